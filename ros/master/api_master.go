@@ -1,0 +1,403 @@
+package master
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/bluenviron/goroslib/v2/pkg/apimaster"
+	"github.com/bluenviron/goroslib/v2/pkg/apislave"
+)
+
+// masterCallerID is the caller ID the master uses in calls to nodes.
+const masterCallerID = "/master"
+
+// masterMethods returns the Master API (https://wiki.ros.org/ROS/Master_API).
+// Every answer is [code, statusMessage, value] with code 1 for success, -1
+// for a caller error and 0 for a failure, as rosmaster answers.
+func (m *Master) masterMethods() map[string]func([]any) any {
+	return map[string]func([]any) any{
+		"getUri":            m.getURI,
+		"getPid":            m.getPid,
+		"shutdown":          m.shutdown,
+		"registerPublisher": m.registerPublisher,
+		"unregisterPublisher": func(p []any) any {
+			return m.unregisterTopic(kindPublisher, p)
+		},
+		"registerSubscriber": m.registerSubscriber,
+		"unregisterSubscriber": func(p []any) any {
+			return m.unregisterTopic(kindSubscriber, p)
+		},
+		"registerService":    m.registerService,
+		"unregisterService":  m.unregisterService,
+		"lookupService":      m.lookupService,
+		"lookupNode":         m.lookupNode,
+		"getPublishedTopics": m.getPublishedTopics,
+		"getTopicTypes":      m.getTopicTypes,
+		"getSystemState":     m.getSystemState,
+	}
+}
+
+func (m *Master) getURI(p []any) any {
+	var req apimaster.RequestGetURI
+	if res, ok := bind(p, &req, func(msg string) any {
+		return apimaster.ResponseGetURI{Code: -1, StatusMessage: msg}
+	}); !ok {
+		return res
+	}
+	return apimaster.ResponseGetURI{Code: 1, MasterURI: m.URI()}
+}
+
+func (m *Master) getPid(p []any) any {
+	var req apislave.RequestGetPid
+	if res, ok := bind(p, &req, func(msg string) any {
+		return apislave.ResponseGetPid{Code: -1, StatusMessage: msg, Pid: -1}
+	}); !ok {
+		return res
+	}
+	return apislave.ResponseGetPid{Code: 1, Pid: m.pid}
+}
+
+// shutdown stops the master on request from the network, as rosmaster does;
+// Done() tells the program that embeds it.
+func (m *Master) shutdown(p []any) any {
+	var req requestShutdownMaster
+	if len(p) == 1 {
+		p = append(p, "")
+	}
+	if res, ok := bind(p, &req, func(msg string) any {
+		return responseCount{Code: -1, StatusMessage: msg}
+	}); !ok {
+		return res
+	}
+	go m.Close() //nolint:errcheck // Close waits for this request to be answered
+	return responseCount{Code: 1, StatusMessage: "shutdown"}
+}
+
+func (m *Master) registerPublisher(p []any) any {
+	var req apimaster.RequestRegister
+	invalid := func(msg string) any {
+		return apimaster.ResponseRegister{Code: -1, StatusMessage: msg, URIs: []string{}}
+	}
+	if res, ok := bind(p, &req, invalid); !ok {
+		return res
+	}
+	if err := firstError(
+		checkGraphName("topic", req.Topic),
+		checkTypeName("topic_type", req.TopicType),
+		checkAPI("caller_api", req.CallerURL),
+	); err != nil {
+		return invalid(err.Error())
+	}
+	topic := resolveName(req.Topic, req.CallerID)
+	if topic == "/" {
+		return invalid("ERROR: parameter [topic] cannot be the global namespace")
+	}
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b := m.graph.register(kindPublisher, topic, req.CallerID, req.CallerURL)
+	if req.TopicType != "*" || m.graph.topicTypes[topic] == "" {
+		m.graph.topicTypes[topic] = req.TopicType
+	}
+	m.afterBump(b, topic)
+	m.notifySubscribers(topic)
+	return apimaster.ResponseRegister{
+		Code:          1,
+		StatusMessage: fmt.Sprintf("Registered [%s] as publisher of [%s]", req.CallerID, topic),
+		URIs:          apis(m.graph.subs[topic]),
+	}
+}
+
+func (m *Master) registerSubscriber(p []any) any {
+	var req apimaster.RequestRegister
+	invalid := func(msg string) any {
+		return apimaster.ResponseRegister{Code: -1, StatusMessage: msg, URIs: []string{}}
+	}
+	if res, ok := bind(p, &req, invalid); !ok {
+		return res
+	}
+	if err := firstError(
+		checkGraphName("topic", req.Topic),
+		checkTypeName("topic_type", req.TopicType),
+		checkAPI("caller_api", req.CallerURL),
+	); err != nil {
+		return invalid(err.Error())
+	}
+	topic := resolveName(req.Topic, req.CallerID)
+	if topic == "/" {
+		return invalid("ERROR: parameter [topic] cannot be the global namespace")
+	}
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b := m.graph.register(kindSubscriber, topic, req.CallerID, req.CallerURL)
+	// A subscriber names the type only while no one else has.
+	if _, ok := m.graph.topicTypes[topic]; !ok && req.TopicType != "*" {
+		m.graph.topicTypes[topic] = req.TopicType
+	}
+	m.afterBump(b, "")
+	return apimaster.ResponseRegister{
+		Code:          1,
+		StatusMessage: fmt.Sprintf("Subscribed to [%s]", topic),
+		URIs:          apis(m.graph.pubs[topic]),
+	}
+}
+
+func (m *Master) unregisterTopic(kind registrationKind, p []any) any {
+	var req apimaster.RequestUnregister
+	invalid := func(msg string) any {
+		return apimaster.ResponseUnregister{Code: -1, StatusMessage: msg}
+	}
+	if res, ok := bind(p, &req, invalid); !ok {
+		return res
+	}
+	if err := firstError(
+		checkGraphName("topic", req.Topic),
+		checkAPI("caller_api", req.CallerURL),
+	); err != nil {
+		return invalid(err.Error())
+	}
+	topic := resolveName(req.Topic, req.CallerID)
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, msg := m.graph.unregister(kind, topic, req.CallerID, req.CallerURL)
+	if kind == kindPublisher && n > 0 {
+		m.notifySubscribers(topic)
+	}
+	return apimaster.ResponseUnregister{Code: 1, StatusMessage: msg, NumUnregistered: n}
+}
+
+func (m *Master) registerService(p []any) any {
+	var req apimaster.RequestRegisterService
+	invalid := func(msg string) any {
+		return apimaster.ResponseRegisterService{Code: -1, StatusMessage: msg}
+	}
+	if res, ok := bind(p, &req, invalid); !ok {
+		return res
+	}
+	if err := firstError(
+		checkGraphName("service", req.Service),
+		checkAPI("service_api", req.ServiceURL),
+		checkAPI("caller_api", req.CallerURL),
+	); err != nil {
+		return invalid(err.Error())
+	}
+	service := resolveName(req.Service, req.CallerID)
+	if service == "/" {
+		return invalid("ERROR: parameter [service] cannot be the global namespace")
+	}
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b := m.graph.registerService(service, req.CallerID, req.CallerURL, req.ServiceURL)
+	m.afterBump(b, "")
+	return apimaster.ResponseRegisterService{
+		Code:          1,
+		StatusMessage: fmt.Sprintf("Registered [%s] as provider of [%s]", req.CallerID, service),
+		Ignore:        1,
+	}
+}
+
+func (m *Master) unregisterService(p []any) any {
+	var req apimaster.RequestUnregisterService
+	invalid := func(msg string) any {
+		return apimaster.ResponseServiceUnregister{Code: -1, StatusMessage: msg}
+	}
+	if res, ok := bind(p, &req, invalid); !ok {
+		return res
+	}
+	if err := firstError(
+		checkGraphName("service", req.Service),
+		checkAPI("service_api", req.ServiceURL),
+	); err != nil {
+		return invalid(err.Error())
+	}
+	service := resolveName(req.Service, req.CallerID)
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, msg := m.graph.unregisterService(service, req.CallerID, req.ServiceURL)
+	return apimaster.ResponseServiceUnregister{Code: 1, StatusMessage: msg, NumUnregistered: n}
+}
+
+func (m *Master) lookupService(p []any) any {
+	var req apimaster.RequestLookup
+	invalid := func(msg string) any {
+		return apimaster.ResponseLookup{Code: -1, StatusMessage: msg}
+	}
+	if res, ok := bind(p, &req, invalid); !ok {
+		return res
+	}
+	if err := checkGraphName("service", req.Name); err != nil {
+		return invalid(err.Error())
+	}
+	service := resolveName(req.Name, req.CallerID)
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	provider, ok := m.graph.services[service]
+	if !ok {
+		return apimaster.ResponseLookup{Code: -1, StatusMessage: "no provider"}
+	}
+	return apimaster.ResponseLookup{
+		Code:          1,
+		StatusMessage: fmt.Sprintf("rosrpc URI: [%s]", provider.serviceAPI),
+		URL:           provider.serviceAPI,
+	}
+}
+
+// lookupNode returns the slave API URI a node registered with. A node that
+// died without unregistering is still known: its stale URI is returned, as
+// rosmaster does, and callers find out when they try to reach it.
+func (m *Master) lookupNode(p []any) any {
+	var req apimaster.RequestLookup
+	invalid := func(msg string) any {
+		return apimaster.ResponseLookup{Code: -1, StatusMessage: msg}
+	}
+	if res, ok := bind(p, &req, invalid); !ok {
+		return res
+	}
+	if err := checkGraphName("node", req.Name); err != nil {
+		return invalid(err.Error())
+	}
+	name := resolveName(req.Name, req.CallerID)
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, ok := m.graph.nodes[name]
+	if !ok {
+		return apimaster.ResponseLookup{Code: -1, StatusMessage: fmt.Sprintf("unknown node [%s]", name)}
+	}
+	return apimaster.ResponseLookup{Code: 1, StatusMessage: "node api", URL: n.api}
+}
+
+// getPublishedTopics lists the topics that have publishers, with their
+// types, under a namespace resolved against the caller ("" for all).
+func (m *Master) getPublishedTopics(p []any) any {
+	var req apimaster.RequestGetPublishedTopics
+	invalid := func(msg string) any {
+		return apimaster.ResponseGetPublishedTopics{Code: -1, StatusMessage: msg, Topics: [][]string{}}
+	}
+	if res, ok := bind(p, &req, invalid); !ok {
+		return res
+	}
+	prefix := ""
+	if req.Subgraph != "" {
+		prefix = resolveName(req.Subgraph, req.CallerID)
+		if !strings.HasSuffix(prefix, "/") {
+			prefix += "/"
+		}
+	}
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	topics := [][]string{}
+	for topic := range m.graph.pubs {
+		if strings.HasPrefix(topic, prefix) {
+			topics = append(topics, []string{topic, m.graph.topicTypes[topic]})
+		}
+	}
+	sort.Slice(topics, func(i, j int) bool { return topics[i][0] < topics[j][0] })
+	return apimaster.ResponseGetPublishedTopics{Code: 1, StatusMessage: "current topics", Topics: topics}
+}
+
+// getTopicTypes lists every topic whose type the master has learned, even
+// after its nodes left, as rosmaster does.
+func (m *Master) getTopicTypes(p []any) any {
+	var req apimaster.RequestGetTopicTypes
+	invalid := func(msg string) any {
+		return apimaster.ResponseGetTopicTypes{Code: -1, StatusMessage: msg, Types: []apimaster.TopicType{}}
+	}
+	if res, ok := bind(p, &req, invalid); !ok {
+		return res
+	}
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	types := make([]apimaster.TopicType, 0, len(m.graph.topicTypes))
+	for topic, typ := range m.graph.topicTypes {
+		types = append(types, apimaster.TopicType{Name: topic, Type: typ})
+	}
+	sort.Slice(types, func(i, j int) bool { return types[i].Name < types[j].Name })
+	return apimaster.ResponseGetTopicTypes{Code: 1, StatusMessage: "current system state", Types: types}
+}
+
+func (m *Master) getSystemState(p []any) any {
+	var req apimaster.RequestGetSystemState
+	empty := apimaster.SystemState{
+		PublishedTopics:  []apimaster.SystemStateEntry{},
+		SubscribedTopics: []apimaster.SystemStateEntry{},
+		ProvidedServices: []apimaster.SystemStateEntry{},
+	}
+	if res, ok := bind(p, &req, func(msg string) any {
+		return apimaster.ResponseGetSystemState{Code: -1, StatusMessage: msg, State: empty}
+	}); !ok {
+		return res
+	}
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	services := map[string][]registrant{}
+	for name, provider := range m.graph.services {
+		services[name] = []registrant{{callerID: provider.callerID}}
+	}
+	return apimaster.ResponseGetSystemState{
+		Code:          1,
+		StatusMessage: "current system state",
+		State: apimaster.SystemState{
+			PublishedTopics:  stateOf(m.graph.pubs),
+			SubscribedTopics: stateOf(m.graph.subs),
+			ProvidedServices: stateOf(services),
+		},
+	}
+}
+
+// notifySubscribers queues a publisherUpdate with the current publishers of
+// topic to each of its subscribers. The caller holds m.mu, so updates are
+// queued in the order the registrations changed.
+func (m *Master) notifySubscribers(topic string) {
+	pubs := apis(m.graph.pubs[topic])
+	for _, sub := range m.graph.subs[topic] {
+		m.slaves.send(sub.callerAPI, slaveCall{
+			method: "publisherUpdate",
+			params: apislave.RequestPublisherUpdate{
+				CallerID:      masterCallerID,
+				Topic:         topic,
+				PublisherURLs: pubs,
+			},
+		})
+	}
+}
+
+// afterBump tells a node that was replaced by a new node of the same name to
+// shut down, as rosmaster does, and tells the subscribers of the topics it
+// published (except skipTopic, which the caller notifies itself) that it is
+// gone. The caller holds m.mu.
+func (m *Master) afterBump(b *bumped, skipTopic string) {
+	if b == nil {
+		return
+	}
+	m.slaves.send(b.oldAPI, slaveCall{
+		method: "shutdown",
+		params: apislave.RequestShutdown{
+			CallerID: masterCallerID,
+			Reason:   fmt.Sprintf("[%s] Reason: new node registered with same name", b.callerID),
+		},
+	})
+	for _, topic := range b.lostTopics {
+		if topic != skipTopic {
+			m.notifySubscribers(topic)
+		}
+	}
+}
+
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/apislave"
+)
+
+// probeTimeout bounds the check for a master already answering.
+const probeTimeout = 2 * time.Second
+
+// Auto implements "--master auto": when a ROS master answers getPid at uri,
+// it is used and the returned closer does nothing; otherwise an embedded
+// master is started on uri's host and port and the closer stops it. uri is
+// a ROS_MASTER_URI such as "http://localhost:11311/"; the URI returned is
+// the one nodes should use.
+func Auto(ctx context.Context, uri string) (string, func() error, error) {
+	host, port, err := splitMasterURI(uri)
+	if err != nil {
+		return "", nil, err
+	}
+	if Probe(ctx, uri) == nil {
+		return uri, func() error { return nil }, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return "", nil, err
+	}
+	m, err := New(Conf{Host: host, Port: port})
+	if err != nil {
+		return "", nil, err
+	}
+	if err := m.Start(); err != nil {
+		return "", nil, fmt.Errorf("no ROS master answers at %s and one cannot be started there: %w", uri, err)
+	}
+	return m.URI(), m.Close, nil
+}
+
+// Probe reports nil when a ROS master answers getPid at uri within ctx and
+// two seconds.
+func Probe(ctx context.Context, uri string) error {
+	if _, _, err := splitMasterURI(uri); err != nil {
+		return err
+	}
+	u, _ := url.Parse(uri)
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	transport := &http.Transport{}
+	defer transport.CloseIdleConnections()
+	client := &http.Client{Transport: ctxTransport{ctx: ctx, next: transport}}
+	_, err := apislave.NewClient(u.Host, "/btrobot_probe", client).GetPid()
+	return err
+}
+
+// ctxTransport attaches a context to requests made by clients (goroslib's)
+// that do not take one.
+type ctxTransport struct {
+	ctx  context.Context
+	next http.RoundTripper
+}
+
+func (t ctxTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	return t.next.RoundTrip(r.WithContext(t.ctx))
+}
+
+// splitMasterURI checks a ROS_MASTER_URI and returns its host and port.
+func splitMasterURI(uri string) (string, int, error) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return "", 0, fmt.Errorf("master URI %q: %w", uri, err)
+	}
+	if u.Scheme != "http" {
+		return "", 0, fmt.Errorf("master URI %q: want http://host:port/", uri)
+	}
+	host, portText, err := net.SplitHostPort(u.Host)
+	if err != nil {
+		return "", 0, fmt.Errorf("master URI %q: want http://host:port/: %w", uri, err)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil || port <= 0 || port > 65535 {
+		return "", 0, fmt.Errorf("master URI %q: port %q is not 1-65535", uri, portText)
+	}
+	if host == "" {
+		return "", 0, errors.New("master URI " + strconv.Quote(uri) + ": no host")
+	}
+	return host, port, nil
+}

@@ -1,0 +1,138 @@
+package master
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"sync"
+	"time"
+)
+
+// slaveCallTimeout bounds one call to a node's slave API, so a hung node
+// delays only the calls queued for it.
+const slaveCallTimeout = 5 * time.Second
+
+// maxSlaveResponse bounds what the master reads back from a node.
+const maxSlaveResponse = 1 << 20
+
+// slaveCall is one queued call to a node's slave API (publisherUpdate,
+// paramUpdate, shutdown). params is one of goroslib's apislave request
+// structs or a struct from defs.go, its fields being the call's parameters.
+type slaveCall struct {
+	method string
+	params any
+	// done, if set, is called with the call's outcome.
+	done func(code int, err error)
+}
+
+// slaveCaller pushes calls to nodes without ever blocking the master: every
+// node API gets its own FIFO queue and at most one goroutine working on it,
+// so calls to one node arrive in the order they were made, and a slow or
+// dead node delays no other.
+type slaveCaller struct {
+	ctx    context.Context
+	client *http.Client
+
+	mu     sync.Mutex
+	queues map[string][]slaveCall
+	closed bool
+	wg     sync.WaitGroup
+}
+
+func newSlaveCaller(ctx context.Context) *slaveCaller {
+	return &slaveCaller{
+		ctx: ctx,
+		client: &http.Client{
+			Timeout:   slaveCallTimeout,
+			Transport: &http.Transport{MaxIdleConnsPerHost: 1, IdleConnTimeout: 30 * time.Second},
+		},
+		queues: map[string][]slaveCall{},
+	}
+}
+
+// send queues a call to the node whose slave API is at api.
+func (s *slaveCaller) send(api string, call slaveCall) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	q, busy := s.queues[api]
+	s.queues[api] = append(q, call)
+	if !busy {
+		s.wg.Add(1)
+		go s.work(api)
+	}
+}
+
+// work drains the queue of one node, then exits.
+func (s *slaveCaller) work(api string) {
+	defer s.wg.Done()
+	for {
+		s.mu.Lock()
+		q := s.queues[api]
+		if len(q) == 0 || s.closed {
+			delete(s.queues, api)
+			s.mu.Unlock()
+			return
+		}
+		call := q[0]
+		s.queues[api] = q[1:]
+		s.mu.Unlock()
+
+		code, err := s.do(api, call)
+		if call.done != nil {
+			call.done(code, err)
+		}
+	}
+}
+
+// do performs one call and returns the status code the node answered.
+func (s *slaveCaller) do(api string, call slaveCall) (int, error) {
+	var body bytes.Buffer
+	rv := reflect.ValueOf(call.params)
+	params := make([]any, rv.NumField())
+	for i := range params {
+		params[i] = rv.Field(i).Interface()
+	}
+	if err := encodeMethodCall(&body, call.method, params...); err != nil {
+		return 0, err
+	}
+	req, err := http.NewRequestWithContext(s.ctx, http.MethodPost, api, &body)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "text/xml")
+	res, err := s.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		io.Copy(io.Discard, io.LimitReader(res.Body, maxSlaveResponse)) //nolint:errcheck
+		return 0, fmt.Errorf("%s answered HTTP %d", api, res.StatusCode)
+	}
+	v, err := decodeMethodResponse(io.LimitReader(res.Body, maxSlaveResponse))
+	if err != nil {
+		return 0, err
+	}
+	if items, ok := v.([]any); ok && len(items) > 0 {
+		if code, ok := items[0].(int); ok {
+			return code, nil
+		}
+	}
+	return 0, fmt.Errorf("%s answered %s, not [code, message, value]", api, typeName(v))
+}
+
+// close drops queued calls, cancels calls in flight (through the master's
+// context, cancelled by the caller first) and waits for every worker.
+func (s *slaveCaller) close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.wg.Wait()
+	s.client.CloseIdleConnections()
+}

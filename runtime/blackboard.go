@@ -1,0 +1,323 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Blackboard is the typed key-value store that nodes share. It is safe for
+// concurrent use: ROS callbacks and async leaves write from other goroutines
+// while the tree ticks.
+//
+// Typing follows BehaviorTree.CPP: the type of an entry is fixed by the port
+// that declares it or by its first non-string write; a string may be written
+// into a typed entry when it parses as that type, a number when it converts
+// exactly (3 into a float64 entry, not 1.5 into an int entry). A mismatching
+// write is an error naming the key, both types and the writer.
+//
+// A subtree gets its own Blackboard whose parent is the caller's. A key is
+// looked up locally, then through the subtree's explicit remapping, then
+// (with auto-remapping, and unless the key starts with '_') in the parent. A
+// key that starts with '@' always names the root blackboard.
+type Blackboard struct {
+	mu        sync.RWMutex
+	entries   map[string]*Entry
+	parent    *Blackboard
+	remap     map[string]string // internal key -> key in the parent
+	autoRemap bool
+	now       func() time.Time
+}
+
+// Entry is one blackboard value with its type, a sequence number that grows
+// with every write, and the time of the last write.
+type Entry struct {
+	mu    sync.Mutex
+	key   string
+	typ   reflect.Type // nil: any type allowed until the first typed write
+	value any          // nil: declared but never written
+	seq   uint64
+	stamp time.Time
+}
+
+// NewBlackboard returns an empty root blackboard whose timestamps come from
+// now (time.Now when nil).
+func NewBlackboard(now func() time.Time) *Blackboard {
+	if now == nil {
+		now = time.Now
+	}
+	return &Blackboard{entries: map[string]*Entry{}, now: now}
+}
+
+// NewChild returns a blackboard scoped under bb, as a SubTree gets one.
+// remap maps keys of the child to keys of bb; autoRemap makes every other
+// non-private key of the child resolve in bb too.
+func (bb *Blackboard) NewChild(remap map[string]string, autoRemap bool) *Blackboard {
+	return &Blackboard{entries: map[string]*Entry{}, parent: bb, remap: remap, autoRemap: autoRemap, now: bb.now}
+}
+
+// Root returns the outermost blackboard of the scope chain.
+func (bb *Blackboard) Root() *Blackboard {
+	for bb.parent != nil {
+		bb = bb.parent
+	}
+	return bb
+}
+
+// Entry returns the entry that key names from this scope, or nil.
+func (bb *Blackboard) Entry(key string) *Entry {
+	if strings.HasPrefix(key, "@") {
+		return bb.Root().Entry(key[1:])
+	}
+	bb.mu.RLock()
+	e := bb.entries[key]
+	bb.mu.RUnlock()
+	if e != nil || bb.parent == nil {
+		return e
+	}
+	if ext, ok := bb.remap[key]; ok {
+		return bb.parent.Entry(ext)
+	}
+	if bb.autoRemap && !isPrivateKey(key) {
+		return bb.parent.Entry(key)
+	}
+	return nil
+}
+
+func isPrivateKey(key string) bool { return strings.HasPrefix(key, "_") }
+
+// Declare returns the entry that key names, creating it where BehaviorTree.CPP
+// would (in the scope the key remaps to) with type typ when missing. typ nil
+// declares an entry of any type. Declaring an existing typed entry with
+// another type is an error.
+func (bb *Blackboard) Declare(key string, typ reflect.Type) (*Entry, error) {
+	if strings.HasPrefix(key, "@") {
+		if strings.Contains(key[1:], "@") {
+			return nil, fmt.Errorf("blackboard key %q: '@' may appear only once, at the start", key)
+		}
+		return bb.Root().Declare(key[1:], typ)
+	}
+	if key == "" {
+		return nil, fmt.Errorf("empty blackboard key")
+	}
+	bb.mu.Lock()
+	if e := bb.entries[key]; e != nil {
+		bb.mu.Unlock()
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		// A string entry accepts ports of any type: strings convert on read.
+		if typ != nil && e.typ != nil && e.typ != typ && !isAnyType(typ) && e.typ.Kind() != reflect.String {
+			return nil, fmt.Errorf("blackboard entry %q is declared as %s; cannot declare it again as %s", key, TypeName(e.typ), TypeName(typ))
+		}
+		if e.typ == nil && typ != nil && !isAnyType(typ) && e.value == nil {
+			e.typ = typ
+		}
+		return e, nil
+	}
+	if bb.parent != nil {
+		if ext, ok := bb.remap[key]; ok {
+			bb.mu.Unlock()
+			return bb.parent.Declare(ext, typ)
+		}
+		if bb.autoRemap && !isPrivateKey(key) {
+			bb.mu.Unlock()
+			return bb.parent.Declare(key, typ)
+		}
+	}
+	if isAnyType(typ) {
+		typ = nil
+	}
+	e := &Entry{key: key, typ: typ}
+	bb.entries[key] = e
+	bb.mu.Unlock()
+	return e, nil
+}
+
+// Get returns the value of key, and false when the entry is missing or was
+// declared but never written.
+func (bb *Blackboard) Get(key string) (any, bool) {
+	e := bb.Entry(key)
+	if e == nil {
+		return nil, false
+	}
+	v, _, _ := e.Load()
+	return v, v != nil
+}
+
+// Set writes v into key with the typing rules of the type comment, creating
+// the entry when missing.
+func (bb *Blackboard) Set(key string, v any) error {
+	e := bb.Entry(key)
+	if e == nil {
+		var typ reflect.Type
+		if _, isStr := v.(string); !isStr && v != nil {
+			typ = reflect.TypeOf(v)
+		}
+		var err error
+		if e, err = bb.Declare(key, typ); err != nil {
+			return err
+		}
+	}
+	return e.store(v, bb.now())
+}
+
+// Assign is a script's write: create (':=') makes the entry when missing,
+// otherwise the entry must exist. The value converts to the type the entry
+// already holds, as BehaviorTree.CPP's script assignment does.
+func (bb *Blackboard) Assign(key string, v any, create bool) error {
+	e := bb.Entry(key)
+	if e == nil {
+		if !create {
+			return fmt.Errorf("blackboard entry %q does not exist yet; use := to create it", key)
+		}
+		var err error
+		if e, err = bb.Declare(key, nil); err != nil {
+			return err
+		}
+	}
+	return e.assign(v, bb.now())
+}
+
+// Unset removes key from the scope that holds it. Removing a missing key is
+// not an error.
+func (bb *Blackboard) Unset(key string) {
+	if strings.HasPrefix(key, "@") {
+		bb.Root().Unset(key[1:])
+		return
+	}
+	bb.mu.Lock()
+	if _, ok := bb.entries[key]; ok {
+		delete(bb.entries, key)
+		bb.mu.Unlock()
+		return
+	}
+	bb.mu.Unlock()
+	if bb.parent == nil {
+		return
+	}
+	if ext, ok := bb.remap[key]; ok {
+		bb.parent.Unset(ext)
+	} else if bb.autoRemap && !isPrivateKey(key) {
+		bb.parent.Unset(key)
+	}
+}
+
+// Keys returns the keys held in this scope (not the parent's), sorted.
+func (bb *Blackboard) Keys() []string {
+	bb.mu.RLock()
+	defer bb.mu.RUnlock()
+	keys := make([]string, 0, len(bb.entries))
+	for k := range bb.entries {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Snapshot returns the written values held in this scope.
+func (bb *Blackboard) Snapshot() map[string]any {
+	out := map[string]any{}
+	for _, k := range bb.Keys() {
+		if v, ok := bb.Get(k); ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// MarshalJSON exports the written entries of this scope as a JSON object.
+func (bb *Blackboard) MarshalJSON() ([]byte, error) { return json.Marshal(bb.Snapshot()) }
+
+// Key returns the entry's key in the scope that holds it.
+func (e *Entry) Key() string { return e.key }
+
+// Type returns the entry's type, or nil while any type is allowed.
+func (e *Entry) Type() reflect.Type {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.typ
+}
+
+// Load returns the value, its sequence number and the time it was written.
+func (e *Entry) Load() (v any, seq uint64, stamp time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.value, e.seq, e.stamp
+}
+
+// Seq returns the entry's sequence number: how many times it was written.
+func (e *Entry) Seq() uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.seq
+}
+
+// Store writes v with the blackboard's typing rules and stamps it with at.
+// ROS bridges use it to latch a message with its receive time.
+func (e *Entry) Store(v any, at time.Time) error { return e.store(v, at) }
+
+func (e *Entry) store(v any, at time.Time) error {
+	if v == nil {
+		return fmt.Errorf("blackboard entry %q: cannot write nil", e.key)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	vt := reflect.TypeOf(v)
+	switch {
+	case e.typ == nil:
+		// The first write of a weakly typed entry fixes its type, except a
+		// first string write into an empty entry, which BT.CPP keeps weak.
+		if _, isStr := v.(string); !isStr || e.value != nil {
+			e.typ = vt
+		}
+	case e.typ == vt:
+	default:
+		c, err := convertTo(v, e.typ)
+		if err != nil {
+			return fmt.Errorf("blackboard entry %q holds %s; cannot write %s %s: %v", e.key, TypeName(e.typ), TypeName(vt), quoteValue(v), err)
+		}
+		v = c
+	}
+	e.value = v
+	e.seq++
+	e.stamp = at
+	return nil
+}
+
+func (e *Entry) assign(v any, at time.Time) error {
+	if v == nil {
+		return fmt.Errorf("blackboard entry %q: cannot assign an empty value", e.key)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	target := e.typ
+	if e.value != nil {
+		target = reflect.TypeOf(e.value)
+	}
+	if target != nil && target != reflect.TypeOf(v) {
+		c, err := convertTo(v, target)
+		if err != nil {
+			return fmt.Errorf("cannot assign %s %s to blackboard entry %q of type %s: %v", TypeName(reflect.TypeOf(v)), quoteValue(v), e.key, TypeName(target), err)
+		}
+		v = c
+	}
+	e.value = v
+	e.seq++
+	e.stamp = at
+	return nil
+}
+
+func quoteValue(v any) string {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	s := fmt.Sprint(v)
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return s
+}

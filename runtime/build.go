@@ -1,0 +1,518 @@
+package runtime
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/btrobot/btrobot/runtime/script"
+)
+
+// BuildConf configures Build and Check.
+type BuildConf struct {
+	// Main is the ID of the tree to run; empty takes the document's
+	// main_tree_to_execute, or its only tree.
+	Main string
+	// Clock is the tree's time source (WallClock when nil).
+	Clock Clock
+	// Blackboard is the main tree's root blackboard (a new one when nil).
+	Blackboard *Blackboard
+	// Seed seeds the random nodes (RandomSelector, RandomSequence,
+	// WeightedSelector); 0 picks a seed from the clock.
+	Seed uint64
+	// MaxDepth bounds the nesting of nodes and subtrees (256 when 0).
+	MaxDepth int
+}
+
+const defaultMaxDepth = 256
+
+// Build checks doc against reg and builds the main tree. It returns every
+// error found (an ErrorList), never a half-built tree.
+func Build(reg *Registry, doc *Document, conf BuildConf) (*Tree, error) {
+	b := newBuilder(reg, doc, conf, true)
+	main := b.mainTree()
+	b.checkDocument()
+	if main != nil && len(b.errs) == 0 {
+		bb := conf.Blackboard
+		if bb == nil {
+			bb = NewBlackboard(b.tree.clock.Now)
+		}
+		b.tree.bb = bb
+		b.tree.root = b.buildTree(main, main.ID, bb, map[string]bool{}, 0, nil)
+	}
+	if err := b.errs.Err(); err != nil {
+		return nil, err
+	}
+	return b.tree, nil
+}
+
+// Check validates every tree of doc against reg (and the node models doc
+// declares) without building anything, and returns every error found.
+func Check(reg *Registry, doc *Document, conf BuildConf) error {
+	b := newBuilder(reg, doc, conf, false)
+	b.checkDocument()
+	if len(b.errs) == 0 {
+		for _, t := range doc.Trees {
+			b.buildTree(t, t.ID, NewBlackboard(nil), map[string]bool{}, 0, nil)
+		}
+	}
+	return b.errs.Err()
+}
+
+type builder struct {
+	reg   *Registry
+	doc   *Document
+	conf  BuildConf
+	run   bool // instantiate nodes, not only check
+	tree  *Tree
+	rand  *rand.Rand
+	errs  ErrorList
+	trees map[string]*TreeSpec
+}
+
+func newBuilder(reg *Registry, doc *Document, conf BuildConf, run bool) *builder {
+	if conf.MaxDepth == 0 {
+		conf.MaxDepth = defaultMaxDepth
+	}
+	tree := newTree(conf.Clock, nil)
+	seed := conf.Seed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	return &builder{
+		reg: reg, doc: doc, conf: conf, run: run, tree: tree,
+		rand:  rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		trees: map[string]*TreeSpec{},
+	}
+}
+
+func (b *builder) checkDocument() {
+	for _, t := range b.doc.Trees {
+		if t.ID == "" {
+			b.errs.add(t.Pos, "", "<BehaviorTree> without an ID attribute")
+			continue
+		}
+		if prev, dup := b.trees[t.ID]; dup {
+			b.errs.add(t.Pos, "", "tree ID %q is defined twice (first at %s)", t.ID, prev.Pos)
+			continue
+		}
+		b.trees[t.ID] = t
+		if t.Root == nil {
+			b.errs.add(t.Pos, t.ID, "tree %q has no root node", t.ID)
+		}
+	}
+}
+
+func (b *builder) mainTree() *TreeSpec {
+	id := b.conf.Main
+	if id == "" {
+		id = b.doc.Main
+	}
+	if id == "" {
+		if len(b.doc.Trees) == 1 {
+			return b.doc.Trees[0]
+		}
+		ids := make([]string, len(b.doc.Trees))
+		for i, t := range b.doc.Trees {
+			ids[i] = t.ID
+		}
+		if len(ids) == 0 {
+			b.errs.add(Pos{}, "", "the document has no <BehaviorTree>")
+		} else {
+			b.errs.add(Pos{}, "", "several trees and no main_tree_to_execute: say which to run (one of %s)", strings.Join(ids, ", "))
+		}
+		return nil
+	}
+	if t := b.doc.Tree(id); t != nil {
+		return t
+	}
+	b.errs.add(Pos{}, "", "main tree %q is not defined%s", id, didYouMean(id, b.treeIDs()))
+	return nil
+}
+
+func (b *builder) treeIDs() []string {
+	ids := make([]string, 0, len(b.doc.Trees))
+	for _, t := range b.doc.Trees {
+		ids = append(ids, t.ID)
+	}
+	return ids
+}
+
+func didYouMean(s string, names []string) string {
+	near := NearestNames(s, names, 3)
+	if len(near) == 0 {
+		return ""
+	}
+	return " (did you mean " + strings.Join(near, ", ") + "?)"
+}
+
+// buildTree builds (or checks) the tree t under path with blackboard bb.
+func (b *builder) buildTree(t *TreeSpec, path string, bb *Blackboard, ancestors map[string]bool, depth int, parent *NodeSpec) Node {
+	if t.Root == nil {
+		return nil
+	}
+	ancestors[t.ID] = true
+	defer delete(ancestors, t.ID)
+	return b.buildNode(t.Root, path+"/"+t.Root.Name(), bb, ancestors, depth)
+}
+
+func (b *builder) buildNode(s *NodeSpec, path string, bb *Blackboard, ancestors map[string]bool, depth int) Node {
+	if depth > b.conf.MaxDepth {
+		b.errs.add(s.Pos, path, "nesting deeper than %d nodes; flatten the tree or split it into subtrees", b.conf.MaxDepth)
+		return nil
+	}
+	typ, model := b.lookupType(s, path)
+	if typ == nil && model == nil {
+		return nil
+	}
+	var ports []PortSpec
+	var kind Kind
+	if typ != nil {
+		ports, kind = typ.Ports, typ.Kind
+	} else {
+		ports, kind = model.Ports, model.Kind
+	}
+
+	var cfgLiterals = map[string]any{}
+	bindings := b.bindPorts(s, path, ports, bb, cfgLiterals, kind == SubTreeKind)
+	conds := b.parseConditions(s, path)
+
+	// Children count.
+	lo, hi := 0, 0
+	if typ != nil {
+		lo, hi = typ.ChildBounds()
+	} else {
+		lo, hi = (&NodeType{Kind: kind}).ChildBounds()
+	}
+	if s.Type == "SubTree" {
+		lo, hi = 0, 0 // the subtree's root is its child
+	}
+	if n := len(s.Children); n < lo || (hi != Unbounded && n > hi) {
+		b.errs.add(s.Pos, path, "%s", childCountMsg(s.Type, kind, n, lo, hi))
+	}
+
+	var node Node
+	var b0 *Base
+	if b.run && typ != nil {
+		cfg := &Config{
+			Name: s.Name(), Path: path, Type: typ, Children: len(s.Children),
+			Clock: b.tree.clock, Rand: b.rand, Registry: b.reg, spec: s, literals: cfgLiterals,
+		}
+		var err error
+		node, err = typ.New(cfg)
+		if err != nil {
+			b.errs.add(s.Pos, path, "%v", err)
+		} else if node == nil {
+			b.errs.add(s.Pos, path, "constructor of %s returned no node", s.Type)
+		} else {
+			b0 = node.base()
+			b0.name, b0.typeID, b0.path, b0.tree, b0.bb = s.Name(), s.Type, path, b.tree, bb
+			b0.ports, b0.conds = bindings, conds
+			b0.env = scriptEnv{bb: bb, enums: b.reg.enums}
+			b.tree.nodes = append(b.tree.nodes, node)
+			b0.uid = uint16(len(b.tree.nodes))
+			if len(b.tree.nodes) > 0xFFFF {
+				b.errs.add(s.Pos, path, "more than 65535 nodes in one tree")
+			}
+		}
+	} else if typ != nil && !b.run {
+		// Check mode still asks the constructor, which rejects impossible
+		// configurations (Parallel thresholds, Switch cases).
+		cfg := &Config{Name: s.Name(), Path: path, Type: typ, Children: len(s.Children),
+			Clock: b.tree.clock, Rand: b.rand, Registry: b.reg, spec: s, literals: cfgLiterals}
+		if _, err := typ.New(cfg); err != nil {
+			b.errs.add(s.Pos, path, "%v", err)
+		}
+	}
+
+	if s.Type == "SubTree" {
+		child := b.buildSubTree(s, path, bb, ancestors, depth)
+		if b0 != nil && child != nil {
+			b0.children = []Node{child}
+		}
+		return node
+	}
+
+	names := map[string]int{}
+	for _, cs := range s.Children {
+		name := cs.Name()
+		names[name]++
+		if k := names[name]; k > 1 {
+			name += "#" + strconv.Itoa(k)
+		}
+		child := b.buildNode(cs, path+"/"+name, bb, ancestors, depth+1)
+		if b0 != nil && child != nil {
+			b0.children = append(b0.children, child)
+		}
+	}
+	if b0 != nil && len(b0.children) != len(s.Children) {
+		return nil // a child failed; the error is already recorded
+	}
+	return node
+}
+
+func childCountMsg(typ string, kind Kind, n, lo, hi int) string {
+	want := ""
+	switch {
+	case hi == 0:
+		want = "no children"
+	case lo == hi:
+		want = fmt.Sprintf("exactly %d %s", lo, plural(lo, "child", "children"))
+	case hi == Unbounded:
+		want = fmt.Sprintf("at least %d %s", lo, plural(lo, "child", "children"))
+	default:
+		want = fmt.Sprintf("%d to %d children", lo, hi)
+	}
+	return fmt.Sprintf("%s (a %s) takes %s, has %d", typ, strings.ToLower(kind.String()), want, n)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func (b *builder) lookupType(s *NodeSpec, path string) (*NodeType, *NodeModel) {
+	if t, ok := b.reg.Lookup(s.Type); ok {
+		return t, nil
+	}
+	if m := b.doc.Model(s.Type); m != nil {
+		if b.run {
+			b.errs.add(s.Pos, path, "node type %q is only declared in <TreeNodesModel>; register it to run the tree", s.Type)
+			return nil, nil
+		}
+		return nil, m
+	}
+	names := make([]string, 0)
+	for _, t := range b.reg.Types() {
+		names = append(names, t.ID)
+	}
+	for _, m := range b.doc.Models {
+		names = append(names, m.ID)
+	}
+	b.errs.add(s.Pos, path, "unknown node type %q%s", s.Type, didYouMean(s.Type, names))
+	return nil, nil
+}
+
+// bindPorts binds every declared port of s to a literal or a blackboard key
+// and reports unknown, missing and mistyped ports.
+func (b *builder) bindPorts(s *NodeSpec, path string, ports []PortSpec, bb *Blackboard, literals map[string]any, subtree bool) []portBinding {
+	bindings := make([]portBinding, len(ports))
+	for i := range ports {
+		p := &ports[i]
+		bindings[i].spec = p
+		value, present := s.Attr(p.Name)
+		pos := s.AttrPos(p.Name)
+		if !present && p.HasDefault {
+			value, present = p.Default, true
+		}
+		if !present {
+			if p.Required() && !subtree {
+				b.errs.add(s.Pos, path, "missing required input port %q (%s)%s", p.Name, TypeName(p.Type), portHint(p))
+			}
+			continue
+		}
+		bindings[i].given, bindings[i].raw = true, value
+		if key, isKey := BlackboardKey(value, p.Name); isKey {
+			if key == "" {
+				b.errs.add(pos, path, "port %q: empty blackboard reference {}", p.Name)
+				continue
+			}
+			bindings[i].key = key
+			if subtree {
+				continue
+			}
+			if _, err := bb.Declare(key, p.Type); err != nil {
+				b.errs.add(pos, path, "port %q: %v", p.Name, err)
+			}
+			continue
+		}
+		if p.Dir == Output {
+			b.errs.add(pos, path, "output port %q must name a blackboard entry like {%s}, not the literal %q", p.Name, p.Name, value)
+			continue
+		}
+		v, err := ParseLiteral(value, p.Type)
+		if err != nil {
+			b.errs.add(pos, path, "port %q (%s): %v", p.Name, TypeName(p.Type), err)
+			continue
+		}
+		bindings[i].literal = v
+		literals[p.Name] = v
+	}
+	if subtree {
+		return bindings
+	}
+	for _, a := range s.Attrs {
+		if IsReservedAttr(a.Name) || strings.HasPrefix(a.Name, "_") {
+			continue // engine attributes, or an editor's own (kept for round trips)
+		}
+		if _, declared := portIndex(ports, a.Name); declared {
+			continue
+		}
+		names := make([]string, len(ports))
+		for i, p := range ports {
+			names[i] = p.Name
+		}
+		hint := didYouMean(a.Name, names)
+		if hint == "" && len(names) > 0 {
+			hint = " (its ports: " + strings.Join(names, ", ") + ")"
+		} else if len(names) == 0 {
+			hint = " (it has no ports)"
+		}
+		b.errs.add(a.Pos.or(s.Pos), path, "%s has no port %q%s", s.Type, a.Name, hint)
+	}
+	return bindings
+}
+
+func (p Pos) or(q Pos) Pos {
+	if p.Line == 0 {
+		return q
+	}
+	return p
+}
+
+func portHint(p *PortSpec) string {
+	if p.Description == "" {
+		return ""
+	}
+	return ": " + p.Description
+}
+
+func portIndex(ports []PortSpec, name string) (int, bool) {
+	for i := range ports {
+		if ports[i].Name == name {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func (b *builder) parseConditions(s *NodeSpec, path string) *conditions {
+	var c conditions
+	any := false
+	for i, name := range PreConditions {
+		if src, ok := s.Attr(name); ok && strings.TrimSpace(src) != "" {
+			c.pre[i] = b.parseScript(s, path, name, src)
+			any = any || c.pre[i] != nil
+		}
+	}
+	for i, name := range PostConditions {
+		if src, ok := s.Attr(name); ok && strings.TrimSpace(src) != "" {
+			c.post[i] = b.parseScript(s, path, name, src)
+			any = any || c.post[i] != nil
+		}
+	}
+	if !any {
+		return nil
+	}
+	return &c
+}
+
+func (b *builder) parseScript(s *NodeSpec, path, attr, src string) *script.Program {
+	p, err := script.Parse(src)
+	if err != nil {
+		b.errs.add(s.AttrPos(attr), path, "%s: script does not parse: %v", attr, err)
+		return nil
+	}
+	return p
+}
+
+// buildSubTree instantiates the tree a <SubTree ID=".."> names, with a
+// blackboard scoped under bb and remapped as BehaviorTree.CPP does.
+func (b *builder) buildSubTree(s *NodeSpec, path string, bb *Blackboard, ancestors map[string]bool, depth int) Node {
+	id, _ := s.Attr("ID")
+	if id == "" {
+		b.errs.add(s.Pos, path, "<SubTree> needs an ID attribute naming a <BehaviorTree>")
+		return nil
+	}
+	t := b.trees[id]
+	if t == nil {
+		b.errs.add(s.Pos, path, "SubTree names tree %q, which is not defined%s", id, didYouMean(id, b.treeIDs()))
+		return nil
+	}
+	if ancestors[id] {
+		b.errs.add(s.Pos, path, "SubTree %q includes itself (recursive subtrees never end)", id)
+		return nil
+	}
+	autoRemap := false
+	if v, ok := s.Attr("_autoremap"); ok {
+		var err error
+		if autoRemap, err = strconv.ParseBool(strings.TrimSpace(v)); err != nil {
+			b.errs.add(s.AttrPos("_autoremap"), path, "_autoremap must be true or false, not %q", v)
+		}
+	}
+	remap := map[string]string{}
+	literals := map[string]string{}
+	for _, a := range s.Attrs {
+		if IsReservedAttr(a.Name) || strings.HasPrefix(a.Name, "_") {
+			continue
+		}
+		if !validName(a.Name) {
+			b.errs.add(a.Pos.or(s.Pos), path, "invalid SubTree port name %q", a.Name)
+			continue
+		}
+		if key, isKey := BlackboardKey(a.Value, a.Name); isKey {
+			remap[a.Name] = key
+		} else {
+			literals[a.Name] = a.Value
+		}
+	}
+	// A subtree model may declare ports: mandatory ones must be remapped,
+	// the others take their defaults.
+	if m := b.doc.Model(id); m != nil && m.Kind == SubTreeKind && !autoRemap {
+		for _, p := range m.Ports {
+			_, r := remap[p.Name]
+			_, l := literals[p.Name]
+			if r || l {
+				continue
+			}
+			if !p.HasDefault || p.Default == "" {
+				b.errs.add(s.Pos, path, "SubTree %q declares port %q in <TreeNodesModel> without a default; remap it (%s=\"{key}\")", id, p.Name, p.Name)
+				continue
+			}
+			if key, isKey := BlackboardKey(p.Default, p.Name); isKey {
+				remap[p.Name] = key
+			} else {
+				literals[p.Name] = p.Default
+			}
+		}
+	}
+	child := bb.NewChild(remap, autoRemap)
+	keys := make([]string, 0, len(literals))
+	for k := range literals {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		// Literals live in the subtree's own scope, typed as BT.CPP types
+		// them: an int when they read as one, a double, else a string.
+		e := &Entry{key: k}
+		v := subtreeLiteral(literals[k])
+		if _, isStr := v.(string); !isStr {
+			e.typ = reflect.TypeOf(v)
+		}
+		e.value, e.seq, e.stamp = v, 1, b.tree.clock.Now()
+		child.entries[k] = e
+	}
+	return b.buildTree(t, path, child, ancestors, depth+1, s)
+}
+
+func subtreeLiteral(s string) any {
+	if s == "" {
+		return s
+	}
+	if !strings.ContainsAny(s, ".eE") {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return int(n)
+		}
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !strings.ContainsAny(s, " \t") {
+		return f
+	}
+	return s
+}

@@ -1,0 +1,18 @@
+// Package runtime is btrobot's behavior-tree engine: node statuses, the node
+// base every node embeds, the typed blackboard and ports, the node registry,
+// the built-in nodes with BehaviorTree.CPP v4 semantics, and the fixed-rate
+// tick loop.
+//
+// A tree is built from a [TreeSpec] (what the XML loader in package trees
+// produces, or what Go code writes by hand) against a [Registry]: the
+// registry is the single source of truth for node types, their ports and
+// their documentation.
+//
+//	reg := runtime.NewRegistry()          // the built-in palette
+//	tree, err := runtime.Build(reg, doc, runtime.BuildConf{})
+//	status, err := tree.TickOnce()
+//
+// The contracts (tick, halt, async leaves, scan cycle, blackboard, time,
+// errors) are those of DESIGN.md; each node type's contract is in the
+// comment at the top of its file.
+package runtime

@@ -1,0 +1,206 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/btrobot/btrobot/runtime/script"
+)
+
+// Node is one node of a behavior tree. Every implementation embeds [Base],
+// which carries what all nodes share (name, path, status, children, ports,
+// blackboard) and gives Node its unexported method; a node type adds only
+// its own logic.
+//
+// Tick and Halt are called by the engine ([Execute], [HaltNode]), never
+// directly by other nodes, so that pre/post conditions, status bookkeeping
+// and observers stay in one place.
+type Node interface {
+	// Tick runs the node's own logic once and returns its new status. An
+	// error aborts the tick of the whole tree, which is then halted.
+	Tick() (Status, error)
+	// Halt stops a RUNNING node: it halts the node's running children and
+	// cancels its work. It must not block on the outside world. Base.Halt
+	// halts the children, which is what control nodes and decorators need.
+	Halt()
+
+	base() *Base
+}
+
+// Base is embedded by every node. Its methods are the toolkit node authors
+// use: children, ports, the blackboard, the clock and the wake-up.
+type Base struct {
+	uid      uint16
+	name     string
+	typeID   string
+	path     string
+	status   Status
+	children []Node
+	tree     *Tree
+	bb       *Blackboard
+	ports    []portBinding
+	conds    *conditions
+	env      scriptEnv
+}
+
+func (b *Base) base() *Base { return b }
+
+// Name returns the instance name (the type name when the tree gave none).
+func (b *Base) Name() string { return b.name }
+
+// Type returns the registered type name, such as "Sequence".
+func (b *Base) Type() string { return b.typeID }
+
+// Path returns the node's full path, such as "MainTree/Patrol/NavigateTo#2":
+// the names of the trees and nodes from the root, a name repeated among
+// siblings made unique with #N.
+func (b *Base) Path() string { return b.path }
+
+// UID returns the node's identifier, unique within its tree and stable
+// across loads of the same tree (depth-first order, from 1 as in Groot2).
+func (b *Base) UID() uint16 { return b.uid }
+
+// Status returns the node's current status. Read it on the tick's goroutine
+// (or from an observer); other goroutines watch transitions instead.
+func (b *Base) Status() Status { return b.status }
+
+// Children returns the node's children in order.
+func (b *Base) Children() []Node { return b.children }
+
+// Blackboard returns the blackboard scope the node reads and writes.
+func (b *Base) Blackboard() *Blackboard { return b.bb }
+
+// Tree returns the tree the node belongs to.
+func (b *Base) Tree() *Tree { return b.tree }
+
+// Now returns the tree clock's time.
+func (b *Base) Now() time.Time { return b.tree.clock.Now() }
+
+// Halt halts every running child and resets all children to IDLE, which is
+// what a control node or decorator does when halted.
+func (b *Base) Halt() { b.ResetChildren() }
+
+// HaltChild halts child i when it is RUNNING and resets it to IDLE.
+func (b *Base) HaltChild(i int) {
+	c := b.children[i]
+	if c.base().status == Running {
+		HaltNode(c)
+	}
+	c.base().setStatus(Idle)
+}
+
+// HaltChildren halts children from index first on (see HaltChild).
+func (b *Base) HaltChildren(first int) {
+	for i := first; i < len(b.children); i++ {
+		b.HaltChild(i)
+	}
+}
+
+// ResetChildren halts the running children and resets all of them to IDLE.
+func (b *Base) ResetChildren() { b.HaltChildren(0) }
+
+// SetStatus sets the node's status outside a tick, as BehaviorTree.CPP's
+// setStatus does for asynchronous nodes. Setting IDLE is a reset.
+func (b *Base) SetStatus(s Status) { b.setStatus(s) }
+
+func (b *Base) setStatus(s Status) {
+	prev := b.status
+	if prev == s {
+		return
+	}
+	b.status = s
+	if t := b.tree; t != nil && len(t.observers) > 0 {
+		t.notify(b, prev, s)
+	}
+}
+
+// NodeOf returns the Base of n, for code that walks trees.
+func NodeOf(n Node) *Base { return n.base() }
+
+// Execute ticks n the way a parent must: pre-conditions first (which may
+// decide the status without ticking), then Tick, then post-conditions; the
+// status is stored (except SKIPPED, which leaves the node IDLE) and observers
+// see the transition. It is BehaviorTree.CPP's executeTick.
+func Execute(n Node) (Status, error) {
+	b := n.base()
+	if b.conds != nil {
+		st, decided, err := b.conds.checkPre(n)
+		if err != nil {
+			return Failure, b.wrap(err)
+		}
+		if decided {
+			return b.finish(st)
+		}
+	}
+	st, err := n.Tick()
+	if err != nil {
+		return Failure, b.wrap(err)
+	}
+	return b.finish(st)
+}
+
+func (b *Base) finish(st Status) (Status, error) {
+	if b.conds != nil && st.Completed() {
+		if err := b.conds.checkPost(b, st); err != nil {
+			return Failure, b.wrap(err)
+		}
+	}
+	if st == Idle {
+		return Failure, b.wrap(errors.New("Tick returned IDLE; a ticked node must return RUNNING, SUCCESS, FAILURE or SKIPPED"))
+	}
+	if st != Skipped {
+		b.setStatus(st)
+	}
+	return st, nil
+}
+
+// HaltNode halts n: its Halt runs, it becomes IDLE, then its _onHalted script
+// runs. Parents call it (through HaltChild) only on RUNNING children.
+func HaltNode(n Node) {
+	b := n.base()
+	n.Halt()
+	b.setStatus(Idle)
+	if b.conds != nil && b.conds.post[postHalted] != nil {
+		if _, err := b.conds.post[postHalted].Eval(&b.env); err != nil {
+			b.tree.recordHaltError(b.wrap(fmt.Errorf("_onHalted: %w", err)))
+		}
+	}
+}
+
+// NodeError is an error raised while ticking a node, with the node's path.
+type NodeError struct {
+	Path string
+	Type string
+	Err  error
+}
+
+func (e *NodeError) Error() string { return fmt.Sprintf("%s (%s): %v", e.Path, e.Type, e.Err) }
+func (e *NodeError) Unwrap() error { return e.Err }
+
+func (b *Base) wrap(err error) error {
+	var ne *NodeError
+	if errors.As(err, &ne) {
+		return err
+	}
+	return &NodeError{Path: b.path, Type: b.typeID, Err: err}
+}
+
+// scriptEnv lets scripts read and write a node's blackboard scope and the
+// registry's enums.
+type scriptEnv struct {
+	bb    *Blackboard
+	enums map[string]int
+}
+
+func (e *scriptEnv) Lookup(name string) (script.Value, bool) { return e.bb.Get(name) }
+func (e *scriptEnv) Assign(name string, v script.Value, create bool) error {
+	return e.bb.Assign(name, v, create)
+}
+func (e *scriptEnv) Enum(name string) (int, bool) {
+	v, ok := e.enums[name]
+	return v, ok
+}
+
+// ScriptEnv returns the environment scripts of node n evaluate in.
+func ScriptEnv(n Node) script.Env { return &n.base().env }

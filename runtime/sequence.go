@@ -1,0 +1,93 @@
+package runtime
+
+import "errors"
+
+// Sequence ticks its children in order while they succeed.
+//
+//	Sequence
+//	├── A   SUCCESS → go on to B in the same tick
+//	├── B   RUNNING → Sequence is RUNNING; the next tick resumes at B
+//	└── C
+//
+// Contract (BehaviorTree.CPP v4 Sequence and AsyncSequence):
+//   - a child's SUCCESS or SKIPPED moves on to the next child;
+//   - RUNNING returns RUNNING, and the next tick resumes at that child
+//     (children before it are not ticked again);
+//   - FAILURE resets every child and returns FAILURE (the next tick starts
+//     again at the first child);
+//   - when all children are done, they are reset and the Sequence returns
+//     SUCCESS, or SKIPPED if every child was skipped.
+//
+// AsyncSequence returns RUNNING after each child that succeeded in the tick
+// it started, and asks for an immediate tick: a long chain of quick
+// children gives the loop a chance to halt it between any two.
+type Sequence struct {
+	Base
+	async   bool
+	current int
+	skipped int
+}
+
+func sequenceTypes() []NodeType {
+	return []NodeType{
+		{
+			ID: "Sequence", Kind: ControlKind,
+			Summary: "Ticks children in order while they succeed; resumes at a RUNNING child.",
+			New:     func(*Config) (Node, error) { return &Sequence{}, nil },
+		},
+		{
+			ID: "AsyncSequence", Kind: ControlKind,
+			Summary: "A Sequence that yields (RUNNING, with a wake-up) after each child that succeeds at once.",
+			New:     func(*Config) (Node, error) { return &Sequence{async: true}, nil },
+		},
+	}
+}
+
+// Tick runs the children from the current one on.
+func (n *Sequence) Tick() (Status, error) {
+	count := len(n.children)
+	if !n.status.Active() {
+		n.skipped = 0
+	}
+	n.setStatus(Running)
+	for n.current < count {
+		child := n.children[n.current]
+		prev := child.base().status
+		st, err := Execute(child)
+		if err != nil {
+			return st, err
+		}
+		switch st {
+		case Running:
+			return Running, nil
+		case Failure:
+			n.ResetChildren()
+			n.current = 0
+			return Failure, nil
+		case Success:
+			n.current++
+			if n.async && prev == Idle && n.current < count {
+				n.tree.Wake()
+				return Running, nil
+			}
+		case Skipped:
+			n.current++
+			n.skipped++
+		default:
+			return Failure, errors.New("a child returned IDLE")
+		}
+	}
+	allSkipped := n.skipped == count
+	n.ResetChildren()
+	n.current, n.skipped = 0, 0
+	if allSkipped {
+		return Skipped, nil
+	}
+	return Success, nil
+}
+
+// Halt rewinds to the first child and halts the running one.
+func (n *Sequence) Halt() {
+	n.current, n.skipped = 0, 0
+	n.ResetChildren()
+}

@@ -1,0 +1,130 @@
+package runtime
+
+import "fmt"
+
+// Pos is a place in a source file: where a tree, node or attribute was
+// written. Line and Col count from 1; a zero Pos means "built in Go".
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+func (p Pos) String() string {
+	switch {
+	case p.File == "" && p.Line == 0:
+		return ""
+	case p.Line == 0:
+		return p.File
+	default:
+		return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	}
+}
+
+// Attr is one attribute of a node as written: a port, a pre/post condition,
+// name, or an editor's own attribute (kept for round trips).
+type Attr struct {
+	Name  string
+	Value string
+	Pos   Pos
+}
+
+// NodeSpec describes one node before it is built: what the XML loader
+// produces and what Go code may write by hand.
+type NodeSpec struct {
+	Type     string
+	Attrs    []Attr
+	Children []*NodeSpec
+	Pos      Pos
+}
+
+// Attr returns the value of attribute name.
+func (s *NodeSpec) Attr(name string) (string, bool) {
+	for _, a := range s.Attrs {
+		if a.Name == name {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+// AttrPos returns where attribute name was written, or the node's position.
+func (s *NodeSpec) AttrPos(name string) Pos {
+	for _, a := range s.Attrs {
+		if a.Name == name && a.Pos.Line != 0 {
+			return a.Pos
+		}
+	}
+	return s.Pos
+}
+
+// Name returns the instance name: the name attribute, else the type.
+func (s *NodeSpec) Name() string {
+	if n, ok := s.Attr("name"); ok && n != "" {
+		return n
+	}
+	return s.Type
+}
+
+// TreeSpec is one <BehaviorTree ID="..."> with its root node.
+type TreeSpec struct {
+	ID    string
+	Root  *NodeSpec
+	Attrs []Attr // attributes of the BehaviorTree element besides ID
+	Pos   Pos
+}
+
+// Document is a set of trees and node models as one file (and its includes)
+// declares them.
+type Document struct {
+	Main   string // main_tree_to_execute
+	Trees  []*TreeSpec
+	Models []*NodeModel
+}
+
+// Tree returns the tree with the given ID.
+func (d *Document) Tree(id string) *TreeSpec {
+	for _, t := range d.Trees {
+		if t.ID == id {
+			return t
+		}
+	}
+	return nil
+}
+
+// Model returns the node model with the given ID.
+func (d *Document) Model(id string) *NodeModel {
+	for _, m := range d.Models {
+		if m.ID == id {
+			return m
+		}
+	}
+	return nil
+}
+
+// NodeModel is a node type as a <TreeNodesModel> declares it: enough to check
+// and draw a tree that uses a node not registered here.
+type NodeModel struct {
+	ID          string
+	Kind        Kind
+	Ports       []PortSpec
+	TypeNames   map[string]string // port name -> type as written in the model
+	Description string
+	Pos         Pos
+}
+
+// N is shorthand for building a NodeSpec in Go:
+//
+//	N("Sequence", nil, N("AlwaysSuccess", nil), N("Script", A("code", "x := 1")))
+func N(typ string, attrs []Attr, children ...*NodeSpec) *NodeSpec {
+	return &NodeSpec{Type: typ, Attrs: attrs, Children: children}
+}
+
+// A is shorthand for a list of attributes from name, value pairs.
+func A(nameValues ...string) []Attr {
+	out := make([]Attr, 0, len(nameValues)/2)
+	for i := 0; i+1 < len(nameValues); i += 2 {
+		out = append(out, Attr{Name: nameValues[i], Value: nameValues[i+1]})
+	}
+	return out
+}

@@ -1,0 +1,240 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// Transition is one status change of one node, as observers see it.
+type Transition struct {
+	Node *Base
+	From Status
+	To   Status
+	Time time.Time
+}
+
+// Observer watches a tree's status transitions. Logging, live views and
+// metrics are observers; nodes never print. OnTransition is called on the
+// tick's goroutine, in the order the transitions happen, and must be quick.
+type Observer interface {
+	OnTransition(Transition)
+}
+
+// ObserverFunc adapts a function into an Observer.
+type ObserverFunc func(Transition)
+
+// OnTransition calls f(t).
+func (f ObserverFunc) OnTransition(t Transition) { f(t) }
+
+// Tree is a built behavior tree: its nodes, its root blackboard, its clock
+// and the wake-up signal that async leaves use to ask for an early tick.
+//
+// Ticking (TickOnce and friends) and Halt must be called from one goroutine
+// at a time; Wake may be called from any.
+type Tree struct {
+	root      Node
+	nodes     []Node // depth-first, UID order
+	bb        *Blackboard
+	clock     Clock
+	observers []Observer
+	wake      chan struct{}
+	haltErr   error
+	ticks     uint64
+
+	wakeMu sync.Mutex
+	wakeAt time.Time // earliest time a node asked to be ticked again
+}
+
+func newTree(clock Clock, bb *Blackboard) *Tree {
+	if clock == nil {
+		clock = WallClock{}
+	}
+	return &Tree{clock: clock, bb: bb, wake: make(chan struct{}, 1)}
+}
+
+// Root returns the root node (the main tree's root).
+func (t *Tree) Root() Node { return t.root }
+
+// Nodes returns every node in depth-first order; Nodes()[i] has UID i+1.
+func (t *Tree) Nodes() []Node { return t.nodes }
+
+// Node returns the node at path, or nil.
+func (t *Tree) Node(path string) Node {
+	for _, n := range t.nodes {
+		if n.base().path == path {
+			return n
+		}
+	}
+	return nil
+}
+
+// Blackboard returns the main tree's root blackboard.
+func (t *Tree) Blackboard() *Blackboard { return t.bb }
+
+// Clock returns the tree's clock.
+func (t *Tree) Clock() Clock { return t.clock }
+
+// Ticks returns how many times the root was ticked.
+func (t *Tree) Ticks() uint64 { return t.ticks }
+
+// Observe registers o for every status transition from now on and returns a
+// function that removes it. Call it between ticks.
+func (t *Tree) Observe(o Observer) (remove func()) {
+	t.observers = append(t.observers, o)
+	return func() {
+		for i, x := range t.observers {
+			if x == o {
+				t.observers = append(t.observers[:i:i], t.observers[i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+func (t *Tree) notify(b *Base, from, to Status) {
+	tr := Transition{Node: b, From: from, To: to, Time: t.clock.Now()}
+	for _, o := range t.observers {
+		o.OnTransition(tr)
+	}
+}
+
+// Wake asks for the tree to be ticked as soon as possible. Async leaves call
+// it, from any goroutine, when their work completes. It never blocks.
+func (t *Tree) Wake() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+// WakeC returns the channel that receives after Wake; the tick loop selects
+// on it.
+func (t *Tree) WakeC() <-chan struct{} { return t.wake }
+
+// WakeAt asks for a tick no later than at: a Timeout or Delay calls it with
+// its deadline so the loop can tick then instead of at its next period.
+func (t *Tree) WakeAt(at time.Time) {
+	t.wakeMu.Lock()
+	if t.wakeAt.IsZero() || at.Before(t.wakeAt) {
+		t.wakeAt = at
+	}
+	t.wakeMu.Unlock()
+}
+
+// NextWake returns and clears the earliest time asked for with WakeAt.
+func (t *Tree) NextWake() (time.Time, bool) {
+	t.wakeMu.Lock()
+	defer t.wakeMu.Unlock()
+	at := t.wakeAt
+	t.wakeAt = time.Time{}
+	return at, !at.IsZero()
+}
+
+func (t *Tree) drainWake() {
+	select {
+	case <-t.wake:
+	default:
+	}
+}
+
+// TickExactlyOnce ticks the root once. A completed root is reset, so the
+// next tick starts the tree again, as in BehaviorTree.CPP.
+//
+// An error (a script that fails, a node that returns one, a panic in a node)
+// halts the whole tree and is returned with the node's path.
+func (t *Tree) TickExactlyOnce() (Status, error) { return t.tick(false) }
+
+// TickOnce ticks the root, and again at once while the tree is RUNNING and
+// a wake-up arrived during the tick (BehaviorTree.CPP's tickOnce).
+func (t *Tree) TickOnce() (Status, error) { return t.tick(true) }
+
+// TickWhileRunning ticks until the root is no longer RUNNING, waiting for a
+// wake-up or at most sleep between ticks.
+func (t *Tree) TickWhileRunning(sleep time.Duration) (Status, error) {
+	for {
+		st, err := t.TickOnce()
+		if err != nil || st != Running {
+			return st, err
+		}
+		if sleep > 0 {
+			timer := time.NewTimer(sleep)
+			select {
+			case <-t.wake:
+			case <-timer.C:
+			}
+			timer.Stop()
+		}
+	}
+}
+
+func (t *Tree) tick(againOnWake bool) (st Status, err error) {
+	if t.root == nil {
+		return Idle, errors.New("empty tree")
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = &PanicError{Value: r, Stack: debug.Stack()}
+			st = Failure
+		}
+		if err != nil {
+			t.Halt()
+		}
+	}()
+	t.drainWake()
+	st, err = t.tickRoot()
+	for againOnWake && err == nil && st == Running && t.woken() {
+		st, err = t.tickRoot()
+	}
+	return st, err
+}
+
+func (t *Tree) tickRoot() (Status, error) {
+	t.ticks++
+	t.haltErr = nil
+	st, err := Execute(t.root)
+	if err == nil && t.haltErr != nil {
+		err = t.haltErr
+	}
+	if err == nil && st.Completed() {
+		t.root.base().setStatus(Idle)
+	}
+	return st, err
+}
+
+func (t *Tree) woken() bool {
+	select {
+	case <-t.wake:
+		return true
+	default:
+		return false
+	}
+}
+
+// Halt halts every running node, from the top, leaving the tree IDLE.
+func (t *Tree) Halt() {
+	for _, n := range t.nodes {
+		if n.base().status == Running {
+			HaltNode(n)
+		}
+	}
+	for _, n := range t.nodes {
+		n.base().setStatus(Idle)
+	}
+}
+
+func (t *Tree) recordHaltError(err error) {
+	if t.haltErr == nil {
+		t.haltErr = err
+	}
+}
+
+// PanicError is a panic recovered from a node during a tick.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic in a node: %v", e.Value) }
