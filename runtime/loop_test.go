@@ -1,0 +1,337 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// funcLeaf is a leaf whose Tick is a closure, for loop tests.
+type funcLeaf struct {
+	Base
+	tick func(n *funcLeaf) (Status, error)
+}
+
+func (n *funcLeaf) Tick() (Status, error) { return n.tick(n) }
+
+func loopTree(t *testing.T, clock Clock, tick func(n *funcLeaf) (Status, error)) *Tree {
+	t.Helper()
+	reg := NewRegistry()
+	reg.MustRegister(NodeType{ID: "Fn", Kind: ActionKind, New: func(*Config) (Node, error) {
+		return &funcLeaf{tick: tick}, nil
+	}})
+	doc := &Document{Trees: []*TreeSpec{{ID: "Main", Root: N("Fn", nil)}}}
+	tree, err := Build(reg, doc, BuildConf{Clock: clock, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree
+}
+
+// settle waits until the loop goroutine blocks on the manual clock.
+func settle(t *testing.T, c *ManualClock) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(c.Pending()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("loop never waited on the clock")
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+}
+
+type loopRun struct {
+	mu     sync.Mutex
+	events []string
+	st     Status
+	err    error
+	done   chan struct{}
+	cancel context.CancelFunc
+	loop   *Loop
+}
+
+func (r *loopRun) add(e string) {
+	r.mu.Lock()
+	r.events = append(r.events, e)
+	r.mu.Unlock()
+}
+
+// expect waits until the loop has recorded n events and takes them.
+func (r *loopRun) expect(t *testing.T, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r.mu.Lock()
+		k := len(r.events)
+		r.mu.Unlock()
+		if k >= n {
+			time.Sleep(time.Millisecond) // let any surplus show
+			return r.take()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited for %d loop events, have %v", n, r.take())
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+}
+
+func (r *loopRun) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.events
+	r.events = nil
+	return out
+}
+
+func startLoop(t *testing.T, conf LoopConf, run *loopRun) {
+	t.Helper()
+	loop, err := NewLoop(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.loop = loop
+	ctx, cancel := context.WithCancel(context.Background())
+	run.cancel, run.done = cancel, make(chan struct{})
+	go func() {
+		defer close(run.done)
+		run.st, run.err = loop.Run(ctx)
+	}()
+	t.Cleanup(func() { cancel(); <-run.done })
+}
+
+func TestLoopScanCycleAtFixedRate(t *testing.T) {
+	clock := NewManualClock(testEpoch)
+	run := &loopRun{}
+	tree := loopTree(t, clock, func(n *funcLeaf) (Status, error) { run.add("tick"); return Running, nil })
+	startLoop(t, LoopConf{
+		Tree: tree, Rate: 10,
+		Latch: func(now time.Time) error { run.add("latch@" + now.Sub(testEpoch).String()); return nil },
+		Flush: func(now time.Time, st Status) error { run.add("flush:" + st.String()); return nil },
+	}, run)
+	if got := run.expect(t, 3); len(got) != 3 || got[0] != "latch@0s" || got[1] != "tick" || got[2] != "flush:RUNNING" {
+		t.Fatalf("first scan cycle = %v, want [latch@0s tick flush:RUNNING]", got)
+	}
+	for i := 1; i <= 5; i++ {
+		clock.Advance(50 * time.Millisecond) // half a period: no tick
+		time.Sleep(time.Millisecond)
+		if got := run.take(); len(got) != 0 {
+			t.Fatalf("ticked between periods: %v", got)
+		}
+		clock.Advance(50 * time.Millisecond)
+		want := "latch@" + (time.Duration(i) * 100 * time.Millisecond).String()
+		if got := run.expect(t, 3); len(got) != 3 || got[0] != want {
+			t.Fatalf("period %d: %v, want %s first", i, got, want)
+		}
+	}
+	if s := run.loop.Stats(); s.Ticks != 6 || s.EarlyTicks != 0 || s.Overruns != 0 {
+		t.Fatalf("stats %+v", s)
+	}
+}
+
+func TestLoopEarlyWakeIsRateLimited(t *testing.T) {
+	clock := NewManualClock(testEpoch)
+	run := &loopRun{}
+	var tree *Tree
+	tree = loopTree(t, clock, func(n *funcLeaf) (Status, error) {
+		run.add("tick@" + clock.Now().Sub(testEpoch).String())
+		return Running, nil
+	})
+	startLoop(t, LoopConf{Tree: tree, Rate: 10, MaxRate: 50}, run)
+	run.expect(t, 1)
+	settle(t, clock)
+	tree.Wake() // right after a tick: must wait for 1/50 s
+	time.Sleep(2 * time.Millisecond)
+	if got := run.take(); len(got) != 0 {
+		t.Fatalf("woke sooner than MaxRate allows: %v", got)
+	}
+	clock.Advance(20 * time.Millisecond)
+	if got := run.expect(t, 1); len(got) != 1 || got[0] != "tick@20ms" {
+		t.Fatalf("early tick = %v, want [tick@20ms]", got)
+	}
+	clock.Advance(30 * time.Millisecond)
+	tree.Wake() // 30 ms after the last tick: at once
+	if got := run.expect(t, 1); len(got) != 1 || got[0] != "tick@50ms" {
+		t.Fatalf("early tick = %v, want [tick@50ms]", got)
+	}
+	clock.Advance(50 * time.Millisecond) // the fixed schedule goes on
+	if got := run.expect(t, 1); len(got) != 1 || got[0] != "tick@100ms" {
+		t.Fatalf("scheduled tick = %v, want [tick@100ms]", got)
+	}
+	if s := run.loop.Stats(); s.EarlyTicks != 2 || s.Ticks != 4 {
+		t.Fatalf("stats ticks=%d early=%d, want 4 and 2", s.Ticks, s.EarlyTicks)
+	}
+}
+
+func TestLoopWakeIgnoredWithoutMaxRate(t *testing.T) {
+	clock := NewManualClock(testEpoch)
+	var n atomic.Int32
+	tree := loopTree(t, clock, func(*funcLeaf) (Status, error) { n.Add(1); return Running, nil })
+	run := &loopRun{}
+	startLoop(t, LoopConf{Tree: tree, Rate: 10}, run)
+	settle(t, clock)
+	tree.Wake()
+	time.Sleep(5 * time.Millisecond)
+	if n.Load() != 1 {
+		t.Fatalf("ticks = %d, want 1: early wake-ups need MaxRate", n.Load())
+	}
+}
+
+func TestLoopWakeAtDeadline(t *testing.T) {
+	clock := NewManualClock(testEpoch)
+	run := &loopRun{}
+	var tree *Tree
+	tree = loopTree(t, clock, func(n *funcLeaf) (Status, error) {
+		run.add("tick@" + clock.Now().Sub(testEpoch).String())
+		tree.WakeAt(testEpoch.Add(30 * time.Millisecond))
+		return Running, nil
+	})
+	startLoop(t, LoopConf{Tree: tree, Rate: 10, MaxRate: 100}, run)
+	run.expect(t, 1)
+	settle(t, clock)
+	clock.Advance(30 * time.Millisecond)
+	if got := run.expect(t, 1); len(got) != 1 || got[0] != "tick@30ms" {
+		t.Fatalf("deadline tick = %v, want [tick@30ms]", got)
+	}
+}
+
+func TestLoopEndings(t *testing.T) {
+	boom := errors.New("boom")
+	cases := []struct {
+		name    string
+		tick    func(calls int) (Status, error)
+		until   bool
+		cancel  bool
+		wantSt  Status
+		wantErr string
+	}{
+		{name: "mission done", tick: func(c int) (Status, error) {
+			if c < 3 {
+				return Running, nil
+			}
+			return Success, nil
+		}, until: true, wantSt: Success},
+		{name: "cancelled", tick: func(int) (Status, error) { return Running, nil }, cancel: true, wantSt: Idle, wantErr: "context canceled"},
+		{name: "tick error", tick: func(c int) (Status, error) {
+			if c < 2 {
+				return Running, nil
+			}
+			return Failure, boom
+		}, wantSt: Failure, wantErr: "Main/Fn (Fn): boom"},
+		{name: "panic in a node", tick: func(c int) (Status, error) { panic("wheel fell off") }, wantSt: Failure, wantErr: "panic in a node: wheel fell off"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := NewManualClock(testEpoch)
+			calls := 0
+			tree := loopTree(t, clock, func(*funcLeaf) (Status, error) { calls++; return tc.tick(calls) })
+			var stops []string
+			run := &loopRun{}
+			startLoop(t, LoopConf{Tree: tree, Rate: 10, UntilDone: tc.until, OnStop: func(err error) {
+				stops = append(stops, "stop")
+			}}, run)
+			for i := 0; i < 10; i++ {
+				select {
+				case <-run.done:
+				default:
+					if tc.cancel && i == 2 {
+						run.cancel()
+						continue
+					}
+					if len(clock.Pending()) > 0 {
+						clock.Advance(100 * time.Millisecond)
+					}
+					time.Sleep(time.Millisecond)
+				}
+			}
+			select {
+			case <-run.done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("loop did not end")
+			}
+			if run.st != tc.wantSt {
+				t.Errorf("status %v, want %v", run.st, tc.wantSt)
+			}
+			if (run.err == nil) != (tc.wantErr == "") || (run.err != nil && run.err.Error() != tc.wantErr) {
+				t.Errorf("err %v, want %q", run.err, tc.wantErr)
+			}
+			if len(stops) != 1 {
+				t.Errorf("OnStop ran %d times, want once", len(stops))
+			}
+			if st := tree.Root().base().Status(); st != Idle {
+				t.Errorf("root left %v, want IDLE (halted)", st)
+			}
+		})
+	}
+}
+
+func TestLoopWatchdogFiresOnStalledTick(t *testing.T) {
+	clock := NewManualClock(testEpoch)
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	tree := loopTree(t, clock, func(*funcLeaf) (Status, error) {
+		entered <- struct{}{}
+		<-release
+		return Running, nil
+	})
+	stalled := make(chan struct{}, 1)
+	run := &loopRun{}
+	startLoop(t, LoopConf{Tree: tree, Rate: 10, Watchdog: 300 * time.Millisecond, OnStall: func() { stalled <- struct{}{} }}, run)
+	<-entered
+	settle(t, clock) // the watchdog's timer
+	clock.Advance(299 * time.Millisecond)
+	select {
+	case <-stalled:
+		t.Fatal("watchdog fired early")
+	case <-time.After(5 * time.Millisecond):
+	}
+	clock.Advance(time.Millisecond)
+	select {
+	case <-stalled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("watchdog did not fire on a stalled tick")
+	}
+	close(release)
+}
+
+func TestLoopSkipsMissedPeriods(t *testing.T) {
+	clock := NewManualClock(testEpoch)
+	run := &loopRun{}
+	first := true
+	tree := loopTree(t, clock, func(*funcLeaf) (Status, error) {
+		run.add("tick@" + clock.Now().Sub(testEpoch).String())
+		if first {
+			first = false
+			clock.Advance(250 * time.Millisecond) // a tick that overruns 2.5 periods
+		}
+		return Running, nil
+	})
+	startLoop(t, LoopConf{Tree: tree, Rate: 10}, run)
+	run.expect(t, 1)
+	settle(t, clock)
+	clock.Advance(50 * time.Millisecond)
+	if got := append([]string{"first"}, run.expect(t, 1)...); len(got) != 2 || got[1] != "tick@300ms" {
+		t.Fatalf("ticks %v, want the next on the schedule at 300ms, no burst", got)
+	}
+}
+
+func TestHistogramQuantiles(t *testing.T) {
+	var h Histogram
+	for i := 1; i <= 1000; i++ {
+		h.Add(time.Duration(i) * time.Microsecond)
+	}
+	for _, q := range []struct {
+		q    float64
+		want time.Duration
+	}{{0.5, 500 * time.Microsecond}, {0.99, 990 * time.Microsecond}, {1, 1000 * time.Microsecond}} {
+		got := h.Quantile(q.q)
+		if got < q.want || float64(got) > float64(q.want)*1.05 {
+			t.Errorf("q%.2f = %v, want within 5%% above %v", q.q, got, q.want)
+		}
+	}
+	if h.Max() != time.Millisecond || h.Count() != 1000 {
+		t.Errorf("max %v count %d", h.Max(), h.Count())
+	}
+}
