@@ -267,7 +267,11 @@ func childCountMsg(typ string, kind Kind, n, lo, hi int) string {
 	default:
 		want = fmt.Sprintf("%d to %d children", lo, hi)
 	}
-	return fmt.Sprintf("%s (a %s) takes %s, has %d", typ, strings.ToLower(kind.String()), want, n)
+	article := "a"
+	if kind == ActionKind {
+		article = "an"
+	}
+	return fmt.Sprintf("%s (%s %s) takes %s, has %d", typ, article, strings.ToLower(kind.String()), want, n)
 }
 
 func plural(n int, one, many string) string {

@@ -1,0 +1,202 @@
+package runtime
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestBlackboardTyping(t *testing.T) {
+	type step struct {
+		op      string // set, assign, create, declare
+		key     string
+		value   any
+		typ     reflect.Type
+		wantErr string // substring; "" means success
+	}
+	intT, strT := reflect.TypeFor[int](), reflect.TypeFor[string]()
+	cases := []struct {
+		name  string
+		steps []step
+		want  map[string]any
+	}{
+		{"first write fixes the type", []step{
+			{op: "set", key: "n", value: 3},
+			{op: "set", key: "n", value: "not a number", wantErr: `blackboard entry "n" holds int; cannot write string "not a number"`},
+			{op: "set", key: "n", value: true, wantErr: `holds int; cannot write bool`},
+		}, map[string]any{"n": 3}},
+		{"a string parses into a typed entry", []step{
+			{op: "set", key: "n", value: 3},
+			{op: "set", key: "n", value: "42"},
+		}, map[string]any{"n": 42}},
+		{"numbers convert only when exact", []step{
+			{op: "set", key: "n", value: 3},
+			{op: "set", key: "n", value: 4.0},
+			{op: "set", key: "n", value: 4.5, wantErr: "fractional part"},
+			{op: "set", key: "x", value: 1.5},
+			{op: "set", key: "x", value: 2},
+		}, map[string]any{"n": 4, "x": 2.0}},
+		{"a first string write stays weakly typed, a second fixes it", []step{
+			{op: "set", key: "s", value: "hello"},
+			{op: "set", key: "s", value: 7},
+			{op: "set", key: "s", value: "8"},
+		}, map[string]any{"s": 8}},
+		{"script := creates, = needs the entry", []step{
+			{op: "assign", key: "a", value: 1, wantErr: `blackboard entry "a" does not exist yet; use := to create it`},
+			{op: "create", key: "a", value: 1},
+			{op: "assign", key: "a", value: 2.0},
+			{op: "assign", key: "a", value: 2.5, wantErr: `cannot assign float64 2.5 to blackboard entry "a" of type int`},
+		}, map[string]any{"a": 2}},
+		{"a declared port type fixes the entry before any write", []step{
+			{op: "declare", key: "goal", typ: intT},
+			{op: "declare", key: "goal", typ: strT, wantErr: `blackboard entry "goal" is declared as int; cannot declare it again as string`},
+			{op: "set", key: "goal", value: "12"},
+		}, map[string]any{"goal": 12}},
+		{"a string entry accepts ports of any type", []step{
+			{op: "declare", key: "text", typ: strT},
+			{op: "declare", key: "text", typ: intT},
+		}, map[string]any{}},
+		{"@ names the root", []step{
+			{op: "set", key: "@root_key", value: 1},
+			{op: "declare", key: "@a@b", wantErr: "'@' may appear only once"},
+		}, map[string]any{"root_key": 1}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			bb := NewBlackboard(nil)
+			for i, s := range tc.steps {
+				var err error
+				switch s.op {
+				case "set":
+					err = bb.Set(s.key, s.value)
+				case "assign":
+					err = bb.Assign(s.key, s.value, false)
+				case "create":
+					err = bb.Assign(s.key, s.value, true)
+				case "declare":
+					_, err = bb.Declare(s.key, s.typ)
+				}
+				switch {
+				case s.wantErr == "" && err != nil:
+					t.Fatalf("step %d (%s %s): %v", i+1, s.op, s.key, err)
+				case s.wantErr != "" && (err == nil || !strings.Contains(err.Error(), s.wantErr)):
+					t.Fatalf("step %d (%s %s): error %v, want one containing %q", i+1, s.op, s.key, err, s.wantErr)
+				}
+			}
+			if got := bb.Snapshot(); !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("blackboard %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestBlackboardScopes(t *testing.T) {
+	root := NewBlackboard(nil)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(root.Set("pose", "dock"))
+	must(root.Set("speed", 0.5))
+
+	// Explicit remapping: the child's "target" is the parent's "pose".
+	child := root.NewChild(map[string]string{"target": "pose"}, false)
+	if v, _ := child.Get("target"); v != "dock" {
+		t.Fatalf("remapped read = %v, want dock", v)
+	}
+	if _, ok := child.Get("speed"); ok {
+		t.Fatal("without _autoremap the parent's keys must not be visible")
+	}
+	must(child.Set("target", "kitchen"))
+	if v, _ := root.Get("pose"); v != "kitchen" {
+		t.Fatalf("remapped write reached the parent as %v", v)
+	}
+	must(child.Set("local", 1))
+	if _, ok := root.Get("local"); ok {
+		t.Fatal("a local key leaked into the parent")
+	}
+
+	// Auto-remapping: every non-private key resolves in the parent.
+	auto := root.NewChild(nil, true)
+	if v, _ := auto.Get("speed"); v != 0.5 {
+		t.Fatalf("autoremapped read = %v", v)
+	}
+	must(auto.Set("created_in_parent", true))
+	if v, _ := root.Get("created_in_parent"); v != true {
+		t.Fatal("an autoremapped write must create the entry in the parent, as BT.CPP does")
+	}
+	must(auto.Set("_private", 1))
+	if _, ok := root.Get("_private"); ok {
+		t.Fatal("keys starting with '_' are never autoremapped")
+	}
+
+	// '@' reaches the root from any depth.
+	grandchild := child.NewChild(nil, false)
+	must(grandchild.Set("@from_deep", 7))
+	if v, _ := root.Get("from_deep"); v != 7 {
+		t.Fatal("@key must write the root blackboard")
+	}
+	if v, _ := grandchild.Get("@speed"); v != 0.5 {
+		t.Fatal("@key must read the root blackboard")
+	}
+
+	grandchild.Unset("@from_deep")
+	if _, ok := root.Get("from_deep"); ok {
+		t.Fatal("Unset(@key) must remove it from the root")
+	}
+}
+
+func TestBlackboardEntryStampsAndSequence(t *testing.T) {
+	clock := NewManualClock(testEpoch)
+	bb := NewBlackboard(clock.Now)
+	if err := bb.Set("x", 1); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Second)
+	if err := bb.Set("x", 2); err != nil {
+		t.Fatal(err)
+	}
+	v, seq, stamp := bb.Entry("x").Load()
+	if v != 2 || seq != 2 || !stamp.Equal(testEpoch.Add(time.Second)) {
+		t.Fatalf("entry = %v seq %d at %v; want 2, seq 2, at epoch+1s", v, seq, stamp)
+	}
+	if err := bb.Set("x", nil); err == nil {
+		t.Fatal("writing nil must be an error")
+	}
+}
+
+func TestBlackboardJSONAndConcurrency(t *testing.T) {
+	bb := NewBlackboard(nil)
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 500; i++ {
+				if err := bb.Set("counter", i); err != nil {
+					t.Error(err)
+					return
+				}
+				bb.Get("counter")
+				bb.Set("w"+string(rune('a'+w)), "on")
+			}
+		}(w)
+	}
+	wg.Wait()
+	if seq := bb.Entry("counter").Seq(); seq != 8*500 {
+		t.Fatalf("sequence %d, want %d writes", seq, 8*500)
+	}
+	data, err := json.Marshal(bb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(data, &back); err != nil || len(back) != 9 || back["wa"] != "on" {
+		t.Fatalf("JSON export %s (%v)", data, err)
+	}
+}

@@ -1,0 +1,163 @@
+package runtime
+
+import (
+	"strings"
+	"testing"
+)
+
+// buildReg is the built-in palette plus two leaves with typed ports.
+func buildReg() *Registry {
+	r := testRegistry(&eventLog{})
+	r.MustRegister(
+		NodeType{ID: "MoveTo", Kind: ActionKind, Ports: []PortSpec{
+			InputPort[float64]("x", "goal x in metres"),
+			InputPort[int]("retries", "attempts").WithDefault("3"),
+			OutputPort[string]("result", "how it went"),
+		}, New: func(*Config) (Node, error) { return &stepLeaf{play: []Status{Success}, log: &eventLog{}}, nil }},
+		NodeType{ID: "Count", Kind: ActionKind, Ports: []PortSpec{
+			OutputPort[int]("out", "a count"),
+		}, New: func(*Config) (Node, error) { return &stepLeaf{play: []Status{Success}, log: &eventLog{}}, nil }},
+	)
+	return r
+}
+
+func doc(trees ...*TreeSpec) *Document { return &Document{Main: trees[0].ID, Trees: trees} }
+
+func tree(id string, root *NodeSpec) *TreeSpec { return &TreeSpec{ID: id, Root: root} }
+
+func TestBuildErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		doc  *Document
+		want []string
+	}{
+		{"unknown node type with the nearest names",
+			doc(tree("Main", N("Sequense", nil, N("AlwaysSuccess", nil)))),
+			[]string{`Main/Sequense: unknown node type "Sequense" (did you mean Sequence`}},
+		{"missing required port",
+			doc(tree("Main", N("MoveTo", nil))),
+			[]string{`Main/MoveTo: missing required input port "x" (float64): goal x in metres`}},
+		{"unknown port names the node's ports",
+			doc(tree("Main", N("MoveTo", A("x", "1", "retry", "2")))),
+			[]string{`Main/MoveTo: MoveTo has no port "retry" (its ports: x, retries, result)`}},
+		{"a literal that does not convert",
+			doc(tree("Main", N("MoveTo", A("x", "far")))),
+			[]string{`Main/MoveTo: port "x" (float64): "far" is not a number`}},
+		{"an output port given a literal",
+			doc(tree("Main", N("MoveTo", A("x", "1", "result", "done")))),
+			[]string{`output port "result" must name a blackboard entry like {result}, not the literal "done"`}},
+		{"a leaf with children",
+			doc(tree("Main", N("AlwaysSuccess", nil, N("AlwaysSuccess", nil)))),
+			[]string{`Main/AlwaysSuccess: AlwaysSuccess (an action) takes no children, has 1`}},
+		{"a control without children",
+			doc(tree("Main", N("Sequence", nil))),
+			[]string{`Main/Sequence: Sequence (a control) takes at least 1 child, has 0`}},
+		{"unknown subtree",
+			doc(tree("Main", N("SubTree", A("ID", "Dok")))),
+			[]string{`Main/SubTree: SubTree names tree "Dok", which is not defined`}},
+		{"recursive subtree",
+			doc(tree("Main", N("SubTree", A("ID", "Loop"))), tree("Loop", N("Sequence", nil, N("SubTree", A("ID", "Main"))))),
+			[]string{`SubTree "Main" includes itself`}},
+		{"duplicate tree IDs",
+			doc(tree("Main", N("AlwaysSuccess", nil)), tree("Main", N("AlwaysFailure", nil))),
+			[]string{`tree ID "Main" is defined twice`}},
+		{"a blackboard key used with two types",
+			doc(tree("Main", N("Sequence", nil, N("MoveTo", A("x", "{k}")), N("Count", A("out", "{k}"))))),
+			[]string{`Main/Sequence/Count: port "out": blackboard entry "k" is declared as float64; cannot declare it again as int`}},
+		{"every error in one pass",
+			doc(tree("Main", N("Sequence", nil, N("Nope", nil), N("MoveTo", nil), N("MoveTo", A("x", "y"))))),
+			[]string{`unknown node type "Nope"`, `Main/Sequence/MoveTo: missing required input port "x"`, `Main/Sequence/MoveTo#2: port "x" (float64): "y" is not a number`}},
+		{"no main tree among several",
+			&Document{Trees: []*TreeSpec{tree("A", N("AlwaysSuccess", nil)), tree("B", N("AlwaysSuccess", nil))}},
+			[]string{`several trees and no main_tree_to_execute: say which to run (one of A, B)`}},
+		{"too deep",
+			doc(tree("Main", deep(300))),
+			[]string{`nesting deeper than 256 nodes`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Build(buildReg(), tc.doc, BuildConf{})
+			if err == nil {
+				t.Fatal("built; want errors")
+			}
+			list, ok := err.(ErrorList)
+			if !ok {
+				t.Fatalf("error %T, want ErrorList", err)
+			}
+			if len(list) != len(tc.want) {
+				t.Errorf("%d errors, want %d:\n%v", len(list), len(tc.want), err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("errors:\n%v\nwant one containing %q", err, w)
+				}
+			}
+			if cerr := Check(buildReg(), tc.doc, BuildConf{}); cerr == nil && tc.name != "no main tree among several" {
+				t.Errorf("Check found nothing; Build found %v", err)
+			}
+		})
+	}
+}
+
+func deep(n int) *NodeSpec {
+	s := N("AlwaysSuccess", nil)
+	for i := 0; i < n; i++ {
+		s = N("Inverter", nil, s)
+	}
+	return s
+}
+
+func TestBuildPathsUIDsAndSubtreeScopes(t *testing.T) {
+	d := doc(
+		tree("Main", N("Sequence", A("name", "Patrol"),
+			N("AlwaysSuccess", nil),
+			N("AlwaysSuccess", nil),
+			N("SubTree", A("ID", "Dock", "name", "GoDock", "target", "{station}", "speed", "0.25", "tries", "2", "label", "left")),
+		)),
+		tree("Dock", N("AlwaysSuccess", A("name", "Docked"))),
+	)
+	tr, err := Build(NewRegistry(), d, BuildConf{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for i, n := range tr.Nodes() {
+		b := NodeOf(n)
+		if int(b.UID()) != i+1 {
+			t.Errorf("%s has UID %d, want %d", b.Path(), b.UID(), i+1)
+		}
+		paths = append(paths, b.Path())
+	}
+	want := []string{"Main/Patrol", "Main/Patrol/AlwaysSuccess", "Main/Patrol/AlwaysSuccess#2", "Main/Patrol/GoDock", "Main/Patrol/GoDock/Docked"}
+	if strings.Join(paths, " ") != strings.Join(want, " ") {
+		t.Fatalf("paths %v, want %v", paths, want)
+	}
+	sub := NodeOf(tr.Node("Main/Patrol/GoDock/Docked")).Blackboard()
+	if err := tr.Blackboard().Set("station", "A"); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := sub.Get("target"); v != "A" {
+		t.Errorf("remapped target = %v", v)
+	}
+	for k, want := range map[string]any{"speed": 0.25, "tries": 2, "label": "left"} {
+		if v, _ := sub.Get(k); v != want {
+			t.Errorf("subtree literal %s = %#v, want %#v (typed as BT.CPP types SubTree literals)", k, v, want)
+		}
+	}
+}
+
+func TestCheckAcceptsModelOnlyNodesButBuildDoesNot(t *testing.T) {
+	d := doc(tree("Main", N("Sequence", nil, N("Beep", A("volume", "3")))))
+	d.Models = []*NodeModel{{ID: "Beep", Kind: ActionKind, Ports: []PortSpec{InputPort[int]("volume", "")}}}
+	if err := Check(NewRegistry(), d, BuildConf{}); err != nil {
+		t.Fatalf("Check with the model: %v", err)
+	}
+	_, err := Build(NewRegistry(), d, BuildConf{})
+	if err == nil || !strings.Contains(err.Error(), `node type "Beep" is only declared in <TreeNodesModel>; register it to run the tree`) {
+		t.Fatalf("Build: %v", err)
+	}
+	d.Trees[0].Root.Children[0].Attrs = A("volume", "loud")
+	if err := Check(NewRegistry(), d, BuildConf{}); err == nil || !strings.Contains(err.Error(), `"loud" is not an integer`) {
+		t.Fatalf("Check must type-check model ports: %v", err)
+	}
+}
