@@ -334,12 +334,15 @@ func (r *Robot) setPoint() (float64, float64) {
 // physics advances the robot by one physics step of dt seconds.
 func (r *Robot) physics(dt float64) {
 	tv, tw := r.setPoint()
+	v0, w0 := r.v, r.omega
 	r.v = approach(r.v, tv, r.conf.MaxLinearAccel*dt)
 	r.omega = approach(r.omega, tw, r.conf.MaxAngularAccel*dt)
 
-	// Wheel speeds (m/s at the rim) from the set point.
+	// Wheel speeds (m/s at the rim), averaged over the step: under constant
+	// acceleration that makes the distance driven in the step exact.
+	vm, wm := (v0+r.v)/2, (w0+r.omega)/2
 	half := r.conf.WheelSeparation / 2
-	wheels := [2]float64{r.v - r.omega*half, r.v + r.omega*half}
+	wheels := [2]float64{vm - wm*half, vm + wm*half}
 	for k := range wheels {
 		if r.stalled[k] {
 			wheels[k] = 0

@@ -1,0 +1,235 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// LaserConf describes a robot's planar laser scanner, mounted on the robot's
+// axis facing forward. Zero fields take the defaults in brackets (a 360° lidar
+// like the ones on small indoor robots).
+type LaserConf struct {
+	// Disabled removes the scanner.
+	Disabled bool
+	// Beams is the number of readings per scan [360].
+	Beams int
+	// AngleMin and AngleMax bound the scan in the robot's frame; when both are
+	// zero the scan covers the full circle from -pi in Beams equal steps.
+	AngleMin, AngleMax float64
+	// RangeMin and RangeMax in metres [0.12, 12].
+	RangeMin, RangeMax float64
+	// Rate is the number of scans per second [10]; it is rounded to a whole
+	// number of physics steps.
+	Rate float64
+	// Noise is the standard deviation of range noise in metres [0: exact].
+	Noise float64
+	// MountX is how far ahead of the base's centre the scanner sits [0].
+	MountX float64
+}
+
+func (c LaserConf) withDefaults() (LaserConf, error) {
+	if c.Beams == 0 {
+		c.Beams = 360
+	}
+	if c.Beams < 1 || c.Beams > 100000 {
+		return c, fmt.Errorf("laser Beams: want 1 to 100000, got %d", c.Beams)
+	}
+	for _, f := range []struct {
+		v    *float64
+		d    float64
+		name string
+	}{
+		{&c.RangeMin, 0.12, "RangeMin"},
+		{&c.RangeMax, 12, "RangeMax"},
+		{&c.Rate, 10, "Rate"},
+		{&c.Noise, 0, "Noise"},
+	} {
+		if *f.v < 0 || isNaNOrInf(*f.v) {
+			return c, fmt.Errorf("laser %s: must be >= 0, got %v", f.name, *f.v)
+		}
+		if *f.v == 0 {
+			*f.v = f.d
+		}
+	}
+	if c.RangeMin >= c.RangeMax {
+		return c, fmt.Errorf("laser RangeMin %v: must be below RangeMax %v", c.RangeMin, c.RangeMax)
+	}
+	if isNaNOrInf(c.AngleMin) || isNaNOrInf(c.AngleMax) || isNaNOrInf(c.MountX) {
+		return c, fmt.Errorf("laser AngleMin, AngleMax and MountX: must be finite")
+	}
+	if (c.AngleMin != 0 || c.AngleMax != 0) && c.AngleMin >= c.AngleMax {
+		return c, fmt.Errorf("laser AngleMin %v: must be below AngleMax %v", c.AngleMin, c.AngleMax)
+	}
+	return c, nil
+}
+
+func (c LaserConf) period() time.Duration {
+	return time.Duration(float64(time.Second) / c.Rate)
+}
+
+// increment returns the first beam's angle and the angle between beams.
+func (c LaserConf) increment() (float64, float64) {
+	if c.AngleMin == 0 && c.AngleMax == 0 {
+		return -math.Pi, 2 * math.Pi / float64(c.Beams)
+	}
+	if c.Beams == 1 {
+		return c.AngleMin, 0
+	}
+	return c.AngleMin, (c.AngleMax - c.AngleMin) / float64(c.Beams-1)
+}
+
+// LaserScan is one scan, with the fields of a sensor_msgs/LaserScan. Ranges
+// follow REP 117: +Inf where a beam hit nothing within RangeMax, -Inf where
+// something was closer than RangeMin.
+type LaserScan struct {
+	Stamp          time.Duration
+	AngleMin       float64
+	AngleMax       float64
+	AngleIncrement float64
+	TimeIncrement  float64 // 0: all beams are sampled at Stamp
+	ScanTime       float64 // seconds between scans
+	RangeMin       float64
+	RangeMax       float64
+	Ranges         []float32
+}
+
+// Scan returns the latest laser scan and false if the robot has none yet
+// (or no scanner). Each scan is a new value; callers may keep it.
+func (r *Robot) Scan() (*LaserScan, bool) { return r.scan, r.scan != nil }
+
+func (r *Robot) initLaser() {
+	if r.laserConf.Disabled {
+		return
+	}
+	a0, inc := r.laserConf.increment()
+	r.beamCos = make([]float64, r.laserConf.Beams)
+	r.beamSin = make([]float64, r.laserConf.Beams)
+	for b := range r.beamCos {
+		r.beamSin[b], r.beamCos[b] = math.Sincos(a0 + float64(b)*inc)
+	}
+}
+
+// castScan samples robot r's laser against the live grid and the other
+// robots. Beams walk the grid cell by cell (Amanatides-Woo traversal), so a
+// beam costs one step per cell crossed and never skips a thin wall.
+func (w *World) castScan(r *Robot) *LaserScan {
+	c := r.laserConf
+	a0, inc := c.increment()
+	s := &LaserScan{
+		Stamp:          w.now,
+		AngleMin:       a0,
+		AngleMax:       a0 + inc*float64(c.Beams-1),
+		AngleIncrement: inc,
+		ScanTime:       c.period().Seconds(),
+		RangeMin:       c.RangeMin,
+		RangeMax:       c.RangeMax,
+		Ranges:         make([]float32, c.Beams),
+	}
+	g := w.live
+	sy, cy := math.Sincos(r.pose.Yaw)
+	ox, oy := r.pose.X+c.MountX*cy, r.pose.Y+c.MountX*sy
+	gx, gy := g.toGrid(ox, oy)
+	// Beam directions in the grid's frame: the robot's yaw less the map's.
+	gs, gc := math.Sincos(r.pose.Yaw - g.Origin.Yaw)
+	maxCells := c.RangeMax / g.Resolution
+	// Other robots within reach, as circles.
+	type disc struct{ x, y, r2 float64 }
+	var discs []disc
+	for _, o := range w.robots {
+		if o != r && math.Hypot(o.pose.X-ox, o.pose.Y-oy) < c.RangeMax+o.conf.Radius {
+			discs = append(discs, disc{o.pose.X - ox, o.pose.Y - oy, o.conf.Radius * o.conf.Radius})
+		}
+	}
+	for b := range s.Ranges {
+		bc, bs := r.beamCos[b], r.beamSin[b]
+		dx, dy := gc*bc-gs*bs, gs*bc+gc*bs // rotate the beam into the grid frame
+		d := g.traceRay(gx, gy, dx, dy, maxCells) * g.Resolution
+		if len(discs) > 0 {
+			wc, ws := cy*bc-sy*bs, sy*bc+cy*bs // the beam in the world frame
+			for _, o := range discs {
+				// Solve |t*u - o|² = r² for the nearest t >= 0.
+				proj := o.x*wc + o.y*ws
+				if proj <= 0 {
+					continue
+				}
+				perp2 := o.x*o.x + o.y*o.y - proj*proj
+				if perp2 > o.r2 {
+					continue
+				}
+				if t := proj - math.Sqrt(o.r2-perp2); t < d {
+					d = math.Max(t, 0)
+				}
+			}
+		}
+		if c.Noise > 0 && !math.IsInf(d, 1) {
+			d += c.Noise * r.rng.NormFloat64()
+		}
+		switch {
+		case d > c.RangeMax:
+			s.Ranges[b] = float32(math.Inf(1))
+		case d < c.RangeMin:
+			s.Ranges[b] = float32(math.Inf(-1))
+		default:
+			s.Ranges[b] = float32(d)
+		}
+	}
+	return s
+}
+
+// traceRay walks from grid point (gx, gy) along the unit direction (dx, dy)
+// and returns the distance in cells to the first occupied cell, or +Inf if
+// the ray leaves the grid or passes maxCells first.
+func (g *Grid) traceRay(gx, gy, dx, dy, maxCells float64) float64 {
+	i, j := int(math.Floor(gx)), int(math.Floor(gy))
+	if !g.In(i, j) {
+		return math.Inf(1)
+	}
+	if g.cells[j*g.Width+i] == Occupied {
+		return 0
+	}
+	stepI, stepJ := 1, 1
+	tMaxX, tMaxY := math.Inf(1), math.Inf(1)
+	tDX, tDY := math.Inf(1), math.Inf(1)
+	if dx > 0 {
+		tDX = 1 / dx
+		tMaxX = (float64(i) + 1 - gx) * tDX
+	} else if dx < 0 {
+		stepI = -1
+		tDX = -1 / dx
+		tMaxX = (gx - float64(i)) * tDX
+	}
+	if dy > 0 {
+		tDY = 1 / dy
+		tMaxY = (float64(j) + 1 - gy) * tDY
+	} else if dy < 0 {
+		stepJ = -1
+		tDY = -1 / dy
+		tMaxY = (gy - float64(j)) * tDY
+	}
+	w, h, cells := g.Width, g.Height, g.cells
+	for {
+		var t float64
+		if tMaxX < tMaxY {
+			t = tMaxX
+			tMaxX += tDX
+			i += stepI
+			if i < 0 || i >= w {
+				return math.Inf(1)
+			}
+		} else {
+			t = tMaxY
+			tMaxY += tDY
+			j += stepJ
+			if j < 0 || j >= h {
+				return math.Inf(1)
+			}
+		}
+		if t > maxCells {
+			return math.Inf(1)
+		}
+		if cells[j*w+i] == Occupied {
+			return t
+		}
+	}
+}
