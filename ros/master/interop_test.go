@@ -1,0 +1,321 @@
+package master_test
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+
+	"github.com/btrobot/btrobot/ros/rostest"
+)
+
+// toolTimeout bounds one run of a ros* command-line tool; they take about
+// a second to start on this hardware.
+const toolTimeout = 30 * time.Second
+
+// nodeTimeout bounds how long a rospy node takes to come up or to deliver.
+const nodeTimeout = 30 * time.Second
+
+// interopCase is a scenario run with Debian's unchanged ROS tools and rospy
+// against a master whose URI it is given.
+type interopCase struct {
+	name  string
+	tools []string
+	run   func(t *testing.T, uri string)
+}
+
+// interopCases run against both the embedded master and Debian's rosmaster,
+// so that each one shows both masters behave the same.
+var interopCases = []interopCase{
+	{
+		name:  "rostopic pub reaches rostopic echo",
+		tools: []string{"rostopic", "std_msgs"},
+		run: func(t *testing.T, uri string) {
+			echo := rostest.Start(t, uri, "rostopic", "echo", "-n", "1", "/cmd_status")
+			rostest.Start(t, uri, "rostopic", "pub", "-r", "5", "/cmd_status", "std_msgs/String", "data: docking")
+			echo.WaitLine(t, `data: "docking"`, nodeTimeout)
+			if err := echo.WaitExit(t, toolTimeout); err != nil {
+				t.Fatalf("rostopic echo -n 1 exited with %v", err)
+			}
+		},
+	},
+	{
+		name:  "rostopic list and info show a rospy publisher and subscriber",
+		tools: []string{"rostopic", "rospy", "std_msgs"},
+		run: func(t *testing.T, uri string) {
+			rostest.Python(t, uri, "testdata/talker.py", "/chatter").WaitLine(t, "ready", nodeTimeout)
+			rostest.Python(t, uri, "testdata/listener.py", "/chatter").WaitLine(t, "heard hello", nodeTimeout)
+
+			list := rostest.Run(t, uri, toolTimeout, "rostopic", "list")
+			requireLines(t, list, "/chatter", "/rosout")
+
+			info := rostest.Run(t, uri, toolTimeout, "rostopic", "info", "/chatter")
+			requireContains(t, info, "Type: std_msgs/String", "Publishers:", " * /talker (http://127.0.0.1:",
+				"Subscribers:", " * /listener (http://127.0.0.1:")
+		},
+	},
+	{
+		name:  "rostopic hz measures a rospy publisher",
+		tools: []string{"rostopic", "rospy", "std_msgs"},
+		run: func(t *testing.T, uri string) {
+			rostest.Python(t, uri, "testdata/talker.py", "/chatter").WaitLine(t, "ready", nodeTimeout)
+			hz := rostest.Start(t, uri, "rostopic", "hz", "/chatter")
+			line := hz.WaitLine(t, "average rate:", nodeTimeout)
+			text := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "average rate:"))
+			rate, err := strconv.ParseFloat(text, 64)
+			if err != nil {
+				t.Fatalf("rostopic hz printed %q, not a rate", line)
+			}
+			// The talker publishes at 10 Hz; the first window is short.
+			if rate < 5 || rate > 20 {
+				t.Errorf("rostopic hz measured %v Hz, want about 10", rate)
+			}
+		},
+	},
+	{
+		name:  "rosparam set, get, list and dump with namespaces",
+		tools: []string{"rosparam"},
+		run: func(t *testing.T, uri string) {
+			rostest.Run(t, uri, toolTimeout, "rosparam", "set", "/robot/max_speed", "0.5")
+			rostest.Run(t, uri, toolTimeout, "rosparam", "set", "/robot/name", "turtle & co <1>")
+			rostest.Run(t, uri, toolTimeout, "rosparam", "set", "/robot/base", "{radius: 0.2, wheels: [left, right], lidar: {hz: 10}}")
+
+			if got := strings.TrimSpace(rostest.Run(t, uri, toolTimeout, "rosparam", "get", "/robot/max_speed")); got != "0.5" {
+				t.Errorf("rosparam get /robot/max_speed = %q, want 0.5", got)
+			}
+			if got := strings.TrimSpace(rostest.Run(t, uri, toolTimeout, "rosparam", "get", "/robot/name")); got != "turtle & co <1>" {
+				t.Errorf("rosparam get /robot/name = %q, want %q", got, "turtle & co <1>")
+			}
+			requireContains(t, rostest.Run(t, uri, toolTimeout, "rosparam", "get", "/robot/base"),
+				"radius: 0.2", "hz: 10", "- left", "- right")
+
+			list := rostest.Run(t, uri, toolTimeout, "rosparam", "list")
+			requireLines(t, list, "/robot/max_speed", "/robot/name", "/robot/base/radius",
+				"/robot/base/wheels", "/robot/base/lidar/hz")
+
+			// rosparam merges a dictionary into the namespace key by key
+			// (the Master API's setParam replaces it: see the API tests).
+			rostest.Run(t, uri, toolTimeout, "rosparam", "set", "/robot/base", "{radius: 0.3}")
+			dump := rostest.Run(t, uri, toolTimeout, "rosparam", "dump")
+			requireContains(t, dump, "radius: 0.3", "max_speed: 0.5", "hz: 10")
+
+			rostest.Run(t, uri, toolTimeout, "rosparam", "delete", "/robot/name")
+			if _, err := rostest.RunErr(t, uri, toolTimeout, "rosparam", "get", "/robot/name"); err == nil {
+				t.Errorf("rosparam get of a deleted parameter succeeded")
+			}
+		},
+	},
+	{
+		name:  "rosnode list and info show a rospy node",
+		tools: []string{"rosnode", "rospy", "std_msgs"},
+		run: func(t *testing.T, uri string) {
+			rostest.Python(t, uri, "testdata/talker.py", "/chatter").WaitLine(t, "ready", nodeTimeout)
+			requireLines(t, rostest.Run(t, uri, toolTimeout, "rosnode", "list"), "/talker")
+			requireContains(t, rostest.Run(t, uri, toolTimeout, "rosnode", "info", "/talker"),
+				"Node [/talker]", "Publications:", " * /chatter [std_msgs/String]", "Pid:")
+		},
+	},
+	{
+		name:  "rosservice list and call reach a rospy service",
+		tools: []string{"rosservice", "rospy"},
+		run: func(t *testing.T, uri string) {
+			server := rostest.Python(t, uri, "testdata/service_server.py")
+			server.WaitLine(t, "ready", nodeTimeout)
+			requireLines(t, rostest.Run(t, uri, toolTimeout, "rosservice", "list"),
+				"/reset_odometry", "/odometry/get_loggers")
+			requireContains(t, rostest.Run(t, uri, toolTimeout, "rosservice", "info", "/reset_odometry"),
+				"Node: /odometry", "Type: roscpp/Empty")
+			rostest.Run(t, uri, toolTimeout, "rosservice", "call", "/reset_odometry")
+			server.WaitLine(t, "called", nodeTimeout)
+		},
+	},
+	{
+		name:  "rospy publisher reaches goroslib subscriber",
+		tools: []string{"rospy", "std_msgs"},
+		run: func(t *testing.T, uri string) {
+			node := newGoroslibNode(t, uri, "base_controller")
+			heard := make(chan string, 100)
+			sub, err := goroslib.NewSubscriber(goroslib.SubscriberConf{
+				Node:  node,
+				Topic: "/chatter",
+				Callback: func(msg *std_msgs.String) {
+					select {
+					case heard <- msg.Data:
+					default:
+					}
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sub.Close()
+			rostest.Python(t, uri, "testdata/talker.py", "/chatter").WaitLine(t, "ready", nodeTimeout)
+			select {
+			case msg := <-heard:
+				if !strings.HasPrefix(msg, "hello ") {
+					t.Errorf("goroslib heard %q, want hello N", msg)
+				}
+			case <-time.After(nodeTimeout):
+				t.Fatal("goroslib subscriber heard nothing from the rospy publisher")
+			}
+		},
+	},
+	{
+		name:  "goroslib publisher reaches rospy subscriber",
+		tools: []string{"rospy", "std_msgs"},
+		run: func(t *testing.T, uri string) {
+			node := newGoroslibNode(t, uri, "mission_control")
+			pub, err := goroslib.NewPublisher(goroslib.PublisherConf{
+				Node:  node,
+				Topic: "/chatter",
+				Msg:   &std_msgs.String{},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pub.Close()
+			listener := rostest.Python(t, uri, "testdata/listener.py", "/chatter")
+			listener.WaitLine(t, "ready", nodeTimeout)
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				tick := time.NewTicker(100 * time.Millisecond)
+				defer tick.Stop()
+				for {
+					select {
+					case <-stop:
+						return
+					case <-tick.C:
+						pub.Write(&std_msgs.String{Data: "patrol started"})
+					}
+				}
+			}()
+			defer wg.Wait()
+			defer close(stop)
+			listener.WaitLine(t, "heard patrol started", nodeTimeout)
+		},
+	},
+	{
+		name:  "rospy actionlib client drives a rospy actionlib server",
+		tools: []string{"rospy", "actionlib", "move_base_msgs"},
+		run: func(t *testing.T, uri string) {
+			server := rostest.Python(t, uri, "testdata/action_server.py")
+			server.WaitLine(t, "ready", nodeTimeout)
+			client := rostest.Python(t, uri, "testdata/action_client.py", "1.5", "-2.0")
+			server.WaitLine(t, "goal 1.50 -2.00", nodeTimeout)
+			client.WaitLine(t, "feedback", nodeTimeout)
+			client.WaitLine(t, "result 3", nodeTimeout)
+			if err := client.WaitExit(t, nodeTimeout); err != nil {
+				t.Fatalf("action client exited with %v", err)
+			}
+		},
+	},
+	{
+		name:  "a rospy node that shuts down leaves the graph",
+		tools: []string{"rosnode", "rostopic", "rospy", "std_msgs"},
+		run: func(t *testing.T, uri string) {
+			talker := rostest.Python(t, uri, "testdata/talker.py", "/chatter")
+			talker.WaitLine(t, "ready", nodeTimeout)
+			requireLines(t, rostest.Run(t, uri, toolTimeout, "rosnode", "list"), "/talker")
+			// rospy unregisters in one system.multicall on SIGINT.
+			talker.Interrupt()
+			talker.WaitExit(t, nodeTimeout)
+			list := rostest.Run(t, uri, toolTimeout, "rosnode", "list")
+			if hasLine(list, "/talker") {
+				t.Errorf("rosnode list still shows /talker after it shut down:\n%s", list)
+			}
+			if topics := rostest.Run(t, uri, toolTimeout, "rostopic", "list"); hasLine(topics, "/chatter") {
+				t.Errorf("rostopic list still shows /chatter after its publisher shut down:\n%s", topics)
+			}
+		},
+	},
+	{
+		name:  "a killed node stays listed and the master keeps serving",
+		tools: []string{"rosnode", "rostopic", "rospy", "std_msgs"},
+		run: func(t *testing.T, uri string) {
+			talker := rostest.Python(t, uri, "testdata/talker.py", "/chatter")
+			talker.WaitLine(t, "ready", nodeTimeout)
+			talker.Kill()
+			talker.WaitExit(t, nodeTimeout)
+			// Like rosmaster, the master cannot know the node is gone.
+			requireLines(t, rostest.Run(t, uri, toolTimeout, "rosnode", "list"), "/talker")
+			// A new subscriber gets the dead publisher, fails to reach it,
+			// and everything else keeps working.
+			listener := rostest.Python(t, uri, "testdata/listener.py", "/chatter")
+			listener.WaitLine(t, "ready", nodeTimeout)
+			rostest.Python(t, uri, "testdata/talker.py", "/chatter", "talker2").WaitLine(t, "ready", nodeTimeout)
+			listener.WaitLine(t, "heard hello", nodeTimeout)
+			requireLines(t, rostest.Run(t, uri, toolTimeout, "rosnode", "list"), "/talker", "/talker2", "/listener")
+		},
+	},
+}
+
+func TestInteropWithDebianTools(t *testing.T) {
+	for _, m := range rostest.Masters() {
+		t.Run(m.Name, func(t *testing.T) {
+			for _, tc := range interopCases {
+				t.Run(tc.name, func(t *testing.T) {
+					rostest.Require(t, tc.tools...)
+					uri := m.Start(t)
+					tc.run(t, uri)
+				})
+			}
+		})
+	}
+}
+
+// newGoroslibNode starts a goroslib node on the master at uri, closed when
+// the test ends.
+func newGoroslibNode(t *testing.T, uri, name string) *goroslib.Node {
+	t.Helper()
+	u, err := url.Parse(uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := goroslib.NewNode(goroslib.NodeConf{
+		Name:            name,
+		MasterAddress:   u.Host,
+		Host:            "127.0.0.1",
+		LogDestinations: goroslib.LogDestinationCallback,
+		OnLog:           func(_ goroslib.LogLevel, msg string) { t.Logf("%s: %s", name, msg) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(node.Close)
+	return node
+}
+
+func hasLine(out, want string) bool {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.TrimSpace(line) == want {
+			return true
+		}
+	}
+	return false
+}
+
+func requireLines(t *testing.T, out string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !hasLine(out, w) {
+			t.Errorf("no line %q in:\n%s", w, out)
+		}
+	}
+}
+
+func requireContains(t *testing.T, out string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("no %q in:\n%s", w, out)
+		}
+	}
+}
