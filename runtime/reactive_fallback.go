@@ -1,0 +1,67 @@
+package runtime
+
+import "errors"
+
+// ReactiveFallback ticks every child from the first on each tick until one
+// succeeds, so that a higher-priority alternative takes over as soon as it
+// can.
+//
+//	ReactiveFallback
+//	├── AtGoal      ticked every tick; SUCCESS halts NavigateTo
+//	└── NavigateTo  RUNNING
+//
+// Contract (BehaviorTree.CPP 4.10 ReactiveFallback):
+//   - every tick starts at the first child; FAILURE moves on to the next;
+//   - RUNNING halts every other child (in child order; those that finished
+//     this tick are only reset) and returns RUNNING;
+//   - SUCCESS halts the running children, resets all and returns SUCCESS;
+//   - SKIPPED moves on (the child is reset so that it may be skipped again);
+//   - when every child failed or was skipped, all are reset and the node
+//     returns FAILURE, or SKIPPED if every child was skipped.
+//
+// BT.CPP's optional exception when two different children return RUNNING
+// (ReactiveFallback::EnableException, off by default) is not offered.
+type ReactiveFallback struct{ Base }
+
+func reactiveFallbackTypes() []NodeType {
+	return []NodeType{{
+		ID: "ReactiveFallback", Kind: ControlKind,
+		Summary: "Ticks all children from the first on every tick until one succeeds; halts the others when one runs.",
+		New:     func(*Config) (Node, error) { return &ReactiveFallback{}, nil },
+	}}
+}
+
+// Tick runs the children from the first.
+func (n *ReactiveFallback) Tick() (Status, error) {
+	allSkipped := true
+	n.setStatus(Running)
+	for i, child := range n.children {
+		st, err := Execute(child)
+		if err != nil {
+			return st, err
+		}
+		allSkipped = allSkipped && st == Skipped
+		switch st {
+		case Running:
+			for j := range n.children {
+				if j != i {
+					n.HaltChild(j)
+				}
+			}
+			return Running, nil
+		case Success:
+			n.ResetChildren()
+			return Success, nil
+		case Failure:
+		case Skipped:
+			n.HaltChild(i)
+		default:
+			return Failure, errors.New("a child returned IDLE")
+		}
+	}
+	n.ResetChildren()
+	if allSkipped {
+		return Skipped, nil
+	}
+	return Failure, nil
+}

@@ -1,0 +1,95 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ReactiveSequence ticks every child from the first on each tick, so that
+// conditions in front of a long action are checked again while it runs.
+//
+//	ReactiveSequence
+//	├── BatteryOK   ticked every tick; FAILURE halts NavigateTo
+//	└── NavigateTo  RUNNING
+//
+// Contract (BehaviorTree.CPP 4.10 ReactiveSequence):
+//   - every tick starts at the first child; SUCCESS moves on to the next;
+//   - RUNNING halts every other child (in child order; those that finished
+//     this tick are only reset) and returns RUNNING;
+//   - FAILURE halts the running children, resets all and returns FAILURE;
+//   - SKIPPED moves on (the child is reset so that it may be skipped again);
+//   - when every child succeeded or was skipped, all are reset and the node
+//     returns SUCCESS, or SKIPPED if every child was skipped.
+//
+// As in BehaviorTree.CPP, a tree whose ReactiveSequence has more than one
+// AsyncSequence child is rejected when it is built. BT.CPP's optional
+// exception when two different children return RUNNING in one activation
+// (ReactiveSequence::EnableException, off by default) is not offered.
+type ReactiveSequence struct{ Base }
+
+func reactiveSequenceTypes() []NodeType {
+	return []NodeType{{
+		ID: "ReactiveSequence", Kind: ControlKind,
+		Summary: "Ticks all children from the first on every tick while they succeed; halts the others when one runs.",
+		New: func(c *Config) (Node, error) {
+			if err := checkAsyncChildren(c); err != nil {
+				return nil, err
+			}
+			return &ReactiveSequence{}, nil
+		},
+	}}
+}
+
+// checkAsyncChildren rejects what BehaviorTree.CPP's loader rejects: a
+// ReactiveSequence with more than one AsyncSequence child, whose
+// interleaved yields a reactive parent would keep halting.
+func checkAsyncChildren(c *Config) error {
+	if c.spec == nil {
+		return nil
+	}
+	async := 0
+	for _, ch := range c.spec.Children {
+		if ch.Type == "AsyncSequence" {
+			async++
+		}
+	}
+	if async > 1 {
+		return fmt.Errorf("a ReactiveSequence may have at most one asynchronous child, this one has %d AsyncSequence children (BehaviorTree.CPP rejects this tree too); use Sequence for all but one", async)
+	}
+	return nil
+}
+
+// Tick runs the children from the first.
+func (n *ReactiveSequence) Tick() (Status, error) {
+	allSkipped := true
+	n.setStatus(Running)
+	for i, child := range n.children {
+		st, err := Execute(child)
+		if err != nil {
+			return st, err
+		}
+		allSkipped = allSkipped && st == Skipped
+		switch st {
+		case Running:
+			for j := range n.children {
+				if j != i {
+					n.HaltChild(j)
+				}
+			}
+			return Running, nil
+		case Failure:
+			n.ResetChildren()
+			return Failure, nil
+		case Success:
+		case Skipped:
+			n.HaltChild(i)
+		default:
+			return Failure, errors.New("a child returned IDLE")
+		}
+	}
+	n.ResetChildren()
+	if allSkipped {
+		return Skipped, nil
+	}
+	return Success, nil
+}
