@@ -19,8 +19,9 @@ type LaserConf struct {
 	AngleMin, AngleMax float64
 	// RangeMin and RangeMax in metres [0.12, 12].
 	RangeMin, RangeMax float64
-	// Rate is the number of scans per second [10]; it is rounded to a whole
-	// number of physics steps.
+	// Rate is the number of scans per second [10]. The first scan is taken
+	// at the first physics step, later ones at the first step at or after
+	// each multiple of 1/Rate from it.
 	Rate float64
 	// Noise is the standard deviation of range noise in metres [0: exact].
 	Noise float64

@@ -193,7 +193,8 @@ type Robot struct {
 	beamCos   []float64
 	beamSin   []float64
 	scan      *LaserScan
-	nextScan  time.Duration
+	scanAt    time.Duration // time of the first scan
+	scans     int64         // scans taken
 
 	trail       []Pose
 	topicFaults map[string]TopicFault

@@ -18,7 +18,7 @@ type WorldConf struct {
 	// Places are the world's named places (optional).
 	Places *Places
 	// PhysicsStep is the fixed step at which robots are integrated [20 ms,
-	// 50 Hz]. Sensor rates are rounded to whole steps.
+	// 50 Hz]. Sensors sample at the first step at or after their due time.
 	PhysicsStep time.Duration
 	// Seed seeds every random draw (odometry noise, wheel slip, laser noise);
 	// each robot draws from its own stream derived from Seed and its name.
@@ -247,7 +247,6 @@ func (w *World) AddRobot(conf RobotConf) (*Robot, error) {
 	r.battery = battery{conf: conf.Battery, level: conf.Battery.Initial, status: StatusDischarging}
 	r.laserConf = conf.Laser
 	r.initLaser()
-	r.nextScan = w.now
 	r.odom.Stamp = w.now
 	r.trail = []Pose{r.pose}
 	w.robots = append(w.robots, r)
@@ -280,12 +279,18 @@ func (w *World) tick() {
 	}
 	for _, r := range w.robots {
 		r.recordTrail()
-		if !r.laserConf.Disabled && w.now >= r.nextScan {
+		if r.laserConf.Disabled {
+			continue
+		}
+		// Scans fall on the first step at or after each multiple of the
+		// scan period from the first scan, so the average rate is exact
+		// even when the period is not a whole number of steps.
+		if r.scans == 0 {
+			r.scanAt = w.now
+		}
+		if w.now >= r.scanAt+time.Duration(r.scans)*r.laserConf.period() {
 			r.scan = w.castScan(r)
-			r.nextScan += r.laserConf.period()
-			if r.nextScan <= w.now {
-				r.nextScan = w.now + r.laserConf.period()
-			}
+			r.scans++
 		}
 	}
 }
