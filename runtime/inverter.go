@@ -1,0 +1,43 @@
+package runtime
+
+// Inverter ticks its child and swaps SUCCESS and FAILURE.
+//
+//	Inverter
+//	└── BatteryLow   SUCCESS → FAILURE, FAILURE → SUCCESS
+//
+// Contract (BehaviorTree.CPP v4 Inverter):
+//   - the Inverter becomes RUNNING, then ticks its child;
+//   - SUCCESS resets the child and returns FAILURE; FAILURE resets the
+//     child and returns SUCCESS;
+//   - RUNNING and SKIPPED are returned as they are (after a SKIPPED child
+//     the Inverter itself stays RUNNING, as in BT.CPP);
+//   - halting halts the child.
+type Inverter struct{ Base }
+
+func inverterTypes() []NodeType {
+	return []NodeType{{
+		ID: "Inverter", Kind: DecoratorKind,
+		Summary: "Returns FAILURE when its child succeeds and SUCCESS when it fails.",
+		New:     func(*Config) (Node, error) { return &Inverter{}, nil },
+	}}
+}
+
+// Tick ticks the child and inverts a completed status.
+func (n *Inverter) Tick() (Status, error) {
+	n.setStatus(Running)
+	st, err := Execute(n.children[0])
+	if err != nil {
+		return st, err
+	}
+	switch st {
+	case Success:
+		n.HaltChild(0)
+		return Failure, nil
+	case Failure:
+		n.HaltChild(0)
+		return Success, nil
+	case Running, Skipped:
+		return st, nil
+	}
+	return Failure, errChildIdle
+}

@@ -1,0 +1,108 @@
+package runtime
+
+import "fmt"
+
+// Repeat ticks its child again each time it succeeds, num_cycles times in
+// all, and fails as soon as the child fails.
+//
+//	<Repeat num_cycles="3">
+//	  <Beep/>          SUCCESS, SUCCESS, SUCCESS → Repeat SUCCESS
+//	</Repeat>
+//
+// Contract (BehaviorTree.CPP v4 Repeat):
+//   - num_cycles is read on every tick; -1 repeats forever, 0 succeeds at
+//     once without ticking the child;
+//   - a child SUCCESS counts one cycle and resets the child. When the child
+//     had been started in this very tick (it was IDLE) and cycles remain,
+//     Repeat returns RUNNING and wakes the tree, so each synchronous cycle
+//     takes one tick (TickOnce runs them back to back, and the loop may halt
+//     the tree between any two). When the child had been RUNNING, the next
+//     cycle starts in the same tick;
+//   - after the last cycle Repeat returns SUCCESS and its count restarts;
+//   - a child FAILURE resets the count and the child and returns FAILURE;
+//   - RUNNING returns RUNNING; SKIPPED resets the child and returns SKIPPED
+//     without resetting the count;
+//   - halting resets the count and halts the child.
+//
+// A num_cycles below -1 is rejected (BT.CPP succeeds at once).
+type Repeat struct {
+	Base
+	count int
+}
+
+func repeatTypes() []NodeType {
+	return []NodeType{{
+		ID: "Repeat", Kind: DecoratorKind,
+		Summary: "Ticks its child again each time it succeeds, num_cycles times; fails when the child fails.",
+		Ports: []PortSpec{
+			InputPort[int]("num_cycles", "Repeat a successful child up to N times. Use -1 to create an infinite loop."),
+		},
+		New: func(c *Config) (Node, error) {
+			if v, ok := LiteralAs[int](c, "num_cycles"); ok {
+				if err := checkLoopCount("num_cycles", v); err != nil {
+					return nil, err
+				}
+			}
+			return &Repeat{}, nil
+		},
+	}}
+}
+
+// checkLoopCount accepts -1 (forever) and counts >= 0.
+func checkLoopCount(port string, v int) error {
+	if v < -1 {
+		return fmt.Errorf("%s is %d; want -1 (no limit) or a count >= 0", port, v)
+	}
+	return nil
+}
+
+// Tick runs cycles of the child until it is RUNNING, fails, is skipped,
+// yields after a synchronous success, or the cycles are done.
+func (n *Repeat) Tick() (Status, error) {
+	cycles, err := GetInput[int](n, "num_cycles")
+	if err != nil {
+		return Failure, err
+	}
+	if err := checkLoopCount("num_cycles", cycles); err != nil {
+		return Failure, err
+	}
+	loop := cycles == -1 || n.count < cycles
+	n.setStatus(Running)
+	child := n.children[0]
+	for loop {
+		prev := child.base().status
+		st, err := Execute(child)
+		if err != nil {
+			return st, err
+		}
+		switch st {
+		case Success:
+			n.count++
+			loop = cycles == -1 || n.count < cycles
+			n.HaltChild(0)
+			if prev == Idle && loop {
+				n.tree.Wake()
+				return Running, nil
+			}
+		case Failure:
+			n.count = 0
+			n.HaltChild(0)
+			return Failure, nil
+		case Running:
+			return Running, nil
+		case Skipped:
+			n.HaltChild(0)
+			return Skipped, nil
+		default:
+			return Failure, errChildIdle
+		}
+	}
+	n.count = 0
+	return Success, nil
+}
+
+// Halt resets the count and halts the child.
+func (n *Repeat) Halt() {
+	n.count = 0
+	n.ResetChildren()
+}

@@ -1,0 +1,30 @@
+package runtime
+
+// UnsetBlackboard removes an entry from the blackboard and returns SUCCESS.
+//
+//	<UnsetBlackboard key="goal"/>
+//
+// Contract (BehaviorTree.CPP v4 UnsetBlackboard): key is the name of the
+// entry, read as a string (key="{k}" removes the entry whose name k
+// holds); removing a missing entry is not an error. The removal follows
+// the blackboard's scoping (Blackboard.Unset).
+type UnsetBlackboard struct{ Base }
+
+func unsetBlackboardTypes() []NodeType {
+	return []NodeType{{
+		ID: "UnsetBlackboard", Kind: ActionKind,
+		Summary: "Removes the blackboard entry key; SUCCESS.",
+		Ports:   []PortSpec{InputPort[string]("key", "Key of the entry to remove")},
+		New:     func(*Config) (Node, error) { return &UnsetBlackboard{}, nil },
+	}}
+}
+
+// Tick removes the entry.
+func (n *UnsetBlackboard) Tick() (Status, error) {
+	key, err := GetInput[string](n, "key")
+	if err != nil {
+		return Failure, err
+	}
+	n.bb.Unset(key)
+	return Success, nil
+}
