@@ -1,0 +1,824 @@
+package trees
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// LoadError is what Load, Parse and CheckFile return when a file has
+// problems: every problem found in one pass, in source order, each with its
+// file:line:column.
+type LoadError struct {
+	Errs runtime.ErrorList
+	// Unreadable is set when a file (the one asked for, or one it includes)
+	// could not be read, is not well-formed XML, exceeds a limit, or is not
+	// a tree file at all: nothing after that point was looked at.
+	// Otherwise the file was read whole and Errs are problems with what it
+	// says.
+	Unreadable bool
+}
+
+func (e *LoadError) Error() string { return e.Errs.Error() }
+
+// Unwrap returns the list of problems, so errors.As finds a
+// runtime.ErrorList in a LoadError.
+func (e *LoadError) Unwrap() error { return e.Errs }
+
+// Load reads a BehaviorTree.CPP v4 XML file, and the files it includes, into
+// a Document. Positions name files as path does, and included files joined
+// to the directory of the file that includes them.
+//
+// On error it returns a *LoadError with every problem found. Unless the
+// error is Unreadable, the Document is returned too, holding everything that
+// could be read, so that runtime.Check can report its problems in the same
+// pass (CheckFile does both).
+func Load(path string) (*runtime.Document, error) {
+	data, err := readFile(path)
+	if err != nil {
+		return nil, &LoadError{Errs: runtime.ErrorList{{Pos: runtime.Pos{File: path}, Msg: err.Error()}}, Unreadable: true}
+	}
+	return load(path, string(data))
+}
+
+// Parse reads BehaviorTree.CPP v4 XML from data, as Load reads a file: name
+// is the file name that positions report, and the directory that relative
+// <include> paths start from.
+func Parse(name string, data []byte) (*runtime.Document, error) {
+	if name == "" {
+		name = "<input>"
+	}
+	if len(data) > MaxFileSize {
+		return nil, &LoadError{Errs: runtime.ErrorList{{Pos: runtime.Pos{File: name}, Msg: tooBig(int64(len(data)))}}, Unreadable: true}
+	}
+	return load(name, string(data))
+}
+
+// CheckFile loads the file at path and checks every tree in it against reg
+// and the node models the file declares (runtime.Check). It returns nil
+// when all is well, else a *LoadError holding the loader's problems and
+// then the checker's.
+func CheckFile(reg *runtime.Registry, path string) error {
+	doc, err := Load(path)
+	var le *LoadError
+	if err != nil && !errors.As(err, &le) {
+		return err
+	}
+	if le != nil && le.Unreadable {
+		return le
+	}
+	cerr := runtime.Check(reg, doc, runtime.BuildConf{})
+	if cerr == nil {
+		return err
+	}
+	if le == nil {
+		le = &LoadError{}
+	}
+	var list runtime.ErrorList
+	if errors.As(cerr, &list) {
+		le.Errs = append(le.Errs, list...)
+	} else {
+		le.Errs = append(le.Errs, &runtime.BuildError{Pos: runtime.Pos{File: path}, Msg: cerr.Error()})
+	}
+	return le
+}
+
+func tooBig(n int64) string {
+	return fmt.Sprintf("file is %d bytes, more than the %d bytes a tree file may have", n, MaxFileSize)
+}
+
+// readFile reads a regular file of at most MaxFileSize bytes.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if st.Size() > MaxFileSize {
+		return nil, errors.New(tooBig(st.Size()))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, errors.New(tooBig(int64(len(data))))
+	}
+	return data, nil
+}
+
+func load(name, src string) (*runtime.Document, error) {
+	l := &loader{doc: &runtime.Document{}, files: map[string]bool{}, models: map[string]*runtime.NodeModel{}}
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		abs = name
+	}
+	l.files[abs] = true
+	l.read(name, abs, src, true)
+	if len(l.errs) > 0 {
+		le := &LoadError{Errs: l.errs, Unreadable: l.unreadable}
+		if l.unreadable {
+			return nil, le
+		}
+		return l.doc, le
+	}
+	return l.doc, nil
+}
+
+// loader holds the state of one load, shared by the files it includes.
+type loader struct {
+	doc        *runtime.Document
+	errs       runtime.ErrorList
+	unreadable bool
+	files      map[string]bool // absolute paths read: each file is read once
+	stack      []string        // the files being read, outermost first
+	stackAbs   []string
+	elements   int
+	models     map[string]*runtime.NodeModel
+	mainPos    runtime.Pos
+	alloc      specAlloc
+	kids       []*runtime.NodeSpec // children being collected, a stack
+}
+
+// fileReader reads one file.
+type fileReader struct {
+	l     *loader
+	name  string
+	dir   string
+	sc    *scanner
+	lc    lineCounter
+	fatal bool
+}
+
+func (f *fileReader) pos(off int) runtime.Pos {
+	line, col := f.lc.pos(off)
+	return runtime.Pos{File: f.name, Line: line, Col: col}
+}
+
+func (f *fileReader) errorf(off int, format string, args ...any) {
+	f.l.errs = append(f.l.errs, &runtime.BuildError{Pos: f.pos(off), Msg: fmt.Sprintf(format, args...)})
+}
+
+// syntax records a problem after which the file cannot be read further.
+func (f *fileReader) syntax(err *syntaxError) {
+	f.errorf(err.off, "%s", err.msg)
+	f.fatal = true
+	f.l.unreadable = true
+}
+
+// next returns the next token, or nil once the file cannot be read further.
+func (f *fileReader) next() *token {
+	if f.fatal {
+		return nil
+	}
+	tok, err := f.sc.next()
+	if err != nil {
+		f.syntax(err)
+		return nil
+	}
+	return tok
+}
+
+// value returns an attribute's value with its references resolved.
+func (f *fileReader) value(a *rawAttr) string {
+	if a.plain {
+		return a.value
+	}
+	v, at, msg := decode(a.value)
+	if msg != "" {
+		f.errorf(a.valOff+at, "attribute %s: %s", a.name, msg)
+		return a.value
+	}
+	return v
+}
+
+func (f *fileReader) text(t *token) string {
+	if t.plain {
+		return t.text
+	}
+	v, at, msg := decode(t.text)
+	if msg != "" {
+		f.errorf(t.off+at, "%s", msg)
+		return t.text
+	}
+	return v
+}
+
+// countElement bounds the elements of the whole load.
+func (f *fileReader) countElement(off int) bool {
+	f.l.elements++
+	if f.l.elements > MaxElements {
+		f.syntax(errAt(off, "more than %d elements in one load (the limit)", MaxElements))
+		return false
+	}
+	return true
+}
+
+func (l *loader) read(name, abs, src string, top bool) {
+	f := &fileReader{l: l, name: name, dir: filepath.Dir(name), lc: newLineCounter(src)}
+	l.stack = append(l.stack, name)
+	l.stackAbs = append(l.stackAbs, abs)
+	defer func() {
+		l.stack = l.stack[:len(l.stack)-1]
+		l.stackAbs = l.stackAbs[:len(l.stackAbs)-1]
+	}()
+	sc, err := newScanner(src)
+	if err != nil {
+		f.syntax(err)
+		return
+	}
+	f.sc = sc
+	tok := f.next()
+	if tok == nil {
+		return
+	}
+	if tok.name != "root" {
+		f.syntax(errAt(tok.off, "the root element is <%s>; a BehaviorTree.CPP tree file starts with <root BTCPP_format=\"4\">", tok.name))
+		return
+	}
+	f.root(tok, top)
+}
+
+func (f *fileReader) root(tok *token, top bool) {
+	hasFormat := false
+	for i := range tok.attrs {
+		a := &tok.attrs[i]
+		switch a.name {
+		case "BTCPP_format":
+			hasFormat = true
+			if v := strings.TrimSpace(f.value(a)); v != "4" {
+				f.errorf(a.off, "BTCPP_format=%q: this loader reads BehaviorTree.CPP v4 files (BTCPP_format=\"4\"); convert older files with BehaviorTree.CPP's convert_v3_to_v4.py", v)
+			}
+		case "main_tree_to_execute":
+			if top {
+				f.l.doc.Main = f.value(a)
+				f.l.mainPos = f.pos(a.off)
+			}
+		}
+	}
+	_ = hasFormat // a missing BTCPP_format is read as 4, as BehaviorTree.CPP does
+	if tok.empty {
+		return
+	}
+	var ids []*runtime.TreeSpec // trees of this file without an ID
+	elements := 0
+	for {
+		tok := f.next()
+		if tok == nil {
+			return
+		}
+		switch tok.kind {
+		case tokEOF:
+			f.finish(top, ids, elements)
+			return
+		case tokEnd:
+			continue
+		case tokText:
+			f.noText(tok, "<root>")
+		case tokStart:
+			elements++
+			if !f.countElement(tok.off) {
+				return
+			}
+			switch tok.name {
+			case "BehaviorTree":
+				_, hasID := attrOf(tok, "ID")
+				if t := f.behaviorTree(tok); !hasID {
+					ids = append(ids, t)
+				}
+			case "TreeNodesModel":
+				f.treeNodesModel(tok)
+			case "include":
+				f.include(tok)
+			default:
+				hint := didYouMean(tok.name, []string{"BehaviorTree", "TreeNodesModel", "include"})
+				f.errorf(tok.off, "unknown element <%s> in <root>%s: a tree file holds <BehaviorTree>, <TreeNodesModel> and <include> elements", tok.name, hint)
+				f.skip(tok)
+			}
+		}
+	}
+}
+
+// finish names a lone <BehaviorTree> without ID as BehaviorTree.CPP does,
+// and checks main_tree_to_execute once every include has been read.
+func (f *fileReader) finish(top bool, ids []*runtime.TreeSpec, elements int) {
+	if len(ids) == 1 && elements == 1 {
+		ids[0].ID = "BehaviorTree_0"
+	}
+	if top && f.l.doc.Main != "" && f.l.doc.Tree(f.l.doc.Main) == nil && !f.l.unreadable {
+		treeIDs := make([]string, 0, len(f.l.doc.Trees))
+		for _, t := range f.l.doc.Trees {
+			treeIDs = append(treeIDs, t.ID)
+		}
+		f.l.errs = append(f.l.errs, &runtime.BuildError{Pos: f.l.mainPos,
+			Msg: fmt.Sprintf("main_tree_to_execute=%q names no <BehaviorTree>%s", f.l.doc.Main, didYouMean(f.l.doc.Main, treeIDs))})
+	}
+}
+
+func attrOf(tok *token, name string) (*rawAttr, bool) {
+	for i := range tok.attrs {
+		if tok.attrs[i].name == name {
+			return &tok.attrs[i], true
+		}
+	}
+	return nil, false
+}
+
+func didYouMean(s string, names []string) string {
+	near := runtime.NearestNames(s, names, 3)
+	if len(near) == 0 {
+		return ""
+	}
+	return " (did you mean " + strings.Join(near, ", ") + "?)"
+}
+
+// noText reports character data where only elements belong.
+func (f *fileReader) noText(tok *token, where string) {
+	for i := 0; i < len(tok.text); i++ {
+		if !isSpace(tok.text[i]) {
+			f.errorf(tok.off+i, "text in %s: only elements belong here", where)
+			return
+		}
+	}
+}
+
+// skip reads past the element tok opened.
+func (f *fileReader) skip(tok *token) {
+	if tok.empty {
+		return
+	}
+	depth := f.sc.depth()
+	for {
+		t := f.next()
+		if t == nil || t.kind == tokEOF {
+			return
+		}
+		if t.kind == tokStart && !f.countElement(t.off) {
+			return
+		}
+		if t.kind == tokEnd && f.sc.depth() < depth {
+			return
+		}
+	}
+}
+
+func (f *fileReader) behaviorTree(tok *token) *runtime.TreeSpec {
+	t := &runtime.TreeSpec{Pos: f.pos(tok.off)}
+	for i := range tok.attrs {
+		a := &tok.attrs[i]
+		v := f.value(a)
+		if a.name == "ID" {
+			t.ID = v
+			continue
+		}
+		t.Attrs = append(t.Attrs, runtime.Attr{Name: a.name, Value: v, Pos: f.pos(a.off)})
+	}
+	f.l.doc.Trees = append(f.l.doc.Trees, t)
+	if tok.empty {
+		return t
+	}
+	for {
+		tok := f.next()
+		if tok == nil {
+			return t
+		}
+		switch tok.kind {
+		case tokEnd:
+			return t
+		case tokText:
+			f.noText(tok, "<BehaviorTree>")
+		case tokStart:
+			off, name := tok.off, tok.name
+			n := f.node(tok)
+			if f.fatal {
+				return t
+			}
+			if t.Root == nil {
+				t.Root = n
+			} else {
+				f.errorf(off, "<BehaviorTree ID=%q> has a second root node <%s>: a tree has exactly one root; put its nodes under a <Sequence> or another control node", t.ID, name)
+			}
+		}
+	}
+}
+
+// explicitKinds are the element names of BehaviorTree.CPP's explicit form,
+// <Action ID="Type" …/>, which name the node type in the ID attribute.
+func explicitKind(name string) bool {
+	switch name {
+	case "Action", "Condition", "Control", "Decorator":
+		return true
+	}
+	return false
+}
+
+// node reads the element tok opened, and its children, as a NodeSpec.
+func (f *fileReader) node(tok *token) *runtime.NodeSpec {
+	if !f.countElement(tok.off) {
+		return nil
+	}
+	l := f.l
+	s := l.alloc.spec()
+	s.Pos = f.pos(tok.off)
+	s.Type = tok.name
+	explicit := explicitKind(tok.name)
+	if explicit {
+		if a, ok := attrOf(tok, "ID"); ok {
+			s.Type = f.value(a)
+			if s.Type == "" {
+				f.errorf(a.off, "<%s ID=\"\">: the ID names the node type and cannot be empty", tok.name)
+			}
+		} else {
+			f.errorf(tok.off, "<%s> needs an ID attribute naming the node type: <%s ID=\"MyNode\"/>", tok.name, tok.name)
+		}
+	}
+	if len(tok.attrs) > 0 {
+		attrs := l.alloc.attrs(len(tok.attrs))
+		for i := range tok.attrs {
+			a := &tok.attrs[i]
+			if a.name == "ID" {
+				if explicit {
+					continue
+				}
+				if tok.name != "SubTree" {
+					f.errorf(a.off, "<%s> takes no ID attribute: only <SubTree ID=…> and the explicit forms <Action ID=…>, <Condition ID=…>, <Control ID=…>, <Decorator ID=…> have one", tok.name)
+				}
+			}
+			attrs = append(attrs, runtime.Attr{Name: a.name, Value: f.value(a), Pos: f.pos(a.off)})
+		}
+		if len(attrs) > 0 {
+			s.Attrs = attrs
+		}
+	}
+	if tok.empty {
+		return s
+	}
+	elem := tok.name
+	base := len(l.kids)
+	for {
+		tok := f.next()
+		if tok == nil {
+			l.kids = l.kids[:base]
+			return s
+		}
+		switch tok.kind {
+		case tokEnd:
+			if n := len(l.kids) - base; n > 0 {
+				s.Children = l.alloc.children(l.kids[base:])
+			}
+			l.kids = l.kids[:base]
+			return s
+		case tokText:
+			f.noText(tok, "<"+elem+">")
+		case tokStart:
+			child := f.node(tok)
+			if f.fatal {
+				l.kids = l.kids[:base]
+				return s
+			}
+			l.kids = append(l.kids, child)
+		}
+	}
+}
+
+// treeNodesModel reads the node models of a <TreeNodesModel>.
+func (f *fileReader) treeNodesModel(tok *token) {
+	if tok.empty {
+		return
+	}
+	for {
+		tok := f.next()
+		if tok == nil {
+			return
+		}
+		switch tok.kind {
+		case tokEnd:
+			return
+		case tokText:
+			f.noText(tok, "<TreeNodesModel>")
+		case tokStart:
+			if !f.countElement(tok.off) {
+				return
+			}
+			kind, ok := runtime.ParseKind(tok.name)
+			if !ok {
+				hint := didYouMean(tok.name, []string{"Action", "Condition", "Control", "Decorator", "SubTree"})
+				f.errorf(tok.off, "unknown element <%s> in <TreeNodesModel>%s: a node model is an <Action>, <Condition>, <Control>, <Decorator> or <SubTree>", tok.name, hint)
+				f.skip(tok)
+				continue
+			}
+			f.model(tok, kind)
+		}
+	}
+}
+
+var portDirs = map[string]runtime.PortDir{
+	"input_port":  runtime.Input,
+	"output_port": runtime.Output,
+	"inout_port":  runtime.InOut,
+}
+
+// model reads one <Action ID="…"> (or Condition, Control, Decorator,
+// SubTree) of a <TreeNodesModel>.
+func (f *fileReader) model(tok *token, kind runtime.Kind) {
+	m := &runtime.NodeModel{Kind: kind, Pos: f.pos(tok.off)}
+	elem, off := tok.name, tok.off
+	if a, ok := attrOf(tok, "ID"); ok {
+		m.ID = f.value(a)
+	}
+	if m.ID == "" {
+		f.errorf(tok.off, "<%s> in <TreeNodesModel> needs an ID attribute naming the node type", elem)
+	}
+	if !tok.empty {
+	loop:
+		for {
+			tok := f.next()
+			if tok == nil {
+				return
+			}
+			switch tok.kind {
+			case tokEnd:
+				break loop
+			case tokText:
+				f.noText(tok, "<"+elem+">")
+			case tokStart:
+				if !f.countElement(tok.off) {
+					return
+				}
+				if dir, ok := portDirs[tok.name]; ok {
+					f.port(tok, dir, m)
+					continue
+				}
+				if tok.name == "MetadataFields" {
+					f.metadata(tok, m)
+					continue
+				}
+				hint := didYouMean(tok.name, []string{"input_port", "output_port", "inout_port", "MetadataFields"})
+				f.errorf(tok.off, "unknown element <%s> in a node model%s: a model holds <input_port>, <output_port>, <inout_port> and <MetadataFields>", tok.name, hint)
+				f.skip(tok)
+			}
+		}
+	}
+	if f.fatal || m.ID == "" {
+		return
+	}
+	if prev, dup := f.l.models[m.ID]; dup {
+		if !sameModel(prev, m) {
+			f.errorf(off, "node model %q is declared twice, differently (first at %s)", m.ID, prev.Pos)
+		}
+		return
+	}
+	f.l.models[m.ID] = m
+	f.l.doc.Models = append(f.l.doc.Models, m)
+}
+
+func sameModel(a, b *runtime.NodeModel) bool {
+	if a.Kind != b.Kind || a.Description != b.Description || len(a.Ports) != len(b.Ports) || !reflect.DeepEqual(a.TypeNames, b.TypeNames) {
+		return false
+	}
+	for i := range a.Ports {
+		p, q := a.Ports[i], b.Ports[i]
+		if p.Name != q.Name || p.Dir != q.Dir || p.Type != q.Type || p.Default != q.Default || p.HasDefault != q.HasDefault || p.Description != q.Description {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *fileReader) port(tok *token, dir runtime.PortDir, m *runtime.NodeModel) {
+	p := runtime.PortSpec{Dir: dir}
+	elem, off := tok.name, tok.off
+	hasName, hasDesc := false, false
+	typeName, hasType := "", false
+	var defaultAt int
+	for i := range tok.attrs {
+		a := &tok.attrs[i]
+		switch a.name {
+		case "name":
+			p.Name, hasName = f.value(a), true
+		case "type":
+			typeName, hasType = f.value(a), true
+		case "default":
+			p.Default, p.HasDefault, defaultAt = f.value(a), true, a.off
+		case "description":
+			p.Description, hasDesc = f.value(a), true
+		}
+	}
+	var text strings.Builder
+	if !tok.empty {
+	loop:
+		for {
+			tok := f.next()
+			if tok == nil {
+				return
+			}
+			switch tok.kind {
+			case tokEnd:
+				break loop
+			case tokText:
+				if text.Len()+len(tok.text) <= MaxAttrSize {
+					text.WriteString(f.text(tok))
+				}
+			case tokStart:
+				f.errorf(tok.off, "unknown element <%s> in <%s>: a port's description is text", tok.name, elem)
+				if !f.countElement(tok.off) {
+					return
+				}
+				f.skip(tok)
+			}
+		}
+	}
+	if !hasDesc {
+		p.Description = strings.TrimSpace(text.String())
+	}
+	switch {
+	case !hasName || p.Name == "":
+		f.errorf(off, "<%s> of model %q needs a name attribute", elem, m.ID)
+		return
+	case !validPortName(p.Name):
+		f.errorf(off, "port name %q of model %q: a port name is a letter or '_' followed by letters, digits or '_'", p.Name, m.ID)
+		return
+	case runtime.IsReservedAttr(p.Name):
+		f.errorf(off, "port name %q of model %q is reserved for the engine", p.Name, m.ID)
+		return
+	}
+	for _, q := range m.Ports {
+		if q.Name == p.Name {
+			f.errorf(off, "port %q of model %q is declared twice", p.Name, m.ID)
+			return
+		}
+	}
+	if hasType {
+		p.Type, _ = ParsePortType(typeName)
+		if m.TypeNames == nil {
+			m.TypeNames = map[string]string{}
+		}
+		m.TypeNames[p.Name] = typeName
+	}
+	if p.HasDefault && p.Type != nil {
+		if _, isKey := runtime.BlackboardKey(p.Default, p.Name); !isKey {
+			if _, err := runtime.ParseLiteral(p.Default, p.Type); err != nil {
+				f.errorf(defaultAt, "default of port %q of model %q: %v", p.Name, m.ID, err)
+			}
+		}
+	}
+	m.Ports = append(m.Ports, p)
+}
+
+func validPortName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// metadata reads <MetadataFields><Metadata key="value"/>…: the description
+// becomes the model's. BehaviorTree.CPP and Groot2 keep other metadata;
+// runtime.NodeModel has no place for it yet.
+func (f *fileReader) metadata(tok *token, m *runtime.NodeModel) {
+	if tok.empty {
+		return
+	}
+	for {
+		tok := f.next()
+		if tok == nil {
+			return
+		}
+		switch tok.kind {
+		case tokEnd:
+			return
+		case tokText:
+			f.noText(tok, "<MetadataFields>")
+		case tokStart:
+			if !f.countElement(tok.off) {
+				return
+			}
+			if tok.name == "Metadata" {
+				if a, ok := attrOf(tok, "description"); ok {
+					m.Description = f.value(a)
+				}
+			} else {
+				f.errorf(tok.off, "unknown element <%s> in <MetadataFields>: it holds <Metadata key=\"value\"/> elements", tok.name)
+			}
+			f.skip(tok)
+		}
+	}
+}
+
+// include reads the file an <include path="…"/> names, relative to the
+// including file.
+func (f *fileReader) include(tok *token) {
+	defer f.skip(tok)
+	if _, ok := attrOf(tok, "ros_pkg"); ok {
+		a, _ := attrOf(tok, "ros_pkg")
+		f.errorf(a.off, "<include ros_pkg=…>: ROS package paths are not resolved here; give path relative to %s", f.name)
+		return
+	}
+	a, ok := attrOf(tok, "path")
+	if !ok || f.value(a) == "" {
+		f.errorf(tok.off, "<include> needs a path attribute naming the file to include, relative to %s", f.name)
+		return
+	}
+	path := f.value(a)
+	full := path
+	if !filepath.IsAbs(path) {
+		full = filepath.Join(f.dir, path)
+	}
+	abs, err := filepath.Abs(full)
+	if err != nil {
+		abs = filepath.Clean(full)
+	}
+	l := f.l
+	if i := slices.Index(l.stackAbs, abs); i >= 0 {
+		cycle := append(slices.Clone(l.stack[i:]), full)
+		f.errorf(a.off, "include cycle: %s", strings.Join(cycle, " → "))
+		return
+	}
+	if l.files[abs] {
+		return // read already: a file's trees are included once
+	}
+	if len(l.files) > MaxIncludes {
+		f.errorf(a.off, "more than %d included files (the limit)", MaxIncludes)
+		return
+	}
+	l.files[abs] = true
+	data, err := readFile(full)
+	if err != nil {
+		f.errorf(a.off, "cannot include %s: %v", path, unwrapPathError(err))
+		l.unreadable = true
+		return
+	}
+	l.read(full, abs, string(data), false)
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// specAlloc hands out NodeSpecs, attribute and child slices from chunks, so
+// a large tree costs a few allocations rather than several per node.
+type specAlloc struct {
+	specs []runtime.NodeSpec
+	attrv []runtime.Attr
+	kidv  []*runtime.NodeSpec
+	chunk int
+}
+
+func (a *specAlloc) grow() int {
+	a.chunk = min(max(a.chunk*2, 32), 4096)
+	return a.chunk
+}
+
+func (a *specAlloc) spec() *runtime.NodeSpec {
+	if len(a.specs) == cap(a.specs) {
+		a.specs = make([]runtime.NodeSpec, 0, a.grow())
+	}
+	a.specs = a.specs[:len(a.specs)+1]
+	return &a.specs[len(a.specs)-1]
+}
+
+// attrs returns an empty slice with room for n attributes; appending more
+// than n allocates.
+func (a *specAlloc) attrs(n int) []runtime.Attr {
+	if cap(a.attrv)-len(a.attrv) < n {
+		a.attrv = make([]runtime.Attr, 0, max(n, a.grow()))
+	}
+	start := len(a.attrv)
+	a.attrv = a.attrv[:start+n]
+	return a.attrv[start : start : start+n]
+}
+
+func (a *specAlloc) children(kids []*runtime.NodeSpec) []*runtime.NodeSpec {
+	n := len(kids)
+	if n > 1024 {
+		return slices.Clone(kids)
+	}
+	if cap(a.kidv)-len(a.kidv) < n {
+		a.kidv = make([]*runtime.NodeSpec, 0, max(n, a.grow()))
+	}
+	start := len(a.kidv)
+	a.kidv = append(a.kidv, kids...)
+	return a.kidv[start : start+n : start+n]
+}

@@ -1,0 +1,338 @@
+package trees
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// Write writes doc as canonical BehaviorTree.CPP v4 XML: an XML
+// declaration, <root BTCPP_format="4"> with main_tree_to_execute when doc
+// names one, each tree in order, then a <TreeNodesModel> when doc has
+// models. Nodes are written in the compact form (<Sequence>, <MyAction/>),
+// attributes in their order, two spaces per level.
+//
+// Loading what Write wrote gives the same Document, positions aside: every
+// attribute (editors' own, such as Groot2's _fullpath and _uid, included),
+// every model port with its type name as written, default and description.
+// What runtime.Document has no place for is not written: <include>s (their
+// trees are written in place), comments, attributes of <root> other than
+// the two above, and of model elements other than ID (Groot2's editable),
+// and model metadata other than the description.
+//
+// Write fails, writing nothing, when doc holds something XML cannot say: a
+// node type or attribute name that is not an XML name, a character XML does
+// not allow, an attribute given twice.
+func Write(w io.Writer, doc *runtime.Document) error {
+	if err := checkWritable(doc); err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	x := &xmlWriter{w: bw}
+	x.raw(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+	x.raw(`<root BTCPP_format="4"`)
+	if doc.Main != "" {
+		x.attr("main_tree_to_execute", doc.Main)
+	}
+	x.raw(">\n")
+	for i, t := range doc.Trees {
+		if i > 0 {
+			x.raw("\n")
+		}
+		x.indent(1)
+		x.raw("<BehaviorTree")
+		if t.ID != "" {
+			x.attr("ID", t.ID)
+		}
+		for _, a := range t.Attrs {
+			x.attr(a.Name, a.Value)
+		}
+		if t.Root == nil {
+			x.raw("/>\n")
+			continue
+		}
+		x.raw(">\n")
+		x.node(t.Root, 2)
+		x.indent(1)
+		x.raw("</BehaviorTree>\n")
+	}
+	if len(doc.Models) > 0 {
+		if len(doc.Trees) > 0 {
+			x.raw("\n")
+		}
+		x.indent(1)
+		x.raw("<TreeNodesModel>\n")
+		for _, m := range doc.Models {
+			x.model(m, m.TypeNames)
+		}
+		x.indent(1)
+		x.raw("</TreeNodesModel>\n")
+	}
+	x.raw("</root>\n")
+	return bw.Flush()
+}
+
+// checkWritable finds what XML cannot say before anything is written.
+func checkWritable(doc *runtime.Document) error {
+	var errs runtime.ErrorList
+	add := func(pos runtime.Pos, format string, args ...any) {
+		errs = append(errs, &runtime.BuildError{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+	}
+	text := func(pos runtime.Pos, what, s string) {
+		if msg := unwritable(s); msg != "" {
+			add(pos, "%s: %s", what, msg)
+		}
+	}
+	attrs := func(pos runtime.Pos, elem string, as []runtime.Attr, reserved ...string) {
+		for i, a := range as {
+			if !xmlName(a.Name) {
+				add(orPos(a.Pos, pos), "<%s>: attribute name %q is not an XML name", elem, a.Name)
+			}
+			for _, r := range reserved {
+				if a.Name == r {
+					add(orPos(a.Pos, pos), "<%s>: attribute %s is written from the document itself and cannot be an attribute too", elem, r)
+				}
+			}
+			for _, b := range as[:i] {
+				if b.Name == a.Name {
+					add(orPos(a.Pos, pos), "<%s>: attribute %s is given twice", elem, a.Name)
+				}
+			}
+			text(orPos(a.Pos, pos), "attribute "+a.Name, a.Value)
+		}
+	}
+	text(runtime.Pos{}, "main_tree_to_execute", doc.Main)
+	var walk func(n *runtime.NodeSpec, depth int)
+	walk = func(n *runtime.NodeSpec, depth int) {
+		if n == nil {
+			add(runtime.Pos{}, "a nil node")
+			return
+		}
+		if depth > MaxDepth {
+			add(n.Pos, "nodes nested more than %d deep", MaxDepth)
+			return
+		}
+		switch {
+		case !xmlName(n.Type):
+			add(n.Pos, "node type %q is not an XML name", n.Type)
+		case n.Type != "SubTree" && !explicitKind(n.Type):
+			if _, has := n.Attr("ID"); has {
+				add(n.AttrPos("ID"), "<%s>: only SubTree nodes have an ID attribute", n.Type)
+			}
+		}
+		if explicitKind(n.Type) {
+			attrs(n.Pos, n.Type, n.Attrs, "ID")
+		} else {
+			attrs(n.Pos, n.Type, n.Attrs)
+		}
+		for _, c := range n.Children {
+			walk(c, depth+1)
+		}
+	}
+	for _, t := range doc.Trees {
+		text(t.Pos, "tree ID", t.ID)
+		attrs(t.Pos, "BehaviorTree", t.Attrs, "ID")
+		if t.Root != nil {
+			walk(t.Root, 2)
+		}
+	}
+	for _, m := range doc.Models {
+		text(m.Pos, "model ID", m.ID)
+		text(m.Pos, "description of model "+m.ID, m.Description)
+		for _, p := range m.Ports {
+			text(m.Pos, "port name", p.Name)
+			text(m.Pos, "port "+p.Name, p.Default)
+			text(m.Pos, "port "+p.Name, p.Description)
+			text(m.Pos, "port "+p.Name, m.TypeNames[p.Name])
+		}
+		if m.Kind > runtime.SubTreeKind {
+			add(m.Pos, "model %s: unknown kind %v", m.ID, m.Kind)
+		}
+	}
+	return errs.Err()
+}
+
+func orPos(p, q runtime.Pos) runtime.Pos {
+	if p.Line == 0 {
+		return q
+	}
+	return p
+}
+
+// unwritable says why s cannot be written in XML, or "".
+func unwritable(s string) string {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return "invalid UTF-8"
+		}
+		if !xmlChar(r) {
+			return fmt.Sprintf("character U+%04X cannot be written in XML", r)
+		}
+		i += size
+	}
+	return ""
+}
+
+func xmlName(s string) bool {
+	if s == "" || !nameStart[s[0]] || len(s) > MaxNameSize {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !nameChar[s[i]] {
+			return false
+		}
+	}
+	return utf8.ValidString(s)
+}
+
+type xmlWriter struct {
+	w *bufio.Writer
+}
+
+func (x *xmlWriter) raw(s string) { x.w.WriteString(s) }
+
+const indentUnit = "  "
+
+func (x *xmlWriter) indent(level int) {
+	for range level {
+		x.w.WriteString(indentUnit)
+	}
+}
+
+// attr writes ` name="value"`, escaping so that any parser reads value back
+// exactly: line ends and tabs as character references, since XML parsers
+// that normalize attribute values would turn them into spaces.
+func (x *xmlWriter) attr(name, value string) {
+	x.w.WriteByte(' ')
+	x.w.WriteString(name)
+	x.w.WriteString(`="`)
+	x.escape(value, true)
+	x.w.WriteByte('"')
+}
+
+func (x *xmlWriter) escape(s string, attr bool) {
+	last := 0
+	for i := 0; i < len(s); i++ {
+		var esc string
+		switch s[i] {
+		case '&':
+			esc = "&amp;"
+		case '<':
+			esc = "&lt;"
+		case '>':
+			esc = "&gt;"
+		case '"':
+			if !attr {
+				continue
+			}
+			esc = "&quot;"
+		case '\n':
+			if !attr {
+				continue
+			}
+			esc = "&#10;"
+		case '\r':
+			esc = "&#13;"
+		case '\t':
+			if !attr {
+				continue
+			}
+			esc = "&#9;"
+		default:
+			continue
+		}
+		x.w.WriteString(s[last:i])
+		x.w.WriteString(esc)
+		last = i + 1
+	}
+	x.w.WriteString(s[last:])
+}
+
+func (x *xmlWriter) node(n *runtime.NodeSpec, level int) {
+	x.indent(level)
+	x.w.WriteByte('<')
+	elem := n.Type
+	if explicitKind(n.Type) {
+		// A node type named like a kind is only readable in the
+		// explicit form: <Action ID="Action"/>.
+		x.raw(elem)
+		x.attr("ID", n.Type)
+	} else {
+		x.raw(elem)
+	}
+	for _, a := range n.Attrs {
+		x.attr(a.Name, a.Value)
+	}
+	if len(n.Children) == 0 {
+		x.raw("/>\n")
+		return
+	}
+	x.raw(">\n")
+	for _, c := range n.Children {
+		x.node(c, level+1)
+	}
+	x.indent(level)
+	x.raw("</")
+	x.raw(elem)
+	x.raw(">\n")
+}
+
+// model writes one node model; typeNames overrides the type names derived
+// from the ports' Go types.
+func (x *xmlWriter) model(m *runtime.NodeModel, typeNames map[string]string) {
+	x.indent(2)
+	x.w.WriteByte('<')
+	x.raw(m.Kind.String())
+	x.attr("ID", m.ID)
+	if len(m.Ports) == 0 && m.Description == "" {
+		x.raw("/>\n")
+		return
+	}
+	x.raw(">\n")
+	for _, p := range m.Ports {
+		elem := p.Dir.String() + "_port"
+		x.indent(3)
+		x.w.WriteByte('<')
+		x.raw(elem)
+		x.attr("name", p.Name)
+		typeName, ok := typeNames[p.Name]
+		if !ok {
+			typeName = PortTypeName(p.Type)
+		}
+		if typeName != "" {
+			x.attr("type", typeName)
+		}
+		if p.HasDefault {
+			x.attr("default", p.Default)
+		}
+		desc := strings.TrimSpace(p.Description)
+		if desc == "" {
+			x.raw("/>\n")
+			continue
+		}
+		x.w.WriteByte('>')
+		x.escape(desc, false)
+		x.raw("</")
+		x.raw(elem)
+		x.raw(">\n")
+	}
+	if m.Description != "" {
+		x.indent(3)
+		x.raw("<MetadataFields>\n")
+		x.indent(4)
+		x.raw("<Metadata")
+		x.attr("description", m.Description)
+		x.raw("/>\n")
+		x.indent(3)
+		x.raw("</MetadataFields>\n")
+	}
+	x.indent(2)
+	x.raw("</")
+	x.raw(m.Kind.String())
+	x.raw(">\n")
+}
