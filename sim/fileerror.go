@@ -1,10 +1,12 @@
 package sim
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -36,22 +38,37 @@ func fileErr(file string, line int, field, format string, args ...any) *FileErro
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// yamlSyntaxErr turns a yaml.v3 error into a FileError with the line number
-// moved where a reader of compiler errors looks for it.
-func yamlSyntaxErr(file string, err error) error {
+// yamlSyntaxErr turns a yaml.v3 error about data into a FileError. yaml.v3
+// reports the line where the enclosing construct starts, counted from 0 or
+// from 1 depending on the kind of error, so the line is found here instead:
+// the line after the longest prefix of the document that still parses.
+func yamlSyntaxErr(file string, data []byte, err error) error {
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		err = errors.New(te.Errors[0])
 	}
-	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return fileErr(file, line, "", "%s", m[2])
-	}
 	msg := err.Error()
-	if len(msg) > 6 && msg[:6] == "yaml: " {
-		msg = msg[6:]
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		msg = m[2]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
 	}
-	return fileErr(file, 0, "", "%s", msg)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	line := 0
+	if len(lines) <= 5000 {
+		var n yaml.Node
+		good, end := 0, 0
+		for k, l := range lines {
+			end += len(l)
+			if yaml.Unmarshal(data[:end], &n) == nil {
+				good = k + 1
+			}
+		}
+		if good < len(lines) {
+			line = good + 1
+		}
+	}
+	return fileErr(file, line, "", "%s", msg)
 }
 
 // yamlMapping returns the top-level mapping of a YAML document, or a
@@ -59,7 +76,7 @@ func yamlSyntaxErr(file string, err error) error {
 func yamlMapping(file string, data []byte) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, yamlSyntaxErr(file, err)
+		return nil, yamlSyntaxErr(file, data, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, fileErr(file, 0, "", "empty document")

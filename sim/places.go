@@ -31,6 +31,7 @@ type Dock struct {
 type Places struct {
 	// Map is the map YAML file the places belong to, as written in the file.
 	Map       string
+	mapLine   int
 	Waypoints []Place
 	Docks     []Dock
 	Spawns    []Place
@@ -101,7 +102,7 @@ func ParsePlaces(file string, data []byte) (*Places, error) {
 			if val.Kind != yaml.ScalarNode || val.Value == "" {
 				return nil, fileErr(file, val.Line, "map", "want the map YAML file's path, got %s", nodeKind(val))
 			}
-			p.Map = val.Value
+			p.Map, p.mapLine = val.Value, val.Line
 		case "waypoints", "spawns":
 			list, err := parsePlaceList(file, key.Value, val, false)
 			if err != nil {

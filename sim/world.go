@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -114,6 +116,12 @@ func LoadWorld(path string, conf WorldConf) (*World, error) {
 		}
 	}
 	g, err := LoadMap(mapPath)
+	if errors.Is(err, fs.ErrNotExist) && st.IsDir() {
+		if places.Map != "" {
+			return nil, fileErr(placesPath, places.mapLine, "map", "%v", err)
+		}
+		return nil, fmt.Errorf("world %s: no map: %s has no map key and %s does not exist", path, placesPath, mapPath)
+	}
 	if err != nil {
 		return nil, err
 	}

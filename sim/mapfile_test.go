@@ -1,0 +1,263 @@
+package sim_test
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/btrobot/btrobot/sim"
+)
+
+// The picture used by the loader tests: 3 x 2 pixels, top row first.
+//
+//	black  white  grey(unknown)
+//	white  white  black
+var (
+	pictureP5 = append([]byte("P5\n3 2\n255\n"), 0, 254, 205, 254, 254, 0)
+	pictureP2 = []byte("P2\n# made by hand\n3 2\n# maxval below\n15\n0 15 12\n15 15\n0\n")
+)
+
+// wantPicture is the grid the picture gives: row 0 is the image's bottom row.
+var wantPicture = [2][3]sim.Cell{
+	{sim.Free, sim.Free, sim.Occupied},
+	{sim.Occupied, sim.Free, sim.Unknown},
+}
+
+func writeFiles(t *testing.T, files map[string][]byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func gridCells(g *sim.Grid) [][]sim.Cell {
+	out := make([][]sim.Cell, g.Height)
+	for j := range out {
+		out[j] = make([]sim.Cell, g.Width)
+		for i := range out[j] {
+			out[j][i] = g.At(i, j)
+		}
+	}
+	return out
+}
+
+func pngOf(t *testing.T, gray [][]uint8, alpha [][]uint8) []byte {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, len(gray[0]), len(gray)))
+	for y := range gray {
+		for x := range gray[y] {
+			a := uint8(255)
+			if alpha != nil {
+				a = alpha[y][x]
+			}
+			img.SetNRGBA(x, y, color.NRGBA{gray[y][x], gray[y][x], gray[y][x], a})
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+const goodYAML = "image: map.pgm\nresolution: 0.5\norigin: [-1.0, 2.0, 0.0]\nnegate: 0\noccupied_thresh: 0.65\nfree_thresh: 0.196\n"
+
+func TestLoadMapReadsMapServerMaps(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		yaml  string
+		image []byte
+		want  [2][3]sim.Cell
+	}{
+		{"binary PGM", goodYAML, pictureP5, wantPicture},
+		{"ASCII PGM with comments and maxval 15", goodYAML, pictureP2, wantPicture},
+		{"16-bit PGM", goodYAML, append([]byte("P5 3 2 65535\n"), 0, 0, 0xfe, 0xfe, 0xcd, 0xcd, 0xfe, 0xfe, 0xfe, 0xfe, 0, 0), wantPicture},
+		{"PNG", strings.Replace(goodYAML, "map.pgm", "map.png", 1),
+			pngOf(t, [][]uint8{{0, 254, 205}, {254, 254, 0}}, nil), wantPicture},
+		{"PNG with a transparent pixel", strings.Replace(goodYAML, "map.pgm", "map.png", 1),
+			pngOf(t, [][]uint8{{0, 254, 205}, {254, 254, 0}}, [][]uint8{{255, 0, 255}, {255, 255, 255}}),
+			[2][3]sim.Cell{{sim.Free, sim.Free, sim.Occupied}, {sim.Occupied, sim.Unknown, sim.Unknown}}},
+		{"negate", strings.Replace(goodYAML, "negate: 0", "negate: 1", 1), pictureP5,
+			// Grey 205 negated is dark: occupied, as map_server has it.
+			[2][3]sim.Cell{{sim.Occupied, sim.Occupied, sim.Free}, {sim.Free, sim.Occupied, sim.Occupied}}},
+		{"thresholds that make grey free", strings.Replace(goodYAML, "free_thresh: 0.196", "free_thresh: 0.3", 1), pictureP5,
+			[2][3]sim.Cell{{sim.Free, sim.Free, sim.Occupied}, {sim.Occupied, sim.Free, sim.Free}}},
+		{"scale mode: between the thresholds is free", goodYAML + "mode: scale\n", pictureP5,
+			[2][3]sim.Cell{{sim.Free, sim.Free, sim.Occupied}, {sim.Occupied, sim.Free, sim.Free}}},
+		{"defaults for the optional keys", "image: map.pgm\nresolution: 0.5\norigin: [-1, 2, 0]\n", pictureP5, wantPicture},
+		{"unknown keys are ignored", goodYAML + "comment: drawn by hand\n", pictureP5, wantPicture},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			img := "map.pgm"
+			if strings.Contains(tc.yaml, "map.png") {
+				img = "map.png"
+			}
+			dir := writeFiles(t, map[string][]byte{"map.yaml": []byte(tc.yaml), img: tc.image})
+			g, err := sim.LoadMap(filepath.Join(dir, "map.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Width != 3 || g.Height != 2 || g.Resolution != 0.5 || g.Origin != (sim.Pose{X: -1, Y: 2}) {
+				t.Fatalf("grid %dx%d at %v m, origin %v", g.Width, g.Height, g.Resolution, g.Origin)
+			}
+			got := gridCells(g)
+			for j := range 2 {
+				for i := range 3 {
+					if got[j][i] != tc.want[j][i] {
+						t.Errorf("cell (%d, %d) = %v, want %v", i, j, got[j][i], tc.want[j][i])
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestMapOriginIsTheBottomLeftCorner(t *testing.T) {
+	dir := writeFiles(t, map[string][]byte{"map.yaml": []byte(goodYAML), "map.pgm": pictureP5})
+	g, err := sim.LoadMap(filepath.Join(dir, "map.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		x, y float64
+		want sim.Cell
+	}{
+		{-0.99, 2.01, sim.Free},     // the bottom-left pixel (white)
+		{-0.99, 2.99, sim.Occupied}, // the top-left pixel (black)
+		{0.49, 2.01, sim.Occupied},  // the bottom-right pixel (black)
+		{0.49, 2.99, sim.Unknown},   // the top-right pixel (grey)
+	} {
+		i, j, ok := g.CellOf(tc.x, tc.y)
+		if !ok || g.At(i, j) != tc.want {
+			t.Errorf("(%v, %v): cell (%d, %d) in=%v is %v, want %v", tc.x, tc.y, i, j, ok, g.At(i, j), tc.want)
+		}
+	}
+	if _, _, ok := g.CellOf(-1.01, 2.5); ok {
+		t.Error("a point west of the origin is on the map")
+	}
+	if x, y := g.CellCenter(0, 0); x != -0.75 || y != 2.25 {
+		t.Errorf("centre of cell (0, 0) = (%v, %v), want (-0.75, 2.25)", x, y)
+	}
+}
+
+func TestLoadMapErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		yaml  string
+		image []byte // map.pgm; nil: use pictureP5
+		want  string
+	}{
+		{"YAML syntax", "image: map.pgm\nresolution: [0.05\norigin: [0, 0, 0]\n", nil,
+			"map.yaml:2: did not find expected ',' or ']'"},
+		{"tab indentation", "image: map.pgm\nresolution: 0.05\n\torigin: [0, 0, 0]\n", nil,
+			"map.yaml:3: found a tab character that violates indentation"},
+		{"unterminated string", "image: \"map.pgm\nresolution: 0.05\n", nil,
+			"map.yaml:1: found unexpected end of stream"},
+		{"a list instead of a mapping", "- image\n- resolution\n", nil,
+			"map.yaml:1: want a mapping of keys to values, got a list"},
+		{"empty file", "", nil, "map.yaml: empty document"},
+		{"missing image", "resolution: 0.05\norigin: [0, 0, 0]\n", nil,
+			"map.yaml: image: missing (a map_server map needs image, resolution and origin)"},
+		{"missing origin", "image: map.pgm\nresolution: 0.05\n", nil,
+			"map.yaml: origin: missing (a map_server map needs image, resolution and origin)"},
+		{"negative resolution", "image: map.pgm\nresolution: -0.05\norigin: [0, 0, 0]\n", nil,
+			"map.yaml:2: resolution: must be > 0 metres per pixel, got -0.05"},
+		{"resolution not a number", "image: map.pgm\nresolution: fine\norigin: [0, 0, 0]\n", nil,
+			`map.yaml:2: resolution: want a number, got "fine"`},
+		{"origin with two numbers", "image: map.pgm\nresolution: 0.05\norigin: [0, 0]\n", nil,
+			"map.yaml:3: origin: want [x, y, yaw], got 2 numbers"},
+		{"origin not a list", "image: map.pgm\nresolution: 0.05\norigin: 0\n", nil,
+			`map.yaml:3: origin: want [x, y, yaw], got "0"`},
+		{"origin with a word", "image: map.pgm\nresolution: 0.05\norigin: [0, north, 0]\n", nil,
+			`map.yaml:3: origin[1]: want a number, got "north"`},
+		{"negate 2", goodYAML + "", nil, ""}, // placeholder replaced below
+		{"threshold above 1", strings.Replace(goodYAML, "occupied_thresh: 0.65", "occupied_thresh: 1.5", 1), nil,
+			"map.yaml:5: occupied_thresh: must be between 0 and 1, got 1.5"},
+		{"free above occupied", strings.Replace(goodYAML, "free_thresh: 0.196", "free_thresh: 0.7", 1), nil,
+			"map.yaml:6: free_thresh: 0.7 must be below occupied_thresh 0.65"},
+		{"raw mode", goodYAML + "mode: raw\n", nil, "map.yaml:7: mode: raw is not supported; use trinary or scale"},
+		{"unknown mode", goodYAML + "mode: fancy\n", nil, `map.yaml:7: mode: want trinary or scale, got "fancy"`},
+		{"misspelt key", strings.Replace(goodYAML, "resolution", "resolutoin", 1), nil,
+			"map.yaml:2: resolutoin: unknown key; did you mean resolution?"},
+		{"key given twice", goodYAML + "resolution: 0.1\n", nil, "map.yaml:7: resolution: given twice (first on line 2)"},
+		{"image missing", strings.Replace(goodYAML, "map.pgm", "nothere.pgm", 1), nil,
+			"map.yaml:1: image: open nothere.pgm: no such file or directory"},
+		{"not an image", goodYAML, []byte("hello, world"), "map.pgm: not a PGM (P5 or P2) or PNG image: image: unknown format"},
+		{"colour PPM", goodYAML, []byte("P6\n3 2\n255\n"), `map.pgm:1: magic: "P6" is not a greyscale PGM; want P5 (binary) or P2 (ASCII)`},
+		{"width not a number", goodYAML, []byte("P5\n# size next\nthree 2\n255\n"), `map.pgm:3: width: want a whole number, got "three"`},
+		{"no pixels", goodYAML, []byte("P5 0 2 255\n"), "map.pgm:1: size: 0x2 has no pixels"},
+		{"maxval 0", goodYAML, []byte("P2\n3 2\n0\n"), "map.pgm:3: maxval: must be between 1 and 65535, got 0"},
+		{"header cut short", goodYAML, []byte("P5\n3 2\n"), "map.pgm:3: maxval: missing: file ends early"},
+		{"raster cut short", goodYAML, []byte("P5\n3 2\n255\n\x00\x00"), "map.pgm: raster: has 2 bytes, want 6 (3x2, 1 byte(s) per pixel)"},
+		{"ASCII pixel above maxval", goodYAML, []byte("P2\n3 2\n15\n0 15 12\n15 16 0\n"), "map.pgm:5: pixel 4: 16 is above maxval 15"},
+		{"ASCII pixels missing", goodYAML, []byte("P2\n3 2\n15\n0 15 12\n"), "map.pgm: raster: has 3 pixels, want 6 (3x2)"},
+		{"ASCII pixel not a number", goodYAML, []byte("P2\n3 2\n15\n0 15 x\n"), `map.pgm:4: pixel 2: want a whole number, got "x"`},
+		{"huge size", goodYAML, []byte("P5 100000 2 255\n"), "map.pgm:1: width: 100000 is too large (at most 32768)"},
+	} {
+		if tc.name == "negate 2" {
+			tc.yaml = strings.Replace(goodYAML, "negate: 0", "negate: 2", 1)
+			tc.want = "map.yaml:4: negate: want 0 or 1, got \"2\""
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			img := tc.image
+			if img == nil {
+				img = pictureP5
+			}
+			dir := writeFiles(t, map[string][]byte{"map.yaml": []byte(tc.yaml), "map.pgm": img})
+			_, err := sim.LoadMap(filepath.Join(dir, "map.yaml"))
+			if err == nil {
+				t.Fatalf("no error, want %s", tc.want)
+			}
+			if got := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), ""); got != tc.want {
+				t.Errorf("error:\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSaveAndLoadRoundTrip(t *testing.T) {
+	g := roomGrid(t, 3, 2, 0.1)
+	g.Set(5, 5, sim.Unknown)
+	g.Origin = sim.Pose{X: -1.5, Y: 0.25}
+	dir := t.TempDir()
+	var pgm, yml bytes.Buffer
+	if err := sim.EncodePGM(&pgm, g); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.EncodeMapYAML(&yml, g, "room.pgm"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "room.pgm"), pgm.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "room.yaml"), yml.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := sim.LoadMap(filepath.Join(dir, "room.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Width != g.Width || back.Height != g.Height || back.Resolution != g.Resolution {
+		t.Fatalf("loaded %dx%d at %v", back.Width, back.Height, back.Resolution)
+	}
+	// NewGrid caches the origin; compare the loaded one with what was written.
+	if back.Origin != (sim.Pose{X: -1.5, Y: 0.25}) {
+		t.Errorf("origin %v", back.Origin)
+	}
+	for j := range g.Height {
+		for i := range g.Width {
+			if back.At(i, j) != g.At(i, j) {
+				t.Fatalf("cell (%d, %d): %v, want %v", i, j, back.At(i, j), g.At(i, j))
+			}
+		}
+	}
+}
