@@ -1,0 +1,216 @@
+package ros
+
+import (
+	"os/exec"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/bluenviron/goroslib/v2/pkg/actionproc"
+	"github.com/bluenviron/goroslib/v2/pkg/msg"
+	"github.com/bluenviron/goroslib/v2/pkg/msgproc"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/serviceproc"
+
+	"github.com/btrobot/btrobot/ros/rostest"
+)
+
+func TestMessagesLookup(t *testing.T) {
+	m := NewMessages()
+	cases := []struct {
+		name    string
+		kind    TypeKind
+		want    reflect.Type
+		wantErr string
+	}{
+		{name: "geometry_msgs/Twist", kind: MessageKind, want: reflect.TypeFor[geometry_msgs.Twist]()},
+		{name: "sensor_msgs/BatteryState", kind: MessageKind, want: reflect.TypeFor[sensor_msgs.BatteryState]()},
+		{name: "move_base_msgs/MoveBaseAction", kind: ActionKind, want: reflect.TypeFor[MoveBaseAction]()},
+		{name: "move_base_msgs/MoveBaseGoal", kind: MessageKind, want: reflect.TypeFor[MoveBaseActionGoal]()},
+		{name: "std_srvs/Trigger", kind: ServiceKind},
+		{name: "std_srvs/TriggerResponse", kind: MessageKind},
+		{name: "geometry_msgs/Twst", kind: anyKind, wantErr: `unknown ROS type "geometry_msgs/Twst" (did you mean geometry_msgs/Twist`},
+		{name: "Twist", kind: anyKind, wantErr: `ROS type name "Twist": write package/Type, like geometry_msgs/Twist (did you mean geometry_msgs/Twist`},
+		{name: "move_base_msgs/MoveBase", kind: ActionKind, wantErr: `unknown ROS action type "move_base_msgs/MoveBase" (did you mean move_base_msgs/MoveBaseAction`},
+		{name: "geometry_msgs/Twist", kind: ActionKind, wantErr: `geometry_msgs/Twist is a message type, not a action type`},
+		{name: "sensor_msgs/BateryState", kind: MessageKind, wantErr: `did you mean sensor_msgs/BatteryState`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := m.LookupKind(c.name, c.kind)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("error %v, want it to contain %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Name != c.name || (c.want != nil && got.Go != c.want) || (c.kind != anyKind && got.Kind != c.kind) {
+				t.Fatalf("got %+v", got)
+			}
+			if reflect.TypeOf(got.New()) != reflect.PointerTo(got.Go) {
+				t.Fatalf("New gives %T", got.New())
+			}
+		})
+	}
+}
+
+type userStatus struct {
+	msg.Package `ros:"my_msgs"`
+	Level       int32
+	Text        string
+}
+
+type userPingReq struct {
+	msg.Package `ros:"my_msgs"`
+	Payload     string
+}
+
+type userPingRes struct {
+	msg.Package `ros:"my_msgs"`
+	Payload     string
+}
+
+type userPing struct {
+	msg.Package `ros:"my_msgs"`
+	userPingReq
+	userPingRes
+}
+
+type DockActionGoal struct {
+	msg.Package `ros:"my_msgs"`
+	Station     string
+}
+type DockActionResult struct {
+	msg.Package `ros:"my_msgs"`
+	Docked      bool
+}
+type DockActionFeedback struct {
+	msg.Package `ros:"my_msgs"`
+	Distance    float64
+}
+type DockAction struct {
+	msg.Package `ros:"my_msgs"`
+	DockActionGoal
+	DockActionResult
+	DockActionFeedback
+}
+
+func TestMessagesRegister(t *testing.T) {
+	m := NewMessages()
+	steps := []struct {
+		name, wantErr string
+		v             any
+		kind          TypeKind
+	}{
+		{name: "my_msgs/Status", v: userStatus{}, kind: MessageKind},
+		{name: "my_msgs/Ping", v: &userPing{}, kind: ServiceKind},
+		{name: "my_msgs/DockAction", v: DockAction{}, kind: ActionKind},
+		{name: "my_msgs/Status", v: userStatus{}, wantErr: "my_msgs/Status is already registered"},
+		{name: "geometry_msgs/Twist", v: userStatus{}, wantErr: "geometry_msgs/Twist is already registered"},
+		{name: "Status", v: userStatus{}, wantErr: `write package/Type`},
+		{name: "my_msgs/Number", v: 3, wantErr: "want a struct type, got int"},
+		{name: "my_msgs/Chan", v: struct{ C chan int }{}, wantErr: "goroslib cannot encode"},
+	}
+	for _, s := range steps {
+		err := m.Register(s.name, s.v)
+		if s.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), s.wantErr) {
+				t.Fatalf("Register(%s): error %v, want %q", s.name, err, s.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("Register(%s): %v", s.name, err)
+		}
+		got, err := m.LookupKind(s.name, s.kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := m.NameOf(s.v); n != s.name {
+			t.Errorf("NameOf(%T) = %q", s.v, n)
+		}
+		_ = got
+	}
+	for _, name := range []string{"my_msgs/DockGoal", "my_msgs/DockResult", "my_msgs/DockFeedback"} {
+		if _, err := m.LookupKind(name, MessageKind); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := BuiltinMessages().Lookup("my_msgs/Status"); err == nil {
+		t.Error("a registry of one's own leaked into the built-in one")
+	}
+}
+
+// knownChecksumMismatches are goroslib v2.1.5 types whose checksum is not
+// ROS's, so that they cannot talk to ROS nodes.
+var knownChecksumMismatches = map[string]string{
+	"std_msgs/ByteMultiArray": "goroslib drops the rostype:\"byte\" tag of slice elements and sums int8[] instead of byte[]",
+}
+
+// TestChecksumsMatchDebian compares the MD5 sum of every type in the table
+// with what Debian's ROS Python packages compute, for every package that is
+// installed; move_base_msgs must be among them.
+func TestChecksumsMatchDebian(t *testing.T) {
+	rostest.Require(t, "python3", "move_base_msgs", "geometry_msgs", "sensor_msgs", "nav_msgs")
+	m := NewMessages()
+	sums := map[string]string{}
+	var names []string
+	for _, e := range append(append([]typeEntry{}, goroslibTypes...), moveBaseTypes...) {
+		mt, _ := m.Lookup(e.name)
+		zero := reflect.New(mt.Go).Elem().Interface()
+		switch e.kind {
+		case MessageKind:
+			sums[e.name], _ = msgproc.MD5(zero)
+		case ServiceKind:
+			sums[e.name], _ = serviceproc.MD5(zero)
+		case ActionKind:
+			// ROS sums an action's wrapper messages; goroslib builds them.
+			goal, res, fb, err := actionproc.Messages(zero)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := strings.TrimSuffix(e.name, "Action")
+			sums[base+"ActionGoal"], _ = msgproc.MD5(goal)
+			sums[base+"ActionResult"], _ = msgproc.MD5(res)
+			sums[base+"ActionFeedback"], _ = msgproc.MD5(fb)
+			continue
+		}
+	}
+	for n := range sums {
+		names = append(names, n)
+	}
+	cmd := exec.Command(rostest.PythonPath, "testdata/md5sums.py")
+	cmd.Stdin = strings.NewReader(strings.Join(names, "\n"))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("md5sums.py: %v", err)
+	}
+	compared := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		name, md5, _ := strings.Cut(line, " ")
+		if md5 == "missing" {
+			continue
+		}
+		pkg, _, _ := strings.Cut(name, "/")
+		compared[pkg]++
+		if reason, known := knownChecksumMismatches[name]; known {
+			if sums[name] == md5 {
+				t.Errorf("%s now matches Debian's md5: remove it from knownChecksumMismatches", name)
+			} else {
+				t.Logf("%s: known mismatch: %s", name, reason)
+			}
+			continue
+		}
+		if sums[name] != md5 {
+			t.Errorf("%s: Go md5 %s, Debian's %s", name, sums[name], md5)
+		}
+	}
+	t.Logf("compared with Debian: %v", compared)
+	if compared["move_base_msgs"] != 7 {
+		t.Errorf("compared %d move_base_msgs types, want 7 (goal, result, feedback, their action wrappers, RecoveryStatus)", compared["move_base_msgs"])
+	}
+}
