@@ -337,7 +337,7 @@ func (s *scanner) startTag() (*token, *syntaxError) {
 		}
 		k = s.skipSpace(k)
 		if k >= len(s.src) || s.src[k] != '=' {
-			return nil, errAt(k, "attribute %s of <%s> has no value: write %s=\"…\"", aname, name, aname)
+			return nil, errAt(j, "attribute %s of <%s> has no value: write %s=\"…\"", aname, name, aname)
 		}
 		k = s.skipSpace(k + 1)
 		if k >= len(s.src) || (s.src[k] != '"' && s.src[k] != '\'') {
@@ -350,7 +350,7 @@ func (s *scanner) startTag() (*token, *syntaxError) {
 		}
 		value := s.src[k+1 : k+1+end]
 		if end > MaxAttrSize {
-			return nil, errAt(k+1, "the value of attribute %s is longer than %d bytes (the limit)", aname, MaxAttrSize)
+			return nil, errAt(j, "the value of attribute %s is longer than %d bytes (the limit)", aname, MaxAttrSize)
 		}
 		if lt := strings.IndexByte(value, '<'); lt >= 0 {
 			return nil, errAt(k+1+lt, "'<' in the value of attribute %s: write &lt;", aname)

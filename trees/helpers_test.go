@@ -1,0 +1,95 @@
+package trees
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// stripped returns a deep copy of doc with every position zeroed, so that
+// documents read from different files (or built in Go) compare equal when
+// they say the same thing.
+func stripped(doc *runtime.Document) *runtime.Document {
+	if doc == nil {
+		return nil
+	}
+	out := &runtime.Document{Main: doc.Main}
+	for _, t := range doc.Trees {
+		out.Trees = append(out.Trees, &runtime.TreeSpec{ID: t.ID, Root: strippedNode(t.Root), Attrs: strippedAttrs(t.Attrs)})
+	}
+	for _, m := range doc.Models {
+		c := *m
+		c.Pos = runtime.Pos{}
+		out.Models = append(out.Models, &c)
+	}
+	return out
+}
+
+func strippedNode(n *runtime.NodeSpec) *runtime.NodeSpec {
+	if n == nil {
+		return nil
+	}
+	c := &runtime.NodeSpec{Type: n.Type, Attrs: strippedAttrs(n.Attrs)}
+	for _, k := range n.Children {
+		c.Children = append(c.Children, strippedNode(k))
+	}
+	return c
+}
+
+func strippedAttrs(as []runtime.Attr) []runtime.Attr {
+	if len(as) == 0 {
+		return nil
+	}
+	out := make([]runtime.Attr, len(as))
+	for i, a := range as {
+		out[i] = runtime.Attr{Name: a.Name, Value: a.Value}
+	}
+	return out
+}
+
+// errorTexts returns the messages of a LoadError (or any error) one per
+// element, as `check` prints them.
+func errorTexts(t *testing.T, err error) []string {
+	t.Helper()
+	if err == nil {
+		return nil
+	}
+	var list runtime.ErrorList
+	if !errors.As(err, &list) {
+		return []string{err.Error()}
+	}
+	out := make([]string, len(list))
+	for i, e := range list {
+		out[i] = e.Error()
+	}
+	return out
+}
+
+func mustParse(t testing.TB, name, src string) *runtime.Document {
+	t.Helper()
+	doc, err := Parse(name, []byte(src))
+	if err != nil {
+		t.Fatalf("Parse %s: %v", name, err)
+	}
+	return doc
+}
+
+// dump renders a document for failure messages.
+func dump(doc *runtime.Document) string {
+	if doc == nil {
+		return "<nil>"
+	}
+	var sb strings.Builder
+	if err := Write(&sb, doc); err != nil {
+		b, _ := json.MarshalIndent(doc, "", "  ")
+		return string(b)
+	}
+	for _, m := range doc.Models {
+		fmt.Fprintf(&sb, "model %s: %+v types %v\n", m.ID, m.Ports, m.TypeNames)
+	}
+	return sb.String()
+}
