@@ -270,7 +270,7 @@ func (f *fileReader) root(tok *token, top bool) {
 			}
 		}
 	}
-	_ = hasFormat // a missing BTCPP_format is read as 4, as BehaviorTree.CPP does
+	_ = hasFormat               // a missing BTCPP_format is read as 4, as BehaviorTree.CPP does
 	var ids []*runtime.TreeSpec // trees of this file without an ID
 	elements := 0
 	for {
