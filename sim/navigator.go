@@ -340,7 +340,7 @@ func (n *Navigator) turnRate(err float64) float64 {
 func (n *Navigator) advance(pose Pose) {
 	best, bestD := n.idx, math.Inf(1)
 	for k := n.idx; k+1 < len(n.path); k++ {
-		if n.suffix[n.idx]-n.suffix[k] > 2*n.conf.Lookahead+1 {
+		if k > n.idx && n.suffix[n.idx+1]-n.suffix[k] > 2*n.conf.Lookahead+1 {
 			break
 		}
 		if d := segmentDistance(pose, n.path[k], n.path[k+1]); d < bestD-1e-9 {

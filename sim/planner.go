@@ -104,7 +104,8 @@ func (p *Planner) Clearance(x, y float64) float64 {
 }
 
 // Plan returns a path from start to goal in world coordinates: start's
-// position first, goal's pose last, each pose in between facing the next.
+// position first, goal's pose last (at least these two), each pose but the
+// last facing the next.
 // It fails with an error wrapping ErrNoPath when the goal is off the map, too
 // close to an obstacle for the robot, or unreachable.
 func (p *Planner) Plan(start, goal Pose) ([]Pose, error) {
@@ -141,9 +142,7 @@ func (p *Planner) Plan(start, goal Pose) ([]Pose, error) {
 		x, y := g.CellCenter(cells[k]%g.Width, cells[k]/g.Width)
 		path = append(path, Pose{X: x, Y: y})
 	}
-	if start.DistanceTo(goal) > 0 || len(cells) > 1 {
-		path = append(path, goal)
-	}
+	path = append(path, goal) // even when start is goal: a path has two ends
 	for k := 0; k+1 < len(path); k++ {
 		path[k].Yaw = math.Atan2(path[k+1].Y-path[k].Y, path[k+1].X-path[k].X)
 	}
