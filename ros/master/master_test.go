@@ -1,0 +1,202 @@
+package master
+
+import (
+	"context"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package if any test leaves a goroutine behind: Close
+// must stop everything the master started.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+func TestNewRejectsBadConf(t *testing.T) {
+	tests := []struct {
+		name string
+		conf Conf
+	}{
+		{"negative port", Conf{Port: -1}},
+		{"port too large", Conf{Port: 70000}},
+	}
+	for _, tc := range tests {
+		if _, err := New(tc.conf); err == nil {
+			t.Errorf("%s: New(%+v) succeeded", tc.name, tc.conf)
+		}
+	}
+}
+
+func TestLifecycle(t *testing.T) {
+	t.Run("URI names the host and the port chosen", func(t *testing.T) {
+		m := startTestMaster(t)
+		if !strings.HasPrefix(m.URI(), "http://127.0.0.1:") || !strings.HasSuffix(m.URI(), "/") || strings.HasSuffix(m.URI(), ":0/") {
+			t.Errorf("URI() = %q", m.URI())
+		}
+	})
+	t.Run("a taken port is an error", func(t *testing.T) {
+		first := startTestMaster(t)
+		_, port, _ := net.SplitHostPort(hostOf(t, first.URI()))
+		n, _ := strconv.Atoi(port)
+		second, err := New(Conf{Host: "127.0.0.1", Port: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer second.Close()
+		if err := second.Start(); err == nil {
+			t.Error("a second master started on a taken port")
+		}
+	})
+	t.Run("Start twice is an error", func(t *testing.T) {
+		m := startTestMaster(t)
+		if err := m.Start(); err == nil {
+			t.Error("second Start succeeded")
+		}
+	})
+	t.Run("Close is idempotent, concurrent, and refuses a later Start", func(t *testing.T) {
+		m := startTestMaster(t)
+		var wg sync.WaitGroup
+		for i := 0; i < 3; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				m.Close()
+			}()
+		}
+		wg.Wait()
+		select {
+		case <-m.Done():
+		default:
+			t.Error("Done() not closed after Close")
+		}
+		if err := m.Start(); err == nil {
+			t.Error("Start after Close succeeded")
+		}
+		if err := Probe(context.Background(), m.URI()); err == nil {
+			t.Error("the master still answers after Close")
+		}
+	})
+	t.Run("Close of a master never started", func(t *testing.T) {
+		m, err := New(Conf{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Run("Close abandons pushes to a hung node", func(t *testing.T) {
+		// A node that accepts connections and never answers.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		var conns []net.Conn
+		var mu sync.Mutex
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				mu.Lock()
+				conns = append(conns, c)
+				mu.Unlock()
+			}
+		}()
+		defer func() {
+			ln.Close()
+			<-done
+			mu.Lock()
+			for _, c := range conns {
+				c.Close()
+			}
+			mu.Unlock()
+		}()
+		m := startTestMaster(t)
+		hung := "http://" + ln.Addr().String() + "/"
+		masterClient(t, m, "/frozen").RegisterSubscriber("/scan", "sensor_msgs/LaserScan", hung) //nolint:errcheck
+		for i := 0; i < 5; i++ {
+			masterClient(t, m, "/lidar").RegisterPublisher("/scan", "sensor_msgs/LaserScan", "http://127.0.0.1:40051/") //nolint:errcheck
+		}
+		start := time.Now()
+		m.Close()
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("Close took %v with a hung node", d)
+		}
+	})
+}
+
+func TestAuto(t *testing.T) {
+	t.Run("uses a master that answers", func(t *testing.T) {
+		m := startTestMaster(t)
+		uri, closeMaster, err := Auto(context.Background(), m.URI())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if uri != m.URI() {
+			t.Errorf("Auto = %q, want the running master %q", uri, m.URI())
+		}
+		if err := closeMaster(); err != nil {
+			t.Error(err)
+		}
+		if err := Probe(context.Background(), m.URI()); err != nil {
+			t.Errorf("the closer of Auto stopped a master it did not start: %v", err)
+		}
+	})
+	t.Run("starts one where none answers", func(t *testing.T) {
+		uri := deadNodeURI(t) // a free port
+		got, closeMaster, err := Auto(context.Background(), uri)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != uri {
+			t.Errorf("Auto = %q, want %q", got, uri)
+		}
+		if err := Probe(context.Background(), got); err != nil {
+			t.Errorf("no master answers after Auto: %v", err)
+		}
+		if err := closeMaster(); err != nil {
+			t.Error(err)
+		}
+		if err := Probe(context.Background(), got); err == nil {
+			t.Error("the started master still answers after its closer ran")
+		}
+	})
+	t.Run("bad URIs are errors", func(t *testing.T) {
+		for _, uri := range []string{"", "localhost:11311", "http://localhost/", "http://:11311/", "http://localhost:0/", "ftp://h:1/", "http://h:x/"} {
+			if _, _, err := Auto(context.Background(), uri); err == nil {
+				t.Errorf("Auto(%q) succeeded", uri)
+			}
+		}
+	})
+	t.Run("a port taken by something else is an error", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		// Something that is not a master: it closes every connection.
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+		if _, _, err := Auto(context.Background(), "http://"+ln.Addr().String()+"/"); err == nil {
+			t.Error("Auto succeeded on a port taken by something that is not a master")
+		}
+	})
+}
