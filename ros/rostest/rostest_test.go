@@ -1,0 +1,152 @@
+package rostest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/btrobot/btrobot/ros/master"
+)
+
+// recordingTB records how Require stops a test instead of stopping it.
+type recordingTB struct {
+	testing.TB
+	fatal, skipped string
+}
+
+func (r *recordingTB) Helper()                           {}
+func (r *recordingTB) Fatalf(format string, args ...any) { r.fatal = fmt.Sprintf(format, args...) }
+func (r *recordingTB) Skip(args ...any)                  { r.skipped = fmt.Sprint(args...) }
+
+func TestRequire(t *testing.T) {
+	tests := []struct {
+		name        string
+		ci          string
+		tools       []string
+		wantFatal   string
+		wantSkipped string
+	}{
+		{"missing module outside CI skips naming the package", "", []string{"python3", "no_such_robot_pkg"},
+			"", "no_such_robot_pkg (apt-get install python3-no-such-robot-pkg)"},
+		{"missing module in CI fails", "true", []string{"no_such_robot_pkg"},
+			"no_such_robot_pkg (apt-get install python3-no-such-robot-pkg)", ""},
+		{"an unknown name is a Python module", "true", []string{"nav2_not_in_ros1"},
+			"nav2_not_in_ros1 (apt-get install python3-nav2-not-in-ros1): ModuleNotFoundError", ""},
+		{"present tools pass", "true", []string{"python3"}, "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("CI", tc.ci)
+			rec := &recordingTB{TB: t}
+			Require(rec, tc.tools...)
+			if !strings.Contains(rec.fatal, tc.wantFatal) || (tc.wantFatal == "") != (rec.fatal == "") {
+				t.Errorf("Fatalf(%q), want one containing %q", rec.fatal, tc.wantFatal)
+			}
+			if !strings.Contains(rec.skipped, tc.wantSkipped) || (tc.wantSkipped == "") != (rec.skipped == "") {
+				t.Errorf("Skip(%q), want one containing %q", rec.skipped, tc.wantSkipped)
+			}
+		})
+	}
+}
+
+func TestRequireNamesTheDebianPackageOfAMissingExecutable(t *testing.T) {
+	// Forget what earlier tests found, before and after hiding PATH.
+	availability.Delete("rosservice")
+	defer availability.Delete("rosservice")
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("CI", "true")
+	rec := &recordingTB{TB: t}
+	Require(rec, "rosservice")
+	if want := "rosservice (apt-get install python3-rosservice)"; !strings.Contains(rec.fatal, want) {
+		t.Errorf("Fatalf(%q), want one containing %q", rec.fatal, want)
+	}
+}
+
+func TestEnv(t *testing.T) {
+	t.Setenv("ROS_HOSTNAME", "robot.local")
+	t.Setenv("ROS_NAMESPACE", "/robot1")
+	env := strings.Join(Env(t, "http://127.0.0.1:11411/"), "\n") + "\n"
+	for _, want := range []string{"ROS_MASTER_URI=http://127.0.0.1:11411/\n", "ROS_IP=127.0.0.1\n", "ROS_HOME=", "ROS_LOG_DIR=", "PYTHONUNBUFFERED=1\n"} {
+		if !strings.Contains(env, want) {
+			t.Errorf("Env has no %q", want)
+		}
+	}
+	for _, unwanted := range []string{"ROS_HOSTNAME=", "ROS_NAMESPACE="} {
+		if strings.Contains(env, unwanted) {
+			t.Errorf("Env passes on the machine's %s", unwanted)
+		}
+	}
+}
+
+func TestPythonGetsROSEnvironmentAndIsKilled(t *testing.T) {
+	Require(t, "python3")
+	var pid int
+	t.Run("run", func(t *testing.T) {
+		p := Python(t, "http://127.0.0.1:11511/", "testdata/env.py", "--speed", "2")
+		p.WaitLine(t, "ROS_MASTER_URI=http://127.0.0.1:11511/", 10*time.Second)
+		p.WaitLine(t, "ROS_IP=127.0.0.1", time.Second)
+		p.WaitLine(t, "args --speed 2", time.Second)
+		if _, err := p.waitLine("ROS_MASTER_URI", 100*time.Millisecond); err == nil {
+			t.Error("WaitLine returned a line before the previous match")
+		}
+		pid = p.Pid()
+	})
+	if err := syscall.Kill(pid, 0); err == nil {
+		t.Errorf("process %d still alive after its test ended", pid)
+	}
+}
+
+func TestProcessOutput(t *testing.T) {
+	tests := []struct {
+		name    string
+		script  string
+		wait    string
+		wantErr string
+	}{
+		{"a last line without newline is seen", "printf 'one\\nlast'", "last", ""},
+		{"exit before the line is an error", "echo one; exit 3", "two", "exited (exit status 3)"},
+		{"silence is a timeout", "sleep 5", "anything", "within"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Start(t, "http://127.0.0.1:1/", "/bin/sh", "-c", tc.script)
+			_, err := p.waitLine(tc.wait, 500*time.Millisecond)
+			if tc.wantErr == "" && err != nil {
+				t.Errorf("waitLine: %v", err)
+			}
+			if tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Errorf("waitLine error %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestRunReportsExitStatus(t *testing.T) {
+	out, err := RunErr(t, "http://127.0.0.1:1/", 10*time.Second, "/bin/sh", "-c", "echo $ROS_MASTER_URI; exit 1")
+	if err == nil || strings.TrimSpace(out) != "http://127.0.0.1:1/" {
+		t.Errorf("RunErr = %q, %v; want the URI printed and an exit error", out, err)
+	}
+}
+
+func TestMastersAnswerAndStop(t *testing.T) {
+	for _, kind := range Masters() {
+		t.Run(kind.Name, func(t *testing.T) {
+			var uri string
+			t.Run("running", func(t *testing.T) {
+				uri = kind.Start(t)
+				if err := master.Probe(context.Background(), uri); err != nil {
+					t.Fatalf("%s at %s does not answer: %v", kind.Name, uri, err)
+				}
+			})
+			if uri == "" {
+				return // skipped
+			}
+			if err := master.Probe(context.Background(), uri); err == nil {
+				t.Errorf("%s at %s still answers after its test ended", kind.Name, uri)
+			}
+		})
+	}
+}
