@@ -254,12 +254,10 @@ func (l *loader) read(name, abs, src string, top bool) {
 }
 
 func (f *fileReader) root(tok *token, top bool) {
-	hasFormat := false
 	for i := range tok.attrs {
 		a := &tok.attrs[i]
 		switch a.name {
-		case "BTCPP_format":
-			hasFormat = true
+		case "BTCPP_format": // when missing, the file reads as v4, as in BehaviorTree.CPP
 			if v := strings.TrimSpace(f.value(a)); v != "4" {
 				f.errorf(a.off, "BTCPP_format=%q: this loader reads BehaviorTree.CPP v4 files (BTCPP_format=\"4\"); convert older files with BehaviorTree.CPP's convert_v3_to_v4.py", v)
 			}
@@ -270,7 +268,6 @@ func (f *fileReader) root(tok *token, top bool) {
 			}
 		}
 	}
-	_ = hasFormat               // a missing BTCPP_format is read as 4, as BehaviorTree.CPP does
 	var ids []*runtime.TreeSpec // trees of this file without an ID
 	elements := 0
 	for {
@@ -285,7 +282,7 @@ func (f *fileReader) root(tok *token, top bool) {
 		case tokEnd:
 			continue
 		case tokText:
-			f.noText(tok, "<root>")
+			f.noText(tok, "root")
 		case tokStart:
 			elements++
 			if !f.countElement(tok.off) {
@@ -343,11 +340,11 @@ func didYouMean(s string, names []string) string {
 	return " (did you mean " + strings.Join(near, ", ") + "?)"
 }
 
-// noText reports character data where only elements belong.
-func (f *fileReader) noText(tok *token, where string) {
+// noText reports character data where only elements belong, in <elem>.
+func (f *fileReader) noText(tok *token, elem string) {
 	for i := 0; i < len(tok.text); i++ {
 		if !isSpace(tok.text[i]) {
-			f.errorf(tok.off+i, "text in %s: only elements belong here", where)
+			f.errorf(tok.off+i, "text in <%s>: only elements belong here", elem)
 			return
 		}
 	}
@@ -397,7 +394,7 @@ func (f *fileReader) behaviorTree(tok *token) *runtime.TreeSpec {
 		case tokEnd:
 			return t
 		case tokText:
-			f.noText(tok, "<BehaviorTree>")
+			f.noText(tok, "BehaviorTree")
 		case tokStart:
 			off, name := tok.off, tok.name
 			n := f.node(tok)
@@ -480,7 +477,7 @@ func (f *fileReader) node(tok *token) *runtime.NodeSpec {
 			l.kids = l.kids[:base]
 			return s
 		case tokText:
-			f.noText(tok, "<"+elem+">")
+			f.noText(tok, elem)
 		case tokStart:
 			child := f.node(tok)
 			if f.fatal {
@@ -506,7 +503,7 @@ func (f *fileReader) treeNodesModel(tok *token) {
 		case tokEnd:
 			return
 		case tokText:
-			f.noText(tok, "<TreeNodesModel>")
+			f.noText(tok, "TreeNodesModel")
 		case tokStart:
 			if !f.countElement(tok.off) {
 				return
@@ -551,7 +548,7 @@ func (f *fileReader) model(tok *token, kind runtime.Kind) {
 			case tokEnd:
 				break loop
 			case tokText:
-				f.noText(tok, "<"+elem+">")
+				f.noText(tok, elem)
 			case tokStart:
 				if !f.countElement(tok.off) {
 					return
@@ -703,7 +700,7 @@ func (f *fileReader) metadata(tok *token, m *runtime.NodeModel) {
 		case tokEnd:
 			return
 		case tokText:
-			f.noText(tok, "<MetadataFields>")
+			f.noText(tok, "MetadataFields")
 		case tokStart:
 			if !f.countElement(tok.off) {
 				return

@@ -100,7 +100,18 @@ func newScanner(src string) (*scanner, *syntaxError) {
 // checkChars rejects what XML 1.0 does not allow anywhere in a document:
 // invalid UTF-8 and control characters other than tab, newline and return.
 func checkChars(src string, from int) *syntaxError {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for i := from; i < len(src); {
+		// Eight bytes at a time while they are all printable ASCII: no
+		// byte has its high bit set or is below 0x20.
+		if i+8 <= len(src) {
+			w := uint64(src[i]) | uint64(src[i+1])<<8 | uint64(src[i+2])<<16 | uint64(src[i+3])<<24 |
+				uint64(src[i+4])<<32 | uint64(src[i+5])<<40 | uint64(src[i+6])<<48 | uint64(src[i+7])<<56
+			if (w|(w-0x20*ones))&highs == 0 {
+				i += 8
+				continue
+			}
+		}
 		c := src[i]
 		if c >= 0x20 && c < 0x80 {
 			i++

@@ -1,0 +1,85 @@
+package trees
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// wideTree returns a Sequence of n AlwaysSuccess as BT.CPP v4 XML.
+func wideTree(n int) []byte {
+	var sb strings.Builder
+	sb.Grow(40 + n*24)
+	sb.WriteString("<root BTCPP_format=\"4\" main_tree_to_execute=\"Main\">\n  <BehaviorTree ID=\"Main\">\n    <Sequence>\n")
+	for range n {
+		sb.WriteString("      <AlwaysSuccess/>\n")
+	}
+	sb.WriteString("    </Sequence>\n  </BehaviorTree>\n</root>\n")
+	return []byte(sb.String())
+}
+
+// BenchmarkLoad100k is the issue's load benchmark: Parse and runtime.Build
+// of a Sequence of 100,000 AlwaysSuccess. The budget is 100 ms per load
+// (BehaviorTree.CPP 4.10 takes about 215 ms).
+func BenchmarkLoad100k(b *testing.B) {
+	data := wideTree(100_000)
+	reg := runtime.NewRegistry()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		doc, err := Parse("wide.xml", data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := runtime.Build(reg, doc, runtime.BuildConf{Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParse100k is the loader's share of BenchmarkLoad100k.
+func BenchmarkParse100k(b *testing.B) {
+	data := wideTree(100_000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse("wide.xml", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCheck100k is what `btrobot check` costs on the same tree.
+func BenchmarkCheck100k(b *testing.B) {
+	data := wideTree(100_000)
+	reg := runtime.NewRegistry()
+	b.ReportAllocs()
+	for b.Loop() {
+		doc, err := Parse("wide.xml", data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := runtime.Check(reg, doc, runtime.BuildConf{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWrite100k writes the same tree back.
+func BenchmarkWrite100k(b *testing.B) {
+	doc, err := Parse("wide.xml", wideTree(100_000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Write(discard{}, doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
