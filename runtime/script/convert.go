@@ -150,6 +150,9 @@ func Convert(v Value, t reflect.Type) (Value, error) {
 			n = src.int()
 		case kReal:
 			f := src.real()
+			if math.IsNaN(f) {
+				return fail("NaN is not a number")
+			}
 			if f != math.Trunc(f) {
 				return fail("it has a fractional part")
 			}

@@ -70,17 +70,16 @@ func readPath(ref *nameRef, v any) (val, error) {
 				return val{}, fmt.Errorf("%s has no key '%s' (keys: %s)", prefix(ref, i), step.name, mapKeys(rv))
 			}
 			rv = got
-		case reflect.Slice, reflect.Array, reflect.String:
+		case reflect.Slice, reflect.Array:
 			if step.index < 0 {
 				return val{}, fmt.Errorf("cannot read %s: %s is a list (%s); read an element with an index, like %s.0", prefix(ref, i+1), prefix(ref, i), rv.Type(), prefix(ref, i))
-			}
-			if rv.Kind() == reflect.String {
-				return val{}, fmt.Errorf("cannot read %s: %s is a string", prefix(ref, i+1), prefix(ref, i))
 			}
 			if step.index >= rv.Len() {
 				return val{}, fmt.Errorf("cannot read %s: index %s is out of range (%s has %d elements)", prefix(ref, i+1), step.name, prefix(ref, i), rv.Len())
 			}
 			rv = rv.Index(step.index)
+		case reflect.String:
+			return val{}, fmt.Errorf("cannot read %s: %s is a string", prefix(ref, i+1), prefix(ref, i))
 		default:
 			return val{}, fmt.Errorf("cannot read %s: %s is %s, which has no fields", prefix(ref, i+1), prefix(ref, i), rv.Type())
 		}
