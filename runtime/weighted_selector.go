@@ -191,6 +191,7 @@ func (n *WeightedSelector) draw() int {
 
 func (n *WeightedSelector) end() {
 	n.ResetChildren()
+	clear(n.tried)
 	n.running, n.skipped, n.active = -1, 0, false
 }
 
