@@ -1,0 +1,15 @@
+package runtime
+
+import "testing"
+
+func TestAlways(t *testing.T) {
+	runNodeCases(t, []nodeCase{
+		{name: "AlwaysSuccess", tree: N("AlwaysSuccess", nil), ticks: ticks(Success, "", Success, "")},
+		{name: "AlwaysFailure", tree: N("AlwaysFailure", nil), ticks: ticks(Failure, "", Failure, "")},
+		{name: "in a Sequence", tree: N("Sequence", nil, N("AlwaysSuccess", nil), S("A", "S"), N("AlwaysFailure", nil), S("B", "S")),
+			ticks: ticks(Failure, "A")},
+	})
+	runDecoBuildErrors(t, []decoBuildError{
+		{"no ports", N("AlwaysSuccess", A("value", "1")), `MainTree/AlwaysSuccess: AlwaysSuccess has no port "value" (it has no ports)`},
+	})
+}

@@ -1,0 +1,82 @@
+package runtime
+
+import (
+	"testing"
+	"time"
+)
+
+func TestDelay(t *testing.T) {
+	delay := func(ms string, child *NodeSpec) *NodeSpec { return N("Delay", A("delay_msec", ms), child) }
+	ms := time.Millisecond
+	runNodeCases(t, []nodeCase{
+		{name: "RUNNING until the deadline, then the child's status; a new delay each run",
+			tree: delay("100", S("A", "S,F")),
+			ticks: []tickCase{
+				timed(0, Running, ""),
+				timed(99*ms, Running, ""),
+				timed(1*ms, Success, "A"),
+				timed(0, Running, ""),
+				timed(100*ms, Failure, "A"),
+			}},
+		{name: "a RUNNING child is ticked on every tick after the delay",
+			tree: delay("100", S("A", "R,R,S")),
+			ticks: []tickCase{
+				timed(0, Running, ""),
+				timed(100*ms, Running, "A"),
+				timed(0, Running, "A"),
+				timed(0, Success, "A"),
+			}},
+		{name: "a skipped child is ticked again on the next tick, without a new delay",
+			tree: delay("100", S("A", "K,S")),
+			ticks: []tickCase{
+				timed(0, Running, ""),
+				timed(100*ms, Skipped, "A"),
+				timed(0, Success, "A"),
+			}},
+		{name: "delay 0 still returns RUNNING first", tree: delay("0", S("A", "S")),
+			ticks: ticks(Running, "", Success, "A", Running, "")},
+		{name: "halt after the delay halts the running child", tree: delay("10", S("A", "R")),
+			ticks: []tickCase{timed(0, Running, ""), timed(10*ms, Running, "A")},
+			halt:  true, after: []string{"A!"}},
+	})
+	runPlayCases(t, []playCase{
+		{
+			name: "the delay asks for a tick at its deadline",
+			tree: delay("100", S("A", "S")),
+			steps: []playStep{
+				tickP(Running, "").askingTick(100 * ms).woken(false),
+				tickP(Running, "").after(40 * ms).askingTick(100 * ms),
+			},
+		},
+		{
+			name:  "delay 0 wakes the tree at once",
+			tree:  delay("0", S("A", "S")),
+			steps: []playStep{tickP(Running, "").woken(true)},
+		},
+		{
+			name: "halt cancels the delay: the next tick starts a new one",
+			tree: delay("100", S("A", "S")),
+			steps: []playStep{
+				tickP(Running, ""),
+				haltP("").after(90 * ms),
+				tickP(Running, "").after(10 * ms),
+				tickP(Running, "").after(90 * ms),
+				tickP(Success, "A").after(10 * ms),
+			},
+		},
+	})
+	t.Run("TickOnce runs a delay of 0 and the child in one call", func(t *testing.T) {
+		log := &eventLog{}
+		tree, _ := buildTest(t, delay("0", S("A", "S")), log)
+		if st, err := tree.TickOnce(); err != nil || st != Success {
+			t.Fatalf("TickOnce = %v, %v; want SUCCESS", st, err)
+		}
+		if ev := log.take(); len(ev) != 1 {
+			t.Errorf("events %v, want [A]", ev)
+		}
+	})
+	runDecoBuildErrors(t, []decoBuildError{
+		{"negative delay", delay("-3", S("A", "S")), `MainTree/Delay: port "delay_msec" (uint): "-3" is not a non-negative integer that fits uint`},
+		{"delay missing", N("Delay", nil, S("A", "S")), `MainTree/Delay: missing required input port "delay_msec" (uint)`},
+	})
+}
