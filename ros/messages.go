@@ -261,10 +261,13 @@ func (m *Messages) nearest(name string, k TypeKind) []string {
 	return near
 }
 
-// NameOf returns the ROS name registered for the Go type of v (a value or a
-// pointer), or false.
+// NameOf returns the ROS name registered for the Go type of v (a value, a
+// pointer or a reflect.Type), or false.
 func (m *Messages) NameOf(v any) (string, bool) {
-	t := reflect.TypeOf(v)
+	t, ok := v.(reflect.Type)
+	if !ok {
+		t = reflect.TypeOf(v)
+	}
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}

@@ -1,0 +1,480 @@
+package ros
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2"
+	"github.com/bluenviron/goroslib/v2/pkg/actionproc"
+
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// GoalState is how an action goal ended.
+type GoalState uint8
+
+// The terminal states of a goal (actionlib's, by name).
+const (
+	GoalSucceeded GoalState = iota + 1
+	GoalAborted
+	GoalRejected
+	GoalPreempted // cancelled while active
+	GoalRecalled  // cancelled before it started
+	GoalLost      // the server forgot it
+)
+
+func (s GoalState) String() string {
+	switch s {
+	case GoalSucceeded:
+		return "SUCCEEDED"
+	case GoalAborted:
+		return "ABORTED"
+	case GoalRejected:
+		return "REJECTED"
+	case GoalPreempted:
+		return "PREEMPTED"
+	case GoalRecalled:
+		return "RECALLED"
+	case GoalLost:
+		return "LOST"
+	}
+	return "UNKNOWN"
+}
+
+// The error codes of action leaves (the error_code output port of RunAction
+// and of the skills built on ActionLeaf).
+const (
+	CodeNone              = "NONE"
+	CodeServerUnreachable = "SERVER_UNREACHABLE"
+	CodeGoalRejected      = "GOAL_REJECTED"
+	CodeAborted           = "ABORTED"
+	CodeCancelled         = "CANCELLED"
+	CodeTimeout           = "TIMEOUT"
+)
+
+// ErrServerUnreachable is returned when an action server does not answer in
+// time; errors.Is finds it.
+var ErrServerUnreachable = errors.New("action server unreachable")
+
+// ActionClientConf configures NewActionClient.
+type ActionClientConf struct {
+	Conn *Conn
+	// Name of the action server as written: relative, private or global.
+	Name string
+	// Action is the action type (such as MoveBaseAction{}): a value, a
+	// pointer or a MessageType.
+	Action any
+}
+
+// ActionClient sends goals to one action server. Clients of one server
+// share the node's action client for it; each goal is tracked on its own.
+type ActionClient struct{ ac *actionClient }
+
+type actionClient struct {
+	conn          *Conn
+	name          string
+	typ           reflect.Type
+	goal, res, fb reflect.Type
+	client        *goroslib.ActionClient
+	ready         chan struct{}
+	waited        chan struct{}
+}
+
+// NewActionClient returns a client of an action server. Creating the first
+// client of a server advertises and subscribes to its topics, which talks to
+// the master: do it outside a tick.
+func NewActionClient(conf ActionClientConf) (*ActionClient, error) {
+	if conf.Conn == nil {
+		return nil, fmt.Errorf("action %s: no ROS connection", conf.Name)
+	}
+	t, err := messageType(conf.Action)
+	if err != nil {
+		return nil, fmt.Errorf("action %s: %v", conf.Name, err)
+	}
+	ac, err := conf.Conn.actionClient(conf.Name, t)
+	if err != nil {
+		return nil, err
+	}
+	return &ActionClient{ac: ac}, nil
+}
+
+func (c *Conn) actionClient(name string, t reflect.Type) (*actionClient, error) {
+	if err := checkName(name); err != nil {
+		return nil, fmt.Errorf("action: %v", err)
+	}
+	r := c.Resolve(name)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, fmt.Errorf("action %s: %w", r, errClosed)
+	}
+	if ac := c.actions[r]; ac != nil {
+		if ac.typ != t {
+			return nil, fmt.Errorf("action %s as %s: the node already uses it as %s", r, c.typeName(t), c.typeName(ac.typ))
+		}
+		return ac, nil
+	}
+	goal, res, fb, err := actionproc.GoalResultFeedback(reflect.New(t).Elem().Interface())
+	if err != nil {
+		return nil, fmt.Errorf("action %s: %s is not an action type: %v", r, c.typeName(t), err)
+	}
+	client, err := goroslib.NewActionClient(goroslib.ActionClientConf{Node: c.node, Name: r, Action: reflect.New(t).Interface()})
+	if err != nil {
+		return nil, fmt.Errorf("action %s: %w", r, err)
+	}
+	ac := &actionClient{conn: c, name: r, typ: t, goal: reflect.TypeOf(goal), res: reflect.TypeOf(res), fb: reflect.TypeOf(fb),
+		client: client, ready: make(chan struct{}), waited: make(chan struct{})}
+	// goroslib's WaitForServer has no timeout; it returns when the client
+	// closes, so one waiter per client is enough.
+	go func() {
+		defer close(ac.waited)
+		client.WaitForServer()
+		close(ac.ready)
+	}()
+	c.actions[r] = ac
+	return ac, nil
+}
+
+func (ac *actionClient) close() {
+	ac.client.Close()
+	<-ac.waited
+}
+
+// Name returns the resolved name of the action server.
+func (a *ActionClient) Name() string { return a.ac.name }
+
+// NewGoal returns a pointer to a zero goal.
+func (a *ActionClient) NewGoal() any { return reflect.New(a.ac.goal).Interface() }
+
+// GoalType, ResultType and FeedbackType return the action's parts.
+func (a *ActionClient) GoalType() reflect.Type     { return a.ac.goal }
+func (a *ActionClient) ResultType() reflect.Type   { return a.ac.res }
+func (a *ActionClient) FeedbackType() reflect.Type { return a.ac.fb }
+
+// Ready reports whether the server is connected on all five action topics.
+func (a *ActionClient) Ready() bool {
+	select {
+	case <-a.ac.ready:
+		return true
+	default:
+		return false
+	}
+}
+
+// WaitForServer waits until the server is connected, for at most timeout on
+// clock (no limit when 0), or until ctx ends. A server that does not come
+// gives an error wrapping ErrServerUnreachable.
+func (a *ActionClient) WaitForServer(ctx context.Context, clock runtime.Clock, timeout time.Duration) error {
+	var expired <-chan struct{}
+	if timeout > 0 {
+		ch, stop := clock.Timer(clock.Now().Add(timeout))
+		defer stop()
+		expired = ch
+	}
+	select {
+	case <-a.ac.ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-expired:
+		return fmt.Errorf("action server %s did not come up within %v: %w", a.ac.name, timeout, ErrServerUnreachable)
+	}
+}
+
+// GoalConf configures ActionClient.Run.
+type GoalConf struct {
+	// Clock measures AckTimeout; wall time when nil.
+	Clock runtime.Clock
+	// AckTimeout bounds the wait for the server's first word on the goal
+	// (0: no limit); past it the goal is cancelled and Run returns an error
+	// wrapping ErrServerUnreachable.
+	AckTimeout time.Duration
+	// OnFeedback, when set, receives a pointer to every feedback, on a
+	// goroutine of the connection.
+	OnFeedback func(fb any)
+	// OnAccepted, when set, is called once the server acknowledged the goal.
+	OnAccepted func()
+}
+
+// GoalOutcome is how a goal ended, with the server's result (a pointer to
+// the result type).
+type GoalOutcome struct {
+	State  GoalState
+	Result any
+}
+
+// Run sends goal (a value or pointer of the goal type) and waits for its
+// outcome. When ctx ends first, the goal is cancelled (the cancel is sent;
+// Run does not wait for the server to confirm it) and ctx's error is
+// returned.
+func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOutcome, error) {
+	ac := a.ac
+	v := reflect.ValueOf(goal)
+	if v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	if !v.IsValid() || v.Type() != ac.goal {
+		return GoalOutcome{}, fmt.Errorf("action %s: want a goal of type %s, got %T", ac.name, ac.goal, goal)
+	}
+	if err := ctx.Err(); err != nil {
+		return GoalOutcome{}, err
+	}
+	g := reflect.New(ac.goal)
+	g.Elem().Set(v)
+
+	type event struct {
+		comm     goroslib.ActionClientCommState
+		terminal goroslib.ActionClientTerminalState
+		result   any
+	}
+	// Transitions come from goroslib's callbacks, under its lock: pass them
+	// on without blocking. Eight states at most, so the buffer never fills.
+	events := make(chan event, 16)
+	onTransition := reflect.MakeFunc(
+		reflect.FuncOf([]reflect.Type{reflect.TypeFor[*goroslib.ActionClientGoalHandler](), reflect.PointerTo(ac.res)}, nil, false),
+		func(in []reflect.Value) []reflect.Value {
+			gh := in[0].Interface().(*goroslib.ActionClientGoalHandler)
+			e := event{comm: gh.CommState(), result: in[1].Interface()}
+			if ts, err := gh.TerminalState(); err == nil {
+				e.terminal = ts
+			}
+			select {
+			case events <- e:
+			default:
+			}
+			return nil
+		})
+	gc := goroslib.ActionClientGoalConf{Goal: g.Interface(), OnTransition: onTransition.Interface()}
+	if conf.OnFeedback != nil {
+		gc.OnFeedback = reflect.MakeFunc(
+			reflect.FuncOf([]reflect.Type{reflect.PointerTo(ac.fb)}, nil, false),
+			func(in []reflect.Value) []reflect.Value {
+				conf.OnFeedback(in[0].Interface())
+				return nil
+			}).Interface()
+	}
+	gh, err := ac.client.SendGoal(gc)
+	if err != nil {
+		return GoalOutcome{}, fmt.Errorf("action %s: send goal: %w", ac.name, err)
+	}
+	var ackTimer <-chan struct{}
+	if conf.AckTimeout > 0 {
+		clock := conf.Clock
+		if clock == nil {
+			clock = runtime.WallClock{}
+		}
+		ch, stop := clock.Timer(clock.Now().Add(conf.AckTimeout))
+		defer stop()
+		ackTimer = ch
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			gh.Cancel()
+			return GoalOutcome{}, ctx.Err()
+		case <-ackTimer:
+			gh.Cancel()
+			return GoalOutcome{}, fmt.Errorf("action server %s did not acknowledge the goal within %v: %w", ac.name, conf.AckTimeout, ErrServerUnreachable)
+		case e := <-events:
+			if ackTimer != nil && e.comm != goroslib.ActionClientCommStateWaitingForGoalAck {
+				ackTimer = nil
+				if conf.OnAccepted != nil {
+					conf.OnAccepted()
+				}
+			}
+			if e.comm != goroslib.ActionClientCommStateDone {
+				continue
+			}
+			out := GoalOutcome{Result: e.result}
+			switch e.terminal {
+			case goroslib.ActionClientTerminalStateSucceeded:
+				out.State = GoalSucceeded
+			case goroslib.ActionClientTerminalStateAborted:
+				out.State = GoalAborted
+			case goroslib.ActionClientTerminalStateRejected:
+				out.State = GoalRejected
+			case goroslib.ActionClientTerminalStatePreempted:
+				out.State = GoalPreempted
+			case goroslib.ActionClientTerminalStateRecalled:
+				out.State = GoalRecalled
+			default:
+				out.State = GoalLost
+			}
+			return out, nil
+		}
+	}
+}
+
+// ActionServerConf configures NewActionServer.
+type ActionServerConf struct {
+	Conn *Conn
+	// Name of the action as written: relative, private or global.
+	Name string
+	// Action is the action type: a value, a pointer or a MessageType.
+	Action any
+	// Accept, when set, decides whether a goal (a pointer to the goal type)
+	// is taken; a goal it refuses is rejected.
+	Accept func(goal any) bool
+	// Execute works on one goal, on a goroutine of its own, and returns the
+	// result (a value or pointer of the result type; nil for a zero one).
+	// ctx ends when the client cancels the goal or, with Preempt, a newer
+	// goal arrives: the goal then ends PREEMPTED whatever Execute returns.
+	// Otherwise an error makes it ABORTED, nil SUCCEEDED. feedback publishes
+	// a feedback (a value or pointer of the feedback type).
+	Execute func(ctx context.Context, goal any, feedback func(fb any)) (result any, err error)
+	// Preempt runs one goal at a time, as actionlib's SimpleActionServer
+	// and move_base do: a new goal cancels the running one.
+	Preempt bool
+}
+
+// ActionServer serves an action until closed.
+type ActionServer struct {
+	conf   ActionServerConf
+	as     *goroslib.ActionServer
+	res    reflect.Type
+	fb     reflect.Type
+	mu     sync.Mutex
+	goals  map[*goroslib.ActionServerGoalHandler]context.CancelFunc
+	wg     sync.WaitGroup
+	closed bool
+	once   sync.Once
+}
+
+// NewActionServer advertises an action server.
+func NewActionServer(conf ActionServerConf) (*ActionServer, error) {
+	c := conf.Conn
+	if c == nil {
+		return nil, fmt.Errorf("action %s: no ROS connection", conf.Name)
+	}
+	if conf.Execute == nil {
+		return nil, fmt.Errorf("action %s: no Execute", conf.Name)
+	}
+	if err := checkName(conf.Name); err != nil {
+		return nil, fmt.Errorf("action: %v", err)
+	}
+	t, err := messageType(conf.Action)
+	if err != nil {
+		return nil, fmt.Errorf("action %s: %v", conf.Name, err)
+	}
+	goal, res, fb, err := actionproc.GoalResultFeedback(reflect.New(t).Elem().Interface())
+	if err != nil {
+		return nil, fmt.Errorf("action %s: %s is not an action type: %v", conf.Name, t, err)
+	}
+	s := &ActionServer{conf: conf, res: reflect.TypeOf(res), fb: reflect.TypeOf(fb), goals: map[*goroslib.ActionServerGoalHandler]context.CancelFunc{}}
+	onGoal := reflect.MakeFunc(
+		reflect.FuncOf([]reflect.Type{reflect.TypeFor[*goroslib.ActionServerGoalHandler](), reflect.PointerTo(reflect.TypeOf(goal))}, nil, false),
+		func(in []reflect.Value) []reflect.Value {
+			s.onGoal(in[0].Interface().(*goroslib.ActionServerGoalHandler), in[1].Interface())
+			return nil
+		})
+	name := c.Resolve(conf.Name)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, fmt.Errorf("action %s: %w", name, errClosed)
+	}
+	s.as, err = goroslib.NewActionServer(goroslib.ActionServerConf{
+		Node: c.node, Name: name, Action: reflect.New(t).Interface(),
+		OnGoal: onGoal.Interface(), OnCancel: s.onCancel,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("action %s: %w", name, err)
+	}
+	c.servers = append(c.servers, s.Close)
+	return s, nil
+}
+
+func (s *ActionServer) zeroResult() any { return reflect.New(s.res).Interface() }
+
+func (s *ActionServer) onGoal(gh *goroslib.ActionServerGoalHandler, goal any) {
+	if s.conf.Accept != nil && !s.conf.Accept(goal) {
+		gh.SetRejected(s.zeroResult())
+		return
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		gh.SetRejected(s.zeroResult())
+		return
+	}
+	if s.conf.Preempt {
+		for _, cancel := range s.goals {
+			cancel()
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.goals[gh] = cancel
+	s.wg.Add(1)
+	s.mu.Unlock()
+	gh.SetAccepted()
+	go s.execute(ctx, gh, goal)
+}
+
+func (s *ActionServer) execute(ctx context.Context, gh *goroslib.ActionServerGoalHandler, goal any) {
+	defer s.wg.Done()
+	feedback := func(fb any) {
+		if p, ok := s.value(fb, s.fb); ok && ctx.Err() == nil {
+			gh.PublishFeedback(p)
+		}
+	}
+	res, err := s.conf.Execute(ctx, goal, feedback)
+	p, ok := s.value(res, s.res)
+	if !ok {
+		p = s.zeroResult()
+	}
+	s.mu.Lock()
+	delete(s.goals, gh)
+	s.mu.Unlock()
+	switch {
+	case ctx.Err() != nil:
+		gh.SetCanceled(p)
+	case err != nil:
+		gh.SetAborted(p)
+	default:
+		gh.SetSucceeded(p)
+	}
+}
+
+// value turns v (a value, a pointer or nil) into a pointer of type t.
+func (s *ActionServer) value(v any, t reflect.Type) (any, bool) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
+	if !rv.IsValid() || rv.Type() != t {
+		return nil, false
+	}
+	p := reflect.New(t)
+	p.Elem().Set(rv)
+	return p.Interface(), true
+}
+
+func (s *ActionServer) onCancel(gh *goroslib.ActionServerGoalHandler) {
+	s.mu.Lock()
+	cancel, running := s.goals[gh]
+	s.mu.Unlock()
+	if running {
+		cancel()
+		return
+	}
+	gh.SetCanceled(s.zeroResult())
+}
+
+// Close cancels the running goals, waits for their Execute to return, and
+// unadvertises the server.
+func (s *ActionServer) Close() {
+	s.once.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		for _, cancel := range s.goals {
+			cancel()
+		}
+		s.mu.Unlock()
+		s.wg.Wait()
+		s.as.Close()
+	})
+}

@@ -1,0 +1,445 @@
+package ros
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/bluenviron/goroslib/v2"
+	"gopkg.in/yaml.v3"
+
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// DefaultMasterURI is where ROS nodes look for the master when
+// ROS_MASTER_URI is not set.
+const DefaultMasterURI = "http://localhost:11311/"
+
+// LogLevel is the severity of a log line sent to /rosout.
+type LogLevel int
+
+// The ROS log levels.
+const (
+	LogDebug LogLevel = LogLevel(goroslib.LogLevelDebug)
+	LogInfo  LogLevel = LogLevel(goroslib.LogLevelInfo)
+	LogWarn  LogLevel = LogLevel(goroslib.LogLevelWarn)
+	LogError LogLevel = LogLevel(goroslib.LogLevelError)
+	LogFatal LogLevel = LogLevel(goroslib.LogLevelFatal)
+)
+
+// Conf says how a btrobot node joins a ROS graph. ConfFromArgs fills it from
+// a command line and the environment the way every ROS node does.
+type Conf struct {
+	// MasterURI is the master's XML-RPC URI (ROS_MASTER_URI, __master:=);
+	// DefaultMasterURI when empty.
+	MasterURI string
+	// Host is the address other nodes reach this one at (ROS_IP,
+	// ROS_HOSTNAME, __ip:=, __hostname:=); empty picks the address of the
+	// interface that faces the master.
+	Host string
+	// Namespace is the node's namespace (ROS_NAMESPACE, __ns:=); relative
+	// names resolve in it. "/" when empty.
+	Namespace string
+	// Name is the node's name without its namespace (__name:=); "btrobot"
+	// when empty.
+	Name string
+	// Remap maps names to names, as "from:=to" arguments do. Both sides
+	// resolve like any name (relative to the namespace, '~' to the node).
+	Remap map[string]string
+	// Params are the node's private parameters ("_rate:=20"), set under
+	// the node's name when it connects.
+	Params map[string]any
+	// Messages resolves ROS type names; BuiltinMessages when nil.
+	Messages *Messages
+	// OnLog, when set, receives every log line of the node (goroslib's own
+	// included) besides /rosout; nothing is printed otherwise.
+	OnLog func(level LogLevel, msg string)
+}
+
+// ConfFromArgs reads the ROS arguments of a command line (every argument
+// with ":=": remappings, "_param:=value", "__name:=", "__ns:=", "__master:=",
+// "__ip:=", "__hostname:=", "__log:=") and the ROS_* environment variables
+// through getenv (os.Getenv when nil), arguments taking precedence. It
+// returns the configuration, the other arguments in order, and every
+// problem found at once.
+func ConfFromArgs(name string, args []string, getenv func(string) string) (Conf, []string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	c := Conf{
+		Name:      name,
+		MasterURI: getenv("ROS_MASTER_URI"),
+		Namespace: getenv("ROS_NAMESPACE"),
+		Host:      getenv("ROS_IP"),
+	}
+	if c.Host == "" {
+		c.Host = getenv("ROS_HOSTNAME")
+	}
+	var rest []string
+	var errs []error
+	var ip, hostname string
+	for _, a := range args {
+		key, value, ok := strings.Cut(a, ":=")
+		if !ok {
+			rest = append(rest, a)
+			continue
+		}
+		bad := func(format string, v ...any) {
+			errs = append(errs, fmt.Errorf("argument %q: %s", a, fmt.Sprintf(format, v...)))
+		}
+		switch {
+		case key == "__name":
+			if value == "" || strings.ContainsAny(value, "/~") || checkName(value) != nil {
+				bad("a node name is a plain name without '/' or '~'")
+				continue
+			}
+			c.Name = value
+		case key == "__ns":
+			c.Namespace = value
+		case key == "__master":
+			c.MasterURI = value
+		case key == "__ip":
+			ip = value
+		case key == "__hostname":
+			hostname = value
+		case key == "__log":
+			// Log files are rospy's; btrobot logs to /rosout only.
+		case strings.HasPrefix(key, "__"):
+			bad("unknown special argument %s (known: __name, __ns, __master, __ip, __hostname, __log)", key)
+		case strings.HasPrefix(key, "_"):
+			pname := key[1:]
+			if err := checkName(pname); err != nil || strings.HasPrefix(pname, "~") {
+				bad("private parameter name %q is not a valid ROS name", pname)
+				continue
+			}
+			v, err := parseParamValue(value)
+			if err != nil {
+				bad("%v", err)
+				continue
+			}
+			if c.Params == nil {
+				c.Params = map[string]any{}
+			}
+			c.Params[pname] = v
+		default:
+			if err := checkName(key); err != nil {
+				bad("remapping from %v", err)
+				continue
+			}
+			if err := checkName(value); err != nil {
+				bad("remapping to %v", err)
+				continue
+			}
+			if c.Remap == nil {
+				c.Remap = map[string]string{}
+			}
+			c.Remap[key] = value
+		}
+	}
+	switch {
+	case ip != "":
+		c.Host = ip
+	case hostname != "":
+		c.Host = hostname
+	}
+	return c, rest, errors.Join(errs...)
+}
+
+// parseParamValue reads a "_name:=value" the way rosparam does: YAML, so
+// 20 is an int, 0.5 a double, true a bool, anything else a string.
+func parseParamValue(s string) (any, error) {
+	var v any
+	if err := yaml.Unmarshal([]byte(s), &v); err != nil {
+		return s, nil
+	}
+	switch x := v.(type) {
+	case nil:
+		return s, nil
+	case bool, string, float64:
+		return x, nil
+	case int:
+		return x, nil
+	default:
+		return nil, fmt.Errorf("parameter value %q: only a bool, an integer, a number or a string can be set from the command line", s)
+	}
+}
+
+// Conn is a btrobot node joined to a ROS graph: it resolves names, keeps one
+// subscriber, publisher, service client and action client per name that
+// every user of the node shares, and gives the clock (ROS time under
+// /use_sim_time). Its methods are safe for concurrent use.
+type Conn struct {
+	conf   Conf
+	node   *goroslib.Node
+	ns     string
+	name   string // full name of the node
+	remap  map[string]string
+	msgs   *Messages
+	clock  runtime.Clock
+	sim    *SimClock
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	closed  bool
+	subs    map[string]*topicSub
+	pubs    map[string]*topicPub
+	svcs    map[string]*serviceClient
+	actions map[string]*actionClient
+	servers []func() // closers of providers and action servers
+}
+
+// namespaceEnvMu serialises Connect when ROS_NAMESPACE must be overridden.
+var namespaceEnvMu sync.Mutex
+
+// Connect registers the node with the master and returns the connection.
+// With /use_sim_time set on the master, the connection's clock follows
+// /clock (see SimClock).
+func Connect(conf Conf) (*Conn, error) {
+	if conf.Name == "" {
+		conf.Name = "btrobot"
+	}
+	if conf.MasterURI == "" {
+		conf.MasterURI = DefaultMasterURI
+	}
+	if conf.Messages == nil {
+		conf.Messages = BuiltinMessages()
+	}
+	addr, err := masterAddress(conf.MasterURI)
+	if err != nil {
+		return nil, err
+	}
+	ns, err := cleanNamespace(conf.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	if strings.ContainsAny(conf.Name, "/~") || checkName(conf.Name) != nil {
+		return nil, fmt.Errorf("node name %q: a node name is a plain name without '/' or '~'", conf.Name)
+	}
+	c := &Conn{
+		conf: conf, ns: ns, name: joinName(ns, conf.Name), msgs: conf.Messages,
+		remap:   map[string]string{},
+		subs:    map[string]*topicSub{},
+		pubs:    map[string]*topicPub{},
+		svcs:    map[string]*serviceClient{},
+		actions: map[string]*actionClient{},
+	}
+	for from, to := range conf.Remap {
+		c.remap[resolveName(ns, c.name, from)] = resolveName(ns, c.name, to)
+	}
+	nc := goroslib.NodeConf{
+		MasterAddress:   addr,
+		Namespace:       ns,
+		Name:            conf.Name,
+		Host:            conf.Host,
+		LogDestinations: goroslib.LogDestinationRosout | goroslib.LogDestinationCallback,
+	}
+	if conf.OnLog != nil {
+		nc.OnLog = func(l goroslib.LogLevel, msg string) { conf.OnLog(LogLevel(l), msg) }
+	}
+	if c.node, err = newNode(nc); err != nil {
+		return nil, fmt.Errorf("join the ROS graph as %s through the master at %s: %w", c.name, conf.MasterURI, err)
+	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	if err := c.setPrivateParams(); err != nil {
+		c.Close()
+		return nil, err
+	}
+	sim, err := c.node.ParamIsSet("/use_sim_time")
+	if err == nil && sim {
+		sim, err = c.node.ParamGetBool("/use_sim_time")
+	}
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("read /use_sim_time: %w", err)
+	}
+	if sim {
+		c.sim = NewSimClock()
+		c.clock = c.sim
+		c.wg.Add(1)
+		go c.followClock()
+	} else {
+		c.clock = runtime.WallClock{}
+	}
+	return c, nil
+}
+
+// newNode creates the goroslib node. goroslib v2.1.5 lets ROS_NAMESPACE win
+// over the namespace it is given, while ROS gives __ns:= precedence: the
+// variable is set to the namespace asked for while the node is created.
+func newNode(nc goroslib.NodeConf) (*goroslib.Node, error) {
+	env := os.Getenv("ROS_NAMESPACE")
+	if env == "" || env == nc.Namespace {
+		return goroslib.NewNode(nc)
+	}
+	namespaceEnvMu.Lock()
+	defer namespaceEnvMu.Unlock()
+	os.Setenv("ROS_NAMESPACE", nc.Namespace)
+	defer os.Setenv("ROS_NAMESPACE", env)
+	return goroslib.NewNode(nc)
+}
+
+// masterAddress turns a ROS_MASTER_URI into goroslib's host:port.
+func masterAddress(uri string) (string, error) {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "http" || u.Hostname() == "" {
+		return "", fmt.Errorf("master URI %q: write it as http://HOST:PORT/, like %s", uri, DefaultMasterURI)
+	}
+	port := u.Port()
+	if port == "" {
+		port = "11311"
+	}
+	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
+		return "", fmt.Errorf("master URI %q: port %q is not a TCP port", uri, port)
+	}
+	return net.JoinHostPort(u.Hostname(), port), nil
+}
+
+func (c *Conn) setPrivateParams() error {
+	keys := make([]string, 0, len(c.conf.Params))
+	for k := range c.conf.Params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := c.SetParam("~"+k, c.conf.Params[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Name returns the node's full name, such as /robot1/btrobot.
+func (c *Conn) Name() string { return c.name }
+
+// Namespace returns the node's namespace, such as /robot1 or /.
+func (c *Conn) Namespace() string { return c.ns }
+
+// MasterURI returns the URI of the master the node registered with.
+func (c *Conn) MasterURI() string { return c.conf.MasterURI }
+
+// Messages returns the type registry the connection resolves names with.
+func (c *Conn) Messages() *Messages { return c.msgs }
+
+// Resolve turns a topic, service, action or parameter name as written
+// (relative, private or global) into the global name the node uses, after
+// remapping.
+func (c *Conn) Resolve(name string) string {
+	r := resolveName(c.ns, c.name, name)
+	if to, ok := c.remap[r]; ok {
+		return to
+	}
+	return r
+}
+
+// Clock returns the node's clock: ROS time, which is the wall clock unless
+// /use_sim_time was set when the node connected.
+func (c *Conn) Clock() runtime.Clock { return c.clock }
+
+// SimClock returns the clock that follows /clock, or nil when the node runs
+// on wall time.
+func (c *Conn) SimClock() *SimClock { return c.sim }
+
+// Logf sends a log line to /rosout (and OnLog).
+func (c *Conn) Logf(level LogLevel, format string, args ...any) {
+	c.node.Log(goroslib.LogLevel(level), format, args...)
+}
+
+// HasParam reports whether parameter name is set on the master.
+func (c *Conn) HasParam(name string) (bool, error) { return c.node.ParamIsSet(c.Resolve(name)) }
+
+// ParamBool reads a boolean parameter.
+func (c *Conn) ParamBool(name string) (bool, error) { return c.node.ParamGetBool(c.Resolve(name)) }
+
+// ParamInt reads an integer parameter.
+func (c *Conn) ParamInt(name string) (int, error) { return c.node.ParamGetInt(c.Resolve(name)) }
+
+// ParamFloat64 reads a floating-point parameter (an integer one reads too).
+func (c *Conn) ParamFloat64(name string) (float64, error) {
+	r := c.Resolve(name)
+	f, err := c.node.ParamGetFloat64(r)
+	if err != nil {
+		if i, ierr := c.node.ParamGetInt(r); ierr == nil {
+			return float64(i), nil
+		}
+	}
+	return f, err
+}
+
+// ParamString reads a string parameter.
+func (c *Conn) ParamString(name string) (string, error) {
+	return c.node.ParamGetString(c.Resolve(name))
+}
+
+// SetParam sets parameter name to a bool, an integer, a float64 or a string.
+func (c *Conn) SetParam(name string, v any) error {
+	r := c.Resolve(name)
+	var err error
+	switch x := v.(type) {
+	case bool:
+		err = c.node.ParamSetBool(r, x)
+	case int:
+		err = c.node.ParamSetInt(r, x)
+	case int32:
+		err = c.node.ParamSetInt(r, int(x))
+	case int64:
+		err = c.node.ParamSetInt(r, int(x))
+	case float64:
+		err = c.node.ParamSetFloat64(r, x)
+	case float32:
+		err = c.node.ParamSetFloat64(r, float64(x))
+	case string:
+		err = c.node.ParamSetString(r, x)
+	default:
+		return fmt.Errorf("set parameter %s: a %T cannot be set (only bool, int, float64 and string)", r, v)
+	}
+	if err != nil {
+		return fmt.Errorf("set parameter %s: %w", r, err)
+	}
+	return nil
+}
+
+// Close unregisters every subscriber, publisher, service and action of the
+// node, then the node itself. It may be called more than once.
+func (c *Conn) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	subs, pubs, svcs, actions, servers := c.subs, c.pubs, c.svcs, c.actions, c.servers
+	c.subs, c.pubs, c.svcs, c.actions, c.servers = nil, nil, nil, nil, nil
+	c.mu.Unlock()
+	if c.cancel != nil {
+		c.cancel()
+	}
+	for i := len(servers) - 1; i >= 0; i-- {
+		servers[i]()
+	}
+	for _, a := range actions {
+		a.close()
+	}
+	for _, s := range svcs {
+		s.close()
+	}
+	for _, s := range subs {
+		s.close()
+	}
+	for _, p := range pubs {
+		p.close()
+	}
+	c.node.Close()
+	c.wg.Wait()
+	return nil
+}
+
+var errClosed = errors.New("the ROS connection is closed")

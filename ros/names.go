@@ -1,0 +1,71 @@
+package ros
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ROS graph names (http://wiki.ros.org/Names): a global name starts with '/',
+// a private one with '~' (under the node's own name), and any other is
+// relative to the node's namespace. Remapping applies to the resolved name.
+
+// checkName reports whether s is a valid ROS graph resource name: a letter,
+// '/' or '~' first, then letters, digits, '_' and '/'.
+func checkName(s string) error {
+	if s == "" {
+		return fmt.Errorf("empty name")
+	}
+	for i, r := range s {
+		letter := (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		switch {
+		case i == 0 && (letter || r == '/' || r == '~'):
+		case i > 0 && (letter || r == '_' || r == '/' || (r >= '0' && r <= '9')):
+		default:
+			return fmt.Errorf("%q is not a valid ROS name: it may hold letters, digits, '_' and '/', and start with a letter, '/' or '~'", s)
+		}
+	}
+	if strings.Contains(s, "//") {
+		return fmt.Errorf("%q is not a valid ROS name: it has an empty part (//)", s)
+	}
+	return nil
+}
+
+// cleanNamespace turns "robot1", "/robot1/" or "" into "/robot1" or "/".
+func cleanNamespace(ns string) (string, error) {
+	ns = strings.TrimSpace(ns)
+	if ns == "" || ns == "/" {
+		return "/", nil
+	}
+	if !strings.HasPrefix(ns, "/") {
+		ns = "/" + ns
+	}
+	ns = strings.TrimRight(ns, "/")
+	if err := checkName(ns); err != nil || strings.Contains(ns, "~") {
+		return "", fmt.Errorf("namespace %q is not a valid ROS namespace", ns)
+	}
+	return ns, nil
+}
+
+// joinName joins a namespace and a relative name.
+func joinName(ns, name string) string {
+	name = strings.TrimRight(name, "/")
+	if ns == "/" {
+		return "/" + name
+	}
+	return ns + "/" + name
+}
+
+// resolveName resolves name against the namespace ns and the node's full
+// name node, without remapping.
+func resolveName(ns, node, name string) string {
+	switch {
+	case name == "":
+		return ns
+	case strings.HasPrefix(name, "/"):
+		return "/" + strings.Trim(name, "/")
+	case strings.HasPrefix(name, "~"):
+		return joinName(node, strings.TrimPrefix(strings.TrimPrefix(name, "~"), "/"))
+	default:
+		return joinName(ns, name)
+	}
+}
