@@ -105,10 +105,10 @@ func (n *Parallel) Tick() (Status, error) {
 		return Failure, err
 	}
 	count := len(n.children)
-	if err := checkThreshold("Parallel", "success_count", succ, count, "succeed"); err != nil {
+	if err := checkThreshold(n.typeID, "success_count", succ, count, "succeed"); err != nil {
 		return Failure, err
 	}
-	if err := checkThreshold("Parallel", "failure_count", fail, count, "fail"); err != nil {
+	if err := checkThreshold(n.typeID, "failure_count", fail, count, "fail"); err != nil {
 		return Failure, err
 	}
 	needSucc, needFail := threshold(succ, count), threshold(fail, count)

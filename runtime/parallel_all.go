@@ -54,7 +54,7 @@ func (n *ParallelAll) Tick() (Status, error) {
 		return Failure, err
 	}
 	count := len(n.children)
-	if err := checkThreshold("ParallelAll", "max_failures", maxFail, count, "fail"); err != nil {
+	if err := checkThreshold(n.typeID, "max_failures", maxFail, count, "fail"); err != nil {
 		return Failure, err
 	}
 	needFail := threshold(maxFail, count)

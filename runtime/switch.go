@@ -169,22 +169,25 @@ func switchInt(s string, enums map[string]int) (int64, bool) {
 	if v, ok := enums[s]; ok {
 		return int64(v), true
 	}
-	if s == "" || s[0] == '+' {
-		return 0, false
+	digits := strings.TrimPrefix(s, "-")
+	if digits == "" || strings.TrimLeft(digits, "0123456789") != "" {
+		return 0, false // not a number: spare strconv's error value
 	}
 	v, err := strconv.ParseInt(s, 10, 32)
 	return v, err == nil
 }
 
 // switchReal reads s as an enum name or, the way from_chars reads a double,
-// as a whole decimal real number.
+// as a whole decimal real number. Infinities and NaN are left out: BT.CPP
+// reads them, but they never compare within epsilon of anything.
 func switchReal(s string, enums map[string]int) (float64, bool) {
 	if v, ok := enums[s]; ok {
 		return float64(v), true
 	}
-	if s == "" || s[0] == '+' || strings.ContainsAny(s, "xX_") {
+	digits := strings.TrimPrefix(s, "-")
+	if digits == "" || strings.TrimLeft(digits, "0123456789.eE+-") != "" || !(digits[0] == '.' || digits[0] >= '0' && digits[0] <= '9') {
 		return 0, false
 	}
 	v, err := strconv.ParseFloat(s, 64)
-	return v, err == nil
+	return v, err == nil && !math.IsInf(v, 0)
 }
