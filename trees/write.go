@@ -45,9 +45,7 @@ func Write(w io.Writer, doc *runtime.Document) error {
 		}
 		x.indent(1)
 		x.raw("<BehaviorTree")
-		if t.ID != "" {
-			x.attr("ID", t.ID)
-		}
+		x.attr("ID", t.ID) // even when empty: a lone tree without ID would get a name
 		for _, a := range t.Attrs {
 			x.attr(a.Name, a.Value)
 		}
@@ -300,11 +298,9 @@ func (x *xmlWriter) model(m *runtime.NodeModel, typeNames map[string]string) {
 		x.w.WriteByte('<')
 		x.raw(elem)
 		x.attr("name", p.Name)
-		typeName, ok := typeNames[p.Name]
-		if !ok {
-			typeName = PortTypeName(p.Type)
-		}
-		if typeName != "" {
+		if typeName, ok := typeNames[p.Name]; ok {
+			x.attr("type", typeName)
+		} else if typeName := PortTypeName(p.Type); typeName != "" {
 			x.attr("type", typeName)
 		}
 		if p.HasDefault {

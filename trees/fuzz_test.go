@@ -1,0 +1,82 @@
+package trees
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// FuzzParse: no input makes the loader (or the checker behind it) panic;
+// every error has a position; whatever loads cleanly writes, and loads back
+// as the same document. Run it with
+//
+//	go test ./trees/ -run XXX -fuzz FuzzParse -fuzztime 5m
+//
+// Inputs that once failed are kept in testdata/fuzz/FuzzParse and run with
+// every go test.
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{
+		``,
+		`<root/>`,
+		`<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence><AlwaysSuccess/></Sequence></BehaviorTree></root>`,
+		`<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaa">]><root>&a;</root>`,
+		`<root><BehaviorTree ID="&#x41;&lt;"><Script code="a &amp;&amp; b"/></BehaviorTree></root>`,
+		`<root><TreeNodesModel><Action ID="A"><input_port name="x" type="int" default="1">d</input_port></Action></TreeNodesModel></root>`,
+		`<root><![CDATA[x]]><!-- c --><?pi x?></root>`,
+		"\uFEFF<root>\r\n<BehaviorTree ID='x'/>\r\n</root>",
+		`<root><include path="nowhere.xml"/></root>`,
+	} {
+		f.Add([]byte(seed))
+	}
+	files, _ := filepath.Glob("testdata/*/*.xml")
+	for _, path := range files {
+		if data, err := os.ReadFile(path); err == nil && len(data) < 16<<10 {
+			f.Add(data)
+		}
+	}
+	reg := runtime.NewRegistry()
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		name := filepath.Join(dir, "fuzz.xml")
+		doc, err := Parse(name, data)
+		if err != nil {
+			var le *LoadError
+			if !errors.As(err, &le) || len(le.Errs) == 0 {
+				t.Fatalf("error %T %v is not a LoadError with problems", err, err)
+			}
+			for _, e := range le.Errs {
+				if e.Pos.File == "" || e.Msg == "" {
+					t.Fatalf("problem without file or message: %#v", e)
+				}
+			}
+			if le.Unreadable != (doc == nil) {
+				t.Fatalf("Unreadable %v but document %v", le.Unreadable, doc != nil)
+			}
+			if doc != nil {
+				_ = runtime.Check(reg, doc, runtime.BuildConf{})
+			}
+			return
+		}
+		_ = runtime.Check(reg, doc, runtime.BuildConf{})
+		var out bytes.Buffer
+		if err := Write(&out, doc); err != nil {
+			t.Fatalf("a document that loaded cleanly does not write: %v", err)
+		}
+		again, err := Parse(name, out.Bytes())
+		if err != nil {
+			t.Fatalf("written document does not load: %v\n%s", err, out.String())
+		}
+		if a, b := stripped(doc), stripped(again); !reflect.DeepEqual(a, b) {
+			t.Fatalf("round trip changed the document\nbefore:\n%s\nafter:\n%s", dump(a), dump(b))
+		}
+		var out2 bytes.Buffer
+		if err := Write(&out2, again); err != nil || !bytes.Equal(out.Bytes(), out2.Bytes()) {
+			t.Fatalf("writing is not a fixed point (%v)", err)
+		}
+	})
+}
