@@ -6,12 +6,6 @@ package master
 // Like goroslib's, each struct lists the XML-RPC parameters in order; a
 // response is encoded as the array [code, statusMessage, value].
 
-// requestCallerOnly is a call whose only parameter is the caller ID
-// (getPid, getUri, getSystemState, getTopicTypes, getParamNames).
-type requestCallerOnly struct {
-	CallerID string
-}
-
 // requestSetParam is a setParam request: the value may be of any XML-RPC
 // type, a dictionary setting a whole namespace.
 type requestSetParam struct {

@@ -111,6 +111,21 @@ var interopCases = []interopCase{
 		},
 	},
 	{
+		name:  "rosparam set reaches a rospy parameter cache through paramUpdate",
+		tools: []string{"rosparam", "rospy"},
+		run: func(t *testing.T, uri string) {
+			rostest.Run(t, uri, toolTimeout, "rosparam", "set", "/robot/max_speed", "1.0")
+			watcher := rostest.Python(t, uri, "testdata/param_watcher.py")
+			watcher.WaitLine(t, "max_speed 1.0", nodeTimeout)
+			// The watcher reads only its cache now: the new value can only
+			// arrive as a paramUpdate from the master.
+			rostest.Run(t, uri, toolTimeout, "rosparam", "set", "/robot/max_speed", "0.7")
+			watcher.WaitLine(t, "max_speed 0.7", nodeTimeout)
+			rostest.Run(t, uri, toolTimeout, "rosparam", "set", "/robot", "{max_speed: 0.4, name: turtle}")
+			watcher.WaitLine(t, "max_speed 0.4", nodeTimeout)
+		},
+	},
+	{
 		name:  "rosnode list and info show a rospy node",
 		tools: []string{"rosnode", "rospy", "std_msgs"},
 		run: func(t *testing.T, uri string) {

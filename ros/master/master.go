@@ -64,7 +64,6 @@ type Master struct {
 	serving sync.WaitGroup
 
 	closeOnce sync.Once
-	closeErr  error
 	done      chan struct{}
 	methods   map[string]func([]any) any
 }
@@ -147,7 +146,8 @@ func (m *Master) Done() <-chan struct{} {
 // Close stops the master: it stops accepting calls, lets calls in progress
 // finish (for up to 5 seconds), abandons pushes to nodes that are still
 // queued, and returns when every goroutine it started has ended. It may be
-// called more than once and from several goroutines.
+// called more than once and from several goroutines; the error is always
+// nil (Close has the shape of io.Closer).
 func (m *Master) Close() error {
 	m.closeOnce.Do(func() {
 		m.mu.Lock()
@@ -167,7 +167,7 @@ func (m *Master) Close() error {
 		close(m.done)
 	})
 	<-m.done
-	return m.closeErr
+	return nil
 }
 
 // serveHTTP answers one XML-RPC request.

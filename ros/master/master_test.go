@@ -3,6 +3,7 @@ package master
 import (
 	"context"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,6 +39,24 @@ func TestLifecycle(t *testing.T) {
 		m := startTestMaster(t)
 		if !strings.HasPrefix(m.URI(), "http://127.0.0.1:") || !strings.HasSuffix(m.URI(), "/") || strings.HasSuffix(m.URI(), ":0/") {
 			t.Errorf("URI() = %q", m.URI())
+		}
+	})
+	t.Run("an empty host listens everywhere and advertises the host name", func(t *testing.T) {
+		m, err := New(Conf{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		name, _ := os.Hostname()
+		host, port, _ := net.SplitHostPort(hostOf(t, m.URI()))
+		if name != "" && host != name {
+			t.Errorf("URI() = %q, want host %q", m.URI(), name)
+		}
+		if err := Probe(context.Background(), "http://127.0.0.1:"+port+"/"); err != nil {
+			t.Errorf("no answer on the loopback interface: %v", err)
 		}
 	})
 	t.Run("a taken port is an error", func(t *testing.T) {

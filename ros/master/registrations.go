@@ -25,15 +25,15 @@ type serviceProvider struct {
 // everything, as rosmaster does; a node that dies without unregistering
 // stays, and lookups keep returning its (stale) URI.
 type nodeEntry struct {
-	api   string
-	pubs  map[string]bool
-	subs  map[string]bool
-	srvs  map[string]bool
-	prams map[string]bool
+	api       string
+	pubs      map[string]bool
+	subs      map[string]bool
+	srvs      map[string]bool
+	paramSubs map[string]bool
 }
 
 func (n *nodeEntry) empty() bool {
-	return len(n.pubs)+len(n.subs)+len(n.srvs)+len(n.prams) == 0
+	return len(n.pubs)+len(n.subs)+len(n.srvs)+len(n.paramSubs) == 0
 }
 
 // registrationKind selects one of the registries a node can be in.
@@ -55,7 +55,7 @@ func (n *nodeEntry) set(kind registrationKind) map[string]bool {
 	case kindService:
 		return n.srvs
 	default:
-		return n.prams
+		return n.paramSubs
 	}
 }
 
@@ -132,11 +132,11 @@ func (g *graph) enter(callerID, callerAPI string) (*nodeEntry, *bumped) {
 		}
 	}
 	n = &nodeEntry{
-		api:   callerAPI,
-		pubs:  map[string]bool{},
-		subs:  map[string]bool{},
-		srvs:  map[string]bool{},
-		prams: map[string]bool{},
+		api:       callerAPI,
+		pubs:      map[string]bool{},
+		subs:      map[string]bool{},
+		srvs:      map[string]bool{},
+		paramSubs: map[string]bool{},
 	}
 	g.nodes[callerID] = n
 	return n, b

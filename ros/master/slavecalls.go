@@ -24,8 +24,6 @@ const maxSlaveResponse = 1 << 20
 type slaveCall struct {
 	method string
 	params any
-	// done, if set, is called with the call's outcome.
-	done func(code int, err error)
 }
 
 // slaveCaller pushes calls to nodes without ever blocking the master: every
@@ -83,15 +81,15 @@ func (s *slaveCaller) work(api string) {
 		s.queues[api] = q[1:]
 		s.mu.Unlock()
 
-		code, err := s.do(api, call)
-		if call.done != nil {
-			call.done(code, err)
-		}
+		// A node that cannot be reached or refuses is not the master's
+		// problem: rosmaster, too, only logs it.
+		s.do(api, call) //nolint:errcheck
 	}
 }
 
-// do performs one call and returns the status code the node answered.
-func (s *slaveCaller) do(api string, call slaveCall) (int, error) {
+// do performs one call; it fails when the node cannot be reached or does
+// not answer [1, ...].
+func (s *slaveCaller) do(api string, call slaveCall) error {
 	var body bytes.Buffer
 	rv := reflect.ValueOf(call.params)
 	params := make([]any, rv.NumField())
@@ -99,32 +97,30 @@ func (s *slaveCaller) do(api string, call slaveCall) (int, error) {
 		params[i] = rv.Field(i).Interface()
 	}
 	if err := encodeMethodCall(&body, call.method, params...); err != nil {
-		return 0, err
+		return err
 	}
 	req, err := http.NewRequestWithContext(s.ctx, http.MethodPost, api, &body)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	req.Header.Set("Content-Type", "text/xml")
 	res, err := s.client.Do(req)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		io.Copy(io.Discard, io.LimitReader(res.Body, maxSlaveResponse)) //nolint:errcheck
-		return 0, fmt.Errorf("%s answered HTTP %d", api, res.StatusCode)
+		return fmt.Errorf("%s answered HTTP %d", api, res.StatusCode)
 	}
 	v, err := decodeMethodResponse(io.LimitReader(res.Body, maxSlaveResponse))
 	if err != nil {
-		return 0, err
+		return err
 	}
-	if items, ok := v.([]any); ok && len(items) > 0 {
-		if code, ok := items[0].(int); ok {
-			return code, nil
-		}
+	if items, ok := v.([]any); ok && len(items) > 0 && items[0] == 1 {
+		return nil
 	}
-	return 0, fmt.Errorf("%s answered %s, not [code, message, value]", api, typeName(v))
+	return fmt.Errorf("%s answered %v to %s", api, v, call.method)
 }
 
 // close drops queued calls, cancels calls in flight (through the master's
