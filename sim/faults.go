@@ -151,5 +151,18 @@ func (w *World) rebuildLive() {
 	for _, o := range w.obstacles {
 		w.live.FillRect(o.Rect, Occupied)
 	}
+	w.field = laserField(w.live)
 	w.revision++
+}
+
+// laserField returns each cell's distance in cells to the nearest occupied
+// cell, which lets laser beams leap across open space.
+func laserField(g *Grid) []float32 {
+	d := distanceTransform(g, func(c Cell) bool { return c == Occupied })
+	f := make([]float32, len(d))
+	for k, v := range d {
+		// Rounded down so that the leap stays on the safe side.
+		f[k] = float32(v/g.Resolution) * (1 - 1e-6)
+	}
+	return f
 }

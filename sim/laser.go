@@ -145,7 +145,7 @@ func (w *World) castScan(r *Robot) *LaserScan {
 	for b := range s.Ranges {
 		bc, bs := r.beamCos[b], r.beamSin[b]
 		dx, dy := gc*bc-gs*bs, gs*bc+gc*bs // rotate the beam into the grid frame
-		d := g.traceRay(gx, gy, dx, dy, maxCells) * g.Resolution
+		d := g.traceRay(gx, gy, dx, dy, maxCells, w.field) * g.Resolution
 		if len(discs) > 0 {
 			wc, ws := cy*bc-sy*bs, sy*bc+cy*bs // the beam in the world frame
 			for _, o := range discs {
@@ -181,56 +181,100 @@ func (w *World) castScan(r *Robot) *LaserScan {
 // traceRay walks from grid point (gx, gy) along the unit direction (dx, dy)
 // and returns the distance in cells to the first occupied cell, or +Inf if
 // the ray leaves the grid or passes maxCells first.
-func (g *Grid) traceRay(gx, gy, dx, dy, maxCells float64) float64 {
-	i, j := int(math.Floor(gx)), int(math.Floor(gy))
-	if !g.In(i, j) {
-		return math.Inf(1)
+//
+// field, when not nil, holds each cell's distance (in cells) from its centre
+// to the nearest occupied cell's centre. Far from obstacles the ray then
+// leaps ahead by that distance less a cell diagonal and a half, which can
+// never skip an occupied cell; near them it walks cell by cell, so the range
+// is the one the cell walk alone would give.
+func (g *Grid) traceRay(gx, gy, dx, dy, maxCells float64, field []float32) float64 {
+	w, h := g.Width, g.Height
+	t := 0.0
+	walk := math.MaxInt // cells to walk before looking at the field again
+	if field != nil {
+		walk = 8
 	}
+	for {
+		x, y := gx+t*dx, gy+t*dy
+		if x < 0 || y < 0 {
+			return math.Inf(1)
+		}
+		i, j := int(x), int(y)
+		if i >= w || j >= h {
+			return math.Inf(1)
+		}
+		if field != nil {
+			if s := float64(field[j*w+i]) - 1.5 - math.Sqrt2/2; s >= 1 {
+				if t += s; t > maxCells {
+					return math.Inf(1)
+				}
+				continue
+			}
+		}
+		hit, walked := g.walkCells(x, y, i, j, dx, dy, maxCells-t, walk)
+		if walked < 0 {
+			return t + hit
+		}
+		t += walked
+	}
+}
+
+// walkCells is the Amanatides-Woo cell walk from (x, y), in cell (i, j),
+// over at most n cells. It returns the distance to an occupied cell (or
+// +Inf when the ray leaves the grid or passes maxCells) and -1, or, when it
+// walked n free cells, 0 and the distance to where it entered the last one.
+func (g *Grid) walkCells(x, y float64, i, j int, dx, dy, maxCells float64, n int) (float64, float64) {
 	if g.cells[j*g.Width+i] == Occupied {
-		return 0
+		return 0, -1
 	}
 	stepI, stepJ := 1, 1
 	tMaxX, tMaxY := math.Inf(1), math.Inf(1)
 	tDX, tDY := math.Inf(1), math.Inf(1)
 	if dx > 0 {
 		tDX = 1 / dx
-		tMaxX = (float64(i) + 1 - gx) * tDX
+		tMaxX = (float64(i) + 1 - x) * tDX
 	} else if dx < 0 {
 		stepI = -1
 		tDX = -1 / dx
-		tMaxX = (gx - float64(i)) * tDX
+		tMaxX = (x - float64(i)) * tDX
 	}
 	if dy > 0 {
 		tDY = 1 / dy
-		tMaxY = (float64(j) + 1 - gy) * tDY
+		tMaxY = (float64(j) + 1 - y) * tDY
 	} else if dy < 0 {
 		stepJ = -1
 		tDY = -1 / dy
-		tMaxY = (gy - float64(j)) * tDY
+		tMaxY = (y - float64(j)) * tDY
 	}
 	w, h, cells := g.Width, g.Height, g.cells
-	for {
+	for k := 0; k < n; k++ {
 		var t float64
 		if tMaxX < tMaxY {
 			t = tMaxX
 			tMaxX += tDX
 			i += stepI
 			if i < 0 || i >= w {
-				return math.Inf(1)
+				return math.Inf(1), -1
 			}
 		} else {
 			t = tMaxY
 			tMaxY += tDY
 			j += stepJ
 			if j < 0 || j >= h {
-				return math.Inf(1)
+				return math.Inf(1), -1
 			}
 		}
 		if t > maxCells {
-			return math.Inf(1)
+			return math.Inf(1), -1
 		}
 		if cells[j*w+i] == Occupied {
-			return t
+			return t, -1
+		}
+		if k == n-1 {
+			// Restart a hair inside the cell just entered, so that rounding
+			// cannot put the restart back in the cell before.
+			return 0, t + 1e-9
 		}
 	}
+	return 0, 0
 }

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"container/heap"
 	"errors"
 	"fmt"
 	"math"
@@ -182,24 +181,68 @@ func (p *Planner) escape(idx int) (int, bool) {
 	return 0, false
 }
 
+// openItem is a cell on A*'s open list with its estimated total cost f and
+// its cost so far g.
 type openItem struct {
-	idx int
-	f   float64
+	f, g float64
+	idx  int
 }
 
+// before orders the open list: cheapest f first; among equals, the one
+// furthest along (largest g), which keeps A* from fanning out over the many
+// ties of a grid; then by cell index, so plans are deterministic.
+func (a openItem) before(b openItem) bool {
+	if a.f != b.f {
+		return a.f < b.f
+	}
+	if a.g != b.g {
+		return a.g > b.g
+	}
+	return a.idx < b.idx
+}
+
+// openSet is a binary min-heap of openItems.
 type openSet []openItem
 
-func (o openSet) Len() int { return len(o) }
-func (o openSet) Less(a, b int) bool {
-	if o[a].f != o[b].f {
-		return o[a].f < o[b].f
+func (o *openSet) push(it openItem) {
+	h := append(*o, it)
+	k := len(h) - 1
+	for k > 0 {
+		p := (k - 1) / 2
+		if !h[k].before(h[p]) {
+			break
+		}
+		h[k], h[p] = h[p], h[k]
+		k = p
 	}
-	return o[a].idx < o[b].idx // a total order keeps plans deterministic
+	*o = h
 }
-func (o openSet) Swap(a, b int)     { o[a], o[b] = o[b], o[a] }
-func (o *openSet) Push(x any)       { *o = append(*o, x.(openItem)) }
-func (o *openSet) Pop() any         { old := *o; it := old[len(old)-1]; *o = old[:len(old)-1]; return it }
-func (o *openSet) push(it openItem) { heap.Push(o, it) }
+
+func (o *openSet) pop() openItem {
+	h := *o
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	k := 0
+	for {
+		l := 2*k + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && h[r].before(h[l]) {
+			m = r
+		}
+		if !h[m].before(h[k]) {
+			break
+		}
+		h[k], h[m] = h[m], h[k]
+		k = m
+	}
+	*o = h
+	return top
+}
 
 // astar returns the cells of the cheapest path from start to goal.
 func (p *Planner) astar(start, goal int) ([]int, bool) {
@@ -221,16 +264,15 @@ func (p *Planner) astar(start, goal int) ([]int, bool) {
 	gScore[start] = 0
 	parent[start] = -1
 	open := &openSet{}
-	open.push(openItem{start, h(start)})
+	open.push(openItem{f: h(start), idx: start})
 	type move struct {
 		di, dj int
 		length float64
 	}
 	moves := [8]move{{1, 0, res}, {-1, 0, res}, {0, 1, res}, {0, -1, res},
 		{1, 1, res * math.Sqrt2}, {1, -1, res * math.Sqrt2}, {-1, 1, res * math.Sqrt2}, {-1, -1, res * math.Sqrt2}}
-	for open.Len() > 0 {
-		cur := heap.Pop(open).(openItem)
-		c := cur.idx
+	for len(*open) > 0 {
+		c := open.pop().idx
 		if closed[c] {
 			continue
 		}
@@ -265,7 +307,7 @@ func (p *Planner) astar(start, goal int) ([]int, bool) {
 			if ng < gScore[nb] {
 				gScore[nb] = ng
 				parent[nb] = int32(c)
-				open.push(openItem{nb, ng + h(nb)})
+				open.push(openItem{f: ng + h(nb), g: ng, idx: nb})
 			}
 		}
 	}

@@ -38,7 +38,8 @@ type WorldConf struct {
 type World struct {
 	conf      WorldConf
 	static    *Grid
-	live      *Grid // static plus obstacles
+	live      *Grid     // static plus obstacles
+	field     []float32 // distance field of live, for the laser
 	revision  uint64
 	obstacles []Obstacle
 	docks     []Dock
