@@ -5,10 +5,10 @@ import (
 	"math/rand/v2"
 )
 
-// RandomSequence and RandomSelector are a Sequence and a Fallback that tick
-// their children in an order shuffled anew on every activation, so that a
-// robot does not always try its alternatives (or its chores) in the same
-// order.
+// RandomComposite is the node behind RandomSequence and RandomSelector: a
+// Sequence and a Fallback that tick their children in an order shuffled anew
+// on every activation, so that a robot does not always try its alternatives
+// (or its chores) in the same order.
 //
 //	RandomSelector                 this activation's order: C, A, B
 //	├── A   FAILURE → go on to B
