@@ -209,9 +209,17 @@ func (m *Messages) LookupKind(name string, k TypeKind) (MessageType, error) {
 	case !ok:
 		return MessageType{}, fmt.Errorf("unknown %s %q%s", what, name, m.hint(name, k))
 	case k != anyKind && t.Kind != k:
-		return MessageType{}, fmt.Errorf("%s is a %s type, not a %s type%s", name, t.Kind, k, m.hint(name, k))
+		return MessageType{}, fmt.Errorf("%s is %s type, not %s type%s", name, article(t.Kind), article(k), m.hint(name, k))
 	}
 	return t, nil
+}
+
+// article spells a kind with its article: "a message", "an action".
+func article(k TypeKind) string {
+	if k == ActionKind {
+		return "an action"
+	}
+	return "a " + k.String()
 }
 
 // anyKind asks hint for names of every kind.

@@ -33,7 +33,7 @@ func TestMessagesLookup(t *testing.T) {
 		{name: "geometry_msgs/Twst", kind: anyKind, wantErr: `unknown ROS type "geometry_msgs/Twst" (did you mean geometry_msgs/Twist`},
 		{name: "Twist", kind: anyKind, wantErr: `ROS type name "Twist": write package/Type, like geometry_msgs/Twist (did you mean geometry_msgs/Twist`},
 		{name: "move_base_msgs/MoveBase", kind: ActionKind, wantErr: `unknown ROS action type "move_base_msgs/MoveBase" (did you mean move_base_msgs/MoveBaseAction`},
-		{name: "geometry_msgs/Twist", kind: ActionKind, wantErr: `geometry_msgs/Twist is a message type, not a action type`},
+		{name: "geometry_msgs/Twist", kind: ActionKind, wantErr: `geometry_msgs/Twist is a message type, not an action type`},
 		{name: "sensor_msgs/BateryState", kind: MessageKind, wantErr: `did you mean sensor_msgs/BatteryState`},
 	}
 	for _, c := range cases {
