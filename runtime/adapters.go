@@ -68,7 +68,7 @@ func (ConditionFunc) halt(*Leaf) {}
 // SyncActionNode rejects it; an error makes the tick return it.
 //
 // As in BT.CPP, the leaf is RUNNING while the function runs, so observers
-// see IDLE → RUNNING → the result.
+// see IDLE → RUNNING → the result (back to IDLE after SKIPPED).
 type ActionFunc func(n *Leaf) (Status, error)
 
 var errSyncRunning = errors.New("a synchronous action (ActionFunc) returned RUNNING; work that spans ticks needs a StatefulAction or an AsyncAction")
@@ -81,8 +81,11 @@ func (f ActionFunc) tick(n *Leaf) (Status, error) {
 	if err != nil {
 		return Failure, err
 	}
-	if st == Running {
+	switch st {
+	case Running:
 		return Failure, errSyncRunning
+	case Skipped:
+		n.setStatus(Idle) // a skipped node stays IDLE
 	}
 	return st, nil
 }

@@ -1,0 +1,165 @@
+package runtime
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// adapterRegistry is the test palette plus leaves written with the
+// adapters, logging to log.
+func adapterRegistry(log *eventLog) *Registry {
+	r := testRegistry(log)
+	must := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	must(r.RegisterCondition("InRange", []PortSpec{
+		InputPort[float64]("value", "what to check"),
+		InputPort[float64]("min", "lowest accepted").WithDefault("0"),
+		InputPort[float64]("max", "highest accepted"),
+	}, func(n *Leaf) (bool, error) {
+		log.add(n.Name())
+		v, err := GetInput[float64](n, "value")
+		if err != nil {
+			return false, err
+		}
+		lo, err := GetInput[float64](n, "min")
+		if err != nil {
+			return false, err
+		}
+		hi, err := GetInput[float64](n, "max")
+		return lo <= v && v <= hi, err
+	}))
+	must(r.RegisterAction("Count", []PortSpec{
+		InputPort[int]("from", "the start"),
+		OutputPort[int]("next", "from + 1"),
+		InputPort[Status]("result", "what to return").WithDefault("SUCCESS"),
+	}, func(n *Leaf) (Status, error) {
+		log.add(n.Name())
+		from, err := GetInput[int](n, "from")
+		if err != nil {
+			return Failure, err
+		}
+		if err := SetOutput(n, "next", from+1); err != nil {
+			return Failure, err
+		}
+		return GetInput[Status](n, "result")
+	}))
+	must(r.RegisterAction("Fails", nil, func(n *Leaf) (Status, error) {
+		log.add(n.Name())
+		return Failure, errors.New("motor driver not responding")
+	}))
+	return r
+}
+
+func TestConditionFunc(t *testing.T) {
+	in := func(attrs ...string) *NodeSpec { return N("InRange", A(attrs...)) }
+	runPlayCases(t, []playCase{
+		{
+			name: "true is SUCCESS, false is FAILURE, ports are read per tick",
+			reg:  adapterRegistry, tree: in("value", "{v}", "max", "1"),
+			bb: map[string]any{"v": 0.5},
+			steps: []playStep{
+				tickP(Success, "InRange"),
+				tickP(Failure, "InRange").writing("v", 1.5),
+				tickP(Success, "InRange").writing("v", 0.0),
+			},
+		},
+		{
+			name: "an error is the tick's error, with the node's path",
+			reg:  adapterRegistry, tree: in("value", "{v}", "max", "1"),
+			steps: []playStep{errP(`MainTree/InRange (InRange): input port "value": blackboard entry "v" is not set`)},
+		},
+	})
+}
+
+func TestActionFunc(t *testing.T) {
+	count := func(attrs ...string) *NodeSpec { return N("Count", A(attrs...)) }
+	runPlayCases(t, []playCase{
+		{
+			name: "the function's status, with outputs written",
+			reg:  adapterRegistry, tree: count("from", "{n}", "next", "{n}"),
+			bb:     map[string]any{"n": 1},
+			steps:  []playStep{tickP(Success, "Count"), tickP(Success, "Count")},
+			wantBB: map[string]any{"n": 3},
+		},
+		{
+			name: "FAILURE and SKIPPED are fine", reg: adapterRegistry,
+			tree:  N("Sequence", nil, count("from", "1", "result", "SKIPPED"), count("name", "Second", "from", "1", "result", "FAILURE")),
+			steps: []playStep{tickP(Failure, "Count Second")},
+		},
+		{
+			name: "a skipped action stays IDLE", reg: adapterRegistry,
+			tree:  count("from", "1", "result", "SKIPPED"),
+			steps: []playStep{tickP(Skipped, "Count")},
+			check: func(t *testing.T, tree *Tree) {
+				if st := NodeOf(tree.Root()).Status(); st != Idle {
+					t.Errorf("status %v, want IDLE", st)
+				}
+			},
+		},
+		{
+			name: "RUNNING is an error: a synchronous action finishes in its tick",
+			reg:  adapterRegistry, tree: count("from", "1", "result", "RUNNING"),
+			steps: []playStep{errP(`MainTree/Count (Count): a synchronous action (ActionFunc) returned RUNNING; work that spans ticks needs a StatefulAction or an AsyncAction`)},
+		},
+		{
+			name: "an error is the tick's error and halts the tree", reg: adapterRegistry,
+			tree:  N("Sequence", nil, S("A", "R,S"), N("Fails", nil)),
+			steps: []playStep{tickP(Running, "A"), errP(`MainTree/Sequence/Fails (Fails): motor driver not responding`)},
+		},
+	})
+
+	t.Run("observers see IDLE → RUNNING → SUCCESS, as BT.CPP's SimpleActionNode", func(t *testing.T) {
+		tree, _ := buildWith(t, adapterRegistry(&eventLog{}), count("from", "1"))
+		var seen []string
+		tree.Observe(ObserverFunc(func(tr Transition) { seen = append(seen, tr.From.String()+">"+tr.To.String()) }))
+		if _, err := tree.TickExactlyOnce(); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(seen, " "); got != "IDLE>RUNNING RUNNING>SUCCESS SUCCESS>IDLE" {
+			t.Errorf("transitions %q", got)
+		}
+	})
+}
+
+func TestRegisterFuncs(t *testing.T) {
+	r := NewRegistry()
+	if err := r.RegisterCondition("IsDocked", nil, func(*Leaf) (bool, error) { return true, nil }); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"a second type with the same ID", r.RegisterAction("IsDocked", nil, func(*Leaf) (Status, error) { return Success, nil }),
+			"register IsDocked: a node type with this ID is already registered"},
+		{"a built-in name", r.RegisterAsyncAction("Sequence", nil, func(*Leaf) (AsyncWork, error) { return nil, nil }),
+			"register Sequence: a node type with this ID is already registered"},
+		{"an invalid ID", r.RegisterStatefulAction("9lives", nil, func(*Config) (StatefulAction, error) { return nil, nil }),
+			`register "9lives": a node ID is a letter followed by letters, digits or '_'`},
+		{"a reserved port name", r.RegisterCondition("Near", []PortSpec{InputPort[float64]("name", "")}, func(*Leaf) (bool, error) { return true, nil }),
+			`register Near: invalid port name "name"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.err == nil || tc.err.Error() != tc.want {
+				t.Errorf("error %v, want %q", tc.err, tc.want)
+			}
+		})
+	}
+	for id, kind := range map[string]Kind{"IsDocked": ConditionKind} {
+		if nt, ok := r.Lookup(id); !ok || nt.Kind != kind || nt.Category != "condition" {
+			t.Errorf("%s registered as %+v", id, nt)
+		}
+	}
+	if err := r.RegisterCondition("NoFunc", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	doc := &Document{Trees: []*TreeSpec{{ID: "MainTree", Root: N("NoFunc", nil)}}}
+	if _, err := Build(r, doc, BuildConf{}); err == nil || !strings.Contains(err.Error(), "MainTree/NoFunc: condition NoFunc has no function") {
+		t.Errorf("build error %v", err)
+	}
+}
