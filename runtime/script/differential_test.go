@@ -162,9 +162,16 @@ func (o outcome) String() string {
 // TestAgainstBTCPP replays testdata/btcpp/cases.txt and compares each
 // script's value and its effect on the variables with what BehaviorTree.CPP
 // 4.10 produced (testdata/btcpp/results.txt; see the README there).
+//
+// BTCPP_CASES and BTCPP_RESULTS name other files to replay, such as
+// generated ones.
 func TestAgainstBTCPP(t *testing.T) {
+	casesFile, resultsFile := "testdata/btcpp/cases.txt", "testdata/btcpp/results.txt"
+	if f := os.Getenv("BTCPP_CASES"); f != "" {
+		casesFile, resultsFile = f, os.Getenv("BTCPP_RESULTS")
+	}
 	results := map[int]outcome{}
-	rf, err := os.Open("testdata/btcpp/results.txt")
+	rf, err := os.Open(resultsFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +189,7 @@ func TestAgainstBTCPP(t *testing.T) {
 		results[n] = parseOutcome(fields[1:])
 	}
 
-	data, err := os.ReadFile("testdata/btcpp/cases.txt")
+	data, err := os.ReadFile(casesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +239,7 @@ func TestAgainstBTCPP(t *testing.T) {
 			t.Fatalf("line %d: unknown command %q", lineno, cmd)
 		}
 	}
-	t.Logf("%d scripts match BT.CPP, %d documented deviations", compared, deviations)
+	t.Logf("%d scripts compared with BT.CPP, %d documented deviations", compared, deviations)
 }
 
 func seedValue(t *testing.T, typ, text string) Value {

@@ -98,18 +98,55 @@ func (c *compiler) unknownVariable(pos int, name string) error {
 }
 
 func (c *compiler) compileName(e *expr) evalFn {
-	name, pos := e.name.root, e.pos
-	return func(env Env) (val, error) {
+	o := c.operand(e)
+	return func(env Env) (val, error) { return c.get(o, env) }
+}
+
+// operand is a compiled sub-expression. Literals and plain names are read
+// directly rather than through a closure: most conditions compare a
+// variable with a constant, and the calls saved are most of their cost.
+type operand struct {
+	how  operandKind
+	lit  val
+	name string
+	pos  int
+	fn   evalFn
+}
+
+type operandKind uint8
+
+const (
+	operandExpr operandKind = iota
+	operandLit
+	operandName
+)
+
+func (c *compiler) operand(e *expr) *operand {
+	switch {
+	case e.kind == eLit:
+		return &operand{how: operandLit, lit: e.lit}
+	case e.kind == eName && len(e.name.path) == 0:
+		return &operand{how: operandName, name: e.name.root, pos: e.pos}
+	}
+	return &operand{fn: c.compile(e, true)}
+}
+
+func (c *compiler) get(o *operand, env Env) (val, error) {
+	switch o.how {
+	case operandLit:
+		return o.lit, nil
+	case operandName:
 		// Enums come first, as in BT.CPP: a variable cannot shadow one.
-		if n, ok := env.Enum(name); ok {
+		if n, ok := env.Enum(o.name); ok {
 			return realVal(float64(n)), nil
 		}
-		v, ok := env.Lookup(name)
+		v, ok := env.Lookup(o.name)
 		if !ok {
-			return val{}, c.unknownVariable(pos, name)
+			return val{}, c.unknownVariable(o.pos, o.name)
 		}
 		return fromValue(v), nil
 	}
+	return o.fn(env)
 }
 
 func (c *compiler) compileField(e *expr) evalFn {
@@ -134,10 +171,10 @@ func (c *compiler) notInit(pos int, side string, op tokKind) error {
 }
 
 func (c *compiler) compileUnary(e *expr) evalFn {
-	x := c.compile(e.a, true)
+	x := c.operand(e.a)
 	op, pos := e.op, e.pos
 	return func(env Env) (val, error) {
-		v, err := x(env)
+		v, err := c.get(x, env)
 		if err != nil {
 			return val{}, err
 		}
@@ -169,14 +206,14 @@ func (c *compiler) compileUnary(e *expr) evalFn {
 var arithVerb = map[tokKind]string{tPlus: "add", tMinus: "subtract", tStar: "multiply", tSlash: "divide", tDotDot: "concatenate"}
 
 func (c *compiler) compileArith(e *expr) evalFn {
-	l, r := c.compile(e.a, true), c.compile(e.b, true)
+	l, r := c.operand(e.a), c.operand(e.b)
 	op, pos := e.op, e.pos
 	return func(env Env) (val, error) {
-		a, err := l(env)
+		a, err := c.get(l, env)
 		if err != nil {
 			return val{}, err
 		}
-		b, err := r(env)
+		b, err := c.get(r, env)
 		if err != nil {
 			return val{}, err
 		}
@@ -239,14 +276,14 @@ func toInt64(v val) (int64, bool) {
 }
 
 func (c *compiler) compileBitwise(e *expr) evalFn {
-	l, r := c.compile(e.a, true), c.compile(e.b, true)
+	l, r := c.operand(e.a), c.operand(e.b)
 	op, pos := e.op, e.pos
 	return func(env Env) (val, error) {
-		a, err := l(env)
+		a, err := c.get(l, env)
 		if err != nil {
 			return val{}, err
 		}
-		b, err := r(env)
+		b, err := c.get(r, env)
 		if err != nil {
 			return val{}, err
 		}
@@ -283,15 +320,15 @@ func (c *compiler) compileBitwise(e *expr) evalFn {
 }
 
 func (c *compiler) compileLogic(e *expr) evalFn {
-	l, r := c.compile(e.a, true), c.compile(e.b, true)
+	l, r := c.operand(e.a), c.operand(e.b)
 	op, pos := e.op, e.pos
 	return func(env Env) (val, error) {
 		// Both sides are always evaluated, as in BT.CPP: no short circuit.
-		a, err := l(env)
+		a, err := c.get(l, env)
 		if err != nil {
 			return val{}, err
 		}
-		b, err := r(env)
+		b, err := c.get(r, env)
 		if err != nil {
 			return val{}, err
 		}
@@ -427,19 +464,19 @@ func (c *compiler) compare(env Env, op tokKind, pos int, a, b val) (bool, error)
 }
 
 func (c *compiler) compileCompare(e *expr) evalFn {
-	operands := make([]evalFn, len(e.operands))
+	operands := make([]*operand, len(e.operands))
 	for i, o := range e.operands {
-		operands[i] = c.compile(o, true)
+		operands[i] = c.operand(o)
 	}
 	ops, opPos := e.ops, e.opPos
 	if len(ops) == 1 {
 		l, r, op, pos := operands[0], operands[1], ops[0], opPos[0]
 		return func(env Env) (val, error) {
-			a, err := l(env)
+			a, err := c.get(l, env)
 			if err != nil {
 				return val{}, err
 			}
-			b, err := r(env)
+			b, err := c.get(r, env)
 			if err != nil {
 				return val{}, err
 			}
@@ -448,13 +485,13 @@ func (c *compiler) compileCompare(e *expr) evalFn {
 		}
 	}
 	return func(env Env) (val, error) {
-		a, err := operands[0](env)
+		a, err := c.get(operands[0], env)
 		if err != nil {
 			return val{}, err
 		}
 		for i, op := range ops {
 			// Later operands are evaluated only while the chain holds.
-			b, err := operands[i+1](env)
+			b, err := c.get(operands[i+1], env)
 			if err != nil {
 				return val{}, err
 			}
@@ -488,10 +525,10 @@ func condition(v val) (bool, error) {
 }
 
 func (c *compiler) compileCond(e *expr, used bool) evalFn {
-	cond, then, els := c.compile(e.a, true), c.compile(e.b, used), c.compile(e.c, used)
+	cond, then, els := c.operand(e.a), c.compile(e.b, used), c.compile(e.c, used)
 	pos := e.pos
 	return func(env Env) (val, error) {
-		v, err := cond(env)
+		v, err := c.get(cond, env)
 		if err != nil {
 			return val{}, err
 		}
@@ -507,7 +544,7 @@ func (c *compiler) compileCond(e *expr, used bool) evalFn {
 }
 
 func (c *compiler) compileAssign(e *expr, used bool) evalFn {
-	rhs := c.compile(e.a, true)
+	rhs := c.operand(e.a)
 	name, op, pos := e.name.root, e.op, e.pos
 	create := op == tDefine
 	// BT.CPP checks that the target of '=' exists before evaluating the
@@ -519,7 +556,7 @@ func (c *compiler) compileAssign(e *expr, used bool) evalFn {
 				return val{}, c.unknownVariable(pos, name)
 			}
 		}
-		r, err := rhs(env)
+		r, err := c.get(rhs, env)
 		if err != nil {
 			return val{}, err
 		}
