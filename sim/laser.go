@@ -96,7 +96,8 @@ type LaserScan struct {
 }
 
 // Scan returns the latest laser scan and false if the robot has none yet
-// (or no scanner). Each scan is a new value; callers may keep it.
+// (or no scanner). Each scan is a new value that callers may keep but must
+// not modify.
 func (r *Robot) Scan() (*LaserScan, bool) { return r.scan, r.scan != nil }
 
 func (r *Robot) initLaser() {

@@ -210,7 +210,9 @@ func (r *Robot) Conf() RobotConf { return r.conf }
 // Pose returns the robot's true pose in the map frame.
 func (r *Robot) Pose() Pose { return r.pose }
 
-// Twist returns the robot's true velocity in its own frame.
+// Twist returns the robot's true velocity in its own frame, averaged over
+// the last physics step (while accelerating it lags the set point by half a
+// step's worth).
 func (r *Robot) Twist() Twist { return r.twist }
 
 // Odometry returns the robot's dead-reckoned estimate of its pose in the
