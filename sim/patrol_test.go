@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -53,26 +54,61 @@ func runPatrol(t testing.TB, w *sim.World, r *sim.Robot, limit time.Duration) pa
 	return res
 }
 
-func TestOfficePatrolVisitsEveryWaypoint(t *testing.T) {
-	w, err := sim.LoadWorld("../worlds/office", sim.WorldConf{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	spawn, _ := w.Places().Spawn("robot1")
-	r, err := w.AddRobot(sim.RobotConf{Name: "robot1", Spawn: spawn.Pose})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := runPatrol(t, w, r, 10*time.Minute)
-	t.Logf("reached %v in %v, travelled %.1f m, %d collisions, battery %.3f", res.reached, res.simTime, r.Travelled(), r.Collisions(), r.Battery().Percentage)
-	if len(res.failures) > 0 {
-		t.Errorf("failures: %v", res.failures)
-	}
-	if dir := os.Getenv("SIM_RENDER_DIR"); dir != "" {
-		f, _ := os.Create(filepath.Join(dir, "office_patrol.png"))
-		defer f.Close()
-		if err := sim.RenderPNG(f, w, sim.RenderOptions{Title: "office patrol", Goals: res.goals}); err != nil {
-			t.Fatal(err)
-		}
+// TestPatrolsVisitEveryWaypoint runs each shipped world's patrol: one robot
+// visits every waypoint in order, while a second robot sits on a dock. With
+// SIM_RENDER_DIR set, the run is rendered there as <world>_patrol.png/.svg.
+func TestPatrolsVisitEveryWaypoint(t *testing.T) {
+	for _, tc := range []struct {
+		world     string
+		minTime   time.Duration
+		maxTime   time.Duration
+		parkedOn  string
+		parkedBot string
+	}{
+		// The office patrol is sized for two to three minutes.
+		{"office", 2 * time.Minute, 3 * time.Minute, "dock_lab", "robot2"},
+		{"warehouse", time.Minute, 6 * time.Minute, "dock_b", "robot2"},
+	} {
+		t.Run(tc.world, func(t *testing.T) {
+			w, err := sim.LoadWorld(filepath.Join("..", "worlds", tc.world), sim.WorldConf{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			spawn, _ := w.Places().Spawn("robot1")
+			r := addRobot(t, w, sim.RobotConf{Name: "robot1", Spawn: spawn.Pose})
+			dock, _ := w.Places().Dock(tc.parkedOn)
+			parked := addRobot(t, w, sim.RobotConf{Name: tc.parkedBot, Spawn: dock.Pose})
+			if err := parked.Dock(tc.parkedOn); err != nil {
+				t.Fatal(err)
+			}
+			res := runPatrol(t, w, r, 10*time.Minute)
+			t.Logf("reached %v in %v, travelled %.1f m, %d collisions, battery %.3f",
+				res.reached, res.simTime, r.Travelled(), r.Collisions(), r.Battery().Percentage)
+			if len(res.failures) > 0 || len(res.reached) != len(w.Places().Waypoints) {
+				t.Errorf("failures: %v", res.failures)
+			}
+			if res.simTime < tc.minTime || res.simTime > tc.maxTime {
+				t.Errorf("patrol took %v, want %v to %v", res.simTime, tc.minTime, tc.maxTime)
+			}
+			if r.Collisions() != 0 || parked.Collisions() != 0 {
+				t.Errorf("collisions: %d and %d", r.Collisions(), parked.Collisions())
+			}
+			if b := parked.Battery(); b.Status != sim.StatusFull {
+				t.Errorf("docked robot's battery: %+v, want full", b)
+			}
+			if dir := os.Getenv("SIM_RENDER_DIR"); dir != "" {
+				opt := sim.RenderOptions{Title: tc.world + " patrol", Goals: res.goals}
+				for ext, render := range map[string]func(io.Writer, *sim.World, sim.RenderOptions) error{".png": sim.RenderPNG, ".svg": sim.RenderSVG} {
+					f, err := os.Create(filepath.Join(dir, tc.world+"_patrol"+ext))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := render(f, w, opt); err != nil {
+						t.Fatal(err)
+					}
+					f.Close()
+				}
+			}
+		})
 	}
 }

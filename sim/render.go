@@ -9,6 +9,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -72,6 +73,22 @@ type scene struct {
 	opt   RenderOptions
 	scale float64 // pixels per metre
 	g     *Grid
+
+	marks  []box // pixels taken by markers and placed labels
+	labels []pendingLabel
+}
+
+type box struct{ x0, y0, x1, y1 float64 }
+
+func (a box) overlaps(b box) bool {
+	return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1
+}
+
+// pendingLabel is a label to place once every marker is drawn.
+type pendingLabel struct {
+	x, y, gap float64
+	text      string
+	col       color.RGBA
 }
 
 func newScene(w *World, opt RenderOptions) (*scene, error) {
@@ -124,16 +141,20 @@ func (s *scene) draw(c canvas) {
 	for _, p := range s.opt.Paths {
 		c.polyline(s.points(p.Path), robotColor(s.robotIndex(p.Robot)), 1.5, true)
 	}
+	// Markers first, remembering where they are; labels last, placed where
+	// they hide neither a marker nor another label. Robots' labels are
+	// placed first: they matter most.
+	for k, r := range s.w.robots {
+		x, y := s.px(r.pose.X, r.pose.Y)
+		rad := math.Max(3, r.conf.Radius*s.scale)
+		s.mark(x, y, rad)
+		s.labels = append(s.labels, pendingLabel{x, y, rad + 3, r.conf.Name, robotColor(k)})
+	}
 	if !s.opt.NoPlaces {
 		pl := s.w.conf.Places
 		for _, sp := range pl.Spawns {
 			x, y := s.px(sp.Pose.X, sp.Pose.Y)
 			c.circle(x, y, 3, colWhite, colSpawn, 1.5)
-		}
-		for _, wp := range pl.Waypoints {
-			x, y := s.px(wp.Pose.X, wp.Pose.Y)
-			c.circle(x, y, 4, colWhite, colWaypoint, 2)
-			s.label(c, x, y-5, 8, wp.Name, colWaypoint)
 		}
 		for _, d := range s.w.docks {
 			ax, ay := s.px(d.Approach.X, d.Approach.Y)
@@ -142,7 +163,14 @@ func (s *scene) draw(c canvas) {
 			hx, hy := s.heading(d.Pose, 0.25)
 			c.polyline([][2]float64{{dx, dy}, {hx, hy}}, colDock, 3, false)
 			c.box(dx-4, dy-4, dx+4, dy+4, colDock)
-			s.label(c, dx, dy+4, 8, d.Name, colDock)
+			s.mark(dx, dy, 5)
+			s.labels = append(s.labels, pendingLabel{dx, dy, 7, d.Name, colDock})
+		}
+		for _, wp := range pl.Waypoints {
+			x, y := s.px(wp.Pose.X, wp.Pose.Y)
+			c.circle(x, y, 4, colWhite, colWaypoint, 2)
+			s.mark(x, y, 5)
+			s.labels = append(s.labels, pendingLabel{x, y, 7, wp.Name, colWaypoint})
 		}
 	}
 	for _, gm := range s.opt.Goals {
@@ -152,34 +180,66 @@ func (s *scene) draw(c canvas) {
 		c.circle(x, y, 2.5, col, col, 0)
 		hx, hy := s.heading(gm.Pose, 0.4)
 		c.polyline([][2]float64{{x, y}, {hx, hy}}, col, 2, false)
+		s.mark(x, y, 7)
 	}
 	for k, r := range s.w.robots {
-		col := robotColor(k)
 		x, y := s.px(r.pose.X, r.pose.Y)
 		rad := math.Max(3, r.conf.Radius*s.scale)
-		c.circle(x, y, rad, col, colText, 1)
+		c.circle(x, y, rad, robotColor(k), colText, 1)
 		hx, hy := s.heading(r.pose, r.conf.Radius)
 		c.polyline([][2]float64{{x, y}, {hx, hy}}, colWhite, 2, false)
-		s.label(c, x, y+rad, rad+4, r.conf.Name, col)
 	}
 	title := fmt.Sprintf("t=%.1fs", s.w.now.Seconds())
 	if s.opt.Title != "" {
 		title = s.opt.Title + "  " + title
 	}
-	c.text(6, 6, title, colText, 2)
+	c.text(6, 6, title, colText, labelSize)
+	s.marks = append(s.marks, box{0, 0, 10 + float64(len(title)*4*labelSize), 8 + 6*labelSize})
+	for _, l := range s.labels {
+		s.label(c, l)
+	}
 }
 
-// label writes s beside a marker at x, at gap pixels to its right, or to its
-// left when it would run off the image.
-func (s *scene) label(c canvas, x, y, gap float64, text string, col color.RGBA) {
-	const size = 2
-	wd, _ := s.size()
-	width := float64(len(text) * 4 * size)
-	if x+gap+width > float64(wd) {
-		c.text(x-gap-width, y, text, col, size)
-		return
+const labelSize = 2 // font scale: 3x5 glyphs drawn at 6x10 pixels
+
+// mark records a marker of radius r at (x, y) for label placement.
+func (s *scene) mark(x, y, r float64) {
+	s.marks = append(s.marks, box{x - r, y - r, x + r, y + r})
+}
+
+// label writes a label beside its marker: to the right, left, above or
+// below, or at a corner, near first and further out after, at the first spot
+// that stays on the image and clear of markers and labels already placed
+// (or else at the first spot on the image).
+func (s *scene) label(c canvas, l pendingLabel) {
+	wd, ht := s.size()
+	w := float64(len(l.text) * 4 * labelSize)
+	h := float64(5 * labelSize)
+	pick, clear := [2]float64{l.x + l.gap, l.y - h/2}, false
+	onImage := false
+	for ring := 0.0; ring < 3 && !clear; ring++ {
+		g := l.gap + ring*(h+2)
+		for _, p := range [][2]float64{
+			{l.x + g, l.y - h/2}, {l.x - g - w, l.y - h/2},
+			{l.x - w/2, l.y - g - h}, {l.x - w/2, l.y + g},
+			{l.x + g, l.y - g - h}, {l.x + g, l.y + g},
+			{l.x - g - w, l.y - g - h}, {l.x - g - w, l.y + g},
+		} {
+			b := box{p[0] - 1, p[1] - 1, p[0] + w + 1, p[1] + h + 1}
+			if b.x0 < 0 || b.y0 < 0 || b.x1 > float64(wd) || b.y1 > float64(ht) {
+				continue
+			}
+			if !onImage {
+				pick, onImage = p, true
+			}
+			if !slices.ContainsFunc(s.marks, b.overlaps) {
+				pick, clear = p, true
+				break
+			}
+		}
 	}
-	c.text(x+gap, y, text, col, size)
+	s.marks = append(s.marks, box{pick[0] - 1, pick[1] - 1, pick[0] + w + 1, pick[1] + h + 1})
+	c.text(pick[0], pick[1], l.text, l.col, labelSize)
 }
 
 func (s *scene) points(poses []Pose) [][2]float64 {
