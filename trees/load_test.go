@@ -283,7 +283,6 @@ func TestParseErrors(t *testing.T) {
 				`e.xml:10:5: <BehaviorTree ID="Main"> has a second root node <AlwaysSuccess>: a tree has exactly one root; put its nodes under a <Sequence> or another control node`,
 				`e.xml:13:5: unknown element <Acton> in <TreeNodesModel> (did you mean Action?): a node model is an <Action>, <Condition>, <Control>, <Decorator> or <SubTree>`,
 				`e.xml:14:21: <input_port> of model "Go" needs a name attribute`,
-				`e.xml:14:77: default of port "n" of model "Go": "two" is not an integer that fits int`,
 				`e.xml:14:92: port "n" of model "Go" is declared twice`,
 				`e.xml:14:114: unknown element <ouput_port> in a node model (did you mean output_port, input_port, inout_port?): a model holds <input_port>, <output_port>, <inout_port> and <MetadataFields>`,
 				`e.xml:15:5: <Action> in <TreeNodesModel> needs an ID attribute naming the node type`,

@@ -34,6 +34,7 @@ var portTypes = map[string]reflect.Type{
 	"std::string":               reflect.TypeFor[string](),
 	"string":                    reflect.TypeFor[string](),
 	"std::chrono::milliseconds": reflect.TypeFor[time.Duration](),
+	"chrono::milliseconds":      reflect.TypeFor[time.Duration](),
 	"std::vector<int>":          reflect.TypeFor[[]int](),
 	"std::vector<double>":       reflect.TypeFor[[]float64](),
 	"std::vector<std::string>":  reflect.TypeFor[[]string](),
