@@ -303,6 +303,11 @@ func TestDeadNodes(t *testing.T) {
 	if err := c.RegisterService("/crashed_driver/reset", "rosrpc://127.0.0.1:1", dead); err != nil {
 		t.Fatal(err)
 	}
+	// A node that hangs instead of dying: each push to it takes the full
+	// slave call timeout.
+	if _, err := masterClient(t, m, "/frozen_viewer").RegisterSubscriber("/cmd_vel", "geometry_msgs/Twist", hungNodeURI(t)); err != nil {
+		t.Fatal(err)
+	}
 
 	tests := []struct {
 		name  string
@@ -319,14 +324,14 @@ func TestDeadNodes(t *testing.T) {
 				t.Errorf("lookupNode of an unknown node: code %d, want -1", code)
 			}
 		}},
-		{"publishers keep registering fast while pushes to the dead node fail", func(t *testing.T) {
+		{"publishers keep registering fast while pushes to dead and hung nodes fail", func(t *testing.T) {
 			for i := 0; i < 20; i++ {
 				start := time.Now()
 				if _, err := masterClient(t, m, "/teleop").RegisterPublisher("/cmd_vel", "geometry_msgs/Twist", "http://127.0.0.1:40021/"); err != nil {
 					t.Fatal(err)
 				}
-				if d := time.Since(start); d > time.Second {
-					t.Fatalf("registerPublisher took %v with a dead subscriber", d)
+				if d := time.Since(start); d > slaveCallTimeout/2 {
+					t.Fatalf("registerPublisher took %v with dead and hung subscribers", d)
 				}
 				masterClient(t, m, "/teleop").UnregisterPublisher("/cmd_vel", "http://127.0.0.1:40021/") //nolint:errcheck
 			}
@@ -336,7 +341,7 @@ func TestDeadNodes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(state.SubscribedTopics) != 1 || len(state.ProvidedServices) != 1 {
+			if len(state.SubscribedTopics) != 1 || len(state.SubscribedTopics[0].Nodes) != 2 || len(state.ProvidedServices) != 1 {
 				t.Errorf("getSystemState = %+v, want the dead node's subscription and service", state)
 			}
 		}},

@@ -1,7 +1,9 @@
 // Package master is an embedded ROS1 master: the Master API, the Parameter
 // Server API and the publisherUpdate and paramUpdate pushes to nodes, with
-// the semantics of Debian's rosmaster, so that rospy, roscpp, goroslib and
-// the ros* command-line tools work against it unchanged.
+// the semantics of Debian's rosmaster, so that ROS client libraries and the
+// ros* command-line tools work against it unchanged (rospy, actionlib,
+// goroslib and rostopic, rosparam, rosnode and rosservice are tested against
+// it and against rosmaster side by side).
 //
 //	m, err := master.New(master.Conf{Host: "127.0.0.1", Port: 11311})
 //	if err != nil { ... }
@@ -9,10 +11,16 @@
 //	defer m.Close()
 //	fmt.Println("ROS_MASTER_URI=" + m.URI())
 //
-// It differs from rosmaster on purpose in two places: getSystemState lists
-// topics and services sorted by name, and when a node is replaced by a new
-// node of the same name, the subscribers of the old node's topics get a
-// publisherUpdate at once (rosmaster waits until the new node registers).
+// Like rosmaster, it answers system.multicall (rospy unregisters through
+// it), tells a node to shut down when another registers under its name,
+// keeps a node that died without unregistering (lookups return its stale
+// URI), and stops on a "shutdown" call from the network (see Done).
+//
+// It differs from rosmaster on purpose in two places: the lists of
+// getSystemState, getPublishedTopics and getTopicTypes are sorted by name,
+// and when a node is replaced by a new node of the same name, the
+// subscribers of the old node's topics get a publisherUpdate at once
+// (rosmaster waits until the new node registers those topics again).
 package master
 
 import (

@@ -111,38 +111,8 @@ func TestLifecycle(t *testing.T) {
 		}
 	})
 	t.Run("Close abandons pushes to a hung node", func(t *testing.T) {
-		// A node that accepts connections and never answers.
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		var conns []net.Conn
-		var mu sync.Mutex
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				mu.Lock()
-				conns = append(conns, c)
-				mu.Unlock()
-			}
-		}()
-		defer func() {
-			ln.Close()
-			<-done
-			mu.Lock()
-			for _, c := range conns {
-				c.Close()
-			}
-			mu.Unlock()
-		}()
 		m := startTestMaster(t)
-		hung := "http://" + ln.Addr().String() + "/"
+		hung := hungNodeURI(t)
 		masterClient(t, m, "/frozen").RegisterSubscriber("/scan", "sensor_msgs/LaserScan", hung) //nolint:errcheck
 		for i := 0; i < 5; i++ {
 			masterClient(t, m, "/lidar").RegisterPublisher("/scan", "sensor_msgs/LaserScan", "http://127.0.0.1:40051/") //nolint:errcheck
