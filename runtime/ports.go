@@ -30,11 +30,14 @@ func (d PortDir) String() string {
 // PortSpec declares one port of a node type: the loader, the validator, the
 // palette export and the docs all read it.
 type PortSpec struct {
-	Name        string
-	Dir         PortDir
-	Type        reflect.Type // nil accepts any type
-	Default     string       // the default as it would be written in XML
-	HasDefault  bool
+	Name       string
+	Dir        PortDir
+	Type       reflect.Type // nil accepts any type
+	Default    string       // the default as it would be written in XML
+	HasDefault bool
+	// Optional inputs may be left out of the tree although they have no
+	// default; reading one that is not set is an error the node handles.
+	Optional    bool
 	Description string
 }
 
@@ -60,9 +63,15 @@ func (p PortSpec) WithDefault(value string) PortSpec {
 	return p
 }
 
+// AsOptional returns the port marked optional: the tree may leave it out.
+func (p PortSpec) AsOptional() PortSpec {
+	p.Optional = true
+	return p
+}
+
 // Required reports whether the port must be given in the tree: inputs
-// without a default are.
-func (p PortSpec) Required() bool { return p.Dir != Output && !p.HasDefault }
+// without a default that are not optional.
+func (p PortSpec) Required() bool { return p.Dir != Output && !p.HasDefault && !p.Optional }
 
 // BlackboardKey returns the key that a port value like "{key}" names. "{=}"
 // names the key that is the port's own name.

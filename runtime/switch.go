@@ -60,7 +60,7 @@ func switchTypes() []NodeType {
 	for cases := 2; cases <= len(switchCasePorts); cases++ {
 		ports := []PortSpec{InputPort[any]("variable", "the value to match, usually a blackboard entry like {mode}")}
 		for i := 0; i < cases; i++ {
-			ports = append(ports, InputPort[any](switchCasePorts[i], fmt.Sprintf("the value that selects child %d", i+1)))
+			ports = append(ports, InputPort[any](switchCasePorts[i], fmt.Sprintf("the value that selects child %d; a case left out never matches", i+1)).AsOptional())
 		}
 		types = append(types, NodeType{
 			ID: fmt.Sprintf("Switch%d", cases), Kind: ControlKind,

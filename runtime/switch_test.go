@@ -258,14 +258,27 @@ func TestSwitchBuildErrors(t *testing.T) {
 			want: "MainTree/Switch2: Switch2 (a control) takes exactly 3 children, has 4",
 		},
 		{
-			name: "a case left out",
-			tree: C("Switch2", []string{"variable", "{v}", "case_1", "1"}, S("A", "S"), S("B", "S"), S("C", "S")),
-			want: `MainTree/Switch2: missing required input port "case_2" (any): the value that selects child 2`,
-		},
-		{
 			name: "a case beyond N",
 			tree: C("Switch2", []string{"variable", "{v}", "case_1", "1", "case_2", "2", "case_3", "3"}, S("A", "S"), S("B", "S"), S("C", "S")),
 			want: `MainTree/Switch2: Switch2 has no port "case_3" (did you mean case_1, case_2?)`,
+		},
+	})
+}
+
+// A case left out of the tree never matches, as in BehaviorTree.CPP.
+func TestSwitchCaseLeftOut(t *testing.T) {
+	runNodeCases(t, []nodeCase{
+		{
+			name:  "the value of the missing case falls to the default",
+			tree:  C("Switch2", []string{"variable", "{v}", "case_1", "1"}, S("A", "S"), S("B", "S"), S("Default", "F")),
+			bb:    map[string]any{"v": ""},
+			ticks: ticks(Failure, "Default"),
+		},
+		{
+			name:  "the given case still matches",
+			tree:  C("Switch2", []string{"variable", "{v}", "case_1", "1"}, S("A", "S"), S("B", "S"), S("Default", "F")),
+			bb:    map[string]any{"v": 1},
+			ticks: ticks(Success, "A"),
 		},
 	})
 }
