@@ -37,7 +37,7 @@ func preconditionTypes() []NodeType {
 			InputPort[Status]("else", "Return status if condition is false").WithDefault("FAILURE"),
 		},
 		New: func(c *Config) (Node, error) {
-			cond, err := newScriptPort(c, "if")
+			cond, err := newScriptPort(c, "if", false)
 			if err != nil {
 				return nil, err
 			}

@@ -94,12 +94,11 @@ func (n *RateController) Tick() (Status, error) {
 		if err != nil {
 			return st, err
 		}
-		switch st {
-		case Success:
+		if st == Success {
 			n.start = n.Now()
-			n.HaltChild(0)
-		case Failure:
-			n.HaltChild(0)
+		}
+		if st.Completed() {
+			n.completeBeforeChild(st)
 		}
 		return st, nil
 	}

@@ -26,6 +26,9 @@ import (
 // When "code" names a blackboard entry ("{key}") instead of holding the
 // script, the script is read from the entry and parsed again only when its
 // text changes.
+//
+// As in BT.CPP, a Script whose code is exactly empty (code="") does nothing
+// and succeeds; code made only of blanks does not parse.
 type Script struct {
 	Base
 	code      *scriptPort
@@ -35,7 +38,7 @@ type Script struct {
 func scriptTypes() []NodeType {
 	mk := func(condition bool) func(c *Config) (Node, error) {
 		return func(c *Config) (Node, error) {
-			code, err := newScriptPort(c, "code")
+			code, err := newScriptPort(c, "code", !condition)
 			if err != nil {
 				return nil, err
 			}
@@ -81,15 +84,16 @@ func (n *Script) Tick() (Status, error) {
 // error is a build error. A port that names a blackboard entry holding the
 // script is parsed when the script text changes, never on every tick.
 type scriptPort struct {
-	name string
-	prog *script.Program
-	src  string
+	name       string
+	allowEmpty bool // an empty script is a no-op (BT.CPP's Script)
+	prog       *script.Program
+	src        string
 }
 
 // newScriptPort parses port name's literal script, if the tree gives one.
-func newScriptPort(c *Config, name string) (*scriptPort, error) {
-	sp := &scriptPort{name: name}
-	if src, ok := LiteralAs[string](c, name); ok {
+func newScriptPort(c *Config, name string, allowEmpty bool) (*scriptPort, error) {
+	sp := &scriptPort{name: name, allowEmpty: allowEmpty}
+	if src, ok := LiteralAs[string](c, name); ok && !(allowEmpty && src == "") {
 		prog, err := script.Parse(src)
 		if err != nil {
 			return nil, fmt.Errorf("port %q: script does not parse: %v", name, err)
@@ -108,6 +112,9 @@ func (sp *scriptPort) program(n Node) (*script.Program, error) {
 	if err != nil {
 		return nil, err
 	}
+	if src == "" && sp.allowEmpty {
+		return nil, nil
+	}
 	if sp.prog == nil || src != sp.src {
 		prog, err := script.Parse(src)
 		if err != nil {
@@ -121,7 +128,7 @@ func (sp *scriptPort) program(n Node) (*script.Program, error) {
 // eval runs the script in n's blackboard scope.
 func (sp *scriptPort) eval(n Node) (script.Value, error) {
 	prog, err := sp.program(n)
-	if err != nil {
+	if err != nil || prog == nil {
 		return nil, err
 	}
 	v, err := prog.Eval(ScriptEnv(n))

@@ -10,6 +10,7 @@ func TestScript(t *testing.T) {
 			tree: script("x := 1; y := x + 2; msg := 'at ' .. 'dock'"), ticks: ticks(Success, "", Success, ""),
 			wantBB: map[string]any{"x": 1, "y": 3, "msg": "at dock"}},
 		{name: "Script succeeds whatever its value", tree: script("false"), ticks: ticks(Success, "")},
+		{name: "an empty Script does nothing and succeeds, as in BT.CPP", tree: script(""), ticks: ticks(Success, "", Success, "")},
 		{name: "Script runs on every tick", tree: script("n += 1"), bb: map[string]any{"n": 0},
 			ticks: ticks(Success, "", Success, "", Success, ""), wantBB: map[string]any{"n": 3}},
 		{name: "ScriptCondition true is SUCCESS", tree: cond("battery > 0.2"), bb: map[string]any{"battery": 0.5},
@@ -58,7 +59,8 @@ func TestScript(t *testing.T) {
 	})
 	runDecoBuildErrors(t, []decoBuildError{
 		{"a script that does not parse", script("x := "), `MainTree/Script: port "code": script does not parse: 1:6: expected an expression after ':='`},
-		{"an empty script", script("  "), `MainTree/Script: port "code": script does not parse: 1:1: empty script`},
+		{"a script of blanks", script("  "), `MainTree/Script: port "code": script does not parse: 1:1: empty script`},
+		{"an empty condition", cond(""), `MainTree/ScriptCondition: port "code": script does not parse: 1:1: empty script`},
 		{"a condition that does not parse", cond("a >"), `MainTree/ScriptCondition: port "code": script does not parse: 1:4:`},
 		{"code missing", N("Script", nil), `MainTree/Script: missing required input port "code" (string)`},
 	})

@@ -19,9 +19,10 @@ import (
 //     is created with src's type first. An empty src (declared but never
 //     written) returns FAILURE without writing;
 //   - any other value is the text itself. A destination that exists with a
-//     type other than string (declared by a typed port, or written before)
-//     receives the text parsed as that type, and text that does not parse
-//     is an error; a missing destination is created as a string entry;
+//     type other than string (declared by a typed port, or holding a value
+//     of that type) receives the text parsed as that type, and text that
+//     does not parse is an error; a missing destination is created as a
+//     string entry;
 //   - the write follows the blackboard's rules (scopes, remapping, '@',
 //     type checks) and the node returns SUCCESS.
 type SetBlackboard struct{ Base }
@@ -76,7 +77,7 @@ func (n *SetBlackboard) Tick() (Status, error) {
 		return Failure, nil
 	}
 	if text, isText := v.(string); isText {
-		if t := dst.Type(); t != nil && t != stringType && !isAnyType(t) {
+		if t := targetType(dst); t != nil && t != stringType && !isAnyType(t) {
 			parsed, err := ParseLiteral(text, t)
 			if err != nil {
 				return Failure, fmt.Errorf("cannot write %q into blackboard entry %q of type %s: %v", text, dstKey, TypeName(t), err)
@@ -88,4 +89,19 @@ func (n *SetBlackboard) Tick() (Status, error) {
 		return Failure, err
 	}
 	return Success, nil
+}
+
+// targetType is the type text written into dst is parsed as: the entry's
+// declared type, or else the type of the value it holds (an entry a script
+// created with ':=' has no declared type). BT.CPP here erases the value of
+// such an entry on the first write and throws on the second, a quirk we do
+// not copy: the text is parsed as the held value's type instead.
+func targetType(dst *Entry) reflect.Type {
+	if t := dst.Type(); t != nil {
+		return t
+	}
+	if v, _, _ := dst.Load(); v != nil {
+		return reflect.TypeOf(v)
+	}
+	return nil
 }

@@ -36,6 +36,14 @@ func TestSetBlackboard(t *testing.T) {
 			wantBB: map[string]any{"answer": 42},
 		},
 		{
+			// BT.CPP erases such an entry, then throws on the next write (a
+			// quirk, trees/testdata/differential/set_blackboard_over_script_key).
+			name:   "an entry a script created takes the text as the type of its value",
+			tree:   N("Sequence", nil, N("Script", A("code", "n := 1")), set("7", "n"), N("Script", A("code", "n += 1"))),
+			steps:  []playStep{tickP(Success, ""), tickP(Success, "")},
+			wantBB: map[string]any{"n": 8},
+		},
+		{
 			name:  "text that does not parse as the destination's type is an error",
 			tree:  set("lots", "answer"),
 			bb:    map[string]any{"answer": 7},

@@ -14,7 +14,13 @@ import "time"
 //
 // The wait reads the tree's clock and asks for a tick at the deadline
 // (Tree.WakeAt), as BT.CPP's timer wakes its tree.
-type sleepAction struct{ deadline time.Time }
+//
+// Like every StatefulActionNode, ticked again after it succeeded without
+// being reset, it returns SUCCESS again.
+type Sleep struct {
+	Base
+	deadline time.Time
+}
 
 func sleepTypes() []NodeType {
 	return []NodeType{{
@@ -25,37 +31,34 @@ func sleepTypes() []NodeType {
 			if err := checkMsecLiteral(c, "msec"); err != nil {
 				return nil, err
 			}
-			return NewStatefulAction(&sleepAction{}), nil
+			return &Sleep{}, nil
 		},
 	}}
 }
 
-// OnStart starts the wait.
-func (s *sleepAction) OnStart(n *Leaf) (Status, error) {
-	ms, err := GetInput[uint](n, "msec")
-	if err != nil {
-		return Failure, err
+// Tick starts the wait from IDLE and checks it while RUNNING.
+func (n *Sleep) Tick() (Status, error) {
+	switch n.status {
+	case Idle:
+		ms, err := GetInput[uint](n, "msec")
+		if err != nil {
+			return Failure, err
+		}
+		d, err := msecDuration("msec", ms)
+		if err != nil {
+			return Failure, err
+		}
+		if d == 0 {
+			return Success, nil
+		}
+		n.deadline = n.Now().Add(d)
+	case Running:
+		if !n.Now().Before(n.deadline) {
+			return Success, nil
+		}
+	default:
+		return n.status, nil
 	}
-	d, err := msecDuration("msec", ms)
-	if err != nil {
-		return Failure, err
-	}
-	if d == 0 {
-		return Success, nil
-	}
-	s.deadline = n.Now().Add(d)
-	n.tree.WakeAt(s.deadline)
+	n.tree.WakeAt(n.deadline)
 	return Running, nil
 }
-
-// OnRunning succeeds once the deadline has passed.
-func (s *sleepAction) OnRunning(n *Leaf) (Status, error) {
-	if n.Now().Before(s.deadline) {
-		n.tree.WakeAt(s.deadline)
-		return Running, nil
-	}
-	return Success, nil
-}
-
-// OnHalted has nothing to cancel: the deadline is forgotten on restart.
-func (s *sleepAction) OnHalted(*Leaf) {}

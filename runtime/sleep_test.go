@@ -34,6 +34,14 @@ func TestSleep(t *testing.T) {
 			},
 		},
 		{
+			name: "kept after its SUCCESS without a reset, it returns SUCCESS (a StatefulActionNode)",
+			reg:  pipelineRegistry,
+			tree: N("Pipeline", nil, sleep("100")),
+			steps: []playStep{
+				tickP(Running, ""), tickP(Success, "").after(100 * ms), tickP(Success, "").after(time.Hour),
+			},
+		},
+		{
 			name: "halt cancels the wait; the next tick starts a new one",
 			tree: sleep("100"),
 			steps: []playStep{

@@ -6,8 +6,12 @@ package runtime
 //
 // Contract (BehaviorTree.CPP v4 UnsetBlackboard): key is the name of the
 // entry, read as a string (key="{k}" removes the entry whose name k
-// holds); removing a missing entry is not an error. The removal follows
-// the blackboard's scoping (Blackboard.Unset).
+// holds); removing a missing entry is not an error.
+//
+// As BT.CPP's Blackboard::unset, it removes only an entry held by the
+// node's own blackboard scope: inside a subtree, a key remapped to the
+// caller's scope, a key reached by _autoremap, and an '@' key are left
+// untouched (the node still succeeds).
 type UnsetBlackboard struct{ Base }
 
 func unsetBlackboardTypes() []NodeType {
@@ -25,6 +29,15 @@ func (n *UnsetBlackboard) Tick() (Status, error) {
 	if err != nil {
 		return Failure, err
 	}
-	n.bb.Unset(key)
+	unsetOwn(n.bb, key)
 	return Success, nil
+}
+
+// unsetOwn removes key from bb's own entries only, never through
+// remapping; Blackboard.Unset follows remapping, which BT.CPP's unset
+// does not.
+func unsetOwn(bb *Blackboard, key string) {
+	bb.mu.Lock()
+	delete(bb.entries, key)
+	bb.mu.Unlock()
 }

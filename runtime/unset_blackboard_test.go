@@ -1,9 +1,57 @@
 package runtime
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestUnsetBlackboard(t *testing.T) {
 	unset := func(key string) *NodeSpec { return N("UnsetBlackboard", A("key", key)) }
+	subtreeDoc := func(attrs []Attr, inner ...*NodeSpec) *Document {
+		return &Document{Main: "MainTree", Trees: []*TreeSpec{
+			{ID: "MainTree", Root: N("SubTree", append(A("ID", "Cleaner"), attrs...))},
+			{ID: "Cleaner", Root: N("Sequence", nil, inner...)},
+		}}
+	}
+	t.Run("inside a subtree only the subtree's own entries go", func(t *testing.T) {
+		for _, tc := range []struct {
+			name  string
+			doc   *Document
+			key   string
+			stays bool
+		}{
+			{"a remapped key stays", subtreeDoc(A("alias", "{kept}"), unset("alias")), "kept", true},
+			{"an @ key stays", subtreeDoc(nil, unset("@kept")), "kept", true},
+			{"an autoremapped key stays", subtreeDoc(A("_autoremap", "true"), unset("kept")), "kept", true},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				tree, err := Build(testRegistry(&eventLog{}), tc.doc, BuildConf{Clock: NewManualClock(testEpoch)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := tree.Blackboard().Set("kept", "parent"); err != nil {
+					t.Fatal(err)
+				}
+				if st, err := tree.TickExactlyOnce(); err != nil || st != Success {
+					t.Fatalf("tick = %v, %v", st, err)
+				}
+				if _, ok := tree.Blackboard().Get(tc.key); ok != tc.stays {
+					t.Errorf("%q present = %v, want %v", tc.key, ok, tc.stays)
+				}
+			})
+		}
+	})
+	t.Run("inside a subtree its own entry goes", func(t *testing.T) {
+		doc := subtreeDoc(nil, N("Script", A("code", "mine := 1")), unset("mine"), N("ScriptCondition", A("code", "mine == 1")))
+		tree, err := Build(testRegistry(&eventLog{}), doc, BuildConf{Clock: NewManualClock(testEpoch)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tree.TickExactlyOnce(); err == nil || !strings.Contains(err.Error(), "unknown variable 'mine'") {
+			t.Errorf("tick error %v, want the removed entry to be unknown", err)
+		}
+	})
+
 	gone := func(key string) func(*testing.T, *Tree) {
 		return func(t *testing.T, tree *Tree) {
 			if e := tree.Blackboard().Entry(key); e != nil {

@@ -5,31 +5,13 @@ import (
 	"strings"
 )
 
-// WasEntryUpdated, SkipUnlessUpdated and WaitValueUpdate react to writes
-// to a blackboard entry, by its sequence number (Entry.Seq), as
-// BehaviorTree.CPP's EntryUpdatedAction and EntryUpdatedDecorator do.
-//
-//	<SkipUnlessUpdated entry="{goal}">
-//	  <ComputePath goal="{goal}" path="{path}"/>   only after a new goal
-//	</SkipUnlessUpdated>
-//
-// The entry port names the entry either as "{key}" or as the bare key.
-// Each node instance remembers the sequence number it saw last (0 before
-// its first tick), so "updated" means "written since this node last
-// looked"; an entry that was declared but never written, or that does not
-// exist, is not updated.
-//
-// Contract of WasEntryUpdated (BT.CPP v4): SUCCESS when the entry was
-// written since the node's previous tick, else FAILURE.
-//
-// Contract of SkipUnlessUpdated and WaitValueUpdate (BT.CPP v4):
-//   - while the child is RUNNING it is ticked again, without looking at the
-//     entry, and its status returned;
-//   - otherwise, when the entry was written since the last look, the child
-//     is ticked and its status returned; when it was not, SkipUnlessUpdated
-//     returns SKIPPED and WaitValueUpdate returns RUNNING, without ticking
-//     the child;
-//   - a completed child is reset; halting halts it.
+// entryWatch follows the writes to one blackboard entry by its sequence
+// number (Entry.Seq), as BehaviorTree.CPP's EntryUpdatedAction and
+// EntryUpdatedDecorator do. The entry port names the entry either as
+// "{key}" or as the bare key. Each node instance remembers the sequence
+// number it saw last (0 before its first look), so "updated" means
+// "written since this node last looked"; an entry that was declared but
+// never written, or that does not exist, is not updated.
 type entryWatch struct {
 	key string
 	seq uint64
@@ -62,14 +44,40 @@ func (w *entryWatch) updated(bb *Blackboard) bool {
 	return seq != prev
 }
 
-// WasEntryUpdated succeeds when its entry was written since its last tick.
+// WasEntryUpdated succeeds when a blackboard entry was written since its
+// previous tick.
+//
+//	<WasEntryUpdated entry="{goal}"/>   SUCCESS once per new goal
+//
+// Contract (BehaviorTree.CPP v4 WasEntryUpdated): the entry port names the
+// entry as "{key}" or as the bare key; SUCCESS when the entry's sequence
+// number (Entry.Seq) changed since this node's previous tick, FAILURE when
+// it did not, or when the entry does not exist or was never written. Each
+// instance remembers what it saw, so two nodes watching one entry both see
+// each write.
 type WasEntryUpdated struct {
 	Base
 	watch entryWatch
 }
 
-// EntryUpdated is SkipUnlessUpdated and WaitValueUpdate: it ticks its
-// child only after its entry was written.
+// EntryUpdated is SkipUnlessUpdated and WaitValueUpdate: decorators that
+// tick their child only after a blackboard entry was written.
+//
+//	<SkipUnlessUpdated entry="{goal}">
+//	  <ComputePath goal="{goal}" path="{path}"/>   only after a new goal
+//	</SkipUnlessUpdated>
+//
+// Contract (BehaviorTree.CPP v4 SkipUnlessUpdated and WaitValueUpdate):
+//   - the entry port names the entry as "{key}" or as the bare key; the node
+//     remembers the entry's sequence number (Entry.Seq) it saw last;
+//   - while the child is RUNNING it is ticked again, without looking at the
+//     entry, and its status returned;
+//   - otherwise, when the entry was written since the last look, the child
+//     is ticked and its status returned; when it was not (or it does not
+//     exist, or was never written), SkipUnlessUpdated returns SKIPPED and
+//     WaitValueUpdate returns RUNNING, without ticking the child;
+//   - a completed child is reset (after the node's own transition, as in
+//     BT.CPP); halting halts it.
 type EntryUpdated struct {
 	Base
 	watch        entryWatch
@@ -139,7 +147,7 @@ func (n *EntryUpdated) Tick() (Status, error) {
 	}
 	n.childRunning = st == Running
 	if st.Completed() {
-		n.HaltChild(0)
+		n.completeBeforeChild(st)
 	}
 	return st, nil
 }
@@ -148,4 +156,14 @@ func (n *EntryUpdated) Tick() (Status, error) {
 func (n *EntryUpdated) Halt() {
 	n.childRunning = false
 	n.ResetChildren()
+}
+
+// completeBeforeChild records a decorator's completed status, then resets
+// its child. BT.CPP's decorators that do not reset their child themselves
+// (EntryUpdatedDecorator, Nav2's RateController) rely on
+// DecoratorNode::executeTick, which resets the child after the decorator's
+// own transition; doing the same keeps the order observers see.
+func (b *Base) completeBeforeChild(st Status) {
+	b.setStatus(st)
+	b.HaltChild(0)
 }
