@@ -195,6 +195,8 @@ type Conn struct {
 	svcs    map[string]*serviceClient
 	actions map[string]*actionClient
 	servers []func() // closers of providers and action servers
+
+	scanCycles int // bridges running; see startScanCycle
 }
 
 // namespaceEnvMu serialises Connect when ROS_NAMESPACE must be overridden.

@@ -109,6 +109,16 @@ type topicSub struct {
 	count     uint64
 	listeners map[int]func(any, time.Time)
 	nextID    int
+
+	// latched is the newest message as of the start of the current tick,
+	// while a bridge runs the scan cycle; the tick's goroutine only.
+	latched latchedMsg
+}
+
+type latchedMsg struct {
+	msg   any
+	at    time.Time
+	count uint64
 }
 
 func (c *Conn) subscribe(topic string, t reflect.Type, cb func(any, time.Time)) (*Subscription, error) {
@@ -195,6 +205,49 @@ func (ts *topicSub) newest() (any, time.Time, uint64) {
 }
 
 func (ts *topicSub) close() { ts.sub.Close() }
+
+// startScanCycle makes the tree's ROS leaves read topics as latched at the
+// start of each tick (latchTopics) rather than as they arrive.
+func (c *Conn) startScanCycle() {
+	c.mu.Lock()
+	c.scanCycles++
+	c.mu.Unlock()
+}
+
+func (c *Conn) stopScanCycle() {
+	c.mu.Lock()
+	c.scanCycles--
+	c.mu.Unlock()
+}
+
+// latchTopics snapshots the newest message of every subscribed topic; the
+// bridge calls it at the start of a tick.
+func (c *Conn) latchTopics() {
+	c.mu.Lock()
+	subs := make([]*topicSub, 0, len(c.subs))
+	for _, ts := range c.subs {
+		subs = append(subs, ts)
+	}
+	c.mu.Unlock()
+	for _, ts := range subs {
+		msg, at, n := ts.newest()
+		ts.latched = latchedMsg{msg, at, n}
+	}
+}
+
+// tickView returns the message a tree's leaf sees during a tick: the one
+// latched at its start under a bridge, else the newest.
+func (s *Subscription) tickView() (any, time.Time, uint64) {
+	c := s.ts.conn
+	c.mu.Lock()
+	scan := c.scanCycles > 0
+	c.mu.Unlock()
+	if scan {
+		l := s.ts.latched
+		return l.msg, l.at, l.count
+	}
+	return s.ts.newest()
+}
 
 // PublisherConf configures NewPublisher.
 type PublisherConf struct {

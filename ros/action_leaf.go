@@ -1,0 +1,234 @@
+package ros
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// ActionLeafConf configures an ActionLeaf: which server, which action, the
+// timeouts, and how the goal is made and the outcome read.
+type ActionLeafConf struct {
+	// Conn is the ROS connection; a leaf without one (a tree built for
+	// checking) fails its first tick with an error.
+	Conn *Conn
+	// Server is the action server's name, resolved by Conn.
+	Server string
+	// Action is the action type: a value, a pointer or a MessageType.
+	Action any
+	// WaitForServerTimeout bounds the wait for the server to be up (0: no
+	// limit): past it the goal is not sent and the code is
+	// SERVER_UNREACHABLE.
+	WaitForServerTimeout time.Duration
+	// ServerTimeout bounds the wait for the server to acknowledge the goal
+	// (0: no limit): past it the goal is cancelled and the code is
+	// SERVER_UNREACHABLE.
+	ServerTimeout time.Duration
+	// Timeout bounds the whole goal (0: no limit): past it the goal is
+	// cancelled and the code is TIMEOUT.
+	Timeout time.Duration
+	// Goal makes the goal (a value or pointer of the goal type) on the tick
+	// that starts the leaf, on the tick's goroutine, so that one goal reads
+	// the blackboard of one tick. An error is the tick's error.
+	Goal func(n *runtime.Leaf) (any, error)
+	// OnFeedback, when set, receives on the tick's goroutine, at each tick
+	// while the goal runs, the newest feedback (a pointer) that arrived
+	// since the previous tick.
+	OnFeedback func(n *runtime.Leaf, fb any) error
+	// OnDone, when set, decides the leaf's status on the tick that collects
+	// the outcome, on the tick's goroutine; by default the leaf succeeds
+	// when the goal did. Either way the code goes to the error_code output
+	// port when the tree binds it.
+	OnDone func(n *runtime.Leaf, o ActionOutcome) (runtime.Status, error)
+}
+
+// ActionOutcome is how one goal of an ActionLeaf ended.
+type ActionOutcome struct {
+	// State is the goal's terminal state on the server; 0 when it never got
+	// one (unreachable server, timeout).
+	State GoalState
+	// Result points to the server's result, or is nil.
+	Result any
+	// Code is NONE on success, else SERVER_UNREACHABLE, GOAL_REJECTED,
+	// ABORTED, CANCELLED or TIMEOUT.
+	Code string
+	// Err says what went wrong, for logs; nil on success.
+	Err error
+}
+
+// ActionLeaf is an action node that runs an actionlib goal: the contract of
+// runtime's async leaves (RUNNING while the goal runs, the goal's end wakes
+// the tree, halting cancels the goal without blocking the tick and the
+// cancel reaches the server in the background) with the ROS parts: waiting
+// for the server, the goal's acknowledgement and the overall timeout, all
+// on the connection's clock, feedback and result handed to the tick's
+// goroutine, and an error code. RunAction is one; the skills (NavigateTo,
+// Dock) are others, built with NewActionLeaf in their NodeType.New.
+type ActionLeaf struct {
+	*runtime.Leaf
+	conf   ActionLeafConf
+	client *ActionClient
+	run    *actionRun // the latest run; tick's goroutine only
+}
+
+// actionRun is one goal. The work's goroutine writes outcome before it
+// returns; the tick's goroutine reads it after the async leaf saw the work
+// end.
+type actionRun struct {
+	halted    bool // tick's goroutine only
+	collected bool
+	outcome   ActionOutcome
+
+	mu       sync.Mutex
+	feedback any
+}
+
+func (r *actionRun) setFeedback(fb any) {
+	r.mu.Lock()
+	r.feedback = fb
+	r.mu.Unlock()
+}
+
+func (r *actionRun) takeFeedback() any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fb := r.feedback
+	r.feedback = nil
+	return fb
+}
+
+var errTimeout = errors.New("the goal's timeout expired")
+
+// NewActionLeaf returns an action leaf, for a NodeType.New. With a Conn, the
+// action client is made at once (it registers topics with the master), so
+// that the server connects before the first goal.
+func NewActionLeaf(conf ActionLeafConf) (*ActionLeaf, error) {
+	if conf.Goal == nil {
+		return nil, errors.New("action leaf: no Goal function")
+	}
+	if _, err := messageType(conf.Action); err != nil {
+		return nil, fmt.Errorf("action leaf: %v", err)
+	}
+	a := &ActionLeaf{conf: conf}
+	if conf.Conn != nil {
+		c, err := NewActionClient(ActionClientConf{Conn: conf.Conn, Name: conf.Server, Action: conf.Action})
+		if err != nil {
+			return nil, err
+		}
+		a.client = c
+	}
+	a.Leaf = runtime.NewAsyncAction(a.start)
+	return a, nil
+}
+
+// start makes the goal on the tick's goroutine and returns the work.
+func (a *ActionLeaf) start(n *runtime.Leaf) (runtime.AsyncWork, error) {
+	if a.client == nil {
+		return nil, errNoConn
+	}
+	goal, err := a.conf.Goal(n)
+	if err != nil {
+		return nil, err
+	}
+	r := &actionRun{}
+	a.run = r
+	client, conf, clock := a.client, a.conf, a.conf.Conn.Clock()
+	return func(ctx context.Context) (runtime.Status, error) {
+		r.outcome = runGoal(ctx, client, clock, conf, goal, r)
+		return runtime.Success, nil // the leaf's status is decided on the tick
+	}, nil
+}
+
+// runGoal runs one goal to its outcome, on the work's goroutine.
+func runGoal(ctx context.Context, client *ActionClient, clock runtime.Clock, conf ActionLeafConf, goal any, r *actionRun) ActionOutcome {
+	if err := client.WaitForServer(ctx, clock, conf.WaitForServerTimeout); err != nil {
+		return ActionOutcome{Code: CodeServerUnreachable, Err: err}
+	}
+	gctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if conf.Timeout > 0 {
+		expired, stop := clock.Timer(clock.Now().Add(conf.Timeout))
+		defer stop()
+		go func() {
+			select {
+			case <-expired:
+				cancel(errTimeout)
+			case <-gctx.Done():
+			}
+		}()
+	}
+	out, err := client.Run(gctx, goal, GoalConf{Clock: clock, AckTimeout: conf.ServerTimeout, OnFeedback: r.setFeedback})
+	switch {
+	case errors.Is(context.Cause(gctx), errTimeout):
+		return ActionOutcome{Code: CodeTimeout, Err: fmt.Errorf("action %s: %w (%v)", client.Name(), errTimeout, conf.Timeout)}
+	case ctx.Err() != nil:
+		return ActionOutcome{Code: CodeCancelled, Err: ctx.Err()} // halted: dropped
+	case errors.Is(err, ErrServerUnreachable):
+		return ActionOutcome{Code: CodeServerUnreachable, Err: err}
+	case err != nil:
+		return ActionOutcome{Code: CodeServerUnreachable, Err: err}
+	}
+	o := ActionOutcome{State: out.State, Result: out.Result}
+	switch out.State {
+	case GoalSucceeded:
+		o.Code = CodeNone
+	case GoalAborted:
+		o.Code = CodeAborted
+	case GoalRejected:
+		o.Code = CodeGoalRejected
+	case GoalPreempted, GoalRecalled:
+		o.Code = CodeCancelled
+	default:
+		o.Code = CodeServerUnreachable
+	}
+	if o.Code != CodeNone {
+		o.Err = fmt.Errorf("action %s: the goal ended %s", client.Name(), out.State)
+	}
+	return o
+}
+
+// Tick runs the async leaf, hands the newest feedback to OnFeedback, and on
+// the tick that collects the outcome decides the status and writes the
+// error code.
+func (a *ActionLeaf) Tick() (runtime.Status, error) {
+	st, err := a.Leaf.Tick()
+	r := a.run
+	if r == nil || r.halted {
+		return st, err
+	}
+	if a.conf.OnFeedback != nil {
+		if fb := r.takeFeedback(); fb != nil {
+			if ferr := a.conf.OnFeedback(a.Leaf, fb); ferr != nil && err == nil {
+				err = ferr
+			}
+		}
+	}
+	if err != nil || !st.Completed() || r.collected {
+		return st, err
+	}
+	r.collected = true
+	o := r.outcome
+	if err := writeCode(a.Leaf, o.Code); err != nil {
+		return runtime.Failure, err
+	}
+	if a.conf.OnDone != nil {
+		return a.conf.OnDone(a.Leaf, o)
+	}
+	if o.Code == CodeNone {
+		return runtime.Success, nil
+	}
+	return runtime.Failure, nil
+}
+
+// Halt cancels the running goal (in the background) and leaves the leaf
+// IDLE; the halted goal's feedback and outcome are dropped.
+func (a *ActionLeaf) Halt() {
+	if a.run != nil {
+		a.run.halted = true
+	}
+	a.Leaf.Halt()
+}

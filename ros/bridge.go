@@ -1,0 +1,405 @@
+package ros
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// BridgeConf configures NewBridge.
+type BridgeConf struct {
+	Conn    *Conn
+	Profile *Profile
+	// Tree receives the inputs in its root blackboard; inputs marked wake
+	// call its Wake.
+	Tree *runtime.Tree
+}
+
+// Bridge is the scan cycle of DESIGN.md between a tree and a robot. ROS
+// callbacks only keep the newest message of each input; Latch, at the start
+// of a tick, copies them into the blackboard with their receive time, so
+// that one tick sees one consistent world and a message arriving mid-tick
+// waits for the next tick; Flush, at the end of the tick, publishes the
+// outputs; Stop sends the robot a zero velocity. Hand Latch, Flush and Stop
+// to runtime.Loop (Run does).
+type Bridge struct {
+	conn    *Conn
+	profile *Profile
+	tree    *runtime.Tree
+	inputs  []*bridgeInput
+	outputs []*bridgeOutput
+	stopPub *Publisher
+	stopMsg any
+	subs    []*Subscription
+	pubs    []*Publisher
+
+	mu       sync.Mutex
+	lastStop time.Time // wall time of the last Stop
+	closed   bool
+}
+
+type bridgeInput struct {
+	Input
+	sub       *Subscription
+	keys      []string // every key written, for the _stale flags
+	lastCount uint64
+	staleSet  bool
+	stale     bool
+}
+
+type bridgeOutput struct {
+	Output
+	pub     *Publisher
+	keys    []string
+	lastSeq map[string]uint64
+	lastPub time.Time
+	single  *fieldPath // a message of one field takes a plain value
+}
+
+// StaleSuffix ends the key of the bool that says an input's key is stale.
+const StaleSuffix = "_stale"
+
+// NewBridge subscribes to the profile's inputs, advertises its outputs and
+// its velocity topic, and declares their blackboard entries. An entry the
+// tree already declared with a type the input cannot store into is an
+// error, placed at the input in the profile.
+func NewBridge(conf BridgeConf) (*Bridge, error) {
+	switch {
+	case conf.Conn == nil:
+		return nil, errors.New("bridge: no ROS connection")
+	case conf.Profile == nil:
+		return nil, errors.New("bridge: no robot profile")
+	case conf.Tree == nil:
+		return nil, errors.New("bridge: no tree")
+	}
+	b := &Bridge{conn: conf.Conn, profile: conf.Profile, tree: conf.Tree}
+	conf.Conn.startScanCycle()
+	var errs runtime.ErrorList
+	fail := func(pos runtime.Pos, format string, args ...any) {
+		errs = append(errs, &runtime.BuildError{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+	}
+	bb := conf.Tree.Blackboard()
+	for _, in := range conf.Profile.Inputs {
+		bi := &bridgeInput{Input: in}
+		var cb func(any, time.Time)
+		if in.Wake {
+			cb = func(any, time.Time) { conf.Tree.Wake() }
+		}
+		sub, err := conf.Conn.subscribe(b.topic(in.Topic), in.Type.Go, cb)
+		if err != nil {
+			fail(in.Pos, "%v", err)
+			continue
+		}
+		bi.sub = sub
+		b.subs = append(b.subs, sub)
+		if in.Key != "" {
+			bi.keys = append(bi.keys, in.Key)
+			if err := declareFor(bb, in.Key, in.Type.Go); err != nil {
+				fail(in.Pos, "input %s: %v", in.Topic, err)
+			}
+		}
+		for _, f := range in.Fields {
+			bi.keys = append(bi.keys, f.Key)
+			if err := declareFor(bb, f.Key, f.path.leaf); err != nil {
+				fail(f.Pos, "input %s, field %s: %v", in.Topic, f.Path, err)
+			}
+		}
+		for _, k := range bi.keys {
+			if _, err := bb.Declare(k+StaleSuffix, reflect.TypeFor[bool]()); err != nil {
+				fail(in.Pos, "input %s: %v", in.Topic, err)
+			}
+		}
+		b.inputs = append(b.inputs, bi)
+	}
+	for _, out := range conf.Profile.Outputs {
+		bo := &bridgeOutput{Output: out, lastSeq: map[string]uint64{}}
+		pub, err := conf.Conn.publisher(b.topic(out.Topic), out.Type.Go, false)
+		if err != nil {
+			fail(out.Pos, "%v", err)
+			continue
+		}
+		bo.pub = pub
+		b.pubs = append(b.pubs, pub)
+		if out.Key != "" {
+			bo.keys = []string{out.Key}
+			if f := soleField(out.Type.Go); f != nil {
+				bo.single = f
+			}
+		}
+		for _, f := range out.Fields {
+			bo.keys = append(bo.keys, f.Key)
+		}
+		for _, k := range bo.keys {
+			bo.lastSeq[k] = seqOf(bb, k)
+		}
+		b.outputs = append(b.outputs, bo)
+	}
+	if s := conf.Profile.Safety; s.VelocityTopic != "" {
+		pub, err := conf.Conn.publisher(b.topic(s.VelocityTopic), s.VelocityType.Go, false)
+		if err != nil {
+			fail(runtime.Pos{File: conf.Profile.File}, "safety: %v", err)
+		} else {
+			b.stopPub = pub
+			b.pubs = append(b.pubs, pub)
+			b.stopMsg = reflect.New(s.VelocityType.Go).Interface()
+		}
+	}
+	if len(errs) > 0 {
+		b.Close()
+		return nil, errs
+	}
+	return b, nil
+}
+
+// topic resolves a profile's topic name: relative names in the profile's
+// namespace when it has one.
+func (b *Bridge) topic(name string) string {
+	if b.profile.Namespace != "" && !strings.HasPrefix(name, "/") && !strings.HasPrefix(name, "~") {
+		return joinName(b.profile.Namespace, name)
+	}
+	return name
+}
+
+// declareFor makes sure key can hold values of type t: a missing entry is
+// declared untyped (the first message fixes it), an existing one must take
+// t as it is or as a number.
+func declareFor(bb *runtime.Blackboard, key string, t reflect.Type) error {
+	e := bb.Entry(key)
+	if e == nil {
+		_, err := bb.Declare(key, nil)
+		return err
+	}
+	et := e.Type()
+	if et == nil || et == t || et.Kind() == reflect.String && t.Kind() == reflect.String {
+		return nil
+	}
+	if isNumeric(et) && isNumeric(t) {
+		return nil
+	}
+	return fmt.Errorf("blackboard entry %q is declared as %s by the tree; the input writes %s", key, runtime.TypeName(et), rosTypeName(t))
+}
+
+func isNumeric(t reflect.Type) bool {
+	k := t.Kind()
+	return k >= reflect.Int && k <= reflect.Float64 && k != reflect.Uintptr
+}
+
+// soleField returns the path of the only field of a message such as
+// std_msgs/Float64, so that an output key holding a plain number can fill
+// it.
+func soleField(t reflect.Type) *fieldPath {
+	var only *reflect.StructField
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous || isMarker(f.Type) {
+			continue
+		}
+		if only != nil {
+			return nil
+		}
+		f := f
+		only = &f
+	}
+	if only == nil {
+		return nil
+	}
+	return &fieldPath{text: snakeName(*only), steps: []pathStep{{field: only.Index}}, leaf: only.Type}
+}
+
+func seqOf(bb *runtime.Blackboard, key string) uint64 {
+	if e := bb.Entry(key); e != nil {
+		return e.Seq()
+	}
+	return 0
+}
+
+// Latch copies the newest message of every input into the blackboard, with
+// the time it was received, and sets the inputs' _stale flags for time now.
+// It runs on the tick's goroutine, before the tree is ticked.
+func (b *Bridge) Latch(now time.Time) error {
+	b.conn.latchTopics()
+	bb := b.tree.Blackboard()
+	for _, in := range b.inputs {
+		msg, at, count := in.sub.Newest()
+		if msg != nil && count != in.lastCount {
+			in.lastCount = count
+			if in.Key != "" {
+				if err := store(bb, in.Key, reflect.ValueOf(msg).Elem().Interface(), at); err != nil {
+					return fmt.Errorf("input %s: %w", in.sub.Topic(), err)
+				}
+			}
+			for i := range in.Fields {
+				f := &in.Fields[i]
+				v, err := f.get(msg)
+				if err != nil {
+					return fmt.Errorf("input %s: %w", in.sub.Topic(), err)
+				}
+				if err := store(bb, f.Key, v, at); err != nil {
+					return fmt.Errorf("input %s, field %s: %w", in.sub.Topic(), f.Path, err)
+				}
+			}
+		}
+		stale := msg == nil || (in.MaxAge > 0 && now.Sub(at) > in.MaxAge)
+		if !in.staleSet || stale != in.stale {
+			in.staleSet, in.stale = true, stale
+			for _, k := range in.keys {
+				if err := bb.Set(k+StaleSuffix, stale); err != nil {
+					return fmt.Errorf("input %s: %w", in.sub.Topic(), err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// store writes v into key, stamped with the receive time.
+func store(bb *runtime.Blackboard, key string, v any, at time.Time) error {
+	e := bb.Entry(key)
+	if e == nil {
+		var err error
+		if e, err = bb.Declare(key, nil); err != nil {
+			return err
+		}
+	}
+	return e.Store(v, at)
+}
+
+// Flush publishes the outputs that are due: on change, every tick, or at
+// their rate. It runs on the tick's goroutine, after the tree was ticked,
+// and never blocks: messages go out from the connection's goroutines.
+func (b *Bridge) Flush(now time.Time, _ runtime.Status) error {
+	bb := b.tree.Blackboard()
+	tick := b.profile.Period()
+	for _, o := range b.outputs {
+		changed := false
+		for _, k := range o.keys {
+			if s := seqOf(bb, k); s != o.lastSeq[k] {
+				o.lastSeq[k] = s
+				changed = true
+			}
+		}
+		switch o.Publish {
+		case OnChange:
+			if !changed {
+				continue
+			}
+		case AtRate:
+			period := time.Duration(float64(time.Second) / o.Rate)
+			if !o.lastPub.IsZero() && now.Sub(o.lastPub) < period-tick/2 {
+				continue
+			}
+		}
+		msg, ok, err := b.message(bb, o)
+		if err != nil {
+			return fmt.Errorf("output %s: %w", o.pub.Topic(), err)
+		}
+		if !ok {
+			continue
+		}
+		if err := o.pub.Publish(msg); err != nil {
+			return err
+		}
+		o.lastPub = now
+	}
+	return nil
+}
+
+// message builds an output's message from the blackboard; false when its
+// key holds nothing yet.
+func (b *Bridge) message(bb *runtime.Blackboard, o *bridgeOutput) (any, bool, error) {
+	t := o.Type.Go
+	msg := reflect.New(t)
+	if o.Key != "" {
+		v, ok := bb.Get(o.Key)
+		if !ok {
+			return nil, false, nil
+		}
+		rv := reflect.ValueOf(v)
+		if rv.Kind() == reflect.Pointer && !rv.IsNil() {
+			rv = rv.Elem()
+		}
+		switch {
+		case rv.Type() == t:
+			msg.Elem().Set(rv)
+		case o.single != nil:
+			if err := o.single.set(msg, v); err != nil {
+				return nil, false, fmt.Errorf("blackboard entry %q: %v", o.Key, err)
+			}
+		default:
+			return nil, false, fmt.Errorf("blackboard entry %q holds a %s, not a %s", o.Key, runtime.TypeName(rv.Type()), o.Type.Name)
+		}
+		return msg.Interface(), true, nil
+	}
+	for i := range o.Fields {
+		f := &o.Fields[i]
+		v, ok := bb.Get(f.Key)
+		if !ok {
+			continue
+		}
+		if err := f.path.set(msg, v); err != nil {
+			return nil, false, fmt.Errorf("blackboard entry %q: %v", f.Key, err)
+		}
+	}
+	return msg.Interface(), true, nil
+}
+
+// stopTimeout bounds how long Stop waits for the zero velocity to go out.
+const stopTimeout = time.Second
+
+// Stop publishes a zero velocity on the profile's velocity topic and waits
+// (a second at most) until it is handed to the subscribers' connections. It
+// is safe to call from any goroutine: the loop calls it when it stops and
+// the watchdog when a tick stalls. Without a velocity topic it does
+// nothing.
+func (b *Bridge) Stop() error {
+	if b.stopPub == nil {
+		return nil
+	}
+	msg := b.stopMsg
+	if ts, ok := msg.(*geometry_msgs.TwistStamped); ok {
+		msg = &geometry_msgs.TwistStamped{Header: ts.Header}
+		msg.(*geometry_msgs.TwistStamped).Header.Stamp = b.conn.clock.Now()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	err := b.stopPub.PublishWait(ctx, msg)
+	b.mu.Lock()
+	b.lastStop = time.Now()
+	b.mu.Unlock()
+	return err
+}
+
+// stopGrace is how long Close lets a zero velocity sent just before travel
+// to the subscribers, since goroslib drops what is queued when a publisher
+// closes.
+const stopGrace = 50 * time.Millisecond
+
+// Close unsubscribes the inputs and unadvertises the outputs.
+func (b *Bridge) Close() {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return
+	}
+	b.closed = true
+	wait := stopGrace - time.Since(b.lastStop)
+	stopped := !b.lastStop.IsZero()
+	b.mu.Unlock()
+	if stopped && wait > 0 {
+		time.Sleep(wait)
+	}
+	for _, s := range b.subs {
+		s.Close()
+	}
+	for _, p := range b.pubs {
+		p.Close()
+	}
+	b.conn.stopScanCycle()
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""A move_base-like actionlib server whose goals behave as their frame_id says.
+
+Usage: action_server.py [NAME]   (default: move_base)
+
+target_pose.header.frame_id selects the behaviour of a goal:
+  succeed  feedback twice, then succeed (result empty, as move_base's)
+  abort    accept, then abort
+  reject   reject at once
+  hold     run until cancelled, publishing feedback every 50 ms
+  slow     succeed after two seconds
+Every event is printed with the wall time, for the test to measure:
+  "goal MODE T", "cancel MODE T", "done MODE STATE".
+"""
+import sys
+import threading
+import time
+
+import actionlib
+import rospy
+from move_base_msgs.msg import MoveBaseAction, MoveBaseFeedback, MoveBaseResult
+
+NAME = sys.argv[1] if len(sys.argv) > 1 else "move_base"
+cancelled = set()
+lock = threading.Lock()
+
+
+def say(*words):
+    print(" ".join(str(w) for w in words), flush=True)
+
+
+def mode_of(gh):
+    return gh.get_goal().target_pose.header.frame_id
+
+
+def is_cancelled(gh):
+    with lock:
+        return gh.get_goal_id().id in cancelled
+
+
+def feedback(gh, x):
+    fb = MoveBaseFeedback()
+    fb.base_position.header.frame_id = "map"
+    fb.base_position.pose.position.x = x
+    gh.publish_feedback(fb)
+
+
+def work(gh):
+    mode = mode_of(gh)
+    if mode == "succeed":
+        for i in range(2):
+            feedback(gh, i + 1)
+            time.sleep(0.05)
+        gh.set_succeeded(MoveBaseResult(), "done")
+        say("done", mode, "SUCCEEDED")
+    elif mode == "abort":
+        time.sleep(0.05)
+        gh.set_aborted(MoveBaseResult(), "aborted on request")
+        say("done", mode, "ABORTED")
+    elif mode in ("hold", "slow"):
+        start = time.time()
+        i = 0
+        while not rospy.is_shutdown():
+            if is_cancelled(gh):
+                gh.set_canceled(MoveBaseResult(), "cancelled")
+                say("done", mode, "PREEMPTED")
+                return
+            if mode == "slow" and time.time() - start > 2:
+                gh.set_succeeded(MoveBaseResult(), "done")
+                say("done", mode, "SUCCEEDED")
+                return
+            i += 1
+            feedback(gh, i)
+            time.sleep(0.05)
+    else:
+        gh.set_aborted(MoveBaseResult(), "unknown mode " + mode)
+        say("done", mode, "ABORTED")
+
+
+def on_goal(gh):
+    mode = mode_of(gh)
+    say("goal", mode, "%.6f" % time.time())
+    if mode == "reject":
+        gh.set_rejected(MoveBaseResult(), "rejected on request")
+        say("done", mode, "REJECTED")
+        return
+    gh.set_accepted()
+    threading.Thread(target=work, args=(gh,), daemon=True).start()
+
+
+def on_cancel(gh):
+    say("cancel", mode_of(gh), "%.6f" % time.time())
+    with lock:
+        cancelled.add(gh.get_goal_id().id)
+
+
+rospy.init_node("test_action_server", disable_signals=True)
+server = actionlib.ActionServer(NAME, MoveBaseAction, on_goal, on_cancel, auto_start=False)
+server.start()
+say("ready")
+rospy.spin()
