@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -298,6 +299,15 @@ func (e *Entry) assign(v any, at time.Time) error {
 	if e.value != nil {
 		target = reflect.TypeOf(e.value)
 	}
+	if s, isStr := v.(string); isStr && e.typ == nil && target != nil && isNumberKind(target.Kind()) {
+		// A script writing text into a number that no port declared: the
+		// entry becomes the real the text reads as, as in BehaviorTree.CPP.
+		f, err := textToReal(s)
+		if err != nil {
+			return fmt.Errorf("cannot assign string %q to blackboard entry %q, which holds a number: %v", s, e.key, err)
+		}
+		v, target = f, nil
+	}
 	if target != nil && target != reflect.TypeOf(v) {
 		c, err := convertTo(v, target)
 		if err != nil {
@@ -320,4 +330,20 @@ func quoteValue(v any) string {
 		s = s[:40] + "…"
 	}
 	return s
+}
+
+// textToReal reads text as BehaviorTree.CPP's scripts read a string used as
+// a number: a real, or true/false as 1 and 0.
+func textToReal(s string) (float64, error) {
+	switch strings.TrimSpace(s) {
+	case "true":
+		return 1, nil
+	case "false":
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	return f, nil
 }

@@ -54,7 +54,7 @@ func TestBuildErrors(t *testing.T) {
 			[]string{`Main/Sequence: Sequence (a control) takes at least 1 child, has 0`}},
 		{"unknown subtree",
 			doc(tree("Main", N("SubTree", A("ID", "Dok")))),
-			[]string{`Main/SubTree: SubTree names tree "Dok", which is not defined`}},
+			[]string{`Main/Dok: SubTree names tree "Dok", which is not defined`}},
 		{"recursive subtree",
 			doc(tree("Main", N("SubTree", A("ID", "Loop"))), tree("Loop", N("Sequence", nil, N("SubTree", A("ID", "Main"))))),
 			[]string{`SubTree "Main" includes itself`}},

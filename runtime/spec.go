@@ -58,10 +58,16 @@ func (s *NodeSpec) AttrPos(name string) Pos {
 	return s.Pos
 }
 
-// Name returns the instance name: the name attribute, else the type.
+// Name returns the instance name: the name attribute, else the type (for a
+// SubTree, the ID of the tree it runs, as in BehaviorTree.CPP).
 func (s *NodeSpec) Name() string {
 	if n, ok := s.Attr("name"); ok && n != "" {
 		return n
+	}
+	if s.Type == "SubTree" {
+		if id, ok := s.Attr("ID"); ok && id != "" {
+			return id
+		}
 	}
 	return s.Type
 }

@@ -14,7 +14,13 @@ package runtime
 // own entry (an int or a double when the text reads as one, else a
 // string). With _autoremap="true" every other key (except those starting
 // with '_') resolves in the caller's scope too.
-type SubTree struct{ Base }
+type SubTree struct {
+	Base
+	id string
+}
+
+// TreeID returns the ID of the tree this node runs.
+func (n *SubTree) TreeID() string { return n.id }
 
 func subTreeType() NodeType {
 	return NodeType{
@@ -22,7 +28,10 @@ func subTreeType() NodeType {
 		Kind:     SubTreeKind,
 		Category: "subtree",
 		Summary:  "Runs another tree in its own blackboard scope, with port remapping.",
-		New:      func(*Config) (Node, error) { return &SubTree{}, nil },
+		New: func(c *Config) (Node, error) {
+			id, _ := c.Attr("ID")
+			return &SubTree{id: id}, nil
+		},
 	}
 }
 

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/btrobot/btrobot/trees"
+)
+
+func nodesCommand() *command {
+	c := &command{
+		name:    "nodes",
+		args:    "[--format text|groot|xsd|markdown]",
+		summary: "Print the node palette: a list, a Groot2 TreeNodesModel, an XSD, or the Markdown reference.",
+		example: "btrobot nodes --format groot > btrobot_nodes.xml   # load into Groot2\n" +
+			"btrobot nodes --format markdown > docs/nodes.md",
+	}
+	c.run = func(env *cmdEnv, args []string) int {
+		fs := newFlags(env, c)
+		format := fs.String("format", "text", "text, groot, xsd or markdown")
+		pos, err := parseArgs(fs, args)
+		if err != nil {
+			return flagExit(err)
+		}
+		if len(pos) != 0 {
+			fs.Usage()
+			return exitUsage
+		}
+		reg := palette()
+		switch *format {
+		case "text":
+			tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+			for _, t := range reg.Types() {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", t.ID, t.Kind, t.Summary)
+			}
+			err = tw.Flush()
+		case "groot":
+			err = trees.WriteGrootModel(env.stdout, reg)
+		case "xsd":
+			err = trees.WriteXSD(env.stdout, reg)
+		case "markdown":
+			err = trees.WriteMarkdown(env.stdout, reg)
+		default:
+			fmt.Fprintf(env.stderr, "unknown format %q: want text, groot, xsd or markdown\n", *format)
+			return exitUsage
+		}
+		if err != nil {
+			fmt.Fprintln(env.stderr, err)
+			return exitFailed
+		}
+		return exitOK
+	}
+	return c
+}
