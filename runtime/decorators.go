@@ -21,6 +21,7 @@ func decoratorTypes() []NodeType {
 	all = append(all, runOnceTypes()...)
 	all = append(all, preconditionTypes()...)
 	all = append(all, updatedDecoratorTypes()...)
+	all = append(all, queueLoopTypes()...)
 	all = append(all, untilTypes()...)
 	all = append(all, cooldownTypes()...)
 	all = append(all, limitTypes()...)
