@@ -183,28 +183,13 @@ func (bb *Blackboard) Assign(key string, v any, create bool) error {
 	return e.assign(v, bb.now())
 }
 
-// Unset removes key from the scope that holds it. Removing a missing key is
-// not an error.
+// Unset removes key from this scope's own entries, as BehaviorTree.CPP's
+// unset does: a key that this scope remaps to its parent, or an '@' key, is
+// left alone. Removing a missing key is not an error.
 func (bb *Blackboard) Unset(key string) {
-	if strings.HasPrefix(key, "@") {
-		bb.Root().Unset(key[1:])
-		return
-	}
 	bb.mu.Lock()
-	if _, ok := bb.entries[key]; ok {
-		delete(bb.entries, key)
-		bb.mu.Unlock()
-		return
-	}
+	delete(bb.entries, key)
 	bb.mu.Unlock()
-	if bb.parent == nil {
-		return
-	}
-	if ext, ok := bb.remap[key]; ok {
-		bb.parent.Unset(ext)
-	} else if bb.autoRemap && !isPrivateKey(key) {
-		bb.parent.Unset(key)
-	}
 }
 
 // Keys returns the keys held in this scope (not the parent's), sorted.

@@ -145,9 +145,18 @@ func TestBlackboardScopes(t *testing.T) {
 		t.Fatal("@key must read the root blackboard")
 	}
 
+	// Unset is local, as in BT.CPP: remapped and '@' keys are left alone.
 	grandchild.Unset("@from_deep")
-	if _, ok := root.Get("from_deep"); ok {
-		t.Fatal("Unset(@key) must remove it from the root")
+	child.Unset("target")
+	if _, ok := root.Get("from_deep"); !ok {
+		t.Fatal("Unset(@key) must not reach the root")
+	}
+	if _, ok := root.Get("pose"); !ok {
+		t.Fatal("Unset of a remapped key must not reach the parent")
+	}
+	child.Unset("local")
+	if _, ok := child.Get("local"); ok {
+		t.Fatal("Unset must remove a local key")
 	}
 }
 

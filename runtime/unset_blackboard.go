@@ -29,15 +29,6 @@ func (n *UnsetBlackboard) Tick() (Status, error) {
 	if err != nil {
 		return Failure, err
 	}
-	unsetOwn(n.bb, key)
+	n.bb.Unset(key)
 	return Success, nil
-}
-
-// unsetOwn removes key from bb's own entries only, never through
-// remapping; Blackboard.Unset follows remapping, which BT.CPP's unset
-// does not.
-func unsetOwn(bb *Blackboard, key string) {
-	bb.mu.Lock()
-	delete(bb.entries, key)
-	bb.mu.Unlock()
 }
