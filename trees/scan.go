@@ -238,30 +238,34 @@ func (s *scanner) next() (*token, *syntaxError) {
 	}
 }
 
-// charData reads text up to the next '<'. Outside the root element it must
-// be white space and yields no token.
+// charData reads text up to the next '<'. White space alone (the
+// indentation between elements) yields no token; outside the root element
+// nothing else is allowed.
 func (s *scanner) charData() (*token, *syntaxError) {
 	start := s.off
-	end := strings.IndexByte(s.src[start:], '<')
+	i := start
+	for i < len(s.src) && isSpace(s.src[i]) {
+		i++
+	}
+	if i == len(s.src) || s.src[i] == '<' {
+		s.off = i
+		return nil, nil
+	}
+	if len(s.stack) == 0 {
+		where := "after"
+		if !s.root {
+			where = "before"
+		}
+		return nil, errAt(i, "text %s the root element: %s", where, describeByte(s.src, i))
+	}
+	end := strings.IndexByte(s.src[i:], '<')
 	if end < 0 {
 		end = len(s.src)
 	} else {
-		end += start
+		end += i
 	}
 	text := s.src[start:end]
 	s.off = end
-	if len(s.stack) == 0 {
-		for i := 0; i < len(text); i++ {
-			if !isSpace(text[i]) {
-				where := "after"
-				if !s.root {
-					where = "before"
-				}
-				return nil, errAt(start+i, "text %s the root element: %s", where, describeByte(text, i))
-			}
-		}
-		return nil, nil
-	}
 	if len(text) > MaxAttrSize {
 		return nil, errAt(start, "text longer than %d bytes (the limit)", MaxAttrSize)
 	}
