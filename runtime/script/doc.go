@@ -22,7 +22,8 @@
 // scan.ranges.0 — struct fields by their Go name, their snake_case
 // spelling (power_supply_status for PowerSupplyStatus), or a rosname or json
 // tag; maps with string keys by key; lists by index; through pointers.
-// Dotted names are read-only.
+// Dotted names are read-only, and the numbers they read are int or float64
+// whatever the field's Go type.
 //
 // Operators, from the loosest to the tightest binding:
 //

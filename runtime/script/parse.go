@@ -336,7 +336,7 @@ func (p *parser) parseComparison(first *expr) (*expr, error) {
 // *Error values placing the problem in src and saying what was expected.
 func Parse(src string) (*Program, error) {
 	if len(src) > MaxSourceLen {
-		return nil, &Error{Offset: MaxSourceLen, Line: 1, Column: 1,
+		return nil, &Error{Line: 1, Column: 1,
 			Msg: "script too long: " + strconv.Itoa(len(src)) + " bytes, the limit is " + strconv.Itoa(MaxSourceLen)}
 	}
 	p := &parser{src: src, toks: lex(src)}
