@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	code = run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const goodTree = `<root BTCPP_format="4" main_tree_to_execute="Main">
+  <BehaviorTree ID="Main">
+    <Sequence>
+      <Script code="n := 0; s := 'a'; ok := true; x := 1.5"/>
+      <Script code="n += 1"/>
+    </Sequence>
+  </BehaviorTree>
+</root>`
+
+func TestEveryCommandHasHelpWithAnExample(t *testing.T) {
+	for _, c := range commands() {
+		code, _, stderr := runCLI(c.name, "--help")
+		if code != exitOK {
+			t.Errorf("%s --help: exit %d", c.name, code)
+		}
+		if !strings.Contains(stderr, "Usage: btrobot "+c.name) || !strings.Contains(stderr, "Example:") {
+			t.Errorf("%s --help lacks usage or an example:\n%s", c.name, stderr)
+		}
+	}
+	if code, _, _ := runCLI(); code != exitUsage {
+		t.Errorf("no command: exit %d, want 2", code)
+	}
+	if code, _, stderr := runCLI("fly"); code != exitUsage || !strings.Contains(stderr, `unknown command "fly"`) {
+		t.Errorf("unknown command: exit %d, %s", code, stderr)
+	}
+}
+
+func TestTickOutput(t *testing.T) {
+	path := writeFile(t, "t.xml", goodTree)
+	code, out, stderr := runCLI("tick", path, "--ticks", "2", "--set", "extra=3")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := `{"tick":1,"status":"SUCCESS"}
+{"tick":2,"status":"SUCCESS"}
+{"blackboard":{"extra":3,"n":1,"ok":1,"s":"a","x":1.5}}
+`
+	if out != want {
+		t.Fatalf("tick printed\n%s\nwant\n%s", out, want)
+	}
+}
+
+func TestTickErrorsAndExitCodes(t *testing.T) {
+	failing := writeFile(t, "f.xml", `<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
+	  <Script code="n := 1"/><Script code="m = 2"/></Sequence></BehaviorTree></root>`)
+	code, out, _ := runCLI("tick", failing, "--ticks", "3")
+	if code != exitFailed {
+		t.Errorf("a failing tick: exit %d, want 1", code)
+	}
+	var line map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &line); err != nil || line["tick"] != 1.0 || !strings.Contains(line["error"].(string), "M/Sequence/Script#2") {
+		t.Errorf("error line %q: want {\"tick\":1,\"error\":...naming the node path}", out)
+	}
+	bad := writeFile(t, "b.xml", `<root BTCPP_format="4"><BehaviorTree ID="M"><Sequnce/></BehaviorTree></root>`)
+	if code, _, stderr := runCLI("tick", bad, "--ticks", "1"); code != exitUsage || !strings.Contains(stderr, "did you mean Sequence") {
+		t.Errorf("a tree that does not load: exit %d, %s", code, stderr)
+	}
+	if code, _, _ := runCLI("tick", "--ticks", "1"); code != exitUsage {
+		t.Errorf("no file: exit %d", code)
+	}
+}
+
+func TestCheckExitCodes(t *testing.T) {
+	good := writeFile(t, "good.xml", goodTree)
+	bad := writeFile(t, "bad.xml", `<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence><Nope/><Inverter/></Sequence></BehaviorTree></root>`)
+	notXML := writeFile(t, "n.xml", "this is not xml <")
+	cases := []struct {
+		files []string
+		code  int
+		want  []string
+	}{
+		{[]string{good}, exitOK, nil},
+		{[]string{good, bad}, exitFailed, []string{`bad.xml:1:55: M/Sequence/Nope: unknown node type "Nope"`, `M/Sequence/Inverter: Inverter (a decorator) takes exactly 1 child, has 0`}},
+		{[]string{bad, notXML}, exitUsage, []string{"n.xml:1:"}},
+		{[]string{filepath.Join(t.TempDir(), "missing.xml")}, exitUsage, []string{"missing.xml"}},
+	}
+	for _, tc := range cases {
+		code, out, _ := runCLI(append([]string{"check"}, tc.files...)...)
+		if code != tc.code {
+			t.Errorf("check %v: exit %d, want %d\n%s", tc.files, code, tc.code, out)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("check %v printed\n%s\nwant a line containing %q", tc.files, out, w)
+			}
+		}
+	}
+}
+
+func TestBenchPrintsOneJSONLine(t *testing.T) {
+	path := writeFile(t, "t.xml", goodTree)
+	code, out, stderr := runCLI("bench", path, "--ticks", "100")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r map[string]float64
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	for _, k := range []string{"nodes", "load_ms", "ns_per_tick", "ns_per_node", "allocs_per_tick"} {
+		if _, ok := r[k]; !ok {
+			t.Errorf("bench output lacks %q: %s", k, out)
+		}
+	}
+	if r["nodes"] != 3 || r["ns_per_tick"] <= 0 {
+		t.Errorf("bench %s", out)
+	}
+}
+
+func TestNodesFormats(t *testing.T) {
+	for _, f := range []string{"text", "groot", "xsd", "markdown"} {
+		code, out, stderr := runCLI("nodes", "--format", f)
+		if code != exitOK || !strings.Contains(out, "ReactiveSequence") {
+			t.Errorf("nodes --format %s: exit %d, %d bytes, %s", f, code, len(out), stderr)
+		}
+	}
+	if code, _, _ := runCLI("nodes", "--format", "pdf"); code != exitUsage {
+		t.Error("an unknown format must be a usage error")
+	}
+}
+
+// The README's first command must keep working.
+func TestReadmeFirstCommand(t *testing.T) {
+	code, out, stderr := runCLI("tick", "../../trees/missions/hello.xml", "--ticks", "12")
+	if code != exitOK || !strings.Contains(out, `"laps":3`) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+}
