@@ -367,6 +367,7 @@ func (m *Master) notifySubscribers(topic string) {
 				Topic:         topic,
 				PublisherURLs: pubs,
 			},
+			supersedes: "publisherUpdate " + topic,
 		})
 	}
 }

@@ -288,8 +288,9 @@ func (m *Master) notifyParamSubscribers(key string, value any, skipCaller string
 	for _, u := range paramUpdates(m.graph.paramSubs, key, value, skipCaller) {
 		for _, r := range u.to {
 			m.slaves.send(r.callerAPI, slaveCall{
-				method: "paramUpdate",
-				params: requestParamUpdate{CallerID: masterCallerID, Key: u.key, Value: deepCopy(u.value)},
+				method:     "paramUpdate",
+				params:     requestParamUpdate{CallerID: masterCallerID, Key: u.key, Value: deepCopy(u.value)},
+				supersedes: "paramUpdate " + u.key,
 			})
 		}
 	}

@@ -24,6 +24,12 @@ const maxSlaveResponse = 1 << 20
 type slaveCall struct {
 	method string
 	params any
+	// supersedes, when set, names what the call reports the full state of
+	// (a topic's publishers, a parameter's value). A queued call with the
+	// same supersedes is dropped when this one is queued, since its effect
+	// would be overwritten anyway, so a hung node's queue holds at most one
+	// update per topic or parameter.
+	supersedes string
 }
 
 // slaveCaller pushes calls to nodes without ever blocking the master: every
@@ -59,6 +65,14 @@ func (s *slaveCaller) send(api string, call slaveCall) {
 		return
 	}
 	q, busy := s.queues[api]
+	if call.supersedes != "" {
+		for i := range q {
+			if q[i].supersedes == call.supersedes {
+				q = append(q[:i], q[i+1:]...)
+				break
+			}
+		}
+	}
 	s.queues[api] = append(q, call)
 	if !busy {
 		s.wg.Add(1)
