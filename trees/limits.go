@@ -14,7 +14,11 @@ const (
 	// MaxNameSize bounds an element or attribute name, in bytes.
 	MaxNameSize = 256
 	// MaxElements bounds the elements of one load, includes counted.
-	MaxElements = 1 << 21
+	MaxElements = 1 << 20
 	// MaxIncludes bounds the files one load reads through <include>.
 	MaxIncludes = 256
+	// MaxExpandedNodes bounds the nodes one tree becomes once its SubTrees
+	// are expanded: ten SubTrees of a tree that holds ten SubTrees of …
+	// grow tenfold a level, the tree-file cousin of an entity bomb.
+	MaxExpandedNodes = 1 << 20
 )

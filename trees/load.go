@@ -129,6 +129,9 @@ func load(name, src string) (*runtime.Document, error) {
 	}
 	l.files[abs] = true
 	l.read(name, abs, src, true)
+	if !l.unreadable {
+		l.checkExpansion()
+	}
 	if len(l.errs) > 0 {
 		le := &LoadError{Errs: l.errs, Unreadable: l.unreadable}
 		if l.unreadable {
@@ -813,4 +816,55 @@ func (a *specAlloc) children(kids []*runtime.NodeSpec) []*runtime.NodeSpec {
 	start := len(a.kidv)
 	a.kidv = append(a.kidv, kids...)
 	return a.kidv[start : start+n : start+n]
+}
+
+// checkExpansion refuses a document in which a tree expands, through its
+// SubTrees, to more than MaxExpandedNodes nodes: checking or building it
+// would take as long as it is large. Each tree is counted once (a tree's
+// size is remembered), so this costs one walk of the document. Unknown and
+// recursive subtrees count as nothing here; runtime.Check reports them.
+func (l *loader) checkExpansion() {
+	trees := map[string]*runtime.TreeSpec{}
+	for _, t := range l.doc.Trees {
+		if _, dup := trees[t.ID]; !dup {
+			trees[t.ID] = t
+		}
+	}
+	size := map[string]int{}
+	onStack := map[string]bool{}
+	var treeSize func(t *runtime.TreeSpec, depth int) int
+	var nodeSize func(n *runtime.NodeSpec, depth int) int
+	nodeSize = func(n *runtime.NodeSpec, depth int) int {
+		total := 1
+		if n.Type == "SubTree" {
+			if id, ok := n.Attr("ID"); ok && trees[id] != nil && !onStack[id] {
+				total += treeSize(trees[id], depth+1)
+			}
+		}
+		for _, c := range n.Children {
+			total = min(total+nodeSize(c, depth+1), MaxExpandedNodes+1)
+		}
+		return min(total, MaxExpandedNodes+1)
+	}
+	treeSize = func(t *runtime.TreeSpec, depth int) int {
+		if s, ok := size[t.ID]; ok {
+			return s
+		}
+		if t.Root == nil || depth > MaxDepth {
+			return 0 // runtime.Check reports an empty or too deep tree
+		}
+		onStack[t.ID] = true
+		s := nodeSize(t.Root, depth)
+		delete(onStack, t.ID)
+		size[t.ID] = s
+		return s
+	}
+	for _, t := range l.doc.Trees {
+		if treeSize(t, 0) > MaxExpandedNodes {
+			l.errs = append(l.errs, &runtime.BuildError{Pos: t.Pos,
+				Msg: fmt.Sprintf("tree %q expands to more than %d nodes through its SubTrees (the limit)", t.ID, MaxExpandedNodes)})
+			l.unreadable = true
+			return
+		}
+	}
 }
