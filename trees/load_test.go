@@ -248,6 +248,8 @@ func TestParseErrors(t *testing.T) {
 			[]string{`e.xml:1:3731: <AlwaysSuccess> has more than 256 attributes (the limit)`}, true},
 		{"attribute too long", `<root><BehaviorTree ID="` + strings.Repeat("x", MaxAttrSize+1) + `"/></root>`,
 			[]string{`e.xml:1:21: the value of attribute ID is longer than 65536 bytes (the limit)`}, true},
+		{"too many elements", `<root><BehaviorTree ID="M"><Sequence>` + strings.Repeat("<a/>", MaxElements) + "</Sequence></BehaviorTree></root>",
+			[]string{`e.xml:1:4194334: more than 1048576 elements in one load (the limit)`}, true},
 		{"not a tree file", `<launch><node pkg="x"/></launch>`,
 			[]string{`e.xml:1:1: the root element is <launch>; a BehaviorTree.CPP tree file starts with <root BTCPP_format="4">`}, true},
 
