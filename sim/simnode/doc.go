@@ -1,0 +1,2 @@
+// Package simnode runs a sim.World as a ROS node: the simulator's ROS face.
+package simnode

@@ -1,0 +1,146 @@
+package simnode
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/sim"
+)
+
+const officeWorld = "../../worlds/office"
+
+// connect joins the graph at uri as a node called name and leaves when the
+// test ends.
+func connect(t testing.TB, uri, name string) *ros.Conn {
+	t.Helper()
+	c, err := ros.Connect(ros.Conf{MasterURI: uri, Host: "127.0.0.1", Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// simSetup says what startSim builds.
+type simSetup struct {
+	world  string // officeWorld when empty
+	seed   uint64
+	robots []sim.RobotConf // robot1 at its spawn when empty; a zero Spawn takes the spawn named like the robot
+	conf   Conf
+}
+
+// startSim runs a simulator node (named sim) against the master at uri,
+// closed when the test ends. Its events are kept in the returned log.
+func startSim(t testing.TB, uri string, s simSetup) (*Node, *eventLog) {
+	t.Helper()
+	if s.world == "" {
+		s.world = officeWorld
+	}
+	w, err := sim.LoadWorld(s.world, sim.WorldConf{Seed: s.seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.robots) == 0 {
+		s.robots = []sim.RobotConf{{Name: "robot1"}}
+	}
+	for _, rc := range s.robots {
+		if rc.Spawn == (sim.Pose{}) {
+			sp, ok := w.Places().Spawn(rc.Name)
+			if !ok {
+				t.Fatalf("no spawn named %s", rc.Name)
+			}
+			rc.Spawn = sp.Pose
+		}
+		if _, err := w.AddRobot(rc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := &eventLog{}
+	conf := s.conf
+	conf.World = w
+	conf.Conn = connect(t, uri, "sim")
+	conf.OnEvent = log.add
+	n, err := Start(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return n, log
+}
+
+// eventLog keeps a node's events for tests to wait on.
+type eventLog struct {
+	mu     sync.Mutex
+	lines  []string
+	change chan struct{}
+}
+
+func (l *eventLog) add(line string) {
+	l.mu.Lock()
+	l.lines = append(l.lines, line)
+	if l.change != nil {
+		close(l.change)
+		l.change = nil
+	}
+	l.mu.Unlock()
+}
+
+// wait waits for an event containing substr and returns it.
+func (l *eventLog) wait(t testing.TB, substr string, timeout time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		l.mu.Lock()
+		for _, line := range l.lines {
+			if strings.Contains(line, substr) {
+				l.mu.Unlock()
+				return line
+			}
+		}
+		if l.change == nil {
+			l.change = make(chan struct{})
+		}
+		ch := l.change
+		l.mu.Unlock()
+		select {
+		case <-ch:
+		case <-time.After(time.Until(deadline)):
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			t.Fatalf("no event containing %q within %v; events: %q", substr, timeout, l.lines)
+		}
+	}
+}
+
+// eventually polls cond until it holds or timeout passes.
+func eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, timeout)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// robotState reads a robot's state inside the node.
+func robotState[T any](n *Node, name string, read func(r *sim.Robot) T) T {
+	var v T
+	n.Do(func(w *sim.World) error {
+		r, _ := w.Robot(name)
+		v = read(r)
+		return nil
+	})
+	return v
+}
+
+func ctxTimeout(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}

@@ -1,0 +1,124 @@
+package simnode
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+)
+
+// The node's half of the lockstep protocol; ros/sim_lockstep.go has the
+// peer's half and describes the messages. The node may take the step from
+// simulated time T when every peer has let it run past T and it has received
+// every cmd_vel message the peers say they sent. Since everything the node
+// does is a function of the seed and of what it receives at which step,
+// peers that acknowledge every time they act make runs repeat exactly,
+// however loaded the machine.
+
+// onLockstep handles a peer's acknowledgement.
+func (n *Node) onLockstep(h *std_msgs.Header) {
+	name := h.FrameId
+	n.mu.Lock()
+	if name == "" {
+		n.event("lockstep: ignored an acknowledgement without a peer name (frame_id)")
+		n.mu.Unlock()
+		n.flushEvents()
+		return
+	}
+	p := n.peers[name]
+	switch {
+	case !h.Stamp.After(n.epoch):
+		if p != nil {
+			delete(n.peers, name)
+			n.event("lockstep: peer %s left at %v", name, n.w.Now())
+		}
+	case p == nil:
+		p = &peer{}
+		n.peers[name] = p
+		n.event("lockstep: peer %s joined at %v", name, n.w.Now())
+		if !n.started && len(n.peers) >= n.conf.Peers {
+			n.started = true
+		}
+		fallthrough
+	default:
+		p.until = h.Stamp.Sub(n.epoch)
+		p.sent = uint64(h.Seq)
+		p.quiet = time.Time{}
+	}
+	n.mu.Unlock()
+	n.signal()
+	n.flushEvents()
+}
+
+// holdReason says why the step from now may not be taken yet, "" if it may.
+func (n *Node) holdReason(now time.Duration) string {
+	if !n.started {
+		if len(n.peers) < n.conf.Peers {
+			return fmt.Sprintf("waiting for %d lockstep peers (%d joined)", n.conf.Peers, len(n.peers))
+		}
+		n.started = true
+	}
+	var sent uint64
+	reason := ""
+	for name, p := range n.peers {
+		sent += p.sent
+		if p.until <= now {
+			if p.quiet.IsZero() {
+				p.quiet = time.Now()
+			}
+			if reason == "" {
+				reason = "waiting for lockstep peer " + name
+			}
+		}
+	}
+	if reason != "" {
+		return reason
+	}
+	if n.cmdsIn < sent {
+		return fmt.Sprintf("waiting for %d cmd_vel messages the lockstep peers sent", sent-n.cmdsIn)
+	}
+	return ""
+}
+
+// checkPeers asks the master about peers the node has waited on for
+// PeerTimeout, and drops those that are gone: a peer that crashed must not
+// stop the simulation for good.
+func (n *Node) checkPeers() {
+	n.mu.Lock()
+	var ask []string
+	for name, p := range n.peers {
+		if !p.quiet.IsZero() && !p.asking && time.Since(p.quiet) > n.conf.PeerTimeout {
+			p.asking = true
+			ask = append(ask, name)
+		}
+	}
+	n.mu.Unlock()
+	for _, name := range ask {
+		n.wg.Add(1)
+		go func() {
+			defer n.wg.Done()
+			alive, err := n.conn.NodePublishes(name, n.lockstepTopic())
+			n.mu.Lock()
+			p := n.peers[name]
+			if p != nil {
+				p.asking = false
+				switch {
+				case err != nil:
+					n.event("lockstep: waiting for peer %s, and cannot ask the master about it: %v", name, err)
+					p.quiet = time.Now()
+				case !alive:
+					delete(n.peers, name)
+					n.event("lockstep: peer %s is gone; no longer waiting for it", name)
+				default:
+					n.event("lockstep: still waiting for peer %s (it let the simulation run to %v)", name, p.until)
+					p.quiet = time.Now()
+				}
+			}
+			n.mu.Unlock()
+			n.signal()
+			n.flushEvents()
+		}()
+	}
+}
+
+func (n *Node) lockstepTopic() string { return n.conn.Resolve("~lockstep") }

@@ -1,0 +1,492 @@
+package simnode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/rosgraph_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+
+	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/sim"
+)
+
+// Conf configures a simulator node. Zero fields take the defaults in
+// brackets.
+type Conf struct {
+	// World is the world to simulate, with its robots added (required).
+	World *sim.World
+	// Conn is the node's connection to the ROS graph (required); the node
+	// serves every robot through it. Closing the Node leaves it open.
+	Conn *ros.Conn
+
+	// RootNamespace serves the world's only robot without a namespace
+	// (cmd_vel, odom, frames odom and base_link) instead of under its name
+	// (robot1/cmd_vel, frames robot1/odom and robot1/base_link).
+	RootNamespace bool
+
+	// Speed is how many simulated seconds pass per wall-clock second; 0 runs
+	// as fast as the machine and the lockstep peers allow [0].
+	Speed float64
+	// WallTime leaves time to the wall clock: the node does not set
+	// /use_sim_time or publish /clock, runs at Speed 1 (which it must be)
+	// and stamps messages with the wall time. Otherwise the node owns time.
+	WallTime bool
+	// Peers is the number of lockstep peers to wait for before time starts
+	// [0: start at once].
+	Peers int
+	// PeerTimeout is how long (wall time) the node waits on a quiet peer
+	// before asking the master whether it is still there [2 s].
+	PeerTimeout time.Duration
+	// Until stops the simulation at that simulated time; Done is then
+	// closed and the node keeps serving, frozen [0: run until Close].
+	Until time.Duration
+
+	// OdomRate (odom and tf), BatteryRate (battery_state and docked),
+	// BumperRate and ControllerRate (move_base's and the docking
+	// controller's loop) in Hz of simulated time [20, 1, 10, 10]. Scans go
+	// out at each robot's laser rate; the bumper also on every change.
+	OdomRate, BatteryRate, BumperRate, ControllerRate float64
+
+	// Navigation configures every robot's move_base; Map and RobotRadius
+	// are filled in with the world and the robot's radius.
+	Navigation sim.NavigatorConf
+
+	// Render lists the files (.png or .svg) that Render and the render
+	// service write when given no path.
+	Render []string
+	// OnEvent, when set, receives every event (a fault applied or
+	// refused, a lockstep peer joining or leaving, move_base stopped or
+	// restarted) as also published on the node's events topic. It is called
+	// on a goroutine of the node, never with the node's lock held.
+	OnEvent func(line string)
+}
+
+// Node is the simulator running as a ROS node. Its methods are safe for
+// concurrent use.
+type Node struct {
+	conf   Conf
+	w      *sim.World
+	conn   *ros.Conn
+	faces  []*face
+	epoch  time.Time // ROS time of simulated time zero
+	step   time.Duration
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{} // the loop has stopped
+	exited chan struct{} // the loop goroutine has returned
+	wg     sync.WaitGroup
+	wake   chan struct{}
+
+	clockPub, tfPub, eventsPub *ros.Publisher
+	closers                    []func() // subscriptions, publishers and servers, in creation order
+
+	mu        sync.Mutex // guards everything below and the world
+	scheduled []scheduled
+	nextSched int // insertion counter, for a stable order
+	peers     map[string]*peer
+	started   bool // the awaited peers have joined
+	cmdsIn    uint64
+	events    []string
+	stats     Stats
+	closed    bool
+	nextCtl   time.Duration
+}
+
+// Stats describe a run so far.
+type Stats struct {
+	// Steps is the number of physics steps taken; SimTime the simulated
+	// time reached.
+	Steps   int64
+	SimTime time.Duration
+	// Wall is the wall-clock time since the node started, and Held the
+	// part of it spent waiting for lockstep peers.
+	Wall, Held time.Duration
+	// Peers is the number of lockstep peers now taking part.
+	Peers int
+}
+
+type scheduled struct {
+	at  time.Duration
+	seq int
+	f   func(w *sim.World)
+}
+
+type peer struct {
+	until  time.Duration // simulated time the peer lets the node run to
+	sent   uint64
+	quiet  time.Time // wall time since the node has been waiting on it
+	asking bool      // a liveness check is under way
+}
+
+// Start advertises the simulator's ROS face (see the package documentation),
+// sets /use_sim_time unless WallTime, and starts the simulation loop.
+func Start(conf Conf) (*Node, error) {
+	if err := checkConf(&conf); err != nil {
+		return nil, err
+	}
+	n := &Node{
+		conf:   conf,
+		w:      conf.World,
+		conn:   conf.Conn,
+		step:   conf.World.Conf().PhysicsStep,
+		done:   make(chan struct{}),
+		exited: make(chan struct{}),
+		wake:   make(chan struct{}, 1),
+		peers:  map[string]*peer{},
+		epoch:  time.Unix(0, 0),
+	}
+	if conf.WallTime {
+		n.epoch = time.Now().Add(-conf.World.Now())
+	} else if err := n.conn.SetParam("/use_sim_time", true); err != nil {
+		return nil, err
+	}
+	n.ctx, n.cancel = context.WithCancel(context.Background())
+	if err := n.advertise(); err != nil {
+		n.cancel()
+		n.closeAll()
+		return nil, err
+	}
+	n.nextCtl = n.w.Now()
+	go n.loop()
+	return n, nil
+}
+
+func checkConf(c *Conf) error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if c.World == nil {
+		bad("simulator node: no World")
+	}
+	if c.Conn == nil {
+		bad("simulator node: no ROS connection (Conn)")
+	}
+	if c.World != nil && len(c.World.Robots()) == 0 {
+		bad("simulator node: the world has no robots; add them before starting the node")
+	}
+	if c.RootNamespace && c.World != nil && len(c.World.Robots()) > 1 {
+		bad("simulator node: RootNamespace serves one robot, the world has %d", len(c.World.Robots()))
+	}
+	if !(c.Speed >= 0) || math.IsInf(c.Speed, 0) {
+		bad("simulator node: Speed %v: want 0 (as fast as possible) or a positive factor of real time", c.Speed)
+	}
+	if c.WallTime {
+		if c.Speed == 0 {
+			c.Speed = 1
+		}
+		if c.Speed != 1 {
+			bad("simulator node: Speed %v with WallTime: a simulator on wall time runs at speed 1", c.Speed)
+		}
+		if c.Peers > 0 {
+			bad("simulator node: Peers %d with WallTime: lockstep needs the node to own time", c.Peers)
+		}
+	}
+	if c.Peers < 0 {
+		bad("simulator node: Peers %d: want >= 0", c.Peers)
+	}
+	if c.Until < 0 {
+		bad("simulator node: Until %v: want >= 0", c.Until)
+	}
+	if c.PeerTimeout == 0 {
+		c.PeerTimeout = 2 * time.Second
+	}
+	rate := func(name string, r *float64, def float64) {
+		if *r == 0 {
+			*r = def
+		}
+		if !(*r > 0) || math.IsInf(*r, 0) {
+			bad("simulator node: %s %v: want a positive rate in Hz", name, *r)
+		}
+	}
+	rate("OdomRate", &c.OdomRate, 20)
+	rate("BatteryRate", &c.BatteryRate, 1)
+	rate("BumperRate", &c.BumperRate, 10)
+	rate("ControllerRate", &c.ControllerRate, 10)
+	for _, p := range c.Render {
+		if _, err := renderFormat(p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Close stops the simulation and unadvertises everything the node
+// advertised; running goals end preempted. It may be called more than once.
+func (n *Node) Close() error {
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		<-n.exited
+		return nil
+	}
+	n.closed = true
+	n.mu.Unlock()
+	n.cancel()
+	<-n.exited
+	n.wg.Wait() // the move_base lifecycles, which may be starting a server
+	for _, f := range n.faces {
+		f.stopServers()
+	}
+	n.closeAll()
+	return nil
+}
+
+func (n *Node) closeAll() {
+	for i := len(n.closers) - 1; i >= 0; i-- {
+		n.closers[i]()
+	}
+	n.closers = nil
+}
+
+// Done is closed when the simulation has stopped: at Until, or on Close.
+func (n *Node) Done() <-chan struct{} { return n.done }
+
+// World returns the simulated world. Call its methods (and its robots')
+// only inside Do or At.
+func (n *Node) World() *sim.World { return n.w }
+
+// Now returns the simulated time.
+func (n *Node) Now() time.Duration {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.w.Now()
+}
+
+// Stamp returns the ROS time of simulated time t: the time in the stamps of
+// the node's messages and on /clock.
+func (n *Node) Stamp(t time.Duration) time.Time { return n.epoch.Add(t) }
+
+// Stats returns figures of the run so far.
+func (n *Node) Stats() Stats {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	s := n.stats
+	s.SimTime = n.w.Now()
+	s.Peers = len(n.peers)
+	return s
+}
+
+// Do runs f between two physics steps with the world to itself: the way to
+// inject faults from Go with the core's API (Robot.SetBatteryLevel,
+// World.PlaceObstacle, Robot.StallWheel, Robot.SetTopicFault,
+// Robot.SetNavigationDown...) and to read the world's state. f must not
+// call the Node's methods. Do returns f's error.
+func (n *Node) Do(f func(w *sim.World) error) error {
+	n.mu.Lock()
+	err := f(n.w)
+	n.faultsChanged()
+	n.mu.Unlock()
+	n.signal()
+	n.flushEvents()
+	return err
+}
+
+// At runs f just before the first physics step that starts at or after
+// simulated time t (at once, before the next step, if t has passed): unlike
+// Do, at a time that does not depend on the machine, so a scenario's faults
+// repeat exactly.
+func (n *Node) At(t time.Duration, f func(w *sim.World)) {
+	n.mu.Lock()
+	n.nextSched++
+	n.scheduled = append(n.scheduled, scheduled{at: t, seq: n.nextSched, f: f})
+	sort.Slice(n.scheduled, func(i, j int) bool {
+		a, b := n.scheduled[i], n.scheduled[j]
+		return a.at < b.at || a.at == b.at && a.seq < b.seq
+	})
+	n.mu.Unlock()
+	n.signal()
+}
+
+// Event records an event line: it goes to OnEvent, the events topic and
+// /rosout.
+func (n *Node) event(format string, args ...any) {
+	n.events = append(n.events, fmt.Sprintf(format, args...))
+}
+
+// flushEvents sends the events recorded so far; never with n.mu held.
+func (n *Node) flushEvents() {
+	n.mu.Lock()
+	evs := n.events
+	n.events = nil
+	n.mu.Unlock()
+	for _, e := range evs {
+		n.eventsPub.Publish(&std_msgs.String{Data: e})
+		n.conn.Logf(ros.LogInfo, "%s", e)
+		if n.conf.OnEvent != nil {
+			n.conf.OnEvent(e)
+		}
+	}
+}
+
+func (n *Node) signal() {
+	select {
+	case n.wake <- struct{}{}:
+	default:
+	}
+}
+
+// outbox collects what one step has to publish, so that it goes out after
+// the lock is released.
+type outbox struct {
+	msgs      []outMsg
+	feedbacks []func()
+}
+
+type outMsg struct {
+	pub *ros.Publisher
+	msg any
+}
+
+func (o *outbox) add(pub *ros.Publisher, msg any) { o.msgs = append(o.msgs, outMsg{pub, msg}) }
+
+func (o *outbox) send() {
+	for _, m := range o.msgs {
+		m.pub.Publish(m.msg)
+	}
+	for _, f := range o.feedbacks {
+		f()
+	}
+	o.msgs, o.feedbacks = o.msgs[:0], o.feedbacks[:0]
+}
+
+// loop runs the simulation: wait until the peers and the speed allow a
+// step, take it, publish what it produced, then /clock.
+func (n *Node) loop() {
+	defer close(n.exited)
+	defer n.closeDone()
+	start := time.Now()
+	var out outbox
+	// Time zero: what the robots sense before the first step.
+	n.mu.Lock()
+	for _, f := range n.faces {
+		f.publish(&out, true)
+	}
+	n.mu.Unlock()
+	out.send()
+	n.publishClock()
+
+	// Pacing: simulated time paceSim is due at wall time paceWall.
+	paceWall, paceSim := time.Now(), n.Now()
+	heartbeat := time.NewTicker(100 * time.Millisecond)
+	defer heartbeat.Stop()
+	for {
+		n.mu.Lock()
+		n.stats.Wall = time.Since(start)
+		now := n.w.Now()
+		if n.conf.Until > 0 && now >= n.conf.Until {
+			n.mu.Unlock()
+			return
+		}
+		wait := n.holdReason(now)
+		n.mu.Unlock()
+		if wait != "" {
+			held := time.Now()
+			select {
+			case <-n.ctx.Done():
+				return
+			case <-n.wake:
+			case <-heartbeat.C:
+				// Late subscribers (and peers whose stamp has passed
+				// but who missed the /clock that said so) see where
+				// time stands.
+				n.publishClock()
+				n.checkPeers()
+			}
+			n.flushEvents()
+			n.mu.Lock()
+			n.stats.Held += time.Since(held)
+			n.mu.Unlock()
+			// Waiting is not falling behind: pace from here.
+			paceWall, paceSim = time.Now(), now
+			continue
+		}
+		if n.conf.Speed > 0 {
+			due := paceWall.Add(time.Duration(float64(now+n.step-paceSim) / n.conf.Speed))
+			if d := time.Until(due); d > time.Millisecond {
+				t := time.NewTimer(d)
+				select {
+				case <-n.ctx.Done():
+					t.Stop()
+					return
+				case <-t.C:
+				case <-n.wake:
+					t.Stop()
+					continue // a peer may have spoken; look again
+				}
+			} else if d < -time.Second {
+				// Too far behind to catch up in a burst: carry on
+				// from here at the requested speed.
+				paceWall, paceSim = time.Now(), now
+			}
+		}
+		select {
+		case <-n.ctx.Done():
+			return
+		default:
+		}
+		n.mu.Lock()
+		n.stepLocked(&out)
+		n.mu.Unlock()
+		out.send()
+		n.publishClock()
+		n.flushEvents()
+	}
+}
+
+// faultsChanged acts on faults set through the core's API that need the
+// node (a move_base server stopped or restarted); under n.mu.
+func (n *Node) faultsChanged() {
+	for _, f := range n.faces {
+		f.checkNavigationDown()
+	}
+}
+
+func (n *Node) closeDone() {
+	select {
+	case <-n.done:
+	default:
+		close(n.done)
+	}
+}
+
+// stepLocked takes one physics step from now: scheduled faults, delayed
+// commands and the controllers act at now, the world moves, and the robots'
+// messages for the new time are collected.
+func (n *Node) stepLocked(out *outbox) {
+	now := n.w.Now()
+	for len(n.scheduled) > 0 && n.scheduled[0].at <= now {
+		s := n.scheduled[0]
+		n.scheduled = n.scheduled[1:]
+		s.f(n.w)
+		n.faultsChanged()
+	}
+	for _, f := range n.faces {
+		f.beforeStep(now)
+	}
+	if now >= n.nextCtl {
+		for _, f := range n.faces {
+			f.control(now, out)
+		}
+		period := time.Duration(float64(time.Second) / n.conf.ControllerRate)
+		for n.nextCtl <= now {
+			n.nextCtl += period
+		}
+	}
+	n.w.Step(n.step)
+	n.stats.Steps++
+	for _, f := range n.faces {
+		f.publish(out, false)
+	}
+}
+
+func (n *Node) publishClock() {
+	if n.conf.WallTime {
+		return
+	}
+	n.clockPub.Publish(&rosgraph_msgs.Clock{Clock: n.Stamp(n.Now())})
+}
