@@ -82,6 +82,9 @@ type actionClient struct {
 	client        *goroslib.ActionClient
 	ready         chan struct{}
 	waited        chan struct{}
+	// sendMu serialises SendGoal: goroslib v2.1.5 numbers goal IDs without
+	// a lock.
+	sendMu sync.Mutex
 }
 
 // NewActionClient returns a client of an action server. Creating the first
@@ -257,7 +260,9 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 				return nil
 			}).Interface()
 	}
+	ac.sendMu.Lock()
 	gh, err := ac.client.SendGoal(gc)
+	ac.sendMu.Unlock()
 	if err != nil {
 		return GoalOutcome{}, fmt.Errorf("action %s: send goal: %w", ac.name, err)
 	}

@@ -101,7 +101,7 @@ func findField(t reflect.Type, name string) (reflect.StructField, error) {
 		return reflect.StructField{}, fmt.Errorf(" (it has no fields)")
 	}
 	hint := ""
-	if near := runtime.NearestNames(name, names, 3); len(near) > 0 {
+	if near := runtime.NearestNames(name, names, 3); len(near) > 0 && len(near) < len(names) {
 		hint = "; did you mean " + strings.Join(near, ", ") + "?"
 	}
 	return reflect.StructField{}, fmt.Errorf(" (fields: %s%s)", strings.Join(names, ", "), hint)

@@ -101,7 +101,7 @@ func parseAssignments(src string, t MessageType) ([]assignment, error) {
 		path, value, ok := strings.Cut(part, "=")
 		path, value = strings.TrimSpace(path), strings.TrimSpace(value)
 		if !ok || path == "" {
-			errs = append(errs, fmt.Sprintf("%q: write field=value or field={key}", part))
+			errs = append(errs, fmt.Sprintf("%q: write field=value or field={key}", strings.TrimSpace(part)))
 			continue
 		}
 		fp, err := compilePath(t.Go, t.Name, path)
@@ -164,7 +164,7 @@ func parseExtractions(src string, t MessageType) ([]extraction, error) {
 		path, value = strings.TrimSpace(path), strings.TrimSpace(value)
 		key, isKey := runtime.BlackboardKey(value, path)
 		if !ok || path == "" || !isKey || key == "" {
-			errs = append(errs, fmt.Sprintf("%q: write field={key}", part))
+			errs = append(errs, fmt.Sprintf("%q: write field={key}", strings.TrimSpace(part)))
 			continue
 		}
 		fp, err := compilePath(t.Go, t.Name, path)
