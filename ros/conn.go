@@ -203,8 +203,9 @@ type Conn struct {
 var namespaceEnvMu sync.Mutex
 
 // Connect registers the node with the master and returns the connection.
-// With /use_sim_time set on the master, the connection's clock follows
-// /clock (see SimClock).
+// It goes by conf alone (ConfFromArgs is what reads the environment). With
+// /use_sim_time set on the master, the connection's clock follows /clock
+// (see SimClock).
 func Connect(conf Conf) (*Conn, error) {
 	if conf.Name == "" {
 		conf.Name = "btrobot"

@@ -1,6 +1,7 @@
 package ros
 
 import (
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -239,4 +240,45 @@ func TestNoLeaks(t *testing.T) {
 		c.Close()
 	})
 	goleak.VerifyNone(t, opts)
+}
+
+// TestNamespaceArgumentBeatsEnvironment: __ns:= wins over ROS_NAMESPACE, as
+// in ROS, although goroslib reads the variable itself.
+func TestNamespaceArgumentBeatsEnvironment(t *testing.T) {
+	uri := rostest.StartMaster(t)
+	t.Setenv("ROS_NAMESPACE", "/from_env")
+	conf, _, err := ConfFromArgs("bt", []string{"__ns:=/from_arg"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf.MasterURI, conf.Host = uri, "127.0.0.1"
+	c, err := Connect(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.Name() != "/from_arg/bt" {
+		t.Errorf("name %s", c.Name())
+	}
+	if _, err := NewPublisher(PublisherConf{Conn: c, Topic: "status", Msg: std_msgs.String{}}); err != nil {
+		t.Fatal(err)
+	}
+	other := connect(t, uri, "observer")
+	nodes, err := other.node.MasterGetNodes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := nodes["/from_arg/bt"]; !ok {
+		t.Errorf("the master knows nodes %v, not /from_arg/bt", nodes)
+	}
+	topics, err := other.node.MasterGetTopics()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := topics["/from_arg/status"]; !ok {
+		t.Errorf("the master knows topics %v, not /from_arg/status", topics)
+	}
+	if got := os.Getenv("ROS_NAMESPACE"); got != "/from_env" {
+		t.Errorf("ROS_NAMESPACE left as %q", got)
+	}
 }

@@ -1,0 +1,281 @@
+package ros
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+
+	"github.com/btrobot/btrobot/ros/rostest"
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// The figures of BENCHMARKS.md. They take a minute or two and want a quiet
+// machine, so they run only with BTROBOT_BENCH=1:
+//
+//	BTROBOT_BENCH=1 go test ./ros -run Bench -v
+//
+// Each prints one line starting with BENCH.
+
+func requireBench(t *testing.T) {
+	if !benchEnabled() {
+		t.Skip("set BTROBOT_BENCH=1 to measure")
+	}
+}
+
+func quantiles(ds []time.Duration) (p50, p99, maxd time.Duration) {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	at := func(q float64) time.Duration {
+		i := int(q*float64(len(s))+0.5) - 1
+		return s[max(0, min(i, len(s)-1))]
+	}
+	return at(0.5), at(0.99), s[len(s)-1]
+}
+
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return string(b[:len(b)-1])
+}
+
+// TestBenchReaction measures the reaction time over real TCPROS on
+// loopback: a sensor node publishes a bump, the tree's condition flips at
+// the next tick and a zero Twist goes out, and a third node receives it.
+// Without early wake the tick comes at the next period (at most 50 ms at
+// 20 Hz); with wake on the input, at once.
+func TestBenchReaction(t *testing.T) {
+	requireBench(t)
+	samples := 400
+	if s := os.Getenv("BTROBOT_BENCH_SAMPLES"); s != "" {
+		if _, err := fmt.Sscan(s, &samples); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		wake bool
+	}{{"20Hz", false}, {"20Hz_wake", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			uri := rostest.StartMaster(t)
+			sensor := connect(t, uri, "sensor")
+			c := connect(t, uri, "btrobot")
+			watcher := connect(t, uri, "base")
+			wake := "false"
+			if tc.wake {
+				wake = "true"
+			}
+			p := profile(t, `
+rate: 20
+max_rate: 1000
+inputs: [{topic: /bumper, type: std_msgs/Bool, fields: {bumped: data}, wake: `+wake+`}]
+outputs: [{topic: /cmd_vel, type: geometry_msgs/Twist, fields: {speed: linear.x}}]
+safety: {velocity_topic: /cmd_vel}
+`)
+			tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="Main">
+  <IfThenElse>
+    <ScriptCondition code="bumped == true"/>
+    <Script code="speed := 0.0"/>
+    <Script code="speed := 0.5"/>
+  </IfThenElse>
+</BehaviorTree></root>`)
+			tree.Blackboard().Set("bumped", false)
+			var mu sync.Mutex
+			want := -1.0
+			got := make(chan time.Time, 1)
+			if _, err := Subscribe(watcher, "/cmd_vel", func(m *geometry_msgs.Twist) {
+				now := time.Now()
+				mu.Lock()
+				defer mu.Unlock()
+				if m.Linear.X == want {
+					want = -1
+					select {
+					case got <- now:
+					default:
+					}
+				}
+			}); err != nil {
+				t.Fatal(err)
+			}
+			pub, err := NewPublisher(PublisherConf{Conn: sensor, Topic: "/bumper", Msg: std_msgs.Bool{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stop, _ := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p})
+			defer stop()
+			expect := func(bumped bool, speed float64) (time.Duration, bool) {
+				mu.Lock()
+				want = speed
+				mu.Unlock()
+				sent := time.Now()
+				pub.Publish(&std_msgs.Bool{Data: bumped})
+				select {
+				case at := <-got:
+					return at.Sub(sent), true
+				case <-time.After(2 * time.Second):
+					return 0, false
+				}
+			}
+			// Let the connections come up.
+			eventually(t, 10*time.Second, "the first reaction", func() bool {
+				_, ok := expect(true, 0)
+				if ok {
+					expect(false, 0.5)
+				}
+				return ok
+			})
+			rng := rand.New(rand.NewPCG(1, 2))
+			var lat []time.Duration
+			for len(lat) < samples {
+				time.Sleep(time.Duration(rng.IntN(60)) * time.Millisecond) // unrelated to the tick phase
+				d, ok := expect(true, 0)
+				if !ok {
+					t.Fatal("no reaction within 2 s")
+				}
+				lat = append(lat, d)
+				if _, ok := expect(false, 0.5); !ok {
+					t.Fatal("no recovery within 2 s")
+				}
+			}
+			p50, p99, mx := quantiles(lat)
+			t.Logf("BENCH reaction %s samples=%d p50=%v p99=%v max=%v load=%q", tc.name, len(lat), p50, p99, mx, loadAverage())
+			limit := 52 * time.Millisecond
+			if tc.wake {
+				limit = 3 * time.Millisecond
+			}
+			if p99 > limit {
+				t.Errorf("p99 %v above the target %v", p99, limit)
+			}
+		})
+	}
+}
+
+// TestBenchLoop100Hz measures tick-start lateness of the loop at 100 Hz for
+// a minute (BTROBOT_BENCH_SECONDS to change), with the bridge latching two
+// inputs published at 50 Hz and publishing an output every tick.
+func TestBenchLoop100Hz(t *testing.T) {
+	requireBench(t)
+	seconds := 60
+	if s := os.Getenv("BTROBOT_BENCH_SECONDS"); s != "" {
+		if _, err := fmt.Sscan(s, &seconds); err != nil {
+			t.Fatal(err)
+		}
+	}
+	uri := rostest.StartMaster(t)
+	sensor := connect(t, uri, "sensor")
+	c := connect(t, uri, "btrobot")
+	watcher := connect(t, uri, "base")
+	if _, err := Subscribe[geometry_msgs.Twist](watcher, "/cmd_vel", nil); err != nil {
+		t.Fatal(err)
+	}
+	p := profile(t, `
+rate: 100
+inputs:
+  - {topic: /odom, type: nav_msgs/Odometry, key: odom, fields: {x: pose.pose.position.x}, max_age: 100ms}
+  - {topic: /battery_state, type: sensor_msgs/BatteryState, fields: {battery_pct: percentage}, max_age: 1s}
+outputs: [{topic: /cmd_vel, type: geometry_msgs/Twist, fields: {speed: linear.x}, publish: every_tick}]
+safety: {velocity_topic: /cmd_vel, watchdog: 3}
+`)
+	tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="Main">
+  <ReactiveSequence>
+    <ScriptCondition code="battery_pct_stale || battery_pct &gt; 0.2"/>
+    <Script code="speed := 0.3"/>
+  </ReactiveSequence>
+</BehaviorTree></root>`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go publishSensors(ctx, t, sensor)
+	runCtx, runCancel := context.WithTimeout(context.Background(), time.Duration(seconds)*time.Second)
+	defer runCancel()
+	rep, err := Run(runCtx, RunConf{Conn: c, Tree: tree, Profile: p})
+	if err != context.DeadlineExceeded {
+		t.Fatalf("run: %v", err)
+	}
+	l := rep.Stats.Lateness
+	t.Logf("BENCH loop100Hz seconds=%d ticks=%d overruns=%d lateness p50=%v p99=%v p999=%v max=%v tick p99=%v load=%q",
+		seconds, rep.Stats.Ticks, rep.Stats.Overruns, l.Quantile(0.5), l.Quantile(0.99), l.Quantile(0.999), l.Max(), rep.Stats.Durations.Quantile(0.99), loadAverage())
+	if want := uint64(seconds*100) * 98 / 100; rep.Stats.Ticks < want {
+		t.Errorf("%d ticks in %d s, want about %d", rep.Stats.Ticks, seconds, seconds*100)
+	}
+	if p99 := l.Quantile(0.99); p99 > time.Millisecond {
+		t.Errorf("p99 lateness %v, target < 1ms", p99)
+	}
+}
+
+// publishSensors publishes odometry and battery at 50 Hz until ctx ends.
+func publishSensors(ctx context.Context, t *testing.T, c *Conn) {
+	odom, err := NewPublisher(PublisherConf{Conn: c, Topic: "/odom", Msg: navOdometry()})
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	battery, err := NewPublisher(PublisherConf{Conn: c, Topic: "/battery_state", Msg: sensor_msgs.BatteryState{}})
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		m := navOdometry()
+		m.Pose.Pose.Position.X = float64(i) / 100
+		odom.Publish(m)
+		battery.Publish(&sensor_msgs.BatteryState{Percentage: 0.8})
+	}
+}
+
+// BenchmarkScanCycle is the bridge's own cost per tick: latching two inputs
+// (one new message each) and publishing one output.
+func BenchmarkScanCycle(b *testing.B) {
+	uri := rostest.StartMaster(b)
+	c := connect(b, uri, "btrobot")
+	p := profile(b, `
+rate: 100
+inputs:
+  - {topic: /odom, type: nav_msgs/Odometry, key: odom, fields: {x: pose.pose.position.x, y: pose.pose.position.y}, max_age: 100ms}
+  - {topic: /battery_state, type: sensor_msgs/BatteryState, fields: {battery_pct: percentage}, max_age: 1s}
+outputs: [{topic: /cmd_vel, type: geometry_msgs/Twist, fields: {speed: linear.x}, publish: every_tick}]
+`)
+	tree := buildTree(b, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="Main"><AlwaysSuccess/></BehaviorTree></root>`)
+	br, err := NewBridge(BridgeConf{Conn: c, Profile: p, Tree: tree})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer br.Close()
+	tree.Blackboard().Set("speed", 0.3)
+	odom, battery := br.inputs[0].sub.ts, br.inputs[1].sub.ts
+	msg := navOdometry()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		odom.receive(msg)
+		battery.receive(&sensor_msgs.BatteryState{Percentage: 0.8})
+		now := time.Now()
+		if err := br.Latch(now); err != nil {
+			b.Fatal(err)
+		}
+		if err := br.Flush(now, runtime.Success); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func navOdometry() *nav_msgs.Odometry {
+	return &nav_msgs.Odometry{ChildFrameId: "base_link", Pose: geometry_msgs.PoseWithCovariance{Pose: geometry_msgs.Pose{Orientation: geometry_msgs.Quaternion{W: 1}}}}
+}
