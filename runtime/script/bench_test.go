@@ -2,8 +2,8 @@ package script
 
 import "testing"
 
-// benchEnv is the smallest realistic Env: a map behind an interface, like
-// the engine's blackboard.
+// benchEval times a script against the smallest realistic Env: a map behind
+// an interface, like the engine's blackboard.
 func benchEval(b *testing.B, src string, vars map[string]Value) {
 	p, err := Parse(src)
 	if err != nil {
@@ -38,6 +38,13 @@ func BenchmarkCondition(b *testing.B) {
 func BenchmarkFieldCondition(b *testing.B) {
 	bat := fieldEnv()["battery"].(batteryState)
 	benchEval(b, "battery.percentage < 0.2 && battery.present", map[string]Value{"battery": &bat})
+}
+
+// BenchmarkFieldString: a string field costs one allocation (boxing the
+// string read by reflection).
+func BenchmarkFieldString(b *testing.B) {
+	bat := fieldEnv()["battery"].(batteryState)
+	benchEval(b, "battery.header.frame_id == 'base_link'", map[string]Value{"battery": &bat})
 }
 
 func BenchmarkParse(b *testing.B) {

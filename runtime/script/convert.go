@@ -105,7 +105,7 @@ func Convert(v Value, t reflect.Type) (Value, error) {
 		if src.k != kString {
 			return fail("")
 		}
-		return convertTo(src.s, t), nil
+		return convertTo(src.str(), t), nil
 	case reflect.Bool:
 		switch src.k {
 		case kBool:
@@ -119,7 +119,7 @@ func Convert(v Value, t reflect.Type) (Value, error) {
 				return convertTo(f == 1, t), nil
 			}
 		case kString:
-			switch src.s {
+			switch src.str() {
 			case "1", "true", "True", "TRUE":
 				return convertTo(true, t), nil
 			case "0", "false", "False", "FALSE":
@@ -132,7 +132,7 @@ func Convert(v Value, t reflect.Type) (Value, error) {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		if src.k == kString {
-			f, ok := numberString(src.s)
+			f, ok := numberString(src.str())
 			if !ok {
 				return fail("the string is not a number")
 			}
@@ -181,7 +181,7 @@ func Convert(v Value, t reflect.Type) (Value, error) {
 		return z.Interface(), nil
 	case reflect.Float32, reflect.Float64:
 		if src.k == kString {
-			f, ok := numberString(src.s)
+			f, ok := numberString(src.str())
 			if !ok {
 				return fail("the string is not a number")
 			}
@@ -190,8 +190,8 @@ func Convert(v Value, t reflect.Type) (Value, error) {
 		if !src.isNumber() {
 			return fail("")
 		}
-		f, err := src.toReal()
-		if err != nil {
+		f, ok := src.toReal()
+		if !ok {
 			return fail("too large to be exact")
 		}
 		if t.Kind() == reflect.Float32 && !math.IsInf(f, 0) && !math.IsNaN(f) && math.Abs(f) > math.MaxFloat32 {

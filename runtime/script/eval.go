@@ -103,8 +103,8 @@ func (c *compiler) compileName(e *expr) evalFn {
 }
 
 // operand is a compiled sub-expression. Literals and plain names are read
-// directly rather than through a closure: most conditions compare a
-// variable with a constant, and the calls saved are most of their cost.
+// directly rather than through a closure, since most conditions compare a
+// variable with a constant.
 type operand struct {
 	how  operandKind
 	lit  val
@@ -184,9 +184,9 @@ func (c *compiler) compileUnary(e *expr) evalFn {
 			}
 			return val{}, c.failf(pos, "cannot apply '%s' to %s: it needs a number", op, v.describe())
 		}
-		f, err := v.toReal()
-		if err != nil {
-			return val{}, c.fail(pos, err.Error())
+		f, ok := v.toReal()
+		if !ok {
+			return val{}, c.fail(pos, v.realError())
 		}
 		switch op {
 		case tMinus:
@@ -227,13 +227,13 @@ func (c *compiler) compileArith(e *expr) evalFn {
 			if op == tDotDot {
 				return val{}, c.failf(pos, "cannot concatenate %s and %s: '..' needs a string on at least one side", a.describe(), b.describe())
 			}
-			x, err := a.toReal()
-			if err != nil {
-				return val{}, c.fail(pos, err.Error())
+			x, ok := a.toReal()
+			if !ok {
+				return val{}, c.fail(pos, a.realError())
 			}
-			y, err := b.toReal()
-			if err != nil {
-				return val{}, c.fail(pos, err.Error())
+			y, ok := b.toReal()
+			if !ok {
+				return val{}, c.fail(pos, b.realError())
 			}
 			// All arithmetic is real arithmetic, as in BT.CPP: 5/2 is 2.5
 			// and 1/0 is +Inf. Storing the result into an integer variable
@@ -250,7 +250,7 @@ func (c *compiler) compileArith(e *expr) evalFn {
 			}
 		}
 		if a.k == kString && b.k == kString && (op == tPlus || op == tDotDot) {
-			return strVal(a.s + b.s), nil
+			return strVal(a.str() + b.str()), nil
 		}
 		if op == tDotDot && (a.k == kString && b.isNumber() || a.isNumber() && b.k == kString) {
 			return strVal(a.toString() + b.toString()), nil
@@ -297,11 +297,11 @@ func (c *compiler) compileBitwise(e *expr) evalFn {
 			return val{}, c.failf(pos, "cannot apply '%s' to %s and %s: it needs integers", op, a.describe(), b.describe())
 		}
 		// BT.CPP converts to real first, so huge integers fail here too.
-		if _, err := a.toReal(); err != nil {
-			return val{}, c.fail(pos, err.Error())
+		if _, ok := a.toReal(); !ok {
+			return val{}, c.fail(pos, a.realError())
 		}
-		if _, err := b.toReal(); err != nil {
-			return val{}, c.fail(pos, err.Error())
+		if _, ok := b.toReal(); !ok {
+			return val{}, c.fail(pos, b.realError())
 		}
 		x, okx := toInt64(a)
 		y, oky := toInt64(b)
@@ -341,11 +341,11 @@ func (c *compiler) compileLogic(e *expr) evalFn {
 		if !a.isNumber() || !b.isNumber() {
 			return val{}, c.failf(pos, "cannot apply '%s' to %s and %s: it needs booleans or numbers", op, a.describe(), b.describe())
 		}
-		if _, err := a.toReal(); err != nil {
-			return val{}, c.fail(pos, err.Error())
+		if _, ok := a.toReal(); !ok {
+			return val{}, c.fail(pos, a.realError())
 		}
-		if _, err := b.toReal(); err != nil {
-			return val{}, c.fail(pos, err.Error())
+		if _, ok := b.toReal(); !ok {
+			return val{}, c.fail(pos, b.realError())
 		}
 		x, err := truthy(a)
 		if err != nil {
@@ -428,33 +428,33 @@ func (c *compiler) compare(env Env, op tokKind, pos int, a, b val) (bool, error)
 	}
 	switch {
 	case a.isNumber() && b.isNumber():
-		x, err := a.toReal()
-		if err != nil {
-			return false, c.fail(pos, err.Error())
+		x, ok := a.toReal()
+		if !ok {
+			return false, c.fail(pos, a.realError())
 		}
-		y, err := b.toReal()
-		if err != nil {
-			return false, c.fail(pos, err.Error())
+		y, ok := b.toReal()
+		if !ok {
+			return false, c.fail(pos, b.realError())
 		}
 		return compareReal(op, x, y), nil
 	case a.k == kString && b.k == kString:
-		return compareString(op, a.s, b.s), nil
+		return compareString(op, a.str(), b.str()), nil
 	case a.k == kString && b.isNumber():
-		x, ok := stringToReal(a.s, env)
+		x, ok := stringToReal(a.str(), env)
 		if !ok {
 			return false, c.failf(pos, "cannot compare %s with %s: the string is not a number", a.describe(), b.describe())
 		}
-		y, err := b.toReal()
-		if err != nil {
-			return false, c.fail(pos, err.Error())
+		y, ok := b.toReal()
+		if !ok {
+			return false, c.fail(pos, b.realError())
 		}
 		return compareReal(op, x, y), nil
 	case a.isNumber() && b.k == kString:
-		x, err := a.toReal()
-		if err != nil {
-			return false, c.fail(pos, err.Error())
+		x, ok := a.toReal()
+		if !ok {
+			return false, c.fail(pos, a.realError())
 		}
-		y, ok := stringToReal(b.s, env)
+		y, ok := stringToReal(b.str(), env)
 		if !ok {
 			return false, c.failf(pos, "cannot compare %s with %s: the string is not a number", a.describe(), b.describe())
 		}
@@ -510,10 +510,13 @@ func (c *compiler) compileCompare(e *expr) evalFn {
 func condition(v val) (bool, error) {
 	switch {
 	case v.isNumber():
-		f, err := v.toReal()
-		return f != 0, err
+		f, ok := v.toReal()
+		if !ok {
+			return false, errors.New(v.realError())
+		}
+		return f != 0, nil
 	case v.k == kString:
-		f, ok := parseRealPrefix(v.s)
+		f, ok := parseRealPrefix(v.str())
 		if !ok {
 			return false, fmt.Errorf("the condition of '?' is %s, which is not a number", v.describe())
 		}
@@ -602,13 +605,13 @@ func (c *compiler) compound(env Env, op tokKind, pos int, name string, r val) (V
 		if !x.isNumber() {
 			return nil, c.failf(pos, "cannot apply '%s' to '%s' (%s) and %s: it needs numbers, or strings with '+='", op, name, x.describe(), r.describe())
 		}
-		a, err := x.toReal()
-		if err != nil {
-			return nil, c.fail(pos, err.Error())
+		a, ok := x.toReal()
+		if !ok {
+			return nil, c.fail(pos, x.realError())
 		}
-		b, err := r.toReal()
-		if err != nil {
-			return nil, c.fail(pos, err.Error())
+		b, ok := r.toReal()
+		if !ok {
+			return nil, c.fail(pos, r.realError())
 		}
 		switch op {
 		case tAddAssign:
@@ -627,7 +630,7 @@ func (c *compiler) compound(env Env, op tokKind, pos int, name string, r val) (V
 		if x.k != kString {
 			return nil, c.failf(pos, "cannot apply '+=' to '%s' (%s) and %s: it needs numbers, or strings with '+='", name, x.describe(), r.describe())
 		}
-		return x.s + r.s, nil
+		return x.str() + r.str(), nil
 	}
 	return nil, c.failf(pos, "cannot apply '%s' to '%s' (%s) and %s", op, name, x.describe(), r.describe())
 }

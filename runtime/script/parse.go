@@ -244,7 +244,7 @@ func (p *parser) parsePrefix(what string) (*expr, error) {
 		return &expr{kind: eLit, pos: t.pos, lit: val{k: kReal, n: realVal(t.fval).n, x: t.fval}}, nil
 	case tString:
 		p.next()
-		return &expr{kind: eLit, pos: t.pos, lit: val{k: kString, s: t.text, x: t.text}}, nil
+		return &expr{kind: eLit, pos: t.pos, lit: val{k: kString, x: t.text}}, nil
 	case tName:
 		p.next()
 		ref := &nameRef{text: t.text, root: t.root}
