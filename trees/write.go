@@ -24,9 +24,12 @@ import (
 // the two above, and of model elements other than ID (Groot2's editable),
 // and model metadata other than the description.
 //
-// Write fails, writing nothing, when doc holds something XML cannot say: a
-// node type or attribute name that is not an XML name, a character XML does
-// not allow, an attribute given twice.
+// A node type that is not an XML name is written in the explicit form
+// (<Action ID="my type"/>), so it too reads back as written.
+//
+// Write fails, writing nothing, when doc holds something XML cannot say: an
+// attribute name that is not an XML name, a character XML does not allow,
+// an attribute given twice, a node without a type.
 func Write(w io.Writer, doc *runtime.Document) error {
 	if err := checkWritable(doc); err != nil {
 		return err
@@ -114,18 +117,20 @@ func checkWritable(doc *runtime.Document) error {
 			add(n.Pos, "nodes nested more than %d deep", MaxDepth)
 			return
 		}
+		elem, explicit := nodeElement(n)
 		switch {
-		case !xmlName(n.Type):
-			add(n.Pos, "node type %q is not an XML name", n.Type)
-		case n.Type != "SubTree" && !explicitKind(n.Type):
+		case n.Type == "":
+			add(n.Pos, "a node without a type")
+		case n.Type != "SubTree" && !explicit:
 			if _, has := n.Attr("ID"); has {
 				add(n.AttrPos("ID"), "<%s>: only SubTree nodes have an ID attribute", n.Type)
 			}
 		}
-		if explicitKind(n.Type) {
-			attrs(n.Pos, n.Type, n.Attrs, "ID")
+		text(n.Pos, "node type", n.Type)
+		if explicit {
+			attrs(n.Pos, elem, n.Attrs, "ID")
 		} else {
-			attrs(n.Pos, n.Type, n.Attrs)
+			attrs(n.Pos, elem, n.Attrs)
 		}
 		for _, c := range n.Children {
 			walk(c, depth+1)
@@ -251,17 +256,28 @@ func (x *xmlWriter) escape(s string, attr bool) {
 	x.w.WriteString(s[last:])
 }
 
+// nodeElement returns the element a node is written as: its type (the
+// compact form), or Action or Control with the type as ID (the explicit
+// form) when the type is named like a kind or is not an XML name.
+func nodeElement(n *runtime.NodeSpec) (elem string, explicit bool) {
+	switch {
+	case explicitKind(n.Type):
+		return n.Type, true
+	case !xmlName(n.Type) && len(n.Children) > 0:
+		return "Control", true
+	case !xmlName(n.Type):
+		return "Action", true
+	}
+	return n.Type, false
+}
+
 func (x *xmlWriter) node(n *runtime.NodeSpec, level int) {
 	x.indent(level)
 	x.w.WriteByte('<')
-	elem := n.Type
-	if explicitKind(n.Type) {
-		// A node type named like a kind is only readable in the
-		// explicit form: <Action ID="Action"/>.
-		x.raw(elem)
+	elem, explicit := nodeElement(n)
+	x.raw(elem)
+	if explicit {
 		x.attr("ID", n.Type)
-	} else {
-		x.raw(elem)
 	}
 	for _, a := range n.Attrs {
 		x.attr(a.Name, a.Value)
