@@ -1,0 +1,69 @@
+package skills
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// Docking is a robot's docking interface: two action servers of type
+// move_base_msgs/MoveBaseAction, as btrobot's simulator serves them
+// (sim/simnode) and as a move_base-style docking node can. A dock goal
+// names the dock in target_pose.header.frame_id ("" for the nearest) and
+// succeeds once the robot is on the charger; an undock goal (empty) succeeds
+// once the robot has backed out to the dock's approach pose. Cancelling
+// either stops the robot.
+type Docking struct {
+	// Dock and Undock are the servers: actions of the robot profile by
+	// name, else ROS names resolved in the robot's namespace.
+	Dock, Undock string
+}
+
+// DefaultDocking is the simulator's docking interface: the servers dock and
+// undock in the robot's namespace.
+var DefaultDocking = Docking{Dock: "dock", Undock: "undock"}
+
+func (d Docking) check() error {
+	if d.Dock == "" || d.Undock == "" {
+		return errors.New("skills: Docking needs both a Dock and an Undock server")
+	}
+	return nil
+}
+
+// dockAction builds the action leaf for one of the docking servers: the
+// profile's action of that name when it has one.
+func (e *env) dockAction(c *runtime.Config, server string, goal func(n *runtime.Leaf) (any, error), feedback func(n *runtime.Leaf, fb any) error) (*ros.ActionLeaf, error) {
+	conf := ros.ActionLeafConf{
+		Conn: e.Conn, Server: server, Action: ros.MoveBaseAction{},
+		WaitForServerTimeout: ros.DefaultWaitForServerTimeout, ServerTimeout: ros.DefaultServerTimeout,
+		Goal: goal, OnFeedback: feedback,
+	}
+	if e.Profile != nil {
+		if a, ok := e.Profile.Action(server); ok {
+			if a.Type.Go != nil && a.Type.Name != "move_base_msgs/MoveBaseAction" {
+				return nil, fmt.Errorf("the profile's action %q is a %s; docking skills need a move_base_msgs/MoveBaseAction", server, a.Type.Name)
+			}
+			conf.Server = a.Server
+			conf.WaitForServerTimeout, conf.ServerTimeout, conf.Timeout = a.WaitForServerTimeout, a.ServerTimeout, a.Timeout
+		}
+	}
+	if d, ok := runtime.LiteralAs[time.Duration](c, "timeout"); ok && d > 0 {
+		conf.Timeout = d
+	}
+	return ros.NewActionLeaf(conf)
+}
+
+// actionTick ticks an action leaf of a skill and writes elapsed.
+func actionTick(a *ros.ActionLeaf, start time.Time) (runtime.Status, error) {
+	st, err := a.Tick()
+	if err != nil || start.IsZero() {
+		return st, err
+	}
+	if err := runtime.SetOutput(a.Leaf, "elapsed", seconds(a.Now().Sub(start))); err != nil {
+		return runtime.Failure, err
+	}
+	return st, nil
+}

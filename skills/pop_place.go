@@ -1,0 +1,54 @@
+package skills
+
+import (
+	"slices"
+
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// PopPlace takes the first place of a queue of places on the blackboard.
+//
+//	<PopPlace queue="{route}" place="{target}"/>
+//
+// Contract: a synchronous action. When the queue has a place, it is removed
+// from the queue and written to place, remaining says how many are left,
+// and the node returns SUCCESS; an empty (or never written) queue returns
+// FAILURE and writes nothing, which ends a loop such as
+// KeepRunningUntilFailure over the route.
+type PopPlace struct {
+	*runtime.Leaf
+}
+
+func popPlaceType(*env) runtime.NodeType {
+	return runtime.NodeType{
+		ID: "PopPlace", Kind: runtime.ActionKind,
+		Summary: "Takes the first place of a queue into place; FAILURE when the queue is empty.",
+		Ports: []runtime.PortSpec{
+			runtime.InOutPort[[]string]("queue", "the queue, a blackboard entry like {route}"),
+			runtime.OutputPort[string]("place", "the place taken"),
+			runtime.OutputPort[int]("remaining", "how many places are left"),
+		},
+		New: func(c *runtime.Config) (runtime.Node, error) {
+			if err := needKey(c, "queue"); err != nil {
+				return nil, err
+			}
+			return &PopPlace{Leaf: runtime.NewAction(func(n *runtime.Leaf) (runtime.Status, error) {
+				q, err := runtime.GetInputOr[[]string](n, "queue", nil)
+				if err != nil {
+					return runtime.Failure, err
+				}
+				if len(q) == 0 {
+					return runtime.Failure, nil
+				}
+				if err := runtime.SetOutput(n, "place", q[0]); err != nil {
+					return runtime.Failure, err
+				}
+				rest := slices.Clone(q[1:])
+				if err := runtime.SetOutput(n, "queue", rest); err != nil {
+					return runtime.Failure, err
+				}
+				return runtime.Success, runtime.SetOutput(n, "remaining", len(rest))
+			})}, nil
+		},
+	}
+}

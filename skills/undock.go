@@ -1,0 +1,63 @@
+package skills
+
+import (
+	"time"
+
+	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// Undock backs the robot off its dock through the robot's docking server
+// (see Docking), to the dock's approach pose.
+//
+//	<Undock timeout="30s"/>
+//
+// Contract (ros.ActionLeaf's):
+//   - the tick that starts it sends the undock goal and returns RUNNING;
+//   - each tick writes elapsed (seconds);
+//   - SUCCESS once the robot is off the dock; FAILURE otherwise, with
+//     error_code as NavigateTo's (ABORTED: the robot was not docked);
+//   - halting cancels the goal in the background and commands a zero
+//     velocity.
+type Undock struct {
+	*runtime.Leaf
+	e      *env
+	action *ros.ActionLeaf
+	start  time.Time
+}
+
+func undockType(e *env) runtime.NodeType {
+	return runtime.NodeType{
+		ID: "Undock", Kind: runtime.ActionKind,
+		Summary: "Backs off the dock through the docking server; halting cancels.",
+		Ports: []runtime.PortSpec{
+			runtime.InputPort[time.Duration]("timeout", "cancel and FAIL (TIMEOUT) after this (0: the profile's, else none)").WithDefault("0"),
+			runtime.OutputPort[float64]("elapsed", "seconds since undocking started"),
+			runtime.OutputPort[string]("error_code", "NONE, SERVER_UNREACHABLE, GOAL_REJECTED, ABORTED, CANCELLED or TIMEOUT"),
+		},
+		New: func(c *runtime.Config) (runtime.Node, error) {
+			u := &Undock{e: e}
+			a, err := e.dockAction(c, e.Docking.Undock, func(n *runtime.Leaf) (any, error) {
+				u.start = n.Now()
+				g := &ros.MoveBaseActionGoal{}
+				g.TargetPose.Header.Stamp = n.Now()
+				g.TargetPose.Pose.Orientation.W = 1
+				return g, nil
+			}, nil)
+			if err != nil {
+				return nil, err
+			}
+			u.action, u.Leaf = a, a.Leaf
+			return u, nil
+		},
+	}
+}
+
+// Tick runs the undock goal and writes the time elapsed.
+func (u *Undock) Tick() (runtime.Status, error) { return actionTick(u.action, u.start) }
+
+// Halt cancels the undock goal and stops the robot.
+func (u *Undock) Halt() {
+	u.action.Halt()
+	_ = u.e.io(u.Leaf).stop()
+}
