@@ -586,16 +586,8 @@ func (f *fileReader) model(tok *token, kind runtime.Kind) {
 }
 
 func sameModel(a, b *runtime.NodeModel) bool {
-	if a.Kind != b.Kind || a.Description != b.Description || len(a.Ports) != len(b.Ports) || !reflect.DeepEqual(a.TypeNames, b.TypeNames) {
-		return false
-	}
-	for i := range a.Ports {
-		p, q := a.Ports[i], b.Ports[i]
-		if p.Name != q.Name || p.Dir != q.Dir || p.Type != q.Type || p.Default != q.Default || p.HasDefault != q.HasDefault || p.Description != q.Description {
-			return false
-		}
-	}
-	return true
+	return a.Kind == b.Kind && a.Description == b.Description &&
+		reflect.DeepEqual(a.TypeNames, b.TypeNames) && slices.Equal(a.Ports, b.Ports)
 }
 
 func (f *fileReader) port(tok *token, dir runtime.PortDir, m *runtime.NodeModel) {
@@ -659,6 +651,15 @@ func (f *fileReader) port(tok *token, dir runtime.PortDir, m *runtime.NodeModel)
 			f.errorf(off, "port %q of model %q is declared twice", p.Name, m.ID)
 			return
 		}
+	}
+	if m.Kind != runtime.SubTreeKind && p.Dir != runtime.Output && !p.HasDefault {
+		// A model does not say which ports a tree must give, and
+		// BehaviorTree.CPP requires none: Nav2's own models list optional
+		// ports (server_name, server_timeout) without defaults. The node's
+		// registered declaration, once there is one, says what is required.
+		// (A SubTree model is different: its ports without default must be
+		// remapped, and runtime.Check says so.)
+		p.Optional = true
 	}
 	if hasType {
 		p.Type, _ = ParsePortType(typeName)

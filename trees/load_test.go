@@ -86,7 +86,7 @@ func TestParseDocuments(t *testing.T) {
 			want: &runtime.Document{Trees: []*runtime.TreeSpec{{ID: "M", Root: N("AlwaysFailure", nil)}}},
 		},
 		{
-			name: "node models: kinds, ports, BT.CPP and unknown types, defaults, descriptions",
+			name: "node models: kinds, ports, BT.CPP and unknown types, defaults, descriptions; inputs without default are optional except a SubTree's",
 			xml: `<root BTCPP_format="4">
   <TreeNodesModel>
     <Action ID="NavigateTo" editable="true">
@@ -100,24 +100,24 @@ func TestParseDocuments(t *testing.T) {
     <Condition ID="IsStuck"/>
     <Control ID="PipelineSequence"/>
     <Decorator ID="RateController"><input_port name="hz" type="double" default="10"/></Decorator>
-    <SubTree ID="Dock"><input_port name="target" default="{dock}"/></SubTree>
+    <SubTree ID="Dock"><input_port name="target" default="{dock}"/><input_port name="mode"/></SubTree>
   </TreeNodesModel>
 </root>`,
 			want: &runtime.Document{Models: []*runtime.NodeModel{
 				{ID: "NavigateTo", Kind: runtime.ActionKind, Description: "Drives to a pose",
 					Ports: []runtime.PortSpec{
-						{Name: "goal", Dir: runtime.Input, Description: "Where to go"},
+						{Name: "goal", Dir: runtime.Input, Optional: true, Description: "Where to go"},
 						{Name: "speed", Dir: runtime.Input, Type: reflect.TypeFor[float64](), Default: "0.5", HasDefault: true, Description: "metres per second"},
 						{Name: "timeout", Dir: runtime.Input, Type: reflect.TypeFor[time.Duration](), Default: "2000", HasDefault: true},
 						{Name: "error_code", Dir: runtime.Output, Type: reflect.TypeFor[int](), Description: "0 when <ok>"},
-						{Name: "path", Dir: runtime.InOut},
+						{Name: "path", Dir: runtime.InOut, Optional: true},
 					},
 					TypeNames: map[string]string{"goal": "geometry_msgs::msg::PoseStamped", "speed": "double", "timeout": "std::chrono::milliseconds", "error_code": "int"}},
 				{ID: "IsStuck", Kind: runtime.ConditionKind},
 				{ID: "PipelineSequence", Kind: runtime.ControlKind},
 				{ID: "RateController", Kind: runtime.DecoratorKind, Ports: []runtime.PortSpec{{Name: "hz", Dir: runtime.Input, Type: reflect.TypeFor[float64](), Default: "10", HasDefault: true}},
 					TypeNames: map[string]string{"hz": "double"}},
-				{ID: "Dock", Kind: runtime.SubTreeKind, Ports: []runtime.PortSpec{{Name: "target", Dir: runtime.Input, Default: "{dock}", HasDefault: true}}},
+				{ID: "Dock", Kind: runtime.SubTreeKind, Ports: []runtime.PortSpec{{Name: "target", Dir: runtime.Input, Default: "{dock}", HasDefault: true}, {Name: "mode", Dir: runtime.Input}}},
 			}},
 		},
 		{
@@ -127,7 +127,7 @@ func TestParseDocuments(t *testing.T) {
   <TreeNodesModel><Condition ID="IsStuck"><input_port name="t" type="int"/></Condition></TreeNodesModel>
 </root>`,
 			want: &runtime.Document{Models: []*runtime.NodeModel{{ID: "IsStuck", Kind: runtime.ConditionKind,
-				Ports: []runtime.PortSpec{{Name: "t", Dir: runtime.Input, Type: reflect.TypeFor[int]()}}, TypeNames: map[string]string{"t": "int"}}}},
+				Ports: []runtime.PortSpec{{Name: "t", Dir: runtime.Input, Type: reflect.TypeFor[int](), Optional: true}}, TypeNames: map[string]string{"t": "int"}}}},
 		},
 	}
 	for _, c := range cases {

@@ -322,7 +322,12 @@ func (x *xmlWriter) model(m *runtime.NodeModel, typeNames map[string]string) {
 		if p.HasDefault {
 			x.attr("default", p.Default)
 		}
-		desc := strings.TrimSpace(p.Description)
+		desc := p.Description
+		if desc != strings.TrimSpace(desc) {
+			// Text is trimmed when read; an attribute keeps it all.
+			x.attr("description", desc)
+			desc = ""
+		}
 		if desc == "" {
 			x.raw("/>\n")
 			continue

@@ -167,6 +167,7 @@ func TestWriteGoBuilt(t *testing.T) {
 				runtime.InputPort[time.Duration]("after", "wait 'this' long").WithDefault("1.5s"),
 				runtime.OutputPort[[]float64]("values", ""),
 				runtime.InOutPort[any]("anything", "any & all"),
+				runtime.InputPort[string]("padded", "  kept as written\n"),
 			}},
 		},
 	}
@@ -180,8 +181,12 @@ func TestWriteGoBuilt(t *testing.T) {
 	}
 	// The written model names its types; the loaded one keeps those names.
 	want := stripped(doc)
-	want.Models[0].TypeNames = map[string]string{"after": "std::chrono::milliseconds", "values": "std::vector<double>"}
+	want.Models[0].TypeNames = map[string]string{"after": "std::chrono::milliseconds", "values": "std::vector<double>", "padded": "std::string"}
 	want.Models[0].Ports[2].Type = nil
+	// A model does not say which ports are required: inputs without
+	// default read back optional.
+	want.Models[0].Ports[2].Optional = true
+	want.Models[0].Ports[3].Optional = true
 	if got := stripped(back); !reflect.DeepEqual(got, want) {
 		t.Errorf("got\n%s\nwant\n%s\nwritten:\n%s", dump(got), dump(want), out.String())
 	}
