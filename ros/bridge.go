@@ -102,13 +102,13 @@ func NewBridge(conf BridgeConf) (*Bridge, error) {
 		b.subs = append(b.subs, sub)
 		if in.Key != "" {
 			bi.keys = append(bi.keys, in.Key)
-			if err := declareFor(bb, in.Key, in.Type.Go); err != nil {
+			if err := declareZero(bb, in.Key, in.Type.Go); err != nil {
 				fail(in.Pos, "input %s: %v", in.Topic, err)
 			}
 		}
 		for _, f := range in.Fields {
 			bi.keys = append(bi.keys, f.Key)
-			if err := declareFor(bb, f.Key, f.path.leaf); err != nil {
+			if err := declareZero(bb, f.Key, f.path.leaf); err != nil {
 				fail(f.Pos, "input %s, field %s: %v", in.Topic, f.Path, err)
 			}
 		}
@@ -168,23 +168,27 @@ func (b *Bridge) topic(name string) string {
 	return name
 }
 
-// declareFor makes sure key can hold values of type t: a missing entry is
-// declared untyped (the first message fixes it), an existing one must take
-// t as it is or as a number.
-func declareFor(bb *runtime.Blackboard, key string, t reflect.Type) error {
+// declareZero makes sure key can hold values of type t (an entry the tree
+// declared must take t as it is or as a number) and, while it holds
+// nothing, gives it t's zero value with a zero time stamp: scripts evaluate
+// both sides of || and &&, so a condition such as
+// "!battery_pct_stale && battery_pct > 0.2" must find a value before the
+// first message (it is stale then).
+func declareZero(bb *runtime.Blackboard, key string, t reflect.Type) error {
 	e := bb.Entry(key)
 	if e == nil {
-		_, err := bb.Declare(key, nil)
-		return err
+		var err error
+		if e, err = bb.Declare(key, nil); err != nil {
+			return err
+		}
 	}
-	et := e.Type()
-	if et == nil || et == t || et.Kind() == reflect.String && t.Kind() == reflect.String {
-		return nil
+	if et := e.Type(); et != nil && et != t && !(isNumeric(et) && isNumeric(t)) {
+		return fmt.Errorf("blackboard entry %q is declared as %s by the tree; the input writes %s", key, runtime.TypeName(et), rosTypeName(t))
 	}
-	if isNumeric(et) && isNumeric(t) {
-		return nil
+	if v, _, _ := e.Load(); v == nil {
+		return e.Store(reflect.Zero(t).Interface(), time.Time{})
 	}
-	return fmt.Errorf("blackboard entry %q is declared as %s by the tree; the input writes %s", key, runtime.TypeName(et), rosTypeName(t))
+	return nil
 }
 
 func isNumeric(t reflect.Type) bool {

@@ -317,8 +317,8 @@ inputs:
 	stop()
 	mu.Lock()
 	defer mu.Unlock()
-	if !samples[0].stale || samples[0].beat != nil {
-		t.Errorf("first tick: stale %v, beat %v; want stale and no value", samples[0].stale, samples[0].beat)
+	if !samples[0].stale || samples[0].beat != int32(0) {
+		t.Errorf("first tick: stale %v, beat %v; want stale and zero", samples[0].stale, samples[0].beat)
 	}
 	var fresh, staleAgain time.Time
 	for _, s := range samples {

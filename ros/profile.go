@@ -44,9 +44,10 @@ import (
 // Staleness: for every blackboard key an input writes (key and fields), the
 // bridge also writes "<key>_stale", a bool that is true until the first
 // message arrives and whenever the newest message is older than max_age at
-// the start of a tick. The value itself is left as it was, so write
-// conditions as `!battery_pct_stale && battery_pct > 0.2`; TopicCondition
-// and the skills fail on stale data by themselves.
+// the start of a tick. Until the first message the keys hold their type's
+// zero value (with a zero time stamp); a stale value is left as it was. So
+// write conditions as `!battery_pct_stale && battery_pct > 0.2`;
+// TopicCondition and the skills fail on stale data by themselves.
 type Profile struct {
 	// File is where the profile was read from ("" when parsed from bytes
 	// without a name).
