@@ -42,7 +42,7 @@ func batteryAboveType(e *env) runtime.NodeType {
 					_, err = failOn(err)
 					return false, err
 				}
-				level := float64(b.Percentage) * 100
+				level := percentOf(b)
 				return !math.IsNaN(level) && level > threshold, nil
 			})}, nil
 		},

@@ -80,6 +80,7 @@ type bench struct {
 	pose     Pose // odometry, in the odom frame
 	v, w     float64
 	frozen   bool // odometry stops arriving (it goes stale)
+	quiet    bool // odometry stops arriving, not yet stale
 	stalled  bool // the wheels do not turn
 	battery  *sensor_msgs.BatteryState
 	scan     *sensor_msgs.LaserScan
@@ -123,13 +124,17 @@ func (b *bench) set(key string, v any, stale bool) {
 
 // latch writes the robot's inputs for this tick.
 func (b *bench) latch() {
-	if !b.frozen {
+	switch {
+	case b.quiet:
+	case !b.frozen:
 		o := nav_msgs.Odometry{}
 		o.Pose.Pose = geometry_msgs.Pose{Position: geometry_msgs.Point{X: b.pose.X, Y: b.pose.Y}, Orientation: quaternion(b.pose.Yaw)}
 		o.Twist.Twist.Linear.X, o.Twist.Twist.Angular.Z = b.v, b.w
 		b.set("odom", o, false)
-	} else if _, ok := b.bb().Get("odom"); ok {
-		b.set("odom_stale", true, false)
+	default:
+		if _, ok := b.bb().Get("odom"); ok {
+			b.bb().Set("odom"+ros.StaleSuffix, true)
+		}
 	}
 	if b.battery != nil {
 		b.set("battery", *b.battery, false)

@@ -123,6 +123,12 @@ func (r robotIO) battery() (*sensor_msgs.BatteryState, error) {
 	return b, nil
 }
 
+// percentOf returns the battery's charge in percent, rounded to 1e-4 so
+// that a float32 fraction such as 0.3 reads as 30, not 30.000001.
+func percentOf(b *sensor_msgs.BatteryState) float64 {
+	return math.Round(float64(b.Percentage)*100*1e4) / 1e4
+}
+
 // The power supply states of sensor_msgs/BatteryState.
 const (
 	supplyCharging = 1

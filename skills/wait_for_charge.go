@@ -80,7 +80,7 @@ func (w *WaitForCharge) check(n *runtime.Leaf) (runtime.Status, error) {
 		return runtime.Failure, err
 	}
 	if err == nil {
-		level := float64(b.Percentage) * 100
+		level := percentOf(b)
 		if !math.IsNaN(level) {
 			if err := runtime.SetOutput(n, "battery_percent", level); err != nil {
 				return runtime.Failure, err
