@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 	"sync"
 	"time"
 
@@ -93,7 +92,7 @@ func NewBridge(conf BridgeConf) (*Bridge, error) {
 		if in.Wake {
 			cb = func(any, time.Time) { conf.Tree.Wake() }
 		}
-		sub, err := conf.Conn.subscribe(b.topic(in.Topic), in.Type.Go, cb)
+		sub, err := conf.Conn.subscribe(in.Topic, in.Type.Go, cb)
 		if err != nil {
 			fail(in.Pos, "%v", err)
 			continue
@@ -121,7 +120,7 @@ func NewBridge(conf BridgeConf) (*Bridge, error) {
 	}
 	for _, out := range conf.Profile.Outputs {
 		bo := &bridgeOutput{Output: out, lastSeq: map[string]uint64{}}
-		pub, err := conf.Conn.publisher(b.topic(out.Topic), out.Type.Go, false)
+		pub, err := conf.Conn.publisher(out.Topic, out.Type.Go, false)
 		if err != nil {
 			fail(out.Pos, "%v", err)
 			continue
@@ -143,7 +142,7 @@ func NewBridge(conf BridgeConf) (*Bridge, error) {
 		b.outputs = append(b.outputs, bo)
 	}
 	if s := conf.Profile.Safety; s.VelocityTopic != "" {
-		pub, err := conf.Conn.publisher(b.topic(s.VelocityTopic), s.VelocityType.Go, false)
+		pub, err := conf.Conn.publisher(s.VelocityTopic, s.VelocityType.Go, false)
 		if err != nil {
 			fail(runtime.Pos{File: conf.Profile.File}, "safety: %v", err)
 		} else {
@@ -157,15 +156,6 @@ func NewBridge(conf BridgeConf) (*Bridge, error) {
 		return nil, errs
 	}
 	return b, nil
-}
-
-// topic resolves a profile's topic name: relative names in the profile's
-// namespace when it has one.
-func (b *Bridge) topic(name string) string {
-	if b.profile.Namespace != "" && !strings.HasPrefix(name, "/") && !strings.HasPrefix(name, "~") {
-		return joinName(b.profile.Namespace, name)
-	}
-	return name
 }
 
 // declareZero makes sure key can hold values of type t (an entry the tree

@@ -499,8 +499,9 @@ func (statefulFunc) OnHalted(*runtime.Leaf)                              {}
 
 // TestSimTime: under /use_sim_time the loop and a Timeout follow /clock,
 // here ten times faster than the wall.
-func TestSimTime(t *testing.T) {
-	uri := rostest.StartMaster(t)
+func TestSimTime(t *testing.T) { eachMaster(t, testSimTime) }
+
+func testSimTime(t *testing.T, uri string) {
 	clockConn := connect(t, uri, "sim_clock")
 	if err := clockConn.SetParam("/use_sim_time", true); err != nil {
 		t.Fatal(err)

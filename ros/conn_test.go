@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/rosgraph_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"go.uber.org/goleak"
 
@@ -280,5 +281,30 @@ func TestNamespaceArgumentBeatsEnvironment(t *testing.T) {
 	}
 	if got := os.Getenv("ROS_NAMESPACE"); got != "/from_env" {
 		t.Errorf("ROS_NAMESPACE left as %q", got)
+	}
+}
+
+// TestRosout: the node's log lines reach /rosout under its name.
+func TestRosout(t *testing.T) {
+	uri := rostest.StartMaster(t)
+	c := connect(t, uri, "bt", "__ns:=/robot1")
+	lines := make(chan *rosgraph_msgs.Log, 100)
+	watcher := connect(t, uri, "rosout_watcher")
+	if _, err := Subscribe(watcher, "/rosout", func(m *rosgraph_msgs.Log) { lines <- m }); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(10 * time.Second)
+	for i := 0; ; i++ {
+		c.Logf(LogWarn, "battery low: %d%%", i)
+		select {
+		case m := <-lines:
+			if m.Name != "/robot1/bt" || !strings.HasPrefix(m.Msg, "battery low: ") || m.Level != rosgraph_msgs.Log_WARN {
+				t.Fatalf("/rosout got %+v", m)
+			}
+			return
+		case <-time.After(100 * time.Millisecond):
+		case <-deadline:
+			t.Fatal("nothing on /rosout")
+		}
 	}
 }

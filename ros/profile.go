@@ -55,7 +55,8 @@ type Profile struct {
 	// Robot names the robot in reports.
 	Robot string
 	// Namespace, when set, is where the profile's relative names resolve
-	// instead of the node's namespace.
+	// instead of the node's namespace: ParseProfile makes them global
+	// under it.
 	Namespace string
 	// Rate is the tick rate in Hz.
 	Rate float64
@@ -205,6 +206,7 @@ func ParseProfile(data []byte, file string, msgs *Messages) (*Profile, error) {
 		return nil, d.errs
 	}
 	d.profile(root.Content[0], p)
+	p.applyNamespace()
 	if len(d.errs) > 0 {
 		sort.SliceStable(d.errs, func(i, j int) bool {
 			a, b := d.errs[i].Pos, d.errs[j].Pos
@@ -213,6 +215,36 @@ func ParseProfile(data []byte, file string, msgs *Messages) (*Profile, error) {
 		return nil, d.errs
 	}
 	return p, nil
+}
+
+// applyNamespace makes the profile's relative names global under its
+// namespace, when it has one, so that every user of the profile (the
+// bridge, the ROS nodes, the skills) resolves them alike.
+func (p *Profile) applyNamespace() {
+	if p.Namespace == "" {
+		return
+	}
+	in := func(name string) string {
+		if name == "" || strings.HasPrefix(name, "/") || strings.HasPrefix(name, "~") {
+			return name
+		}
+		return joinName(p.Namespace, name)
+	}
+	for i := range p.Inputs {
+		p.Inputs[i].Topic = in(p.Inputs[i].Topic)
+	}
+	for i := range p.Outputs {
+		p.Outputs[i].Topic = in(p.Outputs[i].Topic)
+	}
+	for k, a := range p.Actions {
+		a.Server = in(a.Server)
+		p.Actions[k] = a
+	}
+	for k, s := range p.Services {
+		s.Service = in(s.Service)
+		p.Services[k] = s
+	}
+	p.Safety.VelocityTopic = in(p.Safety.VelocityTopic)
 }
 
 // yamlError places a YAML syntax error; yaml.v3 puts "line N" in its text.

@@ -58,7 +58,7 @@ safety: {velocity_topic: cmd_vel, watchdog: 0}
 	if p.Namespace != "/robot1" || p.Rate != 20 || p.MaxRate != 100 || p.Period() != 50*time.Millisecond {
 		t.Errorf("profile %+v", p)
 	}
-	if in.Topic != "battery_state" || in.Key != "battery" || in.MaxAge != 2*time.Second || !in.Wake || len(in.Fields) != 3 || in.Pos.Line != 7 {
+	if in.Topic != "/robot1/battery_state" || in.Key != "battery" || in.MaxAge != 2*time.Second || !in.Wake || len(in.Fields) != 3 || in.Pos.Line != 7 {
 		t.Errorf("input %+v", in)
 	}
 	msg := &sensor_msgs.BatteryState{Percentage: 0.5, CellVoltage: []float32{3.7}}
@@ -75,6 +75,9 @@ safety: {velocity_topic: cmd_vel, watchdog: 0}
 	}
 	if a, _ := p.Action("dock"); a.Timeout != time.Minute || a.WaitForServerTimeout != DefaultWaitForServerTimeout || a.ServerTimeout != DefaultServerTimeout {
 		t.Errorf("action %+v", a)
+	}
+	if a, _ := p.Action("dock"); a.Server != "/robot1/dock" || p.Outputs[0].Topic != "/robot1/cmd_vel" || p.Safety.VelocityTopic != "/robot1/cmd_vel" {
+		t.Errorf("names not resolved in the profile's namespace: %+v, %+v, %+v", a, p.Outputs[0], p.Safety)
 	}
 	if s, _ := p.Service("reset"); s.Service != "/reset" || s.Timeout != DefaultServiceTimeout || s.Type.Name != "std_srvs/Trigger" {
 		t.Errorf("service %+v", s)

@@ -3,6 +3,7 @@ package ros
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/btrobot/btrobot/runtime"
@@ -60,7 +61,7 @@ func topicConditionType(deps Deps) runtime.NodeType {
 			maxAge, given := durationPort(c, "max_age")
 			if !given && deps.Profile != nil {
 				for _, in := range deps.Profile.Inputs {
-					if in.Topic == topic {
+					if sameTopic(deps, in.Topic, topic) {
 						maxAge = in.MaxAge
 					}
 				}
@@ -113,4 +114,19 @@ func (e *messageEnv) Assign(name string, v script.Value, create bool) error {
 		return fmt.Errorf("msg is the topic's message; it cannot be assigned")
 	}
 	return e.Env.Assign(name, v, create)
+}
+
+// sameTopic reports whether a profile's topic and a tree's name the same
+// topic: as the connection resolves them, or as written when checking.
+func sameTopic(deps Deps, profileTopic, treeTopic string) bool {
+	if deps.Conn != nil {
+		return deps.Conn.Resolve(profileTopic) == deps.Conn.Resolve(treeTopic)
+	}
+	if profileTopic == treeTopic {
+		return true
+	}
+	if ns := deps.Profile.Namespace; ns != "" && !strings.HasPrefix(treeTopic, "/") {
+		return profileTopic == joinName(ns, treeTopic)
+	}
+	return false
 }
