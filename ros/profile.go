@@ -517,6 +517,9 @@ func (d *profileDecoder) inputs(n *yaml.Node, p *Profile, keys map[string]runtim
 				in.MaxAge = d.duration(v, path+".max_age")
 			case "wake":
 				in.Wake = d.boolean(v, path+".wake")
+				if in.Wake && p.Rate > 0 && p.MaxRate <= p.Rate {
+					d.add(v, path+".wake", "wake: true asks for early ticks, which max_rate %v turns off: set max_rate above the rate %v, like max_rate: %v", p.MaxRate, p.Rate, 5*p.Rate)
+				}
 			}
 		}) {
 			continue

@@ -123,6 +123,11 @@ func TestBrokenProfiles(t *testing.T) {
 			},
 		},
 		{
+			name: "wake without early ticks",
+			yaml: "rate: 20\ninputs: [{topic: bumper, type: std_msgs/Bool, key: bumped, wake: true}]\n",
+			want: []string{`p.yaml:2:66: inputs[0].wake: wake: true asks for early ticks, which max_rate 0 turns off: set max_rate above the rate 20, like max_rate: 100`},
+		},
+		{
 			name: "max rate below rate",
 			yaml: "rate: 20\nmax_rate: 10\n",
 			want: []string{`p.yaml:2:11: max_rate: max_rate 10 is below rate 20: early ticks come on top of the periodic ones, so set it above the rate (or 0 for no early ticks)`},
