@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/btrobot/btrobot/runtime/script"
 )
 
 // Blackboard is the typed key-value store that nodes share. It is safe for
@@ -173,7 +175,7 @@ func (bb *Blackboard) Assign(key string, v any, create bool) error {
 	e := bb.Entry(key)
 	if e == nil {
 		if !create {
-			return fmt.Errorf("blackboard entry %q does not exist yet; use := to create it", key)
+			return fmt.Errorf("%w %q: the blackboard has no such entry yet (use := to create it)", script.ErrUnknownVariable, key)
 		}
 		var err error
 		if e, err = bb.Declare(key, nil); err != nil {

@@ -45,7 +45,7 @@ func TestBlackboardTyping(t *testing.T) {
 			{op: "set", key: "s", value: "8"},
 		}, map[string]any{"s": 8}},
 		{"script := creates, = needs the entry", []step{
-			{op: "assign", key: "a", value: 1, wantErr: `blackboard entry "a" does not exist yet; use := to create it`},
+			{op: "assign", key: "a", value: 1, wantErr: `unknown variable "a": the blackboard has no such entry yet (use := to create it)`},
 			{op: "create", key: "a", value: 1},
 			{op: "assign", key: "a", value: 2.0},
 			{op: "assign", key: "a", value: 2.5, wantErr: `cannot assign float64 2.5 to blackboard entry "a" of type int`},

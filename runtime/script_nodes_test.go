@@ -29,7 +29,7 @@ func TestScript(t *testing.T) {
 		{
 			name:  "an unknown variable is a tick error naming the node",
 			tree:  script("y = 1"),
-			steps: []playStep{errP(`MainTree/Script (Script): code: 1:1: cannot assign to 'y': blackboard entry "y" does not exist yet; use := to create it`)},
+			steps: []playStep{errP(`MainTree/Script (Script): code: 1:1: unknown variable "y": the blackboard has no such entry yet (use := to create it)`)},
 		},
 		{
 			name:  "a value that is not a condition is a tick error",
@@ -39,7 +39,7 @@ func TestScript(t *testing.T) {
 		{
 			name:   "assignments before an error stay made",
 			tree:   script("a := 1; b = 2"),
-			steps:  []playStep{errP(`cannot assign to 'b'`)},
+			steps:  []playStep{errP(`code: 1:9: unknown variable "b"`)},
 			wantBB: map[string]any{"a": 1},
 		},
 		{

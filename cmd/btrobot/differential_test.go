@@ -195,7 +195,21 @@ func diffBlackboard(want, got map[string]any) string {
 	return "blackboard: " + strings.Join(diffs, ", ")
 }
 
+// sameValue compares a value of BT.CPP's trace with btrobot's. One
+// representation differs by design (runtime/script's doc): scripts give
+// booleans as Go bools where BT.CPP gives the reals 1.0 and 0.0, so a true
+// here equals BT.CPP's 1.0.
 func sameValue(w, g any) bool {
+	if _, num := w.(json.Number); !num {
+		return reflect.DeepEqual(w, g)
+	}
+	if b, ok := g.(bool); ok {
+		if b {
+			g = json.Number("1")
+		} else {
+			g = json.Number("0")
+		}
+	}
 	wn, wok := w.(json.Number)
 	gn, gok := g.(json.Number)
 	if wok && gok {
