@@ -138,7 +138,9 @@ safety: {velocity_topic: /cmd_vel}
 			rng := rand.New(rand.NewPCG(1, 2))
 			var lat []time.Duration
 			for len(lat) < samples {
-				time.Sleep(time.Duration(rng.IntN(60)) * time.Millisecond) // unrelated to the tick phase
+				// A uniform phase: each sample starts just after a tick (the
+				// recovery's), so sleep a uniform fraction of a period.
+				time.Sleep(time.Duration(rng.Int64N(int64(50 * time.Millisecond))))
 				d, ok := expect(true, 0)
 				if !ok {
 					t.Fatal("no reaction within 2 s")

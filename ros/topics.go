@@ -111,7 +111,7 @@ type topicSub struct {
 	nextID    int
 
 	// latched is the newest message as of the start of the current tick,
-	// while a bridge runs the scan cycle; the tick's goroutine only.
+	// while a bridge runs the scan cycle.
 	latched latchedMsg
 }
 
@@ -230,8 +230,9 @@ func (c *Conn) latchTopics() {
 	}
 	c.mu.Unlock()
 	for _, ts := range subs {
-		msg, at, n := ts.newest()
-		ts.latched = latchedMsg{msg, at, n}
+		ts.mu.Lock()
+		ts.latched = latchedMsg{ts.msg, ts.at, ts.count}
+		ts.mu.Unlock()
 	}
 }
 
@@ -243,7 +244,9 @@ func (s *Subscription) tickView() (any, time.Time, uint64) {
 	scan := c.scanCycles > 0
 	c.mu.Unlock()
 	if scan {
+		s.ts.mu.Lock()
 		l := s.ts.latched
+		s.ts.mu.Unlock()
 		return l.msg, l.at, l.count
 	}
 	return s.ts.newest()
