@@ -1,7 +1,5 @@
 package runtime
 
-import "errors"
-
 // Fallback ticks its children in order until one succeeds: the first
 // alternative that works wins.
 //
@@ -22,12 +20,7 @@ import "errors"
 // AsyncFallback returns RUNNING after each child that failed in the tick it
 // started, and asks for an immediate tick: a long chain of quick
 // alternatives gives the loop a chance to halt it between any two.
-type Fallback struct {
-	Base
-	async   bool
-	current int
-	skipped int
-}
+type Fallback struct{ inOrder }
 
 func fallbackTypes() []NodeType {
 	return []NodeType{
@@ -39,56 +32,10 @@ func fallbackTypes() []NodeType {
 		{
 			ID: "AsyncFallback", Kind: ControlKind,
 			Summary: "A Fallback that yields (RUNNING, with a wake-up) after each child that fails at once.",
-			New:     func(*Config) (Node, error) { return &Fallback{async: true}, nil },
+			New:     func(*Config) (Node, error) { return &Fallback{inOrder{async: true}}, nil },
 		},
 	}
 }
 
-// Tick runs the children from the current one on.
-func (n *Fallback) Tick() (Status, error) {
-	count := len(n.children)
-	if !n.status.Active() {
-		n.skipped = 0
-	}
-	n.setStatus(Running)
-	for n.current < count {
-		child := n.children[n.current]
-		prev := child.base().status
-		st, err := Execute(child)
-		if err != nil {
-			return st, err
-		}
-		switch st {
-		case Running:
-			return Running, nil
-		case Success:
-			n.ResetChildren()
-			n.current = 0
-			return Success, nil
-		case Failure:
-			n.current++
-			if n.async && prev == Idle && n.current < count {
-				n.tree.Wake()
-				return Running, nil
-			}
-		case Skipped:
-			n.current++
-			n.skipped++
-		default:
-			return Failure, errors.New("a child returned IDLE")
-		}
-	}
-	allSkipped := n.skipped == count
-	n.ResetChildren()
-	n.current, n.skipped = 0, 0
-	if allSkipped {
-		return Skipped, nil
-	}
-	return Failure, nil
-}
-
-// Halt rewinds to the first child and halts the running one.
-func (n *Fallback) Halt() {
-	n.current, n.skipped = 0, 0
-	n.ResetChildren()
-}
+// Tick runs the children from the current one on while they fail.
+func (n *Fallback) Tick() (Status, error) { return n.tick(Failure) }

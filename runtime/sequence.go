@@ -21,12 +21,7 @@ import "errors"
 // AsyncSequence returns RUNNING after each child that succeeded in the tick
 // it started, and asks for an immediate tick: a long chain of quick
 // children gives the loop a chance to halt it between any two.
-type Sequence struct {
-	Base
-	async   bool
-	current int
-	skipped int
-}
+type Sequence struct{ inOrder }
 
 func sequenceTypes() []NodeType {
 	return []NodeType{
@@ -38,13 +33,26 @@ func sequenceTypes() []NodeType {
 		{
 			ID: "AsyncSequence", Kind: ControlKind,
 			Summary: "A Sequence that yields (RUNNING, with a wake-up) after each child that succeeds at once.",
-			New:     func(*Config) (Node, error) { return &Sequence{async: true}, nil },
+			New:     func(*Config) (Node, error) { return &Sequence{inOrder{async: true}}, nil },
 		},
 	}
 }
 
-// Tick runs the children from the current one on.
-func (n *Sequence) Tick() (Status, error) {
+// Tick runs the children from the current one on while they succeed.
+func (n *Sequence) Tick() (Status, error) { return n.tick(Success) }
+
+// inOrder is the walk Sequence and Fallback share, mirror images of each
+// other: children are ticked in order while they return goOn (SUCCESS for
+// a Sequence, FAILURE for a Fallback); the other completed status ends the
+// walk and is returned.
+type inOrder struct {
+	Base
+	async   bool
+	current int
+	skipped int
+}
+
+func (n *inOrder) tick(goOn Status) (Status, error) {
 	count := len(n.children)
 	if !n.status.Active() {
 		n.skipped = 0
@@ -60,11 +68,7 @@ func (n *Sequence) Tick() (Status, error) {
 		switch st {
 		case Running:
 			return Running, nil
-		case Failure:
-			n.ResetChildren()
-			n.current = 0
-			return Failure, nil
-		case Success:
+		case goOn:
 			n.current++
 			if n.async && prev == Idle && n.current < count {
 				n.tree.Wake()
@@ -73,6 +77,10 @@ func (n *Sequence) Tick() (Status, error) {
 		case Skipped:
 			n.current++
 			n.skipped++
+		case Success, Failure:
+			n.ResetChildren()
+			n.current = 0
+			return st, nil
 		default:
 			return Failure, errors.New("a child returned IDLE")
 		}
@@ -83,11 +91,11 @@ func (n *Sequence) Tick() (Status, error) {
 	if allSkipped {
 		return Skipped, nil
 	}
-	return Success, nil
+	return goOn, nil
 }
 
 // Halt rewinds to the first child and halts the running one.
-func (n *Sequence) Halt() {
+func (n *inOrder) Halt() {
 	n.current, n.skipped = 0, 0
 	n.ResetChildren()
 }

@@ -45,13 +45,28 @@ func Generate(dir, pkg, varName, base string) ([]byte, error) {
 	for _, name := range names {
 		files = append(files, p.Files[name])
 	}
-	dp, err := doc.NewFromFiles(fset, files, "example.com/"+pkg)
+	dp, err := doc.NewFromFiles(fset, files, "example.com/"+pkg, doc.AllDecls)
 	if err != nil {
 		return nil, err
 	}
+	// A node type embeds base, directly or through an unexported type of
+	// the package that does (Sequence and Fallback share inOrder).
+	embedded := map[string][]string{}
+	for _, t := range dp.Types {
+		embedded[t.Name] = embeddedNames(t.Decl)
+	}
+	var isNode func(name string, depth int) bool
+	isNode = func(name string, depth int) bool {
+		for _, e := range embedded[name] {
+			if e == base || (depth < 4 && isNode(e, depth+1)) {
+				return true
+			}
+		}
+		return false
+	}
 	docs := map[string]string{}
 	for _, t := range dp.Types {
-		if !embeds(t.Decl, base) || strings.TrimSpace(t.Doc) == "" {
+		if !ast.IsExported(t.Name) || !isNode(t.Name, 0) || strings.TrimSpace(t.Doc) == "" {
 			continue
 		}
 		var pr comment.Printer
@@ -75,7 +90,9 @@ func Generate(dir, pkg, varName, base string) ([]byte, error) {
 	return format.Source(b.Bytes())
 }
 
-func embeds(decl *ast.GenDecl, base string) bool {
+// embeddedNames returns the types a struct declaration embeds.
+func embeddedNames(decl *ast.GenDecl) []string {
+	var out []string
 	for _, spec := range decl.Specs {
 		ts, ok := spec.(*ast.TypeSpec)
 		if !ok {
@@ -86,15 +103,12 @@ func embeds(decl *ast.GenDecl, base string) bool {
 			continue
 		}
 		for _, f := range st.Fields.List {
-			if len(f.Names) != 0 {
-				continue
-			}
-			if exprString(f.Type) == base {
-				return true
+			if len(f.Names) == 0 {
+				out = append(out, exprString(f.Type))
 			}
 		}
 	}
-	return false
+	return out
 }
 
 func exprString(e ast.Expr) string {
