@@ -1,0 +1,471 @@
+package skills
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
+
+	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/ros/rostest"
+	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/sim"
+	"github.com/btrobot/btrobot/sim/simnode"
+)
+
+// The simulator tests run btrobot's simulator as a real ROS node against an
+// embedded master, and the trees over real ROS through the robot profile's
+// bridge, in lockstep with the simulator (ros.LockstepPeer): the simulator
+// runs as fast as the trees allow, and a run does not depend on the
+// machine's load.
+
+const officeWorld = "../worlds/office"
+
+// placesOf turns a world's places into the skills' (what a program that
+// runs the simulator does).
+func placesOf(p *sim.Places) *Places {
+	out := &Places{}
+	for _, w := range p.Waypoints {
+		out.Waypoints = append(out.Waypoints, Place{Name: w.Name, Pose: Pose(w.Pose)})
+	}
+	for _, d := range p.Docks {
+		out.Docks = append(out.Docks, Station{Name: d.Name, Pose: Pose(d.Pose), Approach: Pose(d.Approach)})
+	}
+	return out
+}
+
+// world is a simulator node serving robots, with its events.
+type world struct {
+	t      testing.TB
+	uri    string
+	node   *simnode.Node
+	places *sim.Places
+
+	mu     sync.Mutex
+	events []string
+}
+
+// worldSetup says what startWorld builds.
+type worldSetup struct {
+	robots []sim.RobotConf // robot1 at its spawn when empty; a zero Spawn takes the spawn named like the robot
+	peers  int             // lockstep peers to wait for [1]
+	conf   simnode.Conf
+	before func(w *sim.World) // changes to the world before it starts
+}
+
+// startWorld starts a master and the simulator on the office world.
+func startWorld(t testing.TB, s worldSetup) *world {
+	t.Helper()
+	uri := rostest.StartMaster(t)
+	w, err := sim.LoadWorld(officeWorld, sim.WorldConf{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.robots) == 0 {
+		s.robots = []sim.RobotConf{{Name: "robot1"}}
+	}
+	for _, rc := range s.robots {
+		if rc.Spawn == (sim.Pose{}) {
+			sp, ok := w.Places().Spawn(rc.Name)
+			if !ok {
+				t.Fatalf("no spawn named %s", rc.Name)
+			}
+			rc.Spawn = sp.Pose
+		}
+		if _, err := w.AddRobot(rc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.before != nil {
+		s.before(w)
+	}
+	wd := &world{t: t, uri: uri, places: w.Places()}
+	conf := s.conf
+	conf.World = w
+	conf.Conn = connectAs(t, uri, "/", "sim")
+	conf.OnEvent = wd.event
+	if s.peers == 0 {
+		s.peers = 1
+	}
+	conf.Peers = s.peers
+	if conf.PeerTimeout == 0 {
+		conf.PeerTimeout = 10 * time.Second
+	}
+	n, err := simnode.Start(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	wd.node = n
+	return wd
+}
+
+func connectAs(t testing.TB, uri, ns, name string) *ros.Conn {
+	t.Helper()
+	c, err := ros.Connect(ros.Conf{MasterURI: uri, Host: "127.0.0.1", Namespace: ns, Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func (w *world) event(line string) {
+	w.mu.Lock()
+	w.events = append(w.events, line)
+	w.mu.Unlock()
+}
+
+// hasEvent reports whether the simulator announced an event containing s.
+func (w *world) hasEvent(s string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, e := range w.events {
+		if strings.Contains(e, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *world) eventList() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.events...)
+}
+
+// robot reads a robot's state inside the simulator.
+func (w *world) robot(name string) (pose sim.Pose, twist sim.Twist, battery sim.BatteryState, docked sim.DockState) {
+	w.node.Do(func(sw *sim.World) error {
+		r, _ := sw.Robot(name)
+		pose, twist, battery = r.Pose(), r.Twist(), r.Battery()
+		docked, _ = r.DockState()
+		return nil
+	})
+	return
+}
+
+// do changes the world between two steps.
+func (w *world) do(f func(sw *sim.World) error) {
+	w.t.Helper()
+	if err := w.node.Do(f); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// rig is one robot's tree on the simulator, stepped by the test: each step
+// waits for the simulated time of the next tick, runs the scan cycle
+// (latch, tick, flush) through the profile's bridge, and lets the
+// simulator run to the tick after.
+type rig struct {
+	t       testing.TB
+	w       *world
+	name    string
+	conn    *ros.Conn
+	profile *ros.Profile
+	tree    *runtime.Tree
+	bridge  *ros.Bridge
+	peer    *ros.LockstepPeer
+	period  time.Duration
+	next    time.Time
+	cmdSeq  uint64
+	status  runtime.Status
+	logs    []LogEntry
+
+	cmdMu sync.Mutex
+	cmds  []timedTwist // cmd_vel as the robot receives it
+
+	sensorMu       sync.Mutex
+	sensed         chan struct{} // closed and renewed on every sensor message
+	odomAt, scanAt time.Time     // header stamps of the newest messages
+}
+
+type timedTwist struct {
+	at time.Time
+	geometry_msgs.Twist
+}
+
+// newRig builds xml for robot name (a whole document or a BehaviorTree body)
+// on the simulator, with the skills wired as btrobot run wires them.
+func newRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
+	t.Helper()
+	profile, err := ros.LoadProfile("../robots/sim.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rig{t: t, w: w, name: name, profile: profile, period: profile.Period()}
+	r.conn = connectAs(t, w.uri, "/"+name, "btrobot")
+	if r.conn.SimClock() == nil {
+		t.Fatal("the tree's connection is not on simulated time")
+	}
+	deps.Conn, deps.Profile = r.conn, profile
+	if deps.Places == nil {
+		deps.Places = placesOf(w.places)
+	}
+	sp, _ := w.places.Spawn(name)
+	deps.OdomOrigin = Pose(sp.Pose)
+	if deps.Log == nil {
+		deps.Log = func(l LogEntry) { r.logs = append(r.logs, l) }
+	}
+	reg := registry(t, deps)
+	if err := ros.Register(reg, ros.Deps{Conn: r.conn, Profile: profile}); err != nil {
+		t.Fatal(err)
+	}
+	r.tree = buildTree(t, reg, xml, runtime.BuildConf{Clock: r.conn.Clock(), Seed: 1})
+	// Watch cmd_vel as the simulator does, from a node of its own.
+	watcher := connectAs(t, w.uri, "/"+name, "cmd_watch")
+	if _, err := ros.Subscribe(watcher, "cmd_vel", func(m *geometry_msgs.Twist) {
+		r.cmdMu.Lock()
+		r.cmds = append(r.cmds, timedTwist{watcher.Clock().Now(), *m})
+		r.cmdMu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The lockstep orders time, not topics: a scan cycle that starts as
+	// soon as /clock says so may not have the odometry of that step yet.
+	// Each step waits for the sensors the skills close their loops on.
+	r.sensed = make(chan struct{})
+	if _, err := ros.Subscribe(r.conn, "odom", func(m *nav_msgs.Odometry) { r.sense(&r.odomAt, m.Header.Stamp) }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ros.Subscribe(r.conn, "scan", func(m *sensor_msgs.LaserScan) { r.sense(&r.scanAt, m.Header.Stamp) }); err != nil {
+		t.Fatal(err)
+	}
+	if r.bridge, err = ros.NewBridge(ros.BridgeConf{Conn: r.conn, Profile: profile, Tree: r.tree}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.bridge.Close)
+	ctx := ctxTimeout(t, 20*time.Second)
+	// Commands sent before the simulator has connected would be lost, and
+	// the lockstep would wait for them for ever.
+	if err := r.conn.WaitSubscribers(ctx, "cmd_vel", 2); err != nil {
+		t.Fatal(err)
+	}
+	if r.peer, err = ros.NewLockstepPeer(r.conn, "/sim/lockstep"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		r.peer.Leave(ctx)
+	})
+	select {
+	case <-r.conn.SimClock().Started():
+	case <-ctx.Done():
+		t.Fatal("no /clock from the simulator")
+	}
+	r.next = r.conn.Clock().Now()
+	r.warmUp()
+	return r
+}
+
+func ctxTimeout(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// now is the tree's clock.
+func (r *rig) now() time.Time { return r.conn.Clock().Now() }
+
+func (r *rig) sense(at *time.Time, stamp time.Time) {
+	r.sensorMu.Lock()
+	if stamp.After(*at) {
+		*at = stamp
+	}
+	close(r.sensed)
+	r.sensed = make(chan struct{})
+	r.sensorMu.Unlock()
+}
+
+// Sensor periods of the simulator: odometry at 20 Hz, laser at 10 Hz.
+const odomPeriod, scanPeriod = 50 * time.Millisecond, 100 * time.Millisecond
+
+// wait waits until the simulated time reaches the next tick and the
+// odometry and laser of that time have arrived (or a wall second passed:
+// a sensor fault may have silenced them).
+func (r *rig) wait() {
+	r.t.Helper()
+	ch, stop := r.conn.Clock().Timer(r.next)
+	defer stop()
+	select {
+	case <-ch:
+	case <-time.After(20 * time.Second):
+		r.t.Fatalf("%s: simulated time stuck at %v waiting for %v; events %q", r.name, r.now(), r.next, r.w.eventList())
+	}
+	now := r.now()
+	patience := time.After(time.Second)
+	for {
+		r.sensorMu.Lock()
+		ok := !r.odomAt.Before(now.Add(-odomPeriod)) && !r.scanAt.Before(now.Add(-scanPeriod))
+		sensed := r.sensed
+		r.sensorMu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-sensed:
+		case <-patience:
+			return
+		}
+	}
+}
+
+// tick runs one scan cycle and lets the simulator run to the next.
+func (r *rig) tick() runtime.Status {
+	r.t.Helper()
+	r.wait()
+	now := r.now()
+	if err := r.bridge.Latch(now); err != nil {
+		r.t.Fatal(err)
+	}
+	st, err := r.tree.TickExactlyOnce()
+	if err != nil {
+		r.t.Fatalf("%s tick %d: %v", r.name, r.tree.Ticks(), err)
+	}
+	r.status = st
+	r.flush(now, st)
+	return st
+}
+
+// idle runs one scan cycle without ticking the tree: a robot whose tree
+// has stopped.
+func (r *rig) idle() {
+	r.t.Helper()
+	r.wait()
+	now := r.now()
+	if err := r.bridge.Latch(now); err != nil {
+		r.t.Fatal(err)
+	}
+	r.flush(now, runtime.Idle)
+}
+
+// warmUp idles until odometry, laser and battery have arrived, as a robot
+// that has just started does before its mission.
+func (r *rig) warmUp() {
+	r.t.Helper()
+	bb := r.tree.Blackboard()
+	fresh := func(key string) bool {
+		v, ok := bb.Get(key + ros.StaleSuffix)
+		return ok && v == false
+	}
+	for i := 0; i < 100; i++ {
+		if fresh("odom") && fresh("scan") && fresh("battery") {
+			return
+		}
+		r.idle()
+	}
+	r.t.Fatalf("%s: no odometry, laser or battery after 100 periods", r.name)
+}
+
+// halt halts the tree between ticks, as a loop that stops does, and
+// publishes what the halt wrote.
+func (r *rig) halt() {
+	r.t.Helper()
+	r.tree.Halt()
+	r.flush(r.now(), runtime.Idle)
+}
+
+// flush publishes the outputs, counts the velocity commands for the
+// lockstep and lets the simulator run one period.
+func (r *rig) flush(now time.Time, st runtime.Status) {
+	r.t.Helper()
+	if err := r.bridge.Flush(now, st); err != nil {
+		r.t.Fatal(err)
+	}
+	if e := r.tree.Blackboard().Entry("cmd_vel"); e != nil {
+		if seq := e.Seq(); seq != r.cmdSeq {
+			r.cmdSeq = seq
+			r.peer.CountSent(1)
+		}
+	}
+	// The next tick is due a period after this one was; the simulator
+	// steps to it exactly when the period is a multiple of its step.
+	for !r.next.After(now) {
+		r.next = r.next.Add(r.period)
+	}
+	if err := r.peer.Ready(r.next); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// run ticks until the root completes or max simulated time passes.
+func (r *rig) run(max time.Duration) runtime.Status {
+	r.t.Helper()
+	end := r.now().Add(max)
+	for r.now().Before(end) {
+		if st := r.tick(); st != runtime.Running {
+			return st
+		}
+	}
+	return runtime.Running
+}
+
+// until ticks until cond holds (checked after each tick) or max simulated
+// time passes, and returns whether it held.
+func (r *rig) until(max time.Duration, cond func() bool) bool {
+	r.t.Helper()
+	return r.stepUntil(max, cond, func() { r.tick() })
+}
+
+// idleUntil runs the scan cycle without the tree until cond holds or max
+// simulated time passes, and returns whether it held.
+func (r *rig) idleUntil(max time.Duration, cond func() bool) bool {
+	r.t.Helper()
+	return r.stepUntil(max, cond, r.idle)
+}
+
+func (r *rig) stepUntil(max time.Duration, cond func() bool, step func()) bool {
+	r.t.Helper()
+	end := r.now().Add(max)
+	for r.now().Before(end) {
+		step()
+		if cond() {
+			return true
+		}
+	}
+	return false
+}
+
+// commandCount returns how many velocity commands the robot received.
+func (r *rig) commandCount() int {
+	r.cmdMu.Lock()
+	defer r.cmdMu.Unlock()
+	return len(r.cmds)
+}
+
+// commandsSince returns the velocity commands received after the first n.
+func (r *rig) commandsSince(n int) []timedTwist {
+	r.cmdMu.Lock()
+	defer r.cmdMu.Unlock()
+	return append([]timedTwist(nil), r.cmds[n:]...)
+}
+
+func (r *rig) get(key string) any {
+	v, _ := r.tree.Blackboard().Get(key)
+	return v
+}
+
+func (r *rig) String() string {
+	pose, twist, bat, dock := r.w.robot(r.name)
+	return fmt.Sprintf("%s at %v moving %+v, battery %.1f%%, %v", r.name, pose, twist, bat.Percentage*100, dock)
+}
+
+// eventually polls cond for up to timeout of wall time: what the simulator
+// or a ROS peer does in answer to a message arrives in its own time.
+func eventually(timeout time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return true
+}

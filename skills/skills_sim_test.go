@@ -1,0 +1,207 @@
+package skills
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+
+	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/sim"
+)
+
+// simCase is one tree run on the simulator until it completes.
+type simCase struct {
+	name   string
+	xml    string
+	deps   Deps
+	setup  worldSetup
+	before func(t *testing.T, w *world, r *rig) // after the rig is up, before the first tick
+	max    time.Duration                        // simulated time allowed [120 s]
+	want   runtime.Status
+	check  func(t *testing.T, w *world, r *rig)
+}
+
+func runSimCases(t *testing.T, cases []simCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := startWorld(t, tc.setup)
+			r := newRig(t, w, "robot1", tc.xml, tc.deps)
+			if tc.before != nil {
+				tc.before(t, w, r)
+			}
+			max := tc.max
+			if max == 0 {
+				max = 120 * time.Second
+			}
+			start, wall := r.now(), time.Now()
+			st := r.run(max)
+			t.Logf("%v after %.1f s simulated, %v wall; %v", st, r.now().Sub(start).Seconds(), time.Since(wall).Round(time.Millisecond), r)
+			if st != tc.want {
+				t.Fatalf("%v, want %v; events %q", st, tc.want, w.eventList())
+			}
+			if tc.check != nil {
+				tc.check(t, w, r)
+			}
+		})
+	}
+}
+
+func wantEntry(t *testing.T, r *rig, key string, want any) {
+	t.Helper()
+	if got := r.get(key); !equal(got, want) {
+		t.Errorf("%s = %#v, want %#v", key, got, want)
+	}
+}
+
+func near(a sim.Pose, b Pose, tol float64) bool { return math.Hypot(a.X-b.X, a.Y-b.Y) <= tol }
+
+// TestNavigationOnSim: NavigateTo and FollowWaypoints against the
+// simulator's move_base: success, failure, timeout.
+func TestNavigationOnSim(t *testing.T) {
+	kitchen := Pose{X: 2.5, Y: 3.5}
+	runSimCases(t, []simCase{
+		{name: "NavigateTo a place", want: runtime.Success,
+			xml: `<Sequence>
+				<NavigateTo goal="kitchen" distance_remaining="{left}" elapsed="{t}" error_code="{code}"/>
+				<AtPose goal="kitchen" tolerance="0.15"/>
+			</Sequence>`,
+			check: func(t *testing.T, w *world, r *rig) {
+				pose, _, _, _ := w.robot("robot1")
+				if !near(pose, kitchen, 0.15) {
+					t.Errorf("robot at %v, not at the kitchen", pose)
+				}
+				wantEntry(t, r, "code", ros.CodeNone)
+				wantEntry(t, r, "left", 0.0)
+				if el := r.get("t").(float64); el < 20 || el > 60 {
+					t.Errorf("elapsed %v s for 13 m at 0.4 m/s", el)
+				}
+			}},
+		{name: "NavigateTo a pose", xml: `<NavigateTo goal="-5;0;1.5708"/>`, want: runtime.Success,
+			check: func(t *testing.T, w *world, r *rig) {
+				pose, _, _, _ := w.robot("robot1")
+				if !near(pose, Pose{X: -5}, 0.15) || math.Abs(pose.Yaw-math.Pi/2) > 0.15 {
+					t.Errorf("robot at %v", pose)
+				}
+			}},
+		{name: "NavigateTo a goal in a wall fails ABORTED", xml: `<NavigateTo goal="0;1.2;0" error_code="{code}"/>`,
+			want: runtime.Failure, max: 10 * time.Second,
+			check: func(t *testing.T, w *world, r *rig) { wantEntry(t, r, "code", ros.CodeAborted) }},
+		{name: "NavigateTo with no server fails SERVER_UNREACHABLE", xml: `<NavigateTo goal="kitchen" error_code="{code}"/>`,
+			deps: Deps{Navigation: "no_move_base"}, want: runtime.Failure, max: 10 * time.Second,
+			check: func(t *testing.T, w *world, r *rig) {
+				wantEntry(t, r, "code", ros.CodeServerUnreachable)
+				if s := r.now().Unix(); s < 5 || s > 6 {
+					t.Errorf("gave up at %d s; the wait for the server is 5 s", s)
+				}
+			}},
+		{name: "NavigateTo past its timeout is cancelled, TIMEOUT", xml: `<NavigateTo goal="lab" timeout="4s" error_code="{code}" elapsed="{t}"/>`,
+			want: runtime.Failure, max: 10 * time.Second,
+			check: func(t *testing.T, w *world, r *rig) {
+				wantEntry(t, r, "code", ros.CodeTimeout)
+				if el := r.get("t").(float64); el < 4 || el > 4.2 {
+					t.Errorf("timed out after %v s, want 4 s", el)
+				}
+				r.idleUntil(time.Second, func() bool { return w.hasEvent("move_base goal cancelled") })
+				if !w.hasEvent("robot1: move_base goal cancelled") {
+					t.Errorf("the server did not see the cancel: %q", w.eventList())
+				}
+			}},
+		{name: "NavigateTo a blocked room aborts", xml: `<NavigateTo goal="kitchen" error_code="{code}"/>`,
+			setup: worldSetup{before: func(w *sim.World) {
+				// Wall off the kitchen's door.
+				if err := w.PlaceObstacle("block", sim.Rect{MinX: 0, MinY: 0.7, MaxX: 5, MaxY: 1.6}); err != nil {
+					panic(err)
+				}
+			}},
+			want: runtime.Failure, max: 30 * time.Second,
+			check: func(t *testing.T, w *world, r *rig) { wantEntry(t, r, "code", ros.CodeAborted) }},
+		{name: "FollowWaypoints through two places", want: runtime.Success,
+			xml: `<FollowWaypoints waypoints="reception;-5,0,0" current_waypoint="{at}" waypoint_index="{i}"/>`,
+			check: func(t *testing.T, w *world, r *rig) {
+				pose, _, _, _ := w.robot("robot1")
+				if !near(pose, Pose{X: -5}, 0.15) {
+					t.Errorf("robot at %v", pose)
+				}
+				wantEntry(t, r, "at", "-5,0,0")
+				wantEntry(t, r, "i", 1)
+				if !w.hasEvent("move_base goal succeeded") {
+					t.Error("no goal succeeded")
+				}
+			}},
+		{name: "FollowWaypoints stops at an unreachable waypoint", want: runtime.Failure,
+			xml: `<FollowWaypoints waypoints="-5,0,0;0,1.2,0;kitchen" waypoint_index="{i}" error_code="{code}"/>`,
+			check: func(t *testing.T, w *world, r *rig) {
+				wantEntry(t, r, "i", 1)
+				wantEntry(t, r, "code", ros.CodeAborted)
+			}},
+	})
+}
+
+// TestHaltOnSim: halting a running skill cancels its goal on the server
+// and the robot gets a zero velocity in the halting tick's flush; it then
+// comes to rest at its deceleration limit.
+func TestHaltOnSim(t *testing.T) {
+	cases := []struct {
+		name   string
+		xml    string
+		ticks  int    // ticks before the halt
+		cancel string // the server's event for the cancel, if a goal runs
+		at     sim.Pose
+	}{
+		{name: "NavigateTo", xml: `<NavigateTo goal="kitchen"/>`, ticks: 80, cancel: "robot1: move_base goal cancelled"},
+		{name: "FollowWaypoints", xml: `<FollowWaypoints waypoints="kitchen;lab"/>`, ticks: 80, cancel: "robot1: move_base goal cancelled"},
+		{name: "Spin", xml: `<Spin angle="6"/>`, ticks: 30},
+		{name: "DriveDistance", xml: `<DriveDistance distance="3" speed="0.4"/>`, ticks: 30},
+		{name: "BackUp", xml: `<BackUp distance="1" speed="0.2"/>`, ticks: 30, at: sim.Pose{X: -5}},
+		{name: "Dock", xml: `<Dock dock="dock_lab"/>`, ticks: 80, cancel: "robot1: dock goal cancelled"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := startWorld(t, worldSetup{robots: []sim.RobotConf{{Name: "robot1", Spawn: tc.at}}})
+			r := newRig(t, w, "robot1", tc.xml, Deps{})
+			for i := 0; i < tc.ticks; i++ {
+				if st := r.tick(); st != runtime.Running {
+					t.Fatalf("tick %d: %v", i+1, st)
+				}
+			}
+			_, twist, _, _ := w.robot("robot1")
+			if twist == (sim.Twist{}) {
+				t.Fatalf("the robot is not moving after %d ticks", tc.ticks)
+			}
+			haltAt := r.commandCount()
+			r.halt()
+			// One period later the zero velocity has reached the base.
+			r.idle()
+			// The halting tick's flush sent a zero velocity (after whatever
+			// that tick had commanded), and nothing else came since.
+			var cmds []timedTwist
+			zeroLast := func() bool {
+				cmds = r.commandsSince(haltAt)
+				return len(cmds) > 0 && cmds[len(cmds)-1].Twist == (geometry_msgs.Twist{})
+			}
+			if !eventually(5*time.Second, zeroLast) {
+				t.Fatalf("commands since the halt: %+v; want a zero velocity last", cmds)
+			}
+			sinceHalt := len(cmds)
+			// The base decelerates at its limits (1 m/s², 3 rad/s²).
+			stopped := r.idleUntil(time.Second, func() bool {
+				_, tw, _, _ := w.robot("robot1")
+				return tw == (sim.Twist{})
+			})
+			if !stopped {
+				_, tw, _, _ := w.robot("robot1")
+				t.Errorf("still moving %+v a second after the halt; commands %+v; events %q", tw, r.commandsSince(haltAt), w.eventList())
+			}
+			if tc.cancel != "" && !eventually(5*time.Second, func() bool { return w.hasEvent(tc.cancel) }) {
+				t.Errorf("no %q: %q", tc.cancel, w.eventList())
+			}
+			if cmds := r.commandsSince(haltAt); len(cmds) != sinceHalt {
+				t.Errorf("commands after the halt's zero velocity: %+v", cmds[sinceHalt:])
+			}
+		})
+	}
+}
