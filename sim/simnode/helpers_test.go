@@ -144,3 +144,10 @@ func ctxTimeout(t testing.TB, d time.Duration) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// clear forgets the events so far.
+func (l *eventLog) clear() {
+	l.mu.Lock()
+	l.lines = nil
+	l.mu.Unlock()
+}

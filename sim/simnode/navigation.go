@@ -208,12 +208,10 @@ func (f *face) accept(kind missionKind, goal any) bool {
 	}
 	m := &mission{kind: kind, done: make(chan struct{})}
 	f.pending[goal] = m
-	if d := f.drive; d != nil {
-		if d.kind == kind {
-			f.end(d, errors.New("preempted by a newer goal"))
-		} else {
-			f.end(d, fmt.Errorf("preempted by a %s goal", serverNames[kind]))
-		}
+	// A goal on the same server is preempted by the server itself, which
+	// cancels it as this goal is accepted; one on another server ends here.
+	if d := f.drive; d != nil && d.kind != kind {
+		f.end(d, fmt.Errorf("preempted by a %s goal", serverNames[kind]))
 	}
 	f.drive = m
 	var err error
@@ -332,6 +330,8 @@ func (f *face) end(m *mission, err error) {
 	switch {
 	case err == nil:
 		f.n.event("%s: %s goal succeeded", f.r.Name(), what)
+	case err == errSuperseded:
+		f.n.event("%s: %s goal preempted by a newer goal", f.r.Name(), what)
 	case errors.Is(err, context.Canceled):
 		f.n.event("%s: %s goal cancelled; stopping", f.r.Name(), what)
 	default:
@@ -339,13 +339,18 @@ func (f *face) end(m *mission, err error) {
 	}
 }
 
-// halt stops the robot and ends the mission driving it; under n.mu.
+// errSuperseded ends a goal cancelled after a newer one took over the base.
+var errSuperseded = errors.New("preempted by a newer goal")
+
+// halt stops the robot if m drives it and ends m; under n.mu.
 func (f *face) halt(m *mission, err error) {
-	if f.drive == m {
-		f.nav.Cancel()
-		f.final.Cancel()
-		f.command(sim.Twist{})
+	if f.drive != m {
+		f.end(m, errSuperseded)
+		return
 	}
+	f.nav.Cancel()
+	f.final.Cancel()
+	f.command(sim.Twist{})
 	f.end(m, err)
 }
 

@@ -1,0 +1,184 @@
+package simnode
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+
+	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/ros/rostest"
+	"github.com/btrobot/btrobot/sim"
+)
+
+// moveBaseGoal returns a move_base goal at (x, y, yaw) in frame.
+func moveBaseGoal(frame string, x, y, yaw float64) *ros.MoveBaseActionGoal {
+	g := &ros.MoveBaseActionGoal{}
+	g.TargetPose.Header.FrameId = frame
+	g.TargetPose.Pose.Position = geometry_msgs.Point{X: x, Y: y}
+	g.TargetPose.Pose.Orientation = quaternion(yaw)
+	return g
+}
+
+// actionClient returns a goroslib action client of server, connected.
+func actionClient(t testing.TB, c *ros.Conn, server string) *ros.ActionClient {
+	t.Helper()
+	ac, err := ros.NewActionClient(ros.ActionClientConf{Conn: c, Name: server, Action: ros.MoveBaseAction{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ac.WaitForServer(ctxTimeout(t, 20*time.Second), c.Clock(), 0); err != nil {
+		t.Fatal(err)
+	}
+	return ac
+}
+
+// TestMoveBaseOutcomes: goals that move_base reaches, and goals it aborts
+// at once or on the way, driven by goroslib's action client.
+func TestMoveBaseOutcomes(t *testing.T) {
+	uri := rostest.StartMaster(t)
+	n, log := startSim(t, uri, simSetup{conf: Conf{Navigation: sim.NavigatorConf{StallTimeout: 3 * time.Second}}})
+	c := connect(t, uri, "client")
+	ac := actionClient(t, c, "/robot1/move_base")
+	spawn := robotState(n, "robot1", (*sim.Robot).Pose)
+	cases := []struct {
+		name   string
+		goal   *ros.MoveBaseActionGoal
+		before func() // a fault set before the goal
+		want   ros.GoalState
+		event  string // an event the node must announce
+		at     *sim.Pose
+	}{
+		{name: "waypoint in the map frame", goal: moveBaseGoal("map", 2.5, 3.5, 0), want: ros.GoalSucceeded,
+			event: "robot1: move_base goal succeeded", at: &sim.Pose{X: 2.5, Y: 3.5}},
+		{name: "goal relative to the robot", goal: moveBaseGoal("robot1/base_link", 1, 0, math.Pi), want: ros.GoalSucceeded,
+			event: "robot1: move_base goal succeeded"},
+		{name: "goal in the odom frame", goal: moveBaseGoal("robot1/odom", 1, 0, 0), want: ros.GoalSucceeded,
+			event: "robot1: move_base goal succeeded", at: &sim.Pose{X: spawn.X + 1, Y: spawn.Y}},
+		{name: "goal inside a wall", goal: moveBaseGoal("map", 0, 1.2, 0), want: ros.GoalAborted,
+			event: "robot1: move_base goal aborted: no path: goal (0.00, 1.20, 0.00) is 0.00 m from an obstacle"},
+		{name: "goal off the map", goal: moveBaseGoal("map", 50, 50, 0), want: ros.GoalAborted, event: "off the map"},
+		{name: "unknown frame", goal: moveBaseGoal("world", 1, 1, 0), want: ros.GoalAborted,
+			event: `goal frame "world": want map, robot1/odom or robot1/base_link`},
+		{name: "zero quaternion", goal: &ros.MoveBaseActionGoal{}, want: ros.GoalAborted, event: "not a rotation"},
+		{name: "no progress: commands do not reach the base", goal: moveBaseGoal("map", -2, 0, 0),
+			before: func() {
+				n.Do(func(w *sim.World) error {
+					r, _ := w.Robot("robot1")
+					return r.SetTopicFault(sim.TopicCmdVel, sim.TopicFault{Frozen: true})
+				})
+			},
+			want: ros.GoalAborted, event: "no progress"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.before != nil {
+				tc.before()
+				defer n.Do(func(w *sim.World) error {
+					r, _ := w.Robot("robot1")
+					return r.SetTopicFault(sim.TopicCmdVel, sim.TopicFault{})
+				})
+			}
+			var feedbacks atomic.Int32
+			var lastFrame atomic.Value
+			out, err := ac.Run(ctxTimeout(t, 60*time.Second), tc.goal, ros.GoalConf{OnFeedback: func(fb any) {
+				feedbacks.Add(1)
+				lastFrame.Store(fb.(*ros.MoveBaseActionFeedback).BasePosition.Header.FrameId)
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.State != tc.want {
+				t.Fatalf("goal ended %v, want %v", out.State, tc.want)
+			}
+			log.wait(t, tc.event, 5*time.Second)
+			log.clear()
+			if tc.want == ros.GoalSucceeded {
+				if feedbacks.Load() == 0 || lastFrame.Load() != "map" {
+					t.Errorf("%d feedbacks, last in frame %v; want feedback with the robot's pose in map", feedbacks.Load(), lastFrame.Load())
+				}
+			}
+			if tc.at != nil {
+				if p := robotState(n, "robot1", (*sim.Robot).Pose); p.DistanceTo(*tc.at) > 0.1 {
+					t.Errorf("robot at %v, want within 0.1 m (the goal tolerance) of %v", p, *tc.at)
+				}
+			}
+		})
+	}
+}
+
+// TestMoveBasePreemption: cancelling a goal stops the robot at once; a new
+// goal preempts the running one.
+func TestMoveBasePreemption(t *testing.T) {
+	uri := rostest.StartMaster(t)
+	n, log := startSim(t, uri, simSetup{conf: Conf{Speed: 4}})
+	c := connect(t, uri, "client")
+	ac := actionClient(t, c, "/robot1/move_base")
+
+	t.Run("cancel stops the robot", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		moving := make(chan struct{})
+		var once atomic.Bool
+		go func() {
+			eventually(t, 20*time.Second, "robot moving", func() bool {
+				return robotState(n, "robot1", (*sim.Robot).Twist).Linear > 0.3
+			})
+			if once.CompareAndSwap(false, true) {
+				close(moving)
+			}
+		}()
+		done := make(chan error, 1)
+		go func() {
+			_, err := ac.Run(ctx, moveBaseGoal("map", 6.5, -3.5, 0), ros.GoalConf{})
+			done <- err
+		}()
+		select {
+		case <-moving:
+		case err := <-done:
+			t.Fatalf("goal ended before the robot got going: %v", err)
+		}
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run: %v", err)
+		}
+		log.wait(t, "robot1: move_base goal cancelled; stopping", 5*time.Second)
+		cancelledAt := n.Now()
+		eventually(t, 5*time.Second, "robot stopped", func() bool {
+			return robotState(n, "robot1", (*sim.Robot).Twist) == sim.Twist{}
+		})
+		// 0.4 m/s braked at 1 m/s² stops in 0.4 s; allow for the cancel's
+		// trip and the polling.
+		if d := n.Now() - cancelledAt; d > 700*time.Millisecond {
+			t.Errorf("the robot took %v of simulated time to stop after the cancel", d)
+		}
+		log.clear()
+	})
+
+	t.Run("a newer goal preempts", func(t *testing.T) {
+		first := make(chan ros.GoalOutcome, 1)
+		accepted := make(chan struct{})
+		go func() {
+			out, err := ac.Run(ctxTimeout(t, 60*time.Second), moveBaseGoal("map", 6.5, -3.5, 0), ros.GoalConf{AckTimeout: 10 * time.Second, OnAccepted: func() { close(accepted) }})
+			if err != nil {
+				t.Error(err)
+			}
+			first <- out
+		}()
+		<-accepted
+		out, err := ac.Run(ctxTimeout(t, 60*time.Second), moveBaseGoal("map", -7.5, 3.5, math.Pi/2), ros.GoalConf{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := <-first; f.State != ros.GoalPreempted {
+			t.Errorf("first goal ended %v, want PREEMPTED", f.State)
+		}
+		if out.State != ros.GoalSucceeded {
+			t.Errorf("second goal ended %v, want SUCCEEDED", out.State)
+		}
+	})
+}

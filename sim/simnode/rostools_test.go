@@ -1,0 +1,97 @@
+package simnode
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/btrobot/btrobot/ros/rostest"
+	"github.com/btrobot/btrobot/sim"
+)
+
+// TestMoveBaseWithRospyClient: move_base's semantics as actionlib's
+// SimpleActionClient in Python sees them, against both masters: a goal that
+// succeeds, one that aborts because no path leads there, and one cancelled
+// on the way, after which the robot stops.
+func TestMoveBaseWithRospyClient(t *testing.T) {
+	rostest.Require(t, "rospy", "actionlib", "move_base_msgs")
+	for _, m := range rostest.Masters() {
+		t.Run(m.Name, func(t *testing.T) {
+			uri := m.Start(t)
+			n, _ := startSim(t, uri, simSetup{conf: Conf{Speed: 10}})
+			for _, tc := range []struct {
+				name, mode string
+				x, y, yaw  float64
+				state      string
+			}{
+				{"reaches the goal", "wait", -5, 0, 0, "SUCCEEDED"},
+				{"no path into a wall", "wait", 0, 1.2, 0, "ABORTED"},
+				{"cancelled on the way", "cancel", 6.5, -3.5, 0, "PREEMPTED"},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					client := rostest.Python(t, uri, "testdata/move_base_client.py", "/robot1/move_base", tc.mode,
+						fmt.Sprint(tc.x), fmt.Sprint(tc.y), fmt.Sprint(tc.yaw))
+					client.WaitLine(t, "ready", 30*time.Second)
+					if tc.state != "ABORTED" {
+						client.WaitLine(t, "feedback map", 30*time.Second)
+					}
+					client.WaitLine(t, "state "+tc.state, 60*time.Second)
+					switch tc.state {
+					case "SUCCEEDED":
+						if p := robotState(n, "robot1", (*sim.Robot).Pose); p.DistanceTo(sim.Pose{X: tc.x, Y: tc.y}) > 0.1 {
+							t.Errorf("robot at %v after success, want within 0.1 m of (%v, %v)", p, tc.x, tc.y)
+						}
+					case "PREEMPTED":
+						at := n.Now()
+						eventually(t, 5*time.Second, "robot stopped", func() bool {
+							return robotState(n, "robot1", (*sim.Robot).Twist) == sim.Twist{}
+						})
+						if d := n.Now() - at; d > 1500*time.Millisecond {
+							t.Errorf("the robot still moved %v of simulated time after the client saw PREEMPTED", d)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestRostopicPubMovesTheRobot: a single robot served without namespace,
+// driven by "rostopic pub /cmd_vel" and watched with "rostopic echo -n 1
+// /odom", as a user would try it first.
+func TestRostopicPubMovesTheRobot(t *testing.T) {
+	rostest.Require(t, "rostopic")
+	uri := rostest.StartMaster(t)
+	n, _ := startSim(t, uri, simSetup{conf: Conf{Speed: 2, RootNamespace: true}})
+	rostest.Start(t, uri, "rostopic", "pub", "-r", "10", "/cmd_vel", "geometry_msgs/Twist", "{linear: {x: 0.3}, angular: {z: 0.1}}")
+	eventually(t, 20*time.Second, "robot driving at 0.3 m/s", func() bool {
+		return robotState(n, "robot1", (*sim.Robot).Twist).Linear > 0.29
+	})
+	out := rostest.Run(t, uri, 20*time.Second, "rostopic", "echo", "-n", "1", "/odom")
+	num := func(re string) float64 {
+		t.Helper()
+		m := regexp.MustCompile(re).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no %s in:\n%s", re, out)
+		}
+		v, err := strconv.ParseFloat(m[1], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if f := regexp.MustCompile(`frame_id: "odom"`); !f.MatchString(out) {
+		t.Errorf("odom not in frame odom:\n%s", out)
+	}
+	if x := num(`(?s)pose:\s+pose:\s+position:\s+x: (\S+)`); x < 0.05 {
+		t.Errorf("odom x = %v: the robot has not moved", x)
+	}
+	if v := num(`(?s)twist:\s+twist:\s+linear:\s+x: (\S+)`); v < 0.29 || v > 0.31 {
+		t.Errorf("odom twist linear.x = %v, want 0.3", v)
+	}
+	if w := num(`(?s)angular:\s+x: \S+\s+y: \S+\s+z: (\S+)\s+covariance`); w < 0.09 || w > 0.11 {
+		t.Errorf("odom twist angular.z = %v, want 0.1", w)
+	}
+}
