@@ -1,0 +1,329 @@
+package simnode
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+
+	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/ros/rostest"
+	"github.com/btrobot/btrobot/sim"
+)
+
+// TestClockFollowsSpeed: /clock advances Speed simulated seconds per wall
+// second, as a subscriber measures it; Speed 0 runs as fast as it can.
+func TestClockFollowsSpeed(t *testing.T) {
+	for _, speed := range []float64{1, 4, 16, 0} {
+		t.Run(fmt.Sprintf("speed %v", speed), func(t *testing.T) {
+			uri := rostest.StartMaster(t)
+			startSim(t, uri, simSetup{conf: Conf{Speed: speed}})
+			// The listener is on simulated time: its clock follows /clock.
+			c := connect(t, uri, "listener")
+			clock := c.SimClock()
+			if clock == nil {
+				t.Fatal("the listener is not on simulated time: the simulator did not set /use_sim_time")
+			}
+			select {
+			case <-clock.Started():
+			case <-time.After(10 * time.Second):
+				t.Fatal("no /clock")
+			}
+			type sample struct {
+				wall time.Time
+				sim  time.Duration
+			}
+			var samples []sample
+			for end := time.Now().Add(1500 * time.Millisecond); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+				samples = append(samples, sample{time.Now(), clock.Now().Sub(time.Unix(0, 0))})
+			}
+			// Skip the first 200 ms: connections are still settling.
+			first := 0
+			for first < len(samples) && samples[first].wall.Sub(samples[0].wall) < 200*time.Millisecond {
+				first++
+			}
+			a, b := samples[first], samples[len(samples)-1]
+			got := (b.sim - a.sim).Seconds() / b.wall.Sub(a.wall).Seconds()
+			t.Logf("speed %v: %.2f simulated seconds per second over %v", speed, got, b.wall.Sub(a.wall).Round(time.Millisecond))
+			if speed == 0 {
+				if got < 20 {
+					t.Errorf("flat out at %.1f times real time; want well over 20", got)
+				}
+				return
+			}
+			if math.Abs(got/speed-1) > 0.1 {
+				t.Errorf("/clock ran at %.2f times real time, want %v ± 10%%", got, speed)
+			}
+		})
+	}
+}
+
+// commandSequence is a fixed sequence of velocity commands, one per 100 ms.
+func commandSequence(n int) []sim.Twist {
+	cmds := make([]sim.Twist, n)
+	for k := range cmds {
+		cmds[k] = sim.Twist{Linear: 0.3 + 0.2*math.Sin(float64(k)/7), Angular: 0.8 * math.Sin(float64(k)/5)}
+	}
+	return cmds
+}
+
+// noisyRobot has odometry noise and wheel slip, so that its trajectory
+// depends on the seed.
+var noisyRobot = sim.RobotConf{Name: "robot1", OdomNoise: 0.02, WheelSlip: 0.05}
+
+// coreRun drives the commands through the core, without ROS: the reference.
+func coreRun(t *testing.T, seed uint64, cmds []sim.Twist, period time.Duration) (sim.Pose, sim.Odometry, []sim.Pose) {
+	w, err := sim.LoadWorld(officeWorld, sim.WorldConf{Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := noisyRobot
+	sp, _ := w.Places().Spawn("robot1")
+	rc.Spawn = sp.Pose
+	r, err := w.AddRobot(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cmds {
+		r.SetCmdVel(c)
+		w.Step(period)
+	}
+	return r.Pose(), r.Odometry(), r.Trail()
+}
+
+// lockstepRun drives the commands over ROS from a lockstep peer: the
+// simulator runs as fast as it can, and each command acts at the step it
+// was sent at.
+func lockstepRun(t *testing.T, seed uint64, cmds []sim.Twist, period time.Duration, load bool) (sim.Pose, sim.Odometry, []sim.Pose) {
+	uri := rostest.StartMaster(t)
+	until := time.Duration(len(cmds)) * period
+	n, _ := startSim(t, uri, simSetup{seed: seed, robots: []sim.RobotConf{noisyRobot}, conf: Conf{Peers: 1, Until: until}})
+	if load {
+		// Keep both cores busy with something else the whole run.
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				x := 0.0
+				for ctx.Err() == nil {
+					for k := range 10000 {
+						x += math.Sqrt(float64(k))
+					}
+				}
+				_ = x
+			}()
+		}
+		defer func() { cancel(); wg.Wait() }()
+	}
+	c := connect(t, uri, "driver")
+	clock := c.SimClock()
+	if clock == nil {
+		t.Fatal("the driver is not on simulated time: the simulator did not set /use_sim_time")
+	}
+	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: c, Topic: "/robot1/cmd_vel", Msg: &geometry_msgs.Twist{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitSubscribers(ctxTimeout(t, 10*time.Second), "/robot1/cmd_vel", 1); err != nil {
+		t.Fatal(err)
+	}
+	peer, err := ros.NewLockstepPeer(c, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, cmd := range cmds {
+		at := time.Unix(0, 0).Add(time.Duration(k) * period)
+		ch, stop := clock.Timer(at)
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("simulated time did not reach %v (it is at %v)", at.Sub(time.Unix(0, 0)), clock.Now().Sub(time.Unix(0, 0)))
+		}
+		stop()
+		if err := pub.Publish(&geometry_msgs.Twist{Linear: geometry_msgs.Vector3{X: cmd.Linear}, Angular: geometry_msgs.Vector3{Z: cmd.Angular}}); err != nil {
+			t.Fatal(err)
+		}
+		peer.CountSent(1)
+		if err := peer.Ready(at.Add(period)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-n.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the simulation did not reach %v (at %v)", until, n.Now())
+	}
+	if err := peer.Leave(ctxTimeout(t, 5*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	var pose sim.Pose
+	var odom sim.Odometry
+	var trail []sim.Pose
+	n.Do(func(w *sim.World) error {
+		r, _ := w.Robot("robot1")
+		pose, odom, trail = r.Pose(), r.Odometry(), r.Trail()
+		if w.Now() != until {
+			t.Errorf("the simulation stopped at %v, want %v", w.Now(), until)
+		}
+		return nil
+	})
+	return pose, odom, trail
+}
+
+// TestLockstepRepeatsTheCoreExactly: a fixed command sequence sent over ROS
+// by a lockstep peer gives the trajectory the core gives for the same
+// commands and seed, bit for bit, on an idle machine and on a loaded one;
+// another seed gives another trajectory.
+func TestLockstepRepeatsTheCoreExactly(t *testing.T) {
+	const period = 100 * time.Millisecond
+	cmds := commandSequence(60)
+	wantPose, wantOdom, wantTrail := coreRun(t, 7, cmds, period)
+	for _, tc := range []struct {
+		name string
+		load bool
+	}{{"idle machine", false}, {"loaded machine", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			pose, odom, trail := lockstepRun(t, 7, cmds, period, tc.load)
+			if pose != wantPose || odom != wantOdom {
+				t.Errorf("over ROS: pose %v odometry %+v\nthe core:  pose %v odometry %+v", pose, odom, wantPose, wantOdom)
+			}
+			if fmt.Sprint(trail) != fmt.Sprint(wantTrail) {
+				t.Errorf("trails differ: %d points over ROS, %d from the core", len(trail), len(wantTrail))
+			}
+		})
+	}
+	if other, _, _ := coreRun(t, 8, cmds, period); other == wantPose {
+		t.Errorf("seeds 7 and 8 give the same pose %v: the test does not exercise the seed", other)
+	}
+}
+
+// TestLockstepMoveBaseRepeats: a move_base goal sent at time zero by a
+// lockstep peer gives the trajectory the core's Navigator gives, twice.
+func TestLockstepMoveBaseRepeats(t *testing.T) {
+	const until = 45 * time.Second
+	goal := sim.Pose{X: 2.5, Y: 3.5}
+	// The reference: the loop the node runs, on the core alone.
+	w, err := sim.LoadWorld(officeWorld, sim.WorldConf{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := noisyRobot
+	sp, _ := w.Places().Spawn("robot1")
+	rc.Spawn = sp.Pose
+	r, err := w.AddRobot(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nav, err := sim.NewNavigator(sim.NavigatorConf{Map: w, RobotRadius: r.Conf().Radius})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nav.SetGoal(goal); err != nil {
+		t.Fatal(err)
+	}
+	for w.Now() < until {
+		cmd, _ := nav.Update(w.Now(), r.Pose())
+		r.SetCmdVel(cmd)
+		w.Step(100 * time.Millisecond)
+	}
+	want := fmt.Sprint(r.Trail())
+	if nav.Status().State != sim.NavSucceeded {
+		t.Fatalf("reference run: %v", nav.Status())
+	}
+
+	for run := range 2 {
+		t.Run(fmt.Sprint("run ", run+1), func(t *testing.T) {
+			uri := rostest.StartMaster(t)
+			n, log := startSim(t, uri, simSetup{seed: 3, robots: []sim.RobotConf{noisyRobot}, conf: Conf{Peers: 1, Until: until}})
+			c := connect(t, uri, "driver")
+			ac := actionClient(t, c, "/robot1/move_base")
+			peer, err := ros.NewLockstepPeer(c, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			accepted := make(chan struct{})
+			result := make(chan ros.GoalOutcome, 1)
+			go func() {
+				out, err := ac.Run(context.Background(), moveBaseGoal("map", goal.X, goal.Y, goal.Yaw), ros.GoalConf{
+					AckTimeout: 10 * time.Second, OnAccepted: func() { close(accepted) }})
+				if err != nil {
+					t.Error(err)
+				}
+				result <- out
+			}()
+			<-accepted
+			if n.Now() != 0 {
+				t.Fatalf("time moved to %v before the peer let it", n.Now())
+			}
+			if err := peer.Ready(time.Unix(0, 0).Add(until)); err != nil {
+				t.Fatal(err)
+			}
+			if out := <-result; out.State != ros.GoalSucceeded {
+				t.Fatalf("goal ended %v", out.State)
+			}
+			<-n.Done()
+			log.wait(t, "lockstep: peer /driver joined at 0s", time.Second)
+			got := fmt.Sprint(robotState(n, "robot1", (*sim.Robot).Trail))
+			if got != want {
+				t.Errorf("the trajectory over ROS differs from the core's")
+			}
+		})
+	}
+}
+
+// TestLockstepWaitsForPeers: time holds until the awaited peers join, holds
+// at a peer's stamp, and moves on when a peer leaves or dies.
+func TestLockstepWaitsForPeers(t *testing.T) {
+	uri := rostest.StartMaster(t)
+	n, log := startSim(t, uri, simSetup{conf: Conf{Peers: 2, PeerTimeout: 300 * time.Millisecond}})
+	time.Sleep(300 * time.Millisecond)
+	if now := n.Now(); now != 0 {
+		t.Fatalf("time moved to %v with no peer", now)
+	}
+	a := connect(t, uri, "peer_a")
+	pa, err := ros.NewLockstepPeer(a, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pa.Ready(time.Unix(1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	log.wait(t, "lockstep: peer /peer_a joined", 5*time.Second)
+	time.Sleep(200 * time.Millisecond)
+	if now := n.Now(); now != 0 {
+		t.Fatalf("time moved to %v with one of two peers", now)
+	}
+	b, err := ros.Connect(ros.Conf{MasterURI: uri, Host: "127.0.0.1", Name: "peer_b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := ros.NewLockstepPeer(b, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pb.Ready(time.Unix(2, 0)); err != nil {
+		t.Fatal(err)
+	}
+	// Both joined: time runs to peer_a's stamp and holds there.
+	eventually(t, 5*time.Second, "time at 1 s", func() bool { return n.Now() == time.Second })
+	time.Sleep(200 * time.Millisecond)
+	if now := n.Now(); now != time.Second {
+		t.Fatalf("time at %v, want held at peer_a's 1 s", now)
+	}
+	if err := pa.Leave(ctxTimeout(t, 5*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	log.wait(t, "lockstep: peer /peer_a left at 1s", 5*time.Second)
+	eventually(t, 5*time.Second, "time at 2 s", func() bool { return n.Now() == 2*time.Second })
+	// peer_b dies without leaving: after PeerTimeout the node asks the
+	// master, finds it gone, and runs on.
+	b.Close()
+	log.wait(t, "lockstep: peer /peer_b is gone", 10*time.Second)
+	eventually(t, 5*time.Second, "time past 2 s", func() bool { return n.Now() > 3*time.Second })
+}
