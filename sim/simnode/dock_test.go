@@ -1,0 +1,125 @@
+package simnode
+
+import (
+	"testing"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+
+	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/ros/rostest"
+	"github.com/btrobot/btrobot/sim"
+)
+
+// dockGoal names the dock in target_pose.header.frame_id ("" for the
+// nearest).
+func dockGoal(name string) *ros.MoveBaseActionGoal {
+	g := &ros.MoveBaseActionGoal{}
+	g.TargetPose.Header.FrameId = name
+	return g
+}
+
+// TestDockingOverROS: the dock and undock action servers, step by step
+// from the corridor: dock, dock again, undock, undock again, and the goals
+// they refuse.
+func TestDockingOverROS(t *testing.T) {
+	uri := rostest.StartMaster(t)
+	n, log := startSim(t, uri, simSetup{})
+	c := connect(t, uri, "client")
+	dock := actionClient(t, c, "/robot1/dock")
+	undock := actionClient(t, c, "/robot1/undock")
+	docked, err := ros.Subscribe[std_msgs.Bool](c, "/robot1/docked", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	battery, err := ros.Subscribe[sensor_msgs.BatteryState](c, "/robot1/battery_state", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Half full, so that docking shows as charging rather than full.
+	n.Do(func(w *sim.World) error {
+		r, _ := w.Robot("robot1")
+		return r.SetBatteryLevel(0.5)
+	})
+	isDocked := func(want bool) {
+		t.Helper()
+		eventually(t, 10*time.Second, "docked topic", func() bool {
+			m, _, _ := docked.Newest()
+			return m != nil && m.(*std_msgs.Bool).Data == want
+		})
+	}
+	for _, tc := range []struct {
+		name   string
+		client *ros.ActionClient
+		goal   string
+		want   ros.GoalState
+		event  string
+		docked bool
+	}{
+		{"dock at a named dock", dock, "dock_west", ros.GoalSucceeded, "robot1: dock goal succeeded", true},
+		{"dock where docked", dock, "dock_west", ros.GoalSucceeded, "robot1: dock goal succeeded", true},
+		{"dock elsewhere while docked", dock, "dock_lab", ros.GoalAborted,
+			`robot1: dock goal aborted: dock "dock_lab": robot robot1 is docked at "dock_west"; undock first`, true},
+		{"undock", undock, "", ros.GoalSucceeded, "robot1: undock goal succeeded", false},
+		{"undock when undocked", undock, "", ros.GoalAborted, "robot1: undock goal aborted: undock: robot robot1 is not docked (it is undocked)", false},
+		{"no such dock", dock, "dock_nowhere", ros.GoalAborted,
+			`robot1: dock goal aborted: dock "dock_nowhere": no such dock (target_pose.header.frame_id names the dock; the world has dock_west, dock_lab)`, false},
+		{"dock at the nearest dock", dock, "", ros.GoalSucceeded, "robot1: dock goal succeeded", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := tc.client.Run(ctxTimeout(t, 60*time.Second), dockGoal(tc.goal), ros.GoalConf{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.State != tc.want {
+				t.Fatalf("goal ended %v, want %v", out.State, tc.want)
+			}
+			log.wait(t, tc.event, 5*time.Second)
+			log.clear()
+			isDocked(tc.docked)
+			state := robotState(n, "robot1", func(r *sim.Robot) sim.DockState { s, _ := r.DockState(); return s })
+			if (state == sim.Docked) != tc.docked {
+				t.Errorf("dock state %v", state)
+			}
+		})
+	}
+	eventually(t, 10*time.Second, "charging on the dock", func() bool {
+		m, _, _ := battery.Newest()
+		return m != nil && m.(*sensor_msgs.BatteryState).PowerSupplyStatus == uint8(sim.StatusCharging)
+	})
+	eventually(t, 20*time.Second, "charged on the dock", func() bool {
+		m, _, _ := battery.Newest()
+		return m != nil && m.(*sensor_msgs.BatteryState).PowerSupplyStatus == uint8(sim.StatusFull)
+	})
+	if p := robotState(n, "robot1", (*sim.Robot).Collisions); p != 0 {
+		t.Errorf("%d collisions while docking", p)
+	}
+}
+
+// TestDockingPreempted: cancelling a dock goal stops the robot; a
+// move_base goal takes the base from a running dock goal, which aborts.
+func TestDockingPreempted(t *testing.T) {
+	uri := rostest.StartMaster(t)
+	n, log := startSim(t, uri, simSetup{conf: Conf{Speed: 4}})
+	c := connect(t, uri, "client")
+	dock := actionClient(t, c, "/robot1/dock")
+	moveBase := actionClient(t, c, "/robot1/move_base")
+	result := make(chan ros.GoalOutcome, 1)
+	go func() {
+		out, err := dock.Run(ctxTimeout(t, 60*time.Second), dockGoal("dock_lab"), ros.GoalConf{})
+		if err != nil {
+			t.Error(err)
+		}
+		result <- out
+	}()
+	eventually(t, 20*time.Second, "robot on its way", func() bool { return robotState(n, "robot1", (*sim.Robot).Twist).Linear > 0.3 })
+	out, err := moveBase.Run(ctxTimeout(t, 60*time.Second), moveBaseGoal("map", -5, 0, 0), ros.GoalConf{})
+	if err != nil || out.State != ros.GoalSucceeded {
+		t.Fatalf("move_base goal: %v %v", out.State, err)
+	}
+	if out := <-result; out.State != ros.GoalAborted {
+		t.Errorf("dock goal ended %v, want ABORTED", out.State)
+	}
+	log.wait(t, "robot1: dock goal aborted: preempted by a move_base goal", 5*time.Second)
+}
