@@ -3,6 +3,7 @@ package skills
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -106,6 +107,26 @@ func startWorld(t testing.TB, s worldSetup) *world {
 	return wd
 }
 
+// simProfile is robots/sim.yaml with the simulator's docked topic as an
+// input, so that IsDocked answers in the tick after docking rather than
+// with the next battery message.
+func simProfile(t testing.TB) *ros.Profile {
+	t.Helper()
+	data, err := os.ReadFile("../robots/sim.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	if !strings.Contains(text, "topic: docked") {
+		text = strings.Replace(text, "\ninputs:\n", "\ninputs:\n  - {topic: docked, type: std_msgs/Bool, fields: {docked: data}, max_age: 5s}\n", 1)
+	}
+	p, err := ros.ParseProfile([]byte(text), "robots/sim.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func connectAs(t testing.TB, uri, ns, name string) *ros.Conn {
 	t.Helper()
 	c, err := ros.Connect(ros.Conf{MasterURI: uri, Host: "127.0.0.1", Namespace: ns, Name: name})
@@ -175,8 +196,11 @@ type rig struct {
 	period  time.Duration
 	next    time.Time
 	cmdSeq  uint64
-	status  runtime.Status
-	logs    []LogEntry
+	started bool // a Ready has been sent
+	// sensorsOff stops waiting for the sensors: a test that freezes them.
+	sensorsOff bool
+	status     runtime.Status
+	logs       []LogEntry
 
 	cmdMu sync.Mutex
 	cmds  []timedTwist // cmd_vel as the robot receives it
@@ -195,10 +219,8 @@ type timedTwist struct {
 // on the simulator, with the skills wired as btrobot run wires them.
 func newRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
 	t.Helper()
-	profile, err := ros.LoadProfile("../robots/sim.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	profile := simProfile(t)
+	var err error
 	r := &rig{t: t, w: w, name: name, profile: profile, period: profile.Period()}
 	r.conn = connectAs(t, w.uri, "/"+name, "btrobot")
 	if r.conn.SimClock() == nil {
@@ -208,8 +230,11 @@ func newRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
 	if deps.Places == nil {
 		deps.Places = placesOf(w.places)
 	}
-	sp, _ := w.places.Spawn(name)
-	deps.OdomOrigin = Pose(sp.Pose)
+	w.node.Do(func(sw *sim.World) error {
+		rb, _ := sw.Robot(name)
+		deps.OdomOrigin = Pose(rb.OdomOrigin())
+		return nil
+	})
 	if deps.Log == nil {
 		deps.Log = func(l LogEntry) { r.logs = append(r.logs, l) }
 	}
@@ -298,6 +323,9 @@ func (r *rig) wait() {
 	case <-ch:
 	case <-time.After(20 * time.Second):
 		r.t.Fatalf("%s: simulated time stuck at %v waiting for %v; events %q", r.name, r.now(), r.next, r.w.eventList())
+	}
+	if !r.started || r.sensorsOff {
+		return // the simulator waits for the first Ready before it steps
 	}
 	now := r.now()
 	patience := time.After(time.Second)
@@ -393,6 +421,7 @@ func (r *rig) flush(now time.Time, st runtime.Status) {
 	if err := r.peer.Ready(r.next); err != nil {
 		r.t.Fatal(err)
 	}
+	r.started = true
 }
 
 // run ticks until the root completes or max simulated time passes.

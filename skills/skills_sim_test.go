@@ -205,3 +205,149 @@ func TestHaltOnSim(t *testing.T) {
 		})
 	}
 }
+
+// TestMotionOnSim: the odometry loops against the simulated base.
+func TestMotionOnSim(t *testing.T) {
+	spawn := sim.Pose{X: -5} // the corridor, facing east
+	at := worldSetup{robots: []sim.RobotConf{{Name: "robot1", Spawn: spawn}}}
+	runSimCases(t, []simCase{
+		{name: "Spin half a turn", xml: `<Spin angle="3.1416" angle_remaining="{left}"/>`, setup: at, want: runtime.Success,
+			check: func(t *testing.T, w *world, r *rig) {
+				pose, _, _, _ := w.robot("robot1")
+				if math.Abs(math.Abs(pose.Yaw)-math.Pi) > 0.05 || !near(pose, Pose{X: -5}, 0.02) {
+					t.Errorf("robot at %v, want (-5, 0, π)", pose)
+				}
+			}},
+		{name: "DriveDistance 2 m", xml: `<DriveDistance distance="2" speed="0.4"/>`, setup: at, want: runtime.Success,
+			check: func(t *testing.T, w *world, r *rig) {
+				pose, _, _, _ := w.robot("robot1")
+				if !near(pose, Pose{X: -3}, 0.03) {
+					t.Errorf("robot at %v, want (-3, 0)", pose)
+				}
+			}},
+		{name: "BackUp 0.5 m", xml: `<BackUp distance="0.5"/>`, setup: at, want: runtime.Success,
+			check: func(t *testing.T, w *world, r *rig) {
+				pose, _, _, _ := w.robot("robot1")
+				if !near(pose, Pose{X: -5.5}, 0.03) {
+					t.Errorf("robot at %v, want (-5.5, 0)", pose)
+				}
+			}},
+		{name: "DriveDistance into a wall: the bumper fails it", xml: `<DriveDistance distance="3" speed="0.3"/>`,
+			setup: worldSetup{robots: []sim.RobotConf{{Name: "robot1", Spawn: sim.Pose{X: -5, Yaw: math.Pi / 2}}}},
+			want:  runtime.Failure, max: 20 * time.Second,
+			check: func(t *testing.T, w *world, r *rig) {
+				if v, _ := r.get("bumper_pressed").(bool); !v {
+					t.Error("failed without the bumper pressed")
+				}
+			}},
+		{name: "Spin with a stalled wheel runs out of time", xml: `<Spin angle="3" time_allowance="5s" elapsed="{t}"/>`,
+			setup: worldSetup{robots: at.robots, before: func(w *sim.World) {
+				r, _ := w.Robot("robot1")
+				r.StallWheel(sim.LeftWheel, true)
+				r.StallWheel(sim.RightWheel, true)
+			}},
+			want: runtime.Failure, max: 10 * time.Second,
+			check: func(t *testing.T, w *world, r *rig) {
+				if el := r.get("t").(float64); el < 5 || el > 5.2 {
+					t.Errorf("failed after %v s", el)
+				}
+			}},
+		{name: "Stop after a drive", xml: `<Sequence><DriveDistance distance="0.3"/><Stop/></Sequence>`, setup: at, want: runtime.Success},
+	})
+}
+
+// TestDockingOnSim: Dock, Undock, WaitForCharge, IsDocked and BatteryAbove
+// against the simulator's docking servers and battery.
+func TestDockingOnSim(t *testing.T) {
+	low := func(w *sim.World) {
+		r, _ := w.Robot("robot1")
+		r.SetBatteryLevel(0.5)
+	}
+	runSimCases(t, []simCase{
+		{name: "Dock at the nearest dock, charge, undock", want: runtime.Success,
+			setup: worldSetup{before: low},
+			xml: `<Sequence>
+				<Inverter><IsDocked/></Inverter>
+				<Inverter><BatteryAbove percent="60"/></Inverter>
+				<Dock elapsed="{dock_t}"/>
+				<IsDocked/>
+				<WaitForCharge percent="55" battery_percent="{charge}"/>
+				<BatteryAbove percent="54"/>
+				<Undock/>
+				<Inverter><IsDocked/></Inverter>
+			</Sequence>`,
+			check: func(t *testing.T, w *world, r *rig) {
+				pose, _, bat, state := w.robot("robot1")
+				if state != sim.Undocked || !near(pose, Pose{X: -8.6}, 0.1) {
+					t.Errorf("robot %v at %v after undocking", state, pose)
+				}
+				if bat.Percentage < 0.54 {
+					t.Errorf("battery %v", bat.Percentage)
+				}
+				if !w.hasEvent("robot1: dock goal succeeded") || !w.hasEvent("robot1: undock goal succeeded") {
+					t.Errorf("events %q", w.eventList())
+				}
+			}},
+		{name: "Dock at a named dock across the building", xml: `<Dock dock="dock_lab" distance_remaining="{left}"/>`, want: runtime.Success,
+			check: func(t *testing.T, w *world, r *rig) {
+				_, _, _, state := w.robot("robot1")
+				if state != sim.Docked {
+					t.Errorf("robot %v", state)
+				}
+				if l := r.get("left").(float64); l > 1.5 {
+					t.Errorf("distance_remaining %v at the end (feedback stops on the last stretch)", l)
+				}
+			}},
+		{name: "Dock at a dock that does not exist: ABORTED", xml: `<Sequence><Script code="d := 'dock_moon'"/><Dock dock="{d}" error_code="{code}"/></Sequence>`,
+			want: runtime.Failure, max: 5 * time.Second,
+			check: func(t *testing.T, w *world, r *rig) { wantEntry(t, r, "code", ros.CodeAborted) }},
+		{name: "Dock that takes too long: TIMEOUT", xml: `<Dock dock="dock_lab" timeout="5s" error_code="{code}"/>`,
+			want: runtime.Failure, max: 10 * time.Second,
+			check: func(t *testing.T, w *world, r *rig) { wantEntry(t, r, "code", ros.CodeTimeout) }},
+		{name: "Undock when not docked: ABORTED", xml: `<Undock error_code="{code}"/>`,
+			want: runtime.Failure, max: 5 * time.Second,
+			check: func(t *testing.T, w *world, r *rig) { wantEntry(t, r, "code", ros.CodeAborted) }},
+		{name: "WaitForCharge off the dock fails after grace", xml: `<WaitForCharge percent="90" grace="3s" elapsed="{t}"/>`,
+			setup: worldSetup{before: low}, want: runtime.Failure, max: 10 * time.Second,
+			check: func(t *testing.T, w *world, r *rig) {
+				if el := r.get("t").(float64); el < 3 || el > 3.1 {
+					t.Errorf("failed after %v s", el)
+				}
+			}},
+	})
+}
+
+// TestPerceptionOnSim: ObstacleWithin, AtPose and TopicFresh on the
+// simulator's laser, odometry and topic faults.
+func TestPerceptionOnSim(t *testing.T) {
+	east := worldSetup{robots: []sim.RobotConf{{Name: "robot1", Spawn: sim.Pose{X: -5}}}}
+	box := func(w *sim.World) {
+		if err := w.PlaceObstacle("box", sim.Rect{MinX: -4.6, MinY: -0.3, MaxX: -4.4, MaxY: 0.3}); err != nil {
+			panic(err)
+		}
+	}
+	runSimCases(t, []simCase{
+		{name: "a box 0.4 m ahead", xml: `<ObstacleWithin distance="0.5"/>`, want: runtime.Success,
+			setup: worldSetup{robots: east.robots, before: box}},
+		{name: "the box is not behind", xml: `<ObstacleWithin distance="0.5" direction="3.1416"/>`, want: runtime.Failure,
+			setup: worldSetup{robots: east.robots, before: box}},
+		{name: "clear corridor ahead", xml: `<ObstacleWithin distance="1.5"/>`, want: runtime.Failure, setup: east},
+		{name: "the wall of the corridor to the left", xml: `<ObstacleWithin distance="1.5" direction="1.5708"/>`, want: runtime.Success, setup: east},
+		{name: "at the spawn pose", xml: `<AtPose goal="-5;0;0" yaw_tolerance="0.05"/>`, want: runtime.Success, setup: east},
+		{name: "not in the kitchen", xml: `<AtPose goal="kitchen"/>`, want: runtime.Failure, setup: east},
+		{name: "odometry fresh", xml: `<TopicFresh key="odom" max_age="200ms"/>`, want: runtime.Success, setup: east},
+		{name: "frozen odometry goes stale", want: runtime.Success, setup: east,
+			xml: `<Sequence>
+				<TopicFresh key="odom" max_age="200ms"/>
+				<Script code="frozen := true"/>
+				<UntilSuccess><Inverter><TopicFresh key="odom" max_age="200ms"/></Inverter></UntilSuccess>
+			</Sequence>`,
+			before: func(t *testing.T, w *world, r *rig) {
+				r.sensorsOff = true
+				w.do(func(sw *sim.World) error {
+					rb, _ := sw.Robot("robot1")
+					return rb.SetTopicFault(sim.TopicOdom, sim.TopicFault{Frozen: true})
+				})
+			}},
+	})
+}
