@@ -22,6 +22,7 @@ func (n *Node) advertise() error {
 		p, err = ros.NewPublisher(ros.PublisherConf{Conn: n.conn, Topic: topic, Msg: msg, Latch: latch})
 		if err == nil {
 			n.closers = append(n.closers, p.Close)
+			n.pubs = append(n.pubs, p)
 		}
 		return p
 	}

@@ -74,6 +74,7 @@ func (f *face) advertise() error {
 		p, err = ros.NewPublisher(ros.PublisherConf{Conn: n.conn, Topic: f.topic(name), Msg: msg})
 		if err == nil {
 			n.closers = append(n.closers, p.Close)
+			n.pubs = append(n.pubs, p)
 		}
 		return p
 	}

@@ -84,7 +84,8 @@ type Node struct {
 	wake   chan struct{}
 
 	clockPub, tfPub, eventsPub *ros.Publisher
-	closers                    []func() // subscriptions, publishers and servers, in creation order
+	pubs                       []*ros.Publisher // every publisher, for Stats
+	closers                    []func()         // subscriptions, publishers and servers, in creation order
 
 	mu        sync.Mutex // guards everything below and the world
 	scheduled []scheduled
@@ -109,6 +110,10 @@ type Stats struct {
 	Wall, Held time.Duration
 	// Peers is the number of lockstep peers now taking part.
 	Peers int
+	// Dropped counts the messages the node's publishers dropped, oldest
+	// first, because subscribers did not keep up: at Speed 0 without a
+	// lockstep peer to hold it back, the node outruns most listeners.
+	Dropped uint64
 }
 
 type scheduled struct {
@@ -268,6 +273,9 @@ func (n *Node) Stats() Stats {
 	s := n.stats
 	s.SimTime = n.w.Now()
 	s.Peers = len(n.peers)
+	for _, p := range n.pubs {
+		s.Dropped += p.Dropped()
+	}
 	return s
 }
 
