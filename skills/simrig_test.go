@@ -137,7 +137,7 @@ func connectAs(t testing.TB, uri, ns, name string) *ros.Conn {
 	return c
 }
 
-func (w *world) event(line string) {
+func (w *world) event(_ time.Duration, line string) {
 	w.mu.Lock()
 	w.events = append(w.events, line)
 	w.mu.Unlock()

@@ -106,6 +106,10 @@ func TestPlacesQueue(t *testing.T) {
 			<SetPlace queue="{q}" waypoints="true"/>
 			<PopPlace queue="{q}" place="{p}" remaining="{left}"/>
 		</Sequence>`, runtime.Success, []string{"lab", "lobby"}, "kitchen"},
+		{"peek leaves the place queued", `<Sequence>
+			<SetPlace queue="{q}" waypoints="true"/>
+			<PopPlace queue="{q}" place="{p}" peek="true" remaining="{left}"/>
+		</Sequence>`, runtime.Success, []string{"kitchen", "lab", "lobby"}, "kitchen"},
 		{"pop of an empty queue fails and writes nothing", `<Sequence>
 			<SetPlace queue="{q}" clear="true"/>
 			<PopPlace queue="{q}" place="{p}"/>
