@@ -79,7 +79,7 @@ type eventLog struct {
 	change chan struct{}
 }
 
-func (l *eventLog) add(line string) {
+func (l *eventLog) add(_ time.Duration, line string) {
 	l.mu.Lock()
 	l.lines = append(l.lines, line)
 	if l.change != nil {

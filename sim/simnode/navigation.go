@@ -39,6 +39,7 @@ type mission struct {
 	dock     sim.Dock // docking: which dock
 	final    bool     // docking: on the last straight stretch
 	done     chan struct{}
+	returned chan struct{} // closed when Execute has returned
 	ended    bool
 	err      error
 	feedback func(fb any) // set once Execute has started
@@ -54,6 +55,7 @@ type navigation struct {
 
 	moveBaseUp bool          // whether move_base should be served (under n.mu)
 	lifecycle  chan struct{} // wakes the goroutine that stops and starts it
+	stopped    []*mission    // goals move_base's stop aborted (under n.mu)
 
 	serverMu          sync.Mutex // guards the servers below
 	moveBase          *ros.ActionServer
@@ -158,6 +160,21 @@ func (f *face) runLifecycle() {
 			f.moveBase = s
 			f.serverMu.Unlock()
 		case !want && s != nil:
+			// Let the aborted goal reach its client as aborted before
+			// the server goes: closing it first would preempt it.
+			n.mu.Lock()
+			stopped := f.stopped
+			f.stopped = nil
+			n.mu.Unlock()
+			for _, m := range stopped {
+				select {
+				case <-m.returned:
+				case <-time.After(time.Second): // accepted, never executed
+				}
+			}
+			if len(stopped) > 0 {
+				time.Sleep(50 * time.Millisecond) // the server sends the result after Execute returns
+			}
 			f.serverMu.Lock()
 			f.moveBase = nil
 			f.serverMu.Unlock()
@@ -180,6 +197,7 @@ func (f *face) checkNavigationDown() {
 	if !up {
 		if m := f.drive; m != nil && m.kind == navigating {
 			f.halt(m, errors.New("move_base stopped"))
+			f.stopped = append(f.stopped, m)
 		}
 	}
 	select {
@@ -206,7 +224,7 @@ func (f *face) accept(kind missionKind, goal any) bool {
 	if kind == navigating && !f.moveBaseUp {
 		return false
 	}
-	m := &mission{kind: kind, done: make(chan struct{})}
+	m := &mission{kind: kind, done: make(chan struct{}), returned: make(chan struct{})}
 	f.pending[goal] = m
 	// A goal on the same server is preempted by the server itself, which
 	// cancels it as this goal is accepted; one on another server ends here.
@@ -368,6 +386,7 @@ func (f *face) execute(ctx context.Context, goal any, feedback func(any)) (any, 
 	if m == nil {
 		return nil, errors.New("the goal was not accepted")
 	}
+	defer close(m.returned)
 	select {
 	case <-m.done:
 		return nil, m.err

@@ -60,11 +60,12 @@ type Conf struct {
 	// Render lists the files (.png or .svg) that Render and the render
 	// service write when given no path.
 	Render []string
-	// OnEvent, when set, receives every event (a fault applied or
-	// refused, a lockstep peer joining or leaving, move_base stopped or
-	// restarted) as also published on the node's events topic. It is called
-	// on a goroutine of the node, never with the node's lock held.
-	OnEvent func(line string)
+	// OnEvent, when set, receives every event (a goal's end, a fault
+	// applied or refused, a lockstep peer joining or leaving, move_base
+	// stopped or restarted) with the simulated time it happened at, as
+	// also published on the node's events topic. It is called on a
+	// goroutine of the node, never with the node's lock held.
+	OnEvent func(at time.Duration, line string)
 }
 
 // Node is the simulator running as a ROS node. Its methods are safe for
@@ -93,7 +94,7 @@ type Node struct {
 	peers     map[string]*peer
 	started   bool // the awaited peers have joined
 	cmdsIn    uint64
-	events    []string
+	events    []event
 	stats     Stats
 	closed    bool
 	nextCtl   time.Duration
@@ -154,6 +155,10 @@ func Start(conf Conf) (*Node, error) {
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	if err := n.advertise(); err != nil {
 		n.cancel()
+		n.wg.Wait()
+		for _, f := range n.faces {
+			f.stopServers()
+		}
 		n.closeAll()
 		return nil, err
 	}
@@ -310,10 +315,15 @@ func (n *Node) At(t time.Duration, f func(w *sim.World)) {
 	n.signal()
 }
 
-// Event records an event line: it goes to OnEvent, the events topic and
-// /rosout.
+// event records an event line, which flushEvents sends to OnEvent, the
+// events topic and /rosout; under n.mu.
 func (n *Node) event(format string, args ...any) {
-	n.events = append(n.events, fmt.Sprintf(format, args...))
+	n.events = append(n.events, event{n.w.Now(), fmt.Sprintf(format, args...)})
+}
+
+type event struct {
+	at   time.Duration
+	line string
 }
 
 // flushEvents sends the events recorded so far; never with n.mu held.
@@ -323,10 +333,10 @@ func (n *Node) flushEvents() {
 	n.events = nil
 	n.mu.Unlock()
 	for _, e := range evs {
-		n.eventsPub.Publish(&std_msgs.String{Data: e})
-		n.conn.Logf(ros.LogInfo, "%s", e)
+		n.eventsPub.Publish(&std_msgs.String{Data: e.line})
+		n.conn.Logf(ros.LogInfo, "%s", e.line)
 		if n.conf.OnEvent != nil {
-			n.conf.OnEvent(e)
+			n.conf.OnEvent(e.at, e.line)
 		}
 	}
 }
