@@ -559,3 +559,104 @@ func testSimTime(t *testing.T, uri string) {
 	}
 	t.Logf("%d ticks over %v simulated, %v wall", len(starts), simElapsed, wall)
 }
+
+// TestBridgeOutputs: outputs are published from a whole message, from a
+// plain number into a one-field message, on change, every tick, and at a
+// rate below the tick rate.
+func TestBridgeOutputs(t *testing.T) {
+	uri := rostest.StartMaster(t)
+	c := connect(t, uri, "btrobot")
+	watcher := connect(t, uri, "watcher")
+	type rec struct {
+		mu    sync.Mutex
+		times []time.Time
+		vals  []any
+	}
+	recs := map[string]*rec{}
+	watch := func(topic string, f func(*rec) error) {
+		recs[topic] = &rec{}
+		if err := f(recs[topic]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add := func(r *rec, v any) {
+		r.mu.Lock()
+		r.times = append(r.times, time.Now())
+		r.vals = append(r.vals, v)
+		r.mu.Unlock()
+	}
+	watch("/whole", func(r *rec) error {
+		_, err := Subscribe(watcher, "/whole", func(m *geometry_msgs.Twist) { add(r, m.Angular.Z) })
+		return err
+	})
+	watch("/number", func(r *rec) error {
+		_, err := Subscribe(watcher, "/number", func(m *std_msgs.Float64) { add(r, m.Data) })
+		return err
+	})
+	watch("/every", func(r *rec) error {
+		_, err := Subscribe(watcher, "/every", func(m *std_msgs.Int32) { add(r, m.Data) })
+		return err
+	})
+	watch("/slow", func(r *rec) error {
+		_, err := Subscribe(watcher, "/slow", func(m *std_msgs.Int64) { add(r, m.Data) })
+		return err
+	})
+	p := profile(t, `
+rate: 50
+outputs:
+  - {topic: /whole, type: geometry_msgs/Twist, key: twist}
+  - {topic: /number, type: std_msgs/Float64, key: level}
+  - {topic: /every, type: std_msgs/Int32, key: n, publish: every_tick}
+  - {topic: /slow, type: std_msgs/Int64, key: n, rate: 10}
+`)
+	var ticks atomic.Int64
+	var measureFrom atomic.Int64
+	step := runtime.ActionType("Step", nil, func(n *runtime.Leaf) (runtime.Status, error) {
+		i := ticks.Add(1)
+		bb := n.Blackboard()
+		if err := bb.Set("n", int32(i)); err != nil {
+			return runtime.Failure, err
+		}
+		if i == 25 { // half a second in: the subscribers are connected
+			measureFrom.Store(time.Now().UnixNano())
+			bb.Set("twist", geometry_msgs.Twist{Angular: geometry_msgs.Vector3{Z: 0.5}})
+			bb.Set("level", 0.75)
+		}
+		return runtime.Success, nil
+	})
+	tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="Main"><Step/></BehaviorTree></root>`, step)
+	stop, _ := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p})
+	eventually(t, 20*time.Second, "75 ticks", func() bool { return ticks.Load() >= 75 })
+	stop()
+	time.Sleep(100 * time.Millisecond)
+	from := time.Unix(0, measureFrom.Load())
+	count := func(topic string) (int, []any) {
+		r := recs[topic]
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		n := 0
+		var vals []any
+		for i, at := range r.times {
+			if !at.Before(from) {
+				n++
+				vals = append(vals, r.vals[i])
+			}
+		}
+		return n, vals
+	}
+	if n, vals := count("/whole"); n != 1 || vals[0] != 0.5 {
+		t.Errorf("/whole: %d messages %v, want one 0.5 (published on change)", n, vals)
+	}
+	if n, vals := count("/number"); n != 1 || vals[0] != 0.75 {
+		t.Errorf("/number: %d messages %v, want one 0.75", n, vals)
+	}
+	every, _ := count("/every")
+	slow, _ := count("/slow")
+	ticked := int(ticks.Load()) - 25
+	if every < ticked-3 || every > ticked+1 {
+		t.Errorf("/every: %d messages over %d ticks", every, ticked)
+	}
+	if want := ticked / 5; slow < want-2 || slow > want+2 {
+		t.Errorf("/slow: %d messages over %d ticks at 50 Hz, want about %d at 10 Hz", slow, ticked, want)
+	}
+}
