@@ -13,10 +13,10 @@
 //	w.Step(100 * time.Millisecond)
 //
 // and a run with the same seed and the same sequence of calls gives the same
-// trajectory, bit for bit, on the same platform. The ROS node in ros/ wraps it:
-// it serialises its callbacks with the stepping (World and Robot are not safe
-// for concurrent use), publishes what the robots sense, and serves move_base
-// from a Navigator.
+// trajectory, bit for bit, on the same platform. The ROS node in sim/simnode
+// wraps it: it serialises its callbacks with the stepping (World and Robot
+// are not safe for concurrent use), publishes what the robots sense, and
+// serves move_base from a Navigator.
 //
 // Frames follow REP 105: the map frame is the world's, each robot's odom frame
 // starts at its spawn pose (Robot.OdomOrigin), and Odometry is the robot's own

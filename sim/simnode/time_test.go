@@ -327,3 +327,31 @@ func TestLockstepWaitsForPeers(t *testing.T) {
 	log.wait(t, "lockstep: peer /peer_b is gone", 10*time.Second)
 	eventually(t, 5*time.Second, "time past 2 s", func() bool { return n.Now() > 3*time.Second })
 }
+
+// TestLockstepWithRospyPeer: a rospy node can be a lockstep peer too; its
+// command sequence gives the core's trajectory bit for bit.
+func TestLockstepWithRospyPeer(t *testing.T) {
+	rostest.Require(t, "rospy")
+	const steps = 30
+	cmds := make([]sim.Twist, steps)
+	for k := range cmds {
+		cmds[k] = sim.Twist{Linear: 0.2, Angular: 0.5 * float64(k%5-2)}
+		if k%2 == 0 {
+			cmds[k].Linear = 0.3
+		}
+	}
+	wantPose, wantOdom, _ := coreRun(t, 5, cmds, 100*time.Millisecond)
+	uri := rostest.StartMaster(t)
+	until := steps * 100 * time.Millisecond
+	n, log := startSim(t, uri, simSetup{seed: 5, robots: []sim.RobotConf{noisyRobot}, conf: Conf{Peers: 1, Until: until}})
+	peer := rostest.Python(t, uri, "testdata/lockstep_peer.py", "/robot1/cmd_vel", fmt.Sprint(steps))
+	peer.WaitLine(t, "done", 60*time.Second)
+	<-n.Done()
+	log.wait(t, "lockstep: peer /py_peer joined at 0s", time.Second)
+	log.wait(t, "lockstep: peer /py_peer left at "+until.String(), 5*time.Second)
+	pose := robotState(n, "robot1", (*sim.Robot).Pose)
+	odom := robotState(n, "robot1", (*sim.Robot).Odometry)
+	if pose != wantPose || odom != wantOdom {
+		t.Errorf("rospy peer: pose %v odometry %+v\nthe core:   pose %v odometry %+v", pose, odom, wantPose, wantOdom)
+	}
+}
