@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,5 +94,29 @@ func TestRostopicPubMovesTheRobot(t *testing.T) {
 	}
 	if w := num(`(?s)angular:\s+x: \S+\s+y: \S+\s+z: (\S+)\s+covariance`); w < 0.09 || w > 0.11 {
 		t.Errorf("odom twist angular.z = %v, want 0.1", w)
+	}
+}
+
+// TestFaultsWithRosTools: the fault interface as docs/simulator.md shows
+// it, driven by rosservice and rostopic.
+func TestFaultsWithRosTools(t *testing.T) {
+	rostest.Require(t, "rosservice", "rostopic", "std_srvs")
+	uri := rostest.StartMaster(t)
+	n, log := startSim(t, uri, simSetup{conf: Conf{Speed: 5}})
+	out := rostest.Run(t, uri, 20*time.Second, "rosservice", "call", "/sim/robot1/stall_left_wheel", "data: true")
+	if !strings.Contains(out, "success: True") || !strings.Contains(out, `message: "robot1: left wheel stalled"`) {
+		t.Errorf("rosservice call stall_left_wheel:\n%s", out)
+	}
+	if !robotState(n, "robot1", func(r *sim.Robot) bool { return r.WheelStalled(sim.LeftWheel) }) {
+		t.Error("the left wheel is not stalled")
+	}
+	rostest.Run(t, uri, 20*time.Second, "rostopic", "pub", "-1", "/sim/robot1/battery_level", "std_msgs/Float32", "data: 0.15")
+	log.wait(t, "robot1: battery at 15%", 5*time.Second)
+	rostest.Run(t, uri, 20*time.Second, "rostopic", "pub", "-1", "/sim/place_obstacle", "geometry_msgs/PolygonStamped",
+		"{header: {frame_id: pallet}, polygon: {points: [{x: -4.5, y: -1.2}, {x: -4.0, y: 1.2}]}}")
+	log.wait(t, "obstacle pallet placed at [-4.50, -1.20]-[-4.00, 1.20]", 5*time.Second)
+	out = rostest.Run(t, uri, 20*time.Second, "rosservice", "call", "/sim/render")
+	if !strings.Contains(out, "success: False") || !strings.Contains(out, "render: no file to write") {
+		t.Errorf("rosservice call /sim/render without files:\n%s", out)
 	}
 }
