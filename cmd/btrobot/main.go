@@ -38,6 +38,7 @@ type cmdEnv struct {
 
 func commands() []*command {
 	return []*command{
+		runCommand(),
 		tickCommand(),
 		benchCommand(),
 		checkCommand(),

@@ -1,0 +1,349 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/trees"
+)
+
+// workAction is a test action that runs until the test finishes it: its
+// outcome is read from the fixture's map under the node's name.
+type workAction struct{ fx *viewFixture }
+
+func (w workAction) OnStart(n *runtime.Leaf) (runtime.Status, error) { return w.OnRunning(n) }
+func (w workAction) OnRunning(n *runtime.Leaf) (runtime.Status, error) {
+	if st, ok := w.fx.outcome[n.Name()]; ok {
+		return st, nil
+	}
+	return runtime.Running, nil
+}
+func (w workAction) OnHalted(*runtime.Leaf) {}
+
+// viewFixture is a tree under a manual clock with a live view attached.
+type viewFixture struct {
+	t       *testing.T
+	tree    *runtime.Tree
+	clock   *runtime.ManualClock
+	wall    atomic.Int64 // Unix ns; the view reads it from its goroutine
+	view    *liveView
+	out     *bytes.Buffer
+	outcome map[string]runtime.Status
+	cond    map[string]bool
+	seq     uint64
+}
+
+var fixtureEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func newViewFixture(t *testing.T, xml string, conf liveViewConf) *viewFixture {
+	t.Helper()
+	fx := &viewFixture{t: t, clock: runtime.NewManualClock(fixtureEpoch),
+		out: &bytes.Buffer{}, outcome: map[string]runtime.Status{}, cond: map[string]bool{}}
+	fx.wall.Store(fixtureEpoch.UnixNano())
+	reg := runtime.NewRegistry()
+	reg.MustRegister(
+		runtime.StatefulActionType("Work", []runtime.PortSpec{runtime.InputPort[string]("goal", "where to go")},
+			func(*runtime.Config) (runtime.StatefulAction, error) { return workAction{fx}, nil }),
+		runtime.ConditionType("Check", nil, func(n *runtime.Leaf) (bool, error) { return fx.cond[n.Name()], nil }),
+	)
+	doc, err := trees.Parse("view.xml", []byte(xml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx.tree, err = runtime.Build(reg, doc, runtime.BuildConf{Clock: fx.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf.Out, conf.Tree, conf.Registry = fx.out, fx.tree, reg
+	conf.Wall = func() time.Time { return time.Unix(0, fx.wall.Load()) }
+	fx.view = newLiveView(conf)
+	fx.tree.Observe(fx.view)
+	return fx
+}
+
+// tick ticks the tree once, 50 ms of tree time and 10 ms of wall time
+// after the last, and reports it to the view.
+func (fx *viewFixture) tick() runtime.Status {
+	fx.t.Helper()
+	if fx.seq > 0 {
+		fx.clock.Advance(50 * time.Millisecond)
+		fx.wall.Add(int64(10 * time.Millisecond))
+	}
+	fx.seq++
+	start := fx.clock.Now()
+	st, err := fx.tree.TickExactlyOnce()
+	if err != nil {
+		fx.t.Fatal(err)
+	}
+	fx.view.OnTick(runtime.TickReport{Seq: fx.seq, Start: start, Lateness: time.Duration(fx.seq) * time.Millisecond, Status: st})
+	return st
+}
+
+// frame renders what the terminal would show now.
+func (fx *viewFixture) frame(cols, rows int) []string {
+	var f liveFrame
+	f.states = make([]nodeState, len(fx.view.nodes))
+	fx.view.fill(&f)
+	return fx.view.render(&f, cols, rows)
+}
+
+const patrolXML = `<root BTCPP_format="4" main_tree_to_execute="Main">
+  <BehaviorTree ID="Main">
+    <ReactiveSequence name="patrol">
+      <Check name="battery_ok"/>
+      <Sequence name="round">
+        <Work name="go_kitchen" goal="kitchen"/>
+        <Fallback name="door">
+          <Check name="door_open"/>
+          <Work name="knock" goal="door"/>
+        </Fallback>
+        <Work name="go_lab" goal="{next}"/>
+      </Sequence>
+    </ReactiveSequence>
+  </BehaviorTree>
+</root>`
+
+func TestLiveViewFrameShowsStatusesAndTheRunningPath(t *testing.T) {
+	fx := newViewFixture(t, patrolXML, liveViewConf{Title: "btrobot run patrol.xml", Terminal: true, Rate: 20, Keys: []string{"next", "absent"}})
+	fx.cond["battery_ok"] = true
+	if err := fx.tree.Blackboard().Set("next", "lab"); err != nil {
+		t.Fatal(err)
+	}
+	fx.tick()                                  // go_kitchen starts
+	fx.outcome["go_kitchen"] = runtime.Success // then succeeds; door_open fails; knock runs
+	fx.tick()
+	fx.tick()
+
+	got := fx.frame(72, 24)
+	want := []string{
+		"btrobot run patrol.xml",
+		"up 0:00:00.1 · 3 ticks · 20.0 Hz · late p99 3ms max 3ms · 0 overruns",
+		"▶ patrol (ReactiveSequence)                          RUNNING       100ms",
+		"  ✓ battery_ok (Check)                               success      0s ago", // re-ticked and reset every tick
+		"  ▶ round (Sequence)                                 RUNNING       100ms",
+		"    ✓ go_kitchen (Work)                              SUCCESS        50ms",
+		"    ▶ door (Fallback)                                RUNNING        50ms",
+		"      ✗ door_open (Check)                            FAILURE        50ms",
+		"      ▶ knock (Work)  goal=door                      RUNNING        50ms",
+		"    · go_lab (Work)",
+		"next=lab",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("frame:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// The battery fails: the reactive sequence halts the round. Halted
+	// nodes show it; nodes reset to IDLE keep showing what they last did.
+	fx.cond["battery_ok"] = false
+	fx.tick()
+	got = fx.frame(72, 24)
+	want = []string{
+		"btrobot run patrol.xml",
+		"up 0:00:00.2 · 4 ticks · 20.0 Hz · late p99 4ms max 4ms · 0 overruns",
+		"✗ patrol (ReactiveSequence)                          failure      0s ago",
+		"  ✗ battery_ok (Check)                               failure      0s ago",
+		"  ■ round (Sequence)                                 halted       0s ago",
+		"    ✓ go_kitchen (Work)                              success   100ms ago",
+		"    ■ door (Fallback)                                halted       0s ago",
+		"      ✗ door_open (Check)                            failure   100ms ago",
+		"      ■ knock (Work)                                 halted       0s ago",
+		"    · go_lab (Work)",
+		"next=lab",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("frame after the halt:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// bigTree is a Sequence of n rounds, each a Sequence of three leaves.
+func bigTree(n int) string {
+	var b strings.Builder
+	b.WriteString(`<root BTCPP_format="4" main_tree_to_execute="Main"><BehaviorTree ID="Main"><Sequence name="mission">`)
+	for i := range n {
+		fmt.Fprintf(&b, `<Sequence name="round%d"><Check name="ok%d"/><Work name="go%d" goal="p%d"/><Work name="back%d" goal="home"/></Sequence>`, i, i, i, i, i)
+	}
+	b.WriteString(`</Sequence></BehaviorTree></root>`)
+	return b.String()
+}
+
+func TestLiveViewCompactsBigTrees(t *testing.T) {
+	fx := newViewFixture(t, bigTree(40), liveViewConf{Terminal: true})
+	for i := range 40 {
+		fx.cond[fmt.Sprintf("ok%d", i)] = true
+	}
+	// Finish the first 20 rounds, then leave go20 running.
+	for i := range 20 {
+		fx.outcome[fmt.Sprintf("go%d", i)] = runtime.Success
+		fx.outcome[fmt.Sprintf("back%d", i)] = runtime.Success
+	}
+	fx.tick()
+
+	for _, tc := range []struct {
+		rows int
+		want []string // lines that must be there, in order
+	}{
+		{rows: 200, want: []string{"▶ mission (Sequence)", "  ✓ round0 (Sequence)", "    ✓ ok0 (Check)", "    ▶ go20 (Work)  goal=p20", "  · round39 (Sequence)", "    · back39 (Work)"}},
+		// Only the running path expanded: 40 rounds collapsed, one open.
+		{rows: 50, want: []string{"▶ mission (Sequence)", "  ✓ round0 (Sequence) [+3]", "  ▶ round20 (Sequence)", "    ▶ go20 (Work)  goal=p20", "  · round39 (Sequence) [+3]"}},
+		// A window of siblings around the running one.
+		{rows: 16, want: []string{"▶ mission (Sequence)", "  … 17 more", "  ✓ round17 (Sequence) [+3]", "  ▶ round20 (Sequence)", "    ▶ go20 (Work)  goal=p20", "  · round23 (Sequence) [+3]", "  … 16 more"}},
+		{rows: 10, want: []string{"▶ mission (Sequence)", "  … 20 more", "  ▶ round20 (Sequence)", "    ▶ go20 (Work)  goal=p20", "  … 19 more"}},
+	} {
+		got := fx.frame(60, tc.rows)
+		if len(got) > tc.rows-1 {
+			t.Errorf("rows %d: %d lines drawn, want at most %d", tc.rows, len(got), tc.rows-1)
+		}
+		k := 0
+		for _, l := range got {
+			if k < len(tc.want) && strings.HasPrefix(l, tc.want[k]) {
+				k++
+			}
+		}
+		if k < len(tc.want) {
+			t.Errorf("rows %d: missing %q (in order) in\n%s", tc.rows, tc.want[k], strings.Join(got, "\n"))
+		}
+	}
+}
+
+var ansi = regexp.MustCompile("\x1b\\[[0-9;?]*[A-Za-z]")
+
+func TestLiveViewLinesFitTheWidth(t *testing.T) {
+	fx := newViewFixture(t, bigTree(6), liveViewConf{Title: strings.Repeat("long title ", 20), Terminal: true, Color: true, SimTime: true, Keys: []string{"k"}})
+	fx.tree.Blackboard().Set("k", strings.Repeat("v", 100))
+	fx.cond["ok0"] = true
+	for range 3 {
+		fx.tick()
+	}
+	for cols := 20; cols <= 130; cols += 7 {
+		for _, rows := range []int{3, 8, 40} {
+			for _, l := range fx.frame(cols, rows) {
+				plain := ansi.ReplaceAllString(l, "")
+				if n := len([]rune(plain)); n > cols {
+					t.Fatalf("cols %d rows %d: line of %d columns: %q", cols, rows, n, plain)
+				}
+				if i := strings.LastIndex(l, "\x1b["); i >= 0 && !strings.HasPrefix(l[i:], "\x1b[0m") {
+					t.Fatalf("a line must not leave its colour on: %q", l)
+				}
+			}
+		}
+	}
+	if got := fx.frame(80, 24); !strings.Contains(got[0], "\x1b[1m") || !strings.Contains(strings.Join(got, ""), "\x1b[1;7;33mgo0 (Work)") {
+		t.Errorf("colour: the title is bold and the running path highlighted:\n%q", got)
+	}
+}
+
+func TestLiveViewPlainLines(t *testing.T) {
+	fx := newViewFixture(t, patrolXML, liveViewConf{Title: "btrobot run patrol.xml", Heartbeat: -1})
+	fx.cond["battery_ok"] = true
+	fx.tree.Blackboard().Set("next", "lab")
+	fx.view.Start()
+	fx.tick()
+	fx.tick() // the condition is re-ticked with the same result: no line
+	fx.outcome["go_kitchen"] = runtime.Success
+	fx.tick()
+	fx.outcome["knock"] = runtime.Success
+	fx.tick()
+	fx.tick()
+	fx.cond["battery_ok"] = false // halts go_lab
+	fx.tick()
+	fx.view.Close("mission failed")
+	want := `btrobot run patrol.xml
+     0.000s #1      RUNNING Main/patrol
+     0.000s #1      SUCCESS Main/patrol/battery_ok
+     0.000s #1      RUNNING Main/patrol/round/go_kitchen  goal=kitchen
+     0.100s #3      SUCCESS Main/patrol/round/go_kitchen
+     0.100s #3      FAILURE Main/patrol/round/door/door_open
+     0.100s #3      RUNNING Main/patrol/round/door/knock  goal=door
+     0.150s #4      SUCCESS Main/patrol/round/door/knock
+     0.150s #4      RUNNING Main/patrol/round/go_lab  goal=lab
+     0.250s #6      FAILURE Main/patrol/battery_ok
+     0.250s #6      HALTED  Main/patrol/round/go_lab
+     0.250s #6      FAILURE Main/patrol
+     0.250s #6      6 ticks · 20.0 Hz · late p99 6ms max 6ms
+mission failed
+`
+	if got := fx.out.String(); got != want {
+		t.Errorf("plain log:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestLiveViewRedrawsInPlace(t *testing.T) {
+	var out bytes.Buffer
+	v := &liveView{conf: liveViewConf{Out: &out}}
+	v.writeFrame([]string{"a", "b", "c"})
+	v.writeFrame([]string{"d", "e"})
+	want := "a\x1b[K\nb\x1b[K\nc\x1b[K\n\x1b[J" + "\r\x1b[3Ad\x1b[K\ne\x1b[K\n\x1b[J"
+	if out.String() != want {
+		t.Errorf("redraw wrote %q, want %q", out.String(), want)
+	}
+}
+
+// blockedWriter blocks every Write until released.
+type blockedWriter struct {
+	release chan struct{}
+	mu      sync.Mutex
+	buf     bytes.Buffer
+}
+
+func (w *blockedWriter) Write(p []byte) (int, error) {
+	<-w.release
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(p)
+}
+
+func TestLiveViewNeverBlocksTheTick(t *testing.T) {
+	for _, terminal := range []bool{false, true} {
+		w := &blockedWriter{release: make(chan struct{})}
+		fx := newViewFixture(t, patrolXML, liveViewConf{Terminal: terminal, Interval: time.Millisecond})
+		fx.view.conf.Out = w
+		fx.view.Start()
+		start := time.Now()
+		for i := range 3000 {
+			fx.cond["battery_ok"] = i%2 == 0 // a flapping battery: four lines a tick
+			fx.tick()
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("terminal=%v: 3000 ticks with a stuck output took %v", terminal, d)
+		}
+		close(w.release)
+		fx.view.Close("done")
+		w.mu.Lock()
+		got := w.buf.String()
+		w.mu.Unlock()
+		if !strings.Contains(got, "done") {
+			t.Errorf("terminal=%v: the final state was not written once the output moved:\n%.300s", terminal, got)
+		}
+		if !terminal && !strings.Contains(got, "lines left out: the output was too slow") {
+			t.Errorf("plain lines dropped for a stuck output must be counted:\n%.300s", got)
+		}
+	}
+}
+
+func TestDurationsInFewCharacters(t *testing.T) {
+	for _, tc := range []struct {
+		d          time.Duration
+		short, clk string
+	}{
+		{0, "0s", "0:00:00.0"},
+		{750 * time.Microsecond, "750µs", "0:00:00.0"},
+		{12500 * time.Microsecond, "12.5ms", "0:00:00.0"},
+		{1500 * time.Millisecond, "1.5s", "0:00:01.5"},
+		{83 * time.Second, "1m23s", "0:01:23.0"},
+		{2*time.Hour + 5*time.Minute, "2h05m", "2:05:00.0"},
+	} {
+		if got := shortDuration(tc.d); got != tc.short {
+			t.Errorf("shortDuration(%v) = %q, want %q", tc.d, got, tc.short)
+		}
+		if got := clockText(tc.d); got != tc.clk {
+			t.Errorf("clockText(%v) = %q, want %q", tc.d, got, tc.clk)
+		}
+	}
+}

@@ -1,0 +1,447 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/ros/master"
+	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/trees"
+)
+
+// defaultRunRate is the tick rate of a tree run without a profile or --rate.
+const defaultRunRate = 10
+
+func runCommand() *command {
+	c := &command{
+		name: "run",
+		args: "--tree FILE [--robot PROFILE.yaml] [--master URI|auto] [--rate HZ] [--ticks N] [--quiet] [ROS args: __ns:=/robot1 from:=to ...]",
+		summary: "Run a mission on a robot or the simulator until it finishes or is interrupted, showing the tree live.\n" +
+			"Ctrl-C (SIGINT) or SIGTERM halts the tree and stops the robot (zero velocity on the profile's safety topic).\n" +
+			"Exit 0 when the mission succeeds; 1 when it fails, is interrupted or cannot reach ROS; 2 on a bad tree, profile or flag.",
+		example: "btrobot sim --world worlds/office &\n" +
+			"btrobot run --tree trees/missions/patrol.xml --robot robots/sim.yaml __ns:=/robot1",
+	}
+	c.run = func(env *cmdEnv, args []string) int {
+		fs := newFlags(env, c)
+		treePath := fs.String("tree", "", "the mission: a BehaviorTree.CPP v4 XML file (required)")
+		robot := fs.String("robot", "", "the robot profile (YAML): inputs, outputs, actions and how to stop the robot")
+		masterURI := fs.String("master", "", "the ROS master's URI, or auto: use the one at ROS_MASTER_URI, else start one there (default: ROS_MASTER_URI)")
+		rate := fs.Float64("rate", 0, fmt.Sprintf("tick rate in Hz (default: the profile's, else %d)", defaultRunRate))
+		ticks := fs.Uint64("ticks", 0, "stop after this many ticks, as if interrupted (0: no limit)")
+		quiet := fs.Bool("quiet", false, "no live view: print only how the run ended")
+		mainID := fs.String("main", "", "the tree to run (default: main_tree_to_execute)")
+		seed := fs.Uint64("seed", 0, "seed of the random nodes (0: from the clock)")
+		var sets multiFlag
+		fs.Var(&sets, "set", "set a root blackboard entry before the first tick (repeatable): key=value")
+		var show multiFlag
+		fs.Var(&show, "show", "a blackboard entry to show under the tree (repeatable; default: the profile's input fields)")
+		pos, err := parseArgs(fs, args)
+		if err != nil {
+			return flagExit(err)
+		}
+		rosConf, rest, err := ros.ConfFromArgs("btrobot", pos, nil)
+		if err != nil {
+			fmt.Fprintf(env.stderr, "btrobot run: %v\n", err)
+			return exitUsage
+		}
+		if len(rest) > 0 || *treePath == "" || !(*rate >= 0) || math.IsInf(*rate, 0) {
+			if len(rest) > 0 {
+				fmt.Fprintf(env.stderr, "btrobot run: unexpected argument %q (the tree is given with --tree; ROS arguments are written name:=value)\n\n", rest[0])
+			}
+			fs.Usage()
+			return exitUsage
+		}
+		m, ok := loadMission(env, *treePath, *robot, *mainID)
+		if !ok {
+			return exitUsage
+		}
+		bb, err := entriesFromFlags(sets)
+		if err != nil {
+			fmt.Fprintf(env.stderr, "btrobot run: %v\n", err)
+			return exitUsage
+		}
+
+		ctx, interrupted := interruptContext()
+		defer interrupted.stop()
+		uri, closeMaster, err := joinMaster(ctx, env, *masterURI, rosConf.MasterURI)
+		if err != nil {
+			fmt.Fprintf(env.stderr, "btrobot run: %v\n", err)
+			return exitFailed
+		}
+		defer closeMaster()
+		rosConf.MasterURI = uri
+
+		keys := []string(show)
+		if len(keys) == 0 {
+			keys = profileKeys(m.profile)
+		}
+		r := &missionRun{
+			env: env, mission: m, rosConf: rosConf, blackboard: bb, seed: *seed,
+			rate: *rate, tickLimit: *ticks, quiet: *quiet, keys: keys,
+		}
+		return r.run(ctx, interrupted)
+	}
+	return c
+}
+
+// mission is a tree and a robot profile, loaded and checked.
+type mission struct {
+	treeFile string
+	doc      *runtime.Document
+	profile  *ros.Profile // nil: a tree with no robot attached
+	main     string
+}
+
+// loadMission reads the tree and the profile and checks the tree against
+// the palette and the profile's action and service names, printing every
+// problem (file:line:col) at once. false means bad input.
+func loadMission(env *cmdEnv, treeFile, profileFile, mainID string) (*mission, bool) {
+	m := &mission{treeFile: treeFile, main: mainID}
+	ok := true
+	doc, err := trees.Load(treeFile)
+	if err != nil {
+		printProblems(env, err)
+		ok = false
+	}
+	if profileFile != "" {
+		p, err := ros.LoadProfile(profileFile)
+		if err != nil {
+			printProblems(env, err)
+			ok = false
+		}
+		m.profile = p
+	}
+	if doc == nil {
+		return nil, false
+	}
+	m.doc = doc
+	if !ok {
+		return nil, false
+	}
+	reg, err := paletteFor(ros.Deps{Profile: m.profile})
+	if err != nil {
+		fmt.Fprintln(env.stderr, err)
+		return nil, false
+	}
+	if err := runtime.Check(reg, doc, runtime.BuildConf{Main: mainID}); err != nil {
+		printProblems(env, err)
+		return nil, false
+	}
+	return m, true
+}
+
+// printProblems prints an error, one problem a line.
+func printProblems(env *cmdEnv, err error) {
+	var le *trees.LoadError
+	var list runtime.ErrorList
+	switch {
+	case errors.As(err, &le):
+		for _, e := range le.Errs {
+			fmt.Fprintln(env.stderr, e)
+		}
+	case errors.As(err, &list):
+		for _, e := range list {
+			fmt.Fprintln(env.stderr, e)
+		}
+	default:
+		fmt.Fprintln(env.stderr, err)
+	}
+}
+
+// entriesFromFlags makes the root blackboard from --set key=value flags.
+func entriesFromFlags(sets []string) (*runtime.Blackboard, error) {
+	if len(sets) == 0 {
+		return nil, nil
+	}
+	bb := runtime.NewBlackboard(nil)
+	for _, kv := range sets {
+		k, v, err := cliEntry(kv)
+		if err == nil {
+			err = bb.Set(k, v)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--set %s: %v", kv, err)
+		}
+	}
+	return bb, nil
+}
+
+// profileKeys are the blackboard entries shown by default: the fields the
+// profile's inputs write (battery_pct, x, y...), at most eight.
+func profileKeys(p *ros.Profile) []string {
+	if p == nil {
+		return nil
+	}
+	var keys []string
+	for _, in := range p.Inputs {
+		for _, f := range in.Fields {
+			if len(keys) < 8 {
+				keys = append(keys, f.Key)
+			}
+		}
+	}
+	return keys
+}
+
+// joinMaster returns the master URI to use: --master's, else the one from
+// the environment and ROS arguments. With --master auto, a master that
+// answers there is used, else btrobot's own is started in its place; the
+// returned function stops it.
+func joinMaster(ctx context.Context, env *cmdEnv, flagURI, envURI string) (string, func(), error) {
+	uri := envURI
+	if uri == "" {
+		uri = ros.DefaultMasterURI
+	}
+	nothing := func() {}
+	switch flagURI {
+	case "":
+		return uri, nothing, nil
+	case "auto":
+	default:
+		return flagURI, nothing, nil
+	}
+	if master.Probe(ctx, uri) == nil {
+		return uri, nothing, nil
+	}
+	got, closer, err := master.Auto(ctx, uri)
+	if err != nil {
+		return "", nil, err
+	}
+	fmt.Fprintf(env.stderr, "btrobot: no ROS master answered at %s; started btrobot's own at %s\n", uri, got)
+	return got, func() { closer() }, nil
+}
+
+// interruption records the signal that ended a run.
+type interruption struct {
+	stop   func()
+	signal atomic.Value // os.Signal
+	cause  atomic.Value // string: why the run was stopped from inside
+	cancel context.CancelFunc
+}
+
+// interruptContext returns a context that SIGINT and SIGTERM cancel. After
+// the first signal the default handling is back, so a second Ctrl-C ends
+// the program at once if stopping ever hangs.
+func interruptContext() (context.Context, *interruption) {
+	ctx, cancel := context.WithCancel(context.Background())
+	in := &interruption{cancel: cancel}
+	sigc := make(chan os.Signal, 1)
+	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	var once sync.Once
+	in.stop = func() {
+		once.Do(func() {
+			signal.Stop(sigc)
+			close(done)
+			cancel()
+		})
+	}
+	go func() {
+		select {
+		case s := <-sigc:
+			in.signal.Store(s)
+			signal.Stop(sigc)
+			cancel()
+		case <-done:
+		}
+	}()
+	return ctx, in
+}
+
+// stopWith cancels the run from inside (a tick limit, the demo's rounds).
+func (in *interruption) stopWith(cause string) {
+	in.cause.CompareAndSwap(nil, cause)
+	in.cancel()
+}
+
+// why says what stopped a cancelled run.
+func (in *interruption) why() string {
+	if s, ok := in.signal.Load().(os.Signal); ok {
+		name := "SIGINT"
+		if s == syscall.SIGTERM {
+			name = "SIGTERM"
+		}
+		return "interrupted by " + name
+	}
+	if c, ok := in.cause.Load().(string); ok {
+		return c
+	}
+	return "interrupted"
+}
+
+// missionRun is one run of a mission on a ROS graph.
+type missionRun struct {
+	env        *cmdEnv
+	mission    *mission
+	rosConf    ros.Conf
+	blackboard *runtime.Blackboard
+	seed       uint64
+	rate       float64
+	tickLimit  uint64
+	quiet      bool
+	keys       []string
+	// headless forces plain lines even on a terminal.
+	headless bool
+	// title overrides the view's first line.
+	title string
+	// onTick, when set, is called after every tick (on the tick's
+	// goroutine) with the tree; the demo counts its rounds there.
+	onTick func(*runtime.Tree, runtime.TickReport)
+	// onStart, when set, is called with the connection and the tree
+	// before the first tick.
+	onStart func(*ros.Conn, *runtime.Tree)
+
+	report ros.RunReport
+	wall   time.Duration
+}
+
+// run connects, builds the tree, runs it under the live view and returns
+// the exit code.
+func (r *missionRun) run(ctx context.Context, in *interruption) int {
+	env, m := r.env, r.mission
+	var view atomic.Pointer[liveView]
+	var early sync.Mutex // log lines before the view exists go to stderr
+	r.rosConf.OnLog = func(level ros.LogLevel, msg string) {
+		if level < ros.LogWarn {
+			return
+		}
+		line := logWord(level) + ": " + msg
+		if v := view.Load(); v != nil {
+			v.Log(line)
+			return
+		}
+		early.Lock()
+		fmt.Fprintln(env.stderr, line)
+		early.Unlock()
+	}
+	conn, err := ros.Connect(r.rosConf)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "btrobot run: %v\n(is a ROS master running there? start one with `btrobot master`, or run with --master auto)\n", err)
+		return exitFailed
+	}
+	defer conn.Close()
+	reg, err := paletteFor(ros.Deps{Conn: conn, Profile: m.profile})
+	if err != nil {
+		fmt.Fprintln(env.stderr, err)
+		return exitFailed
+	}
+	tree, err := runtime.Build(reg, m.doc, runtime.BuildConf{Main: m.main, Clock: conn.Clock(), Seed: r.seed, Blackboard: r.blackboard})
+	if err != nil {
+		printProblems(env, err)
+		return exitUsage
+	}
+	rate := r.rate
+	if rate <= 0 && m.profile != nil {
+		rate = m.profile.Rate
+	}
+	if rate <= 0 {
+		rate = defaultRunRate
+	}
+
+	var v *liveView
+	if !r.quiet {
+		cols, rows, isTerm := terminalSize(env.stdout)
+		isTerm = isTerm && !r.headless && os.Getenv("TERM") != "dumb"
+		title := r.title
+		if title == "" {
+			title = runTitle(m, conn)
+		}
+		v = newLiveView(liveViewConf{
+			Out: env.stdout, Tree: tree, Registry: reg, Title: title,
+			Terminal: isTerm, Color: isTerm && os.Getenv("NO_COLOR") == "",
+			Size: func() (int, int) {
+				if c, rw, ok := terminalSize(env.stdout); ok {
+					return c, rw
+				}
+				return cols, rows
+			},
+			Rate: rate, SimTime: conn.SimClock() != nil, Keys: r.keys,
+		})
+		tree.Observe(v)
+		view.Store(v)
+		v.Start()
+	}
+	if r.onStart != nil {
+		r.onStart(conn, tree)
+	}
+	start := time.Now()
+	rep, err := ros.Run(ctx, ros.RunConf{
+		Conn: conn, Tree: tree, Profile: m.profile, Rate: rate, UntilDone: true,
+		Observe: func(t runtime.TickReport) {
+			if v != nil {
+				v.OnTick(t)
+			}
+			if r.onTick != nil {
+				r.onTick(tree, t)
+			}
+			if r.tickLimit > 0 && t.Seq >= r.tickLimit && t.Status == runtime.Running {
+				in.stopWith(fmt.Sprintf("stopped after %d ticks (--ticks) with the mission still running", t.Seq))
+			}
+		},
+	})
+	r.report, r.wall = rep, time.Since(start)
+	in.stop() // from here a second Ctrl-C ends the program at once
+
+	stopped := "the robot was stopped"
+	if m.profile == nil || m.profile.Safety.VelocityTopic == "" {
+		stopped = "no velocity topic to zero (no profile safety section)"
+	} else {
+		stopped = "zero velocity sent on " + conn.Resolve(m.profile.Safety.VelocityTopic)
+	}
+	var end string
+	code := exitFailed
+	switch {
+	case err == nil && rep.Status == runtime.Success:
+		end, code = fmt.Sprintf("mission succeeded after %d ticks (%s); %s", rep.Stats.Ticks, r.wall.Round(time.Millisecond), stopped), exitOK
+	case err == nil:
+		end = fmt.Sprintf("mission failed after %d ticks (%s); %s", rep.Stats.Ticks, r.wall.Round(time.Millisecond), stopped)
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		end = fmt.Sprintf("%s after %d ticks: tree halted; %s", in.why(), rep.Stats.Ticks, stopped)
+	default:
+		end = fmt.Sprintf("mission aborted after %d ticks: %v; tree halted; %s", rep.Stats.Ticks, err, stopped)
+	}
+	if v != nil {
+		v.Close(end)
+	} else {
+		fmt.Fprintln(env.stdout, end)
+	}
+	return code
+}
+
+// runTitle is the live view's first line.
+func runTitle(m *mission, conn *ros.Conn) string {
+	parts := []string{"btrobot run " + filepath.Base(m.treeFile)}
+	if m.profile != nil {
+		robot := m.profile.Robot
+		if robot == "" {
+			robot = filepath.Base(m.profile.File)
+		}
+		parts = append(parts, "robot "+robot)
+	}
+	parts = append(parts, conn.Name()+" @ "+conn.MasterURI())
+	return strings.Join(parts, " · ")
+}
+
+func logWord(l ros.LogLevel) string {
+	switch {
+	case l >= ros.LogFatal:
+		return "fatal"
+	case l >= ros.LogError:
+		return "error"
+	case l >= ros.LogWarn:
+		return "warning"
+	}
+	return "info"
+}
