@@ -29,6 +29,8 @@ func (n *Node) onLockstep(h *std_msgs.Header) {
 	switch {
 	case !h.Stamp.After(n.epoch):
 		if p != nil {
+			// The commands it sent before leaving still count.
+			n.leftSent += max(p.sent, uint64(h.Seq))
 			delete(n.peers, name)
 			n.event("lockstep: peer %s left at %v", name, n.w.Now())
 		}
@@ -58,7 +60,7 @@ func (n *Node) holdReason(now time.Duration) string {
 		}
 		n.started = true
 	}
-	var sent uint64
+	sent := n.leftSent
 	reason := ""
 	for name, p := range n.peers {
 		sent += p.sent

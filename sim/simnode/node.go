@@ -92,8 +92,9 @@ type Node struct {
 	scheduled []scheduled
 	nextSched int // insertion counter, for a stable order
 	peers     map[string]*peer
-	started   bool // the awaited peers have joined
-	cmdsIn    uint64
+	started   bool   // the awaited peers have joined
+	cmdsIn    uint64 // cmd_vel messages received
+	leftSent  uint64 // cmd_vel messages sent by peers that have left
 	events    []event
 	stats     Stats
 	closed    bool
