@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -26,9 +27,26 @@ type BuildConf struct {
 	Seed uint64
 	// MaxDepth bounds the nesting of nodes and subtrees (256 when 0).
 	MaxDepth int
+	// MaxNodes bounds the nodes a tree expands to, subtrees copied where
+	// they are used (1,000,000 when 0): a few nested subtrees must not
+	// become a bomb.
+	MaxNodes int
 }
 
-const defaultMaxDepth = 256
+const (
+	defaultMaxDepth = 256
+	defaultMaxNodes = 1_000_000
+)
+
+// PortError is what a node constructor returns for a problem with one of
+// its ports, so that the error points at that attribute.
+type PortError struct {
+	Port string
+	Err  error
+}
+
+func (e *PortError) Error() string { return fmt.Sprintf("port %q: %v", e.Port, e.Err) }
+func (e *PortError) Unwrap() error { return e.Err }
 
 // Build checks doc against reg and builds the main tree. It returns every
 // error found (an ErrorList), never a half-built tree.
@@ -72,11 +90,26 @@ type builder struct {
 	rand  *rand.Rand
 	errs  ErrorList
 	trees map[string]*TreeSpec
+
+	visited  int                 // nodes expanded so far
+	tooBig   bool                // MaxNodes reported
+	stack    []string            // IDs of the trees being expanded, outermost first
+	cycles   map[string]bool     // recursive subtree cycles reported
+	declared map[*Entry]declSite // where each typed blackboard entry was first declared
+}
+
+// declSite is the port that first declared a blackboard entry's type.
+type declSite struct {
+	path, port string
+	pos        Pos
 }
 
 func newBuilder(reg *Registry, doc *Document, conf BuildConf, run bool) *builder {
 	if conf.MaxDepth == 0 {
 		conf.MaxDepth = defaultMaxDepth
+	}
+	if conf.MaxNodes == 0 {
+		conf.MaxNodes = defaultMaxNodes
 	}
 	tree := newTree(conf.Clock, nil)
 	seed := conf.Seed
@@ -87,6 +120,8 @@ func newBuilder(reg *Registry, doc *Document, conf BuildConf, run bool) *builder
 		reg: reg, doc: doc, conf: conf, run: run, tree: tree,
 		rand:  rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		trees: map[string]*TreeSpec{},
+
+		cycles: map[string]bool{}, declared: map[*Entry]declSite{},
 	}
 }
 
@@ -156,7 +191,11 @@ func (b *builder) buildTree(t *TreeSpec, path string, bb *Blackboard, ancestors 
 		return nil
 	}
 	ancestors[t.ID] = true
-	defer delete(ancestors, t.ID)
+	b.stack = append(b.stack, t.ID)
+	defer func() {
+		delete(ancestors, t.ID)
+		b.stack = b.stack[:len(b.stack)-1]
+	}()
 	return b.buildNode(t.Root, path+"/"+t.Root.Name(), bb, ancestors, depth)
 }
 
@@ -165,28 +204,37 @@ func (b *builder) buildNode(s *NodeSpec, path string, bb *Blackboard, ancestors 
 		b.errs.add(s.Pos, path, "nesting deeper than %d nodes; flatten the tree or split it into subtrees", b.conf.MaxDepth)
 		return nil
 	}
+	if b.visited++; b.visited > b.conf.MaxNodes {
+		if !b.tooBig {
+			b.tooBig = true
+			b.errs.add(s.Pos, path, "the tree expands to more than %d nodes (each SubTree is a copy of its tree); nest fewer subtrees", b.conf.MaxNodes)
+		}
+		return nil
+	}
 	typ, model := b.lookupType(s, path)
 	if typ == nil && model == nil {
+		// Unknown: the children are still checked, so one pass finds all.
+		b.buildChildren(s, path, bb, ancestors, depth, nil)
 		return nil
 	}
 	var ports []PortSpec
-	var kind Kind
+	kind := SubTreeKind
 	if typ != nil {
 		ports, kind = typ.Ports, typ.Kind
 	} else {
 		ports, kind = model.Ports, model.Kind
 	}
 
-	var cfgLiterals = map[string]any{}
-	bindings := b.bindPorts(s, path, ports, bb, cfgLiterals, kind == SubTreeKind)
+	var literals map[string]any
+	if len(ports) > 0 {
+		literals = make(map[string]any, len(ports))
+	}
+	bindings := b.bindPorts(s, path, ports, bb, literals, kind == SubTreeKind, typ == nil)
 	conds := b.parseConditions(s, path)
 
-	// Children count.
-	lo, hi := 0, 0
+	lo, hi := (&NodeType{Kind: kind}).ChildBounds()
 	if typ != nil {
 		lo, hi = typ.ChildBounds()
-	} else {
-		lo, hi = (&NodeType{Kind: kind}).ChildBounds()
 	}
 	if s.Type == "SubTree" {
 		lo, hi = 0, 0 // the subtree's root is its child
@@ -195,37 +243,31 @@ func (b *builder) buildNode(s *NodeSpec, path string, bb *Blackboard, ancestors 
 		b.errs.add(s.Pos, path, "%s", childCountMsg(s.Type, kind, n, lo, hi))
 	}
 
+	// Check mode asks the constructor too: it rejects impossible
+	// configurations (Parallel thresholds, Switch cases).
 	var node Node
 	var b0 *Base
-	if b.run && typ != nil {
+	if typ != nil {
 		cfg := &Config{
 			Name: s.Name(), Path: path, Type: typ, Children: len(s.Children),
-			Clock: b.tree.clock, Rand: b.rand, Registry: b.reg, spec: s, literals: cfgLiterals,
+			Clock: b.tree.clock, Rand: b.rand, Registry: b.reg, spec: s, literals: literals,
 		}
-		var err error
-		node, err = typ.New(cfg)
-		if err != nil {
+		n, err := typ.New(cfg)
+		var pe *PortError
+		switch {
+		case errors.As(err, &pe):
+			b.errs.add(s.AttrPos(pe.Port), path, "%v", err)
+		case err != nil:
 			b.errs.add(s.Pos, path, "%v", err)
-		} else if node == nil {
+		case n == nil:
 			b.errs.add(s.Pos, path, "constructor of %s returned no node", s.Type)
-		} else {
-			b0 = node.base()
+		case b.run:
+			node, b0 = n, n.base()
 			b0.name, b0.typeID, b0.path, b0.tree, b0.bb = s.Name(), s.Type, path, b.tree, bb
 			b0.ports, b0.conds = bindings, conds
 			b0.env = scriptEnv{bb: bb, enums: b.reg.enums}
 			b.tree.nodes = append(b.tree.nodes, node)
-			b0.uid = uint16(len(b.tree.nodes))
-			if len(b.tree.nodes) > 0xFFFF {
-				b.errs.add(s.Pos, path, "more than 65535 nodes in one tree")
-			}
-		}
-	} else if typ != nil && !b.run {
-		// Check mode still asks the constructor, which rejects impossible
-		// configurations (Parallel thresholds, Switch cases).
-		cfg := &Config{Name: s.Name(), Path: path, Type: typ, Children: len(s.Children),
-			Clock: b.tree.clock, Rand: b.rand, Registry: b.reg, spec: s, literals: cfgLiterals}
-		if _, err := typ.New(cfg); err != nil {
-			b.errs.add(s.Pos, path, "%v", err)
+			b0.uid = uint32(len(b.tree.nodes))
 		}
 	}
 
@@ -236,23 +278,53 @@ func (b *builder) buildNode(s *NodeSpec, path string, bb *Blackboard, ancestors 
 		}
 		return node
 	}
-
-	names := map[string]int{}
-	for _, cs := range s.Children {
-		name := cs.Name()
-		names[name]++
-		if k := names[name]; k > 1 {
-			name += "#" + strconv.Itoa(k)
-		}
-		child := b.buildNode(cs, path+"/"+name, bb, ancestors, depth+1)
-		if b0 != nil && child != nil {
-			b0.children = append(b0.children, child)
-		}
-	}
-	if b0 != nil && len(b0.children) != len(s.Children) {
+	if !b.buildChildren(s, path, bb, ancestors, depth, b0) {
 		return nil // a child failed; the error is already recorded
 	}
 	return node
+}
+
+// buildChildren builds the children of s under parent (nil: only checks
+// them) and reports whether all of them were built.
+func (b *builder) buildChildren(s *NodeSpec, path string, bb *Blackboard, ancestors map[string]bool, depth int, parent *Base) bool {
+	if len(s.Children) == 0 {
+		return true
+	}
+	if parent != nil {
+		parent.children = make([]Node, 0, len(s.Children))
+	}
+	var names map[string]int // only for siblings sharing a name
+	ok := true
+	for _, cs := range s.Children {
+		name := cs.Name()
+		if len(s.Children) > 1 {
+			if names == nil {
+				names = make(map[string]int, len(s.Children))
+			}
+			names[name]++
+			if k := names[name]; k > 1 {
+				name += "#" + strconv.Itoa(k)
+			}
+		}
+		child := b.buildNode(cs, path+"/"+name, bb, ancestors, depth+1)
+		if child == nil {
+			ok = false
+		} else if parent != nil {
+			parent.children = append(parent.children, child)
+		}
+	}
+	return ok && parent != nil
+}
+
+// renamedInV4 explains BehaviorTree.CPP v3 node names that v4 dropped.
+var renamedInV4 = map[string]string{
+	"SequenceStar":          "BT.CPP v4 renamed it SequenceWithMemory",
+	"SubTreePlus":           "BT.CPP v4 merged it into SubTree",
+	"RetryUntilSuccesful":   "BT.CPP v4 spells it RetryUntilSuccessful",
+	"BlackboardCheckInt":    "BT.CPP v4 dropped it: use a ScriptCondition or _skipIf/_failureIf",
+	"BlackboardCheckDouble": "BT.CPP v4 dropped it: use a ScriptCondition or _skipIf/_failureIf",
+	"BlackboardCheckString": "BT.CPP v4 dropped it: use a ScriptCondition or _skipIf/_failureIf",
+	"FallbackStar":          "BT.CPP v4 has no FallbackStar: use Fallback",
 }
 
 func childCountMsg(typ string, kind Kind, n, lo, hi int) string {
@@ -299,25 +371,33 @@ func (b *builder) lookupType(s *NodeSpec, path string) (*NodeType, *NodeModel) {
 	for _, m := range b.doc.Models {
 		names = append(names, m.ID)
 	}
+	if v4, ok := renamedInV4[s.Type]; ok {
+		b.errs.add(s.Pos, path, "unknown node type %q (%s)", s.Type, v4)
+		return nil, nil
+	}
 	b.errs.add(s.Pos, path, "unknown node type %q%s", s.Type, didYouMean(s.Type, names))
 	return nil, nil
 }
 
 // bindPorts binds every declared port of s to a literal or a blackboard key
-// and reports unknown, missing and mistyped ports.
-func (b *builder) bindPorts(s *NodeSpec, path string, ports []PortSpec, bb *Blackboard, literals map[string]any, subtree bool) []portBinding {
+// and reports unknown, missing and mistyped ports. For a node known only
+// from a model, a default that does not convert is not an error (Nav2's
+// models write C++ expressions there).
+func (b *builder) bindPorts(s *NodeSpec, path string, ports []PortSpec, bb *Blackboard, literals map[string]any, subtree, modelOnly bool) []portBinding {
 	bindings := make([]portBinding, len(ports))
+	missing := map[string]*PortSpec{}
 	for i := range ports {
 		p := &ports[i]
 		bindings[i].spec = p
 		value, present := s.Attr(p.Name)
 		pos := s.AttrPos(p.Name)
+		fromDefault := false
 		if !present && p.HasDefault {
-			value, present = p.Default, true
+			value, present, fromDefault = p.Default, true, true
 		}
 		if !present {
 			if p.Required() && !subtree {
-				b.errs.add(s.Pos, path, "missing required input port %q (%s)%s", p.Name, TypeName(p.Type), portHint(p))
+				missing[p.Name] = p
 			}
 			continue
 		}
@@ -328,11 +408,8 @@ func (b *builder) bindPorts(s *NodeSpec, path string, ports []PortSpec, bb *Blac
 				continue
 			}
 			bindings[i].key = key
-			if subtree {
-				continue
-			}
-			if _, err := bb.Declare(key, p.Type); err != nil {
-				b.errs.add(pos, path, "port %q: %v", p.Name, err)
+			if !subtree {
+				b.declare(bb, key, p, path, pos)
 			}
 			continue
 		}
@@ -342,7 +419,9 @@ func (b *builder) bindPorts(s *NodeSpec, path string, ports []PortSpec, bb *Blac
 		}
 		v, err := ParseLiteral(value, p.Type)
 		if err != nil {
-			b.errs.add(pos, path, "port %q (%s): %v", p.Name, TypeName(p.Type), err)
+			if !(modelOnly && fromDefault) {
+				b.errs.add(pos, path, "port %q (%s): %v", p.Name, TypeName(p.Type), err)
+			}
 			continue
 		}
 		bindings[i].literal = v
@@ -351,6 +430,10 @@ func (b *builder) bindPorts(s *NodeSpec, path string, ports []PortSpec, bb *Blac
 	if subtree {
 		return bindings
 	}
+	names := make([]string, len(ports))
+	for i, p := range ports {
+		names[i] = p.Name
+	}
 	for _, a := range s.Attrs {
 		if IsReservedAttr(a.Name) || strings.HasPrefix(a.Name, "_") {
 			continue // engine attributes, or an editor's own (kept for round trips)
@@ -358,19 +441,52 @@ func (b *builder) bindPorts(s *NodeSpec, path string, ports []PortSpec, bb *Blac
 		if _, declared := portIndex(ports, a.Name); declared {
 			continue
 		}
-		names := make([]string, len(ports))
-		for i, p := range ports {
-			names[i] = p.Name
-		}
-		hint := didYouMean(a.Name, names)
-		if hint == "" && len(names) > 0 {
+		near := NearestNames(a.Name, names, 3)
+		var hint string
+		switch {
+		case len(near) > 0 && missing[near[0]] != nil:
+			// A misspelt required port is one mistake, not two.
+			delete(missing, near[0])
+			hint = " (did you mean " + near[0] + "?)"
+		case len(near) > 0:
+			hint = " (did you mean " + strings.Join(near, ", ") + "?)"
+		case len(names) > 0:
 			hint = " (its ports: " + strings.Join(names, ", ") + ")"
-		} else if len(names) == 0 {
+		default:
 			hint = " (it has no ports)"
 		}
 		b.errs.add(a.Pos.or(s.Pos), path, "%s has no port %q%s", s.Type, a.Name, hint)
 	}
+	for i := range ports {
+		if p := missing[ports[i].Name]; p != nil {
+			b.errs.add(s.Pos, path, "missing required input port %q (%s)%s", p.Name, TypeName(p.Type), portHint(p))
+		}
+	}
 	return bindings
+}
+
+// declare gives blackboard entry key the type of port p, or reports where
+// the entry was first declared with another type.
+func (b *builder) declare(bb *Blackboard, key string, p *PortSpec, path string, pos Pos) {
+	e, err := bb.Declare(key, p.Type)
+	if err != nil {
+		if e = bb.Entry(key); e != nil {
+			if first, ok := b.declared[e]; ok {
+				where := ""
+				if first.pos.Line != 0 {
+					where = " at " + first.pos.String()
+				}
+				b.errs.add(pos, path, "port %q wants blackboard entry %q as %s, but %s port %q declared it %s%s",
+					p.Name, key, TypeName(p.Type), first.path, first.port, TypeName(e.Type()), where)
+				return
+			}
+		}
+		b.errs.add(pos, path, "port %q: %v", p.Name, err)
+		return
+	}
+	if _, seen := b.declared[e]; !seen && !isAnyType(p.Type) {
+		b.declared[e] = declSite{path: path, port: p.Name, pos: pos}
+	}
 }
 
 func (p Pos) or(q Pos) Pos {
@@ -440,7 +556,7 @@ func (b *builder) buildSubTree(s *NodeSpec, path string, bb *Blackboard, ancesto
 		return nil
 	}
 	if ancestors[id] {
-		b.errs.add(s.Pos, path, "SubTree %q includes itself (recursive subtrees never end)", id)
+		b.reportCycle(s, path, id)
 		return nil
 	}
 	autoRemap := false
@@ -504,6 +620,24 @@ func (b *builder) buildSubTree(s *NodeSpec, path string, bb *Blackboard, ancesto
 		child.entries[k] = e
 	}
 	return b.buildTree(t, path, child, ancestors, depth+1, s)
+}
+
+// reportCycle reports a recursive subtree once, however many trees reach it.
+func (b *builder) reportCycle(s *NodeSpec, path, id string) {
+	start := 0
+	for i, t := range b.stack {
+		if t == id {
+			start = i
+		}
+	}
+	cycle := append(append([]string{}, b.stack[start:]...), id)
+	key := append([]string{}, cycle[:len(cycle)-1]...)
+	sort.Strings(key)
+	if b.cycles[strings.Join(key, "\x00")] {
+		return
+	}
+	b.cycles[strings.Join(key, "\x00")] = true
+	b.errs.add(s.Pos, path, "SubTree %q includes itself: %s (recursive subtrees never end)", id, strings.Join(cycle, " → "))
 }
 
 func subtreeLiteral(s string) any {

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -57,13 +58,23 @@ func TestBuildErrors(t *testing.T) {
 			[]string{`Main/Dok: SubTree names tree "Dok", which is not defined`}},
 		{"recursive subtree",
 			doc(tree("Main", N("SubTree", A("ID", "Loop"))), tree("Loop", N("Sequence", nil, N("SubTree", A("ID", "Main"))))),
-			[]string{`SubTree "Main" includes itself`}},
+			[]string{`SubTree "Main" includes itself: Main → Loop → Main (recursive subtrees never end)`}},
 		{"duplicate tree IDs",
 			doc(tree("Main", N("AlwaysSuccess", nil)), tree("Main", N("AlwaysFailure", nil))),
 			[]string{`tree ID "Main" is defined twice`}},
 		{"a blackboard key used with two types",
 			doc(tree("Main", N("Sequence", nil, N("MoveTo", A("x", "{k}")), N("Count", A("out", "{k}"))))),
-			[]string{`Main/Sequence/Count: port "out": blackboard entry "k" is declared as float64; cannot declare it again as int`}},
+			[]string{`Main/Sequence/Count: port "out" wants blackboard entry "k" as int, but Main/Sequence/MoveTo port "x" declared it float64`}},
+		{"a misspelt required port is one mistake",
+			doc(tree("Main", N("MoveTo", A("xx", "1")))),
+			[]string{`Main/MoveTo: MoveTo has no port "xx" (did you mean x?)`}},
+		{"children of an unknown node are still checked",
+			doc(tree("Main", N("Sequense", nil, N("AlwaysSucess", nil)))),
+			[]string{`unknown node type "Sequense"`, `Main/Sequense/AlwaysSucess: unknown node type "AlwaysSucess" (did you mean AlwaysSuccess`}},
+		{"a BT.CPP v3 name",
+			doc(tree("Main", N("SequenceStar", nil, N("AlwaysSuccess", nil)))),
+			[]string{`unknown node type "SequenceStar" (BT.CPP v4 renamed it SequenceWithMemory)`}},
+
 		{"every error in one pass",
 			doc(tree("Main", N("Sequence", nil, N("Nope", nil), N("MoveTo", nil), N("MoveTo", A("x", "y"))))),
 			[]string{`unknown node type "Nope"`, `Main/Sequence/MoveTo: missing required input port "x"`, `Main/Sequence/MoveTo#2: port "x" (float64): "y" is not a number`}},
@@ -97,6 +108,38 @@ func TestBuildErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestBuildRefusesSubtreeBombs(t *testing.T) {
+	for _, check := range []bool{false, true} {
+		conf := BuildConf{MaxNodes: 10_000}
+		var err error
+		if check {
+			err = Check(NewRegistry(), bomb(), conf)
+		} else {
+			_, err = Build(NewRegistry(), bomb(), conf)
+		}
+		if err == nil || len(err.(ErrorList)) != 1 || !strings.Contains(err.Error(), "the tree expands to more than 10000 nodes (each SubTree is a copy of its tree)") {
+			t.Errorf("check=%v: %v", check, err)
+		}
+	}
+}
+
+// bomb is ten trees, each using the next one ten times: 10^10 nodes.
+func bomb() *Document {
+	d := &Document{Main: "T0"}
+	for i := 0; i < 10; i++ {
+		root := N("Sequence", nil)
+		for k := 0; k < 10; k++ {
+			if i == 9 {
+				root.Children = append(root.Children, N("AlwaysSuccess", nil))
+			} else {
+				root.Children = append(root.Children, N("SubTree", A("ID", fmt.Sprintf("T%d", i+1))))
+			}
+		}
+		d.Trees = append(d.Trees, tree(fmt.Sprintf("T%d", i), root))
+	}
+	return d
 }
 
 func deep(n int) *NodeSpec {

@@ -31,7 +31,7 @@ type Node interface {
 // Base is embedded by every node. Its methods are the toolkit node authors
 // use: children, ports, the blackboard, the clock and the wake-up.
 type Base struct {
-	uid      uint16
+	uid      uint32
 	name     string
 	typeID   string
 	path     string
@@ -59,7 +59,7 @@ func (b *Base) Path() string { return b.path }
 
 // UID returns the node's identifier, unique within its tree and stable
 // across loads of the same tree (depth-first order, from 1 as in Groot2).
-func (b *Base) UID() uint16 { return b.uid }
+func (b *Base) UID() uint32 { return b.uid }
 
 // Status returns the node's current status. Read it on the tick's goroutine
 // (or from an observer); other goroutines watch transitions instead.

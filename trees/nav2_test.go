@@ -83,7 +83,7 @@ func TestNav2ModelMistakes(t *testing.T) {
 		`testdata/nav2/mistakes.xml:5:54: M/PipelineSequence/ComputePathToPose: ComputePathToPose has no port "planer_id" (did you mean planner_id?)`,
 		`testdata/nav2/mistakes.xml:6:56: M/PipelineSequence/FollowPath: port "server_timeout" (time.Duration): "soon" is not a duration (write 1.5s, 200ms, or a number of milliseconds)`,
 		`testdata/nav2/mistakes.xml:7:54: M/PipelineSequence/WouldAPlannerRecoveryHelp: port "error_codes_to_check" ([]int): element 2: "x" is not an integer that fits int`,
-		`testdata/nav2/mistakes.xml:8:13: M/PipelineSequence/Spin: port "spin_dist": blackboard entry "code" is declared as uint16; cannot declare it again as float64`,
+		`testdata/nav2/mistakes.xml:8:13: M/PipelineSequence/Spin: port "spin_dist" wants blackboard entry "code" as float64, but M/PipelineSequence/FollowPath port "error_code_id" declared it uint16 at testdata/nav2/mistakes.xml:6:33`,
 	}
 	if got := errorTexts(t, err); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
