@@ -165,9 +165,8 @@ safety: {velocity_topic: /cmd_vel}
 
 // TestBenchLoop100Hz measures tick-start lateness of the loop at 100 Hz for
 // a minute (BTROBOT_BENCH_SECONDS to change), with the bridge latching two
-// inputs published at 50 Hz and publishing an output every tick: as Run
-// paces it (pacingClock), and for comparison on Go's own timers
-// (runtime.WallClock).
+// inputs published at 50 Hz and publishing an output every tick, paced by
+// runtime.WallClock's precise timers.
 func TestBenchLoop100Hz(t *testing.T) {
 	requireBench(t)
 	seconds := 60
@@ -176,16 +175,10 @@ func TestBenchLoop100Hz(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, paced := range []bool{true, false} {
-		name := "paced"
-		if !paced {
-			name = "go_timers"
-		}
-		t.Run(name, func(t *testing.T) { benchLoop(t, seconds, paced) })
-	}
+	benchLoop(t, seconds)
 }
 
-func benchLoop(t *testing.T, seconds int, paced bool) {
+func benchLoop(t *testing.T, seconds int) {
 	uri := rostest.StartMaster(t)
 	sensor := connect(t, uri, "sensor")
 	c := connect(t, uri, "btrobot")
@@ -213,33 +206,18 @@ safety: {velocity_topic: /cmd_vel, watchdog: 3}
 	runCtx, runCancel := context.WithTimeout(context.Background(), time.Duration(seconds)*time.Second)
 	defer runCancel()
 	var stats runtime.LoopStats
-	if paced {
-		rep, err := Run(runCtx, RunConf{Conn: c, Tree: tree, Profile: p})
-		if err != context.DeadlineExceeded {
-			t.Fatalf("run: %v", err)
-		}
-		stats = rep.Stats
-	} else {
-		br, err := NewBridge(BridgeConf{Conn: c, Profile: p, Tree: tree})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer br.Close()
-		loop, err := runtime.NewLoop(runtime.LoopConf{Tree: tree, Clock: runtime.WallClock{}, Rate: 100,
-			Latch: br.Latch, Flush: br.Flush, Watchdog: 30 * time.Millisecond, OnStall: func() { br.Stop() }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		loop.Run(runCtx)
-		stats = loop.Stats()
+	rep, err := Run(runCtx, RunConf{Conn: c, Tree: tree, Profile: p})
+	if err != context.DeadlineExceeded {
+		t.Fatalf("run: %v", err)
 	}
+	stats = rep.Stats
 	l := stats.Lateness
-	t.Logf("BENCH loop100Hz %s seconds=%d ticks=%d overruns=%d lateness p50=%v p99=%v p999=%v max=%v tick p99=%v load=%q",
-		map[bool]string{true: "paced", false: "go_timers"}[paced], seconds, stats.Ticks, stats.Overruns, l.Quantile(0.5), l.Quantile(0.99), l.Quantile(0.999), l.Max(), stats.Durations.Quantile(0.99), loadAverage())
+	t.Logf("BENCH loop100Hz seconds=%d ticks=%d overruns=%d lateness p50=%v p99=%v p999=%v max=%v tick p99=%v load=%q",
+		seconds, stats.Ticks, stats.Overruns, l.Quantile(0.5), l.Quantile(0.99), l.Quantile(0.999), l.Max(), stats.Durations.Quantile(0.99), loadAverage())
 	if want := uint64(seconds*100) * 98 / 100; stats.Ticks < want {
 		t.Errorf("%d ticks in %d s, want about %d", stats.Ticks, seconds, seconds*100)
 	}
-	if p99 := l.Quantile(0.99); paced && p99 > time.Millisecond {
+	if p99 := l.Quantile(0.99); p99 > time.Millisecond {
 		t.Errorf("p99 lateness %v, target < 1ms", p99)
 	}
 }

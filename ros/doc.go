@@ -30,7 +30,6 @@
 //   - bridge.go, run.go: the scan cycle (inputs latched at the start of a
 //     tick, outputs published at its end, stale inputs marked, the robot
 //     stopped on stop, error, panic and stalled ticks) and Run;
-//     pacing.go: the precise timers Run paces a wall-time loop with.
 //   - nodes.go and one file per node: the generic ROS nodes Publish,
 //     TopicCondition, CallService and RunAction; action_leaf.go: ActionLeaf,
 //     the action-client leaf the skills build on.

@@ -71,9 +71,6 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 		Tree: conf.Tree, Clock: conf.Conn.Clock(), Rate: rate, MaxRate: maxRate,
 		UntilDone: conf.UntilDone, Observe: conf.Observe,
 	}
-	if _, wall := lc.Clock.(runtime.WallClock); wall {
-		lc.Clock = pacingClock{} // the same time, with precise timers
-	}
 	var bridge *Bridge
 	if conf.Profile != nil {
 		var err error

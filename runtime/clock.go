@@ -18,8 +18,19 @@ type Clock interface {
 	Timer(at time.Time) (<-chan struct{}, func())
 }
 
-// WallClock is the host's clock.
+// WallClock is the host's clock, with timers precise to tens of
+// microseconds. Go's own timers wake from an epoll wait whose timeout is a
+// whole number of milliseconds, so they fire up to a millisecond late;
+// that alone would put the p99 lateness of a 100 Hz loop near a
+// millisecond. Here a Go timer covers all but the last preciseWindow, and
+// the rest is slept in the kernel (nanosleep) on the timer's goroutine.
+// Stopping a timer in that last stretch lets it run out and close a
+// channel nobody reads.
 type WallClock struct{}
+
+// preciseWindow is the stretch before a deadline slept in the kernel: more
+// than the millisecond a Go timer may be late.
+const preciseWindow = 2 * time.Millisecond
 
 // Now returns time.Now().
 func (WallClock) Now() time.Time { return time.Now() }
@@ -32,7 +43,17 @@ func (WallClock) Timer(at time.Time) (<-chan struct{}, func()) {
 		close(ch)
 		return ch, func() {}
 	}
-	t := time.AfterFunc(d, func() { close(ch) })
+	finish := func() {
+		for r := time.Until(at); r > 0; r = time.Until(at) {
+			sleepPrecisely(r)
+		}
+		close(ch)
+	}
+	if d <= preciseWindow {
+		go finish()
+		return ch, func() {}
+	}
+	t := time.AfterFunc(d-preciseWindow, finish)
 	return ch, func() { t.Stop() }
 }
 

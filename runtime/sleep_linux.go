@@ -1,4 +1,4 @@
-package ros
+package runtime
 
 import (
 	"syscall"

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package ros
+package runtime
 
 import "time"
 
