@@ -3,7 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
+	"gopkg.in/yaml.v3"
+
+	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"
 )
 
@@ -11,8 +18,8 @@ func checkCommand() *command {
 	c := &command{
 		name:    "check",
 		args:    "FILE...",
-		summary: "Validate trees: every error found, each with file:line:col, the node path and what would be right.",
-		example: "btrobot check trees/missions/*.xml\n" +
+		summary: "Validate trees (.xml) and robot profiles (.yaml): every error found, each with file:line:col, the node path and what would be right.",
+		example: "btrobot check trees/missions/*.xml robots/sim.yaml\n" +
 			"patrol.xml:12:7: Main/Patrol/NavigateTo: missing required input port \"goal\" (string)",
 	}
 	c.run = func(env *cmdEnv, args []string) int {
@@ -28,6 +35,16 @@ func checkCommand() *command {
 		reg := palette()
 		code, problems := exitOK, 0
 		for _, path := range pos {
+			if isYAML(path) {
+				n, unreadable := checkProfile(env, path)
+				problems += n
+				if unreadable {
+					code = exitUsage
+				} else if n > 0 && code == exitOK {
+					code = exitFailed
+				}
+				continue
+			}
 			err := trees.CheckFile(reg, path)
 			if err == nil {
 				continue
@@ -55,6 +72,39 @@ func checkCommand() *command {
 		return code
 	}
 	return c
+}
+
+func isYAML(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".yaml" || ext == ".yml"
+}
+
+// checkProfile prints the problems of a robot profile and counts them;
+// unreadable is set when the file cannot be read or is not YAML.
+func checkProfile(env *cmdEnv, path string) (problems int, unreadable bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintln(env.stdout, err)
+		return 1, true
+	}
+	var node yaml.Node
+	if err := yaml.Unmarshal(data, &node); err != nil {
+		unreadable = true
+	}
+	_, err = ros.ParseProfile(data, path, nil)
+	var list runtime.ErrorList
+	switch {
+	case err == nil:
+		return 0, unreadable
+	case errors.As(err, &list):
+		for _, e := range list {
+			fmt.Fprintln(env.stdout, e)
+		}
+		return len(list), unreadable
+	default:
+		fmt.Fprintf(env.stdout, "%s: %v\n", path, err)
+		return 1, unreadable
+	}
 }
 
 func plural(n int, one, many string) string {

@@ -152,3 +152,32 @@ func TestReadmeFirstCommand(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
 }
+
+func TestCheckProfiles(t *testing.T) {
+	bad := writeFile(t, "bad.yaml", "rate: -3\ninputs:\n  - topic: odom\n    type: nav_msgs/Odometri\n    kee: x\n")
+	notYAML := writeFile(t, "n.yaml", "rate: [\n")
+	cases := []struct {
+		files []string
+		code  int
+		want  []string
+	}{
+		{[]string{"../../robots/sim.yaml", "../../robots/turtlebot3.yaml"}, exitOK, nil},
+		{[]string{bad}, exitFailed, []string{
+			"bad.yaml:1:7: rate: rate -3 is not allowed: want a positive number of Hz",
+			`bad.yaml:4:11: inputs[0].type: unknown ROS message type "nav_msgs/Odometri" (did you mean nav_msgs/Odometry?)`,
+			`bad.yaml:5:5: inputs[0]: unknown field "kee" (did you mean key?`,
+		}},
+		{[]string{notYAML}, exitUsage, []string{"n.yaml:1:1: not valid YAML"}},
+	}
+	for _, tc := range cases {
+		code, out, _ := runCLI(append([]string{"check"}, tc.files...)...)
+		if code != tc.code {
+			t.Errorf("check %v: exit %d, want %d\n%s", tc.files, code, tc.code, out)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("check %v printed\n%s\nwant a line containing %q", tc.files, out, w)
+			}
+		}
+	}
+}
