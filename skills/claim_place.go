@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -12,12 +13,15 @@ import (
 // the places never head for the same one.
 //
 //	<ClaimPlace queue="{todo}" place="{target}"/>
+//	<ClaimPlace queue="{todo}" place="{target}" nearest="true"/>   the closest free place first
 //
 // Contract (an async leaf; the claim protocol is in the package
 // documentation):
 //   - the tick that starts it picks the first place of queue that no other
-//     robot claims, publishes the claim (replacing this robot's previous
-//     one) and returns RUNNING; with no such place it returns FAILURE;
+//     robot claims (with nearest, the one nearest to the robot, straight
+//     line, so that robots spread out rather than cross), publishes the
+//     claim (replacing this robot's previous one) and returns RUNNING; with
+//     no such place it returns FAILURE;
 //   - once the claim has stood for settle it is checked: if another robot's
 //     claim on the same place came first, this one is given up and the next
 //     unclaimed place is tried in the same way; otherwise the place is
@@ -44,6 +48,7 @@ func claimPlaceType(e *env) runtime.NodeType {
 			runtime.OutputPort[string]("place", "the place claimed"),
 			runtime.InputPort[time.Duration]("settle", "how long a claim must stand unchallenged").WithDefault("1s"),
 			runtime.InputPort[string]("topic", "the fleet's claim topic").WithDefault(DefaultClaimTopic),
+			runtime.InputPort[bool]("nearest", "take the free place nearest to the robot rather than the first").WithDefault("false"),
 		},
 		New: func(c *runtime.Config) (runtime.Node, error) {
 			if err := needKey(c, "queue"); err != nil {
@@ -86,6 +91,13 @@ func (c *ClaimPlace) next(n *runtime.Leaf) (runtime.Status, error) {
 	settle, err := runtime.GetInput[time.Duration](n, "settle")
 	if err != nil {
 		return runtime.Failure, err
+	}
+	nearest, err := runtime.GetInput[bool](n, "nearest")
+	if err != nil {
+		return runtime.Failure, err
+	}
+	if nearest {
+		q = c.byDistance(n, q)
 	}
 	taken := c.f.takenByOthers()
 	c.place = ""
@@ -135,4 +147,24 @@ func (c *ClaimPlace) OnHalted(n *runtime.Leaf) {
 	if c.place != "" {
 		_ = c.f.claim("", n.Now())
 	}
+}
+
+// byDistance returns the places of q nearest to the robot first; q as it
+// is when the robot's pose is not known (or a place is not).
+func (c *ClaimPlace) byDistance(n *runtime.Leaf, q []string) []string {
+	here, err := c.e.io(n).mapPose()
+	if err != nil {
+		return q
+	}
+	dist := make(map[string]float64, len(q))
+	for _, p := range q {
+		pose, err := c.e.Places.resolve(p)
+		if err != nil {
+			return q
+		}
+		dist[p] = here.DistanceTo(pose)
+	}
+	out := slices.Clone(q)
+	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(dist[a], dist[b]) })
+	return out
 }

@@ -12,12 +12,14 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/sim/simnode"
+	"github.com/btrobot/btrobot/trees"
 )
 
 // The simulator tests run btrobot's simulator as a real ROS node against an
@@ -196,7 +198,8 @@ type rig struct {
 	period  time.Duration
 	next    time.Time
 	cmdSeq  uint64
-	started bool // a Ready has been sent
+	started bool      // a Ready has been sent
+	start   time.Time // simulated time when the rig started
 	// sensorsOff stops waiting for the sensors: a test that freezes them.
 	sensorsOff bool
 	status     runtime.Status
@@ -208,6 +211,8 @@ type rig struct {
 	sensorMu       sync.Mutex
 	sensed         chan struct{} // closed and renewed on every sensor message
 	odomAt, scanAt time.Time     // header stamps of the newest messages
+	batteryAt      time.Time
+	bumperAt       time.Time // receive time of the newest bumper message
 }
 
 type timedTwist struct {
@@ -215,9 +220,10 @@ type timedTwist struct {
 	geometry_msgs.Twist
 }
 
-// newRig builds xml for robot name (a whole document or a BehaviorTree body)
+// buildRig builds xml for robot name (a file name ending in .xml, a whole
+// document or a BehaviorTree body)
 // on the simulator, with the skills wired as btrobot run wires them.
-func newRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
+func buildRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
 	t.Helper()
 	profile := simProfile(t)
 	var err error
@@ -238,11 +244,18 @@ func newRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
 	if deps.Log == nil {
 		deps.Log = func(l LogEntry) { r.logs = append(r.logs, l) }
 	}
-	reg := registry(t, deps)
-	if err := ros.Register(reg, ros.Deps{Conn: r.conn, Profile: profile}); err != nil {
-		t.Fatal(err)
+	reg := palette(t, deps)
+	if strings.HasSuffix(xml, ".xml") {
+		doc, err := trees.Load(xml)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.tree, err = runtime.Build(reg, doc, runtime.BuildConf{Clock: r.conn.Clock(), Seed: 1}); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		r.tree = buildTree(t, reg, xml, runtime.BuildConf{Clock: r.conn.Clock(), Seed: 1})
 	}
-	r.tree = buildTree(t, reg, xml, runtime.BuildConf{Clock: r.conn.Clock(), Seed: 1})
 	// Watch cmd_vel as the simulator does, from a node of its own.
 	watcher := connectAs(t, w.uri, "/"+name, "cmd_watch")
 	if _, err := ros.Subscribe(watcher, "cmd_vel", func(m *geometry_msgs.Twist) {
@@ -260,6 +273,12 @@ func newRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
 		t.Fatal(err)
 	}
 	if _, err := ros.Subscribe(r.conn, "scan", func(m *sensor_msgs.LaserScan) { r.sense(&r.scanAt, m.Header.Stamp) }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ros.Subscribe(r.conn, "battery_state", func(m *sensor_msgs.BatteryState) { r.sense(&r.batteryAt, m.Header.Stamp) }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ros.Subscribe(r.conn, "bumper", func(m *std_msgs.Bool) { r.sense(&r.bumperAt, r.conn.Clock().Now()) }); err != nil {
 		t.Fatal(err)
 	}
 	if r.bridge, err = ros.NewBridge(ros.BridgeConf{Conn: r.conn, Profile: profile, Tree: r.tree}); err != nil {
@@ -286,7 +305,19 @@ func newRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
 		t.Fatal("no /clock from the simulator")
 	}
 	r.next = r.conn.Clock().Now()
-	r.warmUp()
+	r.start = r.next
+	// A run that ends halts its tree, as a loop does when it stops: the
+	// goals still running are cancelled and their work ends.
+	t.Cleanup(r.tree.Halt)
+	return r
+}
+
+// newRig builds a robot's tree on the simulator (see buildRig) and idles
+// until its inputs have arrived.
+func newRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
+	t.Helper()
+	r := buildRig(t, w, name, xml, deps)
+	warmUp(r)
 	return r
 }
 
@@ -309,12 +340,18 @@ func (r *rig) sense(at *time.Time, stamp time.Time) {
 	r.sensorMu.Unlock()
 }
 
-// Sensor periods of the simulator: odometry at 20 Hz, laser at 10 Hz.
-const odomPeriod, scanPeriod = 50 * time.Millisecond, 100 * time.Millisecond
+// Sensor periods of the simulator: odometry at 20 Hz, laser and bumper at
+// 10 Hz, battery at 1 Hz.
+const (
+	odomPeriod    = 50 * time.Millisecond
+	scanPeriod    = 100 * time.Millisecond
+	bumperPeriod  = 100 * time.Millisecond
+	batteryPeriod = time.Second
+)
 
 // wait waits until the simulated time reaches the next tick and the
-// odometry and laser of that time have arrived (or a wall second passed:
-// a sensor fault may have silenced them).
+// odometry, laser, battery and bumper messages of that time have arrived
+// (or a wall second passed: a sensor fault may have silenced them).
 func (r *rig) wait() {
 	r.t.Helper()
 	ch, stop := r.conn.Clock().Timer(r.next)
@@ -331,7 +368,13 @@ func (r *rig) wait() {
 	patience := time.After(time.Second)
 	for {
 		r.sensorMu.Lock()
-		ok := !r.odomAt.Before(now.Add(-odomPeriod)) && !r.scanAt.Before(now.Add(-scanPeriod))
+		// A sensor is due once a message of it was published after the rig
+		// subscribed: two of its periods after the start.
+		due := func(at time.Time, period time.Duration) bool {
+			return now.Sub(r.start) >= 2*period && at.Before(now.Add(-period))
+		}
+		ok := !due(r.odomAt, odomPeriod) && !due(r.scanAt, scanPeriod) &&
+			!due(r.batteryAt, batteryPeriod) && !due(r.bumperAt, bumperPeriod)
 		sensed := r.sensed
 		r.sensorMu.Unlock()
 		if ok {
@@ -374,22 +417,30 @@ func (r *rig) idle() {
 	r.flush(now, runtime.Idle)
 }
 
-// warmUp idles until odometry, laser and battery have arrived, as a robot
-// that has just started does before its mission.
-func (r *rig) warmUp() {
-	r.t.Helper()
-	bb := r.tree.Blackboard()
-	fresh := func(key string) bool {
-		v, ok := bb.Get(key + ros.StaleSuffix)
-		return ok && v == false
+// warmUp idles the robots, in lockstep, until their odometry, laser and
+// battery have arrived, as robots that have just started do before their
+// missions.
+func warmUp(rigs ...*rig) {
+	fresh := func(r *rig) bool {
+		bb := r.tree.Blackboard()
+		for _, key := range []string{"odom", "scan", "battery"} {
+			if v, ok := bb.Get(key + ros.StaleSuffix); !ok || v != false {
+				return false
+			}
+		}
+		return true
 	}
 	for i := 0; i < 100; i++ {
-		if fresh("odom") && fresh("scan") && fresh("battery") {
+		all := true
+		for _, r := range rigs {
+			r.idle()
+			all = all && fresh(r)
+		}
+		if all {
 			return
 		}
-		r.idle()
 	}
-	r.t.Fatalf("%s: no odometry, laser or battery after 100 periods", r.name)
+	rigs[0].t.Fatalf("no odometry, laser or battery after 100 periods")
 }
 
 // halt halts the tree between ticks, as a loop that stops does, and

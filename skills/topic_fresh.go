@@ -16,7 +16,9 @@ import (
 //	<TopicFresh key="scan" max_age="500ms"/>
 //
 // Contract (a condition, on this tick's latched inputs): key names the entry
-// as written (not "{key}": the entry itself is looked at, not its value);
+// as written (not "{key}": the entry itself is looked at, not its value), in
+// the node's scope, else at the root blackboard where the bridge latches
+// the robot's inputs (so it works inside a subtree that does not remap it);
 // SUCCESS when the entry has been written and its stamp (the receive time
 // the bridge gives it) is at most max_age before the tree's clock, and the
 // bridge does not mark it stale; FAILURE otherwise, including for an entry
@@ -54,7 +56,12 @@ func topicFreshType(*env) runtime.NodeType {
 				bb := n.Blackboard()
 				e := bb.Entry(key)
 				if e == nil {
-					return false, nil
+					// Inside a subtree that does not remap it, the key is the
+					// robot's, which the bridge latches at the root.
+					bb = bb.Root()
+					if e = bb.Entry(key); e == nil {
+						return false, nil
+					}
 				}
 				v, _, stamp := e.Load()
 				if v == nil {
