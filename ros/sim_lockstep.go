@@ -84,7 +84,8 @@ func (p *LockstepPeer) Ready(until time.Time) error {
 }
 
 // Leave tells the simulator to stop waiting for this peer and waits, up to
-// ctx, until the message is out.
+// ctx, until the message is out. The publisher stays, latched with the
+// message, until the connection closes: closing it at once could lose it.
 func (p *LockstepPeer) Leave(ctx context.Context) error {
 	p.mu.Lock()
 	if p.left {
@@ -94,9 +95,7 @@ func (p *LockstepPeer) Leave(ctx context.Context) error {
 	p.left = true
 	msg := &std_msgs.Header{Seq: p.sent, Stamp: time.Unix(0, 0), FrameId: p.conn.Name()}
 	p.mu.Unlock()
-	err := p.pub.PublishWait(ctx, msg)
-	p.pub.Close()
-	return err
+	return p.pub.PublishWait(ctx, msg)
 }
 
 // Subscribers returns how many subscribers the node's publisher of topic is

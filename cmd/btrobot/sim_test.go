@@ -20,21 +20,21 @@ import (
 	"github.com/btrobot/btrobot/ros/rostest"
 )
 
-const officeWorld = "../../worlds/office"
+const simOfficeWorld = "../../worlds/office"
 
-// lockedBuffer is a bytes.Buffer that a command writes while a test reads.
-type lockedBuffer struct {
+// simOutput is a bytes.Buffer that a command writes while a test reads.
+type simOutput struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
+func (b *simOutput) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *lockedBuffer) String() string {
+func (b *simOutput) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
@@ -42,8 +42,8 @@ func (b *lockedBuffer) String() string {
 
 // startSimCLI runs btrobot sim in the background; the returned channel
 // gives its exit code.
-func startSimCLI(args ...string) (stdout, stderr *lockedBuffer, code <-chan int) {
-	stdout, stderr = &lockedBuffer{}, &lockedBuffer{}
+func startSimCLI(args ...string) (stdout, stderr *simOutput, code <-chan int) {
+	stdout, stderr = &simOutput{}, &simOutput{}
 	ch := make(chan int, 1)
 	go func() { ch <- simCommand().run(&cmdEnv{stdout: stdout, stderr: stderr}, args) }()
 	return stdout, stderr, ch
@@ -61,7 +61,7 @@ func runSimCLI(t *testing.T, timeout time.Duration, args ...string) (int, string
 	}
 }
 
-func waitFor(t *testing.T, b *lockedBuffer, substr string, timeout time.Duration) {
+func simWaitFor(t *testing.T, b *simOutput, substr string, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for !strings.Contains(b.String(), substr) {
@@ -84,7 +84,7 @@ func TestSimUsageErrors(t *testing.T) {
 		{[]string{"extra"}, `btrobot sim: unexpected arguments ["extra"] (ROS arguments are written name:=value)`},
 		{[]string{"__bogus:=1"}, `btrobot sim: argument "__bogus:=1": unknown special argument __bogus`},
 		{[]string{"--world", "no/such/world"}, "btrobot sim: stat no/such/world: no such file or directory"},
-		{[]string{"--world", officeWorld, "--robots", "5"}, "btrobot sim: world ../../worlds/office has no spawn pose named robot5 (it has 4); add one to its places.yaml"},
+		{[]string{"--world", simOfficeWorld, "--robots", "5"}, "btrobot sim: world ../../worlds/office has no spawn pose named robot5 (it has 4); add one to its places.yaml"},
 		{[]string{"--bogus"}, "flag provided but not defined: -bogus"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -108,9 +108,9 @@ func TestSimRun(t *testing.T) {
 	dir := t.TempDir()
 	pngFile, svgFile := filepath.Join(dir, "run.png"), filepath.Join(dir, "run.svg")
 	uri := rostest.StartMaster(t)
-	stdout, stderr, code := startSimCLI("--world", officeWorld, "--robots", "2", "--speed", "0", "--peers", "1",
+	stdout, stderr, code := startSimCLI("--world", simOfficeWorld, "--robots", "2", "--speed", "0", "--peers", "1",
 		"--duration", "45s", "--master", uri, "--seed", "3", "--render", pngFile, "--render", svgFile)
-	waitFor(t, stdout, "btrobot sim: 2 robot(s) in ../../worlds/office, as fast as possible, node /sim on "+uri, 10*time.Second)
+	simWaitFor(t, stdout, "btrobot sim: 2 robot(s) in ../../worlds/office, as fast as possible, node /sim on "+uri, 10*time.Second)
 
 	c, err := ros.Connect(ros.Conf{MasterURI: uri, Host: "127.0.0.1", Name: "driver"})
 	if err != nil {
@@ -186,7 +186,7 @@ func TestSimMasterAuto(t *testing.T) {
 	uri := fmt.Sprintf("http://127.0.0.1:%d/", rostest.FreePort(t))
 	t.Setenv("ROS_MASTER_URI", uri)
 	t.Setenv("ROS_IP", "127.0.0.1")
-	code, stdout, stderr := runSimCLI(t, 30*time.Second, "--world", officeWorld, "--master", "auto", "--speed", "0", "--duration", "2s")
+	code, stdout, stderr := runSimCLI(t, 30*time.Second, "--world", simOfficeWorld, "--master", "auto", "--speed", "0", "--duration", "2s")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -208,10 +208,10 @@ func TestSimSignals(t *testing.T) {
 	defer signal.Stop(guard)
 	file := filepath.Join(t.TempDir(), "now.png")
 	uri := rostest.StartMaster(t)
-	stdout, stderr, code := startSimCLI("--world", officeWorld, "--master", uri, "--render", file)
-	waitFor(t, stdout, "btrobot sim: rendering to "+file+" at the end, on /sim/render and on SIGUSR1", 10*time.Second)
+	stdout, stderr, code := startSimCLI("--world", simOfficeWorld, "--master", uri, "--render", file)
+	simWaitFor(t, stdout, "btrobot sim: rendering to "+file+" at the end, on /sim/render and on SIGUSR1", 10*time.Second)
 	syscall.Kill(os.Getpid(), syscall.SIGUSR1)
-	waitFor(t, stdout, "btrobot sim: rendered "+file, 10*time.Second)
+	simWaitFor(t, stdout, "btrobot sim: rendered "+file, 10*time.Second)
 	if _, err := os.Stat(file); err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func (n *Node) onLockstep(h *std_msgs.Header) {
 	default:
 		p.until = h.Stamp.Sub(n.epoch)
 		p.sent = uint64(h.Seq)
-		p.quiet = time.Time{}
+		p.quiet, p.warned = time.Time{}, false
 	}
 	n.mu.Unlock()
 	n.signal()
@@ -112,7 +112,10 @@ func (n *Node) checkPeers() {
 					delete(n.peers, name)
 					n.event("lockstep: peer %s is gone; no longer waiting for it", name)
 				default:
-					n.event("lockstep: still waiting for peer %s (it let the simulation run to %v)", name, p.until)
+					if !p.warned {
+						p.warned = true
+						n.event("lockstep: still waiting for peer %s (it let the simulation run to %v)", name, p.until)
+					}
 					p.quiet = time.Now()
 				}
 			}

@@ -84,6 +84,8 @@ type Node struct {
 	wg     sync.WaitGroup
 	wake   chan struct{}
 
+	eventWake chan struct{} // events are waiting for deliverEvents
+
 	clockPub, tfPub, eventsPub *ros.Publisher
 	pubs                       []*ros.Publisher // every publisher, for Stats
 	closers                    []func()         // subscriptions, publishers and servers, in creation order
@@ -129,6 +131,7 @@ type peer struct {
 	sent   uint64
 	quiet  time.Time // wall time since the node has been waiting on it
 	asking bool      // a liveness check is under way
+	warned bool      // the wait on it has been announced
 }
 
 // Start advertises the simulator's ROS face (see the package documentation),
@@ -138,15 +141,16 @@ func Start(conf Conf) (*Node, error) {
 		return nil, err
 	}
 	n := &Node{
-		conf:   conf,
-		w:      conf.World,
-		conn:   conf.Conn,
-		step:   conf.World.Conf().PhysicsStep,
-		done:   make(chan struct{}),
-		exited: make(chan struct{}),
-		wake:   make(chan struct{}, 1),
-		peers:  map[string]*peer{},
-		epoch:  time.Unix(0, 0),
+		conf:      conf,
+		w:         conf.World,
+		conn:      conf.Conn,
+		step:      conf.World.Conf().PhysicsStep,
+		done:      make(chan struct{}),
+		exited:    make(chan struct{}),
+		wake:      make(chan struct{}, 1),
+		eventWake: make(chan struct{}, 1),
+		peers:     map[string]*peer{},
+		epoch:     time.Unix(0, 0),
 	}
 	if conf.WallTime {
 		n.epoch = time.Now().Add(-conf.World.Now())
@@ -164,6 +168,8 @@ func Start(conf Conf) (*Node, error) {
 		return nil, err
 	}
 	n.nextCtl = n.w.Now()
+	n.wg.Add(1)
+	go n.deliverEvents()
 	go n.loop()
 	return n, nil
 }
@@ -327,8 +333,32 @@ type event struct {
 	line string
 }
 
-// flushEvents sends the events recorded so far; never with n.mu held.
+// flushEvents has the events recorded so far sent, in order, by
+// deliverEvents.
 func (n *Node) flushEvents() {
+	select {
+	case n.eventWake <- struct{}{}:
+	default:
+	}
+}
+
+// deliverEvents sends the events to the events topic, /rosout and OnEvent,
+// one batch at a time so that they keep their order, on a goroutine of its
+// own so that OnEvent may call the node.
+func (n *Node) deliverEvents() {
+	defer n.wg.Done()
+	for {
+		select {
+		case <-n.ctx.Done():
+			n.deliver()
+			return
+		case <-n.eventWake:
+			n.deliver()
+		}
+	}
+}
+
+func (n *Node) deliver() {
 	n.mu.Lock()
 	evs := n.events
 	n.events = nil
