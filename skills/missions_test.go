@@ -3,6 +3,7 @@ package skills
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -151,4 +152,57 @@ func modelsOf(doc string, ids map[string]bool) string {
 		}
 	}
 	return b.String()
+}
+
+var treeBlock = regexp.MustCompile(`(?s)<!-- tree: ([\w.]+)#(\w+) -->\n.*?<!-- end tree -->`)
+
+// TestMissionsDocIsCurrent: the pictures in docs/missions.md are drawn
+// from the missions' XML (-update redraws them).
+func TestMissionsDocIsCurrent(t *testing.T) {
+	path := "../docs/missions.md"
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := palette(t, Deps{})
+	docs := map[string]*runtime.Document{}
+	var errs []string
+	drawn := treeBlock.ReplaceAllStringFunc(string(text), func(block string) string {
+		m := treeBlock.FindStringSubmatch(block)
+		file, id := m[1], m[2]
+		doc := docs[file]
+		if doc == nil {
+			if doc, err = trees.Load(filepath.Join(missionsDir, file)); err != nil {
+				errs = append(errs, err.Error())
+				return block
+			}
+			docs[file] = doc
+		}
+		var b strings.Builder
+		if err := trees.WriteMermaid(&b, doc, id, reg); err != nil {
+			errs = append(errs, fmt.Sprintf("%s#%s: %v", file, id, err))
+			return block
+		}
+		return fmt.Sprintf("<!-- tree: %s#%s -->\n```mermaid\n%s```\n<!-- end tree -->", file, id, b.String())
+	})
+	if len(errs) > 0 {
+		t.Fatal(strings.Join(errs, "\n"))
+	}
+	if n := len(treeBlock.FindAllString(drawn, -1)); n < len(missionFiles) {
+		t.Errorf("docs/missions.md draws %d trees; every mission needs a picture", n)
+	}
+	for _, f := range missionFiles {
+		if !strings.Contains(drawn, "<!-- tree: "+f+"#") {
+			t.Errorf("docs/missions.md has no picture of %s", f)
+		}
+	}
+	if *update {
+		if err := os.WriteFile(path, []byte(drawn), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if drawn != string(text) {
+		t.Fatal("docs/missions.md's pictures are out of date with the missions: go test ./skills -run TestMissionsDocIsCurrent -update")
+	}
 }
