@@ -109,8 +109,9 @@ type Stats struct {
 	// time reached.
 	Steps   int64
 	SimTime time.Duration
-	// Wall is the wall-clock time since the node started, and Held the
-	// part of it spent waiting for lockstep peers.
+	// Wall is the wall-clock time the simulation has run (until now, or
+	// until it stopped), and Held the part of it spent waiting for
+	// lockstep peers.
 	Wall, Held time.Duration
 	// Peers is the number of lockstep peers now taking part.
 	Peers int
@@ -264,7 +265,7 @@ func (n *Node) closeAll() {
 func (n *Node) Done() <-chan struct{} { return n.done }
 
 // World returns the simulated world. Call its methods (and its robots')
-// only inside Do or At.
+// only inside Do or At, except Map and Places, which never change.
 func (n *Node) World() *sim.World { return n.w }
 
 // Now returns the simulated time.
@@ -307,9 +308,10 @@ func (n *Node) Do(f func(w *sim.World) error) error {
 }
 
 // At runs f just before the first physics step that starts at or after
-// simulated time t (at once, before the next step, if t has passed): unlike
-// Do, at a time that does not depend on the machine, so a scenario's faults
-// repeat exactly.
+// simulated time t (before the next step if t has passed; never once the
+// simulation has stopped): unlike Do, at a time that does not depend on the
+// machine, so a scenario's faults repeat exactly. f gets the world to itself
+// and must not call the Node's methods.
 func (n *Node) At(t time.Duration, f func(w *sim.World)) {
 	n.mu.Lock()
 	n.nextSched++
