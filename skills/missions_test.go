@@ -206,3 +206,40 @@ func TestMissionsDocIsCurrent(t *testing.T) {
 		t.Fatal("docs/missions.md's pictures are out of date with the missions: go test ./skills -run TestMissionsDocIsCurrent -update")
 	}
 }
+
+var fileBlock = regexp.MustCompile("(?s)<!-- file: ([\\w./]+) -->\n.*?<!-- end file -->")
+
+// TestSkillsDocIsCurrent: the worked example in docs/skills.md is the
+// example file itself (-update copies it in).
+func TestSkillsDocIsCurrent(t *testing.T) {
+	path := "../docs/skills.md"
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs []string
+	out := fileBlock.ReplaceAllStringFunc(string(text), func(block string) string {
+		name := fileBlock.FindStringSubmatch(block)[1]
+		src, err := os.ReadFile(filepath.Join("..", name))
+		if err != nil {
+			errs = append(errs, err.Error())
+			return block
+		}
+		return fmt.Sprintf("<!-- file: %s -->\n```go\n%s```\n<!-- end file -->", name, src)
+	})
+	if len(errs) > 0 {
+		t.Fatal(strings.Join(errs, "\n"))
+	}
+	if !strings.Contains(out, "func registerApproach") {
+		t.Fatal("docs/skills.md does not show the example")
+	}
+	if *update {
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if out != string(text) {
+		t.Fatal("docs/skills.md's example is out of date: go test ./skills -run TestSkillsDocIsCurrent -update")
+	}
+}
