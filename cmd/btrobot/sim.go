@@ -83,19 +83,10 @@ func simCommand() *command {
 			fmt.Fprintf(env.stderr, "btrobot sim: %v\n", err)
 			return exitUsage
 		}
-		for k := 1; k <= *robots; k++ {
-			name := fmt.Sprintf("robot%d", k)
-			spawn, ok := w.Places().Spawn(name)
-			if !ok {
-				fmt.Fprintf(env.stderr, "btrobot sim: world %s has no spawn pose named %s (it has %d); add one to its places.yaml\n",
-					*worldPath, name, len(w.Places().Spawns))
-				return exitUsage
-			}
-			if _, err := w.AddRobot(sim.RobotConf{Name: name, Spawn: spawn.Pose, OdomNoise: *odomNoise, WheelSlip: *wheelSlip,
-				Laser: sim.LaserConf{Noise: *laserNoise}}); err != nil {
-				fmt.Fprintf(env.stderr, "btrobot sim: %v\n", err)
-				return exitUsage
-			}
+		if _, err := simnode.AddRobots(w, *robots, sim.RobotConf{OdomNoise: *odomNoise, WheelSlip: *wheelSlip,
+			Laser: sim.LaserConf{Noise: *laserNoise}}); err != nil {
+			fmt.Fprintf(env.stderr, "btrobot sim: world %s: %v\n", *worldPath, err)
+			return exitUsage
 		}
 
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

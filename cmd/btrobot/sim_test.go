@@ -84,7 +84,7 @@ func TestSimUsageErrors(t *testing.T) {
 		{[]string{"extra"}, `btrobot sim: unexpected arguments ["extra"] (ROS arguments are written name:=value)`},
 		{[]string{"__bogus:=1"}, `btrobot sim: argument "__bogus:=1": unknown special argument __bogus`},
 		{[]string{"--world", "no/such/world"}, "btrobot sim: stat no/such/world: no such file or directory"},
-		{[]string{"--world", simOfficeWorld, "--robots", "5"}, "btrobot sim: world ../../worlds/office has no spawn pose named robot5 (it has 4); add one to its places.yaml"},
+		{[]string{"--world", simOfficeWorld, "--robots", "5"}, "btrobot sim: world ../../worlds/office: add robots: the world has no spawn pose named robot5 (it has 4); add one to its places.yaml"},
 		{[]string{"--bogus"}, "flag provided but not defined: -bogus"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
