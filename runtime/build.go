@@ -253,12 +253,13 @@ func (b *builder) buildNode(s *NodeSpec, path string, bb *Blackboard, ancestors 
 			Clock: b.tree.clock, Rand: b.rand, Registry: b.reg, spec: s, literals: literals,
 		}
 		n, err := typ.New(cfg)
-		var pe *PortError
 		switch {
-		case errors.As(err, &pe):
-			b.errs.add(s.AttrPos(pe.Port), path, "%v", err)
 		case err != nil:
-			b.errs.add(s.Pos, path, "%v", err)
+			pos := s.Pos
+			if pe := (*PortError)(nil); errors.As(err, &pe) {
+				pos = s.AttrPos(pe.Port)
+			}
+			b.errs.add(pos, path, "%v", err)
 		case n == nil:
 			b.errs.add(s.Pos, path, "constructor of %s returned no node", s.Type)
 		case b.run:
@@ -297,16 +298,15 @@ func (b *builder) buildChildren(s *NodeSpec, path string, bb *Blackboard, ancest
 	ok := true
 	for _, cs := range s.Children {
 		name := cs.Name()
+		k := 1
 		if len(s.Children) > 1 {
 			if names == nil {
-				names = make(map[string]int, len(s.Children))
+				names = make(map[string]int, 4)
 			}
 			names[name]++
-			if k := names[name]; k > 1 {
-				name += "#" + strconv.Itoa(k)
-			}
+			k = names[name]
 		}
-		child := b.buildNode(cs, path+"/"+name, bb, ancestors, depth+1)
+		child := b.buildNode(cs, childPath(path, name, k), bb, ancestors, depth+1)
 		if child == nil {
 			ok = false
 		} else if parent != nil {
@@ -325,6 +325,22 @@ var renamedInV4 = map[string]string{
 	"BlackboardCheckDouble": "BT.CPP v4 dropped it: use a ScriptCondition or _skipIf/_failureIf",
 	"BlackboardCheckString": "BT.CPP v4 dropped it: use a ScriptCondition or _skipIf/_failureIf",
 	"FallbackStar":          "BT.CPP v4 has no FallbackStar: use Fallback",
+}
+
+// childPath is path/name, with #k for the k-th sibling of that name (k>1),
+// built in one allocation.
+func childPath(path, name string, k int) string {
+	var num [20]byte
+	digits := []byte(nil)
+	if k > 1 {
+		digits = strconv.AppendInt(num[:0], int64(k), 10)
+	}
+	buf := make([]byte, 0, len(path)+1+len(name)+1+len(digits))
+	buf = append(append(append(buf, path...), '/'), name...)
+	if k > 1 {
+		buf = append(append(buf, '#'), digits...)
+	}
+	return string(buf)
 }
 
 func childCountMsg(typ string, kind Kind, n, lo, hi int) string {
@@ -513,24 +529,32 @@ func portIndex(ports []PortSpec, name string) (int, bool) {
 }
 
 func (b *builder) parseConditions(s *NodeSpec, path string) *conditions {
-	var c conditions
-	any := false
-	for i, name := range PreConditions {
-		if src, ok := s.Attr(name); ok && strings.TrimSpace(src) != "" {
-			c.pre[i] = b.parseScript(s, path, name, src)
-			any = any || c.pre[i] != nil
+	var c *conditions // most nodes have none: allocate only when one is given
+	for _, a := range s.Attrs {
+		if !strings.HasPrefix(a.Name, "_") || strings.TrimSpace(a.Value) == "" {
+			continue
+		}
+		for i, name := range PreConditions {
+			if a.Name == name {
+				if c == nil {
+					c = &conditions{}
+				}
+				c.pre[i] = b.parseScript(s, path, name, a.Value)
+			}
+		}
+		for i, name := range PostConditions {
+			if a.Name == name {
+				if c == nil {
+					c = &conditions{}
+				}
+				c.post[i] = b.parseScript(s, path, name, a.Value)
+			}
 		}
 	}
-	for i, name := range PostConditions {
-		if src, ok := s.Attr(name); ok && strings.TrimSpace(src) != "" {
-			c.post[i] = b.parseScript(s, path, name, src)
-			any = any || c.post[i] != nil
-		}
-	}
-	if !any {
+	if c == nil || (c.pre == [preCount]*script.Program{} && c.post == [postCount]*script.Program{}) {
 		return nil
 	}
-	return &c
+	return c
 }
 
 func (b *builder) parseScript(s *NodeSpec, path, attr, src string) *script.Program {
