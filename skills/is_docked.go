@@ -11,7 +11,9 @@ import "github.com/btrobot/btrobot/runtime"
 // stale or was never received. Docked means the docked flag is true when
 // skills.Keys names one (a std_msgs/Bool topic such as the simulator's
 // "docked"), else that the battery reports charging or full: a robot
-// charges only on a dock.
+// charges only on a dock. The battery is published slowly (1 Hz on the
+// simulator), so without a docked topic IsDocked may answer a battery
+// period after the robot docked or left.
 type IsDocked struct {
 	*runtime.Leaf
 }

@@ -1,0 +1,97 @@
+package skills
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+
+	"github.com/btrobot/btrobot/ros/rostest"
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// TestClaimsSettleOnePlacePerRobot: three robots claim from the same list
+// of two places at the same moment, over real ROS; once the claims have
+// settled, the two places are held by two different robots and the third
+// finds none free. A halted claim is withdrawn.
+func TestClaimsSettleOnePlacePerRobot(t *testing.T) {
+	uri := rostest.StartMaster(t)
+	names := []string{"robot3", "robot1", "robot2"}
+	var treesOf []*runtime.Tree
+	for _, name := range names {
+		conn := connectAs(t, uri, "/"+name, "btrobot")
+		reg := registry(t, Deps{Conn: conn, Places: testPlaces})
+		tree := buildTree(t, reg, `<Sequence>
+			<SetPlace queue="{q}" place="kitchen"/>
+			<SetPlace queue="{q}" place="lab"/>
+			<ClaimPlace queue="{q}" place="{p}" settle="300ms"/>
+		</Sequence>`, runtime.BuildConf{Clock: conn.Clock()})
+		treesOf = append(treesOf, tree)
+	}
+	// Let the claim topic's connections form before anyone claims.
+	time.Sleep(500 * time.Millisecond)
+	results := make([]runtime.Status, len(names))
+	var wg sync.WaitGroup
+	for i, tree := range treesOf {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := tree.TickWhileRunning(10 * time.Millisecond)
+			if err != nil {
+				t.Error(err)
+			}
+			results[i] = st
+		}()
+	}
+	wg.Wait()
+	held := map[string]string{}
+	failed := 0
+	for i, tree := range treesOf {
+		switch results[i] {
+		case runtime.Success:
+			p, _ := tree.Blackboard().Get("p")
+			place := p.(string)
+			if other, dup := held[place]; dup {
+				t.Errorf("%s and %s both hold %s", other, names[i], place)
+			}
+			held[place] = names[i]
+			if q, _ := tree.Blackboard().Get("q"); len(q.([]string)) != 1 {
+				t.Errorf("%s: queue %v, want the claimed place removed", names[i], q)
+			}
+		case runtime.Failure:
+			failed++
+		}
+	}
+	if len(held) != 2 || failed != 1 {
+		t.Errorf("held %v, %d failed; want both places held by two robots and one robot without", held, failed)
+	}
+}
+
+// TestClaimProtocol: claims as they travel on the topic.
+func TestClaimProtocol(t *testing.T) {
+	f := &fleet{robot: "robot2", claims: map[string]claim{}}
+	at := time.Unix(100, 500000000)
+	f.mine = claim{place: "lab", at: at}
+	cases := []struct {
+		msg       string
+		contested bool
+	}{
+		{"robot1 lab 100.500000000", true},  // as old, and robot1 sorts first
+		{"robot3 lab 100.500000000", false}, // as old, robot3 sorts after
+		{"robot3 lab 100.400000000", true},  // older
+		{"robot1 lab 100.600000000", false}, // newer
+		{"robot1 kitchen 99.0", false},      // another place
+		{"robot1 - 0", false},               // released
+		{"garbage", false},                  // ignored
+		{"robot2 lab 1.0", false},           // this robot's own, echoed
+		{"robot1 lab not-a-time", false},    // ignored
+	}
+	for _, tc := range cases {
+		f.claims = map[string]claim{}
+		f.receive(&std_msgs.String{Data: tc.msg})
+		if got := f.contested(); got != tc.contested {
+			t.Errorf("%q: contested %v, want %v", tc.msg, got, tc.contested)
+		}
+	}
+}
