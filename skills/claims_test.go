@@ -95,3 +95,31 @@ func TestClaimProtocol(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimHaltWithdraws: a claim halted before it settled is withdrawn, and
+// another robot may take the place.
+func TestClaimHaltWithdraws(t *testing.T) {
+	uri := rostest.StartMaster(t)
+	build := func(name, settle string) *runtime.Tree {
+		conn := connectAs(t, uri, "/"+name, "btrobot")
+		return buildTree(t, registry(t, Deps{Conn: conn, Places: testPlaces}), `<Sequence>
+			<SetPlace queue="{q}" place="kitchen"/>
+			<ClaimPlace queue="{q}" place="{p}" settle="`+settle+`"/>
+		</Sequence>`, runtime.BuildConf{Clock: conn.Clock()})
+	}
+	first, second := build("robot1", "1h"), build("robot2", "200ms")
+	time.Sleep(500 * time.Millisecond) // the claim topic's connections
+	if st, err := first.TickOnce(); st != runtime.Running || err != nil {
+		t.Fatalf("first claim: %v %v", st, err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	first.Halt()
+	time.Sleep(200 * time.Millisecond)
+	st, err := second.TickWhileRunning(10 * time.Millisecond)
+	if err != nil || st != runtime.Success {
+		t.Fatalf("second robot: %v %v; the halted claim should be gone", st, err)
+	}
+	if p, _ := second.Blackboard().Get("p"); p != "kitchen" {
+		t.Errorf("second robot holds %v", p)
+	}
+}

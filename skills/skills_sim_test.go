@@ -255,6 +255,28 @@ func TestMotionOnSim(t *testing.T) {
 				}
 			}},
 		{name: "Stop after a drive", xml: `<Sequence><DriveDistance distance="0.3"/><Stop/></Sequence>`, setup: at, want: runtime.Success},
+		{name: "DriveDistance with stalled wheels runs out of time", xml: `<DriveDistance distance="1" time_allowance="3s" elapsed="{t}" distance_remaining="{left}"/>`,
+			setup: worldSetup{robots: at.robots, before: func(w *sim.World) {
+				r, _ := w.Robot("robot1")
+				r.StallWheel(sim.LeftWheel, true)
+				r.StallWheel(sim.RightWheel, true)
+			}},
+			want: runtime.Failure, max: 10 * time.Second,
+			check: func(t *testing.T, w *world, r *rig) {
+				if el := r.get("t").(float64); el < 3 || el > 3.2 {
+					t.Errorf("failed after %v s", el)
+				}
+				if l := r.get("left").(float64); l < 0.99 {
+					t.Errorf("distance_remaining %v: the robot did not move", l)
+				}
+			}},
+		{name: "BackUp into the wall behind runs out of time", xml: `<BackUp distance="2" elapsed="{t}"/>`,
+			want: runtime.Failure, max: 40 * time.Second, // robot1's spawn, the west wall 1 m behind
+			check: func(t *testing.T, w *world, r *rig) {
+				if el := r.get("t").(float64); el < 31.6 || el > 31.9 {
+					t.Errorf("failed after %v s; the allowance is 2 × (2 m / 0.15 m/s) + 5 s", el)
+				}
+			}},
 	})
 }
 
@@ -352,4 +374,49 @@ func TestPerceptionOnSim(t *testing.T) {
 				})
 			}},
 	})
+}
+
+// TestFollowWaypointsResumesOnSim: a route halted on its way to the second
+// waypoint resumes there, not at the first.
+func TestFollowWaypointsResumesOnSim(t *testing.T) {
+	w := startWorld(t, worldSetup{})
+	r := newRig(t, w, "robot1", `<FollowWaypoints waypoints="-6,0,0;-3,0,0;reception" waypoint_index="{i}" current_waypoint="{at}"/>`, Deps{})
+	if !r.until(60*time.Second, func() bool { return r.get("i") == 1 }) {
+		t.Fatalf("not on to the second waypoint: %v", r)
+	}
+	r.until(time.Second, func() bool { return false }) // under way
+	r.halt()
+	r.idleUntil(2*time.Second, func() bool { return false })
+	if st := r.tick(); st != runtime.Running || r.get("i") != 1 || r.get("at") != "-3,0,0" {
+		t.Fatalf("restarted %v heading for %v (index %v), want the second waypoint", st, r.get("at"), r.get("i"))
+	}
+	if st := r.run(2 * time.Minute); st != runtime.Success {
+		t.Fatalf("%v", st)
+	}
+	pose, _, _, _ := w.robot("robot1")
+	if !near(pose, Pose{X: -7.5, Y: 3.5}, 0.15) {
+		t.Errorf("ended at %v, not at reception", pose)
+	}
+}
+
+// TestUndockHaltOnSim: halting an undock cancels it on the server.
+func TestUndockHaltOnSim(t *testing.T) {
+	w := startWorld(t, worldSetup{})
+	r := newRig(t, w, "robot1", `<Sequence><Dock/><Undock/></Sequence>`, Deps{})
+	undocking := func() bool {
+		for _, n := range r.tree.Nodes() {
+			if b := runtime.NodeOf(n); b.Type() == "Undock" && b.Status() == runtime.Running {
+				return true
+			}
+		}
+		return false
+	}
+	if !r.until(time.Minute, undocking) {
+		t.Fatalf("no undock: %v", r)
+	}
+	r.idle()
+	r.halt()
+	if !eventually(5*time.Second, func() bool { return w.hasEvent("robot1: undock goal cancelled") }) {
+		t.Errorf("the undock was not cancelled: %q", w.eventList())
+	}
 }
