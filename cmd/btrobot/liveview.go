@@ -261,6 +261,20 @@ func (v *liveView) Log(line string) {
 	v.emit(line)
 }
 
+// NodeLog shows what a Log node said at tree time at: a line of the plain
+// log, in order with the transitions, or a line under the tree. Call it on
+// the tick's goroutine.
+func (v *liveView) NodeLog(at time.Time, level, node, text string) {
+	if v.conf.Terminal {
+		v.Log(level + ": " + text)
+		return
+	}
+	if v.start.IsZero() {
+		v.start, v.wall0 = at, v.conf.Wall()
+	}
+	v.emit(fmt.Sprintf("%10.3fs #%-6d %-7s %s: %s", at.Sub(v.start).Seconds(), v.seq+1, strings.ToUpper(level), node, text))
+}
+
 // emit queues a plain line; a line that finds the queue full is counted,
 // not waited for, since the tick must not wait on the output.
 func (v *liveView) emit(line string) {
@@ -648,6 +662,10 @@ func (v *liveView) render(f *liveFrame, cols, rows int) []string {
 	return append(out, foot...)
 }
 
+// haltWindow is how close in time halts count as one: the halts of one
+// tick, or of one Tree.Halt, take microseconds.
+const haltWindow = 10 * time.Millisecond
+
 // row is one line of the tree: a node (with its hidden descendants when
 // collapsed) or a note that siblings were left out.
 type row struct {
@@ -658,14 +676,24 @@ type row struct {
 
 // treeRows picks the rows that fit in room: the whole tree if it fits,
 // else only the running nodes expanded (finished subtrees collapse into
-// their root), else also only a window of siblings around the running
+// their root; after a halt, the nodes the halt stopped), else also only a window of siblings around the running
 // child, and at worst the first rows.
 func (v *liveView) treeRows(f *liveFrame, room int) []row {
 	if len(v.nodes) == 0 {
 		return nil
 	}
 	all := func(int) bool { return true }
-	running := func(i int) bool { return i == 0 || f.states[i].status == runtime.Running }
+	// The running path; once halted (Ctrl-C), the path that was running.
+	var lastHalt time.Time
+	for _, s := range f.states {
+		if s.mark == markHalted && s.at.After(lastHalt) {
+			lastHalt = s.at
+		}
+	}
+	running := func(i int) bool {
+		s := f.states[i]
+		return i == 0 || s.status == runtime.Running || s.mark == markHalted && !s.at.Before(lastHalt.Add(-haltWindow))
+	}
 	if rs := v.rows(f, all, -1); len(rs) <= room {
 		return rs
 	}

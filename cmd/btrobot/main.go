@@ -38,12 +38,14 @@ type cmdEnv struct {
 
 func commands() []*command {
 	return []*command{
+		demoCommand(),
 		runCommand(),
 		tickCommand(),
 		benchCommand(),
 		checkCommand(),
 		nodesCommand(),
 		masterCommand(),
+		simCommand(),
 	}
 }
 

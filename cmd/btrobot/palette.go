@@ -5,13 +5,16 @@ import (
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/sim"
+	"github.com/btrobot/btrobot/skills"
 )
 
 // palette returns the registry every command loads trees against: the
-// built-in nodes and everything btrobot ships on top of them, wired to no
-// robot (enough to check, export and tick trees that do not talk ROS).
+// built-in nodes, the generic ROS nodes and the robot skills, wired to no
+// robot (enough to check and export trees, and to tick those that do not
+// talk to ROS).
 func palette() *runtime.Registry {
-	reg, err := paletteFor(ros.Deps{})
+	reg, err := paletteFor(robotDeps{})
 	if err != nil {
 		// Two node types with one name: a bug in btrobot, found by
 		// TestPaletteHasTheRobotNodes before any release.
@@ -20,13 +23,42 @@ func palette() *runtime.Registry {
 	return reg
 }
 
-// paletteFor returns the palette with the ROS nodes wired to deps: a
-// connection to tick them, a profile to resolve the names of its actions
-// and services.
-func paletteFor(deps ros.Deps) (*runtime.Registry, error) {
+// robotDeps is what the palette's robot nodes are wired to.
+type robotDeps struct {
+	conn    *ros.Conn
+	profile *ros.Profile
+	// places are the world's named places (NavigateTo goal="kitchen").
+	places *skills.Places
+	// odomOrigin is the odom frame's origin in the map frame.
+	odomOrigin skills.Pose
+	// log receives what Log nodes say.
+	log func(skills.LogEntry)
+}
+
+// paletteFor returns the palette with the ROS nodes and the skills wired
+// to d: a connection to tick them, a profile for the robot's topics and
+// servers, the places trees may name.
+func paletteFor(d robotDeps) (*runtime.Registry, error) {
 	reg := runtime.NewRegistry()
-	if err := ros.Register(reg, deps); err != nil {
+	if err := ros.Register(reg, ros.Deps{Conn: d.conn, Profile: d.profile}); err != nil {
+		return nil, fmt.Errorf("the palette: %w", err)
+	}
+	if err := skills.Register(reg, skills.Deps{
+		Conn: d.conn, Profile: d.profile, Places: d.places, OdomOrigin: d.odomOrigin, Log: d.log,
+	}); err != nil {
 		return nil, fmt.Errorf("the palette: %w", err)
 	}
 	return reg, nil
+}
+
+// skillPlaces turns a world's places (a places.yaml) into the skills'.
+func skillPlaces(p *sim.Places) *skills.Places {
+	out := &skills.Places{}
+	for _, w := range p.Waypoints {
+		out.Waypoints = append(out.Waypoints, skills.Place{Name: w.Name, Pose: skills.Pose(w.Pose)})
+	}
+	for _, d := range p.Docks {
+		out.Docks = append(out.Docks, skills.Station{Name: d.Name, Pose: skills.Pose(d.Pose), Approach: skills.Pose(d.Approach)})
+	}
+	return out
 }

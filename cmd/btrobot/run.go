@@ -17,6 +17,8 @@ import (
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/master"
 	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/sim"
+	"github.com/btrobot/btrobot/skills"
 	"github.com/btrobot/btrobot/trees"
 )
 
@@ -26,21 +28,24 @@ const defaultRunRate = 10
 func runCommand() *command {
 	c := &command{
 		name: "run",
-		args: "--tree FILE [--robot PROFILE.yaml] [--master URI|auto] [--rate HZ] [--ticks N] [--quiet] [ROS args: __ns:=/robot1 from:=to ...]",
+		args: "--tree FILE [--robot PROFILE.yaml] [--places FILE|DIR] [--master URI|auto] [--rate HZ] [--ticks N] [--quiet] " +
+			"[ROS args: __ns:=/robot1 from:=to ...]",
 		summary: "Run a mission on a robot or the simulator until it finishes or is interrupted, showing the tree live.\n" +
 			"Ctrl-C (SIGINT) or SIGTERM halts the tree and stops the robot (zero velocity on the profile's safety topic).\n" +
 			"Exit 0 when the mission succeeds; 1 when it fails, is interrupted or cannot reach ROS; 2 on a bad tree, profile or flag.",
-		example: "btrobot sim --world worlds/office &\n" +
-			"btrobot run --tree trees/missions/patrol.xml --robot robots/sim.yaml __ns:=/robot1",
+		example: "btrobot sim --world worlds/office --speed 4 --master auto &\n" +
+			"btrobot run --tree trees/missions/patrol.xml --robot robots/sim.yaml --places worlds/office __ns:=/robot1",
 	}
 	c.run = func(env *cmdEnv, args []string) int {
 		fs := newFlags(env, c)
 		treePath := fs.String("tree", "", "the mission: a BehaviorTree.CPP v4 XML file (required)")
 		robot := fs.String("robot", "", "the robot profile (YAML): inputs, outputs, actions and how to stop the robot")
+		placesPath := fs.String("places", "", "the named places trees may use (NavigateTo goal=\"kitchen\"): a places.yaml, or a world directory holding one")
 		masterURI := fs.String("master", "", "the ROS master's URI, or auto: use the one at ROS_MASTER_URI, else start one there (default: ROS_MASTER_URI)")
 		rate := fs.Float64("rate", 0, fmt.Sprintf("tick rate in Hz (default: the profile's, else %d)", defaultRunRate))
 		ticks := fs.Uint64("ticks", 0, "stop after this many ticks, as if interrupted (0: no limit)")
 		quiet := fs.Bool("quiet", false, "no live view: print only how the run ended")
+		lockstep := fs.Bool("lockstep", false, "take part in the simulator's lockstep (btrobot sim --peers 1): the simulator waits for every tick")
 		mainID := fs.String("main", "", "the tree to run (default: main_tree_to_execute)")
 		seed := fs.Uint64("seed", 0, "seed of the random nodes (0: from the clock)")
 		var sets multiFlag
@@ -56,14 +61,17 @@ func runCommand() *command {
 			fmt.Fprintf(env.stderr, "btrobot run: %v\n", err)
 			return exitUsage
 		}
-		if len(rest) > 0 || *treePath == "" || !(*rate >= 0) || math.IsInf(*rate, 0) {
-			if len(rest) > 0 {
+		if len(rest) > 0 || *treePath == "" || !(*rate >= 0) || math.IsInf(*rate, 0) || *lockstep && *robot == "" {
+			switch {
+			case len(rest) > 0:
 				fmt.Fprintf(env.stderr, "btrobot run: unexpected argument %q (the tree is given with --tree; ROS arguments are written name:=value)\n\n", rest[0])
+			case *lockstep && *robot == "":
+				fmt.Fprintf(env.stderr, "btrobot run: --lockstep needs --robot: the profile says which topic carries the velocity commands\n\n")
 			}
 			fs.Usage()
 			return exitUsage
 		}
-		m, ok := loadMission(env, *treePath, *robot, *mainID)
+		m, ok := loadMission(env, *treePath, *robot, *placesPath, *mainID)
 		if !ok {
 			return exitUsage
 		}
@@ -89,25 +97,28 @@ func runCommand() *command {
 		}
 		r := &missionRun{
 			env: env, mission: m, rosConf: rosConf, blackboard: bb, seed: *seed,
-			rate: *rate, tickLimit: *ticks, quiet: *quiet, keys: keys,
+			rate: *rate, tickLimit: *ticks, quiet: *quiet, keys: keys, lockstep: *lockstep,
 		}
 		return r.run(ctx, interrupted)
 	}
 	return c
 }
 
-// mission is a tree and a robot profile, loaded and checked.
+// mission is a tree, a robot profile and the world's places, loaded and
+// checked.
 type mission struct {
 	treeFile string
 	doc      *runtime.Document
-	profile  *ros.Profile // nil: a tree with no robot attached
 	main     string
+	profile  *ros.Profile // nil: a tree with no robot attached
+	places   *sim.Places  // nil: no named places
 }
 
-// loadMission reads the tree and the profile and checks the tree against
-// the palette and the profile's action and service names, printing every
-// problem (file:line:col) at once. false means bad input.
-func loadMission(env *cmdEnv, treeFile, profileFile, mainID string) (*mission, bool) {
+// loadMission reads the tree, the profile and the places and checks the
+// tree against the palette, the profile's action and service names and the
+// place names, printing every problem (file:line:col) at once. false means
+// bad input.
+func loadMission(env *cmdEnv, treeFile, profileFile, placesPath, mainID string) (*mission, bool) {
 	m := &mission{treeFile: treeFile, main: mainID}
 	ok := true
 	doc, err := trees.Load(treeFile)
@@ -116,23 +127,28 @@ func loadMission(env *cmdEnv, treeFile, profileFile, mainID string) (*mission, b
 		ok = false
 	}
 	if profileFile != "" {
-		p, err := ros.LoadProfile(profileFile)
-		if err != nil {
+		if m.profile, err = ros.LoadProfile(profileFile); err != nil {
 			printProblems(env, err)
 			ok = false
 		}
-		m.profile = p
 	}
-	if doc == nil {
-		return nil, false
+	if placesPath != "" {
+		if m.places, err = loadPlaces(placesPath); err != nil {
+			printProblems(env, err)
+			ok = false
+		}
 	}
-	m.doc = doc
 	if !ok {
 		return nil, false
 	}
-	reg, err := paletteFor(ros.Deps{Profile: m.profile})
+	m.doc = doc
+	d := robotDeps{profile: m.profile}
+	if m.places != nil {
+		d.places = skillPlaces(m.places)
+	}
+	reg, err := paletteFor(d)
 	if err != nil {
-		fmt.Fprintln(env.stderr, err)
+		printProblems(env, err)
 		return nil, false
 	}
 	if err := runtime.Check(reg, doc, runtime.BuildConf{Main: mainID}); err != nil {
@@ -140,6 +156,14 @@ func loadMission(env *cmdEnv, treeFile, profileFile, mainID string) (*mission, b
 		return nil, false
 	}
 	return m, true
+}
+
+// loadPlaces reads a places.yaml, or the one in a world's directory.
+func loadPlaces(path string) (*sim.Places, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, "places.yaml")
+	}
+	return sim.LoadPlaces(path)
 }
 
 // printProblems prints an error, one problem a line.
@@ -223,12 +247,14 @@ func joinMaster(ctx context.Context, env *cmdEnv, flagURI, envURI string) (strin
 	return got, func() { closer() }, nil
 }
 
-// interruption records the signal that ended a run.
+// interruption records what ended a run early: a signal, or a stop from
+// inside (a tick limit, the demo's rounds).
 type interruption struct {
 	stop   func()
-	signal atomic.Value // os.Signal
-	cause  atomic.Value // string: why the run was stopped from inside
 	cancel context.CancelFunc
+	signal atomic.Value // os.Signal
+	cause  atomic.Value // string
+	done   atomic.Bool  // the stop from inside is the run's success
 }
 
 // interruptContext returns a context that SIGINT and SIGTERM cancel. After
@@ -260,9 +286,12 @@ func interruptContext() (context.Context, *interruption) {
 	return ctx, in
 }
 
-// stopWith cancels the run from inside (a tick limit, the demo's rounds).
-func (in *interruption) stopWith(cause string) {
-	in.cause.CompareAndSwap(nil, cause)
+// stopWith ends the run from inside; success says the run did what it was
+// asked (the demo's rounds), else it counts as interrupted.
+func (in *interruption) stopWith(cause string, success bool) {
+	if in.cause.CompareAndSwap(nil, cause) {
+		in.done.Store(success)
+	}
 	in.cancel()
 }
 
@@ -281,7 +310,8 @@ func (in *interruption) why() string {
 	return "interrupted"
 }
 
-// missionRun is one run of a mission on a ROS graph.
+// missionRun is one run of a mission on a ROS graph: the command line's,
+// or the demo's.
 type missionRun struct {
 	env        *cmdEnv
 	mission    *mission
@@ -292,39 +322,50 @@ type missionRun struct {
 	tickLimit  uint64
 	quiet      bool
 	keys       []string
-	// headless forces plain lines even on a terminal.
+	// lockstep makes the tree a lockstep peer of the simulator; holdSim
+	// keeps the simulator at the run's end until the connection closes.
+	lockstep, holdSim bool
+	// headless writes plain lines even to a terminal.
 	headless bool
 	// title overrides the view's first line.
 	title string
-	// onTick, when set, is called after every tick (on the tick's
-	// goroutine) with the tree; the demo counts its rounds there.
+	// odomOrigin, when set, is the odom frame's origin in the map frame;
+	// otherwise the spawn pose named like the robot in the places.
+	odomOrigin *skills.Pose
+	// onTick, when set, is called after every tick on the tick's
+	// goroutine; the demo counts its rounds there.
 	onTick func(*runtime.Tree, runtime.TickReport)
-	// onStart, when set, is called with the connection and the tree
-	// before the first tick.
-	onStart func(*ros.Conn, *runtime.Tree)
+	// viewLog, when set, receives a function that shows a line in the
+	// live view (or prints it), from any goroutine.
+	viewLog func(func(string))
 
 	report ros.RunReport
 	wall   time.Duration
+	tree   *runtime.Tree
 }
 
-// run connects, builds the tree, runs it under the live view and returns
-// the exit code.
+// run connects, builds the tree, runs it under the live view until it
+// ends, and returns the exit code.
 func (r *missionRun) run(ctx context.Context, in *interruption) int {
 	env, m := r.env, r.mission
 	var view atomic.Pointer[liveView]
-	var early sync.Mutex // log lines before the view exists go to stderr
-	r.rosConf.OnLog = func(level ros.LogLevel, msg string) {
-		if level < ros.LogWarn {
-			return
-		}
-		line := logWord(level) + ": " + msg
+	var early sync.Mutex
+	show := func(line string) {
 		if v := view.Load(); v != nil {
 			v.Log(line)
 			return
 		}
-		early.Lock()
+		early.Lock() // before the view exists, and with --quiet
 		fmt.Fprintln(env.stderr, line)
 		early.Unlock()
+	}
+	if r.viewLog != nil {
+		r.viewLog(show)
+	}
+	r.rosConf.OnLog = func(level ros.LogLevel, msg string) {
+		if level >= ros.LogWarn {
+			show(logWord(level) + ": " + msg)
+		}
 	}
 	conn, err := ros.Connect(r.rosConf)
 	if err != nil {
@@ -332,16 +373,35 @@ func (r *missionRun) run(ctx context.Context, in *interruption) int {
 		return exitFailed
 	}
 	defer conn.Close()
-	reg, err := paletteFor(ros.Deps{Conn: conn, Profile: m.profile})
+	d := robotDeps{conn: conn, profile: m.profile}
+	if m.places != nil {
+		d.places = skillPlaces(m.places)
+		if sp, ok := m.places.Spawn(robotName(conn)); ok {
+			// The simulator's odometry starts at the robot's spawn pose.
+			d.odomOrigin = skills.Pose(sp.Pose)
+		}
+	}
+	if r.odomOrigin != nil {
+		d.odomOrigin = *r.odomOrigin
+	}
+	d.log = func(e skills.LogEntry) {
+		if v := view.Load(); v != nil {
+			v.NodeLog(e.Time, e.Level.String(), e.Node, e.Text)
+			return
+		}
+		show(e.Level.String() + " " + e.Node + ": " + e.Text)
+	}
+	reg, err := paletteFor(d)
 	if err != nil {
-		fmt.Fprintln(env.stderr, err)
-		return exitFailed
+		printProblems(env, err)
+		return exitUsage
 	}
 	tree, err := runtime.Build(reg, m.doc, runtime.BuildConf{Main: m.main, Clock: conn.Clock(), Seed: r.seed, Blackboard: r.blackboard})
 	if err != nil {
 		printProblems(env, err)
 		return exitUsage
 	}
+	r.tree = tree
 	rate := r.rate
 	if rate <= 0 && m.profile != nil {
 		rate = m.profile.Rate
@@ -373,11 +433,7 @@ func (r *missionRun) run(ctx context.Context, in *interruption) int {
 		view.Store(v)
 		v.Start()
 	}
-	if r.onStart != nil {
-		r.onStart(conn, tree)
-	}
-	start := time.Now()
-	rep, err := ros.Run(ctx, ros.RunConf{
+	runConf := ros.RunConf{
 		Conn: conn, Tree: tree, Profile: m.profile, Rate: rate, UntilDone: true,
 		Observe: func(t runtime.TickReport) {
 			if v != nil {
@@ -387,30 +443,39 @@ func (r *missionRun) run(ctx context.Context, in *interruption) int {
 				r.onTick(tree, t)
 			}
 			if r.tickLimit > 0 && t.Seq >= r.tickLimit && t.Status == runtime.Running {
-				in.stopWith(fmt.Sprintf("stopped after %d ticks (--ticks) with the mission still running", t.Seq))
+				in.stopWith(fmt.Sprintf("stopped after %d ticks (--ticks) with the mission still running", t.Seq), false)
 			}
 		},
-	})
+	}
+	start := time.Now()
+	var rep ros.RunReport
+	if r.lockstep {
+		rep, err = runLockstep(ctx, runConf, "", r.holdSim)
+	} else {
+		rep, err = ros.Run(ctx, runConf)
+	}
 	r.report, r.wall = rep, time.Since(start)
 	in.stop() // from here a second Ctrl-C ends the program at once
 
-	stopped := "the robot was stopped"
-	if m.profile == nil || m.profile.Safety.VelocityTopic == "" {
-		stopped = "no velocity topic to zero (no profile safety section)"
-	} else {
+	stopped := "no velocity topic to zero (the profile has no safety section)"
+	if m.profile != nil && m.profile.Safety.VelocityTopic != "" {
 		stopped = "zero velocity sent on " + conn.Resolve(m.profile.Safety.VelocityTopic)
 	}
+	took := fmt.Sprintf("%d ticks (%s)", rep.Stats.Ticks, r.wall.Round(time.Millisecond))
 	var end string
 	code := exitFailed
 	switch {
 	case err == nil && rep.Status == runtime.Success:
-		end, code = fmt.Sprintf("mission succeeded after %d ticks (%s); %s", rep.Stats.Ticks, r.wall.Round(time.Millisecond), stopped), exitOK
+		end, code = "mission succeeded after "+took+"; "+stopped, exitOK
 	case err == nil:
-		end = fmt.Sprintf("mission failed after %d ticks (%s); %s", rep.Stats.Ticks, r.wall.Round(time.Millisecond), stopped)
+		end = "mission failed after " + took + "; " + stopped
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
-		end = fmt.Sprintf("%s after %d ticks: tree halted; %s", in.why(), rep.Stats.Ticks, stopped)
+		end = fmt.Sprintf("%s after %s: tree halted; %s", in.why(), took, stopped)
+		if in.done.Load() {
+			code = exitOK
+		}
 	default:
-		end = fmt.Sprintf("mission aborted after %d ticks: %v; tree halted; %s", rep.Stats.Ticks, err, stopped)
+		end = fmt.Sprintf("mission aborted after %s: %v; tree halted; %s", took, err, stopped)
 	}
 	if v != nil {
 		v.Close(end)
@@ -418,6 +483,19 @@ func (r *missionRun) run(ctx context.Context, in *interruption) int {
 		fmt.Fprintln(env.stdout, end)
 	}
 	return code
+}
+
+// robotName is the last element of the connection's namespace, else its
+// node name: robot1 for /robot1/btrobot.
+func robotName(c *ros.Conn) string {
+	ns := strings.Trim(c.Namespace(), "/")
+	if i := strings.LastIndex(ns, "/"); i >= 0 {
+		ns = ns[i+1:]
+	}
+	if ns != "" {
+		return ns
+	}
+	return strings.TrimPrefix(c.Name(), "/")
 }
 
 // runTitle is the live view's first line.

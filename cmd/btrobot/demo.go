@@ -1,0 +1,287 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/ros/master"
+	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/sim"
+	"github.com/btrobot/btrobot/sim/simnode"
+	"github.com/btrobot/btrobot/skills"
+)
+
+// The demo's parts, relative to the repository's root.
+const (
+	demoWorld   = "worlds/office"
+	demoMission = "trees/missions/patrol_with_charging.xml"
+	demoProfile = "robots/sim.yaml"
+)
+
+func demoCommand() *command {
+	c := &command{
+		name: "demo",
+		args: "[--rounds N] [--speed X] [--battery F] [--headless] [--picture FILE.png]",
+		summary: "Patrol the simulated office with charging: btrobot's own ROS master, the simulator and the\n" +
+			"patrol_with_charging mission, shown live at several times real time, until the robot has done its\n" +
+			"rounds; then a summary and a picture of the trajectory. Needs nothing but a checkout of btrobot.",
+		example: "go run ./cmd/btrobot demo\n" +
+			"btrobot demo --rounds 1 --speed 0 --headless   # as fast as the machine allows, plain lines (CI)",
+	}
+	c.run = func(env *cmdEnv, args []string) int {
+		fs := newFlags(env, c)
+		rounds := fs.Int("rounds", 2, "patrol rounds to do (each visits the office's six places)")
+		speed := fs.Float64("speed", 10, "simulated seconds per wall second; 0: as fast as the machine allows")
+		battery := fs.Float64("battery", 0.3, "the battery's charge at the start, 0 to 1 (0.3 runs low during the first round)")
+		headless := fs.Bool("headless", false, "plain lines instead of the live tree (the default when the output is not a terminal)")
+		picture := fs.String("picture", filepath.Join(os.TempDir(), "btrobot-demo.png"), "where to draw the trajectory (.png or .svg)")
+		seed := fs.Uint64("seed", 1, "seed of the simulator's random draws")
+		pos, err := parseArgs(fs, args)
+		if err != nil {
+			return flagExit(err)
+		}
+		var problems []string
+		if len(pos) > 0 {
+			problems = append(problems, fmt.Sprintf("unexpected arguments %q", pos))
+		}
+		if *rounds < 1 {
+			problems = append(problems, fmt.Sprintf("--rounds %d: want at least 1", *rounds))
+		}
+		if !(*speed >= 0) || *speed > 1000 {
+			problems = append(problems, fmt.Sprintf("--speed %v: want 0 (as fast as possible) or a factor of real time up to 1000", *speed))
+		}
+		if !(*battery > 0.05 && *battery <= 1) {
+			problems = append(problems, fmt.Sprintf("--battery %v: want a charge above 0.05 and at most 1", *battery))
+		}
+		if l := strings.ToLower(*picture); !strings.HasSuffix(l, ".png") && !strings.HasSuffix(l, ".svg") {
+			problems = append(problems, fmt.Sprintf("--picture %s: the file name must end in .png or .svg", *picture))
+		}
+		if len(problems) > 0 {
+			for _, p := range problems {
+				fmt.Fprintf(env.stderr, "btrobot demo: %s\n", p)
+			}
+			return exitUsage
+		}
+		d := &demo{env: env, rounds: *rounds, speed: *speed, battery: *battery, headless: *headless, picture: *picture, seed: *seed}
+		return d.run()
+	}
+	return c
+}
+
+// demo is one run of btrobot demo.
+type demo struct {
+	env      *cmdEnv
+	rounds   int
+	speed    float64
+	battery  float64
+	headless bool
+	picture  string
+	seed     uint64
+
+	docks  atomic.Int64 // dock goals that succeeded
+	logMu  sync.Mutex
+	logTo  func(string) // the live view's log, once it runs
+	events []string     // events before the view runs
+}
+
+// demoTimeLimit bounds the simulated time of one round: a patrol round of
+// the office with a charge takes under ten minutes.
+const demoTimeLimit = 20 * time.Minute
+
+func (d *demo) run() int {
+	env := d.env
+	root, err := repoRoot()
+	if err != nil {
+		fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
+		return exitUsage
+	}
+	m, ok := loadMission(env, filepath.Join(root, demoMission), filepath.Join(root, demoProfile), filepath.Join(root, demoWorld), "")
+	if !ok {
+		return exitUsage
+	}
+	w, err := sim.LoadWorld(filepath.Join(root, demoWorld), sim.WorldConf{Seed: d.seed})
+	if err != nil {
+		fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
+		return exitUsage
+	}
+	spawn, _ := w.Places().Spawn("robot1")
+	robot, err := w.AddRobot(sim.RobotConf{Name: "robot1", Spawn: spawn.Pose})
+	if err == nil {
+		err = robot.SetBatteryLevel(d.battery)
+	}
+	if err != nil {
+		fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
+		return exitFailed
+	}
+	origin := skills.Pose(robot.OdomOrigin())
+
+	ctx, interrupted := interruptContext()
+	defer interrupted.stop()
+	// Its own master on a free port of the loopback interface: the demo
+	// never meets another ROS graph, and needs no host name to resolve.
+	mst, err := master.New(master.Conf{Host: "127.0.0.1", Port: 0})
+	if err == nil {
+		err = mst.Start()
+	}
+	if err != nil {
+		fmt.Fprintf(env.stderr, "btrobot demo: start the ROS master: %v\n", err)
+		return exitFailed
+	}
+	defer mst.Close()
+	simConn, err := ros.Connect(ros.Conf{MasterURI: mst.URI(), Host: "127.0.0.1", Name: "sim"})
+	if err != nil {
+		fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
+		return exitFailed
+	}
+	defer simConn.Close()
+	node, err := simnode.Start(simnode.Conf{
+		World: w, Conn: simConn, Speed: d.speed, Peers: 1, PeerTimeout: 10 * time.Second,
+		OnEvent: d.event,
+	})
+	if err != nil {
+		fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
+		return exitFailed
+	}
+	defer node.Close()
+
+	pace := fmt.Sprintf("×%g", d.speed)
+	if d.speed == 0 {
+		pace = "as fast as possible"
+	}
+	title := fmt.Sprintf("btrobot demo · office · patrol with charging · %d rounds · %s", d.rounds, pace)
+	var simStart time.Time
+	r := &missionRun{
+		env: env, mission: m, seed: 1, lockstep: true, holdSim: true, headless: d.headless, title: title,
+		rosConf:    ros.Conf{MasterURI: mst.URI(), Host: "127.0.0.1", Namespace: "/robot1", Name: "btrobot"},
+		keys:       []string{"rounds", "visits", "charges", "recoveries", "skipped", "target", "battery_pct"},
+		odomOrigin: &origin,
+		viewLog:    d.setLog,
+		onTick: func(tree *runtime.Tree, t runtime.TickReport) {
+			if simStart.IsZero() {
+				simStart = t.Start
+			}
+			if n, ok := intValue(tree.Blackboard(), "rounds"); ok && n >= d.rounds {
+				interrupted.stopWith(fmt.Sprintf("%d %s done", n, plural(n, "round", "rounds")), true)
+			}
+			if t.Start.Sub(simStart) > time.Duration(d.rounds)*demoTimeLimit {
+				interrupted.stopWith(fmt.Sprintf("not %d rounds after %v of simulated time", d.rounds, t.Start.Sub(simStart).Round(time.Second)), false)
+			}
+		},
+	}
+	wallStart := time.Now()
+	code := r.run(ctx, interrupted)
+	wall := time.Since(wallStart)
+	if r.tree == nil {
+		return code // it did not start; the run said why
+	}
+
+	// The summary: the tree's counters, the simulator's figures.
+	var travelled float64
+	var collisions int
+	var bat sim.BatteryState
+	node.Do(func(sw *sim.World) error {
+		rb, _ := sw.Robot("robot1")
+		travelled, collisions, bat = rb.Travelled(), rb.Collisions(), rb.Battery()
+		return nil
+	})
+	stats := node.Stats()
+	bb := r.tree.Blackboard()
+	count := func(key string) int { n, _ := intValue(bb, key); return n }
+	out := env.stdout
+	fmt.Fprintln(out)
+	fmt.Fprintf(out, "rounds      %d (%d places visited, %d given up)\n", count("rounds"), count("visits"), count("skipped"))
+	fmt.Fprintf(out, "distance    %.1f m, %d %s\n", travelled, collisions, plural(collisions, "collision", "collisions"))
+	fmt.Fprintf(out, "docking     %d %s, %d %s (battery %.0f%% at the start, %.0f%% now)\n",
+		count("charges"), plural(count("charges"), "charge", "charges"), d.docks.Load(), plural(int(d.docks.Load()), "dock visit", "dock visits"),
+		d.battery*100, bat.Percentage*100)
+	fmt.Fprintf(out, "recovered   %d navigation %s by the recovery ladder\n", count("recoveries"), plural(count("recoveries"), "failure", "failures"))
+	simTime := stats.SimTime
+	ratio := ""
+	if wall > 0 {
+		ratio = fmt.Sprintf(" (%.1f times real time)", simTime.Seconds()/wall.Seconds())
+	}
+	fmt.Fprintf(out, "time        %s simulated in %s wall%s, %d ticks\n", clockText(simTime), wall.Round(100*time.Millisecond), ratio, r.report.Stats.Ticks)
+	if files, err := node.Render(d.picture); err != nil {
+		fmt.Fprintf(env.stderr, "btrobot demo: the picture: %v\n", err)
+	} else {
+		fmt.Fprintf(out, "picture     %s\n", strings.Join(files, ", "))
+	}
+	return code
+}
+
+// event takes a simulator event: dock visits are counted, and every event
+// shows in the live view.
+func (d *demo) event(at time.Duration, line string) {
+	if strings.HasSuffix(line, ": dock goal succeeded") {
+		d.docks.Add(1)
+	}
+	text := fmt.Sprintf("%s sim: %s", clockText(at), line)
+	d.logMu.Lock()
+	defer d.logMu.Unlock()
+	if d.logTo == nil {
+		d.events = append(d.events, text)
+		return
+	}
+	d.logTo(text)
+}
+
+// setLog receives the live view's log once the run has started.
+func (d *demo) setLog(show func(string)) {
+	d.logMu.Lock()
+	defer d.logMu.Unlock()
+	d.logTo = show
+	for _, e := range d.events {
+		show(e)
+	}
+	d.events = nil
+}
+
+// intValue reads a counter of the blackboard.
+func intValue(bb *runtime.Blackboard, key string) (int, bool) {
+	v, ok := bb.Get(key)
+	if !ok {
+		return 0, false
+	}
+	switch x := v.(type) {
+	case int:
+		return x, true
+	case int64:
+		return int(x), true
+	case float64:
+		return int(x), true
+	}
+	return 0, false
+}
+
+// repoRoot finds the checkout of btrobot the demo reads its world, mission
+// and profile from: the working directory or the nearest of its parents
+// that holds them.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if fileExists(filepath.Join(dir, demoMission)) && fileExists(filepath.Join(dir, demoWorld, "places.yaml")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("the demo reads " + demoWorld + ", " + demoMission + " and " + demoProfile +
+				" from a checkout of btrobot: run it inside one (git clone https://github.com/btrobot/btrobot && cd btrobot && go run ./cmd/btrobot demo)")
+		}
+		dir = parent
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
