@@ -155,7 +155,7 @@ func (d *demo) run() int {
 	if d.speed == 0 {
 		pace = "as fast as possible"
 	}
-	title := fmt.Sprintf("btrobot demo · office · patrol with charging · %d rounds · %s", d.rounds, pace)
+	title := fmt.Sprintf("btrobot demo · office · patrol with charging · %d %s · %s", d.rounds, plural(d.rounds, "round", "rounds"), pace)
 	var simStart time.Time
 	r := &missionRun{
 		env: env, mission: m, seed: 1, lockstep: true, holdSim: true, headless: d.headless, title: title,

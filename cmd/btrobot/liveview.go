@@ -116,7 +116,7 @@ type liveFrame struct {
 	lateMax  time.Duration // all ticks
 	overruns uint64
 	idleWall time.Duration // wall time since the last tick
-	end      string        // how the run ended, on the final frame
+	final    bool          // the run has ended
 }
 
 // liveView shows a running tree: in a terminal it redraws the tree in
@@ -438,7 +438,7 @@ func portValues(vn *viewNode) string {
 	var b strings.Builder
 	for _, p := range vn.ports {
 		val, err := runtime.GetInput[any](vn.node, p)
-		if err != nil {
+		if err != nil || val == nil || val == "" {
 			continue
 		}
 		if b.Len() > 0 {
@@ -574,12 +574,14 @@ func (v *liveView) Close(end string) {
 		var f liveFrame
 		f.states = make([]nodeState, len(v.nodes))
 		v.fill(&f)
-		f.end = end
+		f.final = true
 		f.logs = slices.Clone(v.logs)
 		if v.conf.Terminal {
+			// How the run ended goes below the frame, whole: it may be
+			// wider than the terminal.
 			cols, rows := v.conf.Size()
-			v.writeFrame(v.render(&f, cols, rows))
-			io.WriteString(v.conf.Out, "\x1b[?25h")
+			v.writeFrame(v.render(&f, cols, rows-1))
+			io.WriteString(v.conf.Out, "\x1b[?25h"+end+"\n")
 			return
 		}
 		v.writeLines()
@@ -635,7 +637,7 @@ func (v *liveView) render(f *liveFrame, cols, rows int) []string {
 		}
 	}
 	segs := []seg{{clock + " · " + v.statsText(f), styleNone}}
-	if f.end == "" && f.idleWall >= time.Second {
+	if !f.final && f.idleWall >= time.Second {
 		segs = append(segs, seg{" · no tick for " + shortDuration(f.idleWall.Round(100*time.Millisecond)), styleFailure})
 	}
 	head = append(head, st.line(cols, segs...))
@@ -645,9 +647,6 @@ func (v *liveView) render(f *liveFrame, cols, rows int) []string {
 	}
 	for _, l := range f.logs {
 		foot = append(foot, st.line(cols, seg{l, styleDim}))
-	}
-	if f.end != "" {
-		foot = append(foot, st.line(cols, seg{f.end, styleBold}))
 	}
 	room := rows - 1 - len(head) - len(foot) // the last row stays free for the cursor
 	if room < 1 {

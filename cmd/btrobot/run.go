@@ -138,9 +138,11 @@ func loadMission(env *cmdEnv, treeFile, profileFile, placesPath, mainID string) 
 			ok = false
 		}
 	}
-	if !ok {
+	if doc == nil {
 		return nil, false
 	}
+	// The tree is checked even when the profile or the places are bad,
+	// against what could be read, so that one pass reports everything.
 	m.doc = doc
 	d := robotDeps{profile: m.profile}
 	if m.places != nil {
@@ -155,7 +157,7 @@ func loadMission(env *cmdEnv, treeFile, profileFile, placesPath, mainID string) 
 		printProblems(env, err)
 		return nil, false
 	}
-	return m, true
+	return m, ok
 }
 
 // loadPlaces reads a places.yaml, or the one in a world's directory.
@@ -443,7 +445,7 @@ func (r *missionRun) run(ctx context.Context, in *interruption) int {
 				r.onTick(tree, t)
 			}
 			if r.tickLimit > 0 && t.Seq >= r.tickLimit && t.Status == runtime.Running {
-				in.stopWith(fmt.Sprintf("stopped after %d ticks (--ticks) with the mission still running", t.Seq), false)
+				in.stopWith(fmt.Sprintf("stopped at the tick limit (--ticks %d) with the mission still running,", r.tickLimit), false)
 			}
 		},
 	}
@@ -461,7 +463,7 @@ func (r *missionRun) run(ctx context.Context, in *interruption) int {
 	if m.profile != nil && m.profile.Safety.VelocityTopic != "" {
 		stopped = "zero velocity sent on " + conn.Resolve(m.profile.Safety.VelocityTopic)
 	}
-	took := fmt.Sprintf("%d ticks (%s)", rep.Stats.Ticks, r.wall.Round(time.Millisecond))
+	took := fmt.Sprintf("%d %s (%s)", rep.Stats.Ticks, plural(int(rep.Stats.Ticks), "tick", "ticks"), r.wall.Round(time.Millisecond))
 	var end string
 	code := exitFailed
 	switch {

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"image/png"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestDemoRunsHeadless is the README's first command as CI runs it: the
+// demo runs to the end of its rounds with plain lines, prints its summary
+// and draws the trajectory, and exits 0.
+func TestDemoRunsHeadless(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want map[string]int // summary figures
+	}{
+		// The defaults: two rounds on a battery at 30%, which runs low in
+		// the first round, so the robot docks and charges once, and never
+		// gives up a place.
+		{"the defaults", nil, map[string]int{"rounds": 2, "visited": 12, "given up": 0, "charges": 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			picture := filepath.Join(t.TempDir(), "trajectory.png")
+			args := append([]string{"demo", "--speed", "0", "--headless", "--picture", picture}, tc.args...)
+			code, out, stderr := runCLI(args...)
+			if code != exitOK {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+			}
+			if strings.Contains(out, "\x1b[") {
+				t.Errorf("--headless output has terminal escapes")
+			}
+			for _, w := range []string{
+				"btrobot demo · office · patrol with charging",
+				"RUNNING PatrolWithCharging/mission",
+				"NavigateTo  goal=reception",
+				"sim: robot1: dock goal succeeded",
+				strconv.Itoa(tc.want["rounds"]) + " rounds done",
+				"tree halted; zero velocity sent on /robot1/cmd_vel",
+				"picture     " + picture,
+			} {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q", w)
+				}
+			}
+			got := summaryFigures(out)
+			for k, v := range tc.want {
+				if got[k] != v {
+					t.Errorf("summary %s = %d, want %d", k, got[k], v)
+				}
+			}
+			if got["distance"] < 50*int(got["rounds"]) {
+				t.Errorf("summary distance %d m for %d rounds: a round of the office is over 50 m", got["distance"], got["rounds"])
+			}
+			f, err := os.Open(picture)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			img, err := png.Decode(f)
+			if err != nil {
+				t.Fatalf("the picture is not a PNG: %v", err)
+			}
+			if b := img.Bounds(); b.Dx() < 200 || b.Dy() < 100 {
+				t.Errorf("picture of %v", b)
+			}
+			if t.Failed() {
+				t.Logf("output:\n%s", tail(out, 30))
+			}
+		})
+	}
+}
+
+// summaryFigures reads the numbers of the demo's summary.
+func summaryFigures(out string) map[string]int {
+	got := map[string]int{}
+	for _, p := range []struct{ key, re string }{
+		{"rounds", `(?m)^rounds +(\d+) `},
+		{"visited", `(\d+) places visited`},
+		{"given up", `(\d+) given up`},
+		{"distance", `(?m)^distance +(\d+)`},
+		{"charges", `(?m)^docking +(\d+) charge`},
+		{"recovered", `(?m)^recovered +(\d+)`},
+	} {
+		if m := regexp.MustCompile(p.re).FindStringSubmatch(out); m != nil {
+			got[p.key], _ = strconv.Atoi(m[1])
+		} else {
+			got[p.key] = -1
+		}
+	}
+	return got
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func TestDemoRejectsBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--rounds", "0"},
+		{"--speed", "-1"},
+		{"--battery", "0"},
+		{"--picture", "out.gif"},
+		{"stray"},
+	} {
+		if code, _, stderr := runCLI(append([]string{"demo"}, args...)...); code != exitUsage || !strings.Contains(stderr, "btrobot demo:") {
+			t.Errorf("demo %v: exit %d, want 2 with a reason:\n%s", args, code, stderr)
+		}
+	}
+}

@@ -1,0 +1,441 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+
+	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/ros/rostest"
+	"github.com/btrobot/btrobot/sim"
+	"github.com/btrobot/btrobot/sim/simnode"
+)
+
+// The repository's files, from this package's directory.
+const (
+	repoSimProfile  = "../../robots/sim.yaml"
+	repoOfficeWorld = "../../worlds/office"
+	repoMissions    = "../../trees/missions"
+)
+
+// binary builds btrobot once for the tests that run it as a program (to
+// send it signals, or to give it a terminal).
+var binary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "btrobot-test-")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "btrobot")
+	out, err := exec.Command("go", "build", "-o", path, ".").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return path, nil
+})
+
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	path, err := binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// freeMasterURI is a ROS master URI on a free port where no master runs:
+// --master auto starts one there.
+func freeMasterURI(t *testing.T) string {
+	return fmt.Sprintf("http://127.0.0.1:%d/", rostest.FreePort(t))
+}
+
+func TestRunRejectsBadInputWithPositions(t *testing.T) {
+	badTree := writeFile(t, "bad.xml", `<root BTCPP_format="4" main_tree_to_execute="M">
+  <BehaviorTree ID="M">
+    <Sequence>
+      <NavigateTo goal="kitchen"/>
+      <Sequnce/>
+    </Sequence>
+  </BehaviorTree>
+</root>`)
+	badProfile := writeFile(t, "bad.yaml", "robot: x\nrate: -3\ninputs:\n  - topic: odom\n    type: nav_msgs/Odometri\n")
+	navTree := writeFile(t, "nav.xml", `<root BTCPP_format="4" main_tree_to_execute="M">
+  <BehaviorTree ID="M">
+    <NavigateTo goal="kitchen"/>
+  </BehaviorTree>
+</root>`)
+	places := writeFile(t, "places.yaml", "waypoints:\n  - {name: reception, pose: [0, 0, 0]}\n")
+	goodTree := filepath.Join(repoMissions, "hello.xml")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string // each must be in stderr
+	}{
+		{"no tree", []string{}, []string{"Usage: btrobot run"}},
+		{"a stray argument", []string{"--tree", goodTree, "extra"}, []string{`unexpected argument "extra"`}},
+		{"a bad ROS argument", []string{"--tree", goodTree, "__nope:=1"}, []string{"unknown special argument __nope"}},
+		{"a negative rate", []string{"--tree", goodTree, "--rate", "-1"}, []string{"Usage: btrobot run"}},
+		{"lockstep without a profile", []string{"--tree", goodTree, "--lockstep"}, []string{"--lockstep needs --robot"}},
+		{"a missing tree", []string{"--tree", "nowhere.xml"}, []string{"nowhere.xml"}},
+		{"a bad tree", []string{"--tree", badTree}, []string{badTree + ":5:7:", "Sequnce", "did you mean Sequence"}},
+		{"a bad tree and a bad profile, all at once", []string{"--tree", badTree, "--robot", badProfile},
+			[]string{badTree + ":5:7:", badProfile + ":2:7:", badProfile + ":5:11:"}},
+		{"a place the world does not have", []string{"--tree", navTree, "--places", places}, []string{navTree + ":3:", "kitchen"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(append([]string{"run"}, tc.args...)...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want 2\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestRunOutcomes runs trees with no robot on btrobot's own master
+// (--master auto) and checks the exit codes and the last line.
+func TestRunOutcomes(t *testing.T) {
+	ok := writeFile(t, "ok.xml", `<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
+	  <Script code="n := 0"/><Repeat num_cycles="3"><Script code="n += 1"/></Repeat></Sequence></BehaviorTree></root>`)
+	fail := writeFile(t, "fail.xml", `<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
+	  <Script code="n := 0"/><ScriptCondition code="n == 1"/></Sequence></BehaviorTree></root>`)
+	forever := writeFile(t, "forever.xml", `<root BTCPP_format="4"><BehaviorTree ID="M">
+	  <Repeat num_cycles="-1"><Script code="x := 1"/></Repeat></BehaviorTree></root>`)
+	broken := writeFile(t, "broken.xml", `<root BTCPP_format="4"><BehaviorTree ID="M">
+	  <Sequence><Script code="n := 1"/><Script code="m = n"/></Sequence></BehaviorTree></root>`)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		last string
+	}{
+		{"success", []string{"--tree", ok}, exitOK, "mission succeeded after 3 ticks"},
+		{"failure", []string{"--tree", fail}, exitFailed, "mission failed after 1 tick "},
+		{"a tick limit", []string{"--tree", forever, "--ticks", "4"}, exitFailed, "stopped at the tick limit (--ticks 4) with the mission still running, after 4 ticks"},
+		{"an error in a tick", []string{"--tree", broken}, exitFailed, "mission aborted after 1 tick "},
+		{"quiet", []string{"--tree", ok, "--quiet"}, exitOK, "mission succeeded after 3 ticks"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"run", "--master", "auto", "--rate", "50", "__master:=" + freeMasterURI(t)}, tc.args...)
+			code, stdout, stderr := runCLI(args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+			lines := strings.Split(strings.TrimSpace(stdout), "\n")
+			if last := lines[len(lines)-1]; !strings.HasPrefix(last, tc.last) {
+				t.Errorf("last line %q, want it to start with %q\nstdout:\n%s", last, tc.last, stdout)
+			}
+			if !strings.Contains(stderr, "started btrobot's own") {
+				t.Errorf("--master auto with no master there must say it started one:\n%s", stderr)
+			}
+			quiet := slicesContains(tc.args, "--quiet")
+			if hasView := strings.Contains(stdout, "btrobot run "); hasView == quiet {
+				t.Errorf("--quiet %v, but the live view's title printed: %v\n%s", quiet, hasView, stdout)
+			}
+		})
+	}
+	t.Run("no master", func(t *testing.T) {
+		code, _, stderr := runCLI("run", "--tree", ok, "--master", freeMasterURI(t))
+		if code != exitFailed || !strings.Contains(stderr, "--master auto") {
+			t.Errorf("exit %d, want 1 with a hint at --master auto:\n%s", code, stderr)
+		}
+	})
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// simWorld is the simulator serving robot1 of the office on a master of
+// its own, in this process.
+type simWorld struct {
+	uri  string
+	node *simnode.Node
+}
+
+func startSimWorld(t *testing.T, speed float64) *simWorld {
+	t.Helper()
+	uri := rostest.StartMaster(t)
+	w, err := sim.LoadWorld(repoOfficeWorld, sim.WorldConf{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, _ := w.Places().Spawn("robot1")
+	if _, err := w.AddRobot(sim.RobotConf{Name: "robot1", Spawn: sp.Pose}); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := ros.Connect(ros.Conf{MasterURI: uri, Host: "127.0.0.1", Name: "sim"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	node, err := simnode.Start(simnode.Conf{World: w, Conn: conn, Speed: speed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { node.Close() })
+	return &simWorld{uri: uri, node: node}
+}
+
+// twist reads robot1's velocity inside the simulator.
+func (s *simWorld) twist() sim.Twist {
+	var tw sim.Twist
+	s.node.Do(func(w *sim.World) error {
+		r, _ := w.Robot("robot1")
+		tw = r.Twist()
+		return nil
+	})
+	return tw
+}
+
+// lockedBuffer is a bytes.Buffer a process writes while the test reads.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestRunSignalStopsTheRobot: btrobot run drives the simulated robot on
+// the patrol mission; SIGINT or SIGTERM halts the tree, a subscriber of
+// the robot's cmd_vel sees a zero Twist after the signal, move_base's goal
+// is cancelled, the robot stands still, and the exit code is 1 with the
+// signal named.
+func TestRunSignalStopsTheRobot(t *testing.T) {
+	bin := buildBinary(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			sw := startSimWorld(t, 4)
+			watch, err := ros.Connect(ros.Conf{MasterURI: sw.uri, Host: "127.0.0.1", Name: "cmd_watch"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer watch.Close()
+			var mu sync.Mutex
+			var cmds []geometry_msgs.Twist
+			if _, err := ros.Subscribe(watch, "/robot1/cmd_vel", func(m *geometry_msgs.Twist) {
+				mu.Lock()
+				cmds = append(cmds, *m)
+				mu.Unlock()
+			}); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, bin, "run", "--tree", filepath.Join(repoMissions, "patrol.xml"),
+				"--robot", repoSimProfile, "--places", repoOfficeWorld, "__ns:=/robot1")
+			cmd.Env = append(os.Environ(), "ROS_MASTER_URI="+sw.uri, "ROS_IP=127.0.0.1")
+			var stdout, stderr lockedBuffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// The robot drives off to its first waypoint.
+			deadline := time.Now().Add(60 * time.Second)
+			for sw.twist().Linear < 0.1 {
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("the robot never moved\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			mu.Lock()
+			before := len(cmds)
+			mu.Unlock()
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			err = cmd.Wait()
+			code := cmd.ProcessState.ExitCode()
+			if code != exitFailed {
+				t.Errorf("exit %d (%v), want 1\nstdout:\n%s\nstderr:\n%s", code, err, stdout.String(), stderr.String())
+			}
+			want := "interrupted by " + map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
+			if out := stdout.String(); !strings.Contains(out, want) || !strings.Contains(out, "zero velocity sent on /robot1/cmd_vel") ||
+				!strings.Contains(out, "HALTED  Patrol/patrol") {
+				t.Errorf("the end of the run must say %q, that the tree was halted and the robot stopped:\n%s", want, out)
+			}
+			// A zero Twist reached the subscriber after the signal.
+			zero := func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, c := range cmds[before:] {
+					if c == (geometry_msgs.Twist{}) {
+						return true
+					}
+				}
+				return false
+			}
+			for end := time.Now().Add(5 * time.Second); !zero() && time.Now().Before(end); {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if !zero() {
+				mu.Lock()
+				t.Errorf("no zero Twist on /robot1/cmd_vel after %v; commands after it: %v", sig, cmds[before:])
+				mu.Unlock()
+			}
+			// move_base's goal was cancelled: the robot comes to rest
+			// and stays there.
+			for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+				if tw := sw.twist(); tw.Linear == 0 && tw.Angular == 0 {
+					break
+				}
+			}
+			time.Sleep(500 * time.Millisecond)
+			if tw := sw.twist(); tw.Linear != 0 || tw.Angular != 0 {
+				t.Errorf("the robot still moves after %v: %+v", sig, tw)
+			}
+		})
+	}
+}
+
+// requireTmux returns tmux's path; without it the test fails under CI and
+// is skipped elsewhere.
+func requireTmux(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux is missing: apt-get install tmux")
+		}
+		t.Skip("tmux is missing (apt-get install tmux)")
+	}
+	return path
+}
+
+// tmuxSession runs a shell command in a detached tmux session of the given
+// size, on a server of the test's own.
+type tmuxSession struct {
+	t      *testing.T
+	tmux   string
+	socket string
+}
+
+func startTmux(t *testing.T, cols, rows int, command string) *tmuxSession {
+	t.Helper()
+	s := &tmuxSession{t: t, tmux: requireTmux(t), socket: filepath.Join(t.TempDir(), "tmux.sock")}
+	s.run("new-session", "-d", "-s", "view", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), command)
+	t.Cleanup(func() { exec.Command(s.tmux, "-S", s.socket, "kill-server").Run() })
+	return s
+}
+
+func (s *tmuxSession) run(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command(s.tmux, append([]string{"-S", s.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// screen returns what the terminal shows now.
+func (s *tmuxSession) screen() string { return s.run("capture-pane", "-p", "-t", "view") }
+
+// waitFor polls the screen until cond holds.
+func (s *tmuxSession) waitFor(what string, timeout time.Duration, cond func(string) bool) string {
+	s.t.Helper()
+	var scr string
+	for end := time.Now().Add(timeout); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if scr = s.screen(); cond(scr) {
+			return scr
+		}
+	}
+	s.t.Fatalf("the terminal never showed %s:\n%s", what, scr)
+	return ""
+}
+
+// TestLiveViewInATerminal runs btrobot run in a real terminal (tmux): the
+// tree is drawn in place (one title, one tree, however many redraws), the
+// running leaf is marked and its time grows, and Ctrl-C leaves the final
+// frame with the halted path and how the run ended.
+func TestLiveViewInATerminal(t *testing.T) {
+	bin := buildBinary(t)
+	tree := writeFile(t, "errands.xml", `<root BTCPP_format="4" main_tree_to_execute="Errands">
+  <BehaviorTree ID="Errands">
+    <Sequence name="errands">
+      <Script name="init" code="done := 0"/>
+      <Repeat name="rounds" num_cycles="-1">
+        <Sequence name="round">
+          <ScriptCondition name="ready" code="done &gt;= 0"/>
+          <Sleep name="drive" msec="60000"/>
+          <Script name="count" code="done += 1"/>
+        </Sequence>
+      </Repeat>
+    </Sequence>
+  </BehaviorTree>
+</root>`)
+	command := fmt.Sprintf("cd %s && ROS_MASTER_URI=%s ROS_IP=127.0.0.1 %s run --tree %s --master auto --rate 20 --show done; echo EXIT=$?; sleep 60",
+		t.TempDir(), freeMasterURI(t), bin, tree)
+	s := startTmux(t, 90, 20, command)
+	first := s.waitFor("the running Sleep", 20*time.Second, func(scr string) bool {
+		return strings.Contains(scr, "▶ drive (Sleep)  msec=60000")
+	})
+	time.Sleep(1500 * time.Millisecond)
+	second := s.screen()
+	for _, scr := range []string{first, second} {
+		if n := strings.Count(scr, "btrobot run errands.xml"); n != 1 {
+			t.Errorf("the title shows %d times: the view must redraw in place\n%s", n, scr)
+		}
+		if n := strings.Count(scr, "▶ errands (Sequence)"); n != 1 {
+			t.Errorf("the root shows %d times\n%s", n, scr)
+		}
+		for _, w := range []string{"✓ init (Script)", "▶ rounds (Repeat)", "✓ ready (ScriptCondition)", "· count (Script)", "done=0"} {
+			if !strings.Contains(scr, w) {
+				t.Errorf("the view lacks %q:\n%s", w, scr)
+			}
+		}
+	}
+	if ticks(first) >= ticks(second) {
+		t.Errorf("the header's tick count did not grow between two looks: %d then %d", ticks(first), ticks(second))
+	}
+	s.run("send-keys", "-t", "view", "C-c")
+	end := s.waitFor("the end of the run", 10*time.Second, func(scr string) bool { return strings.Contains(scr, "EXIT=") })
+	for _, w := range []string{"■ drive (Sleep)", "halted", "interrupted by SIGINT after", "EXIT=1"} {
+		if !strings.Contains(end, w) {
+			t.Errorf("after Ctrl-C the terminal lacks %q:\n%s", w, end)
+		}
+	}
+	if strings.Count(end, "btrobot run errands.xml") != 1 {
+		t.Errorf("the final frame must replace the last one:\n%s", end)
+	}
+}
+
+// ticks reads the tick count of the live view's header.
+func ticks(screen string) int {
+	m := regexp.MustCompile(`· (\d+) ticks ·`).FindStringSubmatch(screen)
+	if m == nil {
+		return -1
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
