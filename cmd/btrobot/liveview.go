@@ -707,8 +707,9 @@ func (v *liveView) treeRows(f *liveFrame, room int) []row {
 	return append(cut, row{node: -1, depth: 0, hidden: -(len(rs) - len(cut))})
 }
 
-// rows walks the tree, expanding the nodes expand says, showing at most
-// window siblings either side of the focus child (all when window < 0).
+// rows walks the tree, expanding the nodes expand says, showing of each
+// expanded node's children the running ones and at most window siblings
+// either side of the focus child (all when window < 0).
 func (v *liveView) rows(f *liveFrame, expand func(int) bool, window int) []row {
 	var out []row
 	var walk func(i int)
@@ -720,19 +721,27 @@ func (v *liveView) rows(f *liveFrame, expand func(int) bool, window int) []row {
 		}
 		out = append(out, row{node: i, depth: n.depth})
 		kids := n.children
-		lo, hi := 0, len(kids)
+		keep := func(int) bool { return true }
 		if window >= 0 && len(kids) > 2*window+1 {
 			c := focusChild(f, kids)
-			lo, hi = max(0, c-window), min(len(kids), c+window+1)
+			keep = func(k int) bool {
+				return k >= c-window && k <= c+window || f.states[kids[k]].status == runtime.Running
+			}
 		}
-		if lo > 0 {
-			out = append(out, row{node: -1, depth: n.depth + 1, hidden: lo})
-		}
-		for _, c := range kids[lo:hi] {
+		hidden := 0
+		for k, c := range kids {
+			if !keep(k) {
+				hidden++
+				continue
+			}
+			if hidden > 0 {
+				out = append(out, row{node: -1, depth: n.depth + 1, hidden: hidden})
+				hidden = 0
+			}
 			walk(c)
 		}
-		if hi < len(kids) {
-			out = append(out, row{node: -1, depth: n.depth + 1, hidden: len(kids) - hi})
+		if hidden > 0 {
+			out = append(out, row{node: -1, depth: n.depth + 1, hidden: hidden})
 		}
 	}
 	walk(0)

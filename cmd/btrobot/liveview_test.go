@@ -347,3 +347,32 @@ func TestDurationsInFewCharacters(t *testing.T) {
 		}
 	}
 }
+
+func TestLiveViewKeepsEveryRunningChild(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<root BTCPP_format="4" main_tree_to_execute="Main"><BehaviorTree ID="Main"><Sequence name="mission"><Parallel name="watched" success_count="-1" failure_count="1">`)
+	b.WriteString(`<Work name="navigate" goal="lab"/>`)
+	for i := range 12 {
+		fmt.Fprintf(&b, `<Check name="fine%d"/>`, i)
+	}
+	b.WriteString(`<Work name="watch_battery" goal="x"/></Parallel>`)
+	for i := range 12 {
+		fmt.Fprintf(&b, `<Work name="later%d" goal="x"/>`, i)
+	}
+	b.WriteString(`</Sequence></BehaviorTree></root>`)
+	fx := newViewFixture(t, b.String(), liveViewConf{Terminal: true})
+	for i := range 12 {
+		fx.cond[fmt.Sprintf("fine%d", i)] = true
+	}
+	fx.tick()
+	got := fx.frame(70, 8) // room for six rows: only the running children and the elisions
+	want := []string{"▶ mission (Sequence)", "  ▶ watched (Parallel)", "    ▶ navigate (Work)  goal=lab", "    … 12 more", "    ▶ watch_battery (Work)  goal=x", "  … 12 more"}
+	if len(got) != len(want)+1 {
+		t.Fatalf("got %d lines, want the header and %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(got[i+1], w) {
+			t.Errorf("line %d = %q, want it to start with %q", i+1, got[i+1], w)
+		}
+	}
+}

@@ -439,3 +439,23 @@ func ticks(screen string) int {
 	n, _ := strconv.Atoi(m[1])
 	return n
 }
+
+// TestPaletteHasTheRobotNodes: every command's palette has the built-in
+// nodes, the generic ROS nodes and the skills, and the shipped missions
+// check clean against it.
+func TestPaletteHasTheRobotNodes(t *testing.T) {
+	reg := palette()
+	for _, id := range []string{"Sequence", "ReactiveFallback", "Publish", "RunAction", "TopicCondition", "NavigateTo", "Dock", "BatteryAbove", "PopPlace"} {
+		if _, ok := reg.Lookup(id); !ok {
+			t.Errorf("the palette lacks %s", id)
+		}
+	}
+	missions, err := filepath.Glob(filepath.Join(repoMissions, "*.xml"))
+	if err != nil || len(missions) < 5 {
+		t.Fatalf("missions %v, %v", missions, err)
+	}
+	code, out, stderr := runCLI(append([]string{"check"}, missions...)...)
+	if code != exitOK {
+		t.Errorf("btrobot check of the shipped missions: exit %d\n%s%s", code, out, stderr)
+	}
+}
