@@ -708,7 +708,7 @@ func (v *liveView) treeRows(f *liveFrame, room int) []row {
 }
 
 // rows walks the tree, expanding the nodes expand says, showing of each
-// expanded node's children the running ones and at most window siblings
+// expanded node's children those to expand and at most window siblings
 // either side of the focus child (all when window < 0).
 func (v *liveView) rows(f *liveFrame, expand func(int) bool, window int) []row {
 	var out []row
@@ -723,10 +723,8 @@ func (v *liveView) rows(f *liveFrame, expand func(int) bool, window int) []row {
 		kids := n.children
 		keep := func(int) bool { return true }
 		if window >= 0 && len(kids) > 2*window+1 {
-			c := focusChild(f, kids)
-			keep = func(k int) bool {
-				return k >= c-window && k <= c+window || f.states[kids[k]].status == runtime.Running
-			}
+			c := focusChild(f, kids, expand)
+			keep = func(k int) bool { return k >= c-window && k <= c+window || expand(kids[k]) }
 		}
 		hidden := 0
 		for k, c := range kids {
@@ -748,12 +746,12 @@ func (v *liveView) rows(f *liveFrame, expand func(int) bool, window int) []row {
 	return out
 }
 
-// focusChild is the child to centre a window on: the running one, else
-// the one that changed last.
-func focusChild(f *liveFrame, kids []int) int {
+// focusChild is the child to centre a window on: the first one to expand
+// (running, or halted last), else the one that changed last.
+func focusChild(f *liveFrame, kids []int, expand func(int) bool) int {
 	best := 0
 	for k, c := range kids {
-		if f.states[c].status == runtime.Running {
+		if expand(c) {
 			return k
 		}
 		if f.states[c].at.After(f.states[kids[best]].at) {

@@ -210,6 +210,16 @@ func TestLiveViewCompactsBigTrees(t *testing.T) {
 			t.Errorf("rows %d: missing %q (in order) in\n%s", tc.rows, tc.want[k], strings.Join(got, "\n"))
 		}
 	}
+
+	// Halted (Ctrl-C) at the time of the last tick, as under a simulated
+	// clock, the tree shows the path the halt stopped.
+	fx.tree.Halt()
+	got := strings.Join(fx.frame(60, 10), "\n")
+	for _, w := range []string{"■ mission (Sequence)", "  ■ round20 (Sequence)", "    ■ go20 (Work)"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("after the halt the frame lacks %q:\n%s", w, got)
+		}
+	}
 }
 
 var ansi = regexp.MustCompile("\x1b\\[[0-9;?]*[A-Za-z]")
