@@ -25,6 +25,10 @@ import (
 // defaultRunRate is the tick rate of a tree run without a profile or --rate.
 const defaultRunRate = 10
 
+// haltGrace is how long the connection stays open after the tree was
+// halted, for the goal cancels the halt sent to reach their servers.
+const haltGrace = 200 * time.Millisecond
+
 func runCommand() *command {
 	c := &command{
 		name: "run",
@@ -458,6 +462,10 @@ func (r *missionRun) run(ctx context.Context, in *interruption) int {
 	}
 	r.report, r.wall = rep, time.Since(start)
 	in.stop() // from here a second Ctrl-C ends the program at once
+	// The halt cancelled the running goals in the background: give the
+	// cancels time to leave before the connection closes, or move_base
+	// drives on after the zero velocity.
+	time.Sleep(haltGrace)
 
 	stopped := "no velocity topic to zero (the profile has no safety section)"
 	if m.profile != nil && m.profile.Safety.VelocityTopic != "" {

@@ -226,16 +226,16 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-// TestRunSignalStopsTheRobot: btrobot run drives the simulated robot on
-// the patrol mission; SIGINT or SIGTERM halts the tree, a subscriber of
-// the robot's cmd_vel sees a zero Twist after the signal, move_base's goal
-// is cancelled, the robot stands still, and the exit code is 1 with the
-// signal named.
+// TestRunSignalStopsTheRobot: btrobot run drives the simulated robot (at
+// real time) on the patrol mission; SIGINT or SIGTERM halts the tree, a
+// subscriber of the robot's cmd_vel sees a zero Twist after the signal,
+// move_base's goal is cancelled, the robot is at rest within a second and
+// stays there, and the exit code is 1 with the signal named.
 func TestRunSignalStopsTheRobot(t *testing.T) {
 	bin := buildBinary(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
-			sw := startSimWorld(t, 4)
+			sw := startSimWorld(t, 1)
 			watch, err := ros.Connect(ros.Conf{MasterURI: sw.uri, Host: "127.0.0.1", Name: "cmd_watch"})
 			if err != nil {
 				t.Fatal(err)
@@ -272,6 +272,8 @@ func TestRunSignalStopsTheRobot(t *testing.T) {
 			mu.Lock()
 			before := len(cmds)
 			mu.Unlock()
+			time.Sleep(time.Second) // under way at full speed
+			sigAt := sw.node.Now()
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
@@ -305,11 +307,17 @@ func TestRunSignalStopsTheRobot(t *testing.T) {
 				mu.Unlock()
 			}
 			// move_base's goal was cancelled: the robot comes to rest
-			// and stays there.
-			for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+			// (braking from 0.4 m/s at 1 m/s² takes 0.4 s) and stays
+			// there.
+			var restAt time.Duration
+			for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
 				if tw := sw.twist(); tw.Linear == 0 && tw.Angular == 0 {
+					restAt = sw.node.Now()
 					break
 				}
+			}
+			if restAt == 0 || restAt-sigAt > time.Second {
+				t.Errorf("signal at %v of simulated time, robot at rest at %v: want within a second", sigAt, restAt)
 			}
 			time.Sleep(500 * time.Millisecond)
 			if tw := sw.twist(); tw.Linear != 0 || tw.Angular != 0 {
