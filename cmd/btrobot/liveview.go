@@ -286,9 +286,10 @@ func (v *liveView) emit(line string) {
 }
 
 // OnTransition records a node's status change. The plain log writes a
-// line when what a node did changes: a leaf starting (RUNNING), finishing
-// differently from last time (SUCCESS, FAILURE) or being halted (HALTED),
-// any node failing, and the root's every change. A condition re-ticked
+// line when what a node did changes: a leaf starting (RUNNING, written at
+// the end of the tick and only if it still runs then), finishing
+// differently from last time (SUCCESS, FAILURE) or being halted while it
+// ran (HALTED), any node failing, and the root's every change. A condition re-ticked
 // with the same result, a node reset to IDLE, and control nodes starting or
 // succeeding write nothing: their leaves' lines say it.
 func (v *liveView) OnTransition(t runtime.Transition) {
