@@ -283,26 +283,6 @@ func TestMarkdown(t *testing.T) {
 	}
 }
 
-// TestNodesReference: docs/nodes.md is what the generator makes of the
-// built-in registry now.
-func TestNodesReference(t *testing.T) {
-	var out bytes.Buffer
-	if err := WriteMarkdown(&out, runtime.NewRegistry()); err != nil {
-		t.Fatal(err)
-	}
-	const path = "../docs/nodes.md"
-	if update {
-		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	have, err := os.ReadFile(path)
-	if err != nil || !bytes.Equal(have, out.Bytes()) {
-		t.Errorf("docs/nodes.md is out of date with the node registry (%v); regenerate it with\n"+
-			"\tgo run ./cmd/btrobot nodes --format markdown > docs/nodes.md\n"+
-			"or\n\tUPDATE_GOLDEN=1 go test ./trees/", errOr(err, "contents differ"))
-	}
-}
 
 func errOr(err error, s string) string {
 	if err != nil {

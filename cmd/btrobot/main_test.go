@@ -59,7 +59,7 @@ func TestTickOutput(t *testing.T) {
 	}
 	want := `{"tick":1,"status":"SUCCESS"}
 {"tick":2,"status":"SUCCESS"}
-{"blackboard":{"extra":3,"n":1,"ok":1,"s":"a","x":1.5}}
+{"blackboard":{"extra":3,"n":1,"ok":true,"s":"a","x":1.5}}
 `
 	if out != want {
 		t.Fatalf("tick printed\n%s\nwant\n%s", out, want)
