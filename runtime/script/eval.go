@@ -166,6 +166,37 @@ func (c *compiler) compileField(e *expr) evalFn {
 
 // notInit is BT.CPP's error for an operand without a value: a variable that
 // exists but was never written.
+// operands evaluates both sides of a binary operator — always both, as
+// BT.CPP does — and rejects a side that has no value.
+func (c *compiler) operands(l, r *operand, env Env, op tokKind, pos int) (a, b val, err error) {
+	if a, err = c.get(l, env); err != nil {
+		return val{}, val{}, err
+	}
+	if b, err = c.get(r, env); err != nil {
+		return val{}, val{}, err
+	}
+	if a.k == kNil {
+		return val{}, val{}, c.notInit(pos, "left", op)
+	}
+	if b.k == kNil {
+		return val{}, val{}, c.notInit(pos, "right", op)
+	}
+	return a, b, nil
+}
+
+// reals returns two numbers as reals, or the error BT.CPP gives for an
+// integer a real cannot hold exactly.
+func (c *compiler) reals(a, b val, pos int) (x, y float64, err error) {
+	var ok bool
+	if x, ok = a.toReal(); !ok {
+		return 0, 0, c.fail(pos, a.realError())
+	}
+	if y, ok = b.toReal(); !ok {
+		return 0, 0, c.fail(pos, b.realError())
+	}
+	return x, y, nil
+}
+
 func (c *compiler) notInit(pos int, side string, op tokKind) error {
 	return c.failf(pos, "the %s operand of '%s' has no value (a variable that was never written?)", side, op)
 }
@@ -209,31 +240,17 @@ func (c *compiler) compileArith(e *expr) evalFn {
 	l, r := c.operand(e.a), c.operand(e.b)
 	op, pos := e.op, e.pos
 	return func(env Env) (val, error) {
-		a, err := c.get(l, env)
+		a, b, err := c.operands(l, r, env, op, pos)
 		if err != nil {
 			return val{}, err
-		}
-		b, err := c.get(r, env)
-		if err != nil {
-			return val{}, err
-		}
-		if a.k == kNil {
-			return val{}, c.notInit(pos, "left", op)
-		}
-		if b.k == kNil {
-			return val{}, c.notInit(pos, "right", op)
 		}
 		if a.isNumber() && b.isNumber() {
 			if op == tDotDot {
 				return val{}, c.failf(pos, "cannot concatenate %s and %s: '..' needs a string on at least one side", a.describe(), b.describe())
 			}
-			x, ok := a.toReal()
-			if !ok {
-				return val{}, c.fail(pos, a.realError())
-			}
-			y, ok := b.toReal()
-			if !ok {
-				return val{}, c.fail(pos, b.realError())
+			x, y, err := c.reals(a, b, pos)
+			if err != nil {
+				return val{}, err
 			}
 			// All arithmetic is real arithmetic, as in BT.CPP: 5/2 is 2.5
 			// and 1/0 is +Inf. Storing the result into an integer variable
@@ -279,29 +296,16 @@ func (c *compiler) compileBitwise(e *expr) evalFn {
 	l, r := c.operand(e.a), c.operand(e.b)
 	op, pos := e.op, e.pos
 	return func(env Env) (val, error) {
-		a, err := c.get(l, env)
+		a, b, err := c.operands(l, r, env, op, pos)
 		if err != nil {
 			return val{}, err
-		}
-		b, err := c.get(r, env)
-		if err != nil {
-			return val{}, err
-		}
-		if a.k == kNil {
-			return val{}, c.notInit(pos, "left", op)
-		}
-		if b.k == kNil {
-			return val{}, c.notInit(pos, "right", op)
 		}
 		if !a.isNumber() || !b.isNumber() {
 			return val{}, c.failf(pos, "cannot apply '%s' to %s and %s: it needs integers", op, a.describe(), b.describe())
 		}
 		// BT.CPP converts to real first, so huge integers fail here too.
-		if _, ok := a.toReal(); !ok {
-			return val{}, c.fail(pos, a.realError())
-		}
-		if _, ok := b.toReal(); !ok {
-			return val{}, c.fail(pos, b.realError())
+		if _, _, err := c.reals(a, b, pos); err != nil {
+			return val{}, err
 		}
 		x, okx := toInt64(a)
 		y, oky := toInt64(b)
@@ -324,28 +328,15 @@ func (c *compiler) compileLogic(e *expr) evalFn {
 	op, pos := e.op, e.pos
 	return func(env Env) (val, error) {
 		// Both sides are always evaluated, as in BT.CPP: no short circuit.
-		a, err := c.get(l, env)
+		a, b, err := c.operands(l, r, env, op, pos)
 		if err != nil {
 			return val{}, err
-		}
-		b, err := c.get(r, env)
-		if err != nil {
-			return val{}, err
-		}
-		if a.k == kNil {
-			return val{}, c.notInit(pos, "left", op)
-		}
-		if b.k == kNil {
-			return val{}, c.notInit(pos, "right", op)
 		}
 		if !a.isNumber() || !b.isNumber() {
 			return val{}, c.failf(pos, "cannot apply '%s' to %s and %s: it needs booleans or numbers", op, a.describe(), b.describe())
 		}
-		if _, ok := a.toReal(); !ok {
-			return val{}, c.fail(pos, a.realError())
-		}
-		if _, ok := b.toReal(); !ok {
-			return val{}, c.fail(pos, b.realError())
+		if _, _, err := c.reals(a, b, pos); err != nil {
+			return val{}, err
 		}
 		x, err := truthy(a)
 		if err != nil {
@@ -428,13 +419,9 @@ func (c *compiler) compare(env Env, op tokKind, pos int, a, b val) (bool, error)
 	}
 	switch {
 	case a.isNumber() && b.isNumber():
-		x, ok := a.toReal()
-		if !ok {
-			return false, c.fail(pos, a.realError())
-		}
-		y, ok := b.toReal()
-		if !ok {
-			return false, c.fail(pos, b.realError())
+		x, y, err := c.reals(a, b, pos)
+		if err != nil {
+			return false, err
 		}
 		return compareReal(op, x, y), nil
 	case a.k == kString && b.k == kString:
