@@ -1,7 +1,5 @@
 package runtime
 
-import "errors"
-
 // ReactiveFallback ticks every child from the first on each tick until one
 // succeeds, so that a higher-priority alternative takes over as soon as it
 // can.
@@ -31,37 +29,5 @@ func reactiveFallbackTypes() []NodeType {
 	}}
 }
 
-// Tick runs the children from the first.
-func (n *ReactiveFallback) Tick() (Status, error) {
-	allSkipped := true
-	n.setStatus(Running)
-	for i, child := range n.children {
-		st, err := Execute(child)
-		if err != nil {
-			return st, err
-		}
-		allSkipped = allSkipped && st == Skipped
-		switch st {
-		case Running:
-			for j := range n.children {
-				if j != i {
-					n.HaltChild(j)
-				}
-			}
-			return Running, nil
-		case Success:
-			n.ResetChildren()
-			return Success, nil
-		case Failure:
-		case Skipped:
-			n.HaltChild(i)
-		default:
-			return Failure, errors.New("a child returned IDLE")
-		}
-	}
-	n.ResetChildren()
-	if allSkipped {
-		return Skipped, nil
-	}
-	return Failure, nil
-}
+// Tick runs the children from the first while they fail.
+func (n *ReactiveFallback) Tick() (Status, error) { return tickReactive(&n.Base, Failure) }

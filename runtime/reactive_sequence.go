@@ -59,8 +59,15 @@ func checkAsyncChildren(c *Config) error {
 	return nil
 }
 
-// Tick runs the children from the first.
-func (n *ReactiveSequence) Tick() (Status, error) {
+// Tick runs the children from the first while they succeed.
+func (n *ReactiveSequence) Tick() (Status, error) { return tickReactive(&n.Base, Success) }
+
+// tickReactive is the walk ReactiveSequence and ReactiveFallback share,
+// mirror images of each other: every tick starts again at the first child
+// and goes on while children return goOn (SUCCESS, resp. FAILURE); a
+// RUNNING child halts every other one, the other completed status resets
+// all children and is returned.
+func tickReactive(n *Base, goOn Status) (Status, error) {
 	allSkipped := true
 	n.setStatus(Running)
 	for i, child := range n.children {
@@ -77,12 +84,12 @@ func (n *ReactiveSequence) Tick() (Status, error) {
 				}
 			}
 			return Running, nil
-		case Failure:
-			n.ResetChildren()
-			return Failure, nil
-		case Success:
+		case goOn:
 		case Skipped:
 			n.HaltChild(i)
+		case Success, Failure:
+			n.ResetChildren()
+			return st, nil
 		default:
 			return Failure, errors.New("a child returned IDLE")
 		}
@@ -91,5 +98,5 @@ func (n *ReactiveSequence) Tick() (Status, error) {
 	if allSkipped {
 		return Skipped, nil
 	}
-	return Success, nil
+	return goOn, nil
 }
