@@ -1,6 +1,7 @@
 package ros
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -197,12 +199,12 @@ func ParseProfile(data []byte, file string, msgs *Messages) (*Profile, error) {
 	d := &profileDecoder{file: file, msgs: msgs}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		d.errs = append(d.errs, yamlError(file, err))
+		d.errs = append(d.errs, yamlError(file, data, err))
 		return nil, d.errs
 	}
 	p := &Profile{File: file, Actions: map[string]ActionConf{}, Services: map[string]ServiceConf{}}
 	if len(root.Content) == 0 {
-		d.add(&root, "", "the profile is empty; it needs at least a rate")
+		d.add(&yaml.Node{Line: 1, Column: 1}, "", "the profile is empty; it needs at least a rate")
 		return nil, d.errs
 	}
 	d.profile(root.Content[0], p)
@@ -248,9 +250,15 @@ func (p *Profile) applyNamespace() {
 }
 
 // yamlError places a YAML syntax error; yaml.v3 puts "line N" in its text.
-func yamlError(file string, err error) *runtime.BuildError {
+func yamlError(file string, data []byte, err error) *runtime.BuildError {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	pos := runtime.Pos{File: file}
+	// Errors yaml.v3 gives no line (bad encoding) point at the first byte
+	// that is not UTF-8, else at the start.
+	pos := runtime.Pos{File: file, Line: 1, Col: 1}
+	if bad := firstInvalidUTF8(data); bad >= 0 {
+		pos.Line = 1 + bytes.Count(data[:bad], []byte("\n"))
+		pos.Col = 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:bad], '\n')+1:bad])
+	}
 	if rest, ok := strings.CutPrefix(msg, "line "); ok {
 		if n, after, ok := strings.Cut(rest, ":"); ok {
 			if line, err := strconv.Atoi(n); err == nil {
@@ -260,6 +268,19 @@ func yamlError(file string, err error) *runtime.BuildError {
 		}
 	}
 	return &runtime.BuildError{Pos: pos, Msg: "not valid YAML: " + msg}
+}
+
+// firstInvalidUTF8 returns the offset of the first byte of data that is not
+// valid UTF-8, or -1.
+func firstInvalidUTF8(data []byte) int {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
 }
 
 type profileDecoder struct {

@@ -98,7 +98,7 @@ func TestBrokenProfiles(t *testing.T) {
 		{
 			name: "empty",
 			yaml: ``,
-			want: []string{`p.yaml: the profile is empty; it needs at least a rate`},
+			want: []string{`p.yaml:1:1: the profile is empty; it needs at least a rate`},
 		},
 		{
 			name: "not YAML",
