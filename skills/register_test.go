@@ -104,7 +104,7 @@ safety: {velocity_topic: base/cmd_vel}
 		{"no profile: the defaults", Keys{}, nil,
 			Keys{Odom: "odom", Scan: "scan", Battery: "battery", Bumper: "bumper_pressed", Velocity: "cmd_vel"}},
 		{"robots/sim.yaml", Keys{}, sim,
-			Keys{Odom: "odom", Scan: "scan", Battery: "battery", Bumper: "bumper_pressed", Velocity: "cmd_vel"}},
+			Keys{Odom: "odom", Scan: "scan", Battery: "battery", Bumper: "bumper_pressed", Docked: "docked", Velocity: "cmd_vel"}},
 		{"a profile with other names", Keys{}, custom,
 			Keys{Odom: "wheel_odom", Scan: "front", Battery: "power", Bumper: "hit", Docked: "on_dock", Pose: "where", Velocity: "drive"}},
 		{"the caller's keys win", Keys{Scan: "rear"}, custom,
