@@ -86,6 +86,9 @@ type Document struct {
 	Main   string // main_tree_to_execute
 	Trees  []*TreeSpec
 	Models []*NodeModel
+	// Attrs are the other attributes of <root> (Groot2's project_name...),
+	// kept for round trips.
+	Attrs []Attr
 }
 
 // Tree returns the tree with the given ID.
@@ -116,7 +119,12 @@ type NodeModel struct {
 	Ports       []PortSpec
 	TypeNames   map[string]string // port name -> type as written in the model
 	Description string
-	Pos         Pos
+	// Attrs are the model element's other attributes (Groot2's editable)
+	// and Metadata its <MetadataFields> entries in order (the description
+	// among them), kept for round trips.
+	Attrs    []Attr
+	Metadata []Attr
+	Pos      Pos
 }
 
 // N is shorthand for building a NodeSpec in Go:

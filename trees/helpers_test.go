@@ -17,13 +17,14 @@ func stripped(doc *runtime.Document) *runtime.Document {
 	if doc == nil {
 		return nil
 	}
-	out := &runtime.Document{Main: doc.Main}
+	out := &runtime.Document{Main: doc.Main, Attrs: strippedAttrs(doc.Attrs)}
 	for _, t := range doc.Trees {
 		out.Trees = append(out.Trees, &runtime.TreeSpec{ID: t.ID, Root: strippedNode(t.Root), Attrs: strippedAttrs(t.Attrs)})
 	}
 	for _, m := range doc.Models {
 		c := *m
 		c.Pos = runtime.Pos{}
+		c.Attrs, c.Metadata = strippedAttrs(m.Attrs), strippedAttrs(m.Metadata)
 		out.Models = append(out.Models, &c)
 	}
 	return out
@@ -89,7 +90,7 @@ func dump(doc *runtime.Document) string {
 		return string(b)
 	}
 	for _, m := range doc.Models {
-		fmt.Fprintf(&sb, "model %s: %+v types %v\n", m.ID, m.Ports, m.TypeNames)
+		fmt.Fprintf(&sb, "model %s: %+v types %v attrs %v metadata %v\n", m.ID, m.Ports, m.TypeNames, m.Attrs, m.Metadata)
 	}
 	return sb.String()
 }

@@ -269,6 +269,10 @@ func (f *fileReader) root(tok *token, top bool) {
 				f.l.doc.Main = f.value(a)
 				f.l.mainPos = f.pos(a.off)
 			}
+		default: // an editor's own (Groot2's project_name), kept for round trips
+			if top {
+				f.l.doc.Attrs = append(f.l.doc.Attrs, runtime.Attr{Name: a.name, Value: f.value(a), Pos: f.pos(a.off)})
+			}
 		}
 	}
 	var ids []*runtime.TreeSpec // trees of this file without an ID
@@ -536,8 +540,13 @@ var portDirs = map[string]runtime.PortDir{
 func (f *fileReader) model(tok *token, kind runtime.Kind) {
 	m := &runtime.NodeModel{Kind: kind, Pos: f.pos(tok.off)}
 	elem, off := tok.name, tok.off
-	if a, ok := attrOf(tok, "ID"); ok {
-		m.ID = f.value(a)
+	for i := range tok.attrs {
+		a := &tok.attrs[i]
+		if a.name == "ID" {
+			m.ID = f.value(a)
+		} else { // Groot2's editable, kept for round trips
+			m.Attrs = append(m.Attrs, runtime.Attr{Name: a.name, Value: f.value(a), Pos: f.pos(a.off)})
+		}
 	}
 	if m.ID == "" {
 		f.errorf(tok.off, "<%s> in <TreeNodesModel> needs an ID attribute naming the node type", elem)
@@ -586,8 +595,13 @@ func (f *fileReader) model(tok *token, kind runtime.Kind) {
 }
 
 func sameModel(a, b *runtime.NodeModel) bool {
-	return a.Kind == b.Kind && a.Description == b.Description &&
+	return a.Kind == b.Kind && a.Description == b.Description && sameAttrs(a.Attrs, b.Attrs) && sameAttrs(a.Metadata, b.Metadata) &&
 		reflect.DeepEqual(a.TypeNames, b.TypeNames) && slices.Equal(a.Ports, b.Ports)
+}
+
+// sameAttrs compares attributes by name and value, positions aside.
+func sameAttrs(a, b []runtime.Attr) bool {
+	return slices.EqualFunc(a, b, func(x, y runtime.Attr) bool { return x.Name == y.Name && x.Value == y.Value })
 }
 
 func (f *fileReader) port(tok *token, dir runtime.PortDir, m *runtime.NodeModel) {
@@ -686,9 +700,8 @@ func validPortName(s string) bool {
 	return s != ""
 }
 
-// metadata reads <MetadataFields><Metadata key="value"/>…: the description
-// becomes the model's. BehaviorTree.CPP and Groot2 keep other metadata;
-// runtime.NodeModel has no place for it yet.
+// metadata reads <MetadataFields><Metadata key="value"/>…: every entry is
+// kept in order, and the description becomes the model's.
 func (f *fileReader) metadata(tok *token, m *runtime.NodeModel) {
 	if tok.empty {
 		return
@@ -708,8 +721,12 @@ func (f *fileReader) metadata(tok *token, m *runtime.NodeModel) {
 				return
 			}
 			if tok.name == "Metadata" {
-				if a, ok := attrOf(tok, "description"); ok {
-					m.Description = f.value(a)
+				for i := range tok.attrs {
+					a := &tok.attrs[i]
+					m.Metadata = append(m.Metadata, runtime.Attr{Name: a.name, Value: f.value(a), Pos: f.pos(a.off)})
+					if a.name == "description" {
+						m.Description = f.value(a)
+					}
 				}
 			} else {
 				f.errorf(tok.off, "unknown element <%s> in <MetadataFields>: it holds <Metadata key=\"value\"/> elements", tok.name)

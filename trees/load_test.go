@@ -105,6 +105,8 @@ func TestParseDocuments(t *testing.T) {
 </root>`,
 			want: &runtime.Document{Models: []*runtime.NodeModel{
 				{ID: "NavigateTo", Kind: runtime.ActionKind, Description: "Drives to a pose",
+					Attrs:    []runtime.Attr{{Name: "editable", Value: "true"}},
+					Metadata: []runtime.Attr{{Name: "description", Value: "Drives to a pose"}, {Name: "subcategory", Value: "nav"}},
 					Ports: []runtime.PortSpec{
 						{Name: "goal", Dir: runtime.Input, Optional: true, Description: "Where to go"},
 						{Name: "speed", Dir: runtime.Input, Type: reflect.TypeFor[float64](), Default: "0.5", HasDefault: true, Description: "metres per second"},

@@ -283,7 +283,6 @@ func TestMarkdown(t *testing.T) {
 	}
 }
 
-
 func errOr(err error, s string) string {
 	if err != nil {
 		return err.Error()

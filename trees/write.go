@@ -19,10 +19,10 @@ import (
 // Loading what Write wrote gives the same Document, positions aside: every
 // attribute (editors' own, such as Groot2's _fullpath and _uid, included),
 // every model port with its type name as written, default and description.
-// What runtime.Document has no place for is not written: <include>s (their
-// trees are written in place), comments, attributes of <root> other than
-// the two above, and of model elements other than ID (Groot2's editable),
-// and model metadata other than the description.
+// Editors' own attributes of <root> and of model elements (Groot2's
+// project_name and editable) and every <Metadata> entry are kept too. What
+// runtime.Document has no place for is not written: <include>s (their
+// trees are written in place) and comments.
 //
 // A node type that is not an XML name is written in the explicit form
 // (<Action ID="my type"/>), so it too reads back as written.
@@ -40,6 +40,9 @@ func Write(w io.Writer, doc *runtime.Document) error {
 	x.raw(`<root BTCPP_format="4"`)
 	if doc.Main != "" {
 		x.attr("main_tree_to_execute", doc.Main)
+	}
+	for _, a := range doc.Attrs {
+		x.attr(a.Name, a.Value)
 	}
 	x.raw(">\n")
 	for i, t := range doc.Trees {
@@ -107,6 +110,7 @@ func checkWritable(doc *runtime.Document) error {
 		}
 	}
 	text(runtime.Pos{}, "main_tree_to_execute", doc.Main)
+	attrs(runtime.Pos{}, "root", doc.Attrs, "BTCPP_format", "main_tree_to_execute")
 	var walk func(n *runtime.NodeSpec, depth int)
 	walk = func(n *runtime.NodeSpec, depth int) {
 		if n == nil {
@@ -146,6 +150,8 @@ func checkWritable(doc *runtime.Document) error {
 	for _, m := range doc.Models {
 		text(m.Pos, "model ID", m.ID)
 		text(m.Pos, "description of model "+m.ID, m.Description)
+		attrs(m.Pos, m.Kind.String(), m.Attrs, "ID")
+		attrs(m.Pos, "Metadata", m.Metadata)
 		for _, p := range m.Ports {
 			text(m.Pos, "port name", p.Name)
 			text(m.Pos, "port "+p.Name, p.Default)
@@ -303,7 +309,10 @@ func (x *xmlWriter) model(m *runtime.NodeModel, typeNames map[string]string) {
 	x.w.WriteByte('<')
 	x.raw(m.Kind.String())
 	x.attr("ID", m.ID)
-	if len(m.Ports) == 0 && m.Description == "" {
+	for _, a := range m.Attrs {
+		x.attr(a.Name, a.Value)
+	}
+	if len(m.Ports) == 0 && m.Description == "" && len(m.Metadata) == 0 {
 		x.raw("/>\n")
 		return
 	}
@@ -338,13 +347,19 @@ func (x *xmlWriter) model(m *runtime.NodeModel, typeNames map[string]string) {
 		x.raw(elem)
 		x.raw(">\n")
 	}
-	if m.Description != "" {
+	metadata := m.Metadata
+	if len(metadata) == 0 && m.Description != "" {
+		metadata = []runtime.Attr{{Name: "description", Value: m.Description}}
+	}
+	if len(metadata) > 0 {
 		x.indent(3)
 		x.raw("<MetadataFields>\n")
-		x.indent(4)
-		x.raw("<Metadata")
-		x.attr("description", m.Description)
-		x.raw("/>\n")
+		for _, a := range metadata {
+			x.indent(4)
+			x.raw("<Metadata")
+			x.attr(a.Name, a.Value)
+			x.raw("/>\n")
+		}
 		x.indent(3)
 		x.raw("</MetadataFields>\n")
 	}
