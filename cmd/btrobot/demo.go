@@ -1,8 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,12 +10,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/btrobot/btrobot/robots"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/master"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/sim/simnode"
 	"github.com/btrobot/btrobot/skills"
+	"github.com/btrobot/btrobot/trees/missions"
+	"github.com/btrobot/btrobot/worlds"
 )
 
 // The demo's parts, relative to the repository's root.
@@ -97,11 +100,12 @@ const demoTimeLimit = 20 * time.Minute
 
 func (d *demo) run() int {
 	env := d.env
-	root, err := repoRoot()
+	root, cleanup, err := repoRoot()
 	if err != nil {
 		fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
-		return exitUsage
+		return exitFailed
 	}
+	defer cleanup()
 	m, ok := loadMission(env, filepath.Join(root, demoMission), filepath.Join(root, demoProfile), filepath.Join(root, demoWorld), "")
 	if !ok {
 		return exitUsage
@@ -260,25 +264,58 @@ func intValue(bb *runtime.Blackboard, key string) (int, bool) {
 	return 0, false
 }
 
-// repoRoot finds the checkout of btrobot the demo reads its world, mission
-// and profile from: the working directory or the nearest of its parents
-// that holds them.
-func repoRoot() (string, error) {
+// repoRoot finds the world, mission and profile the demo runs: in the
+// checkout of btrobot the working directory is in (the working directory or
+// the nearest of its parents that holds them), else the copies built into
+// the binary, written out to a temporary directory that cleanup removes.
+func repoRoot() (root string, cleanup func(), err error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	for {
 		if fileExists(filepath.Join(dir, demoMission)) && fileExists(filepath.Join(dir, demoWorld, "places.yaml")) {
-			return dir, nil
+			return dir, func() {}, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("the demo reads " + demoWorld + ", " + demoMission + " and " + demoProfile +
-				" from a checkout of btrobot: run it inside one (git clone https://github.com/btrobot/btrobot && cd btrobot && go run ./cmd/btrobot demo)")
+			break
 		}
 		dir = parent
 	}
+	tmp, err := os.MkdirTemp("", "btrobot-demo-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(tmp) }
+	for _, d := range []struct {
+		fsys fs.FS
+		dir  string
+	}{{worlds.FS, "worlds"}, {missions.FS, "trees/missions"}, {robots.FS, "robots"}} {
+		if err := copyFS(filepath.Join(tmp, d.dir), d.fsys); err != nil {
+			cleanup()
+			return "", nil, fmt.Errorf("writing out the shipped %s: %w", d.dir, err)
+		}
+	}
+	return tmp, cleanup, nil
+}
+
+// copyFS writes the files of fsys under dir.
+func copyFS(dir string, fsys fs.FS) error {
+	return fs.WalkDir(fsys, ".", func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dir, filepath.FromSlash(p))
+		if e.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
 }
 
 func fileExists(p string) bool {

@@ -116,3 +116,20 @@ func TestDemoRejectsBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// Outside a checkout (where `go install` puts the binary) the demo runs on
+// the world, mission and profile built into the binary, and leaves nothing
+// behind.
+func TestDemoRunsOutsideACheckout(t *testing.T) {
+	t.Chdir(t.TempDir())
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "btrobot-demo-*"))
+	picture := filepath.Join(t.TempDir(), "trajectory.png")
+	code, out, stderr := runCLI("demo", "--speed", "0", "--headless", "--rounds", "1", "--picture", picture)
+	if code != exitOK || !strings.Contains(out, "1 round done") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "btrobot-demo-*"))
+	if len(after) > len(before) {
+		t.Errorf("the demo left its files behind: %v", after)
+	}
+}
