@@ -71,6 +71,27 @@ func literalPort(c *runtime.Config, name string) (string, error) {
 	return strings.TrimSpace(raw), nil
 }
 
+// topicPorts reads the literal ports topic and msg_type that Publish and
+// TopicCondition share: a valid ROS name and a known message type.
+func topicPorts(c *runtime.Config, deps Deps) (string, MessageType, error) {
+	topic, err := literalPort(c, "topic")
+	if err != nil {
+		return "", MessageType{}, err
+	}
+	if err := checkName(topic); err != nil {
+		return "", MessageType{}, &runtime.PortError{Port: "topic", Err: err}
+	}
+	typeName, err := literalPort(c, "msg_type")
+	if err != nil {
+		return "", MessageType{}, err
+	}
+	t, err := deps.messages().LookupKind(typeName, MessageKind)
+	if err != nil {
+		return "", MessageType{}, &runtime.PortError{Port: "msg_type", Err: err}
+	}
+	return topic, t, nil
+}
+
 // durationPort returns a literal duration port, and whether the tree wrote
 // it (rather than taking the default).
 func durationPort(c *runtime.Config, name string) (time.Duration, bool) {

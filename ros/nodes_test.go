@@ -73,8 +73,8 @@ services: {plan: {service: make_plan, type: nav_msgs/GetPlan}}
   <Publish topic="cmd_vel" msg_type="geometry_msgs/Twist" fields="linear.q=1; angular.z=fast; speed"/>
 </Sequence>`,
 			want: []string{
-				`test.xml:3:3: Main/Sequence/Publish: port "msg_type": unknown ROS message type "geometry_msgs/Twst" (did you mean geometry_msgs/Twist`,
-				`test.xml:4:3: Main/Sequence/Publish#2: port "topic": "cmd vel" is not a valid ROS name`,
+				`test.xml:3:28: Main/Sequence/Publish: port "msg_type": unknown ROS message type "geometry_msgs/Twst" (did you mean geometry_msgs/Twist`,
+				`test.xml:4:12: Main/Sequence/Publish#2: port "topic": "cmd vel" is not a valid ROS name`,
 				`test.xml:5:3: Main/Sequence/Publish#3: port "topic" must be written in the tree, not read from the blackboard ({where})`,
 				`test.xml:6:3: Main/Sequence/Publish#4: port "fields": geometry_msgs/Twist.linear has no field "q" (fields: x, y, z); angular.z: "fast" is not a number; "speed": write field=value or field={key}`,
 			},
@@ -87,7 +87,7 @@ services: {plan: {service: make_plan, type: nav_msgs/GetPlan}}
 </Sequence>`,
 			want: []string{
 				`test.xml:3:3: Main/Sequence/TopicCondition: port "script": the script does not parse`,
-				`test.xml:4:3: Main/Sequence/TopicCondition#2: port "msg_type": move_base_msgs/MoveBaseAction is an action type, not a message type`,
+				`test.xml:4:41: Main/Sequence/TopicCondition#2: port "msg_type": move_base_msgs/MoveBaseAction is an action type, not a message type`,
 			},
 		},
 		{

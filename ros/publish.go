@@ -30,20 +30,9 @@ func publishType(deps Deps) runtime.NodeType {
 			runtime.InputPort[string]("fields", "fields to set, as path=value; ... (values are literals or {key})").WithDefault(""),
 		},
 		New: func(c *runtime.Config) (runtime.Node, error) {
-			topic, err := literalPort(c, "topic")
+			topic, t, err := topicPorts(c, deps)
 			if err != nil {
 				return nil, err
-			}
-			if err := checkName(topic); err != nil {
-				return nil, fmt.Errorf("port \"topic\": %v", err)
-			}
-			typeName, err := literalPort(c, "msg_type")
-			if err != nil {
-				return nil, err
-			}
-			t, err := deps.messages().LookupKind(typeName, MessageKind)
-			if err != nil {
-				return nil, fmt.Errorf("port \"msg_type\": %v", err)
 			}
 			src, err := literalPort(c, "fields")
 			if err != nil {

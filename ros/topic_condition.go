@@ -35,20 +35,9 @@ func topicConditionType(deps Deps) runtime.NodeType {
 			runtime.InputPort[time.Duration]("max_age", "FAILURE when the newest message is older (0: any age; default: the profile input's)").WithDefault("0"),
 		},
 		New: func(c *runtime.Config) (runtime.Node, error) {
-			topic, err := literalPort(c, "topic")
+			topic, t, err := topicPorts(c, deps)
 			if err != nil {
 				return nil, err
-			}
-			if err := checkName(topic); err != nil {
-				return nil, fmt.Errorf("port \"topic\": %v", err)
-			}
-			typeName, err := literalPort(c, "msg_type")
-			if err != nil {
-				return nil, err
-			}
-			t, err := deps.messages().LookupKind(typeName, MessageKind)
-			if err != nil {
-				return nil, fmt.Errorf("port \"msg_type\": %v", err)
 			}
 			src, err := literalPort(c, "script")
 			if err != nil {
