@@ -25,10 +25,7 @@ import "fmt"
 //   - halting resets the count and halts the child.
 //
 // A num_cycles below -1 is rejected (BT.CPP succeeds at once).
-type Repeat struct {
-	Base
-	count int
-}
+type Repeat struct{ loopOn }
 
 func repeatTypes() []NodeType {
 	return []NodeType{{
@@ -58,15 +55,31 @@ func checkLoopCount(port string, v int) error {
 
 // Tick runs cycles of the child until it is RUNNING, fails, is skipped,
 // yields after a synchronous success, or the cycles are done.
-func (n *Repeat) Tick() (Status, error) {
-	cycles, err := GetInput[int](n, "num_cycles")
+func (n *Repeat) Tick() (Status, error) { return n.tick(n, Success, "num_cycles", false) }
+
+// loopOn is the loop Repeat and RetryUntilSuccessful share, mirror images
+// of each other: the child is ticked again each time it returns goOn
+// (SUCCESS for Repeat, FAILURE for RetryUntilSuccessful), up to the count
+// in port (-1: forever); the other completed status resets the count and
+// is returned at once. A child that completes in the tick it started
+// yields (RUNNING and a wake-up) before the next run, as in BT.CPP.
+// reread reads the limit again after each run (RetryUntilSuccessful does,
+// so the child may change it; a limit that cannot be read keeps the last).
+type loopOn struct {
+	Base
+	count int
+}
+
+// self is the node that embeds n, for reading its ports.
+func (n *loopOn) tick(self Node, goOn Status, port string, reread bool) (Status, error) {
+	limit, err := GetInput[int](self, port)
 	if err != nil {
 		return Failure, err
 	}
-	if err := checkLoopCount("num_cycles", cycles); err != nil {
+	if err := checkLoopCount(port, limit); err != nil {
 		return Failure, err
 	}
-	loop := cycles == -1 || n.count < cycles
+	loop := limit == -1 || n.count < limit
 	n.setStatus(Running)
 	child := n.children[0]
 	for loop {
@@ -76,18 +89,26 @@ func (n *Repeat) Tick() (Status, error) {
 			return st, err
 		}
 		switch st {
-		case Success:
+		case goOn:
 			n.count++
-			loop = cycles == -1 || n.count < cycles
+			if reread {
+				if v, err := GetInput[int](self, port); err == nil {
+					if err := checkLoopCount(port, v); err != nil {
+						return Failure, err
+					}
+					limit = v
+				}
+			}
+			loop = limit == -1 || n.count < limit
 			n.HaltChild(0)
 			if prev == Idle && loop {
 				n.tree.Wake()
 				return Running, nil
 			}
-		case Failure:
+		case Success, Failure:
 			n.count = 0
 			n.HaltChild(0)
-			return Failure, nil
+			return st, nil
 		case Running:
 			return Running, nil
 		case Skipped:
@@ -98,11 +119,11 @@ func (n *Repeat) Tick() (Status, error) {
 		}
 	}
 	n.count = 0
-	return Success, nil
+	return goOn, nil
 }
 
 // Halt resets the count and halts the child.
-func (n *Repeat) Halt() {
+func (n *loopOn) Halt() {
 	n.count = 0
 	n.ResetChildren()
 }

@@ -24,10 +24,7 @@ package runtime
 //   - halting resets the count and halts the child.
 //
 // A num_attempts below -1 is rejected (BT.CPP fails at once).
-type RetryUntilSuccessful struct {
-	Base
-	tries int
-}
+type RetryUntilSuccessful struct{ loopOn }
 
 func retryTypes() []NodeType {
 	return []NodeType{{
@@ -50,58 +47,5 @@ func retryTypes() []NodeType {
 // Tick runs attempts of the child until it is RUNNING, succeeds, is
 // skipped, yields after a synchronous failure, or the attempts run out.
 func (n *RetryUntilSuccessful) Tick() (Status, error) {
-	attempts, err := GetInput[int](n, "num_attempts")
-	if err != nil {
-		return Failure, err
-	}
-	if err := checkLoopCount("num_attempts", attempts); err != nil {
-		return Failure, err
-	}
-	loop := attempts == -1 || n.tries < attempts
-	n.setStatus(Running)
-	child := n.children[0]
-	for loop {
-		prev := child.base().status
-		st, err := Execute(child)
-		if err != nil {
-			return st, err
-		}
-		switch st {
-		case Success:
-			n.tries = 0
-			n.HaltChild(0)
-			return Success, nil
-		case Failure:
-			n.tries++
-			// The child may have changed the limit; a limit that cannot be
-			// read any more keeps the previous one, as in BT.CPP.
-			if v, err := GetInput[int](n, "num_attempts"); err == nil {
-				if err := checkLoopCount("num_attempts", v); err != nil {
-					return Failure, err
-				}
-				attempts = v
-			}
-			loop = attempts == -1 || n.tries < attempts
-			n.HaltChild(0)
-			if prev == Idle && loop {
-				n.tree.Wake()
-				return Running, nil
-			}
-		case Running:
-			return Running, nil
-		case Skipped:
-			n.HaltChild(0)
-			return Skipped, nil
-		default:
-			return Failure, errChildIdle
-		}
-	}
-	n.tries = 0
-	return Failure, nil
-}
-
-// Halt resets the attempt count and halts the child.
-func (n *RetryUntilSuccessful) Halt() {
-	n.tries = 0
-	n.ResetChildren()
+	return n.tick(n, Failure, "num_attempts", true)
 }
