@@ -358,6 +358,33 @@ func (f *fileReader) noText(tok *token, elem string) {
 }
 
 // skip reads past the element tok opened.
+// children walks the child elements of tok, an element called elem: text
+// between them is an error, each is counted against MaxElements and handed
+// to each. It reports whether tok's end tag was reached (false: the input
+// ended, or became unreadable).
+func (f *fileReader) children(tok *token, elem string, each func(child *token)) bool {
+	if tok.empty {
+		return true
+	}
+	for {
+		c := f.next()
+		if c == nil {
+			return false
+		}
+		switch c.kind {
+		case tokEnd:
+			return true
+		case tokText:
+			f.noText(c, elem)
+		case tokStart:
+			if !f.countElement(c.off) {
+				return false
+			}
+			each(c)
+		}
+	}
+}
+
 func (f *fileReader) skip(tok *token) {
 	if tok.empty {
 		return
@@ -498,33 +525,16 @@ func (f *fileReader) node(tok *token) *runtime.NodeSpec {
 
 // treeNodesModel reads the node models of a <TreeNodesModel>.
 func (f *fileReader) treeNodesModel(tok *token) {
-	if tok.empty {
-		return
-	}
-	for {
-		tok := f.next()
-		if tok == nil {
+	f.children(tok, "TreeNodesModel", func(tok *token) {
+		kind, ok := runtime.ParseKind(tok.name)
+		if !ok {
+			hint := didYouMean(tok.name, []string{"Action", "Condition", "Control", "Decorator", "SubTree"})
+			f.errorf(tok.off, "unknown element <%s> in <TreeNodesModel>%s: a node model is an <Action>, <Condition>, <Control>, <Decorator> or <SubTree>", tok.name, hint)
+			f.skip(tok)
 			return
 		}
-		switch tok.kind {
-		case tokEnd:
-			return
-		case tokText:
-			f.noText(tok, "TreeNodesModel")
-		case tokStart:
-			if !f.countElement(tok.off) {
-				return
-			}
-			kind, ok := runtime.ParseKind(tok.name)
-			if !ok {
-				hint := didYouMean(tok.name, []string{"Action", "Condition", "Control", "Decorator", "SubTree"})
-				f.errorf(tok.off, "unknown element <%s> in <TreeNodesModel>%s: a node model is an <Action>, <Condition>, <Control>, <Decorator> or <SubTree>", tok.name, hint)
-				f.skip(tok)
-				continue
-			}
-			f.model(tok, kind)
-		}
-	}
+		f.model(tok, kind)
+	})
 }
 
 var portDirs = map[string]runtime.PortDir{
@@ -551,37 +561,20 @@ func (f *fileReader) model(tok *token, kind runtime.Kind) {
 	if m.ID == "" {
 		f.errorf(tok.off, "<%s> in <TreeNodesModel> needs an ID attribute naming the node type", elem)
 	}
-	if !tok.empty {
-	loop:
-		for {
-			tok := f.next()
-			if tok == nil {
-				return
-			}
-			switch tok.kind {
-			case tokEnd:
-				break loop
-			case tokText:
-				f.noText(tok, elem)
-			case tokStart:
-				if !f.countElement(tok.off) {
-					return
-				}
-				if dir, ok := portDirs[tok.name]; ok {
-					f.port(tok, dir, m)
-					continue
-				}
-				if tok.name == "MetadataFields" {
-					f.metadata(tok, m)
-					continue
-				}
-				hint := didYouMean(tok.name, []string{"input_port", "output_port", "inout_port", "MetadataFields"})
-				f.errorf(tok.off, "unknown element <%s> in a node model%s: a model holds <input_port>, <output_port>, <inout_port> and <MetadataFields>", tok.name, hint)
-				f.skip(tok)
-			}
+	ended := f.children(tok, elem, func(tok *token) {
+		if dir, ok := portDirs[tok.name]; ok {
+			f.port(tok, dir, m)
+			return
 		}
-	}
-	if f.fatal || m.ID == "" {
+		if tok.name == "MetadataFields" {
+			f.metadata(tok, m)
+			return
+		}
+		hint := didYouMean(tok.name, []string{"input_port", "output_port", "inout_port", "MetadataFields"})
+		f.errorf(tok.off, "unknown element <%s> in a node model%s: a model holds <input_port>, <output_port>, <inout_port> and <MetadataFields>", tok.name, hint)
+		f.skip(tok)
+	})
+	if !ended || f.fatal || m.ID == "" {
 		return
 	}
 	if prev, dup := f.l.models[m.ID]; dup {
@@ -703,37 +696,20 @@ func validPortName(s string) bool {
 // metadata reads <MetadataFields><Metadata key="value"/>…: every entry is
 // kept in order, and the description becomes the model's.
 func (f *fileReader) metadata(tok *token, m *runtime.NodeModel) {
-	if tok.empty {
-		return
-	}
-	for {
-		tok := f.next()
-		if tok == nil {
-			return
-		}
-		switch tok.kind {
-		case tokEnd:
-			return
-		case tokText:
-			f.noText(tok, "MetadataFields")
-		case tokStart:
-			if !f.countElement(tok.off) {
-				return
-			}
-			if tok.name == "Metadata" {
-				for i := range tok.attrs {
-					a := &tok.attrs[i]
-					m.Metadata = append(m.Metadata, runtime.Attr{Name: a.name, Value: f.value(a), Pos: f.pos(a.off)})
-					if a.name == "description" {
-						m.Description = f.value(a)
-					}
+	f.children(tok, "MetadataFields", func(tok *token) {
+		if tok.name == "Metadata" {
+			for i := range tok.attrs {
+				a := &tok.attrs[i]
+				m.Metadata = append(m.Metadata, runtime.Attr{Name: a.name, Value: f.value(a), Pos: f.pos(a.off)})
+				if a.name == "description" {
+					m.Description = f.value(a)
 				}
-			} else {
-				f.errorf(tok.off, "unknown element <%s> in <MetadataFields>: it holds <Metadata key=\"value\"/> elements", tok.name)
 			}
-			f.skip(tok)
+		} else {
+			f.errorf(tok.off, "unknown element <%s> in <MetadataFields>: it holds <Metadata key=\"value\"/> elements", tok.name)
 		}
-	}
+		f.skip(tok)
+	})
 }
 
 // include reads the file an <include path="…"/> names, relative to the
