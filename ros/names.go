@@ -69,3 +69,23 @@ func resolveName(ns, node, name string) string {
 		return joinName(ns, name)
 	}
 }
+
+// RobotName is the name of the robot a connection speaks for: the last
+// element of its namespace, else its node name — robot1 for
+// /robot1/btrobot, btrobot for /btrobot. Fleets name their robots by it
+// (a robot's spawn place, its claims of places).
+func RobotName(c *Conn) string {
+	ns := strings.Trim(c.Namespace(), "/")
+	if i := strings.LastIndex(ns, "/"); i >= 0 {
+		ns = ns[i+1:]
+	}
+	if ns != "" {
+		return ns
+	}
+	return strings.TrimPrefix(c.Name(), "/")
+}
+
+// ValidKey reports whether s may name a blackboard entry that a profile
+// binds or a command line sets: a letter or '_' followed by letters,
+// digits or '_'.
+func ValidKey(s string) bool { return validKey(s) }

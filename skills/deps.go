@@ -173,23 +173,10 @@ func newEnv(d Deps) (*env, error) {
 		}
 	}
 	if d.Robot == "" && d.Conn != nil {
-		d.Robot = robotName(d.Conn)
+		d.Robot = ros.RobotName(d.Conn)
 	}
 	e := &env{Deps: d, keys: resolveKeys(d.Keys, d.Profile)}
 	return e, errors.Join(errs...)
-}
-
-// robotName is the last element of the connection's namespace, else its
-// node name.
-func robotName(c *ros.Conn) string {
-	ns := strings.Trim(c.Namespace(), "/")
-	if i := strings.LastIndex(ns, "/"); i >= 0 {
-		ns = ns[i+1:]
-	}
-	if ns != "" {
-		return ns
-	}
-	return strings.TrimPrefix(c.Name(), "/")
 }
 
 // resolveKeys fills the keys the caller left empty from the profile, then

@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ type viewFixture struct {
 	tree    *runtime.Tree
 	clock   *runtime.ManualClock
 	wall    atomic.Int64 // Unix ns; the view reads it from its goroutine
-	view    *liveView
+	view    *Live
 	out     *bytes.Buffer
 	outcome map[string]runtime.Status
 	cond    map[string]bool
@@ -42,7 +42,7 @@ type viewFixture struct {
 
 var fixtureEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-func newViewFixture(t *testing.T, xml string, conf liveViewConf) *viewFixture {
+func newViewFixture(t *testing.T, xml string, conf LiveConf) *viewFixture {
 	t.Helper()
 	fx := &viewFixture{t: t, clock: runtime.NewManualClock(fixtureEpoch),
 		out: &bytes.Buffer{}, outcome: map[string]runtime.Status{}, cond: map[string]bool{}}
@@ -63,7 +63,7 @@ func newViewFixture(t *testing.T, xml string, conf liveViewConf) *viewFixture {
 	}
 	conf.Out, conf.Tree, conf.Registry = fx.out, fx.tree, reg
 	conf.Wall = func() time.Time { return time.Unix(0, fx.wall.Load()) }
-	fx.view = newLiveView(conf)
+	fx.view = NewLive(conf)
 	fx.tree.Observe(fx.view)
 	return fx
 }
@@ -111,7 +111,7 @@ const patrolXML = `<root BTCPP_format="4" main_tree_to_execute="Main">
 </root>`
 
 func TestLiveViewFrameShowsStatusesAndTheRunningPath(t *testing.T) {
-	fx := newViewFixture(t, patrolXML, liveViewConf{Title: "btrobot run patrol.xml", Terminal: true, Rate: 20, Keys: []string{"next", "absent"}})
+	fx := newViewFixture(t, patrolXML, LiveConf{Title: "btrobot run patrol.xml", Terminal: true, Rate: 20, Keys: []string{"next", "absent"}})
 	fx.cond["battery_ok"] = true
 	if err := fx.tree.Blackboard().Set("next", "lab"); err != nil {
 		t.Fatal(err)
@@ -174,7 +174,7 @@ func bigTree(n int) string {
 }
 
 func TestLiveViewCompactsBigTrees(t *testing.T) {
-	fx := newViewFixture(t, bigTree(40), liveViewConf{Terminal: true})
+	fx := newViewFixture(t, bigTree(40), LiveConf{Terminal: true})
 	for i := range 40 {
 		fx.cond[fmt.Sprintf("ok%d", i)] = true
 	}
@@ -225,7 +225,7 @@ func TestLiveViewCompactsBigTrees(t *testing.T) {
 var ansi = regexp.MustCompile("\x1b\\[[0-9;?]*[A-Za-z]")
 
 func TestLiveViewLinesFitTheWidth(t *testing.T) {
-	fx := newViewFixture(t, bigTree(6), liveViewConf{Title: strings.Repeat("long title ", 20), Terminal: true, Color: true, SimTime: true, Keys: []string{"k"}})
+	fx := newViewFixture(t, bigTree(6), LiveConf{Title: strings.Repeat("long title ", 20), Terminal: true, Color: true, SimTime: true, Keys: []string{"k"}})
 	fx.tree.Blackboard().Set("k", strings.Repeat("v", 100))
 	fx.cond["ok0"] = true
 	for range 3 {
@@ -250,7 +250,7 @@ func TestLiveViewLinesFitTheWidth(t *testing.T) {
 }
 
 func TestLiveViewPlainLines(t *testing.T) {
-	fx := newViewFixture(t, patrolXML, liveViewConf{Title: "btrobot run patrol.xml", Heartbeat: -1})
+	fx := newViewFixture(t, patrolXML, LiveConf{Title: "btrobot run patrol.xml", Heartbeat: -1})
 	fx.cond["battery_ok"] = true
 	fx.tree.Blackboard().Set("next", "lab")
 	fx.view.Start()
@@ -286,7 +286,7 @@ mission failed
 
 func TestLiveViewRedrawsInPlace(t *testing.T) {
 	var out bytes.Buffer
-	v := &liveView{conf: liveViewConf{Out: &out}}
+	v := &Live{conf: LiveConf{Out: &out}}
 	v.writeFrame([]string{"a", "b", "c"})
 	v.writeFrame([]string{"d", "e"})
 	want := "a\x1b[K\nb\x1b[K\nc\x1b[K\n\x1b[J" + "\r\x1b[3Ad\x1b[K\ne\x1b[K\n\x1b[J"
@@ -312,7 +312,7 @@ func (w *blockedWriter) Write(p []byte) (int, error) {
 func TestLiveViewNeverBlocksTheTick(t *testing.T) {
 	for _, terminal := range []bool{false, true} {
 		w := &blockedWriter{release: make(chan struct{})}
-		fx := newViewFixture(t, patrolXML, liveViewConf{Terminal: terminal, Interval: time.Millisecond})
+		fx := newViewFixture(t, patrolXML, LiveConf{Terminal: terminal, Interval: time.Millisecond})
 		fx.view.conf.Out = w
 		fx.view.Start()
 		start := time.Now()
@@ -352,8 +352,8 @@ func TestDurationsInFewCharacters(t *testing.T) {
 		if got := shortDuration(tc.d); got != tc.short {
 			t.Errorf("shortDuration(%v) = %q, want %q", tc.d, got, tc.short)
 		}
-		if got := clockText(tc.d); got != tc.clk {
-			t.Errorf("clockText(%v) = %q, want %q", tc.d, got, tc.clk)
+		if got := ClockText(tc.d); got != tc.clk {
+			t.Errorf("ClockText(%v) = %q, want %q", tc.d, got, tc.clk)
 		}
 	}
 }
@@ -370,7 +370,7 @@ func TestLiveViewKeepsEveryRunningChild(t *testing.T) {
 		fmt.Fprintf(&b, `<Work name="later%d" goal="x"/>`, i)
 	}
 	b.WriteString(`</Sequence></BehaviorTree></root>`)
-	fx := newViewFixture(t, b.String(), liveViewConf{Terminal: true})
+	fx := newViewFixture(t, b.String(), LiveConf{Terminal: true})
 	for i := range 12 {
 		fx.cond[fmt.Sprintf("fine%d", i)] = true
 	}
