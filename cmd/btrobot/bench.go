@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/btrobot/btrobot/mission"
 	goruntime "runtime"
 	"time"
 
@@ -50,7 +51,7 @@ type benchResult struct {
 }
 
 func benchFile(path string, ticks int) (*benchResult, error) {
-	reg := palette() // the palette is built once per process, not per load
+	reg := mission.Nodes() // the palette is built once per process, not per load
 	start := time.Now()
 	doc, err := trees.Load(path)
 	if err != nil {

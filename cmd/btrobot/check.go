@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/btrobot/btrobot/mission"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ func checkCommand() *command {
 			fs.Usage()
 			return exitUsage
 		}
-		reg := palette()
+		reg := mission.Nodes()
 		code, problems := exitOK, 0
 		for _, path := range pos {
 			if isYAML(path) {

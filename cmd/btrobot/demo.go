@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/robots"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/master"
@@ -18,6 +19,7 @@ import (
 	"github.com/btrobot/btrobot/sim/simnode"
 	"github.com/btrobot/btrobot/skills"
 	"github.com/btrobot/btrobot/trees/missions"
+	"github.com/btrobot/btrobot/view"
 	"github.com/btrobot/btrobot/worlds"
 )
 
@@ -106,8 +108,11 @@ func (d *demo) run() int {
 		return exitFailed
 	}
 	defer cleanup()
-	m, ok := loadMission(env, filepath.Join(root, demoMission), filepath.Join(root, demoProfile), filepath.Join(root, demoWorld), "")
-	if !ok {
+	m, err := mission.Load(mission.LoadConf{
+		Tree: filepath.Join(root, demoMission), Profile: filepath.Join(root, demoProfile), Places: filepath.Join(root, demoWorld),
+	})
+	if err != nil {
+		fmt.Fprintln(env.stderr, err)
 		return exitUsage
 	}
 	w, err := sim.LoadWorld(filepath.Join(root, demoWorld), sim.WorldConf{Seed: d.seed})
@@ -126,8 +131,8 @@ func (d *demo) run() int {
 	}
 	origin := skills.Pose(robot.OdomOrigin())
 
-	ctx, interrupted := interruptContext()
-	defer interrupted.stop()
+	ctx, stopSignals := interruptContext()
+	defer stopSignals()
 	// Its own master on a free port of the loopback interface: the demo
 	// never meets another ROS graph, and needs no host name to resolve.
 	mst, err := master.New(master.Conf{Host: "127.0.0.1", Port: 0})
@@ -161,28 +166,36 @@ func (d *demo) run() int {
 	}
 	title := fmt.Sprintf("btrobot demo · office · patrol with charging · %d %s · %s", d.rounds, plural(d.rounds, "round", "rounds"), pace)
 	var simStart time.Time
-	r := &missionRun{
-		env: env, mission: m, seed: 1, lockstep: true, holdSim: true, headless: d.headless, title: title,
-		rosConf:    ros.Conf{MasterURI: mst.URI(), Host: "127.0.0.1", Namespace: "/robot1", Name: "btrobot"},
-		keys:       []string{"rounds", "visits", "charges", "recoveries", "skipped", "target", "battery_pct"},
-		odomOrigin: &origin,
-		viewLog:    d.setLog,
-		onTick: func(tree *runtime.Tree, t runtime.TickReport) {
+	show := liveDisplay(env, viewConf{
+		keys:  []string{"rounds", "visits", "charges", "recoveries", "skipped", "target", "battery_pct"},
+		title: title, headless: d.headless,
+	})
+	rc := mission.RunConf{
+		Mission: m, Seed: 1, Lockstep: &mission.LockstepConf{Hold: true}, OdomOrigin: &origin,
+		ROS: ros.Conf{MasterURI: mst.URI(), Host: "127.0.0.1", Namespace: "/robot1", Name: "btrobot"},
+		Log: func(line string) { fmt.Fprintln(env.stderr, line) },
+		Display: func(s mission.Shown) mission.Display {
+			v := show(s)
+			d.setLog(v.Log)
+			return v
+		},
+		OnTick: func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
 			if simStart.IsZero() {
 				simStart = t.Start
 			}
 			if n, ok := intValue(tree.Blackboard(), "rounds"); ok && n >= d.rounds {
-				interrupted.stopWith(fmt.Sprintf("%d %s done", n, plural(n, "round", "rounds")), true)
+				return fmt.Sprintf("%d %s done", n, plural(n, "round", "rounds")), true
 			}
 			if t.Start.Sub(simStart) > time.Duration(d.rounds)*demoTimeLimit {
-				interrupted.stopWith(fmt.Sprintf("not %d rounds after %v of simulated time", d.rounds, t.Start.Sub(simStart).Round(time.Second)), false)
+				return fmt.Sprintf("not %d rounds after %v of simulated time", d.rounds, t.Start.Sub(simStart).Round(time.Second)), false
 			}
+			return "", false
 		},
 	}
 	wallStart := time.Now()
-	code := r.run(ctx, interrupted)
+	code, rep := runMission(ctx, env, "btrobot demo", rc, false, stopSignals)
 	wall := time.Since(wallStart)
-	if r.tree == nil {
+	if rep.Tree == nil {
 		return code // it did not start; the run said why
 	}
 
@@ -196,7 +209,7 @@ func (d *demo) run() int {
 		return nil
 	})
 	stats := node.Stats()
-	bb := r.tree.Blackboard()
+	bb := rep.Tree.Blackboard()
 	count := func(key string) int { n, _ := intValue(bb, key); return n }
 	out := env.stdout
 	fmt.Fprintln(out)
@@ -211,7 +224,7 @@ func (d *demo) run() int {
 	if wall > 0 {
 		ratio = fmt.Sprintf(" (%.1f times real time)", simTime.Seconds()/wall.Seconds())
 	}
-	fmt.Fprintf(out, "time        %s simulated in %s wall%s, %d ticks\n", clockText(simTime), wall.Round(100*time.Millisecond), ratio, r.report.Stats.Ticks)
+	fmt.Fprintf(out, "time        %s simulated in %s wall%s, %d ticks\n", view.ClockText(simTime), wall.Round(100*time.Millisecond), ratio, rep.Stats.Ticks)
 	if files, err := node.Render(d.picture); err != nil {
 		fmt.Fprintf(env.stderr, "btrobot demo: the picture: %v\n", err)
 	} else {
@@ -226,7 +239,7 @@ func (d *demo) event(at time.Duration, line string) {
 	if strings.HasSuffix(line, ": dock goal succeeded") {
 		d.docks.Add(1)
 	}
-	text := fmt.Sprintf("%s sim: %s", clockText(at), line)
+	text := fmt.Sprintf("%s sim: %s", view.ClockText(at), line)
 	d.logMu.Lock()
 	defer d.logMu.Unlock()
 	if d.logTo == nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/btrobot/btrobot/mission"
 	"text/tabwriter"
 
 	"github.com/btrobot/btrobot/trees"
@@ -26,7 +27,7 @@ func nodesCommand() *command {
 			fs.Usage()
 			return exitUsage
 		}
-		reg := palette()
+		reg := mission.Nodes()
 		switch *format {
 		case "text":
 			tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)

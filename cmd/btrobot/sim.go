@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/btrobot/btrobot/ros"
-	"github.com/btrobot/btrobot/ros/master"
 	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/sim/simnode"
 )
@@ -91,7 +90,7 @@ func simCommand() *command {
 
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		uri, closeMaster, err := simMaster(ctx, env, *masterURI, rosConf.MasterURI)
+		uri, closeMaster, err := joinMaster(ctx, env, "btrobot sim", *masterURI, rosConf.MasterURI)
 		if err != nil {
 			fmt.Fprintf(env.stderr, "btrobot sim: %v\n", err)
 			return exitFailed
@@ -186,30 +185,4 @@ func simRender(env *cmdEnv, out *sync.Mutex, node *simnode.Node, files []string)
 	}
 	fmt.Fprintf(env.stdout, "btrobot sim: rendered %s\n", strings.Join(written, ", "))
 	return nil
-}
-
-// simMaster returns the master URI to use: --master's, else the one from
-// the environment and ROS arguments; with --master auto, the one there if
-// it answers, else btrobot's own started in its place.
-func simMaster(ctx context.Context, env *cmdEnv, flagURI, envURI string) (string, func(), error) {
-	uri := envURI
-	if uri == "" {
-		uri = ros.DefaultMasterURI
-	}
-	switch flagURI {
-	case "":
-		return uri, func() {}, nil
-	case "auto":
-	default:
-		return flagURI, func() {}, nil
-	}
-	if master.Probe(ctx, uri) == nil {
-		return uri, func() {}, nil
-	}
-	got, closer, err := master.Auto(ctx, uri)
-	if err != nil {
-		return "", nil, err
-	}
-	fmt.Fprintf(env.stderr, "btrobot sim: no ROS master answered at %s; started btrobot's own at %s\n", uri, got)
-	return got, func() { closer() }, nil
 }

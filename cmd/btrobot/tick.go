@@ -1,14 +1,12 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
 
+	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/runtime"
-	"github.com/btrobot/btrobot/trees"
+	"github.com/btrobot/btrobot/view"
 )
 
 func tickCommand() *command {
@@ -30,105 +28,31 @@ func tickCommand() *command {
 		if err != nil {
 			return flagExit(err)
 		}
-		if len(pos) != 1 || *n < 0 {
+		if *n < 0 {
+			fmt.Fprintf(env.stderr, "btrobot tick: --ticks %d: want 0 or more\n", *n)
+			return exitUsage
+		}
+		if len(pos) != 1 {
 			fs.Usage()
 			return exitUsage
 		}
-		doc, err := trees.Load(pos[0])
-		if err != nil {
+		rep, err := mission.Tick(env.stdout, mission.TickConf{File: pos[0], Main: *treeID, Ticks: *n, Seed: *seed, Set: sets})
+		var le *mission.LoadError
+		switch {
+		case errors.As(err, &le):
 			fmt.Fprintln(env.stderr, err)
 			return exitUsage
-		}
-		// Entries are set before the tree is built, as BehaviorTree.CPP's
-		// tools do, so port declarations meet the values' types.
-		bb := runtime.NewBlackboard(nil)
-		for _, kv := range sets {
-			k, v, err := cliEntry(kv)
-			if err == nil {
-				err = bb.Set(k, v)
-			}
-			if err != nil {
-				fmt.Fprintf(env.stderr, "--set %s: %v\n", kv, err)
-				return exitUsage
-			}
-		}
-		tree, err := runtime.Build(palette(), doc, runtime.BuildConf{Main: *treeID, Seed: *seed, Blackboard: bb})
-		if err != nil {
-			fmt.Fprintln(env.stderr, err)
-			return exitUsage
-		}
-		enc := json.NewEncoder(env.stdout)
-		for i := 1; i <= *n; i++ {
-			st, err := tree.TickExactlyOnce()
-			if err != nil {
-				enc.Encode(struct {
-					Tick  int    `json:"tick"`
-					Error string `json:"error"`
-				}{i, err.Error()})
-				return exitFailed
-			}
-			enc.Encode(struct {
-				Tick   int    `json:"tick"`
-				Status string `json:"status"`
-			}{i, st.String()})
-		}
-		if err := enc.Encode(struct {
-			Blackboard map[string]any `json:"blackboard"`
-		}{jsonSafe(tree.Blackboard().Snapshot())}); err != nil {
+		case err != nil:
 			fmt.Fprintln(env.stderr, err)
 			return exitFailed
+		case rep.Err != nil:
+			return exitFailed
+		}
+		if rep.Status == runtime.Failure && len(rep.Explanation) > 0 {
+			fmt.Fprintln(env.stderr, "why:")
+			view.Explanation(indented{env.stderr}, rep.Explanation)
 		}
 		return exitOK
 	}
 	return c
-}
-
-// cliEntry reads key=value: an integer, a real, true or false, else a
-// string; key:string=value keeps the text as a string.
-func cliEntry(kv string) (string, any, error) {
-	k, v, ok := strings.Cut(kv, "=")
-	if !ok || k == "" {
-		return "", nil, fmt.Errorf("write key=value")
-	}
-	if name, typ, typed := strings.Cut(k, ":"); typed {
-		if typ != "string" {
-			return "", nil, fmt.Errorf("unknown type %q: only key:string=value forces a type", typ)
-		}
-		return name, v, nil
-	}
-	if n, err := strconv.Atoi(v); err == nil {
-		return k, n, nil
-	}
-	if v == "true" || v == "false" {
-		return k, v == "true", nil
-	}
-	if !strings.ContainsAny(v, "xXnN") { // no hex floats, inf or nan
-		if f, err := strconv.ParseFloat(v, 64); err == nil {
-			return k, f, nil
-		}
-	}
-	return k, v, nil
-}
-
-// jsonSafe replaces values JSON cannot hold by text: infinities and NaN as
-// BehaviorTree.CPP's tools print them ("inf", "-inf", "nan"), anything else
-// (channels, funcs) as Go prints it.
-func jsonSafe(m map[string]any) map[string]any {
-	for k, v := range m {
-		if f, ok := v.(float64); ok {
-			switch {
-			case math.IsInf(f, 1):
-				m[k] = "inf"
-			case math.IsInf(f, -1):
-				m[k] = "-inf"
-			case math.IsNaN(f):
-				m[k] = "nan"
-			}
-			continue
-		}
-		if _, err := json.Marshal(v); err != nil {
-			m[k] = fmt.Sprint(v)
-		}
-	}
-	return m
 }

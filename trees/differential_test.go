@@ -1,19 +1,20 @@
-package main
+package trees_test
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"
 )
@@ -23,7 +24,7 @@ import (
 // equal BehaviorTree.CPP 4.10's. The expected outputs were produced by
 // BT.CPP itself (trees/testdata/differential/README.md says how).
 
-const diffDir = "../../trees/testdata/differential"
+const diffDir = "testdata/differential"
 
 type diffManifest struct {
 	Version string     `json:"btcpp_version"`
@@ -87,26 +88,27 @@ func TestDifferentialAgainstBTCPP(t *testing.T) {
 	t.Logf("%d of %d trees tick identically to BehaviorTree.CPP %s; %d documented differences", identical, len(m.Trees), m.Version, documented)
 }
 
-// diffOne runs one tree through `btrobot tick` and an observer, and returns
+// diffOne runs one tree as `btrobot tick` does (mission.Tick) and returns
 // how it differs from BT.CPP's recorded output.
 func diffOne(t *testing.T, dt diffTree) []string {
 	path := filepath.Join(diffDir, dt.File)
-	args := []string{"tick", path, "--ticks", strconv.Itoa(dt.Ticks)}
-	for _, s := range dt.Set {
-		args = append(args, "--set", s)
-	}
-	var out, errOut bytes.Buffer
-	code := run(args, &out, &errOut)
+	var out bytes.Buffer
+	_, err := mission.Tick(&out, mission.TickConf{File: path, Ticks: dt.Ticks, Seed: 1, Set: dt.Set})
+	var loadErr *mission.LoadError
+	refused := errors.As(err, &loadErr)
 	base := strings.TrimSuffix(path, ".xml")
 
 	if dt.Expect == "load_error" {
-		if code != exitUsage {
-			return []string{fmt.Sprintf("BT.CPP refuses to load it; btrobot exit %d: %s", code, out.String())}
+		if !refused {
+			return []string{fmt.Sprintf("BT.CPP refuses to load it; btrobot loads it (%v): %s", err, out.String())}
 		}
 		return nil
 	}
-	if code == exitUsage {
-		return []string{"btrobot refuses to load it: " + strings.TrimSpace(errOut.String())}
+	switch {
+	case refused:
+		return []string{"btrobot refuses to load it: " + err.Error()}
+	case err != nil:
+		return []string{err.Error()}
 	}
 	want := readJSONLines(t, base+".trace.jsonl")
 	got := parseJSONLines(t, out.Bytes())
@@ -264,7 +266,7 @@ func diffTransitions(t *testing.T, dt diffTree, path string) []string {
 	}
 	bb := runtime.NewBlackboard(nil)
 	for _, kv := range dt.Set {
-		k, v, err := cliEntry(kv)
+		k, v, err := mission.Entry(kv)
 		if err == nil {
 			err = bb.Set(k, v)
 		}
@@ -272,7 +274,7 @@ func diffTransitions(t *testing.T, dt diffTree, path string) []string {
 			return []string{err.Error()}
 		}
 	}
-	tree, err := runtime.Build(palette(), doc, runtime.BuildConf{Seed: 1, Blackboard: bb})
+	tree, err := runtime.Build(mission.Nodes(), doc, runtime.BuildConf{Seed: 1, Blackboard: bb})
 	if err != nil {
 		return []string{err.Error()}
 	}

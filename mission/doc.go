@@ -1,0 +1,17 @@
+// Package mission runs missions: a mission is a behavior tree, a robot
+// profile and the world's named places, loaded and checked together (Load)
+// and run on a ROS connection (Run) until it succeeds, fails or is stopped,
+// the robot stopped at the end whatever ended it. The Report says how it
+// ended and why: the outcome, the loop's figures, how the robot was
+// stopped, and the chain of nodes from the root to the leaf whose result
+// decided the outcome.
+//
+// Palette is the one registry of node types that every command and test
+// loads trees against: the built-in nodes, the generic ROS nodes and the
+// robot skills. Several missions may run in one process, one per robot
+// namespace, each with its own connection, tree, blackboard and loop
+// (RunFleet).
+//
+// The package prints nothing: what a run shows is the caller's Display,
+// and how it ended is the Report's.
+package mission

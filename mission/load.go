@@ -1,0 +1,138 @@
+package mission
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/sim"
+	"github.com/btrobot/btrobot/trees"
+)
+
+// LoadConf says what a mission is made of: files, as a command line gives
+// them.
+type LoadConf struct {
+	// Tree is the mission's BehaviorTree.CPP v4 XML file (required).
+	Tree string
+	// Profile is the robot profile (YAML); empty for a tree with no robot
+	// attached.
+	Profile string
+	// Places is a places.yaml, or a world's directory holding one; empty
+	// when trees name no places.
+	Places string
+	// Main is the tree to run [the file's main_tree_to_execute].
+	Main string
+}
+
+// Mission is a tree, a robot profile and the world's places, loaded and
+// checked against each other.
+type Mission struct {
+	// TreeFile is the file the tree was read from.
+	TreeFile string
+	Doc      *runtime.Document
+	// Main is the tree to run; "" for the document's main tree.
+	Main string
+	// Profile is nil for a tree with no robot attached.
+	Profile *ros.Profile
+	// Places is nil when the mission has no named places.
+	Places *sim.Places
+}
+
+// LoadError is every problem Load found, each with its file:line:col
+// where it has one.
+type LoadError struct {
+	Problems []error
+}
+
+// Error writes the problems one a line.
+func (e *LoadError) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap gives the problems to errors.Is and errors.As.
+func (e *LoadError) Unwrap() []error { return e.Problems }
+
+// add appends the problems of err, one a problem: a tree's or a profile's
+// list is flattened.
+func (e *LoadError) add(err error) {
+	var le *trees.LoadError
+	var list runtime.ErrorList
+	switch {
+	case errors.As(err, &le):
+		for _, p := range le.Errs {
+			e.Problems = append(e.Problems, p)
+		}
+	case errors.As(err, &list):
+		for _, p := range list {
+			e.Problems = append(e.Problems, p)
+		}
+	default:
+		e.Problems = append(e.Problems, err)
+	}
+}
+
+func (e *LoadError) err() error {
+	if len(e.Problems) == 0 {
+		return nil
+	}
+	return e
+}
+
+// Load reads the tree, the profile and the places and checks the tree
+// against the palette, the profile's action and service names and the
+// place names. Every problem is found in one pass: the tree is checked
+// even when the profile or the places are bad, against what could be
+// read. The error is a *LoadError.
+func Load(c LoadConf) (*Mission, error) {
+	m := &Mission{TreeFile: c.Tree, Main: c.Main}
+	problems := &LoadError{}
+	if c.Tree == "" {
+		problems.add(errors.New("no tree: a mission needs a BehaviorTree.CPP v4 XML file"))
+		return nil, problems
+	}
+	doc, err := trees.Load(c.Tree)
+	if err != nil {
+		problems.add(err)
+	}
+	if c.Profile != "" {
+		if m.Profile, err = ros.LoadProfile(c.Profile); err != nil {
+			problems.add(err)
+		}
+	}
+	if c.Places != "" {
+		if m.Places, err = LoadPlaces(c.Places); err != nil {
+			problems.add(err)
+		}
+	}
+	if doc == nil {
+		return nil, problems
+	}
+	m.Doc = doc
+	reg, err := Palette(Deps{Profile: m.Profile, Places: m.Places})
+	if err != nil {
+		problems.add(err)
+		return nil, problems
+	}
+	if err := runtime.Check(reg, doc, runtime.BuildConf{Main: c.Main}); err != nil {
+		problems.add(err)
+	}
+	if err := problems.err(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// LoadPlaces reads a places.yaml, or the one in a world's directory.
+func LoadPlaces(path string) (*sim.Places, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, "places.yaml")
+	}
+	return sim.LoadPlaces(path)
+}

@@ -1,0 +1,70 @@
+package mission
+
+import (
+	"fmt"
+
+	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/sim"
+	"github.com/btrobot/btrobot/skills"
+)
+
+// Deps is what the palette's robot nodes are wired to. The zero Deps wires
+// them to no robot: enough to check trees, export the palette, and tick the
+// trees that do not talk to ROS.
+type Deps struct {
+	// Conn is the robot's ROS connection; nil when trees are only checked.
+	Conn *ros.Conn
+	// Profile is the robot profile: its topics, actions and services.
+	Profile *ros.Profile
+	// Places are the world's named places (NavigateTo goal="kitchen").
+	Places *sim.Places
+	// OdomOrigin is the odom frame's origin in the map frame.
+	OdomOrigin skills.Pose
+	// Log receives what Log nodes say.
+	Log func(skills.LogEntry)
+}
+
+// Palette returns the registry trees are loaded against: the built-in
+// nodes, the generic ROS nodes and the robot skills, wired to d. An error
+// means bad deps (places with two places of one name, say).
+func Palette(d Deps) (*runtime.Registry, error) {
+	reg := runtime.NewRegistry()
+	if err := ros.Register(reg, ros.Deps{Conn: d.Conn, Profile: d.Profile}); err != nil {
+		return nil, fmt.Errorf("the palette: %w", err)
+	}
+	if err := skills.Register(reg, skills.Deps{
+		Conn: d.Conn, Profile: d.Profile, Places: skillPlaces(d.Places), OdomOrigin: d.OdomOrigin, Log: d.Log,
+	}); err != nil {
+		return nil, fmt.Errorf("the palette: %w", err)
+	}
+	return reg, nil
+}
+
+// Nodes is the palette wired to no robot, for checking trees, exporting
+// the node model and ticking trees offline.
+func Nodes() *runtime.Registry {
+	reg, err := Palette(Deps{})
+	if err != nil {
+		// Two node types with one name: a bug in btrobot, found by
+		// TestPaletteHasTheRobotNodes before any release.
+		panic(err)
+	}
+	return reg
+}
+
+// skillPlaces turns a world's places (a places.yaml) into the skills'; nil
+// stays nil.
+func skillPlaces(p *sim.Places) *skills.Places {
+	if p == nil {
+		return nil
+	}
+	out := &skills.Places{}
+	for _, w := range p.Waypoints {
+		out.Waypoints = append(out.Waypoints, skills.Place{Name: w.Name, Pose: skills.Pose(w.Pose)})
+	}
+	for _, d := range p.Docks {
+		out.Docks = append(out.Docks, skills.Station{Name: d.Name, Pose: skills.Pose(d.Pose), Approach: skills.Pose(d.Approach)})
+	}
+	return out
+}

@@ -1,0 +1,77 @@
+package mission
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/btrobot/btrobot/ros"
+)
+
+// Settings are the files and the rate of a run, as a node takes them from
+// its private parameters (~tree, ~robot, ~places, ~rate), the way
+// roslaunch configures a node:
+//
+//	<node name="btrobot" pkg="btrobot" type="btrobot" args="run">
+//	  <param name="tree" value="$(find btrobot)/trees/missions/patrol.xml"/>
+//	</node>
+type Settings struct {
+	Tree, Robot, Places string
+	// Rate is 0 when ~rate is not set.
+	Rate float64
+}
+
+// ReadSettings joins the ROS graph as conf says, reads the node's private
+// parameters ~tree, ~robot, ~places and ~rate (those set with _tree:=...
+// on the command line among them), and leaves again. A parameter that is
+// not set leaves its setting empty; one of the wrong type or range is an
+// error naming it. Joining the graph fails with a *ConnectError.
+func ReadSettings(conf ros.Conf) (Settings, error) {
+	conf.OnLog = nil
+	conn, err := ros.Connect(conf)
+	if err != nil {
+		return Settings{}, &ConnectError{err}
+	}
+	defer conn.Close()
+	var s Settings
+	var errs []error
+	for _, p := range []struct {
+		name string
+		to   *string
+	}{{"tree", &s.Tree}, {"robot", &s.Robot}, {"places", &s.Places}} {
+		if set, err := conn.HasParam("~" + p.name); err != nil || !set {
+			continue
+		}
+		v, err := conn.ParamString("~" + p.name)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("private parameter %s: want a file name: %v", conn.Resolve("~"+p.name), err))
+			continue
+		}
+		*p.to = v
+	}
+	if set, err := conn.HasParam("~rate"); err == nil && set {
+		r, err := conn.ParamFloat64("~rate")
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("private parameter %s: want a positive number of Hz: %v", conn.Resolve("~rate"), err))
+		case CheckRate(r) != nil:
+			errs = append(errs, fmt.Errorf("private parameter %s = %v: %v", conn.Resolve("~rate"), r, CheckRate(r)))
+		default:
+			s.Rate = r
+		}
+	}
+	return s, errors.Join(errs...)
+}
+
+// MaxRate bounds a mission's tick rate: a loop a thousand times a second
+// is as fast as a robot's inputs ever change.
+const MaxRate = 1000
+
+// CheckRate says what is wrong with a tick rate: it must be a positive
+// number of Hz, at most MaxRate.
+func CheckRate(hz float64) error {
+	if !(hz > 0) || math.IsInf(hz, 0) || hz > MaxRate {
+		return fmt.Errorf("want a positive number of Hz, at most %d", MaxRate)
+	}
+	return nil
+}

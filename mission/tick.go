@@ -1,0 +1,117 @@
+package mission
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/trees"
+)
+
+// TickConf configures Tick: a tree ticked with no robot attached.
+type TickConf struct {
+	// File is the tree's BehaviorTree.CPP v4 XML file.
+	File string
+	// Main is the tree to run [the file's main_tree_to_execute].
+	Main string
+	// Ticks is how many times to tick (each a tick-exactly-once).
+	Ticks int
+	// Seed seeds the random nodes.
+	Seed uint64
+	// Set are root blackboard entries, key=value (see Entry), set before
+	// the tree is built, as BehaviorTree.CPP's tools do, so that port
+	// declarations meet the values' types.
+	Set []string
+	// Observers watch the tree's transitions.
+	Observers []runtime.Observer
+}
+
+// TickReport is how an offline run ended.
+type TickReport struct {
+	// Status is the root's status after the last tick.
+	Status runtime.Status
+	// Err is the error of the tick that failed, which ended the run.
+	Err error
+	// Explanation is why the root ended as it did (runtime.Tree.Explain).
+	Explanation []runtime.Cause
+}
+
+// Tick loads conf.File against the palette wired to no robot and ticks it
+// conf.Ticks times, writing one JSON line per tick to out
+// ({"tick":1,"status":"RUNNING"}, or {"tick":2,"error":"..."} for a tick
+// that fails, which ends the run), then the root blackboard
+// ({"blackboard":{...}}) — the lines of BehaviorTree.CPP's differential
+// traces. A tree that cannot be loaded or built, or a bad entry, is a
+// *LoadError.
+func Tick(out io.Writer, conf TickConf) (TickReport, error) {
+	doc, err := trees.Load(conf.File)
+	if err != nil {
+		le := &LoadError{}
+		le.add(err)
+		return TickReport{}, le
+	}
+	bb, err := Entries(conf.Set)
+	if err != nil {
+		return TickReport{}, &LoadError{Problems: []error{fmt.Errorf("--set %w", err)}}
+	}
+	if bb == nil {
+		bb = runtime.NewBlackboard(nil)
+	}
+	tree, err := runtime.Build(Nodes(), doc, runtime.BuildConf{Main: conf.Main, Seed: conf.Seed, Blackboard: bb})
+	if err != nil {
+		le := &LoadError{}
+		le.add(err)
+		return TickReport{}, le
+	}
+	for _, o := range conf.Observers {
+		tree.Observe(o)
+	}
+	enc := json.NewEncoder(out)
+	var rep TickReport
+	for i := 1; i <= conf.Ticks; i++ {
+		st, err := tree.TickExactlyOnce()
+		if err != nil {
+			rep.Err = err
+			return rep, enc.Encode(struct {
+				Tick  int    `json:"tick"`
+				Error string `json:"error"`
+			}{i, err.Error()})
+		}
+		rep.Status = st
+		if err := enc.Encode(struct {
+			Tick   int    `json:"tick"`
+			Status string `json:"status"`
+		}{i, st.String()}); err != nil {
+			return rep, err
+		}
+	}
+	rep.Explanation = tree.Explain()
+	return rep, enc.Encode(struct {
+		Blackboard map[string]any `json:"blackboard"`
+	}{jsonSafe(tree.Blackboard().Snapshot())})
+}
+
+// jsonSafe replaces values JSON cannot hold by text: infinities and NaN as
+// BehaviorTree.CPP's tools print them ("inf", "-inf", "nan"), anything else
+// (channels, funcs) as Go prints it.
+func jsonSafe(m map[string]any) map[string]any {
+	for k, v := range m {
+		if f, ok := v.(float64); ok {
+			switch {
+			case math.IsInf(f, 1):
+				m[k] = "inf"
+			case math.IsInf(f, -1):
+				m[k] = "-inf"
+			case math.IsNaN(f):
+				m[k] = "nan"
+			}
+			continue
+		}
+		if _, err := json.Marshal(v); err != nil {
+			m[k] = fmt.Sprint(v)
+		}
+	}
+	return m
+}
