@@ -2,6 +2,7 @@ package mission
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,6 +123,13 @@ func Load(c LoadConf) (*Mission, error) {
 	}
 	if err := runtime.Check(reg, doc, runtime.BuildConf{Main: c.Main}); err != nil {
 		problems.add(err)
+	}
+	if c.Main != "" && doc.Tree(c.Main) == nil {
+		ids := make([]string, len(doc.Trees))
+		for i, t := range doc.Trees {
+			ids[i] = t.ID
+		}
+		problems.add(fmt.Errorf("%s: no tree %q to run: the file has %s", c.Tree, c.Main, strings.Join(ids, ", ")))
 	}
 	if err := problems.err(); err != nil {
 		return nil, err
