@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -23,7 +24,11 @@ func RunFleet(ctx context.Context, confs []RunConf) ([]Report, error) {
 		if c.Conn != nil {
 			continue
 		}
-		name := c.ROS.Namespace + "/" + c.ROS.Name
+		node := c.ROS.Name
+		if node == "" {
+			node = "btrobot"
+		}
+		name := strings.Trim(c.ROS.Namespace, "/") + "/" + node
 		if j, ok := seen[name]; ok {
 			return nil, fmt.Errorf("fleet: missions %d and %d join the graph with the same namespace and node name (%q, %q): give each robot its namespace", j+1, i+1, c.ROS.Namespace, c.ROS.Name)
 		}
