@@ -86,7 +86,7 @@ func TestRunOutcomes(t *testing.T) {
 			d := &display{}
 			rc := mission.RunConf{
 				Mission: m, Rate: 50, OnTick: tc.onTick,
-				ROS:     ros.Conf{MasterURI: uri, Host: "127.0.0.1", Name: name},
+				ROS: ros.Conf{MasterURI: uri, Host: "127.0.0.1", Name: name},
 				Display: func(s mission.Shown) mission.Display {
 					assert.Equal(t, float64(50), s.Rate)
 					assert.NotNil(t, s.Tree)

@@ -132,6 +132,7 @@ func TestRunOutcomes(t *testing.T) {
 		{"a tick limit", []string{"--tree", forever, "--ticks", "4"}, exitFailed, "stopped at the tick limit (--ticks 4) with the mission still running, after 4 ticks"},
 		{"an error in a tick", []string{"--tree", broken}, exitFailed, "mission aborted after 1 tick "},
 		{"quiet", []string{"--tree", ok, "--quiet"}, exitOK, "mission succeeded after 3 ticks"},
+		{"the tree as a private parameter", []string{"_tree:=" + ok}, exitOK, "mission succeeded after 3 ticks"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"run", "--master", "auto", "--rate", "50", "__master:=" + freeMasterURI(t)}, tc.args...)

@@ -45,6 +45,7 @@ var tools = map[string]tool{
 	"rosparam":       {executable: "rosparam", debian: "python3-rosparam"},
 	"rosnode":        {executable: "rosnode", debian: "python3-rosnode"},
 	"rosservice":     {executable: "rosservice", debian: "python3-rosservice"},
+	"roslaunch":      {executable: "roslaunch", debian: "python3-roslaunch"},
 	"rospy":          {module: "rospy", debian: "python3-rospy"},
 	"actionlib":      {module: "actionlib", debian: "python3-actionlib"},
 	"std_msgs":       {module: "std_msgs.msg", debian: "python3-std-msgs"},
