@@ -247,6 +247,8 @@ func liveDisplay(env *cmdEnv, vc viewConf) func(mission.Shown) mission.Display {
 				return cols, rows
 			},
 			Rate: s.Rate, SimTime: s.Conn.SimClock() != nil, Keys: vc.keys,
+			// TODO(merge): Reason: the reason a node stated for its last
+			// status, once runtime has the reasons mechanism.
 		})
 		v.Start()
 		return v
