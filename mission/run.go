@@ -62,7 +62,9 @@ type LockstepConf struct {
 type RunConf struct {
 	// Mission is what runs (required).
 	Mission *Mission
-	// ROS says how to join the ROS graph; unused when Conn is set.
+	// ROS says how to join the ROS graph; unused when Conn is set. The
+	// node's warnings and errors go to the display (or Log), and to
+	// ROS.OnLog when it is set.
 	ROS ros.Conf
 	// Conn, when set, is the connection to run on; Run leaves it open.
 	Conn *ros.Conn
@@ -140,6 +142,9 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 		rc.OnLog = func(level ros.LogLevel, msg string) {
 			if level >= ros.LogWarn {
 				show(logWord(level) + ": " + msg)
+			}
+			if c.ROS.OnLog != nil {
+				c.ROS.OnLog(level, msg)
 			}
 		}
 		var err error

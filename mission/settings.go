@@ -16,6 +16,9 @@ import (
 //	  <param name="tree" value="$(find btrobot)/trees/missions/patrol.xml"/>
 //	</node>
 type Settings struct {
+	// Node is the full name of the node whose parameters these are
+	// (/robot1/btrobot); set by ReadSettings.
+	Node                string
 	Tree, Robot, Places string
 	// Rate is 0 when ~rate is not set.
 	Rate float64
@@ -33,7 +36,7 @@ func ReadSettings(conf ros.Conf) (Settings, error) {
 		return Settings{}, &ConnectError{err}
 	}
 	defer conn.Close()
-	var s Settings
+	s := Settings{Node: conn.Name()}
 	var errs []error
 	for _, p := range []struct {
 		name string

@@ -43,6 +43,7 @@ func TestReadSettings(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
+			tc.want.Node = "/case/btrobot"
 			assert.Equal(t, tc.want, got)
 		})
 	}

@@ -1,18 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
+
 	"github.com/btrobot/btrobot/mission"
-	"os"
-	"path/filepath"
-	"strings"
-
-	"gopkg.in/yaml.v3"
-
-	"github.com/btrobot/btrobot/ros"
-	"github.com/btrobot/btrobot/runtime"
-	"github.com/btrobot/btrobot/trees"
 )
 
 func checkCommand() *command {
@@ -36,36 +27,17 @@ func checkCommand() *command {
 		reg := mission.Nodes()
 		code, problems := exitOK, 0
 		for _, path := range pos {
-			if isYAML(path) {
-				n, unreadable := checkProfile(env, path)
-				problems += n
-				if unreadable {
-					code = exitUsage
-				} else if n > 0 && code == exitOK {
-					code = exitFailed
-				}
-				continue
+			c := mission.CheckFile(reg, path)
+			for _, p := range c.Problems {
+				fmt.Fprintln(env.stdout, p)
 			}
-			err := trees.CheckFile(reg, path)
-			if err == nil {
-				continue
+			problems += len(c.Problems)
+			switch {
+			case c.Unreadable:
+				code = exitUsage
+			case len(c.Problems) > 0 && code == exitOK:
+				code = exitFailed
 			}
-			var le *trees.LoadError
-			if errors.As(err, &le) {
-				for _, e := range le.Errs {
-					fmt.Fprintln(env.stdout, e)
-				}
-				problems += len(le.Errs)
-				if le.Unreadable {
-					code = exitUsage
-				} else if code == exitOK {
-					code = exitFailed
-				}
-				continue
-			}
-			fmt.Fprintf(env.stdout, "%s: %v\n", path, err)
-			problems++
-			code = exitUsage
 		}
 		if problems > 0 {
 			fmt.Fprintf(env.stderr, "%d %s in %d %s\n", problems, plural(problems, "problem", "problems"), len(pos), plural(len(pos), "file", "files"))
@@ -73,39 +45,6 @@ func checkCommand() *command {
 		return code
 	}
 	return c
-}
-
-func isYAML(path string) bool {
-	ext := strings.ToLower(filepath.Ext(path))
-	return ext == ".yaml" || ext == ".yml"
-}
-
-// checkProfile prints the problems of a robot profile and counts them;
-// unreadable is set when the file cannot be read or is not YAML.
-func checkProfile(env *cmdEnv, path string) (problems int, unreadable bool) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		fmt.Fprintln(env.stdout, err)
-		return 1, true
-	}
-	var node yaml.Node
-	if err := yaml.Unmarshal(data, &node); err != nil {
-		unreadable = true
-	}
-	_, err = ros.ParseProfile(data, path, nil)
-	var list runtime.ErrorList
-	switch {
-	case err == nil:
-		return 0, unreadable
-	case errors.As(err, &list):
-		for _, e := range list {
-			fmt.Fprintln(env.stdout, e)
-		}
-		return len(list), unreadable
-	default:
-		fmt.Fprintf(env.stdout, "%s: %v\n", path, err)
-		return 1, unreadable
-	}
 }
 
 func plural(n int, one, many string) string {

@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"github.com/btrobot/btrobot/mission"
 	"text/tabwriter"
 
+	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/trees"
 )
 

@@ -100,12 +100,13 @@ func runCommand() *command {
 			defer closeMaster()
 			p, err := mission.ReadSettings(rosConf)
 			if err != nil {
-				fmt.Fprintf(env.stderr, "btrobot run: no --tree, and the private parameters could not be read: %v\n", err)
+				fmt.Fprintf(env.stderr, "btrobot run: no --tree, and the private parameters could not be read: %v\n\n", err)
+				fs.Usage()
 				return exitUsage
 			}
 			s = fillSettings(s, p, rateGiven)
 			if s.Tree == "" {
-				fmt.Fprintf(env.stderr, "btrobot run: no --tree, and no private parameter %s/tree\n\n", strings.TrimSuffix(rosConf.Namespace, "/")+"/"+rosConf.Name)
+				fmt.Fprintf(env.stderr, "btrobot run: no --tree, and no private parameter %s/tree\n\n", p.Node)
 				fs.Usage()
 				return exitUsage
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/btrobot/btrobot/ros"
@@ -34,14 +35,13 @@ func interruptContext() (ctx context.Context, stop func()) {
 		case <-done:
 		}
 	}()
-	stopped := false
+	var once sync.Once
 	return ctx, func() {
-		if !stopped {
-			stopped = true
+		once.Do(func() {
 			signal.Stop(sigc)
 			close(done)
 			cancel(nil)
-		}
+		})
 	}
 }
 
