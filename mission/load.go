@@ -29,7 +29,8 @@ type LoadConf struct {
 }
 
 // Mission is a tree, a robot profile and the world's places, loaded and
-// checked against each other.
+// checked against each other. Runs only read it: one Mission may run on
+// many robots at once (RunFleet).
 type Mission struct {
 	// TreeFile is the file the tree was read from.
 	TreeFile string

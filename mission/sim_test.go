@@ -179,15 +179,17 @@ func TestFailingMissionsExplainThemselves(t *testing.T) {
 }
 
 // TestFleetRunsMissionsInOneProcess: three robots patrol the office, each
-// with its own mission (connection, tree, blackboard and loop) in this
-// one process, in lockstep with one simulator; each stops once it has
-// visited two places, and the reports say so, one per robot.
+// with its own run of one mission (connection, tree, blackboard and loop)
+// in this one process, in lockstep with one simulator; each stops once it
+// has visited two places, and the reports say so, one per robot.
 func TestFleetRunsMissionsInOneProcess(t *testing.T) {
 	robots := []string{"robot1", "robot2", "robot3"}
 	s := startSim(t, robots, nil)
 	var confs []mission.RunConf
+	shared := s.runConf(t, "", missionsDir+"/fleet_patrol.xml").Mission // one mission, loaded once, run by all
 	for _, r := range robots {
 		rc := s.runConf(t, r, missionsDir+"/fleet_patrol.xml")
+		rc.Mission = shared
 		rc.OnTick = func(tree *runtime.Tree, _ runtime.TickReport) (string, bool) {
 			if v, ok := tree.Blackboard().Get("visits"); ok && v.(int) >= 2 {
 				return fmt.Sprintf("%s visited %d places", r, v), true

@@ -20,15 +20,17 @@ func runCommand() *command {
 	c := &command{
 		name: "run",
 		args: "--tree FILE [--robot PROFILE.yaml] [--places FILE|DIR] [--master URI|auto] [--rate HZ] [--ticks N] [--quiet] " +
-			"[ROS args: __ns:=/robot1 from:=to _tree:=FILE ...]",
+			"[--robot-ns NS]... [ROS args: __ns:=/robot1 from:=to _tree:=FILE ...]",
 		summary: "Run a mission on a robot or the simulator until it finishes or is interrupted, showing the tree live.\n" +
 			"Ctrl-C (SIGINT) or SIGTERM halts the tree and stops the robot (zero velocity on the profile's safety topic).\n" +
 			"Without --tree, the files and the rate come from the node's private parameters ~tree, ~robot, ~places and\n" +
 			"~rate (as roslaunch sets them; a flag wins over its parameter).\n" +
 			"When the mission fails, the chain of nodes that decided it is printed, each with its reason.\n" +
+			"With several --robot-ns, the mission runs on a fleet at once, one robot per namespace.\n" +
 			"Exit 0 when the mission succeeds; 1 when it fails, is interrupted or cannot reach ROS; 2 on a bad tree, profile or flag.",
 		example: "btrobot sim --world worlds/office --speed 4 --master auto &\n" +
-			"btrobot run --tree trees/missions/patrol.xml --robot robots/sim.yaml --places worlds/office __ns:=/robot1",
+			"btrobot run --tree trees/missions/patrol.xml --robot robots/sim.yaml --places worlds/office __ns:=/robot1\n" +
+			"btrobot run --tree trees/missions/fleet_patrol.xml --robot robots/sim.yaml --places worlds/office --robot-ns robot1 --robot-ns robot2",
 	}
 	c.run = func(env *cmdEnv, args []string) int {
 		fs := newFlags(env, c)
@@ -45,6 +47,9 @@ func runCommand() *command {
 		seed := fs.Uint64("seed", 0, "seed of the random nodes (0: from the clock)")
 		var sets multiFlag
 		fs.Var(&sets, "set", "set a root blackboard entry before the first tick (repeatable): key=value")
+		var fleet multiFlag
+		fs.Var(&fleet, "robot-ns", "run the mission on this robot namespace (repeatable): with several, on every one at once, in this\n"+
+			"process, each robot with its own connection, tree, blackboard and loop; lines are prefixed with the robot's name")
 		var show multiFlag
 		fs.Var(&show, "show", "a blackboard entry to show under the tree (repeatable; default: the profile's input fields)")
 		pos, err := parseArgs(fs, args)
@@ -137,6 +142,12 @@ func runCommand() *command {
 		}
 		if *lockstep {
 			rc.Lockstep = &mission.LockstepConf{}
+		}
+		if len(fleet) > 1 {
+			return runFleet(ctx, env, rc, fleet, viewConf{keys: keys}, *quiet)
+		}
+		if len(fleet) == 1 {
+			rc.ROS.Namespace = fleet[0]
 		}
 		if !*quiet {
 			rc.Display = liveDisplay(env, viewConf{keys: keys})

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/btrobot/btrobot/mission"
+	"github.com/btrobot/btrobot/view"
+)
+
+// runFleet runs the mission of rc on every robot namespace at once, in
+// this process, each with its own connection, tree, blackboard and loop.
+// Each robot's lines (plain, since one terminal cannot hold several live
+// frames) and its end are prefixed with its name; the exit code is 0 when
+// every robot's mission succeeded.
+func runFleet(ctx context.Context, env *cmdEnv, rc mission.RunConf, namespaces []string, vc viewConf, quiet bool) int {
+	var mu sync.Mutex // one line at a time, whole, from every robot
+	confs := make([]mission.RunConf, len(namespaces))
+	outs := make([]io.Writer, len(namespaces))
+	for i, ns := range namespaces {
+		name := path.Base("/" + strings.Trim(ns, "/"))
+		out := &prefixed{mu: &mu, w: env.stdout, prefix: name + "| "}
+		errs := &prefixed{mu: &mu, w: env.stderr, prefix: name + "| "}
+		c := rc
+		c.ROS.Namespace = ns
+		c.Log = func(line string) { fmt.Fprintln(errs, line) }
+		if !quiet {
+			vc.headless = true
+			c.Display = liveDisplay(&cmdEnv{stdout: out, stderr: errs}, vc)
+		}
+		confs[i], outs[i] = c, out
+	}
+	reps, err := mission.RunFleet(ctx, confs)
+	var le *mission.LoadError
+	switch {
+	case errors.As(err, &le):
+		fmt.Fprintln(env.stderr, err)
+		return exitUsage
+	case err != nil && reps == nil:
+		fmt.Fprintf(env.stderr, "btrobot run: %v\n", err)
+		return exitUsage // two missions in one namespace
+	case err != nil:
+		fmt.Fprintf(env.stderr, "btrobot run: %v\n", err)
+	}
+	code := exitOK
+	if err != nil {
+		code = exitFailed
+	}
+	for i, rep := range reps {
+		if rep.Tree == nil {
+			continue // it did not start: the error said why
+		}
+		if quiet {
+			fmt.Fprintln(outs[i], rep.Summary())
+		}
+		if rep.Outcome == mission.Failed && len(rep.Explanation) > 0 {
+			fmt.Fprintln(outs[i], "why:")
+			view.Explanation(indented{outs[i]}, rep.Explanation)
+		}
+		if !rep.OK() {
+			code = exitFailed
+		}
+	}
+	return code
+}
+
+// prefixed writes every line with a prefix, each line whole under mu.
+type prefixed struct {
+	mu     *sync.Mutex
+	w      io.Writer
+	prefix string
+}
+
+func (p *prefixed) Write(b []byte) (int, error) {
+	lines := strings.SplitAfter(string(b), "\n")
+	var out strings.Builder
+	for _, l := range lines {
+		if l != "" {
+			out.WriteString(p.prefix + l)
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, err := io.WriteString(p.w, out.String())
+	return len(b), err
+}
