@@ -38,7 +38,8 @@ func (o Outcome) String() string {
 
 // Report is how a run ended and why. Nothing in it was printed.
 type Report struct {
-	// RunID identifies the run in logs, reports and recordings.
+	// RunID identifies the run, and the tree instance it built, in logs,
+	// reports and recordings.
 	RunID uuid.UUID
 	// Robot is the robot the mission ran on (ros.RobotName).
 	Robot   string

@@ -62,6 +62,9 @@ func runCommand() *command {
 			fmt.Fprintf(env.stderr, "btrobot run: %v\n", err)
 			return exitUsage
 		}
+		if len(fleet) == 1 {
+			rosConf.Namespace = fleet[0]
+		}
 		if len(rest) > 0 {
 			fmt.Fprintf(env.stderr, "btrobot run: unexpected argument %q (the tree is given with --tree; ROS arguments are written name:=value)\n\n", rest[0])
 			fs.Usage()
@@ -143,15 +146,6 @@ func runCommand() *command {
 		if *lockstep {
 			rc.Lockstep = &mission.LockstepConf{}
 		}
-		if len(fleet) > 1 {
-			return runFleet(ctx, env, rc, fleet, viewConf{keys: keys}, *quiet)
-		}
-		if len(fleet) == 1 {
-			rc.ROS.Namespace = fleet[0]
-		}
-		if !*quiet {
-			rc.Display = liveDisplay(env, viewConf{keys: keys})
-		}
 		if *ticks > 0 {
 			rc.OnTick = func(_ *runtime.Tree, t runtime.TickReport) (string, bool) {
 				if t.Seq >= *ticks && t.Status == runtime.Running {
@@ -159,6 +153,12 @@ func runCommand() *command {
 				}
 				return "", false
 			}
+		}
+		if len(fleet) > 1 {
+			return runFleet(ctx, env, rc, fleet, viewConf{keys: keys}, *quiet)
+		}
+		if !*quiet {
+			rc.Display = liveDisplay(env, viewConf{keys: keys})
 		}
 		code, _ := runMission(ctx, env, "btrobot run", rc, *quiet, stopSignals)
 		return code
