@@ -22,7 +22,11 @@ func benchCommand() *command {
 		if err != nil {
 			return flagExit(err)
 		}
-		if len(pos) != 1 || *n < 0 {
+		if *n < 0 {
+			fmt.Fprintf(env.stderr, "btrobot bench: --ticks %d: want 0 (about a second's worth) or more\n", *n)
+			return exitUsage
+		}
+		if len(pos) != 1 {
 			fs.Usage()
 			return exitUsage
 		}

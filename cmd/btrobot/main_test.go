@@ -181,3 +181,34 @@ func TestCheckProfiles(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagErrorsNameTheFlag: a flag with a bad value is refused with a
+// line that names the flag, the value and what would be right, exit 2.
+func TestFlagErrorsNameTheFlag(t *testing.T) {
+	tree := writeFile(t, "t.xml", goodTree)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tick", tree, "--ticks", "-1"}, "btrobot tick: --ticks -1: want 0 or more"},
+		{[]string{"tick", tree, "--set", "9x=1"}, `--set 9x=1: blackboard key "9x": a key is a letter or '_' followed by letters, digits or '_'`},
+		{[]string{"tick", tree, "--set", "k:int=1"}, `--set k:int=1: unknown type "int"`},
+		{[]string{"bench", tree, "--ticks", "-1"}, "btrobot bench: --ticks -1: want 0 (about a second's worth) or more"},
+		{[]string{"run", "--tree", tree, "--rate", "0"}, "btrobot run: --rate 0: want a positive number of Hz, at most 1000"},
+		{[]string{"run", "--tree", tree, "--rate", "5000"}, "btrobot run: --rate 5000: want a positive number of Hz, at most 1000"},
+		{[]string{"run", "--tree", tree, "--set", "a.b=1"}, `btrobot run: --set a.b=1: blackboard key "a.b"`},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, _, stderr := runCLI(tc.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want 2", code)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr:\n%s\nwant %q", stderr, tc.want)
+			}
+			if strings.Contains(stderr, "Usage:") {
+				t.Errorf("a bad value gets its line, not the usage text:\n%s", stderr)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -60,7 +61,7 @@ func simCommand() *command {
 		if *noNamespace && *robots != 1 {
 			problems = append(problems, fmt.Sprintf("--no-namespace serves one robot, not %d", *robots))
 		}
-		if *speed < 0 {
+		if !(*speed >= 0) || math.IsInf(*speed, 0) {
 			problems = append(problems, fmt.Sprintf("--speed %v: want 0 (as fast as possible) or a positive factor of real time", *speed))
 		}
 		if *duration < 0 || *peers < 0 {

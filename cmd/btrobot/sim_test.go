@@ -80,6 +80,8 @@ func TestSimUsageErrors(t *testing.T) {
 		{[]string{"--robots", "0"}, "btrobot sim: --robots 0: want at least 1"},
 		{[]string{"--robots", "2", "--no-namespace"}, "btrobot sim: --no-namespace serves one robot, not 2"},
 		{[]string{"--speed", "-1"}, "btrobot sim: --speed -1: want 0 (as fast as possible) or a positive factor of real time"},
+		{[]string{"--speed", "NaN"}, "btrobot sim: --speed NaN: want 0 (as fast as possible) or a positive factor of real time"},
+		{[]string{"--speed", "Inf"}, "btrobot sim: --speed +Inf: want 0 (as fast as possible) or a positive factor of real time"},
 		{[]string{"--render", "out.jpg"}, "btrobot sim: --render out.jpg: the file name must end in .png or .svg"},
 		{[]string{"extra"}, `btrobot sim: unexpected arguments ["extra"] (ROS arguments are written name:=value)`},
 		{[]string{"__bogus:=1"}, `btrobot sim: argument "__bogus:=1": unknown special argument __bogus`},
