@@ -8,9 +8,12 @@
 //
 // Palette is the one registry of node types that every command and test
 // loads trees against: the built-in nodes, the generic ROS nodes and the
-// robot skills. Several missions may run in one process, one per robot
-// namespace, each with its own connection, tree, blackboard and loop
-// (RunFleet).
+// robot skills (Nodes: wired to no robot). Several missions may run in one
+// process, one per robot namespace, each with its own connection, tree,
+// blackboard and loop (RunFleet). With no robot attached, CheckFile
+// validates trees and profiles, Tick ticks a tree offline (the JSON lines
+// of btrobot tick and of the BehaviorTree.CPP differential suite) and
+// Bench times its ticks.
 //
 // The package prints nothing: what a run shows is the caller's Display,
 // and how it ended is the Report's.
