@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/btrobot/btrobot/mission"
-	"github.com/btrobot/btrobot/view"
 )
 
 // runFleet runs the mission of rc on every robot namespace at once, in
@@ -55,13 +54,7 @@ func runFleet(ctx context.Context, env *cmdEnv, rc mission.RunConf, namespaces [
 		if rep.Tree == nil {
 			continue // it did not start: the error said why
 		}
-		if quiet {
-			fmt.Fprintln(outs[i], rep.Summary())
-		}
-		if rep.Outcome == mission.Failed && len(rep.Explanation) > 0 {
-			fmt.Fprintln(outs[i], "why:")
-			view.Explanation(indented{outs[i]}, rep.Explanation)
-		}
+		printEnd(outs[i], rep, quiet)
 		if !rep.OK() {
 			code = exitFailed
 		}

@@ -210,17 +210,23 @@ func runMission(ctx context.Context, env *cmdEnv, who string, rc mission.RunConf
 		fmt.Fprintf(env.stderr, "%s: %v\n", who, err)
 		return exitFailed, rep
 	}
-	if quiet {
-		fmt.Fprintln(env.stdout, rep.Summary())
-	}
-	if rep.Outcome == mission.Failed && len(rep.Explanation) > 0 {
-		fmt.Fprintln(env.stdout, "why:")
-		view.Explanation(indented{env.stdout}, rep.Explanation)
-	}
+	printEnd(env.stdout, rep, quiet)
 	if rep.OK() {
 		return exitOK, rep
 	}
 	return exitFailed, rep
+}
+
+// printEnd prints how a run ended, when the live view has not (quiet),
+// and, when the mission failed, why: the chain of nodes that decided it.
+func printEnd(w io.Writer, rep mission.Report, quiet bool) {
+	if quiet {
+		fmt.Fprintln(w, rep.Summary())
+	}
+	if rep.Outcome == mission.Failed && len(rep.Explanation) > 0 {
+		fmt.Fprintln(w, "why:")
+		view.Explanation(indented{w}, rep.Explanation)
+	}
 }
 
 // indented writes each line two spaces in.
