@@ -45,6 +45,9 @@ func checkCommand() *command {
 				}
 				continue
 			}
+			for _, w := range trees.Lint(path) { // not well-formed XML, though btrobot reads it
+				fmt.Fprintln(env.stdout, w)
+			}
 			err := trees.CheckFile(reg, path)
 			if err == nil {
 				continue
