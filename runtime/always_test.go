@@ -10,6 +10,6 @@ func TestAlways(t *testing.T) {
 			steps: ticks(Failure, "A")},
 	})
 	runBuildErrors(t, []buildErrorCase{
-		{"no ports", N("AlwaysSuccess", A("value", "1")), `MainTree/AlwaysSuccess: AlwaysSuccess has no port "value" (it has no ports)`},
+		{name: "no ports", tree: N("AlwaysSuccess", A("value", "1")), want: `MainTree/AlwaysSuccess: AlwaysSuccess has no port "value" (it has no ports)`},
 	})
 }

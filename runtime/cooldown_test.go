@@ -60,7 +60,7 @@ func TestCooldown(t *testing.T) {
 			},
 		}})
 	runBuildErrors(t, []buildErrorCase{
-		{"negative period", cd("-5", S("A", "S")), `MainTree/Cooldown: period is -5ms; want a duration >= 0`},
-		{"period not a duration", cd("soon", S("A", "S")), `MainTree/Cooldown: port "period" (time.Duration): "soon" is not a duration (write 1.5s, 200ms, or a number of milliseconds)`},
+		{name: "negative period", tree: cd("-5", S("A", "S")), want: `MainTree/Cooldown: period is -5ms; want a duration >= 0`},
+		{name: "period not a duration", tree: cd("soon", S("A", "S")), want: `MainTree/Cooldown: port "period" (time.Duration): "soon" is not a duration (write 1.5s, 200ms, or a number of milliseconds)`},
 	})
 }

@@ -73,7 +73,7 @@ func TestDelay(t *testing.T) {
 		}
 	})
 	runBuildErrors(t, []buildErrorCase{
-		{"negative delay", delay("-3", S("A", "S")), `MainTree/Delay: port "delay_msec" (uint): "-3" is not a non-negative integer that fits uint`},
-		{"delay missing", N("Delay", nil, S("A", "S")), `MainTree/Delay: missing required input port "delay_msec" (uint): Tick the child after a few milliseconds`},
+		{name: "negative delay", tree: delay("-3", S("A", "S")), want: `MainTree/Delay: port "delay_msec" (uint): "-3" is not a non-negative integer that fits uint`},
+		{name: "delay missing", tree: N("Delay", nil, S("A", "S")), want: `MainTree/Delay: missing required input port "delay_msec" (uint): Tick the child after a few milliseconds`},
 	})
 }

@@ -284,25 +284,36 @@ func checkEvents(t *testing.T, n int, got []string, want string) {
 	assert.Equal(t, strings.Join(strings.Fields(want), " "), strings.Join(got, " "), "step %d: events", n)
 }
 
-// buildErrorCase is a tree that must not build, and the whole error.
+// buildErrorCase is a tree (or a whole document) that must not build, and
+// the whole error: every problem found, one a line.
 type buildErrorCase struct {
 	name string
 	tree *NodeSpec
 	want string
+	doc  *Document        // instead of tree
+	reg  func() *Registry // nil: testRegistry
 }
 
-// runBuildErrors builds each tree and expects exactly the error want, as
-// an ErrorList.
+// runBuildErrors builds each case and expects exactly the error want, as
+// an ErrorList; Check (which builds nothing) must find the same.
 func runBuildErrors(t *testing.T, cases []buildErrorCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			doc := &Document{Trees: []*TreeSpec{{ID: "MainTree", Root: tc.tree}}}
-			_, err := Build(testRegistry(&eventLog{}), doc, BuildConf{Clock: NewManualClock(testEpoch), Seed: 42})
+			doc := tc.doc
+			if doc == nil {
+				doc = &Document{Trees: []*TreeSpec{{ID: "MainTree", Root: tc.tree}}}
+			}
+			reg := testRegistry(&eventLog{})
+			if tc.reg != nil {
+				reg = tc.reg()
+			}
+			_, err := Build(reg, doc, BuildConf{Clock: NewManualClock(testEpoch), Seed: 42})
 			require.Error(t, err, "built; want %q", tc.want)
 			var list ErrorList
 			assert.True(t, errors.As(err, &list), "error %T, want an ErrorList", err)
 			assert.Equal(t, tc.want, err.Error())
+			assert.Equal(t, tc.want, fmt.Sprint(Check(reg, doc, BuildConf{Clock: NewManualClock(testEpoch), Seed: 42})), "Check")
 		})
 	}
 }

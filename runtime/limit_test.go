@@ -29,7 +29,7 @@ func TestLimit(t *testing.T) {
 			},
 		}})
 	runBuildErrors(t, []buildErrorCase{
-		{"negative max_runs", limit("-1", S("A", "S")), `MainTree/Limit: max_runs is -1; want a count >= 0`},
-		{"max_runs missing", N("Limit", nil, S("A", "S")), `MainTree/Limit: missing required input port "max_runs" (int): How many runs of the child may start in the life of the tree.`},
+		{name: "negative max_runs", tree: limit("-1", S("A", "S")), want: `MainTree/Limit: max_runs is -1; want a count >= 0`},
+		{name: "max_runs missing", tree: N("Limit", nil, S("A", "S")), want: `MainTree/Limit: missing required input port "max_runs" (int): How many runs of the child may start in the life of the tree.`},
 	})
 }

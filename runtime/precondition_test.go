@@ -61,10 +61,10 @@ func TestPrecondition(t *testing.T) {
 		},
 	})
 	runBuildErrors(t, []buildErrorCase{
-		{"a script that does not parse", pre(A("if", "a >"), S("A", "S")), `MainTree/Precondition: port "if": script does not parse: 1:4: expected an expression after '>', found end of script`},
-		{"an empty script", pre(A("if", ""), S("A", "S")), `MainTree/Precondition: port "if": script does not parse: 1:1: empty script: expected at least one statement`},
-		{"else IDLE", pre(A("if", "true", "else", "IDLE"), S("A", "S")), `MainTree/Precondition: port "else" is IDLE; want SUCCESS, FAILURE, RUNNING or SKIPPED`},
-		{"else not a status", pre(A("if", "true", "else", "MAYBE"), S("A", "S")), `MainTree/Precondition: port "else" (runtime.Status): "MAYBE" is not a valid runtime.Status: unknown status "MAYBE" (want one of IDLE, RUNNING, SUCCESS, FAILURE, SKIPPED)`},
-		{"if missing", pre(nil, S("A", "S")), `MainTree/Precondition: missing required input port "if" (string): A script: the child is ticked when it is true.`},
+		{name: "a script that does not parse", tree: pre(A("if", "a >"), S("A", "S")), want: `MainTree/Precondition: port "if": script does not parse: 1:4: expected an expression after '>', found end of script`},
+		{name: "an empty script", tree: pre(A("if", ""), S("A", "S")), want: `MainTree/Precondition: port "if": script does not parse: 1:1: empty script: expected at least one statement`},
+		{name: "else IDLE", tree: pre(A("if", "true", "else", "IDLE"), S("A", "S")), want: `MainTree/Precondition: port "else" is IDLE; want SUCCESS, FAILURE, RUNNING or SKIPPED`},
+		{name: "else not a status", tree: pre(A("if", "true", "else", "MAYBE"), S("A", "S")), want: `MainTree/Precondition: port "else" (runtime.Status): "MAYBE" is not a valid runtime.Status: unknown status "MAYBE" (want one of IDLE, RUNNING, SUCCESS, FAILURE, SKIPPED)`},
+		{name: "if missing", tree: pre(nil, S("A", "S")), want: `MainTree/Precondition: missing required input port "if" (string): A script: the child is ticked when it is true.`},
 	})
 }

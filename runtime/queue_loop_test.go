@@ -67,8 +67,8 @@ func TestQueueLoop(t *testing.T) {
 		},
 	})
 	runBuildErrors(t, []buildErrorCase{
-		{"a literal queue that does not parse", loop("LoopInt", A("queue", "1;x", "value", "{i}"), S("A", "S")), `MainTree/LoopInt: port "queue": element 2: "x" is not an integer that fits int`},
-		{"if_empty RUNNING", loop("LoopBool", A("queue", "true", "if_empty", "RUNNING"), S("A", "S")), `MainTree/LoopBool: port "if_empty" is RUNNING; want SUCCESS, FAILURE or SKIPPED`},
-		{"a literal value", loop("LoopInt", A("queue", "1", "value", "3"), S("A", "S")), `MainTree/LoopInt: output port "value" must name a blackboard entry like {value}, not the literal "3"`},
+		{name: "a literal queue that does not parse", tree: loop("LoopInt", A("queue", "1;x", "value", "{i}"), S("A", "S")), want: `MainTree/LoopInt: port "queue": element 2: "x" is not an integer that fits int`},
+		{name: "if_empty RUNNING", tree: loop("LoopBool", A("queue", "true", "if_empty", "RUNNING"), S("A", "S")), want: `MainTree/LoopBool: port "if_empty" is RUNNING; want SUCCESS, FAILURE or SKIPPED`},
+		{name: "a literal value", tree: loop("LoopInt", A("queue", "1", "value", "3"), S("A", "S")), want: `MainTree/LoopInt: output port "value" must name a blackboard entry like {value}, not the literal "3"`},
 	})
 }

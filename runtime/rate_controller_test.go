@@ -104,9 +104,9 @@ func TestRateController(t *testing.T) {
 		},
 	})
 	runBuildErrors(t, []buildErrorCase{
-		{"hz 0", rc(A("hz", "0"), S("A", "S")), `MainTree/RateController: hz is 0; want a rate > 0`},
-		{"hz negative", rc(A("hz", "-1"), S("A", "S")), `MainTree/RateController: hz is -1; want a rate > 0`},
-		{"hz not a number", rc(A("hz", "fast"), S("A", "S")), `MainTree/RateController: port "hz" (float64): "fast" is not a number`},
-		{"hz too small for a period", rc(A("hz", "1e-12"), S("A", "S")), `MainTree/RateController: hz is 1e-12; the period 1/hz is longer than a time.Duration holds`},
+		{name: "hz 0", tree: rc(A("hz", "0"), S("A", "S")), want: `MainTree/RateController: hz is 0; want a rate > 0`},
+		{name: "hz negative", tree: rc(A("hz", "-1"), S("A", "S")), want: `MainTree/RateController: hz is -1; want a rate > 0`},
+		{name: "hz not a number", tree: rc(A("hz", "fast"), S("A", "S")), want: `MainTree/RateController: port "hz" (float64): "fast" is not a number`},
+		{name: "hz too small for a period", tree: rc(A("hz", "1e-12"), S("A", "S")), want: `MainTree/RateController: hz is 1e-12; the period 1/hz is longer than a time.Duration holds`},
 	})
 }

@@ -65,9 +65,9 @@ func TestRepeat(t *testing.T) {
 		},
 	})
 	runBuildErrors(t, []buildErrorCase{
-		{"num_cycles below -1", rep("-2", S("A", "S")), `MainTree/Repeat: num_cycles is -2; want -1 (no limit) or a count >= 0`},
-		{"num_cycles not a number", rep("often", S("A", "S")), `MainTree/Repeat: port "num_cycles" (int): "often" is not an integer that fits int`},
-		{"num_cycles missing", N("Repeat", nil, S("A", "S")), `MainTree/Repeat: missing required input port "num_cycles" (int): Repeat a successful child up to N times. Use -1 to create an infinite loop.`},
-		{"no child", N("Repeat", A("num_cycles", "1")), `MainTree/Repeat: Repeat (a decorator) takes exactly 1 child, has 0`},
+		{name: "num_cycles below -1", tree: rep("-2", S("A", "S")), want: `MainTree/Repeat: num_cycles is -2; want -1 (no limit) or a count >= 0`},
+		{name: "num_cycles not a number", tree: rep("often", S("A", "S")), want: `MainTree/Repeat: port "num_cycles" (int): "often" is not an integer that fits int`},
+		{name: "num_cycles missing", tree: N("Repeat", nil, S("A", "S")), want: `MainTree/Repeat: missing required input port "num_cycles" (int): Repeat a successful child up to N times. Use -1 to create an infinite loop.`},
+		{name: "no child", tree: N("Repeat", A("num_cycles", "1")), want: `MainTree/Repeat: Repeat (a decorator) takes exactly 1 child, has 0`},
 	})
 }

@@ -54,7 +54,7 @@ func TestRetryUntilSuccessful(t *testing.T) {
 		},
 	})
 	runBuildErrors(t, []buildErrorCase{
-		{"num_attempts below -1", retry("-5", S("A", "S")), `MainTree/RetryUntilSuccessful: num_attempts is -5; want -1 (no limit) or a count >= 0`},
-		{"num_attempts missing", N("RetryUntilSuccessful", nil, S("A", "S")), `MainTree/RetryUntilSuccessful: missing required input port "num_attempts" (int): Execute again a failing child up to N times. Use -1 to create an infinite loop.`},
+		{name: "num_attempts below -1", tree: retry("-5", S("A", "S")), want: `MainTree/RetryUntilSuccessful: num_attempts is -5; want -1 (no limit) or a count >= 0`},
+		{name: "num_attempts missing", tree: N("RetryUntilSuccessful", nil, S("A", "S")), want: `MainTree/RetryUntilSuccessful: missing required input port "num_attempts" (int): Execute again a failing child up to N times. Use -1 to create an infinite loop.`},
 	})
 }

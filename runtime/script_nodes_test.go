@@ -56,10 +56,10 @@ func TestScript(t *testing.T) {
 		},
 	})
 	runBuildErrors(t, []buildErrorCase{
-		{"a script that does not parse", script("x := "), `MainTree/Script: port "code": script does not parse: 1:6: expected an expression after ':=', found end of script`},
-		{"a script of blanks", script("  "), `MainTree/Script: port "code": script does not parse: 1:1: empty script: expected at least one statement`},
-		{"an empty condition", cond(""), `MainTree/ScriptCondition: port "code": script does not parse: 1:1: empty script: expected at least one statement`},
-		{"a condition that does not parse", cond("a >"), `MainTree/ScriptCondition: port "code": script does not parse: 1:4: expected an expression after '>', found end of script`},
-		{"code missing", N("Script", nil), `MainTree/Script: missing required input port "code" (string): Piece of code that can be parsed`},
+		{name: "a script that does not parse", tree: script("x := "), want: `MainTree/Script: port "code": script does not parse: 1:6: expected an expression after ':=', found end of script`},
+		{name: "a script of blanks", tree: script("  "), want: `MainTree/Script: port "code": script does not parse: 1:1: empty script: expected at least one statement`},
+		{name: "an empty condition", tree: cond(""), want: `MainTree/ScriptCondition: port "code": script does not parse: 1:1: empty script: expected at least one statement`},
+		{name: "a condition that does not parse", tree: cond("a >"), want: `MainTree/ScriptCondition: port "code": script does not parse: 1:4: expected an expression after '>', found end of script`},
+		{name: "code missing", tree: N("Script", nil), want: `MainTree/Script: missing required input port "code" (string): Piece of code that can be parsed`},
 	})
 }

@@ -126,7 +126,7 @@ func TestSetBlackboard(t *testing.T) {
 		},
 	})
 	runBuildErrors(t, []buildErrorCase{
-		{"value missing", N("SetBlackboard", A("output_key", "k")), `MainTree/SetBlackboard: missing required input port "value" (any): Value to be written into the output_key`},
-		{"output_key missing", N("SetBlackboard", A("value", "1")), `MainTree/SetBlackboard: missing required input port "output_key" (any): Name of the blackboard entry where the value should be written`},
+		{name: "value missing", tree: N("SetBlackboard", A("output_key", "k")), want: `MainTree/SetBlackboard: missing required input port "value" (any): Value to be written into the output_key`},
+		{name: "output_key missing", tree: N("SetBlackboard", A("value", "1")), want: `MainTree/SetBlackboard: missing required input port "output_key" (any): Name of the blackboard entry where the value should be written`},
 	})
 }

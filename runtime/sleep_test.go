@@ -52,7 +52,7 @@ func TestSleep(t *testing.T) {
 		},
 	})
 	runBuildErrors(t, []buildErrorCase{
-		{"negative msec", sleep("-1"), `MainTree/Sleep: port "msec" (uint): "-1" is not a non-negative integer that fits uint`},
-		{"msec missing", N("Sleep", nil), `MainTree/Sleep: missing required input port "msec" (uint): How long to wait, in milliseconds`},
+		{name: "negative msec", tree: sleep("-1"), want: `MainTree/Sleep: port "msec" (uint): "-1" is not a non-negative integer that fits uint`},
+		{name: "msec missing", tree: N("Sleep", nil), want: `MainTree/Sleep: missing required input port "msec" (uint): How long to wait, in milliseconds`},
 	})
 }

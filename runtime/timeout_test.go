@@ -68,8 +68,8 @@ func TestTimeout(t *testing.T) {
 		},
 	})
 	runBuildErrors(t, []buildErrorCase{
-		{"negative msec", to("-1", S("A", "R")), `MainTree/Timeout: port "msec" (uint): "-1" is not a non-negative integer that fits uint`},
-		{"msec too large for a duration", to("18446744073709551615", S("A", "R")), `MainTree/Timeout: msec is 18446744073709551615 ms, more than a time.Duration holds (9223372036854 ms)`},
-		{"msec missing", N("Timeout", nil, S("A", "R")), `MainTree/Timeout: missing required input port "msec" (uint): After a certain amount of time, halt() the child if it is still running.`},
+		{name: "negative msec", tree: to("-1", S("A", "R")), want: `MainTree/Timeout: port "msec" (uint): "-1" is not a non-negative integer that fits uint`},
+		{name: "msec too large for a duration", tree: to("18446744073709551615", S("A", "R")), want: `MainTree/Timeout: msec is 18446744073709551615 ms, more than a time.Duration holds (9223372036854 ms)`},
+		{name: "msec missing", tree: N("Timeout", nil, S("A", "R")), want: `MainTree/Timeout: missing required input port "msec" (uint): After a certain amount of time, halt() the child if it is still running.`},
 	})
 }

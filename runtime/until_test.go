@@ -50,7 +50,7 @@ func TestUntil(t *testing.T) {
 		},
 	})
 	runBuildErrors(t, []buildErrorCase{
-		{"max_attempts 0", us(A("max_attempts", "0"), S("A", "S")), `MainTree/UntilSuccess: max_attempts is 0; want -1 (no limit) or a count >= 1`},
-		{"max_attempts below -1", uf(A("max_attempts", "-2"), S("A", "S")), `MainTree/UntilFailure: max_attempts is -2; want -1 (no limit) or a count >= 1`},
+		{name: "max_attempts 0", tree: us(A("max_attempts", "0"), S("A", "S")), want: `MainTree/UntilSuccess: max_attempts is 0; want -1 (no limit) or a count >= 1`},
+		{name: "max_attempts below -1", tree: uf(A("max_attempts", "-2"), S("A", "S")), want: `MainTree/UntilFailure: max_attempts is -2; want -1 (no limit) or a count >= 1`},
 	})
 }

@@ -48,8 +48,8 @@ func TestWasEntryUpdated(t *testing.T) {
 		},
 	})
 	runBuildErrors(t, []buildErrorCase{
-		{"an empty entry", was(""), `MainTree/WasEntryUpdated: port "entry" is empty; name a blackboard entry, as {key} or key`},
-		{"no entry", N("WasEntryUpdated", nil), `MainTree/WasEntryUpdated: missing required input port "entry" (any): Entry to check: {key} or key`},
+		{name: "an empty entry", tree: was(""), want: `MainTree/WasEntryUpdated: port "entry" is empty; name a blackboard entry, as {key} or key`},
+		{name: "no entry", tree: N("WasEntryUpdated", nil), want: `MainTree/WasEntryUpdated: missing required input port "entry" (any): Entry to check: {key} or key`},
 	})
 }
 
