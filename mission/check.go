@@ -22,6 +22,9 @@ type FileCheck struct {
 	// Unreadable is set when the file could not be read or is not XML or
 	// YAML at all, rather than saying something wrong.
 	Unreadable bool
+	// Warnings are what btrobot reads (as BT.CPP does) but other XML tools
+	// reject, such as '--' in a comment: file:line:col each.
+	Warnings []trees.Warning
 }
 
 // CheckFile validates one file by its name: a robot profile (.yaml, .yml)
@@ -30,13 +33,14 @@ func CheckFile(reg *runtime.Registry, path string) FileCheck {
 	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yaml" || ext == ".yml" {
 		return checkProfile(path)
 	}
+	warnings := trees.Lint(path)
 	err := trees.CheckFile(reg, path)
 	if err == nil {
-		return FileCheck{}
+		return FileCheck{Warnings: warnings}
 	}
 	var le *trees.LoadError
 	if errors.As(err, &le) {
-		c := FileCheck{Unreadable: le.Unreadable}
+		c := FileCheck{Unreadable: le.Unreadable, Warnings: warnings}
 		for _, e := range le.Errs {
 			c.Problems = append(c.Problems, e)
 		}

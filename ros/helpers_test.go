@@ -1,7 +1,6 @@
 package ros
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -50,4 +49,3 @@ func eventually(t testing.TB, timeout time.Duration, what string, cond func() bo
 	}
 }
 
-func benchEnabled() bool { return os.Getenv("BTROBOT_BENCH") == "1" }

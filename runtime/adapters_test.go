@@ -56,44 +56,44 @@ func adapterRegistry(log *eventLog) *Registry {
 
 func TestConditionFunc(t *testing.T) {
 	in := func(attrs ...string) *NodeSpec { return N("InRange", A(attrs...)) }
-	runPlayCases(t, []playCase{
+	runNodeCases(t, []nodeCase{
 		{
 			name: "true is SUCCESS, false is FAILURE, ports are read per tick",
 			reg:  adapterRegistry, tree: in("value", "{v}", "max", "1"),
 			bb: map[string]any{"v": 0.5},
-			steps: []playStep{
-				tickP(Success, "InRange"),
-				tickP(Failure, "InRange").writing("v", 1.5),
-				tickP(Success, "InRange").writing("v", 0.0),
+			steps: []step{
+				tick(Success, "InRange"),
+				tick(Failure, "InRange").writing("v", 1.5),
+				tick(Success, "InRange").writing("v", 0.0),
 			},
 		},
 		{
 			name: "an error is the tick's error, with the node's path",
 			reg:  adapterRegistry, tree: in("value", "{v}", "max", "1"),
-			steps: []playStep{errP(`MainTree/InRange (InRange): input port "value": blackboard entry "v" is not set`)},
+			steps: []step{fails(`MainTree/InRange (InRange): input port "value": blackboard entry "v" is not set`)},
 		},
 	})
 }
 
 func TestActionFunc(t *testing.T) {
 	count := func(attrs ...string) *NodeSpec { return N("Count", A(attrs...)) }
-	runPlayCases(t, []playCase{
+	runNodeCases(t, []nodeCase{
 		{
 			name: "the function's status, with outputs written",
 			reg:  adapterRegistry, tree: count("from", "{n}", "next", "{n}"),
 			bb:     map[string]any{"n": 1},
-			steps:  []playStep{tickP(Success, "Count"), tickP(Success, "Count")},
+			steps:  []step{tick(Success, "Count"), tick(Success, "Count")},
 			wantBB: map[string]any{"n": 3},
 		},
 		{
 			name: "FAILURE and SKIPPED are fine", reg: adapterRegistry,
 			tree:  N("Sequence", nil, count("from", "1", "result", "SKIPPED"), count("name", "Second", "from", "1", "result", "FAILURE")),
-			steps: []playStep{tickP(Failure, "Count Second")},
+			steps: []step{tick(Failure, "Count Second")},
 		},
 		{
 			name: "a skipped action stays IDLE", reg: adapterRegistry,
 			tree:  count("from", "1", "result", "SKIPPED"),
-			steps: []playStep{tickP(Skipped, "Count")},
+			steps: []step{tick(Skipped, "Count")},
 			check: func(t *testing.T, tree *Tree) {
 				if st := NodeOf(tree.Root()).Status(); st != Idle {
 					t.Errorf("status %v, want IDLE", st)
@@ -103,12 +103,12 @@ func TestActionFunc(t *testing.T) {
 		{
 			name: "RUNNING is an error: a synchronous action finishes in its tick",
 			reg:  adapterRegistry, tree: count("from", "1", "result", "RUNNING"),
-			steps: []playStep{errP(`MainTree/Count (Count): a synchronous action (ActionFunc) returned RUNNING; work that spans ticks needs a StatefulAction or an AsyncAction`)},
+			steps: []step{fails(`MainTree/Count (Count): a synchronous action (ActionFunc) returned RUNNING; work that spans ticks needs a StatefulAction or an AsyncAction`)},
 		},
 		{
 			name: "an error is the tick's error and halts the tree", reg: adapterRegistry,
 			tree:  N("Sequence", nil, S("A", "R,S"), N("Fails", nil)),
-			steps: []playStep{tickP(Running, "A"), errP(`MainTree/Sequence/Fails (Fails): motor driver not responding`)},
+			steps: []step{tick(Running, "A"), fails(`MainTree/Sequence/Fails (Fails): motor driver not responding`)},
 		},
 	})
 

@@ -240,7 +240,7 @@ func (b *builder) buildNode(s *NodeSpec, path string, bb *Blackboard, ancestors 
 		lo, hi = 0, 0 // the subtree's root is its child
 	}
 	if n := len(s.Children); n < lo || (hi != Unbounded && n > hi) {
-		b.errs.add(s.Pos, path, "%s", childCountMsg(s.Type, kind, n, lo, hi))
+		b.errs.add(s.Pos, path, "%s%s", childCountMsg(s.Type, kind, n, lo, hi), leafAsDecorator(s.Type))
 	}
 
 	// Check mode asks the constructor too: it rejects impossible
@@ -316,17 +316,6 @@ func (b *builder) buildChildren(s *NodeSpec, path string, bb *Blackboard, ancest
 	return ok && parent != nil
 }
 
-// renamedInV4 explains BehaviorTree.CPP v3 node names that v4 dropped.
-var renamedInV4 = map[string]string{
-	"SequenceStar":          "BT.CPP v4 renamed it SequenceWithMemory",
-	"SubTreePlus":           "BT.CPP v4 merged it into SubTree",
-	"RetryUntilSuccesful":   "BT.CPP v4 spells it RetryUntilSuccessful",
-	"BlackboardCheckInt":    "BT.CPP v4 dropped it: use a ScriptCondition or _skipIf/_failureIf",
-	"BlackboardCheckDouble": "BT.CPP v4 dropped it: use a ScriptCondition or _skipIf/_failureIf",
-	"BlackboardCheckString": "BT.CPP v4 dropped it: use a ScriptCondition or _skipIf/_failureIf",
-	"FallbackStar":          "BT.CPP v4 has no FallbackStar: use Fallback",
-}
-
 // childPath is path/name, with #k for the k-th sibling of that name (k>1),
 // built in one allocation.
 func childPath(path, name string, k int) string {
@@ -387,8 +376,8 @@ func (b *builder) lookupType(s *NodeSpec, path string) (*NodeType, *NodeModel) {
 	for _, m := range b.doc.Models {
 		names = append(names, m.ID)
 	}
-	if v4, ok := renamedInV4[s.Type]; ok {
-		b.errs.add(s.Pos, path, "unknown node type %q (%s)", s.Type, v4)
+	if hint, ok := foreignName(s.Type, len(s.Children)); ok {
+		b.errs.add(s.Pos, path, "unknown node type %q (%s)", s.Type, hint)
 		return nil, nil
 	}
 	b.errs.add(s.Pos, path, "unknown node type %q%s", s.Type, didYouMean(s.Type, names))

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/stretchr/testify/require"
 	"strings"
 	"testing"
 )
@@ -27,87 +28,66 @@ func doc(trees ...*TreeSpec) *Document { return &Document{Main: trees[0].ID, Tre
 func tree(id string, root *NodeSpec) *TreeSpec { return &TreeSpec{ID: id, Root: root} }
 
 func TestBuildErrors(t *testing.T) {
-	cases := []struct {
-		name string
-		doc  *Document
-		want []string
-	}{
-		{"unknown node type with the nearest names",
-			doc(tree("Main", N("Sequense", nil, N("AlwaysSuccess", nil)))),
-			[]string{`Main/Sequense: unknown node type "Sequense" (did you mean Sequence`}},
-		{"missing required port",
-			doc(tree("Main", N("MoveTo", nil))),
-			[]string{`Main/MoveTo: missing required input port "x" (float64): goal x in metres`}},
-		{"unknown port names the node's ports",
-			doc(tree("Main", N("MoveTo", A("x", "1", "retry", "2")))),
-			[]string{`Main/MoveTo: MoveTo has no port "retry" (its ports: x, retries, result)`}},
-		{"a literal that does not convert",
-			doc(tree("Main", N("MoveTo", A("x", "far")))),
-			[]string{`Main/MoveTo: port "x" (float64): "far" is not a number`}},
-		{"an output port given a literal",
-			doc(tree("Main", N("MoveTo", A("x", "1", "result", "done")))),
-			[]string{`output port "result" must name a blackboard entry like {result}, not the literal "done"`}},
-		{"a leaf with children",
-			doc(tree("Main", N("AlwaysSuccess", nil, N("AlwaysSuccess", nil)))),
-			[]string{`Main/AlwaysSuccess: AlwaysSuccess (an action) takes no children, has 1`}},
-		{"a control without children",
-			doc(tree("Main", N("Sequence", nil))),
-			[]string{`Main/Sequence: Sequence (a control) takes at least 1 child, has 0`}},
-		{"unknown subtree",
-			doc(tree("Main", N("SubTree", A("ID", "Dok")))),
-			[]string{`Main/Dok: SubTree names tree "Dok", which is not defined`}},
-		{"recursive subtree",
-			doc(tree("Main", N("SubTree", A("ID", "Loop"))), tree("Loop", N("Sequence", nil, N("SubTree", A("ID", "Main"))))),
-			[]string{`SubTree "Main" includes itself: Main → Loop → Main (recursive subtrees never end)`}},
-		{"duplicate tree IDs",
-			doc(tree("Main", N("AlwaysSuccess", nil)), tree("Main", N("AlwaysFailure", nil))),
-			[]string{`tree ID "Main" is defined twice`}},
-		{"a blackboard key used with two types",
-			doc(tree("Main", N("Sequence", nil, N("MoveTo", A("x", "{k}")), N("Count", A("out", "{k}"))))),
-			[]string{`Main/Sequence/Count: port "out" wants blackboard entry "k" as int, but Main/Sequence/MoveTo port "x" declared it float64`}},
-		{"a misspelt required port is one mistake",
-			doc(tree("Main", N("MoveTo", A("xx", "1")))),
-			[]string{`Main/MoveTo: MoveTo has no port "xx" (did you mean x?)`}},
-		{"children of an unknown node are still checked",
-			doc(tree("Main", N("Sequense", nil, N("AlwaysSucess", nil)))),
-			[]string{`unknown node type "Sequense"`, `Main/Sequense/AlwaysSucess: unknown node type "AlwaysSucess" (did you mean AlwaysSuccess`}},
-		{"a BT.CPP v3 name",
-			doc(tree("Main", N("SequenceStar", nil, N("AlwaysSuccess", nil)))),
-			[]string{`unknown node type "SequenceStar" (BT.CPP v4 renamed it SequenceWithMemory)`}},
-
-		{"every error in one pass",
-			doc(tree("Main", N("Sequence", nil, N("Nope", nil), N("MoveTo", nil), N("MoveTo", A("x", "y"))))),
-			[]string{`unknown node type "Nope"`, `Main/Sequence/MoveTo: missing required input port "x"`, `Main/Sequence/MoveTo#2: port "x" (float64): "y" is not a number`}},
-		{"no main tree among several",
-			&Document{Trees: []*TreeSpec{tree("A", N("AlwaysSuccess", nil)), tree("B", N("AlwaysSuccess", nil))}},
-			[]string{`several trees and no main_tree_to_execute: say which to run (one of A, B)`}},
-		{"too deep",
-			doc(tree("Main", deep(300))),
-			[]string{`nesting deeper than 256 nodes`}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Build(buildReg(), tc.doc, BuildConf{})
-			if err == nil {
-				t.Fatal("built; want errors")
-			}
-			list, ok := err.(ErrorList)
-			if !ok {
-				t.Fatalf("error %T, want ErrorList", err)
-			}
-			if len(list) != len(tc.want) {
-				t.Errorf("%d errors, want %d:\n%v", len(list), len(tc.want), err)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("errors:\n%v\nwant one containing %q", err, w)
-				}
-			}
-			if cerr := Check(buildReg(), tc.doc, BuildConf{}); cerr == nil && tc.name != "no main tree among several" {
-				t.Errorf("Check found nothing; Build found %v", err)
-			}
-		})
-	}
+	runBuildErrors(t, []buildErrorCase{
+		{name: "unknown node type with the nearest names", reg: buildReg,
+			doc:  doc(tree("Main", N("Sequense", nil, N("AlwaysSuccess", nil)))),
+			want: `Main/Sequense: unknown node type "Sequense" (did you mean Sequence?)`},
+		{name: "missing required port", reg: buildReg,
+			doc:  doc(tree("Main", N("MoveTo", nil))),
+			want: `Main/MoveTo: missing required input port "x" (float64): goal x in metres`},
+		{name: "unknown port names the node's ports", reg: buildReg,
+			doc:  doc(tree("Main", N("MoveTo", A("x", "1", "retry", "2")))),
+			want: `Main/MoveTo: MoveTo has no port "retry" (its ports: x, retries, result)`},
+		{name: "a literal that does not convert", reg: buildReg,
+			doc:  doc(tree("Main", N("MoveTo", A("x", "far")))),
+			want: `Main/MoveTo: port "x" (float64): "far" is not a number`},
+		{name: "an output port given a literal", reg: buildReg,
+			doc:  doc(tree("Main", N("MoveTo", A("x", "1", "result", "done")))),
+			want: `Main/MoveTo: output port "result" must name a blackboard entry like {result}, not the literal "done"`},
+		{name: "a leaf with children", reg: buildReg,
+			doc:  doc(tree("Main", N("AlwaysSuccess", nil, N("AlwaysSuccess", nil)))),
+			want: "Main/AlwaysSuccess: AlwaysSuccess (an action) takes no children, has 1 (to make a child's result SUCCESS, wrap it in ForceSuccess; AlwaysSuccess is a leaf in BT.CPP)"},
+		{name: "a control without children", reg: buildReg,
+			doc:  doc(tree("Main", N("Sequence", nil))),
+			want: "Main/Sequence: Sequence (a control) takes at least 1 child, has 0"},
+		{name: "unknown subtree", reg: buildReg,
+			doc:  doc(tree("Main", N("SubTree", A("ID", "Dok")))),
+			want: `Main/Dok: SubTree names tree "Dok", which is not defined`},
+		{name: "recursive subtree", reg: buildReg,
+			doc:  doc(tree("Main", N("SubTree", A("ID", "Loop"))), tree("Loop", N("Sequence", nil, N("SubTree", A("ID", "Main"))))),
+			want: `Main/Loop/Sequence/Main: SubTree "Main" includes itself: Main → Loop → Main (recursive subtrees never end)`},
+		{name: "duplicate tree IDs", reg: buildReg,
+			doc:  doc(tree("Main", N("AlwaysSuccess", nil)), tree("Main", N("AlwaysFailure", nil))),
+			want: `tree ID "Main" is defined twice (first at )`},
+		{name: "a blackboard key used with two types", reg: buildReg,
+			doc:  doc(tree("Main", N("Sequence", nil, N("MoveTo", A("x", "{k}")), N("Count", A("out", "{k}"))))),
+			want: `Main/Sequence/Count: port "out" wants blackboard entry "k" as int, but Main/Sequence/MoveTo port "x" declared it float64`},
+		{name: "a misspelt required port is one mistake", reg: buildReg,
+			doc:  doc(tree("Main", N("MoveTo", A("xx", "1")))),
+			want: `Main/MoveTo: MoveTo has no port "xx" (did you mean x?)`},
+		{name: "children of an unknown node are still checked", reg: buildReg,
+			doc: doc(tree("Main", N("Sequense", nil, N("AlwaysSucess", nil)))),
+			want: `Main/Sequense: unknown node type "Sequense" (did you mean Sequence?)` +
+				"\n" + `Main/Sequense/AlwaysSucess: unknown node type "AlwaysSucess" (did you mean AlwaysSuccess?)`},
+		{name: "a BT.CPP v3 name", reg: buildReg,
+			doc:  doc(tree("Main", N("SequenceStar", nil, N("AlwaysSuccess", nil)))),
+			want: `Main/SequenceStar: unknown node type "SequenceStar" (BT.CPP v4 renamed it SequenceWithMemory)`},
+		{name: "every error in one pass", reg: buildReg,
+			doc: doc(tree("Main", N("Sequence", nil, N("Nope", nil), N("MoveTo", nil), N("MoveTo", A("x", "y"))))),
+			want: `Main/Sequence/Nope: unknown node type "Nope"` +
+				"\n" + `Main/Sequence/MoveTo: missing required input port "x" (float64): goal x in metres` +
+				"\n" + `Main/Sequence/MoveTo#2: port "x" (float64): "y" is not a number`},
+		{name: "too deep", reg: buildReg,
+			doc:  doc(tree("Main", deep(300))),
+			want: "Main" + strings.Repeat("/Inverter", 258) + ": nesting deeper than 256 nodes; flatten the tree or split it into subtrees"},
+	})
+	t.Run("no main tree among several", func(t *testing.T) {
+		// Only Build needs to know which tree to run; Check looks at all.
+		d := &Document{Trees: []*TreeSpec{tree("A", N("AlwaysSuccess", nil)), tree("B", N("AlwaysSuccess", nil))}}
+		_, err := Build(buildReg(), d, BuildConf{})
+		require.EqualError(t, err, `several trees and no main_tree_to_execute: say which to run (one of A, B)`)
+		require.NoError(t, Check(buildReg(), d, BuildConf{}))
+	})
 }
 
 func TestBuildRefusesSubtreeBombs(t *testing.T) {

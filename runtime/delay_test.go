@@ -11,7 +11,7 @@ func TestDelay(t *testing.T) {
 	runNodeCases(t, []nodeCase{
 		{name: "RUNNING until the deadline, then the child's status; a new delay each run",
 			tree: delay("100", S("A", "S,F")),
-			ticks: []tickCase{
+			steps: []step{
 				timed(0, Running, ""),
 				timed(99*ms, Running, ""),
 				timed(1*ms, Success, "A"),
@@ -20,7 +20,7 @@ func TestDelay(t *testing.T) {
 			}},
 		{name: "a RUNNING child is ticked on every tick after the delay",
 			tree: delay("100", S("A", "R,R,S")),
-			ticks: []tickCase{
+			steps: []step{
 				timed(0, Running, ""),
 				timed(100*ms, Running, "A"),
 				timed(0, Running, "A"),
@@ -28,40 +28,37 @@ func TestDelay(t *testing.T) {
 			}},
 		{name: "a skipped child is ticked again on the next tick, without a new delay",
 			tree: delay("100", S("A", "K,S")),
-			ticks: []tickCase{
+			steps: []step{
 				timed(0, Running, ""),
 				timed(100*ms, Skipped, "A"),
 				timed(0, Success, "A"),
 			}},
 		{name: "delay 0 still returns RUNNING first", tree: delay("0", S("A", "S")),
-			ticks: ticks(Running, "", Success, "A", Running, "")},
+			steps: ticks(Running, "", Success, "A", Running, "")},
 		{name: "halt after the delay halts the running child", tree: delay("10", S("A", "R")),
-			ticks: []tickCase{timed(0, Running, ""), timed(10*ms, Running, "A")},
-			halt:  true, after: []string{"A!"}},
-	})
-	runPlayCases(t, []playCase{
+			steps: []step{timed(0, Running, ""), timed(10*ms, Running, "A"), halted("A!")}},
 		{
 			name: "the delay asks for a tick at its deadline",
 			tree: delay("100", S("A", "S")),
-			steps: []playStep{
-				tickP(Running, "").askingTick(100 * ms).woken(false),
-				tickP(Running, "").after(40 * ms).askingTick(100 * ms),
+			steps: []step{
+				tick(Running, "").askingTick(100 * ms).woken(false),
+				tick(Running, "").after(40 * ms).askingTick(100 * ms),
 			},
 		},
 		{
 			name:  "delay 0 wakes the tree at once",
 			tree:  delay("0", S("A", "S")),
-			steps: []playStep{tickP(Running, "").woken(true)},
+			steps: []step{tick(Running, "").woken(true)},
 		},
 		{
 			name: "halt cancels the delay: the next tick starts a new one",
 			tree: delay("100", S("A", "S")),
-			steps: []playStep{
-				tickP(Running, ""),
-				haltP("").after(90 * ms),
-				tickP(Running, "").after(10 * ms),
-				tickP(Running, "").after(90 * ms),
-				tickP(Success, "A").after(10 * ms),
+			steps: []step{
+				tick(Running, ""),
+				halted("").after(90 * ms),
+				tick(Running, "").after(10 * ms),
+				tick(Running, "").after(90 * ms),
+				tick(Success, "A").after(10 * ms),
 			},
 		},
 	})
@@ -75,8 +72,8 @@ func TestDelay(t *testing.T) {
 			t.Errorf("events %v, want [A]", ev)
 		}
 	})
-	runDecoBuildErrors(t, []decoBuildError{
-		{"negative delay", delay("-3", S("A", "S")), `MainTree/Delay: port "delay_msec" (uint): "-3" is not a non-negative integer that fits uint`},
-		{"delay missing", N("Delay", nil, S("A", "S")), `MainTree/Delay: missing required input port "delay_msec" (uint)`},
+	runBuildErrors(t, []buildErrorCase{
+		{name: "negative delay", tree: delay("-3", S("A", "S")), want: `MainTree/Delay: port "delay_msec" (uint): "-3" is not a non-negative integer that fits uint`},
+		{name: "delay missing", tree: N("Delay", nil, S("A", "S")), want: `MainTree/Delay: missing required input port "delay_msec" (uint): Tick the child after a few milliseconds`},
 	})
 }

@@ -8,71 +8,68 @@ func TestFallback(t *testing.T) {
 		{
 			name:  "the first child that succeeds wins, then start again",
 			tree:  fb("Fallback", S("A", "F"), S("B", "S"), S("C", "S")),
-			ticks: ticks(Success, "A B", Success, "A B"),
+			steps: ticks(Success, "A B", Success, "A B"),
 		},
 		{
 			name:  "running child is resumed, earlier children are not re-ticked",
 			tree:  fb("Fallback", S("A", "F"), S("B", "R,R,F"), S("C", "S")),
-			ticks: ticks(Running, "A B", Running, "B", Success, "B C", Success, "A B C"),
+			steps: ticks(Running, "A B", Running, "B", Success, "B C", Success, "A B C"),
 		},
 		{
 			name:  "all fail is FAILURE and restarts from the first child",
 			tree:  fb("Fallback", S("A", "F"), S("B", "F")),
-			ticks: ticks(Failure, "A B", Failure, "A B"),
+			steps: ticks(Failure, "A B", Failure, "A B"),
 		},
 		{
 			name:  "success resets: a running child that succeeds restarts the next activation at the first",
 			tree:  fb("Fallback", S("A", "F"), S("B", "R,S,R")),
-			ticks: ticks(Running, "A B", Success, "B", Running, "A B"),
+			steps: ticks(Running, "A B", Success, "B", Running, "A B"),
 		},
 		{
 			name:  "all skipped is SKIPPED",
 			tree:  fb("Fallback", S("A", "K"), S("B", "K")),
-			ticks: ticks(Skipped, "A B"),
+			steps: ticks(Skipped, "A B"),
 		},
 		{
 			name:  "skipped children are passed over; the rest failing is FAILURE",
 			tree:  fb("Fallback", S("A", "K"), S("B", "F")),
-			ticks: ticks(Failure, "A B"),
+			steps: ticks(Failure, "A B"),
 		},
 		{
 			name:  "halt halts the running child",
 			tree:  fb("Fallback", S("A", "F"), S("B", "R")),
-			ticks: ticks(Running, "A B"),
-			halt:  true, after: []string{"B!"},
+			steps: ticks(Running, "A B", halted("B!")),
 		},
 		{
 			name:  "AsyncFallback yields after each child that failed at once",
 			tree:  fb("AsyncFallback", S("A", "F"), S("B", "F"), S("C", "S")),
-			ticks: ticks(Running, "A", Running, "B", Success, "C", Running, "A"),
+			steps: ticks(Running, "A", Running, "B", Success, "C", Running, "A"),
 		},
 		{
 			name:  "AsyncFallback does not yield after a child that was running, nor after the last",
 			tree:  fb("AsyncFallback", S("A", "R,F"), S("B", "F")),
-			ticks: ticks(Running, "A", Failure, "A B", Running, "A"),
+			steps: ticks(Running, "A", Failure, "A B", Running, "A"),
 		},
 		{
 			name:  "AsyncFallback does not yield after a skipped child",
 			tree:  fb("AsyncFallback", S("A", "K"), S("B", "S")),
-			ticks: ticks(Success, "A B"),
+			steps: ticks(Success, "A B"),
 		},
 	})
 }
 
 func TestFallbackHaltRewinds(t *testing.T) {
-	root := N("Fallback", nil, S("A", "F"), S("B", "R"))
-	runSteps(t, root, nil,
-		tk(Running, "A B"),
-		haltStep("B!"),
-		tk(Running, "A B"),
-	)
+	runNodeCases(t, []nodeCase{{
+		name:  "the next tick after a halt starts at the first child",
+		tree:  N("Fallback", nil, S("A", "F"), S("B", "R")),
+		steps: ticks(Running, "A B", halted("B!"), Running, "A B"),
+	}})
 }
 
 func TestAsyncFallbackYieldWakesTheTree(t *testing.T) {
-	tree := runSteps(t, N("AsyncFallback", nil, S("A", "F"), S("B", "S")), nil, tk(Running, "A"))
-	select {
-	case <-tree.WakeC():
-	default:
-		t.Error("no wake-up after yielding")
-	}
+	runNodeCases(t, []nodeCase{{
+		name:  "yielding after a failed child asks for a tick",
+		tree:  N("AsyncFallback", nil, S("A", "F"), S("B", "S")),
+		steps: []step{tick(Running, "A").woken(true)},
+	}})
 }

@@ -7,17 +7,16 @@ func TestKeepRunningUntilFailure(t *testing.T) {
 	runNodeCases(t, []nodeCase{
 		{name: "a success runs the child again on the next tick, a failure ends it",
 			tree:  krf(S("A", "S,S,F,S")),
-			ticks: ticks(Running, "A", Running, "A", Failure, "A", Running, "A")},
+			steps: ticks(Running, "A", Running, "A", Failure, "A", Running, "A")},
 		{name: "a running child is resumed", tree: krf(S("A", "R,R,F")),
-			ticks: ticks(Running, "A", Running, "A", Failure, "A")},
+			steps: ticks(Running, "A", Running, "A", Failure, "A")},
 		{name: "a skipped child leaves it RUNNING, as BT.CPP", tree: krf(S("A", "K,K,F")),
-			ticks: ticks(Running, "A", Running, "A", Failure, "A")},
+			steps: ticks(Running, "A", Running, "A", Failure, "A")},
 		{name: "halt halts the running child", tree: krf(S("A", "S,R")),
-			ticks: ticks(Running, "A", Running, "A"), halt: true, after: []string{"A!"}},
-	})
-	runPlayCases(t, []playCase{{
-		name:  "no wake-up between runs: the next run waits for the next tick",
-		tree:  krf(S("A", "S")),
-		steps: []playStep{tickP(Running, "A").woken(false)},
-	}})
+			steps: ticks(Running, "A", Running, "A", halted("A!"))},
+		{
+			name:  "no wake-up between runs: the next run waits for the next tick",
+			tree:  krf(S("A", "S")),
+			steps: []step{tick(Running, "A").woken(false)},
+		}})
 }

@@ -16,33 +16,32 @@ func TestRandomSequence(t *testing.T) {
 		{
 			name:  "every child in a new order on each activation (seed 42)",
 			tree:  rs(S("A", "S"), S("B", "S"), S("C", "S"), S("D", "S")),
-			ticks: ticks(Success, "D B C A", Success, "B A D C", Success, "D A B C"),
+			steps: ticks(Success, "D B C A", Success, "B A D C", Success, "D A B C"),
 		},
 		{
 			name:  "a failure ends the activation with FAILURE",
 			tree:  rs(S("A", "S"), S("B", "F"), S("C", "S"), S("D", "S")),
-			ticks: ticks(Failure, "D B", Failure, "B", Failure, "D A B"),
+			steps: ticks(Failure, "D B", Failure, "B", Failure, "D A B"),
 		},
 		{
 			name:  "a running child is resumed and the activation goes on in the same order",
 			tree:  rs(S("A", "S"), S("B", "S"), S("C", "R,S"), S("D", "S")),
-			ticks: ticks(Running, "D B C", Success, "C A", Success, "B A D C"),
+			steps: ticks(Running, "D B C", Success, "C A", Success, "B A D C"),
 		},
 		{
 			name:  "all skipped is SKIPPED",
 			tree:  rs(S("A", "K"), S("B", "K"), S("C", "K"), S("D", "K")),
-			ticks: ticks(Skipped, "D B C A"),
+			steps: ticks(Skipped, "D B C A"),
 		},
 		{
 			name:  "some skipped is SUCCESS",
 			tree:  rs(S("A", "K"), S("B", "S"), S("C", "K"), S("D", "S")),
-			ticks: ticks(Success, "D B C A"),
+			steps: ticks(Success, "D B C A"),
 		},
 		{
 			name:  "halt halts the running child",
 			tree:  rs(S("A", "S"), S("B", "S"), S("C", "R"), S("D", "S")),
-			ticks: ticks(Running, "D B C"),
-			halt:  true, after: []string{"C!"},
+			steps: ticks(Running, "D B C", halted("C!")),
 		},
 	})
 }
@@ -53,45 +52,42 @@ func TestRandomSelector(t *testing.T) {
 		{
 			name:  "all fail, in a new order on each activation (seed 42)",
 			tree:  rs(S("A", "F"), S("B", "F"), S("C", "F"), S("D", "F")),
-			ticks: ticks(Failure, "D B C A", Failure, "B A D C", Failure, "D A B C"),
+			steps: ticks(Failure, "D B C A", Failure, "B A D C", Failure, "D A B C"),
 		},
 		{
 			name:  "the first child to succeed ends the activation with SUCCESS",
 			tree:  rs(S("A", "F"), S("B", "F"), S("C", "S"), S("D", "F")),
-			ticks: ticks(Success, "D B C", Success, "B A D C", Success, "D A B C"),
+			steps: ticks(Success, "D B C", Success, "B A D C", Success, "D A B C"),
 		},
 		{
 			name:  "a running child is resumed and the activation goes on in the same order",
 			tree:  rs(S("A", "F"), S("B", "F"), S("C", "R,F"), S("D", "F")),
-			ticks: ticks(Running, "D B C", Failure, "C A", Failure, "B A D C"),
+			steps: ticks(Running, "D B C", Failure, "C A", Failure, "B A D C"),
 		},
 		{
 			name:  "all skipped is SKIPPED",
 			tree:  rs(S("A", "K"), S("B", "K"), S("C", "K"), S("D", "K")),
-			ticks: ticks(Skipped, "D B C A"),
+			steps: ticks(Skipped, "D B C A"),
 		},
 		{
 			name:  "some skipped, the rest failing, is FAILURE",
 			tree:  rs(S("A", "K"), S("B", "F"), S("C", "K"), S("D", "F")),
-			ticks: ticks(Failure, "D B C A"),
+			steps: ticks(Failure, "D B C A"),
 		},
 		{
 			name:  "halt halts the running child",
 			tree:  rs(S("A", "F"), S("B", "R"), S("C", "F"), S("D", "F")),
-			ticks: ticks(Running, "D B"),
-			halt:  true, after: []string{"B!"},
+			steps: ticks(Running, "D B", halted("B!")),
 		},
 	})
 }
 
 func TestRandomHaltEndsTheActivation(t *testing.T) {
-	// After a halt the next tick draws a new order (the second shuffle).
-	runSteps(t, N("RandomSequence", nil, S("A", "S"), S("B", "S"), S("C", "R"), S("D", "S")), nil,
-		tk(Running, "D B C"),
-		haltStep("C!"),
-		tk(Running, "B A D C"),
-		tk(Running, "C"),
-	)
+	runNodeCases(t, []nodeCase{{
+		name:  "after a halt the next tick draws a new order (the second shuffle)",
+		tree:  N("RandomSequence", nil, S("A", "S"), S("B", "S"), S("C", "R"), S("D", "S")),
+		steps: ticks(Running, "D B C", halted("C!"), Running, "B A D C", Running, "C"),
+	}})
 }
 
 // activations ticks a tree built with seed and returns the Step events of

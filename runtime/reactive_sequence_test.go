@@ -8,53 +8,52 @@ func TestReactiveSequence(t *testing.T) {
 		{
 			name:  "all succeed",
 			tree:  rs(S("A", "S"), S("B", "S")),
-			ticks: ticks(Success, "A B", Success, "A B"),
+			steps: ticks(Success, "A B", Success, "A B"),
 		},
 		{
 			name:  "every tick starts again at the first child; the running child keeps running",
 			tree:  rs(S("A", "S"), S("B", "R,R,S")),
-			ticks: ticks(Running, "A B", Running, "A B", Success, "A B"),
+			steps: ticks(Running, "A B", Running, "A B", Success, "A B"),
 		},
 		{
 			name:  "a condition failing halts the running child",
 			tree:  rs(S("A", "S,S,F"), S("B", "R")),
-			ticks: ticks(Running, "A B", Running, "A B", Failure, "A B!"),
+			steps: ticks(Running, "A B", Running, "A B", Failure, "A B!"),
 		},
 		{
 			name:  "an earlier child turning RUNNING halts the running later one",
 			tree:  rs(S("A", "S,R"), S("B", "R")),
-			ticks: ticks(Running, "A B", Running, "A B!"),
+			steps: ticks(Running, "A B", Running, "A B!"),
 		},
 		{
 			name:  "RUNNING halts every other running child, in child order",
 			tree:  rs(S("A", "S,S,R"), S("B", "S,R"), S("C", "R")),
-			ticks: ticks(Running, "A B C", Running, "A B C!", Running, "A B!"),
+			steps: ticks(Running, "A B C", Running, "A B C!", Running, "A B!"),
 		},
 		{
 			name:  "a later child failing is FAILURE",
 			tree:  rs(S("A", "S"), S("B", "F")),
-			ticks: ticks(Failure, "A B"),
+			steps: ticks(Failure, "A B"),
 		},
 		{
 			name:  "all skipped is SKIPPED",
 			tree:  rs(S("A", "K"), S("B", "K")),
-			ticks: ticks(Skipped, "A B"),
+			steps: ticks(Skipped, "A B"),
 		},
 		{
 			name:  "skipped children are passed over; some skipped is SUCCESS",
 			tree:  rs(S("A", "K"), S("B", "S")),
-			ticks: ticks(Success, "A B"),
+			steps: ticks(Success, "A B"),
 		},
 		{
 			name:  "halt halts the running child",
 			tree:  rs(S("A", "S"), S("B", "R")),
-			ticks: ticks(Running, "A B"),
-			halt:  true, after: []string{"B!"},
+			steps: ticks(Running, "A B", halted("B!")),
 		},
 		{
 			name:  "one AsyncSequence child is allowed",
 			tree:  rs(N("AsyncSequence", nil, S("A", "S")), S("B", "S")),
-			ticks: ticks(Success, "A B"),
+			steps: ticks(Success, "A B"),
 		},
 	})
 }

@@ -9,38 +9,36 @@ func TestRetryUntilSuccessful(t *testing.T) {
 	runNodeCases(t, []nodeCase{
 		{name: "one synchronous attempt per tick, then FAILURE and a fresh count",
 			tree:  retry("3", S("A", "F")),
-			ticks: ticks(Running, "A", Running, "A", Failure, "A", Running, "A")},
+			steps: ticks(Running, "A", Running, "A", Failure, "A", Running, "A")},
 		{name: "a success succeeds at once and resets the count",
 			tree:  retry("2", S("A", "F,S,F")),
-			ticks: ticks(Running, "A", Success, "A", Running, "A", Failure, "A")},
+			steps: ticks(Running, "A", Success, "A", Running, "A", Failure, "A")},
 		{name: "after a RUNNING child fails, the next attempt starts in the same tick",
 			tree:  retry("3", S("A", "R,F,R,F,R,F")),
-			ticks: ticks(Running, "A", Running, "A A", Running, "A A", Failure, "A")},
+			steps: ticks(Running, "A", Running, "A A", Running, "A A", Failure, "A")},
 		{name: "a skipped child skips the node", tree: retry("3", S("A", "K,F")),
-			ticks: ticks(Skipped, "A", Running, "A")},
+			steps: ticks(Skipped, "A", Running, "A")},
 		{name: "num_attempts 0 fails without ticking the child", tree: retry("0", S("A", "S")),
-			ticks: ticks(Failure, "")},
+			steps: ticks(Failure, "")},
 		{name: "num_attempts -1 retries forever", tree: retry("-1", S("A", "F")),
-			ticks: ticks(Running, "A", Running, "A", Running, "A")},
+			steps: ticks(Running, "A", Running, "A", Running, "A")},
 		{name: "halt halts the running child", tree: retry("3", S("A", "R")),
-			ticks: ticks(Running, "A"), halt: true, after: []string{"A!"}},
-	})
-	runPlayCases(t, []playCase{
+			steps: ticks(Running, "A", halted("A!"))},
 		{
 			name: "a synchronous failure with attempts left wakes the tree",
 			tree: retry("2", S("A", "F")),
-			steps: []playStep{
-				tickP(Running, "A").woken(true),
-				tickP(Failure, "A").woken(false),
+			steps: []step{
+				tick(Running, "A").woken(true),
+				tick(Failure, "A").woken(false),
 			},
 		},
 		{
 			name: "halt resets the count",
 			tree: retry("2", S("A", "F,R,F")),
-			steps: []playStep{
-				tickP(Running, "A"), tickP(Running, "A"),
-				haltP("A!"),
-				tickP(Running, "A"), tickP(Failure, "A"),
+			steps: []step{
+				tick(Running, "A"), tick(Running, "A"),
+				halted("A!"),
+				tick(Running, "A"), tick(Failure, "A"),
 			},
 		},
 		{
@@ -49,14 +47,14 @@ func TestRetryUntilSuccessful(t *testing.T) {
 			name: "the child changes the limit while retrying",
 			tree: retry("{limit}", N("ScriptCondition", A("code", "attempts += 1; limit = attempts == 1 ? 4 : limit; false"))),
 			bb:   map[string]any{"limit": 2, "attempts": 0},
-			steps: []playStep{
-				tickP(Running, ""), tickP(Running, ""), tickP(Running, ""), tickP(Failure, ""),
+			steps: []step{
+				tick(Running, ""), tick(Running, ""), tick(Running, ""), tick(Failure, ""),
 			},
 			wantBB: map[string]any{"attempts": 4, "limit": 4},
 		},
 	})
-	runDecoBuildErrors(t, []decoBuildError{
-		{"num_attempts below -1", retry("-5", S("A", "S")), `MainTree/RetryUntilSuccessful: num_attempts is -5; want -1 (no limit) or a count >= 0`},
-		{"num_attempts missing", N("RetryUntilSuccessful", nil, S("A", "S")), `missing required input port "num_attempts" (int)`},
+	runBuildErrors(t, []buildErrorCase{
+		{name: "num_attempts below -1", tree: retry("-5", S("A", "S")), want: `MainTree/RetryUntilSuccessful: num_attempts is -5; want -1 (no limit) or a count >= 0`},
+		{name: "num_attempts missing", tree: N("RetryUntilSuccessful", nil, S("A", "S")), want: `MainTree/RetryUntilSuccessful: missing required input port "num_attempts" (int): Execute again a failing child up to N times. Use -1 to create an infinite loop.`},
 	})
 }

@@ -7,61 +7,59 @@ func TestScript(t *testing.T) {
 	cond := func(code string) *NodeSpec { return N("ScriptCondition", A("code", code)) }
 	runNodeCases(t, []nodeCase{
 		{name: "Script writes the blackboard and succeeds",
-			tree: script("x := 1; y := x + 2; msg := 'at ' .. 'dock'"), ticks: ticks(Success, "", Success, ""),
-			wantBB: map[string]any{"x": 1, "y": 3, "msg": "at dock"}},
-		{name: "Script succeeds whatever its value", tree: script("false"), ticks: ticks(Success, "")},
-		{name: "an empty Script does nothing and succeeds, as in BT.CPP", tree: script(""), ticks: ticks(Success, "", Success, "")},
+			tree: script("x := 1; y := x + 2; msg := 'at ' .. 'dock'"), steps: ticks(Success, "", Success, ""),
+			wantBB: map[string]any{"x": 1, "y": 3.0, "msg": "at dock"}}, // arithmetic gives reals, as in BT.CPP,
+		{name: "Script succeeds whatever its value", tree: script("false"), steps: ticks(Success, "")},
+		{name: "an empty Script does nothing and succeeds, as in BT.CPP", tree: script(""), steps: ticks(Success, "", Success, "")},
 		{name: "Script runs on every tick", tree: script("n += 1"), bb: map[string]any{"n": 0},
-			ticks: ticks(Success, "", Success, "", Success, ""), wantBB: map[string]any{"n": 3}},
+			steps: ticks(Success, "", Success, "", Success, ""), wantBB: map[string]any{"n": 3}},
 		{name: "ScriptCondition true is SUCCESS", tree: cond("battery > 0.2"), bb: map[string]any{"battery": 0.5},
-			ticks: ticks(Success, "")},
+			steps: ticks(Success, "")},
 		{name: "ScriptCondition false is FAILURE", tree: cond("battery > 0.2"), bb: map[string]any{"battery": 0.1},
-			ticks: ticks(Failure, "")},
+			steps: ticks(Failure, "")},
 		{name: "ScriptCondition may assign too", tree: cond("n += 1; n < 3"), bb: map[string]any{"n": 0},
-			ticks: ticks(Success, "", Success, "", Failure, ""), wantBB: map[string]any{"n": 3}},
+			steps: ticks(Success, "", Success, "", Failure, ""), wantBB: map[string]any{"n": 3}},
 		{name: "code from the blackboard", tree: script("{prog}"), bb: map[string]any{"prog": "x := 5"},
-			ticks: ticks(Success, ""), wantBB: map[string]any{"x": 5}},
+			steps: ticks(Success, ""), wantBB: map[string]any{"x": 5}},
 		{name: "in a Sequence, scripts see each other's writes",
 			tree:  N("Sequence", nil, script("a := 2"), cond("a == 2"), script("b := a * 10")),
-			ticks: ticks(Success, ""), wantBB: map[string]any{"b": 20}},
-	})
-	runPlayCases(t, []playCase{
+			steps: ticks(Success, ""), wantBB: map[string]any{"b": 20.0}},
 		{
 			name:  "an unknown variable is a tick error naming the node",
 			tree:  script("y = 1"),
-			steps: []playStep{errP(`MainTree/Script (Script): code: 1:1: unknown variable "y": the blackboard has no such entry yet (use := to create it)`)},
+			steps: []step{fails(`MainTree/Script (Script): code: 1:1: unknown variable "y": the blackboard has no such entry yet (use := to create it)`)},
 		},
 		{
 			name:  "a value that is not a condition is a tick error",
 			tree:  cond("'abc'"),
-			steps: []playStep{errP(`MainTree/ScriptCondition (ScriptCondition): code: string 'abc' cannot be used as a condition`)},
+			steps: []step{fails(`MainTree/ScriptCondition (ScriptCondition): code: string 'abc' cannot be used as a condition: strings do not convert to bool`)},
 		},
 		{
 			name:   "assignments before an error stay made",
 			tree:   script("a := 1; b = 2"),
-			steps:  []playStep{errP(`code: 1:9: unknown variable "b"`)},
+			steps:  []step{fails(`MainTree/Script (Script): code: 1:9: unknown variable "b": the blackboard has no such entry yet (use := to create it)`)},
 			wantBB: map[string]any{"a": 1},
 		},
 		{
 			name:  "a blackboard script that does not parse is a tick error",
 			tree:  script("{prog}"),
 			bb:    map[string]any{"prog": "x :="},
-			steps: []playStep{errP(`MainTree/Script (Script): port "code": script does not parse: 1:5:`)},
+			steps: []step{fails(`MainTree/Script (Script): port "code": script does not parse: 1:5: expected an expression after ':=', found end of script`)},
 		},
 		{
 			name: "a blackboard script is parsed again when it changes",
 			tree: cond("{rule}"),
 			bb:   map[string]any{"rule": "true"},
-			steps: []playStep{
-				tickP(Success, ""), tickP(Failure, "").writing("rule", "false"), tickP(Failure, ""),
+			steps: []step{
+				tick(Success, ""), tick(Failure, "").writing("rule", "false"), tick(Failure, ""),
 			},
 		},
 	})
-	runDecoBuildErrors(t, []decoBuildError{
-		{"a script that does not parse", script("x := "), `MainTree/Script: port "code": script does not parse: 1:6: expected an expression after ':='`},
-		{"a script of blanks", script("  "), `MainTree/Script: port "code": script does not parse: 1:1: empty script`},
-		{"an empty condition", cond(""), `MainTree/ScriptCondition: port "code": script does not parse: 1:1: empty script`},
-		{"a condition that does not parse", cond("a >"), `MainTree/ScriptCondition: port "code": script does not parse: 1:4:`},
-		{"code missing", N("Script", nil), `MainTree/Script: missing required input port "code" (string)`},
+	runBuildErrors(t, []buildErrorCase{
+		{name: "a script that does not parse", tree: script("x := "), want: `MainTree/Script: port "code": script does not parse: 1:6: expected an expression after ':=', found end of script`},
+		{name: "a script of blanks", tree: script("  "), want: `MainTree/Script: port "code": script does not parse: 1:1: empty script: expected at least one statement`},
+		{name: "an empty condition", tree: cond(""), want: `MainTree/ScriptCondition: port "code": script does not parse: 1:1: empty script: expected at least one statement`},
+		{name: "a condition that does not parse", tree: cond("a >"), want: `MainTree/ScriptCondition: port "code": script does not parse: 1:4: expected an expression after '>', found end of script`},
+		{name: "code missing", tree: N("Script", nil), want: `MainTree/Script: missing required input port "code" (string): Piece of code that can be parsed`},
 	})
 }

@@ -25,6 +25,15 @@ import (
 //     string entry;
 //   - the write follows the blackboard's rules (scopes, remapping, '@',
 //     type checks) and the node returns SUCCESS.
+//
+// Where btrobot differs from BT.CPP 4.10, deliberately: text written onto
+// an entry that a script created with ':=' (so no port declared its type)
+// is parsed as the type of the value the entry holds: after n := 1,
+// value="7" writes the integer 7, and value="seven" is an error naming the
+// entry. BT.CPP instead stores an empty value and retypes the entry to a
+// generic one, so n reads back empty and the next SetBlackboard onto it
+// throws (it cannot convert the string to that generic type) — a defect not
+// worth copying.
 type SetBlackboard struct{ Base }
 
 var stringType = reflect.TypeFor[string]()

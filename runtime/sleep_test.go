@@ -11,50 +11,48 @@ func TestSleep(t *testing.T) {
 	runNodeCases(t, []nodeCase{
 		{name: "RUNNING until the deadline, then SUCCESS",
 			tree: sleep("100"),
-			ticks: []tickCase{
+			steps: []step{
 				timed(0, Running, ""), timed(99*ms, Running, ""), timed(1*ms, Success, ""),
 				timed(0, Running, ""), timed(100*ms, Success, ""),
 			}},
-		{name: "msec 0 succeeds at once", tree: sleep("0"), ticks: ticks(Success, "", Success, "")},
+		{name: "msec 0 succeeds at once", tree: sleep("0"), steps: ticks(Success, "", Success, "")},
 		{name: "a Sequence waits on it",
 			tree: N("Sequence", nil, S("A", "S"), sleep("50"), S("B", "S")),
-			ticks: []tickCase{
+			steps: []step{
 				timed(0, Running, "A"), timed(49*ms, Running, ""), timed(1*ms, Success, "B"),
 			}},
 		{name: "msec from the blackboard", tree: sleep("{nap}"), bb: map[string]any{"nap": "20"},
-			ticks: []tickCase{timed(0, Running, ""), timed(20*ms, Success, "")}},
-	})
-	runPlayCases(t, []playCase{
+			steps: []step{timed(0, Running, ""), timed(20*ms, Success, "")}},
 		{
 			name: "the wait asks for a tick at its deadline",
 			tree: sleep("100"),
-			steps: []playStep{
-				tickP(Running, "").askingTick(100 * ms),
-				tickP(Running, "").after(60 * ms).askingTick(100 * ms),
+			steps: []step{
+				tick(Running, "").askingTick(100 * ms),
+				tick(Running, "").after(60 * ms).askingTick(100 * ms),
 			},
 		},
 		{
 			name: "kept after its SUCCESS without a reset, it returns SUCCESS (a StatefulActionNode)",
 			reg:  pipelineRegistry,
 			tree: N("Pipeline", nil, sleep("100")),
-			steps: []playStep{
-				tickP(Running, ""), tickP(Success, "").after(100 * ms), tickP(Success, "").after(time.Hour),
+			steps: []step{
+				tick(Running, ""), tick(Success, "").after(100 * ms), tick(Success, "").after(time.Hour),
 			},
 		},
 		{
 			name: "halt cancels the wait; the next tick starts a new one",
 			tree: sleep("100"),
-			steps: []playStep{
-				tickP(Running, ""),
-				haltP("").after(90 * ms),
-				tickP(Running, "").after(20 * ms),
-				tickP(Running, "").after(90 * ms),
-				tickP(Success, "").after(10 * ms),
+			steps: []step{
+				tick(Running, ""),
+				halted("").after(90 * ms),
+				tick(Running, "").after(20 * ms),
+				tick(Running, "").after(90 * ms),
+				tick(Success, "").after(10 * ms),
 			},
 		},
 	})
-	runDecoBuildErrors(t, []decoBuildError{
-		{"negative msec", sleep("-1"), `MainTree/Sleep: port "msec" (uint): "-1" is not a non-negative integer that fits uint`},
-		{"msec missing", N("Sleep", nil), `MainTree/Sleep: missing required input port "msec" (uint)`},
+	runBuildErrors(t, []buildErrorCase{
+		{name: "negative msec", tree: sleep("-1"), want: `MainTree/Sleep: port "msec" (uint): "-1" is not a non-negative integer that fits uint`},
+		{name: "msec missing", tree: N("Sleep", nil), want: `MainTree/Sleep: missing required input port "msec" (uint): How long to wait, in milliseconds`},
 	})
 }

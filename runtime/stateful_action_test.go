@@ -64,51 +64,51 @@ func statefulRegistry(log *eventLog) *Registry {
 
 func TestStatefulAction(t *testing.T) {
 	job := func(attrs ...string) *NodeSpec { return N("Job", A(attrs...)) }
-	runPlayCases(t, []playCase{
+	runNodeCases(t, []nodeCase{
 		{
 			name: "OnStart from IDLE, OnRunning while RUNNING, OnStart again after completing",
 			reg:  statefulRegistry, tree: job("running", "RUNNING,SUCCESS"),
-			steps: []playStep{
-				tickP(Running, "Job>"), tickP(Running, "Job~"), tickP(Success, "Job~"),
-				tickP(Running, "Job>"),
+			steps: []step{
+				tick(Running, "Job>"), tick(Running, "Job~"), tick(Success, "Job~"),
+				tick(Running, "Job>"),
 			},
 		},
 		{
 			name: "OnStart may finish at once", reg: statefulRegistry, tree: job("start", "FAILURE"),
-			steps: []playStep{tickP(Failure, "Job>"), tickP(Failure, "Job>")},
+			steps: []step{tick(Failure, "Job>"), tick(Failure, "Job>")},
 		},
 		{
 			name: "halt calls OnHalted while RUNNING; the next tick starts again",
 			reg:  statefulRegistry, tree: job("running", "RUNNING"),
-			steps: []playStep{
-				tickP(Running, "Job>"), tickP(Running, "Job~"), haltP("Job!"), tickP(Running, "Job>"),
+			steps: []step{
+				tick(Running, "Job>"), tick(Running, "Job~"), halted("Job!"), tick(Running, "Job>"),
 			},
 		},
 		{
 			name: "a halted tree whose action is not running calls nothing",
 			reg:  statefulRegistry, tree: N("Sequence", nil, job("start", "SUCCESS"), S("A", "R")),
-			steps: []playStep{tickP(Running, "Job> A"), haltP("A!")},
+			steps: []step{tick(Running, "Job> A"), halted("A!")},
 		},
 		{
 			name: "ticked again after completing without a reset, it returns that status (BT.CPP)",
 			reg:  statefulRegistry, tree: N("Pipeline", nil, job("start", "SUCCESS")),
-			steps: []playStep{tickP(Success, "Job>"), tickP(Success, ""), tickP(Success, "")},
+			steps: []step{tick(Success, "Job>"), tick(Success, ""), tick(Success, "")},
 		},
 		{
 			name: "OnStart returning IDLE is an error", reg: statefulRegistry, tree: job("start", "IDLE"),
-			steps: []playStep{errP(`MainTree/Job (Job): OnStart returned IDLE; it must return RUNNING, SUCCESS, FAILURE or SKIPPED`)},
+			steps: []step{fails(`MainTree/Job (Job): OnStart returned IDLE; it must return RUNNING, SUCCESS, FAILURE or SKIPPED`)},
 		},
 		{
 			name: "OnRunning returning IDLE is an error", reg: statefulRegistry, tree: job("running", "IDLE"),
-			steps: []playStep{tickP(Running, "Job>"), errP(`MainTree/Job (Job): OnRunning returned IDLE`)},
+			steps: []step{tick(Running, "Job>"), fails(`MainTree/Job (Job): OnRunning returned IDLE; it must return RUNNING, SUCCESS, FAILURE or SKIPPED`)},
 		},
 		{
 			name: "an error from OnRunning fails the tick, and the halted tree calls OnHalted",
 			reg:  statefulRegistry, tree: job("fail", "true"),
-			steps: []playStep{
-				tickP(Running, "Job>"),
+			steps: []step{
+				tick(Running, "Job>"),
 				{err: `MainTree/Job (Job): lost the dock's beacon`, events: "Job~ Job!"},
-				tickP(Running, "Job>"),
+				tick(Running, "Job>"),
 			},
 		},
 	})

@@ -40,12 +40,23 @@ import (
 //     FAILURE resets all children and is returned; its SKIPPED is returned
 //     as it is (the Switch is skipped, BT.CPP does not fall back to the
 //     default child);
-//   - a SwitchN without exactly N+1 children is rejected when the tree is
-//     built.
+//   - a case left out of the tree never matches.
 //
-// Every port is required, as the loader requires every input port without
-// a default; BT.CPP instead lets a case go unset (it then never matches)
-// and sends a Switch without a variable to its default child.
+// Where btrobot differs from BT.CPP 4.10, deliberately:
+//   - BT.CPP declares variable and the cases as string ports, so
+//     variable="{c}" makes c a string entry when the tree is built. A node
+//     that then writes a number into c through a typed output port throws
+//     ("once declared, the type of a port shall not change"), and a tree in
+//     which such a port names {c} before the Switch does fails to load:
+//     the Switch's declaration locks out the very producers it is meant to
+//     branch on. btrobot declares them as ports of any type: {c} is created
+//     when the tree is built, as in BT.CPP, and takes its type from its
+//     first write. Trees in which scripts write c (the usual case) tick
+//     identically.
+//   - variable is required: a Switch without one is rejected when the tree
+//     is built (BT.CPP ticks the default child).
+//   - a SwitchN without exactly N+1 children is rejected when the tree is
+//     built (BT.CPP: it throws at its first tick).
 type Switch struct {
 	Base
 	cases   int

@@ -1,7 +1,7 @@
 package runtime
 
 import (
-	"strings"
+	"fmt"
 	"testing"
 )
 
@@ -19,166 +19,202 @@ func TestSwitch(t *testing.T) {
 			name:  "an integer entry matches its decimal text",
 			tree:  sw2("1", "dock"),
 			bb:    map[string]any{"v": 1},
-			ticks: ticks(Success, "One", Success, "One"),
+			steps: ticks(Success, "One", Success, "One"),
 		},
 		{
 			name:  "a string entry matches equal text",
 			tree:  sw2("1", "dock"),
 			bb:    map[string]any{"v": "dock"},
-			ticks: ticks(Success, "Dock"),
+			steps: ticks(Success, "Dock"),
 		},
 		{
 			name:  "no match runs the default child",
 			tree:  sw2("1", "dock"),
 			bb:    map[string]any{"v": 7},
-			ticks: ticks(Success, "Default"),
+			steps: ticks(Success, "Default"),
 		},
 		{
 			name:  "the first matching case wins",
 			tree:  sw2("1", "1.0"),
 			bb:    map[string]any{"v": 1},
-			ticks: ticks(Success, "One"),
+			steps: ticks(Success, "One"),
 		},
 		{
 			name:  "a real entry matches an integer case as a real (3.000000 vs 3)",
 			tree:  sw2("2", "3"),
 			bb:    map[string]any{"v": 3.0},
-			ticks: ticks(Success, "Dock"),
+			steps: ticks(Success, "Dock"),
 		},
 		{
 			name:  "reals match within float32's epsilon (0.100000 vs 0.1)",
 			tree:  sw2("0.1", "0.2"),
 			bb:    map[string]any{"v": 0.1},
-			ticks: ticks(Success, "One"),
+			steps: ticks(Success, "One"),
 		},
 		{
 			name:  "a real entry prints with six decimals: 1e-8 matches case 0",
 			tree:  sw2("0", "1"),
 			bb:    map[string]any{"v": 1e-8},
-			ticks: ticks(Success, "One"),
+			steps: ticks(Success, "One"),
 		},
 		{
 			name:  "numeric strings compare as numbers (007 vs 7)",
 			tree:  sw2("7", "8"),
 			bb:    map[string]any{"v": "007"},
-			ticks: ticks(Success, "One"),
+			steps: ticks(Success, "One"),
 		},
 		{
 			name:  "an exponent reads as a real (1e3 vs 1000)",
 			tree:  sw2("5", "1000"),
 			bb:    map[string]any{"v": "1e3"},
-			ticks: ticks(Success, "Dock"),
+			steps: ticks(Success, "Dock"),
 		},
 		{
 			name:  "a leading + is not a number, as for from_chars",
 			tree:  sw2("7", "8"),
 			bb:    map[string]any{"v": "+7"},
-			ticks: ticks(Success, "Default"),
+			steps: ticks(Success, "Default"),
 		},
 		{
 			name:  "true is the integer 1, as BT.CPP stores a bool",
 			tree:  sw2("true", "1"),
 			bb:    map[string]any{"v": true},
-			ticks: ticks(Success, "Dock"),
+			steps: ticks(Success, "Dock"),
 		},
 		{
 			name:  "false is 0",
 			tree:  sw2("false", "0"),
 			bb:    map[string]any{"v": false},
-			ticks: ticks(Success, "Dock"),
+			steps: ticks(Success, "Dock"),
 		},
 		{
 			name:  "a missing variable entry runs the default child",
 			tree:  C("Switch2", []string{"variable", "{nowhere}", "case_1", "1", "case_2", ""}, S("One", "S"), S("Two", "S"), S("Default", "F")),
-			ticks: ticks(Failure, "Default"),
+			steps: ticks(Failure, "Default"),
 		},
 		{
 			name:  "an empty case matches an empty variable",
 			tree:  sw2("1", ""),
 			bb:    map[string]any{"v": ""},
-			ticks: ticks(Success, "Dock"),
+			steps: ticks(Success, "Dock"),
 		},
 		{
 			name:  "cases may come from the blackboard; a missing case entry never matches",
 			tree:  C("Switch2", []string{"variable", "{v}", "case_1", "{nothing}", "case_2", "{target}"}, S("One", "S"), S("Target", "S"), S("Default", "S")),
 			bb:    map[string]any{"v": "dock", "target": "dock"},
-			ticks: ticks(Success, "Target"),
+			steps: ticks(Success, "Target"),
 		},
 		{
 			name:  "a literal variable",
 			tree:  C("Switch2", []string{"variable", "2", "case_1", "1", "case_2", "2.0"}, S("One", "S"), S("Two", "S"), S("Default", "S")),
-			ticks: ticks(Success, "Two"),
+			steps: ticks(Success, "Two"),
 		},
 		{
 			name:  "a running child is resumed while its case still matches",
 			tree:  sw2("1", "dock", S("One", "R,R,F"), S("Dock", "S"), S("Default", "S")),
 			bb:    map[string]any{"v": 1},
-			ticks: ticks(Running, "One", Running, "One", Failure, "One", Failure, "One"),
+			steps: ticks(Running, "One", Running, "One", Failure, "One", Failure, "One"),
 		},
 		{
 			name:  "a skipped child makes the Switch SKIPPED (no fall back to the default)",
 			tree:  sw2("1", "dock", S("One", "K"), S("Dock", "S"), S("Default", "S")),
 			bb:    map[string]any{"v": 1},
-			ticks: ticks(Skipped, "One"),
+			steps: ticks(Skipped, "One"),
 		},
 		{
 			name:  "halt halts the running child",
 			tree:  sw2("1", "dock", S("One", "S"), S("Dock", "R"), S("Default", "S")),
 			bb:    map[string]any{"v": "dock"},
-			ticks: ticks(Running, "Dock"),
-			halt:  true, after: []string{"Dock!"},
+			steps: ticks(Running, "Dock", halted("Dock!")),
 		},
 		{
 			name: "Switch6 reaches its sixth case and its default",
 			tree: C("Switch6", []string{"variable", "{v}", "case_1", "1", "case_2", "2", "case_3", "3", "case_4", "4", "case_5", "5", "case_6", "6"},
 				S("C1", "S"), S("C2", "S"), S("C3", "S"), S("C4", "S"), S("C5", "S"), S("C6", "S"), S("Default", "S")),
 			bb:    map[string]any{"v": 6},
-			ticks: ticks(Success, "C6"),
+			steps: ticks(Success, "C6"),
 		},
 	})
 }
 
 func TestSwitchChangingCaseHaltsTheRunningChild(t *testing.T) {
-	root := C("Switch3", []string{"variable", "{mode}", "case_1", "1", "case_2", "2", "case_3", "3"},
-		S("Dock", "R"), S("Patrol", "R"), S("Report", "S"), S("Idle", "S"))
-	runSteps(t, root, map[string]any{"mode": 1},
-		tk(Running, "Dock"),
-		tk(Running, "Dock"),
-		step{set: map[string]any{"mode": 2}, want: Running, events: "Dock! Patrol"},
-		step{set: map[string]any{"mode": 3}, want: Success, events: "Patrol! Report"},
-		step{set: map[string]any{"mode": 9}, want: Success, events: "Idle"},
-		step{set: map[string]any{"mode": 2}, want: Running, events: "Patrol"},
-		haltStep("Patrol!"),
-	)
+	runNodeCases(t, []nodeCase{{
+		name: "the variable changes while a child runs",
+		tree: C("Switch3", []string{"variable", "{mode}", "case_1", "1", "case_2", "2", "case_3", "3"},
+			S("Dock", "R"), S("Patrol", "R"), S("Report", "S"), S("Idle", "S")),
+		bb: map[string]any{"mode": 1},
+		steps: []step{
+			tick(Running, "Dock"),
+			tick(Running, "Dock"),
+			tick(Running, "Dock! Patrol").writing("mode", 2),
+			tick(Success, "Patrol! Report").writing("mode", 3),
+			tick(Success, "Idle").writing("mode", 9),
+			tick(Running, "Patrol").writing("mode", 2),
+			halted("Patrol!"),
+		},
+	}})
 }
 
 func TestSwitchEnums(t *testing.T) {
-	log := &eventLog{}
-	reg := testRegistry(log)
-	reg.RegisterEnum("DOCK", 2)
-	reg.RegisterEnum("PATROL", 3)
+	withEnums := func(log *eventLog) *Registry {
+		reg := testRegistry(log)
+		reg.RegisterEnum("DOCK", 2)
+		reg.RegisterEnum("PATROL", 3)
+		return reg
+	}
 	root := C("Switch2", []string{"variable", "{mode}", "case_1", "DOCK", "case_2", "PATROL"}, S("Dock", "S"), S("Patrol", "S"), S("Idle", "S"))
-	doc := &Document{Trees: []*TreeSpec{{ID: "MainTree", Root: root}}}
+	var cases []nodeCase
 	for _, c := range []struct {
 		mode any
 		want string
 	}{
 		{2, "Dock"}, {3, "Patrol"}, {"DOCK", "Dock"}, {"3", "Patrol"}, {3.0, "Patrol"}, {"PATROL", "Patrol"}, {"dock", "Idle"}, {4, "Idle"},
 	} {
-		tree, err := Build(reg, doc, BuildConf{Clock: NewManualClock(testEpoch), Seed: 42})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := tree.Blackboard().Set("mode", c.mode); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tree.TickExactlyOnce(); err != nil {
-			t.Fatal(err)
-		}
-		if got := strings.Join(log.take(), " "); got != c.want {
-			t.Errorf("mode %#v: ticked %q, want %q", c.mode, got, c.want)
-		}
+		cases = append(cases, nodeCase{
+			name: fmt.Sprintf("mode %#v", c.mode), reg: withEnums, tree: root,
+			bb:    map[string]any{"mode": c.mode},
+			steps: ticks(Success, c.want),
+		})
 	}
+	runNodeCases(t, cases)
+}
+
+// TestSwitchVariableOfAnyType: where btrobot deliberately differs from
+// BT.CPP 4.10, which declares variable as a string port (see Switch). A
+// node's typed output may produce the variable, before or after the Switch
+// in the tree.
+func TestSwitchVariableOfAnyType(t *testing.T) {
+	withCounter := func(log *eventLog) *Registry {
+		reg := testRegistry(log)
+		reg.MustRegister(NodeType{
+			ID: "Count", Kind: ActionKind,
+			Ports: []PortSpec{OutputPort[int]("out", "a count")},
+			New: func(*Config) (Node, error) {
+				n := 0
+				return NewAction(func(l *Leaf) (Status, error) {
+					n++
+					return Success, SetOutput(l, "out", n)
+				}), nil
+			},
+		})
+		return reg
+	}
+	sw := C("Switch2", []string{"variable", "{c}", "case_1", "1", "case_2", "2"}, S("One", "S"), S("Two", "S"), S("Other", "S"))
+	count := N("Count", A("out", "{c}"))
+	runNodeCases(t, []nodeCase{
+		{
+			name: "a typed port names the variable before the Switch", reg: withCounter,
+			tree:   N("Sequence", nil, count, sw),
+			steps:  ticks(Success, "One", Success, "Two", Success, "Other"),
+			wantBB: map[string]any{"c": 3},
+		},
+		{
+			name: "a typed port writes the variable after the Switch declared it", reg: withCounter,
+			tree:   N("Sequence", nil, sw, count),
+			steps:  ticks(Success, "Other", Success, "One", Success, "Two"),
+			wantBB: map[string]any{"c": 3},
+		},
+	})
 }
 
 func TestSwitchMatches(t *testing.T) {
@@ -258,6 +294,11 @@ func TestSwitchBuildErrors(t *testing.T) {
 			want: "MainTree/Switch2: Switch2 (a control) takes exactly 3 children, has 4",
 		},
 		{
+			name: "variable is required",
+			tree: C("Switch2", []string{"case_1", "1", "case_2", "2"}, S("A", "S"), S("B", "S"), S("C", "S")),
+			want: "MainTree/Switch2: missing required input port \"variable\" (any): the value to match, usually a blackboard entry like {mode}",
+		},
+		{
 			name: "a case beyond N",
 			tree: C("Switch2", []string{"variable", "{v}", "case_1", "1", "case_2", "2", "case_3", "3"}, S("A", "S"), S("B", "S"), S("C", "S")),
 			want: `MainTree/Switch2: Switch2 has no port "case_3" (did you mean case_1, case_2?)`,
@@ -272,13 +313,13 @@ func TestSwitchCaseLeftOut(t *testing.T) {
 			name:  "the value of the missing case falls to the default",
 			tree:  C("Switch2", []string{"variable", "{v}", "case_1", "1"}, S("A", "S"), S("B", "S"), S("Default", "F")),
 			bb:    map[string]any{"v": ""},
-			ticks: ticks(Failure, "Default"),
+			steps: ticks(Failure, "Default"),
 		},
 		{
 			name:  "the given case still matches",
 			tree:  C("Switch2", []string{"variable", "{v}", "case_1", "1"}, S("A", "S"), S("B", "S"), S("Default", "F")),
 			bb:    map[string]any{"v": 1},
-			ticks: ticks(Success, "A"),
+			steps: ticks(Success, "A"),
 		},
 	})
 }

@@ -59,27 +59,27 @@ func TestUnsetBlackboard(t *testing.T) {
 			}
 		}
 	}
-	runPlayCases(t, []playCase{
+	runNodeCases(t, []nodeCase{
 		{
 			name: "removes the entry and succeeds", tree: unset("goal"),
-			bb: map[string]any{"goal": 1}, steps: []playStep{tickP(Success, "")}, check: gone("goal"),
+			bb: map[string]any{"goal": 1}, steps: []step{tick(Success, "")}, check: gone("goal"),
 		},
 		{
 			name: "a missing entry is not an error", tree: unset("nothing"),
-			steps: []playStep{tickP(Success, ""), tickP(Success, "")},
+			steps: []step{tick(Success, ""), tick(Success, "")},
 		},
 		{
 			name: "key {k} removes the entry whose name k holds", tree: unset("{k}"),
 			bb:    map[string]any{"k": "goal", "goal": 1},
-			steps: []playStep{tickP(Success, "")}, check: gone("goal"),
+			steps: []step{tick(Success, "")}, check: gone("goal"),
 		},
 		{
 			name: "a removed entry is not updated, even when it was written just before",
 			tree: N("Sequence", nil, unset("goal"), N("WasEntryUpdated", A("entry", "goal"))),
 			bb:   map[string]any{"goal": 1},
-			steps: []playStep{
-				tickP(Failure, ""),
-				tickP(Failure, "").writing("goal", 2),
+			steps: []step{
+				tick(Failure, ""),
+				tick(Failure, "").writing("goal", 2),
 			},
 		},
 	})

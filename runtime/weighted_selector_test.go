@@ -1,9 +1,10 @@
 package runtime
 
 import (
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestWeightedSelector(t *testing.T) {
@@ -14,59 +15,60 @@ func TestWeightedSelector(t *testing.T) {
 		{
 			name:  "all fail: every child is tried once per activation, in weighted random order (seed 42)",
 			tree:  ws("3;1;1", S("A", "F"), S("B", "F"), S("C", "F")),
-			ticks: ticks(Failure, "A B C", Failure, "A B C", Failure, "A C B", Failure, "C A B"),
+			steps: ticks(Failure, "A B C", Failure, "A B C", Failure, "A C B", Failure, "C A B"),
 		},
 		{
 			name:  "the first child drawn that succeeds wins (seed 42)",
 			tree:  ws("3;1;1", S("A", "S"), S("B", "S"), S("C", "S")),
-			ticks: ticks(Success, "A", Success, "C", Success, "B", Success, "A"),
+			steps: ticks(Success, "A", Success, "C", Success, "B", Success, "A"),
 		},
 		{
 			name:  "a running child is resumed on the next tick without a new draw",
 			tree:  ws("1;1;1", S("A", "R,S"), S("B", "R,S"), S("C", "R,S")),
-			ticks: ticks(Running, "B", Success, "B", Running, "C", Success, "C"),
+			steps: ticks(Running, "B", Success, "B", Running, "C", Success, "C"),
 		},
 		{
 			name:  "failed and skipped children are not drawn again in the activation",
 			tree:  ws("1;2;4", S("A", "F"), S("B", "K"), S("C", "S")),
-			ticks: ticks(Success, "C", Success, "C", Success, "C", Success, "B C"),
+			steps: ticks(Success, "C", Success, "C", Success, "C", Success, "B C"),
 		},
 		{
 			name:  "all skipped is SKIPPED",
 			tree:  ws("1;2", S("A", "K"), S("B", "K")),
-			ticks: ticks(Skipped, "B A", Skipped, "B A"),
+			steps: ticks(Skipped, "B A", Skipped, "B A"),
 		},
 		{
 			name:  "some skipped, the rest failing, is FAILURE",
 			tree:  ws("1;1", S("A", "K"), S("B", "F")),
-			ticks: ticks(Failure, "A B"),
+			steps: ticks(Failure, "A B"),
 		},
 		{
 			name:  "halt halts the running child",
 			tree:  ws("1;1;1", S("A", "R"), S("B", "R"), S("C", "R")),
-			ticks: ticks(Running, "B"),
-			halt:  true, after: []string{"B!"},
+			steps: ticks(Running, "B", halted("B!")),
 		},
 		{
 			name:  "weights from the blackboard, written as text",
 			tree:  ws("{w}", S("A", "F"), S("B", "S")),
 			bb:    map[string]any{"w": "1;1"},
-			ticks: ticks(Success, "A B", Success, "B"),
+			steps: ticks(Success, "A B", Success, "B"),
 		},
 	})
 }
 
 func TestWeightedSelectorHaltEndsTheActivation(t *testing.T) {
-	// Seed 42 draws A (which fails) then C (which runs). After the halt every
-	// child is untried again, and the next tick draws afresh.
-	tree := runSteps(t, C("WeightedSelector", []string{"weights", "8;4;1"}, S("A", "F"), S("B", "R"), S("C", "R")), nil,
-		tk(Running, "A C"),
-		haltStep("C!"),
-	)
-	ws := tree.Root().(*WeightedSelector)
-	if ws.active || ws.running != -1 || slices.Contains(ws.tried, true) {
-		t.Errorf("after halt: active %v, running %d, tried %v; want a fresh activation", ws.active, ws.running, ws.tried)
-	}
+	runNodeCases(t, []nodeCase{{
+		// Seed 42 draws A (which fails) then C (which runs).
+		name:  "after the halt every child is untried again, and the next tick draws afresh",
+		tree:  C("WeightedSelector", []string{"weights", "8;4;1"}, S("A", "F"), S("B", "R"), S("C", "R")),
+		steps: ticks(Running, "A C", halted("C!")),
+		check: func(t *testing.T, tree *Tree) {
+			ws := tree.Root().(*WeightedSelector)
+			assert.False(t, ws.active, "active")
+			assert.Equal(t, -1, ws.running, "running")
+			assert.NotContains(t, ws.tried, true, "tried")
+		},
+	}})
 }
 
 func TestWeightedSelectorFollowsTheWeights(t *testing.T) {
@@ -95,15 +97,20 @@ func TestWeightedSelectorFollowsTheWeights(t *testing.T) {
 
 func TestWeightedSelectorBlackboardWeightsChecked(t *testing.T) {
 	root := C("WeightedSelector", []string{"weights", "{w}"}, S("A", "F"), S("B", "S"))
-	runSteps(t, root, map[string]any{"w": []int{1}},
-		step{events: "", err: `MainTree/WeightedSelector (WeightedSelector): weights has 1 value for 2 children: give one weight per child, like "3;1;1"`},
-	)
-	runSteps(t, root, map[string]any{"w": []int{2, 0}},
-		step{events: "", err: `MainTree/WeightedSelector (WeightedSelector): weights: the weight of child 2 is 0; every weight must be at least 1`},
-	)
-	runSteps(t, root, nil,
-		step{events: "", err: `MainTree/WeightedSelector (WeightedSelector): input port "weights": blackboard entry "w" is not set`},
-	)
+	runNodeCases(t, []nodeCase{
+		{
+			name: "too few weights", tree: root, bb: map[string]any{"w": []int{1}},
+			steps: []step{{events: "", err: `MainTree/WeightedSelector (WeightedSelector): weights has 1 value for 2 children: give one weight per child, like "3;1;1"`}},
+		},
+		{
+			name: "a zero weight", tree: root, bb: map[string]any{"w": []int{2, 0}},
+			steps: []step{{events: "", err: `MainTree/WeightedSelector (WeightedSelector): weights: the weight of child 2 is 0; every weight must be at least 1`}},
+		},
+		{
+			name: "weights unset", tree: root,
+			steps: []step{{events: "", err: `MainTree/WeightedSelector (WeightedSelector): input port "weights": blackboard entry "w" is not set`}},
+		},
+	})
 }
 
 func TestWeightedSelectorBuildErrors(t *testing.T) {

@@ -16,4 +16,9 @@
 // Hostile files do no harm: sizes, nesting and counts are bounded (see
 // [MaxFileSize] and its neighbours), DTDs and entity definitions are
 // refused, and no input makes the loader panic.
+//
+// Like BehaviorTree.CPP, the loader reads some files that are not
+// well-formed XML ("--" inside a comment, say), which xmllint, browsers and
+// most XML tools reject; [Lint] finds those places, and `btrobot check`
+// prints them as warnings.
 package trees

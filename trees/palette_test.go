@@ -226,8 +226,8 @@ func TestXSD(t *testing.T) {
 		if err != nil || runtime.Check(runtime.NewRegistry(), doc, runtime.BuildConf{}) != nil || len(doc.Models) > 0 {
 			continue
 		}
-		// Only validity counts: xmllint is stricter about comments
-		// ("--" inside one) than BehaviorTree.CPP and this loader.
+		// Only validity counts here; TestTreeFilesAreWellFormed checks
+		// that the files are well-formed.
 		out, _ := exec.Command(lint, "--noout", "--schema", schema, path).CombinedOutput()
 		if strings.Contains(string(out), "validity error") {
 			t.Errorf("%s passes runtime.Check but not the schema: %s", path, out)

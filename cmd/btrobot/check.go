@@ -31,6 +31,9 @@ func checkCommand() *command {
 			for _, p := range c.Problems {
 				fmt.Fprintln(env.stdout, p)
 			}
+			for _, w := range c.Warnings { // not well-formed XML, though btrobot reads it
+				fmt.Fprintln(env.stdout, w)
+			}
 			problems += len(c.Problems)
 			switch {
 			case c.Unreadable:
