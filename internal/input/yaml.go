@@ -1,0 +1,91 @@
+package input
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// YAML parses data, a YAML document read from file, and returns its root
+// node, or nil when the document is empty (blank, or only comments).
+//
+// A document that does not parse is a *runtime.BuildError reading
+// "file:line:col: not valid YAML: ...". The line is yaml.v3's: the line of
+// the construct the problem was found in (an unclosed '[' is reported on
+// the line that opens it); an unknown anchor is placed at its first use,
+// and bytes that are not UTF-8 at the first of them. The cost is one parse
+// and one pass over data, whatever its size.
+func YAML(file string, data []byte) (*yaml.Node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, yamlError(file, data, err)
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	return doc.Content[0], nil
+}
+
+// Pos returns where n was written in file.
+func Pos(file string, n *yaml.Node) runtime.Pos {
+	return runtime.Pos{File: file, Line: n.Line, Col: n.Column}
+}
+
+// yamlError places a yaml.v3 error about data; yaml.v3 puts "line N: " in
+// its text when it knows the line.
+func yamlError(file string, data []byte, err error) *runtime.BuildError {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		err = errors.New(te.Errors[0])
+	}
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	pos := runtime.Pos{File: file, Line: 1, Col: 1}
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, after, ok := strings.Cut(rest, ":"); ok {
+			if line, err := strconv.Atoi(n); err == nil && line >= 1 {
+				pos.Line = line
+				msg = strings.TrimSpace(after)
+			}
+		}
+		return &runtime.BuildError{Pos: pos, Msg: "not valid YAML: " + msg}
+	}
+	switch {
+	case strings.HasPrefix(msg, "unknown anchor '"):
+		name, _, _ := strings.Cut(strings.TrimPrefix(msg, "unknown anchor '"), "'")
+		if at := bytes.Index(data, []byte("*"+name)); at >= 0 {
+			pos = offsetPos(file, data, at)
+		}
+	default:
+		// Errors without a line (bad encoding) point at the first byte
+		// that is not UTF-8, else at the start.
+		if bad := firstInvalidUTF8(data); bad >= 0 {
+			pos = offsetPos(file, data, bad)
+		}
+	}
+	return &runtime.BuildError{Pos: pos, Msg: "not valid YAML: " + msg}
+}
+
+// offsetPos returns the line and column (in characters) of byte off.
+func offsetPos(file string, data []byte, off int) runtime.Pos {
+	start := bytes.LastIndexByte(data[:off], '\n') + 1
+	return runtime.Pos{File: file, Line: 1 + bytes.Count(data[:off], []byte("\n")), Col: 1 + utf8.RuneCount(data[start:off])}
+}
+
+// firstInvalidUTF8 returns the offset of the first byte of data that is not
+// valid UTF-8, or -1.
+func firstInvalidUTF8(data []byte) int {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
