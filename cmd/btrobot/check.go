@@ -3,12 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/btrobot/btrobot/internal/input"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"
@@ -82,7 +82,7 @@ func isYAML(path string) bool {
 // checkProfile prints the problems of a robot profile and counts them;
 // unreadable is set when the file cannot be read or is not YAML.
 func checkProfile(env *cmdEnv, path string) (problems int, unreadable bool) {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path, input.Profile)
 	if err != nil {
 		fmt.Fprintln(env.stdout, err)
 		return 1, true
