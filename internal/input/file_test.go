@@ -29,10 +29,10 @@ func TestReadFile(t *testing.T) {
 	require.NoError(t, os.Symlink("/dev/zero", zero))
 	small := Kind{What: "robot profile", MaxSize: 1024}
 	cases := []struct {
-		name    string
-		path    string
-		want    int    // bytes read, when no error
-		wantErr string // the whole message
+		name     string
+		path     string
+		want     int    // bytes read, when no error
+		wantErr  string // the whole message
 		notExist bool
 	}{
 		{name: "a regular file", path: write("ok.yaml", 1024), want: 1024},

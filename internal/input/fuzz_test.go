@@ -24,9 +24,10 @@ func FuzzYAML(f *testing.F) {
 		if !errors.As(err, &be) {
 			t.Fatalf("error %T is not a BuildError: %v", err, err)
 		}
+		// Lines as YAML counts them: a line break is \n, \r\n or a lone \r.
 		lines := 1
-		for _, b := range data {
-			if b == '\n' {
+		for i, b := range data {
+			if b == '\n' || b == '\r' && (i+1 == len(data) || data[i+1] != '\n') {
 				lines++
 			}
 		}

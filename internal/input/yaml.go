@@ -3,6 +3,7 @@ package input
 import (
 	"bytes"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -53,6 +54,13 @@ func yamlError(file string, data []byte, err error) *runtime.BuildError {
 				msg = strings.TrimSpace(after)
 			}
 		}
+		// yaml.v3 names the line of the scalar before a tab that indents;
+		// the tab itself is easy to find and is what must change.
+		if strings.HasPrefix(msg, "found a tab character") {
+			if at := indentingTab(data, pos.Line); at >= 0 {
+				pos = offsetPos(file, data, at)
+			}
+		}
 		return &runtime.BuildError{Pos: pos, Msg: "not valid YAML: " + msg}
 	}
 	switch {
@@ -69,6 +77,32 @@ func yamlError(file string, data []byte, err error) *runtime.BuildError {
 		}
 	}
 	return &runtime.BuildError{Pos: pos, Msg: "not valid YAML: " + msg}
+}
+
+// indentingTab returns the offset of the first tab in the indentation of
+// a line from line on (1-based), or -1.
+func indentingTab(data []byte, line int) int {
+	start := 0
+	for l := 1; l < line && start < len(data); l++ {
+		i := bytes.IndexByte(data[start:], '\n')
+		if i < 0 {
+			return -1
+		}
+		start += i + 1
+	}
+	for start < len(data) {
+		for i := start; i < len(data) && (data[i] == ' ' || data[i] == '\t'); i++ {
+			if data[i] == '\t' {
+				return i
+			}
+		}
+		i := bytes.IndexByte(data[start:], '\n')
+		if i < 0 {
+			break
+		}
+		start += i + 1
+	}
+	return -1
 }
 
 // offsetPos returns the line and column (in characters) of byte off.
@@ -88,4 +122,31 @@ func firstInvalidUTF8(data []byte) int {
 		i += n
 	}
 	return -1
+}
+
+// Number decodes a scalar node as a finite float; field names it in the
+// error, placed in file.
+func Number(file, field string, n *yaml.Node) (float64, error) {
+	if n.Kind == yaml.ScalarNode && (n.Tag == "!!int" || n.Tag == "!!float") {
+		if v, err := strconv.ParseFloat(n.Value, 64); err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			return v, nil
+		}
+	}
+	return 0, &runtime.BuildError{Pos: Pos(file, n), Path: field, Msg: "want a number, got " + Describe(n)}
+}
+
+// Describe names what a node holds, for errors: "a list", "a mapping", or
+// the value quoted.
+func Describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	case yaml.ScalarNode:
+		return strconv.Quote(n.Value)
+	}
+	return "nothing"
 }

@@ -22,6 +22,7 @@ func TestYAML(t *testing.T) {
 		{name: "an unclosed list is placed where it opens", doc: "a: [1, 2\nb: 3\n", wantErr: "f.yaml:1:1: not valid YAML: did not find expected ',' or ']'"},
 		{name: "bad indentation", doc: "a: 1\nb: 2\n c: 3\n", wantErr: "f.yaml:3:1: not valid YAML: mapping values are not allowed in this context"},
 		{name: "a tab", doc: "a: 1\n\tb: 2\n", wantErr: "f.yaml:2:1: not valid YAML: found a tab character that violates indentation"},
+		{name: "a tab after a line with a scalar", doc: "image: x\nres: 0.05\n\torigin: 1\n", wantErr: "f.yaml:3:1: not valid YAML: found a tab character that violates indentation"},
 		{name: "an unknown anchor at its use", doc: "a: 1\nb: [2, *nope]\n", wantErr: "f.yaml:2:8: not valid YAML: unknown anchor 'nope' referenced"},
 		{name: "bytes that are not UTF-8", doc: "a: 1\nb: x\xff\n", wantErr: "f.yaml:2:5: not valid YAML: invalid leading UTF-8 octet"},
 	}
