@@ -44,7 +44,7 @@ func setPlaceType(e *env) runtime.NodeType {
 				return nil, err
 			}
 			if p, ok := runtime.LiteralAs[string](c, "place"); ok && p != "" && e.Places != nil {
-				if _, err := e.Places.resolve(p); err != nil {
+				if _, err := resolve(e.Places, p); err != nil {
 					return nil, fmt.Errorf("port \"place\": %v", err)
 				}
 			}

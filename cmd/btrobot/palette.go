@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 
+	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
-	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/skills"
 )
 
@@ -28,7 +28,7 @@ type robotDeps struct {
 	conn    *ros.Conn
 	profile *ros.Profile
 	// places are the world's named places (NavigateTo goal="kitchen").
-	places *skills.Places
+	places *places.Places
 	// odomOrigin is the odom frame's origin in the map frame.
 	odomOrigin skills.Pose
 	// log receives what Log nodes say.
@@ -49,16 +49,4 @@ func paletteFor(d robotDeps) (*runtime.Registry, error) {
 		return nil, fmt.Errorf("the palette: %w", err)
 	}
 	return reg, nil
-}
-
-// skillPlaces turns a world's places (a places.yaml) into the skills'.
-func skillPlaces(p *sim.Places) *skills.Places {
-	out := &skills.Places{}
-	for _, w := range p.Waypoints {
-		out.Waypoints = append(out.Waypoints, skills.Place{Name: w.Name, Pose: skills.Pose(w.Pose)})
-	}
-	for _, d := range p.Docks {
-		out.Docks = append(out.Docks, skills.Station{Name: d.Name, Pose: skills.Pose(d.Pose), Approach: skills.Pose(d.Approach)})
-	}
-	return out
 }

@@ -14,10 +14,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/master"
 	"github.com/btrobot/btrobot/runtime"
-	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/skills"
 	"github.com/btrobot/btrobot/trees"
 )
@@ -114,8 +114,8 @@ type mission struct {
 	treeFile string
 	doc      *runtime.Document
 	main     string
-	profile  *ros.Profile // nil: a tree with no robot attached
-	places   *sim.Places  // nil: no named places
+	profile  *ros.Profile   // nil: a tree with no robot attached
+	places   *places.Places // nil: no named places
 }
 
 // loadMission reads the tree, the profile and the places and checks the
@@ -149,9 +149,7 @@ func loadMission(env *cmdEnv, treeFile, profileFile, placesPath, mainID string) 
 	// against what could be read, so that one pass reports everything.
 	m.doc = doc
 	d := robotDeps{profile: m.profile}
-	if m.places != nil {
-		d.places = skillPlaces(m.places)
-	}
+	d.places = m.places
 	reg, err := paletteFor(d)
 	if err != nil {
 		printProblems(env, err)
@@ -165,11 +163,11 @@ func loadMission(env *cmdEnv, treeFile, profileFile, placesPath, mainID string) 
 }
 
 // loadPlaces reads a places.yaml, or the one in a world's directory.
-func loadPlaces(path string) (*sim.Places, error) {
+func loadPlaces(path string) (*places.Places, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, "places.yaml")
 	}
-	return sim.LoadPlaces(path)
+	return places.Load(path)
 }
 
 // printProblems prints an error, one problem a line.
@@ -381,7 +379,7 @@ func (r *missionRun) run(ctx context.Context, in *interruption) int {
 	defer conn.Close()
 	d := robotDeps{conn: conn, profile: m.profile}
 	if m.places != nil {
-		d.places = skillPlaces(m.places)
+		d.places = m.places
 		if sp, ok := m.places.Spawn(robotName(conn)); ok {
 			// The simulator's odometry starts at the robot's spawn pose.
 			d.odomOrigin = skills.Pose(sp.Pose)
