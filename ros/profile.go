@@ -303,7 +303,7 @@ func (d *profileDecoder) add(n *yaml.Node, path, format string, args ...any) {
 // names) and calling f for the others in order.
 func (d *profileDecoder) fields(n *yaml.Node, path string, known []string, f func(key string, k, v *yaml.Node)) bool {
 	if n.Kind != yaml.MappingNode {
-		d.add(n, path, "want a mapping of %s, got %s", strings.Join(known, ", "), describe(n))
+		d.add(n, path, "want a mapping of %s, got %s", strings.Join(known, ", "), input.Describe(n))
 		return false
 	}
 	seen := map[string]*yaml.Node{}
@@ -328,21 +328,9 @@ func (d *profileDecoder) fields(n *yaml.Node, path string, known []string, f fun
 	return true
 }
 
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.ScalarNode:
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "nothing"
-}
-
 func (d *profileDecoder) scalar(n *yaml.Node, path string) (string, bool) {
 	if n.Kind != yaml.ScalarNode {
-		d.add(n, path, "want a single value, got %s", describe(n))
+		d.add(n, path, "want a single value, got %s", input.Describe(n))
 		return "", false
 	}
 	return n.Value, true
@@ -534,7 +522,7 @@ var inputFields = []string{"topic", "type", "key", "fields", "max_age", "wake"}
 
 func (d *profileDecoder) inputs(n *yaml.Node, p *Profile, keys map[string]runtime.Pos) {
 	if n.Kind != yaml.SequenceNode {
-		d.add(n, "inputs", "want a list of inputs (- topic: ...), got %s", describe(n))
+		d.add(n, "inputs", "want a list of inputs (- topic: ...), got %s", input.Describe(n))
 		return
 	}
 	topics := map[string]int{}
@@ -616,7 +604,7 @@ func (d *profileDecoder) claimKey(keys map[string]runtime.Pos, key string, n *ya
 // the message type when it is known.
 func (d *profileDecoder) bindings(n *yaml.Node, path string, t MessageType, typeOK bool, keys map[string]runtime.Pos) []Field {
 	if n.Kind != yaml.MappingNode {
-		d.add(n, path, "want a mapping of blackboard key: field path (battery_pct: percentage), got %s", describe(n))
+		d.add(n, path, "want a mapping of blackboard key: field path (battery_pct: percentage), got %s", input.Describe(n))
 		return nil
 	}
 	var out []Field
@@ -641,7 +629,7 @@ var outputFields = []string{"topic", "type", "key", "fields", "publish", "rate"}
 
 func (d *profileDecoder) outputs(n *yaml.Node, p *Profile, keys map[string]runtime.Pos) {
 	if n.Kind != yaml.SequenceNode {
-		d.add(n, "outputs", "want a list of outputs (- topic: ...), got %s", describe(n))
+		d.add(n, "outputs", "want a list of outputs (- topic: ...), got %s", input.Describe(n))
 		return
 	}
 	topics := map[string]int{}
@@ -715,7 +703,7 @@ var actionFields = []string{"server", "type", "wait_for_server_timeout", "server
 
 func (d *profileDecoder) actions(n *yaml.Node, p *Profile) {
 	if n.Kind != yaml.MappingNode {
-		d.add(n, "actions", "want a mapping of name: {server, type, ...}, got %s", describe(n))
+		d.add(n, "actions", "want a mapping of name: {server, type, ...}, got %s", input.Describe(n))
 		return
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -753,7 +741,7 @@ var serviceFields = []string{"service", "type", "timeout"}
 
 func (d *profileDecoder) services(n *yaml.Node, p *Profile) {
 	if n.Kind != yaml.MappingNode {
-		d.add(n, "services", "want a mapping of name: {service, type, timeout}, got %s", describe(n))
+		d.add(n, "services", "want a mapping of name: {service, type, timeout}, got %s", input.Describe(n))
 		return
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {

@@ -159,11 +159,11 @@ func TestLoadMapErrors(t *testing.T) {
 		want  string
 	}{
 		{"YAML syntax", "image: map.pgm\nresolution: [0.05\norigin: [0, 0, 0]\n", nil,
-			"map.yaml:1:1: not valid YAML: did not find expected ',' or ']'"},
+			"map.yaml:2:1: not valid YAML: did not find expected ',' or ']'"},
 		{"tab indentation", "image: map.pgm\nresolution: 0.05\n\torigin: [0, 0, 0]\n", nil,
 			"map.yaml:3:1: not valid YAML: found a tab character that violates indentation"},
 		{"unterminated string", "image: \"map.pgm\nresolution: 0.05\n", nil,
-			"map.yaml:3:1: not valid YAML: found unexpected end of stream"},
+			"map.yaml:1:8: not valid YAML: found unexpected end of stream"},
 		{"a list instead of a mapping", "- image\n- resolution\n", nil,
 			"map.yaml:1:1: want a mapping of keys to values, got a list"},
 		{"empty file", "", nil, "map.yaml: empty document"},

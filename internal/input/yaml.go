@@ -17,11 +17,13 @@ import (
 // node, or nil when the document is empty (blank, or only comments).
 //
 // A document that does not parse is a *runtime.BuildError reading
-// "file:line:col: not valid YAML: ...". The line is yaml.v3's: the line of
-// the construct the problem was found in (an unclosed '[' is reported on
-// the line that opens it); an unknown anchor is placed at its first use,
-// and bytes that are not UTF-8 at the first of them. The cost is one parse
-// and one pass over data, whatever its size.
+// "file:line:col: not valid YAML: ...". The line is the one yaml.v3 names,
+// counted from 1 whichever part of yaml.v3 found the problem: mostly the
+// line of the construct the problem was found in (an unclosed '[' is
+// reported on the line that opens it), the last line for a problem found at
+// the end. A tab that indents, an unknown anchor and bytes that are not
+// UTF-8 are placed at line and column. The cost is one parse and one pass
+// over data, whatever its size (no parsing of prefixes).
 func YAML(file string, data []byte) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -50,8 +52,22 @@ func yamlError(file string, data []byte, err error) *runtime.BuildError {
 	if rest, ok := strings.CutPrefix(msg, "line "); ok {
 		if n, after, ok := strings.Cut(rest, ":"); ok {
 			if line, err := strconv.Atoi(n); err == nil && line >= 1 {
-				pos.Line = line
 				msg = strings.TrimSpace(after)
+				// yaml.v3 counts lines from 0 in the errors of its parser
+				// and from 1 in those of its scanner.
+				if parserProblems[msg] {
+					line++
+				}
+				pos.Line = min(line, max(lines(data), 1))
+				// A quoted string left open: yaml.v3 names the line it
+				// opens on, but the end of the document when that is the
+				// first line.
+				if msg == "found unexpected end of stream" && line == breaks(data)+1 {
+					first, _, _ := bytes.Cut(data, []byte("\n"))
+					if q := bytes.IndexAny(first, `"'`); q >= 0 {
+						pos = offsetPos(file, data, q)
+					}
+				}
 			}
 		}
 		// yaml.v3 names the line of the scalar before a tab that indents;
@@ -77,6 +93,45 @@ func yamlError(file string, data []byte, err error) *runtime.BuildError {
 		}
 	}
 	return &runtime.BuildError{Pos: pos, Msg: "not valid YAML: " + msg}
+}
+
+// parserProblems are the problems yaml.v3's parser reports (its scanner
+// reports the others), whose lines it counts from 0.
+var parserProblems = map[string]bool{
+	"did not find expected <stream-start>":   true,
+	"did not find expected <document start>": true,
+	"found undefined tag handle":             true,
+	"did not find expected node content":     true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected key":              true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found duplicate %TAG directive":         true,
+}
+
+// breaks counts the line breaks of data as YAML does (\n, \r\n or a
+// lone \r).
+func breaks(data []byte) int {
+	n := 0
+	for i, b := range data {
+		if b == '\n' || b == '\r' && (i+1 == len(data) || data[i+1] != '\n') {
+			n++
+		}
+	}
+	return n
+}
+
+// lines counts the lines of data that hold something, as YAML breaks them
+// (\n, \r\n or a lone \r): a problem found at the end of the document is
+// placed on its last line.
+func lines(data []byte) int {
+	n := breaks(data)
+	if len(data) > 0 && data[len(data)-1] != '\n' && data[len(data)-1] != '\r' {
+		n++
+	}
+	return n
 }
 
 // indentingTab returns the offset of the first tab in the indentation of
