@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/places"
+	"github.com/btrobot/btrobot/runtime"
 )
 
 func TestParse(t *testing.T) {
@@ -86,6 +87,33 @@ func TestParseErrors(t *testing.T) {
 			require.EqualError(t, err, c.want)
 		})
 	}
+}
+
+// TestParseReportsEveryProblem: one pass finds every problem, in file order,
+// and leaves out only the places that have them.
+func TestParseReportsEveryProblem(t *testing.T) {
+	doc := `waypoints:
+  - {name: a, pose: [1, 2]}
+  - {name: b, pose: [1]}
+  - {name: a, pose: [3, 4]}
+docks:
+  - {name: d, pose: [1, 2, 0]}
+spwans: []
+`
+	_, err := places.Parse("places.yaml", []byte(doc))
+	var list runtime.ErrorList
+	require.ErrorAs(t, err, &list)
+	want := []string{
+		"places.yaml:3:21: waypoints[1].pose: want [x, y] or [x, y, yaw], got 1 numbers",
+		`places.yaml:4:12: waypoints[2].name: "a" is already used on line 2`,
+		"places.yaml:6:5: docks[0].approach: missing",
+		"places.yaml:7:1: spwans: unknown key; did you mean spawns?",
+	}
+	var got []string
+	for _, e := range list {
+		got = append(got, e.Error())
+	}
+	assert.Equal(t, want, got)
 }
 
 // TestLoadRefusesSpecialFiles: a places file is read only when it is a
