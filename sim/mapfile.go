@@ -172,7 +172,7 @@ const (
 
 // checkPixels refuses an image of more than MaxMapSide pixels a side or
 // MaxMapPixels in all.
-func checkPixels(file string, at runtime.Pos, w, h int) error {
+func checkPixels(at runtime.Pos, w, h int) error {
 	if w > MaxMapSide || h > MaxMapSide || w*h > MaxMapPixels {
 		return fileErr(at, "size", "%dx%d pixels is more than a map may have: at most %d a side and %d (%dx%d) in all", w, h, MaxMapSide, MaxMapPixels, 1<<13, 1<<13)
 	}
@@ -269,7 +269,7 @@ func DecodeMapImage(file string, data []byte) (*MapImage, error) {
 	if err != nil {
 		return nil, fileErr(runtime.Pos{File: file}, "", "not a PGM (P5 or P2) or PNG image: %v", err)
 	}
-	if err := checkPixels(file, runtime.Pos{File: file}, cfg.Width, cfg.Height); err != nil {
+	if err := checkPixels(runtime.Pos{File: file}, cfg.Width, cfg.Height); err != nil {
 		return nil, err
 	}
 	im, _, err := image.Decode(bytes.NewReader(data))
@@ -387,7 +387,7 @@ func decodePGM(file string, data []byte) (*MapImage, error) {
 	if maxval == 0 {
 		return nil, fileErr(maxvalAt, "maxval", "must be between 1 and 65535, got 0")
 	}
-	if err := checkPixels(file, sizeAt, w, h); err != nil {
+	if err := checkPixels(sizeAt, w, h); err != nil {
 		return nil, err
 	}
 	// The raster must be there before the image is made: a header may

@@ -329,7 +329,6 @@ func TestFileLimits(t *testing.T) {
 	}
 }
 
-
 // TestInclude: <include path> is relative to the including file; each file
 // is read once; cycles and unreadable files are errors at the include.
 func TestInclude(t *testing.T) {

@@ -41,8 +41,6 @@ type val struct {
 	x any // for kString, the string (maybe of a named string type)
 }
 
-func intVal(i int64) val    { return val{k: kInt, n: uint64(i)} }
-func realVal(f float64) val { return val{k: kReal, n: math.Float64bits(f)} }
 // The bounds of the values scripts make, so that a script run over and over
 // (s = s .. s in a Repeat) ends in an error that halts the tree rather than
 // in the program running out of memory.
@@ -54,7 +52,10 @@ const (
 	MaxArrayLen = 100_000
 )
 
-func strVal(s string) val   { return val{k: kString, x: s} }
+func intVal(i int64) val    { return val{k: kInt, n: uint64(i)} }
+func realVal(f float64) val { return val{k: kReal, n: math.Float64bits(f)} }
+
+func strVal(s string) val { return val{k: kString, x: s} }
 
 func boolVal(b bool) val {
 	if b {
