@@ -54,8 +54,7 @@ const (
 
 func intVal(i int64) val    { return val{k: kInt, n: uint64(i)} }
 func realVal(f float64) val { return val{k: kReal, n: math.Float64bits(f)} }
-
-func strVal(s string) val { return val{k: kString, x: s} }
+func strVal(s string) val   { return val{k: kString, x: s} }
 
 func boolVal(b bool) val {
 	if b {
