@@ -3,12 +3,13 @@ package mission
 import (
 	"errors"
 	"fmt"
-	"os"
+
 	"path/filepath"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/btrobot/btrobot/internal/input"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"
@@ -50,7 +51,7 @@ func CheckFile(reg *runtime.Registry, path string) FileCheck {
 }
 
 func checkProfile(path string) FileCheck {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path, input.Profile)
 	if err != nil {
 		return FileCheck{Problems: []error{err}, Unreadable: true}
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
-	"github.com/btrobot/btrobot/sim"
+	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/trees"
 )
 
@@ -40,7 +40,7 @@ type Mission struct {
 	// Profile is nil for a tree with no robot attached.
 	Profile *ros.Profile
 	// Places is nil when the mission has no named places.
-	Places *sim.Places
+	Places *places.Places
 }
 
 // LoadError is every problem Load found, each with its file:line:col
@@ -139,9 +139,9 @@ func Load(c LoadConf) (*Mission, error) {
 }
 
 // LoadPlaces reads a places.yaml, or the one in a world's directory.
-func LoadPlaces(path string) (*sim.Places, error) {
+func LoadPlaces(path string) (*places.Places, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, "places.yaml")
 	}
-	return sim.LoadPlaces(path)
+	return places.Load(path)
 }

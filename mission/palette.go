@@ -3,9 +3,9 @@ package mission
 import (
 	"fmt"
 
+	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
-	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/skills"
 )
 
@@ -18,7 +18,7 @@ type Deps struct {
 	// Profile is the robot profile: its topics, actions and services.
 	Profile *ros.Profile
 	// Places are the world's named places (NavigateTo goal="kitchen").
-	Places *sim.Places
+	Places *places.Places
 	// OdomOrigin is the odom frame's origin in the map frame.
 	OdomOrigin skills.Pose
 	// Log receives what Log nodes say.
@@ -34,7 +34,7 @@ func Palette(d Deps) (*runtime.Registry, error) {
 		return nil, fmt.Errorf("the palette: %w", err)
 	}
 	if err := skills.Register(reg, skills.Deps{
-		Conn: d.Conn, Profile: d.Profile, Places: skillPlaces(d.Places), OdomOrigin: d.OdomOrigin, Log: d.Log,
+		Conn: d.Conn, Profile: d.Profile, Places: d.Places, OdomOrigin: d.OdomOrigin, Log: d.Log,
 	}); err != nil {
 		return nil, fmt.Errorf("the palette: %w", err)
 	}
@@ -51,20 +51,4 @@ func Nodes() *runtime.Registry {
 		panic(err)
 	}
 	return reg
-}
-
-// skillPlaces turns a world's places (a places.yaml) into the skills'; nil
-// stays nil.
-func skillPlaces(p *sim.Places) *skills.Places {
-	if p == nil {
-		return nil
-	}
-	out := &skills.Places{}
-	for _, w := range p.Waypoints {
-		out.Waypoints = append(out.Waypoints, skills.Place{Name: w.Name, Pose: skills.Pose(w.Pose)})
-	}
-	for _, d := range p.Docks {
-		out.Docks = append(out.Docks, skills.Station{Name: d.Name, Pose: skills.Pose(d.Pose), Approach: skills.Pose(d.Approach)})
-	}
-	return out
 }

@@ -3,7 +3,6 @@ package mission
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/btrobot/btrobot/ros"
 )
@@ -66,15 +65,11 @@ func ReadSettings(conf ros.Conf) (Settings, error) {
 	return s, errors.Join(errs...)
 }
 
-// MaxRate bounds a mission's tick rate: a loop a thousand times a second
-// is as fast as a robot's inputs ever change.
-const MaxRate = 1000
-
-// CheckRate says what is wrong with a tick rate: it must be a positive
-// number of Hz, at most MaxRate.
+// CheckRate says what is wrong with a tick rate given on the command line
+// or as a private parameter: the range is a profile's (ros.CheckRate).
 func CheckRate(hz float64) error {
-	if !(hz > 0) || math.IsInf(hz, 0) || hz > MaxRate {
-		return fmt.Errorf("want a positive number of Hz, at most %d", MaxRate)
+	if ros.CheckRate(hz) != nil {
+		return fmt.Errorf("want a positive number of Hz, %v to %v Hz", ros.MinTickRate, ros.MaxTickRate)
 	}
 	return nil
 }

@@ -1,20 +1,19 @@
 package ros
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"math"
-	"os"
 	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/btrobot/btrobot/internal/input"
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -179,11 +178,48 @@ func (p *Profile) Service(name string) (ServiceConf, bool) {
 // Period returns the tick period.
 func (p *Profile) Period() time.Duration { return time.Duration(float64(time.Second) / p.Rate) }
 
+// The ranges of a profile's numbers: what a real robot needs, and what the
+// tick loop can honour (a period and a watchdog that fit a time.Duration
+// many times over). ParseProfile refuses a number outside them, naming the
+// range; CheckRate does the same for a rate given elsewhere (a flag).
+const (
+	// MinTickRate and MaxTickRate bound rate, max_rate and the rate of an
+	// output, in Hz: a tick every 10 s at the slowest, every millisecond at
+	// the fastest.
+	MinTickRate = 0.1
+	MaxTickRate = 1000
+	// MaxWatchdogPeriods bounds safety.watchdog, in tick periods, and
+	// MaxWatchdog the time it stands for: a robot moving unchecked for
+	// longer has no watchdog worth the name.
+	MaxWatchdogPeriods = 1000
+	MaxWatchdog        = time.Minute
+	// MaxInputAge bounds an input's max_age.
+	MaxInputAge = time.Hour
+	// MaxServerTimeout bounds the waits for a server (wait_for_server_timeout,
+	// server_timeout) and a service call (timeout).
+	MaxServerTimeout = time.Hour
+	// MaxGoalTimeout bounds the timeout of a whole action goal.
+	MaxGoalTimeout = 24 * time.Hour
+)
+
+// CheckRate returns an error naming the range when hz is not a tick rate
+// the loop can keep (MinTickRate to MaxTickRate).
+func CheckRate(hz float64) error {
+	if math.IsNaN(hz) || hz < MinTickRate || hz > MaxTickRate {
+		return fmt.Errorf("rate %v Hz is out of range: want %v to %v Hz", hz, MinTickRate, MaxTickRate)
+	}
+	return nil
+}
+
 // LoadProfile reads and checks a profile file against the built-in message
 // types. Every problem found is reported at once, as a runtime.ErrorList of
-// errors placed at file:line:col.
+// errors placed at file:line:col; a file that is not a regular file of at
+// most input.MaxDocumentSize bytes is refused before it is read.
 func LoadProfile(path string) (*Profile, error) {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path, input.Profile)
+	if be, ok := err.(*runtime.BuildError); ok {
+		return nil, runtime.ErrorList{be}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -197,17 +233,19 @@ func ParseProfile(data []byte, file string, msgs *Messages) (*Profile, error) {
 		msgs = BuiltinMessages()
 	}
 	d := &profileDecoder{file: file, msgs: msgs}
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		d.errs = append(d.errs, yamlError(file, data, err))
-		return nil, d.errs
+	if err := input.Profile.CheckSize(file, data); err != nil {
+		return nil, runtime.ErrorList{err.(*runtime.BuildError)}
+	}
+	root, err := input.YAML(file, data)
+	if err != nil {
+		return nil, runtime.ErrorList{err.(*runtime.BuildError)}
 	}
 	p := &Profile{File: file, Actions: map[string]ActionConf{}, Services: map[string]ServiceConf{}}
-	if len(root.Content) == 0 {
+	if root == nil {
 		d.add(&yaml.Node{Line: 1, Column: 1}, "", "the profile is empty; it needs at least a rate")
 		return nil, d.errs
 	}
-	d.profile(root.Content[0], p)
+	d.profile(root, p)
 	p.applyNamespace()
 	if len(d.errs) > 0 {
 		sort.SliceStable(d.errs, func(i, j int) bool {
@@ -249,49 +287,13 @@ func (p *Profile) applyNamespace() {
 	p.Safety.VelocityTopic = in(p.Safety.VelocityTopic)
 }
 
-// yamlError places a YAML syntax error; yaml.v3 puts "line N" in its text.
-func yamlError(file string, data []byte, err error) *runtime.BuildError {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	// Errors yaml.v3 gives no line (bad encoding) point at the first byte
-	// that is not UTF-8, else at the start.
-	pos := runtime.Pos{File: file, Line: 1, Col: 1}
-	if bad := firstInvalidUTF8(data); bad >= 0 {
-		pos.Line = 1 + bytes.Count(data[:bad], []byte("\n"))
-		pos.Col = 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:bad], '\n')+1:bad])
-	}
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if n, after, ok := strings.Cut(rest, ":"); ok {
-			if line, err := strconv.Atoi(n); err == nil {
-				pos.Line, pos.Col = line, 1
-				msg = strings.TrimSpace(after)
-			}
-		}
-	}
-	return &runtime.BuildError{Pos: pos, Msg: "not valid YAML: " + msg}
-}
-
-// firstInvalidUTF8 returns the offset of the first byte of data that is not
-// valid UTF-8, or -1.
-func firstInvalidUTF8(data []byte) int {
-	for i := 0; i < len(data); {
-		r, n := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return i
-		}
-		i += n
-	}
-	return -1
-}
-
 type profileDecoder struct {
 	file string
 	msgs *Messages
 	errs runtime.ErrorList
 }
 
-func (d *profileDecoder) pos(n *yaml.Node) runtime.Pos {
-	return runtime.Pos{File: d.file, Line: n.Line, Col: n.Column}
-}
+func (d *profileDecoder) pos(n *yaml.Node) runtime.Pos { return input.Pos(d.file, n) }
 
 func (d *profileDecoder) add(n *yaml.Node, path, format string, args ...any) {
 	d.errs = append(d.errs, &runtime.BuildError{Pos: d.pos(n), Path: path, Msg: fmt.Sprintf(format, args...)})
@@ -301,7 +303,7 @@ func (d *profileDecoder) add(n *yaml.Node, path, format string, args ...any) {
 // names) and calling f for the others in order.
 func (d *profileDecoder) fields(n *yaml.Node, path string, known []string, f func(key string, k, v *yaml.Node)) bool {
 	if n.Kind != yaml.MappingNode {
-		d.add(n, path, "want a mapping of %s, got %s", strings.Join(known, ", "), describe(n))
+		d.add(n, path, "want a mapping of %s, got %s", strings.Join(known, ", "), input.Describe(n))
 		return false
 	}
 	seen := map[string]*yaml.Node{}
@@ -326,21 +328,9 @@ func (d *profileDecoder) fields(n *yaml.Node, path string, known []string, f fun
 	return true
 }
 
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.ScalarNode:
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "nothing"
-}
-
 func (d *profileDecoder) scalar(n *yaml.Node, path string) (string, bool) {
 	if n.Kind != yaml.ScalarNode {
-		d.add(n, path, "want a single value, got %s", describe(n))
+		d.add(n, path, "want a single value, got %s", input.Describe(n))
 		return "", false
 	}
 	return n.Value, true
@@ -351,26 +341,45 @@ func (d *profileDecoder) str(n *yaml.Node, path string) string {
 	return s
 }
 
-// rate reads a rate in Hz; zero is allowed when zeroOK.
+// rate reads a rate in Hz, MinTickRate to MaxTickRate; zero is allowed
+// (off) when zeroOK.
 func (d *profileDecoder) rate(n *yaml.Node, path string, zeroOK bool) float64 {
 	s, ok := d.scalar(n, path)
 	if !ok {
 		return 0
 	}
-	f, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "Hz"), 64)
+	f, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "Hz")), 64)
 	switch {
-	case err != nil || math.IsNaN(f) || math.IsInf(f, 0):
+	case err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(f):
 		d.add(n, path, "%q is not a rate: write a number of Hz, like 20", s)
-	case f < 0 || (f == 0 && !zeroOK):
+	case f == 0 && zeroOK:
+	case f <= 0:
 		want := "a positive number of Hz"
 		if zeroOK {
 			want = "0 (off) or a positive number of Hz"
 		}
-		d.add(n, path, "rate %v is not allowed: want %s", f, want)
+		d.add(n, path, "rate %v is not allowed: want %s, %v to %v Hz", f, want, MinTickRate, MaxTickRate)
+	case CheckRate(f) != nil:
+		want := fmt.Sprintf("%v to %v Hz", MinTickRate, MaxTickRate)
+		if zeroOK {
+			want = "0 (off) or " + want
+		}
+		d.add(n, path, "rate %s Hz is out of range: want %s", strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "Hz")), want)
 	default:
 		return f
 	}
 	return 0
+}
+
+// durationIn reads a duration of at most max; zero means what zero says
+// ("never", "no limit"), for the message.
+func (d *profileDecoder) durationIn(n *yaml.Node, path string, max time.Duration, zero string) time.Duration {
+	dur := d.duration(n, path)
+	if dur > max {
+		d.add(n, path, "%s is out of range: want 0 (%s) to %v", strings.TrimSpace(n.Value), zero, max)
+		return 0
+	}
+	return dur
 }
 
 func (d *profileDecoder) duration(n *yaml.Node, path string) time.Duration {
@@ -380,7 +389,7 @@ func (d *profileDecoder) duration(n *yaml.Node, path string) time.Duration {
 	}
 	dur, err := time.ParseDuration(strings.TrimSpace(s))
 	if err != nil {
-		if _, nerr := strconv.ParseFloat(s, 64); nerr == nil {
+		if _, nerr := strconv.ParseFloat(s, 64); nerr == nil || errors.Is(nerr, strconv.ErrRange) {
 			d.add(n, path, "duration %q has no unit: write %ss or %sms", s, s, s)
 		} else {
 			d.add(n, path, "%q is not a duration: write 1.5s, 500ms or 2m", s)
@@ -513,7 +522,7 @@ var inputFields = []string{"topic", "type", "key", "fields", "max_age", "wake"}
 
 func (d *profileDecoder) inputs(n *yaml.Node, p *Profile, keys map[string]runtime.Pos) {
 	if n.Kind != yaml.SequenceNode {
-		d.add(n, "inputs", "want a list of inputs (- topic: ...), got %s", describe(n))
+		d.add(n, "inputs", "want a list of inputs (- topic: ...), got %s", input.Describe(n))
 		return
 	}
 	topics := map[string]int{}
@@ -535,7 +544,7 @@ func (d *profileDecoder) inputs(n *yaml.Node, p *Profile, keys map[string]runtim
 			case "fields":
 				fieldsNode = v
 			case "max_age":
-				in.MaxAge = d.duration(v, path+".max_age")
+				in.MaxAge = d.durationIn(v, path+".max_age", MaxInputAge, "never stale")
 			case "wake":
 				in.Wake = d.boolean(v, path+".wake")
 				if in.Wake && p.Rate > 0 && p.MaxRate <= p.Rate {
@@ -595,7 +604,7 @@ func (d *profileDecoder) claimKey(keys map[string]runtime.Pos, key string, n *ya
 // the message type when it is known.
 func (d *profileDecoder) bindings(n *yaml.Node, path string, t MessageType, typeOK bool, keys map[string]runtime.Pos) []Field {
 	if n.Kind != yaml.MappingNode {
-		d.add(n, path, "want a mapping of blackboard key: field path (battery_pct: percentage), got %s", describe(n))
+		d.add(n, path, "want a mapping of blackboard key: field path (battery_pct: percentage), got %s", input.Describe(n))
 		return nil
 	}
 	var out []Field
@@ -620,7 +629,7 @@ var outputFields = []string{"topic", "type", "key", "fields", "publish", "rate"}
 
 func (d *profileDecoder) outputs(n *yaml.Node, p *Profile, keys map[string]runtime.Pos) {
 	if n.Kind != yaml.SequenceNode {
-		d.add(n, "outputs", "want a list of outputs (- topic: ...), got %s", describe(n))
+		d.add(n, "outputs", "want a list of outputs (- topic: ...), got %s", input.Describe(n))
 		return
 	}
 	topics := map[string]int{}
@@ -694,7 +703,7 @@ var actionFields = []string{"server", "type", "wait_for_server_timeout", "server
 
 func (d *profileDecoder) actions(n *yaml.Node, p *Profile) {
 	if n.Kind != yaml.MappingNode {
-		d.add(n, "actions", "want a mapping of name: {server, type, ...}, got %s", describe(n))
+		d.add(n, "actions", "want a mapping of name: {server, type, ...}, got %s", input.Describe(n))
 		return
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -713,11 +722,11 @@ func (d *profileDecoder) actions(n *yaml.Node, p *Profile) {
 			case "type":
 				a.Type, _ = d.msgType(x, path+".type", ActionKind)
 			case "wait_for_server_timeout":
-				a.WaitForServerTimeout = d.duration(x, path+"."+key)
+				a.WaitForServerTimeout = d.durationIn(x, path+"."+key, MaxServerTimeout, "no limit")
 			case "server_timeout":
-				a.ServerTimeout = d.duration(x, path+"."+key)
+				a.ServerTimeout = d.durationIn(x, path+"."+key, MaxServerTimeout, "no limit")
 			case "timeout":
-				a.Timeout = d.duration(x, path+"."+key)
+				a.Timeout = d.durationIn(x, path+"."+key, MaxGoalTimeout, "no limit")
 			}
 		}) {
 			continue
@@ -732,7 +741,7 @@ var serviceFields = []string{"service", "type", "timeout"}
 
 func (d *profileDecoder) services(n *yaml.Node, p *Profile) {
 	if n.Kind != yaml.MappingNode {
-		d.add(n, "services", "want a mapping of name: {service, type, timeout}, got %s", describe(n))
+		d.add(n, "services", "want a mapping of name: {service, type, timeout}, got %s", input.Describe(n))
 		return
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -751,7 +760,7 @@ func (d *profileDecoder) services(n *yaml.Node, p *Profile) {
 			case "type":
 				s.Type, _ = d.msgType(x, path+".type", ServiceKind)
 			case "timeout":
-				s.Timeout = d.duration(x, path+".timeout")
+				s.Timeout = d.durationIn(x, path+".timeout", MaxServerTimeout, "no limit")
 			}
 		}) {
 			continue
@@ -770,6 +779,7 @@ var velocityTypes = []string{"geometry_msgs/Twist", "geometry_msgs/TwistStamped"
 func (d *profileDecoder) safety(n *yaml.Node, p *Profile) {
 	s := &p.Safety
 	var typeNode, topicNode *yaml.Node
+	var watchdogNode *yaml.Node
 	d.fields(n, "safety", safetyFields, func(key string, _, v *yaml.Node) {
 		switch key {
 		case "velocity_topic":
@@ -787,14 +797,23 @@ func (d *profileDecoder) safety(n *yaml.Node, p *Profile) {
 			if !ok {
 				return
 			}
-			w, err := strconv.Atoi(str)
-			if err != nil || w < 0 {
-				d.add(v, "safety.watchdog", "watchdog %q: want how many tick periods a tick may take before the robot is stopped, a whole number >= 0", str)
+			w, err := strconv.Atoi(strings.TrimSpace(str))
+			if err != nil && !errors.Is(err, strconv.ErrRange) {
+				d.add(v, "safety.watchdog", "watchdog %q: want how many tick periods a tick may take before the robot is stopped, a whole number from 0 (off) to %d", str, MaxWatchdogPeriods)
 				return
 			}
-			s.Watchdog = w
+			if err != nil || w < 0 || w > MaxWatchdogPeriods {
+				d.add(v, "safety.watchdog", "watchdog %s periods is out of range: want 0 (off) to %d tick periods", strings.TrimSpace(str), MaxWatchdogPeriods)
+				return
+			}
+			s.Watchdog, watchdogNode = w, v
 		}
 	})
+	if watchdogNode != nil && p.Rate > 0 && s.Watchdog > 0 {
+		if t := time.Duration(s.Watchdog) * p.Period(); t > MaxWatchdog {
+			d.add(watchdogNode, "safety.watchdog", "watchdog %d periods at %v Hz is %v: a robot left moving that long unchecked has no watchdog; want at most %v (%d periods)", s.Watchdog, p.Rate, t, MaxWatchdog, int(MaxWatchdog/p.Period()))
+		}
+	}
 	if s.VelocityTopic == "" {
 		if typeNode != nil && topicNode == nil {
 			d.add(typeNode, "safety.velocity_type", "velocity_type without velocity_topic: say which topic to send the zero velocity on")

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
+	"github.com/stretchr/testify/require"
 )
 
 func TestShippedProfiles(t *testing.T) {
@@ -118,7 +119,7 @@ func TestBrokenProfiles(t *testing.T) {
 			name: "rates",
 			yaml: "rate: -5\nmax_rate: fast\n",
 			want: []string{
-				`p.yaml:1:7: rate: rate -5 is not allowed: want a positive number of Hz`,
+				`p.yaml:1:7: rate: rate -5 is not allowed: want a positive number of Hz, 0.1 to 1000 Hz`,
 				`p.yaml:2:11: max_rate: "fast" is not a rate: write a number of Hz, like 20`,
 			},
 		},
@@ -201,6 +202,39 @@ outputs:
 			},
 		},
 		{
+			name: "numbers out of range",
+			yaml: `rate: 1e-10
+max_rate: 1e400
+inputs:
+  - {topic: odom, type: nav_msgs/Odometry, key: odom, max_age: 2h}
+outputs:
+  - {topic: cmd_vel, type: geometry_msgs/Twist, key: cmd_vel, rate: 0.001}
+actions:
+  navigate: {server: move_base, type: move_base_msgs/MoveBaseAction, wait_for_server_timeout: 2h, server_timeout: 90m, timeout: 25h}
+services:
+  reset: {service: reset, type: std_srvs/Trigger, timeout: 1000000h}
+safety:
+  velocity_topic: cmd_vel
+  watchdog: 200000000000
+`,
+			want: []string{
+				`p.yaml:1:7: rate: rate 1e-10 Hz is out of range: want 0.1 to 1000 Hz`,
+				`p.yaml:2:11: max_rate: rate 1e400 Hz is out of range: want 0 (off) or 0.1 to 1000 Hz`,
+				`p.yaml:4:64: inputs[0].max_age: 2h is out of range: want 0 (never stale) to 1h0m0s`,
+				`p.yaml:6:69: outputs[0].rate: rate 0.001 Hz is out of range: want 0.1 to 1000 Hz`,
+				`p.yaml:8:95: actions.navigate.wait_for_server_timeout: 2h is out of range: want 0 (no limit) to 1h0m0s`,
+				`p.yaml:8:115: actions.navigate.server_timeout: 90m is out of range: want 0 (no limit) to 1h0m0s`,
+				`p.yaml:8:129: actions.navigate.timeout: 25h is out of range: want 0 (no limit) to 24h0m0s`,
+				`p.yaml:10:60: services.reset.timeout: 1000000h is out of range: want 0 (no limit) to 1h0m0s`,
+				`p.yaml:13:13: safety.watchdog: watchdog 200000000000 periods is out of range: want 0 (off) to 1000 tick periods`,
+			},
+		},
+		{
+			name: "a watchdog longer than a minute",
+			yaml: "rate: 1\nsafety: {velocity_topic: cmd_vel, watchdog: 61}\n",
+			want: []string{`p.yaml:2:45: safety.watchdog: watchdog 61 periods at 1 Hz is 1m1s: a robot left moving that long unchecked has no watchdog; want at most 1m0s (60 periods)`},
+		},
+		{
 			name: "actions services safety",
 			yaml: `rate: 10
 actions:
@@ -224,7 +258,7 @@ safety:
 				`p.yaml:7:51: services.reset: unknown field "timout" (did you mean timeout? known: service, type, timeout)`,
 				`p.yaml:8:33: services.clear.type: geometry_msgs/Twist is a message type, not a service type`,
 				`p.yaml:11:18: safety.velocity_type: a zero velocity is sent as geometry_msgs/Twist or geometry_msgs/TwistStamped, not sensor_msgs/Imu`,
-				`p.yaml:12:13: safety.watchdog: watchdog "-2": want how many tick periods a tick may take before the robot is stopped, a whole number >= 0`,
+				`p.yaml:12:13: safety.watchdog: watchdog -2 periods is out of range: want 0 (off) to 1000 tick periods`,
 			},
 		},
 	}
@@ -252,4 +286,24 @@ func at(lines []string, i int) string {
 		return lines[i]
 	}
 	return "(nothing)"
+}
+
+// TestProfileRangeEnds: the ends of every range are accepted.
+func TestProfileRangeEnds(t *testing.T) {
+	cases := []struct{ name, yaml string }{
+		{"slowest", "rate: 0.1\nsafety: {velocity_topic: cmd_vel, watchdog: 6}\n"},
+		{"fastest", "rate: 1000\nmax_rate: 1000\nsafety: {velocity_topic: cmd_vel, watchdog: 1000}\n"},
+		{"longest waits", "rate: 10\ninputs: [{topic: odom, type: nav_msgs/Odometry, key: odom, max_age: 1h}]\n" +
+			"actions: {nav: {server: move_base, type: move_base_msgs/MoveBaseAction, wait_for_server_timeout: 1h, server_timeout: 1h, timeout: 24h}}\n" +
+			"services: {reset: {service: reset, type: std_srvs/Trigger, timeout: 1h}}\n"},
+		{"zeros", "rate: 10\nmax_rate: 0\nsafety: {velocity_topic: cmd_vel, watchdog: 0}\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseProfile([]byte(c.yaml), "p.yaml", nil)
+			require.NoError(t, err)
+		})
+	}
+	require.EqualError(t, CheckRate(1e-10), "rate 1e-10 Hz is out of range: want 0.1 to 1000 Hz")
+	require.NoError(t, CheckRate(1000))
 }

@@ -55,6 +55,27 @@ func TestScript(t *testing.T) {
 			},
 		},
 	})
+	// A script that doubles a string on every cycle of a Repeat stops with
+	// a tick error (which halts the tree) once the string would pass
+	// script.MaxStringLen (2^20 bytes): after 20 doublings of one byte.
+	doubling := func(pos string) []step {
+		steps := make([]step, 0, 21)
+		for range 20 {
+			steps = append(steps, tick(Running, ""))
+		}
+		return append(steps, fails("MainTree/Repeat/Script (Script): code: "+pos+": the joined string would be 2097152 bytes, more than the 1048576 (1 MiB) a script may make"))
+	}
+	runNodeCases(t, []nodeCase{
+		{name: "s = s .. s in a Repeat is a tick error, not a crash",
+			tree: N("Repeat", A("num_cycles", "-1"), script("s = s .. s")), bb: map[string]any{"s": "x"},
+			steps: doubling("1:7")},
+		{name: "s += s in a Repeat is a tick error, not a crash",
+			tree: N("Repeat", A("num_cycles", "-1"), script("s += s")), bb: map[string]any{"s": "x"},
+			steps: doubling("1:1")},
+		{name: "s = s + s in a Repeat is a tick error, not a crash",
+			tree: N("Repeat", A("num_cycles", "-1"), script("s = s + s")), bb: map[string]any{"s": "x"},
+			steps: doubling("1:7")},
+	})
 	runBuildErrors(t, []buildErrorCase{
 		{name: "a script that does not parse", tree: script("x := "), want: `MainTree/Script: port "code": script does not parse: 1:6: expected an expression after ':=', found end of script`},
 		{name: "a script of blanks", tree: script("  "), want: `MainTree/Script: port "code": script does not parse: 1:1: empty script: expected at least one statement`},

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/btrobot/btrobot/runtime/script"
 )
 
 // AnyType is the type of a port or entry that accepts values of any type.
@@ -94,6 +96,9 @@ func parseInto(s string, typ reflect.Type) (reflect.Value, error) {
 	case reflect.Slice:
 		parts := []string{}
 		if t != "" {
+			if n := strings.Count(s, ";") + 1; n > script.MaxArrayLen {
+				return out, fmt.Errorf("a list of %d elements, more than the %d a value may hold", n, script.MaxArrayLen)
+			}
 			parts = strings.Split(s, ";")
 		}
 		sl := reflect.MakeSlice(typ, len(parts), len(parts))

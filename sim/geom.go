@@ -3,47 +3,23 @@ package sim
 import (
 	"fmt"
 	"math"
+
+	"github.com/btrobot/btrobot/places"
 )
 
 // Pose is a planar pose: position in metres and heading (yaw) in radians,
-// counter-clockwise from the frame's x axis.
-type Pose struct {
-	X, Y, Yaw float64
-}
+// counter-clockwise from the frame's x axis. It is the pose of the places
+// of a world (package places), so that a spawn, a waypoint or a dock is
+// used as read.
+type Pose = places.Pose
 
-// String formats the pose as "(x, y, yaw)" with centimetre precision, as it
-// appears in error messages.
-func (p Pose) String() string {
-	return fmt.Sprintf("(%.2f, %.2f, %.2f)", p.X, p.Y, p.Yaw)
-}
-
-// Compose returns q expressed in the frame that p is expressed in, where q is
-// given relative to p: the pose of a child frame at q inside a frame at p.
-func (p Pose) Compose(q Pose) Pose {
-	s, c := math.Sincos(p.Yaw)
-	return Pose{
-		X:   p.X + c*q.X - s*q.Y,
-		Y:   p.Y + s*q.X + c*q.Y,
-		Yaw: NormalizeAngle(p.Yaw + q.Yaw),
-	}
-}
-
-// Relative returns q expressed in p's frame; p.Compose(p.Relative(q)) == q up
-// to rounding.
-func (p Pose) Relative(q Pose) Pose {
-	s, c := math.Sincos(p.Yaw)
-	dx, dy := q.X-p.X, q.Y-p.Y
-	return Pose{
-		X:   c*dx + s*dy,
-		Y:   -s*dx + c*dy,
-		Yaw: NormalizeAngle(q.Yaw - p.Yaw),
-	}
-}
-
-// DistanceTo returns the Euclidean distance between the positions of p and q.
-func (p Pose) DistanceTo(q Pose) float64 {
-	return math.Hypot(q.X-p.X, q.Y-p.Y)
-}
+// Place is a named pose of the world; Dock a docking station; Places the
+// named places of a world, read from its places.yaml (places.Load).
+type (
+	Place  = places.Place
+	Dock   = places.Dock
+	Places = places.Places
+)
 
 // Twist is a planar velocity: forward speed in m/s and turn rate in rad/s,
 // as the linear.x and angular.z of a geometry_msgs/Twist.
@@ -52,16 +28,9 @@ type Twist struct {
 }
 
 // NormalizeAngle returns a wrapped into [-pi, pi).
-func NormalizeAngle(a float64) float64 {
-	if a >= -math.Pi && a < math.Pi {
-		return a
-	}
-	a = math.Mod(a+math.Pi, 2*math.Pi)
-	if a < 0 {
-		a += 2 * math.Pi
-	}
-	return a - math.Pi
-}
+func NormalizeAngle(a float64) float64 { return places.NormalizeAngle(a) }
+
+func isNaNOrInf(v float64) bool { return v != v || v > 1e308 || v < -1e308 }
 
 // Rect is an axis-aligned rectangle in world coordinates, used for obstacles
 // placed in the world. MinX <= MaxX and MinY <= MaxY.

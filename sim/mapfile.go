@@ -2,16 +2,21 @@ package sim
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"image"
 	_ "image/png" // map_server also reads PNG maps; accept them too.
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/btrobot/btrobot/internal/input"
+	"github.com/btrobot/btrobot/places"
+	"github.com/btrobot/btrobot/runtime"
 )
 
 // MapMeta is the content of a ROS map_server map YAML file.
@@ -40,32 +45,32 @@ var mapKeys = []string{"image", "resolution", "origin", "negate", "occupied_thre
 // misspelt known key, which is an error naming the key meant.
 func ParseMapMeta(file string, data []byte) (MapMeta, error) {
 	m := MapMeta{OccupiedThresh: 0.65, FreeThresh: 0.196, Mode: "trinary"}
-	root, err := yamlMapping(file, data)
+	root, err := yamlMapping(file, data, input.Map)
 	if err != nil {
 		return m, err
 	}
-	seen := map[string]int{}
+	seen := map[string]*yaml.Node{}
 	for k := 0; k+1 < len(root.Content); k += 2 {
 		key, val := root.Content[k], root.Content[k+1]
 		if prev, dup := seen[key.Value]; dup {
-			return m, fileErr(file, key.Line, key.Value, "given twice (first on line %d)", prev)
+			return m, nodeErr(file, key, key.Value, "given twice (first on line %d)", prev.Line)
 		}
-		seen[key.Value] = key.Line
+		seen[key.Value] = val
 		switch key.Value {
 		case "image":
 			if val.Kind != yaml.ScalarNode || val.Value == "" || val.Tag == "!!null" {
-				return m, fileErr(file, val.Line, "image", "want the image file's path, got %s", nodeKind(val))
+				return m, nodeErr(file, val, "image", "want the image file's path, got %s", input.Describe(val))
 			}
 			m.Image = val.Value
 		case "resolution":
-			if m.Resolution, err = yamlNumber(file, "resolution", val); err != nil {
+			if m.Resolution, err = input.Number(file, "resolution", val); err != nil {
 				return m, err
 			}
 			if m.Resolution <= 0 {
-				return m, fileErr(file, val.Line, "resolution", "must be > 0 metres per pixel, got %s", val.Value)
+				return m, nodeErr(file, val, "resolution", "must be > 0 metres per pixel, got %s", val.Value)
 			}
 		case "origin":
-			if m.Origin, err = yamlPose(file, "origin", val, false); err != nil {
+			if m.Origin, err = places.DecodePose(file, "origin", val, false); err != nil {
 				return m, err
 			}
 		case "negate":
@@ -75,15 +80,15 @@ func ParseMapMeta(file string, data []byte) (MapMeta, error) {
 			case "1", "true":
 				m.Negate = true
 			default:
-				return m, fileErr(file, val.Line, "negate", "want 0 or 1, got %s", nodeKind(val))
+				return m, nodeErr(file, val, "negate", "want 0 or 1, got %s", input.Describe(val))
 			}
 		case "occupied_thresh", "free_thresh":
-			v, err := yamlNumber(file, key.Value, val)
+			v, err := input.Number(file, key.Value, val)
 			if err != nil {
 				return m, err
 			}
 			if v < 0 || v > 1 {
-				return m, fileErr(file, val.Line, key.Value, "must be between 0 and 1, got %s", val.Value)
+				return m, nodeErr(file, val, key.Value, "must be between 0 and 1, got %s", val.Value)
 			}
 			if key.Value == "occupied_thresh" {
 				m.OccupiedThresh = v
@@ -95,31 +100,37 @@ func ParseMapMeta(file string, data []byte) (MapMeta, error) {
 			case "trinary", "scale":
 				m.Mode = val.Value
 			case "raw":
-				return m, fileErr(file, val.Line, "mode", "raw is not supported; use trinary or scale")
+				return m, nodeErr(file, val, "mode", "raw is not supported; use trinary or scale")
 			default:
-				return m, fileErr(file, val.Line, "mode", "want trinary or scale, got %s", nodeKind(val))
+				return m, nodeErr(file, val, "mode", "want trinary or scale, got %s", input.Describe(val))
 			}
 		default:
-			if s := suggestKey(key.Value, mapKeys); s != "" {
-				return m, fileErr(file, key.Line, key.Value, "unknown key; did you mean %s?", s)
+			if near := runtime.NearestNames(key.Value, mapKeys, 1); len(near) > 0 {
+				return m, nodeErr(file, key, key.Value, "unknown key; did you mean %s?", near[0])
 			}
 		}
 	}
 	for _, k := range []string{"image", "resolution", "origin"} {
 		if _, ok := seen[k]; !ok {
-			return m, fileErr(file, 0, k, "missing (a map_server map needs image, resolution and origin)")
+			return m, fileErr(runtime.Pos{File: file}, k, "missing (a map_server map needs image, resolution and origin)")
 		}
 	}
 	if m.FreeThresh >= m.OccupiedThresh {
-		return m, fileErr(file, seen["free_thresh"], "free_thresh", "%v must be below occupied_thresh %v", m.FreeThresh, m.OccupiedThresh)
+		at := runtime.Pos{File: file}
+		if n := seen["free_thresh"]; n != nil {
+			at = input.Pos(file, n)
+		}
+		return m, fileErr(at, "free_thresh", "%v must be below occupied_thresh %v", m.FreeThresh, m.OccupiedThresh)
 	}
 	return m, nil
 }
 
 // LoadMap loads a map in ROS map_server format: the YAML file at path and
 // the PGM (P5 or P2) or PNG image it names. Errors name the file and line.
+// Both files must be regular files, of at most input.MaxDocumentSize and
+// input.MaxImageSize bytes, and the image at most MaxMapPixels pixels.
 func LoadMap(path string) (*Grid, error) {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path, input.Map)
 	if err != nil {
 		return nil, err
 	}
@@ -131,23 +142,82 @@ func LoadMap(path string) (*Grid, error) {
 	if !filepath.IsAbs(img) {
 		img = filepath.Join(filepath.Dir(path), img)
 	}
-	raw, err := os.ReadFile(img)
+	raw, err := input.ReadFile(img, input.MapImage)
 	if err != nil {
-		line := 0
-		if root, e := yamlMapping(path, data); e == nil {
+		at := runtime.Pos{File: path}
+		if root, e := yamlMapping(path, data, input.Map); e == nil {
 			for k := 0; k+1 < len(root.Content); k += 2 {
 				if root.Content[k].Value == "image" {
-					line = root.Content[k+1].Line
+					at = input.Pos(path, root.Content[k+1])
 				}
 			}
 		}
-		return nil, fileErr(path, line, "image", "%v", err)
+		return nil, fileErr(at, "image", "%s", fileProblem(err))
 	}
 	pix, err := DecodeMapImage(img, raw)
 	if err != nil {
 		return nil, err
 	}
 	return meta.Grid(pix)
+}
+
+// The bounds of a map image, checked from its header before its pixels are
+// made: a side of 32768 pixels (1.6 km at 5 cm), and 2^26 pixels in all
+// (8192×8192, 400 m square at 5 cm), so that a header claiming more is
+// refused at once instead of exhausting memory.
+const (
+	MaxMapSide   = 1 << 15
+	MaxMapPixels = 1 << 26
+)
+
+// checkPixels refuses an image of more than MaxMapSide pixels a side or
+// MaxMapPixels in all.
+func checkPixels(at runtime.Pos, w, h int) error {
+	if w > MaxMapSide || h > MaxMapSide || w*h > MaxMapPixels {
+		return fileErr(at, "size", "%dx%d pixels is more than a map may have: at most %d a side and %d (%dx%d) in all", w, h, MaxMapSide, MaxMapPixels, 1<<13, 1<<13)
+	}
+	return nil
+}
+
+// fileErr is a problem in a map, image or places file: at its position
+// (file:line:col, or only the file when the problem is not on one line: a
+// missing field, a short image), in field when there is one.
+func fileErr(at runtime.Pos, field, format string, args ...any) error {
+	return &runtime.BuildError{Pos: at, Path: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// fileProblem says why a file named in another could not be read: "path:
+// why", without the operation ("open", "stat") the system names.
+func fileProblem(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Path + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// nodeErr is a problem at node n of the YAML file.
+func nodeErr(file string, n *yaml.Node, field, format string, args ...any) error {
+	return fileErr(input.Pos(file, n), field, format, args...)
+}
+
+// yamlMapping returns the top-level mapping of a YAML document of kind k
+// (bounded in size), or an error if the document is empty or not a mapping.
+func yamlMapping(file string, data []byte, k input.Kind) (*yaml.Node, error) {
+	if err := k.CheckSize(file, data); err != nil {
+		return nil, err
+	}
+	root, err := input.YAML(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if root == nil {
+		return nil, fileErr(runtime.Pos{File: file}, "", "empty document")
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, nodeErr(file, root, "", "want a mapping of keys to values, got %s", input.Describe(root))
+	}
+	return root, nil
 }
 
 // MapImage is a decoded map image: 8-bit grey levels (0 black, 255 white)
@@ -195,9 +265,16 @@ func DecodeMapImage(file string, data []byte) (*MapImage, error) {
 	if len(data) >= 2 && data[0] == 'P' {
 		return decodePGM(file, data)
 	}
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return nil, fileErr(runtime.Pos{File: file}, "", "not a PGM (P5 or P2) or PNG image: %v", err)
+	}
+	if err := checkPixels(runtime.Pos{File: file}, cfg.Width, cfg.Height); err != nil {
+		return nil, err
+	}
 	im, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
-		return nil, fileErr(file, 0, "", "not a PGM (P5 or P2) or PNG image: %v", err)
+		return nil, fileErr(runtime.Pos{File: file}, "", "not a PGM (P5 or P2) or PNG image: %v", err)
 	}
 	b := im.Bounds()
 	out := &MapImage{Width: b.Dx(), Height: b.Dy(), Gray: make([]uint8, b.Dx()*b.Dy())}
@@ -225,10 +302,16 @@ func DecodeMapImage(file string, data []byte) (*MapImage, error) {
 
 // pgmReader tokenises a PGM header or ASCII raster, tracking lines.
 type pgmReader struct {
-	file string
-	data []byte
-	pos  int
-	line int
+	file      string
+	data      []byte
+	pos       int
+	line      int
+	lineStart int // offset of the current line's first byte
+}
+
+// at returns the position of byte off, on the current line.
+func (p *pgmReader) at(off int) runtime.Pos {
+	return runtime.Pos{File: p.file, Line: p.line, Col: 1 + off - p.lineStart}
 }
 
 func (p *pgmReader) skipSpace() {
@@ -242,6 +325,7 @@ func (p *pgmReader) skipSpace() {
 		case c == '\n':
 			p.line++
 			p.pos++
+			p.lineStart = p.pos
 		case c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f':
 			p.pos++
 		default:
@@ -259,14 +343,14 @@ func (p *pgmReader) uint(field string, limit int) (int, error) {
 	}
 	tok := string(p.data[start:p.pos])
 	if tok == "" {
-		return 0, fileErr(p.file, p.line, field, "missing: file ends early")
+		return 0, fileErr(p.at(start), field, "missing: file ends early")
 	}
 	v, err := strconv.Atoi(tok)
 	if err != nil || v < 0 {
-		return 0, fileErr(p.file, p.line, field, "want a whole number, got %q", tok)
+		return 0, fileErr(p.at(start), field, "want a whole number, got %q", tok)
 	}
 	if v > limit {
-		return 0, fileErr(p.file, p.line, field, "%d is too large (at most %d)", v, limit)
+		return 0, fileErr(p.at(start), field, "%d is too large (at most %d)", v, limit)
 	}
 	return v, nil
 }
@@ -275,29 +359,53 @@ func decodePGM(file string, data []byte) (*MapImage, error) {
 	p := &pgmReader{file: file, data: data, line: 1}
 	magic := string(data[:2])
 	if magic != "P5" && magic != "P2" {
-		return nil, fileErr(file, 1, "magic", "%q is not a greyscale PGM; want P5 (binary) or P2 (ASCII)", magic)
+		return nil, fileErr(p.at(0), "magic", "%q is not a greyscale PGM; want P5 (binary) or P2 (ASCII)", magic)
 	}
 	p.pos = 2
 	if p.pos < len(data) && data[p.pos] > ' ' && data[p.pos] != '#' {
-		return nil, fileErr(file, 1, "magic", "want whitespace after %s", magic)
+		return nil, fileErr(p.at(2), "magic", "want whitespace after %s", magic)
 	}
-	w, err := p.uint("width", 1<<15)
+	p.skipSpace()
+	sizeAt := p.at(p.pos)
+	w, err := p.uint("width", MaxMapSide)
 	if err != nil {
 		return nil, err
 	}
-	h, err := p.uint("height", 1<<15)
+	h, err := p.uint("height", MaxMapSide)
 	if err != nil {
 		return nil, err
 	}
+	p.skipSpace()
+	maxvalAt := p.at(p.pos)
 	maxval, err := p.uint("maxval", 65535)
 	if err != nil {
 		return nil, err
 	}
 	if w == 0 || h == 0 {
-		return nil, fileErr(file, p.line, "size", "%dx%d has no pixels", w, h)
+		return nil, fileErr(sizeAt, "size", "%dx%d has no pixels", w, h)
 	}
 	if maxval == 0 {
-		return nil, fileErr(file, p.line, "maxval", "must be between 1 and 65535, got 0")
+		return nil, fileErr(maxvalAt, "maxval", "must be between 1 and 65535, got 0")
+	}
+	if err := checkPixels(sizeAt, w, h); err != nil {
+		return nil, err
+	}
+	// The raster must be there before the image is made: a header may
+	// claim any size.
+	bps := 1
+	if maxval > 255 {
+		bps = 2
+	}
+	if magic == "P2" {
+		// Every ASCII sample takes a byte at least.
+		if rest := len(data) - p.pos; rest < w*h {
+			return nil, fileErr(runtime.Pos{File: file}, "raster", "has %d bytes, too few for %d pixels (%dx%d)", max(rest, 0), w*h, w, h)
+		}
+	} else if raster := len(data) - p.pos - 1; raster < w*h*bps {
+		if raster < 0 {
+			return nil, fileErr(runtime.Pos{File: file}, "raster", "missing: file ends after the header")
+		}
+		return nil, fileErr(runtime.Pos{File: file}, "raster", "has %d bytes, want %d (%dx%d, %d byte(s) per pixel)", raster, w*h*bps, w, h, bps)
 	}
 	img := &MapImage{Width: w, Height: h, Gray: make([]uint8, w*h)}
 	scale := func(v int) uint8 { return uint8((v*255 + maxval/2) / maxval) }
@@ -305,38 +413,29 @@ func decodePGM(file string, data []byte) (*MapImage, error) {
 		for k := range img.Gray {
 			v, err := p.uint(fmt.Sprintf("pixel %d", k), 1<<31)
 			if err != nil {
-				if fe, ok := err.(*FileError); ok && strings.HasPrefix(fe.Msg, "missing") {
-					return nil, fileErr(file, 0, "raster", "has %d pixels, want %d (%dx%d)", k, w*h, w, h)
+				if be, ok := err.(*runtime.BuildError); ok && strings.HasPrefix(be.Msg, "missing") {
+					return nil, fileErr(runtime.Pos{File: file}, "raster", "has %d pixels, want %d (%dx%d)", k, w*h, w, h)
 				}
 				return nil, err
 			}
 			if v > maxval {
-				return nil, fileErr(file, p.line, fmt.Sprintf("pixel %d", k), "%d is above maxval %d", v, maxval)
+				return nil, fileErr(p.at(p.pos-len(strconv.Itoa(v))), fmt.Sprintf("pixel %d", k), "%d is above maxval %d", v, maxval)
 			}
 			img.Gray[k] = scale(v)
 		}
 		return img, nil
 	}
-	// P5: exactly one whitespace byte separates maxval from the raster.
-	if p.pos >= len(data) {
-		return nil, fileErr(file, 0, "raster", "missing: file ends after the header")
-	}
+	// P5: exactly one whitespace byte separates maxval from the raster
+	// (its length was checked above).
 	p.pos++
 	raster := data[p.pos:]
-	bps := 1
-	if maxval > 255 {
-		bps = 2
-	}
-	if want := w * h * bps; len(raster) < want {
-		return nil, fileErr(file, 0, "raster", "has %d bytes, want %d (%dx%d, %d byte(s) per pixel)", len(raster), want, w, h, bps)
-	}
 	for k := range img.Gray {
 		v := int(raster[k*bps])
 		if bps == 2 {
 			v = v<<8 | int(raster[k*bps+1])
 		}
 		if v > maxval {
-			return nil, fileErr(file, 0, fmt.Sprintf("pixel %d", k), "%d is above maxval %d", v, maxval)
+			return nil, fileErr(runtime.Pos{File: file}, fmt.Sprintf("pixel %d", k), "%d is above maxval %d", v, maxval)
 		}
 		img.Gray[k] = scale(v)
 	}

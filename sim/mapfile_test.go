@@ -2,6 +2,8 @@ package sim_test
 
 import (
 	"bytes"
+	"encoding/binary"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/png"
@@ -157,55 +159,61 @@ func TestLoadMapErrors(t *testing.T) {
 		want  string
 	}{
 		{"YAML syntax", "image: map.pgm\nresolution: [0.05\norigin: [0, 0, 0]\n", nil,
-			"map.yaml:2: did not find expected ',' or ']'"},
+			"map.yaml:2:1: not valid YAML: did not find expected ',' or ']'"},
 		{"tab indentation", "image: map.pgm\nresolution: 0.05\n\torigin: [0, 0, 0]\n", nil,
-			"map.yaml:3: found a tab character that violates indentation"},
+			"map.yaml:3:1: not valid YAML: found a tab character that violates indentation"},
 		{"unterminated string", "image: \"map.pgm\nresolution: 0.05\n", nil,
-			"map.yaml:1: found unexpected end of stream"},
+			"map.yaml:1:8: not valid YAML: found unexpected end of stream"},
 		{"a list instead of a mapping", "- image\n- resolution\n", nil,
-			"map.yaml:1: want a mapping of keys to values, got a list"},
+			"map.yaml:1:1: want a mapping of keys to values, got a list"},
 		{"empty file", "", nil, "map.yaml: empty document"},
 		{"missing image", "resolution: 0.05\norigin: [0, 0, 0]\n", nil,
 			"map.yaml: image: missing (a map_server map needs image, resolution and origin)"},
 		{"missing origin", "image: map.pgm\nresolution: 0.05\n", nil,
 			"map.yaml: origin: missing (a map_server map needs image, resolution and origin)"},
 		{"negative resolution", "image: map.pgm\nresolution: -0.05\norigin: [0, 0, 0]\n", nil,
-			"map.yaml:2: resolution: must be > 0 metres per pixel, got -0.05"},
+			"map.yaml:2:13: resolution: must be > 0 metres per pixel, got -0.05"},
 		{"resolution not a number", "image: map.pgm\nresolution: fine\norigin: [0, 0, 0]\n", nil,
-			`map.yaml:2: resolution: want a number, got "fine"`},
+			`map.yaml:2:13: resolution: want a number, got "fine"`},
 		{"origin with two numbers", "image: map.pgm\nresolution: 0.05\norigin: [0, 0]\n", nil,
-			"map.yaml:3: origin: want [x, y, yaw], got 2 numbers"},
+			"map.yaml:3:9: origin: want [x, y, yaw], got 2 numbers"},
 		{"origin not a list", "image: map.pgm\nresolution: 0.05\norigin: 0\n", nil,
-			`map.yaml:3: origin: want [x, y, yaw], got "0"`},
+			`map.yaml:3:9: origin: want [x, y, yaw], got "0"`},
 		{"origin with a word", "image: map.pgm\nresolution: 0.05\norigin: [0, north, 0]\n", nil,
-			`map.yaml:3: origin[1]: want a number, got "north"`},
+			`map.yaml:3:13: origin[1]: want a number, got "north"`},
 		{"negate 2", goodYAML + "", nil, ""}, // placeholder replaced below
 		{"threshold above 1", strings.Replace(goodYAML, "occupied_thresh: 0.65", "occupied_thresh: 1.5", 1), nil,
-			"map.yaml:5: occupied_thresh: must be between 0 and 1, got 1.5"},
+			"map.yaml:5:18: occupied_thresh: must be between 0 and 1, got 1.5"},
 		{"free above occupied", strings.Replace(goodYAML, "free_thresh: 0.196", "free_thresh: 0.7", 1), nil,
-			"map.yaml:6: free_thresh: 0.7 must be below occupied_thresh 0.65"},
-		{"raw mode", goodYAML + "mode: raw\n", nil, "map.yaml:7: mode: raw is not supported; use trinary or scale"},
-		{"unknown mode", goodYAML + "mode: fancy\n", nil, `map.yaml:7: mode: want trinary or scale, got "fancy"`},
+			"map.yaml:6:14: free_thresh: 0.7 must be below occupied_thresh 0.65"},
+		{"raw mode", goodYAML + "mode: raw\n", nil, "map.yaml:7:7: mode: raw is not supported; use trinary or scale"},
+		{"unknown mode", goodYAML + "mode: fancy\n", nil, `map.yaml:7:7: mode: want trinary or scale, got "fancy"`},
 		{"misspelt key", strings.Replace(goodYAML, "resolution", "resolutoin", 1), nil,
-			"map.yaml:2: resolutoin: unknown key; did you mean resolution?"},
-		{"key given twice", goodYAML + "resolution: 0.1\n", nil, "map.yaml:7: resolution: given twice (first on line 2)"},
+			"map.yaml:2:1: resolutoin: unknown key; did you mean resolution?"},
+		{"key given twice", goodYAML + "resolution: 0.1\n", nil, "map.yaml:7:1: resolution: given twice (first on line 2)"},
 		{"image missing", strings.Replace(goodYAML, "map.pgm", "nothere.pgm", 1), nil,
-			"map.yaml:1: image: open nothere.pgm: no such file or directory"},
+			"map.yaml:1:8: image: nothere.pgm: no such file or directory"},
 		{"not an image", goodYAML, []byte("hello, world"), "map.pgm: not a PGM (P5 or P2) or PNG image: image: unknown format"},
-		{"colour PPM", goodYAML, []byte("P6\n3 2\n255\n"), `map.pgm:1: magic: "P6" is not a greyscale PGM; want P5 (binary) or P2 (ASCII)`},
-		{"width not a number", goodYAML, []byte("P5\n# size next\nthree 2\n255\n"), `map.pgm:3: width: want a whole number, got "three"`},
-		{"no pixels", goodYAML, []byte("P5 0 2 255\n"), "map.pgm:1: size: 0x2 has no pixels"},
-		{"maxval 0", goodYAML, []byte("P2\n3 2\n0\n"), "map.pgm:3: maxval: must be between 1 and 65535, got 0"},
-		{"header cut short", goodYAML, []byte("P5\n3 2\n"), "map.pgm:3: maxval: missing: file ends early"},
+		{"colour PPM", goodYAML, []byte("P6\n3 2\n255\n"), `map.pgm:1:1: magic: "P6" is not a greyscale PGM; want P5 (binary) or P2 (ASCII)`},
+		{"width not a number", goodYAML, []byte("P5\n# size next\nthree 2\n255\n"), `map.pgm:3:1: width: want a whole number, got "three"`},
+		{"no pixels", goodYAML, []byte("P5 0 2 255\n"), "map.pgm:1:4: size: 0x2 has no pixels"},
+		{"maxval 0", goodYAML, []byte("P2\n3 2\n0\n"), "map.pgm:3:1: maxval: must be between 1 and 65535, got 0"},
+		{"header cut short", goodYAML, []byte("P5\n3 2\n"), "map.pgm:3:1: maxval: missing: file ends early"},
 		{"raster cut short", goodYAML, []byte("P5\n3 2\n255\n\x00\x00"), "map.pgm: raster: has 2 bytes, want 6 (3x2, 1 byte(s) per pixel)"},
-		{"ASCII pixel above maxval", goodYAML, []byte("P2\n3 2\n15\n0 15 12\n15 16 0\n"), "map.pgm:5: pixel 4: 16 is above maxval 15"},
+		{"ASCII pixel above maxval", goodYAML, []byte("P2\n3 2\n15\n0 15 12\n15 16 0\n"), "map.pgm:5:4: pixel 4: 16 is above maxval 15"},
 		{"ASCII pixels missing", goodYAML, []byte("P2\n3 2\n15\n0 15 12\n"), "map.pgm: raster: has 3 pixels, want 6 (3x2)"},
-		{"ASCII pixel not a number", goodYAML, []byte("P2\n3 2\n15\n0 15 x\n"), `map.pgm:4: pixel 2: want a whole number, got "x"`},
-		{"huge size", goodYAML, []byte("P5 100000 2 255\n"), "map.pgm:1: width: 100000 is too large (at most 32768)"},
+		{"ASCII pixel not a number", goodYAML, []byte("P2\n3 2\n15\n0 15 x\n"), `map.pgm:4:6: pixel 2: want a whole number, got "x"`},
+		{"huge size", goodYAML, []byte("P5 100000 2 255\n"), "map.pgm:1:4: width: 100000 is too large (at most 32768)"},
+		{"a header claiming 10^6 x 10^6", goodYAML, []byte("P5 1000000 1000000 255\n"), "map.pgm:1:4: width: 1000000 is too large (at most 32768)"},
+		{"a header claiming 2^30 pixels", goodYAML, []byte("P5 32768 32768 255\n\x00"), "map.pgm:1:4: size: 32768x32768 pixels is more than a map may have: at most 32768 a side and 67108864 (8192x8192) in all"},
+		{"a binary raster far too short for its header", goodYAML, []byte("P5 8000 8000 255\n\x00\x00"), "map.pgm: raster: has 2 bytes, want 64000000 (8000x8000, 1 byte(s) per pixel)"},
+		{"an ASCII raster far too short for its header", goodYAML, []byte("P2 8000 8000 255\n0 0"), "map.pgm: raster: has 4 bytes, too few for 64000000 pixels (8000x8000)"},
+		{"a PNG claiming 20000 x 20000", goodYAML, hugePNGHeader(20000, 20000), "map.pgm: size: 20000x20000 pixels is more than a map may have: at most 32768 a side and 67108864 (8192x8192) in all"},
+		{"an image that is /dev/zero", "image: /dev/zero\nresolution: 0.05\norigin: [0, 0, 0]\n", nil, "map.yaml:1:8: image: /dev/zero: a character device, not a regular file: a map image is read from a regular file"},
 	} {
 		if tc.name == "negate 2" {
 			tc.yaml = strings.Replace(goodYAML, "negate: 0", "negate: 2", 1)
-			tc.want = "map.yaml:4: negate: want 0 or 1, got \"2\""
+			tc.want = "map.yaml:4:9: negate: want 0 or 1, got \"2\""
 		}
 		t.Run(tc.name, func(t *testing.T) {
 			img := tc.image
@@ -260,4 +268,26 @@ func TestSaveAndLoadRoundTrip(t *testing.T) {
 			}
 		}
 	}
+}
+
+// hugePNGHeader returns the start of a PNG whose header claims w x h pixels:
+// enough for image.DecodeConfig, nothing to decode.
+func hugePNGHeader(w, h uint32) []byte {
+	var b bytes.Buffer
+	b.WriteString("\x89PNG\r\n\x1a\n")
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr[0:], w)
+	binary.BigEndian.PutUint32(ihdr[4:], h)
+	ihdr[8], ihdr[9] = 8, 0 // 8-bit greyscale
+	var n [4]byte
+	binary.BigEndian.PutUint32(n[:], uint32(len(ihdr)))
+	b.Write(n[:])
+	crc := crc32.NewIEEE()
+	crc.Write([]byte("IHDR"))
+	crc.Write(ihdr)
+	b.WriteString("IHDR")
+	b.Write(ihdr)
+	binary.BigEndian.PutUint32(n[:], crc.Sum32())
+	b.Write(n[:])
+	return b.Bytes()
 }

@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/btrobot/btrobot/places"
+	"github.com/btrobot/btrobot/runtime"
 )
 
 // WorldConf configures a World. Zero fields take the defaults in brackets.
@@ -104,13 +107,13 @@ func LoadWorld(path string, conf WorldConf) (*World, error) {
 			placesPath = ""
 		}
 	}
-	places := &Places{}
+	pl := &Places{}
 	if placesPath != "" {
-		if places, err = LoadPlaces(placesPath); err != nil {
+		if pl, err = places.Load(placesPath); err != nil {
 			return nil, err
 		}
-		if places.Map != "" && st.IsDir() {
-			mapPath = places.Map
+		if pl.Map != "" && st.IsDir() {
+			mapPath = pl.Map
 			if !filepath.IsAbs(mapPath) {
 				mapPath = filepath.Join(path, mapPath)
 			}
@@ -118,49 +121,49 @@ func LoadWorld(path string, conf WorldConf) (*World, error) {
 	}
 	g, err := LoadMap(mapPath)
 	if errors.Is(err, fs.ErrNotExist) && st.IsDir() {
-		if places.Map != "" {
-			return nil, fileErr(placesPath, places.mapLine, "map", "%v", err)
+		if pl.Map != "" {
+			return nil, fileErr(pl.MapPos, "map", "%s", fileProblem(err))
 		}
 		return nil, fmt.Errorf("world %s: no map: %s has no map key and %s does not exist", path, placesPath, mapPath)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := checkPlaces(placesPath, places, g); err != nil {
+	if err := checkPlaces(pl, g); err != nil {
 		return nil, err
 	}
-	conf.Map, conf.Places = g, places
+	conf.Map, conf.Places = g, pl
 	return NewWorld(conf)
 }
 
 // checkPlaces reports the first place that is off the map or on an
 // occupied cell.
-func checkPlaces(file string, p *Places, g *Grid) error {
-	check := func(field string, line int, pose Pose) error {
+func checkPlaces(p *Places, g *Grid) error {
+	check := func(field string, at runtime.Pos, pose Pose) error {
 		i, j, ok := g.CellOf(pose.X, pose.Y)
 		if !ok {
-			return fileErr(file, line, field, "(%.2f, %.2f) is off the map", pose.X, pose.Y)
+			return fileErr(at, field, "(%.2f, %.2f) is off the map", pose.X, pose.Y)
 		}
 		if c := g.At(i, j); c == Occupied {
-			return fileErr(file, line, field, "(%.2f, %.2f) is on an occupied cell of the map", pose.X, pose.Y)
+			return fileErr(at, field, "(%.2f, %.2f) is on an occupied cell of the map", pose.X, pose.Y)
 		}
 		return nil
 	}
 	for k, s := range p.Spawns {
-		if err := check(fmt.Sprintf("spawns[%d].pose", k), s.line, s.Pose); err != nil {
+		if err := check(fmt.Sprintf("spawns[%d].pose", k), s.Pos, s.Pose); err != nil {
 			return err
 		}
 	}
 	for k, s := range p.Waypoints {
-		if err := check(fmt.Sprintf("waypoints[%d].pose", k), s.line, s.Pose); err != nil {
+		if err := check(fmt.Sprintf("waypoints[%d].pose", k), s.Pos, s.Pose); err != nil {
 			return err
 		}
 	}
 	for k, d := range p.Docks {
-		if err := check(fmt.Sprintf("docks[%d].pose", k), d.line, d.Pose); err != nil {
+		if err := check(fmt.Sprintf("docks[%d].pose", k), d.Pos, d.Pose); err != nil {
 			return err
 		}
-		if err := check(fmt.Sprintf("docks[%d].approach", k), d.line, d.Approach); err != nil {
+		if err := check(fmt.Sprintf("docks[%d].approach", k), d.Pos, d.Approach); err != nil {
 			return err
 		}
 	}

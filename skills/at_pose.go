@@ -34,7 +34,7 @@ func atPoseType(e *env) runtime.NodeType {
 		},
 		New: func(c *runtime.Config) (runtime.Node, error) {
 			if g, ok := runtime.LiteralAs[string](c, "goal"); ok && e.Places != nil {
-				if _, err := e.Places.resolve(g); err != nil {
+				if _, err := resolve(e.Places, g); err != nil {
 					return nil, fmt.Errorf("port \"goal\": %v", err)
 				}
 			}
@@ -43,7 +43,7 @@ func atPoseType(e *env) runtime.NodeType {
 				if err != nil {
 					return false, err
 				}
-				goal, err := e.Places.resolve(target)
+				goal, err := resolve(e.Places, target)
 				if err != nil {
 					return false, fmt.Errorf("port \"goal\": %v", err)
 				}

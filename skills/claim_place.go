@@ -158,7 +158,7 @@ func (c *ClaimPlace) byDistance(n *runtime.Leaf, q []string) []string {
 	}
 	dist := make(map[string]float64, len(q))
 	for _, p := range q {
-		pose, err := c.e.Places.resolve(p)
+		pose, err := resolve(c.e.Places, p)
 		if err != nil {
 			return q
 		}

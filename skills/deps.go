@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -27,8 +28,8 @@ type Deps struct {
 	// navigation server and its timeouts.
 	Profile *ros.Profile
 	// Places are the world's named places, which trees may name wherever
-	// they give a pose.
-	Places *Places
+	// they give a pose (a waypoint or a dock).
+	Places *places.Places
 	// OdomOrigin is the pose of the odom frame's origin in the map frame,
 	// so that odometry gives the robot's map pose when the profile latches
 	// no map pose (Keys.Pose). The simulator's odometry starts at the

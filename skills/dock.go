@@ -50,7 +50,7 @@ func dockType(e *env) runtime.NodeType {
 		New: func(c *runtime.Config) (runtime.Node, error) {
 			if name, ok := runtime.LiteralAs[string](c, "dock"); ok && name != "" && e.Places != nil {
 				if _, known := e.Places.Dock(name); !known {
-					return nil, fmt.Errorf("port \"dock\": the world has no dock %q%s", name, e.Places.hint(name))
+					return nil, fmt.Errorf("port \"dock\": the world has no dock %q%s", name, hint(e.Places, name))
 				}
 			}
 			d := &Dock{e: e}
@@ -70,7 +70,7 @@ func (d *Dock) makeGoal(n *runtime.Leaf) (any, error) {
 		return nil, err
 	}
 	dk, known := d.e.Places.Dock(name)
-	d.target, d.known = dk.Pose, known && (name != "" || len(d.e.Places.Docks) == 1)
+	d.target, d.known = Pose(dk.Pose), known && (name != "" || len(d.e.Places.Docks) == 1)
 	d.start = n.Now()
 	g := &ros.MoveBaseActionGoal{}
 	g.TargetPose.Header.FrameId = name

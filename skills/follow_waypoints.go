@@ -55,7 +55,7 @@ func followWaypointsType(e *env) runtime.NodeType {
 		New: func(c *runtime.Config) (runtime.Node, error) {
 			if list, ok := runtime.LiteralAs[[]string](c, "waypoints"); ok && e.Places != nil {
 				for i, w := range list {
-					if _, err := e.Places.resolve(w); err != nil {
+					if _, err := resolve(e.Places, w); err != nil {
 						return nil, fmt.Errorf("port \"waypoints\": waypoint %d: %v", i+1, err)
 					}
 				}
@@ -129,7 +129,7 @@ func (f *FollowWaypoints) outputs() error {
 
 func (f *FollowWaypoints) makeGoal(n *runtime.Leaf) (any, error) {
 	target := f.route[f.index]
-	pose, err := f.e.Places.resolve(target)
+	pose, err := resolve(f.e.Places, target)
 	if err != nil {
 		return nil, fmt.Errorf("port \"waypoints\": waypoint %d: %v", f.index+1, err)
 	}

@@ -13,19 +13,20 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 
+	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"
 )
 
 // testPlaces is a small world: two rooms and a dock.
-var testPlaces = &Places{
-	Waypoints: []Place{
-		{Name: "kitchen", Pose: Pose{X: 2.5, Y: 3.5}},
-		{Name: "lab", Pose: Pose{X: 6.5, Y: -3.5, Yaw: -math.Pi / 2}},
-		{Name: "lobby", Pose: Pose{X: -7.5, Y: 3.5, Yaw: math.Pi / 2}},
+var testPlaces = &places.Places{
+	Waypoints: []places.Place{
+		{Name: "kitchen", Pose: places.Pose{X: 2.5, Y: 3.5}},
+		{Name: "lab", Pose: places.Pose{X: 6.5, Y: -3.5, Yaw: -math.Pi / 2}},
+		{Name: "lobby", Pose: places.Pose{X: -7.5, Y: 3.5, Yaw: math.Pi / 2}},
 	},
-	Docks: []Station{{Name: "dock_west", Pose: Pose{X: -9.4, Yaw: math.Pi}, Approach: Pose{X: -8.6, Yaw: math.Pi}}},
+	Docks: []places.Dock{{Name: "dock_west", Pose: places.Pose{X: -9.4, Yaw: math.Pi}, Approach: places.Pose{X: -8.6, Yaw: math.Pi}}},
 }
 
 // registry returns the built-in palette with the skills on top.

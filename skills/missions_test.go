@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
-	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/trees"
 )
 
@@ -39,13 +39,13 @@ func palette(t testing.TB, deps Deps) *runtime.Registry {
 	return reg
 }
 
-func officePlaces(t testing.TB) *Places {
+func officePlaces(t testing.TB) *places.Places {
 	t.Helper()
-	p, err := sim.LoadPlaces(filepath.Join(officeWorld, "places.yaml"))
+	p, err := places.Load(filepath.Join(officeWorld, "places.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return placesOf(p)
+	return p
 }
 
 // TestMissionsCheck: every mission passes `btrobot check` with btrobot's

@@ -54,7 +54,7 @@ func navigateToType(e *env) runtime.NodeType {
 		}, navPorts()...),
 		New: func(c *runtime.Config) (runtime.Node, error) {
 			if g, ok := runtime.LiteralAs[string](c, "goal"); ok && e.Places != nil {
-				if _, err := e.Places.resolve(g); err != nil {
+				if _, err := resolve(e.Places, g); err != nil {
 					return nil, fmt.Errorf("port \"goal\": %v", err)
 				}
 			}
@@ -123,7 +123,7 @@ func (nav *NavigateTo) makeGoal(n *runtime.Leaf) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	pose, err := nav.e.Places.resolve(target)
+	pose, err := resolve(nav.e.Places, target)
 	if err != nil {
 		return nil, fmt.Errorf("port \"goal\": %v", err)
 	}

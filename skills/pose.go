@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/btrobot/btrobot/places"
 )
 
 // Pose is a pose on the floor: X and Y in metres, Yaw in radians
@@ -86,118 +88,20 @@ func normalizeAngle(a float64) float64 {
 	return a
 }
 
-// Place is a named pose of the world, such as a room to patrol.
-type Place struct {
-	Name string
-	Pose Pose
-}
-
-// Station is a charging dock of the world: Pose is where the robot is when
-// docked, Approach where it lines up in front of the station.
-type Station struct {
-	Name     string
-	Pose     Pose
-	Approach Pose
-}
-
-// Places are the named places of the world a tree runs in: the waypoints
-// (in patrol order) and the docks. Trees name them where they would write a
-// pose (NavigateTo goal="kitchen"); the program that registers the skills
-// gives them (the simulator's world, or a robot's site map).
-type Places struct {
-	Waypoints []Place
-	Docks     []Station
-}
-
-// Names returns the waypoint names in patrol order.
-func (p *Places) Names() []string {
-	if p == nil {
-		return nil
-	}
-	out := make([]string, len(p.Waypoints))
-	for i, w := range p.Waypoints {
-		out[i] = w.Name
-	}
-	return out
-}
-
-// Lookup returns the pose of the waypoint or dock called name (a dock's
-// docked pose).
-func (p *Places) Lookup(name string) (Pose, bool) {
-	if p == nil {
-		return Pose{}, false
-	}
-	for _, w := range p.Waypoints {
-		if w.Name == name {
-			return w.Pose, true
-		}
-	}
-	for _, d := range p.Docks {
-		if d.Name == name {
-			return d.Pose, true
-		}
-	}
-	return Pose{}, false
-}
-
-// Dock returns the dock called name; "" names the first dock.
-func (p *Places) Dock(name string) (Station, bool) {
-	if p == nil || len(p.Docks) == 0 {
-		return Station{}, false
-	}
-	if name == "" {
-		return p.Docks[0], true
-	}
-	for _, d := range p.Docks {
-		if d.Name == name {
-			return d, true
-		}
-	}
-	return Station{}, false
-}
-
-// Check reports duplicate or empty names, and names that would read as
-// poses.
-func (p *Places) Check() error {
-	if p == nil {
-		return nil
-	}
-	seen := map[string]bool{}
-	var errs []error
-	check := func(kind, name string) {
-		switch {
-		case name == "":
-			errs = append(errs, fmt.Errorf("places: a %s has no name", kind))
-		case seen[name]:
-			errs = append(errs, fmt.Errorf("places: %q is given twice", name))
-		case strings.ContainsAny(name, ";,{}"):
-			errs = append(errs, fmt.Errorf("places: name %q: a place name has no ';', ',' or braces", name))
-		}
-		seen[name] = true
-	}
-	for _, w := range p.Waypoints {
-		check("waypoint", w.Name)
-	}
-	for _, d := range p.Docks {
-		check("dock", d.Name)
-	}
-	return errors.Join(errs...)
-}
-
-// resolve reads a target as trees write it: a place name, or a pose
-// "x;y;yaw", "x;y" (or with commas).
-func (p *Places) resolve(target string) (Pose, error) {
+// resolve reads a target as trees write it: a place name of p (a waypoint
+// or a dock), or a pose "x;y;yaw", "x;y" (or with commas).
+func resolve(p *places.Places, target string) (Pose, error) {
 	t := strings.TrimSpace(target)
 	if t == "" {
 		return Pose{}, errors.New("no place or pose given")
 	}
 	if pose, ok := p.Lookup(t); ok {
-		return pose, nil
+		return Pose(pose), nil
 	}
 	if looksLikePose(t) {
 		return ParsePose(t)
 	}
-	return Pose{}, fmt.Errorf("%q is neither a place of the world%s nor a pose x;y;yaw", t, p.hint(t))
+	return Pose{}, fmt.Errorf("%q is neither a place of the world%s nor a pose x;y;yaw", t, hint(p, t))
 }
 
 func looksLikePose(s string) bool {
@@ -208,18 +112,12 @@ func looksLikePose(s string) bool {
 	return c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9')
 }
 
-// hint lists the places near name, for errors.
-func (p *Places) hint(name string) string {
+// hint lists the places of p near name, for errors.
+func hint(p *places.Places, name string) string {
 	if p == nil {
 		return " (no places were given to the skills)"
 	}
-	var names []string
-	for _, w := range p.Waypoints {
-		names = append(names, w.Name)
-	}
-	for _, d := range p.Docks {
-		names = append(names, d.Name)
-	}
+	names := p.Targets()
 	if len(names) == 0 {
 		return " (the world has no places)"
 	}

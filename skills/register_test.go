@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -119,9 +120,9 @@ safety: {velocity_topic: base/cmd_vel}
 
 // TestRegisterRejectsBadDeps: problems of the deps are reported at once.
 func TestRegisterRejectsBadDeps(t *testing.T) {
-	bad := &Places{
-		Waypoints: []Place{{Name: "a"}, {Name: "a"}, {Name: ""}, {Name: "x;y"}},
-		Docks:     []Station{{Name: "a"}},
+	bad := &places.Places{
+		Waypoints: []places.Place{{Name: "a"}, {Name: "a"}, {Name: ""}, {Name: "x;y"}},
+		Docks:     []places.Dock{{Name: "a"}},
 	}
 	err := Register(runtime.NewRegistry(), Deps{Places: bad, Docking: Docking{Dock: "dock"}})
 	if err == nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/runtime/script"
 )
 
 // SetPlace puts places into a queue of places on the blackboard (a
@@ -44,7 +45,7 @@ func setPlaceType(e *env) runtime.NodeType {
 				return nil, err
 			}
 			if p, ok := runtime.LiteralAs[string](c, "place"); ok && p != "" && e.Places != nil {
-				if _, err := e.Places.resolve(p); err != nil {
+				if _, err := resolve(e.Places, p); err != nil {
 					return nil, fmt.Errorf("port \"place\": %v", err)
 				}
 			}
@@ -83,6 +84,9 @@ func setPlaceType(e *env) runtime.NodeType {
 				}
 				if clear {
 					q = nil
+				}
+				if n := len(q) + len(add); n > script.MaxArrayLen {
+					return runtime.Failure, fmt.Errorf("the queue would hold %d places, more than the %d a value may hold (is SetPlace in a loop without clear=\"true\"?)", n, script.MaxArrayLen)
 				}
 				if front {
 					q = append(slices.Clone(add), q...)

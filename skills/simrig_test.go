@@ -30,19 +30,6 @@ import (
 
 const officeWorld = "../worlds/office"
 
-// placesOf turns a world's places into the skills' (what a program that
-// runs the simulator does).
-func placesOf(p *sim.Places) *Places {
-	out := &Places{}
-	for _, w := range p.Waypoints {
-		out.Waypoints = append(out.Waypoints, Place{Name: w.Name, Pose: Pose(w.Pose)})
-	}
-	for _, d := range p.Docks {
-		out.Docks = append(out.Docks, Station{Name: d.Name, Pose: Pose(d.Pose), Approach: Pose(d.Approach)})
-	}
-	return out
-}
-
 // world is a simulator node serving robots, with its events.
 type world struct {
 	t      testing.TB
@@ -234,7 +221,7 @@ func buildRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
 	}
 	deps.Conn, deps.Profile = r.conn, profile
 	if deps.Places == nil {
-		deps.Places = placesOf(w.places)
+		deps.Places = w.places
 	}
 	w.node.Do(func(sw *sim.World) error {
 		rb, _ := sw.Robot(name)

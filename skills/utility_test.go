@@ -1,10 +1,16 @@
 package skills
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/runtime/script"
 )
 
 // TestWaitForCharge: RUNNING while charging below the level, SUCCESS at
@@ -141,6 +147,21 @@ func TestPlacesQueue(t *testing.T) {
 			t.Errorf("LoopString over a SetPlace queue: %v", st)
 		}
 	}
+}
+
+// TestPlacesQueueBound: a queue that SetPlace grows in a loop without
+// clearing ends in a tick error once it would pass script.MaxArrayLen,
+// rather than growing without end.
+func TestPlacesQueueBound(t *testing.T) {
+	many := &places.Places{}
+	for i := range script.MaxArrayLen/2 + 1 {
+		many.Waypoints = append(many.Waypoints, places.Place{Name: fmt.Sprintf("w%d", i), Pose: places.Pose{X: float64(i)}})
+	}
+	b := newBench(t, `<Repeat num_cycles="-1"><SetPlace queue="{q}" waypoints="true"/></Repeat>`, Deps{Places: many})
+	require.NoError(t, b.tickErr())
+	err := b.tickErr()
+	require.ErrorContains(t, err, "the queue would hold 100002 places, more than the 100000 a value may hold")
+	assert.Len(t, b.get("q"), script.MaxArrayLen/2+1)
 }
 
 // TestBuildErrors: mistakes in a tree that uses the skills are caught when

@@ -1,10 +1,12 @@
 package trees
 
+import "github.com/btrobot/btrobot/internal/input"
+
 // The limits a file must keep to. They are far above what any mission
 // needs and low enough that a hostile file cannot exhaust memory or stack.
 const (
-	// MaxFileSize bounds one file, in bytes.
-	MaxFileSize = 32 << 20
+	// MaxFileSize bounds one file, in bytes (input.Tree).
+	MaxFileSize = input.MaxTreeSize
 	// MaxDepth bounds how deep elements nest, <root> included.
 	MaxDepth = 256
 	// MaxAttrs bounds the attributes of one element.

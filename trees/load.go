@@ -3,13 +3,13 @@ package trees
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 
+	"github.com/btrobot/btrobot/internal/input"
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -43,7 +43,11 @@ func (e *LoadError) Unwrap() error { return e.Errs }
 func Load(path string) (*runtime.Document, error) {
 	data, err := readFile(path)
 	if err != nil {
-		return nil, &LoadError{Errs: runtime.ErrorList{{Pos: runtime.Pos{File: path}, Msg: err.Error()}}, Unreadable: true}
+		be, ok := err.(*runtime.BuildError)
+		if !ok {
+			be = &runtime.BuildError{Pos: runtime.Pos{File: path}, Msg: err.Error()}
+		}
+		return nil, &LoadError{Errs: runtime.ErrorList{be}, Unreadable: true}
 	}
 	return load(path, string(data))
 }
@@ -55,8 +59,8 @@ func Parse(name string, data []byte) (*runtime.Document, error) {
 	if name == "" {
 		name = "<input>"
 	}
-	if len(data) > MaxFileSize {
-		return nil, &LoadError{Errs: runtime.ErrorList{{Pos: runtime.Pos{File: name}, Msg: tooBig(int64(len(data)))}}, Unreadable: true}
+	if err := input.Tree.CheckSize(name, data); err != nil {
+		return nil, &LoadError{Errs: runtime.ErrorList{err.(*runtime.BuildError)}, Unreadable: true}
 	}
 	return load(name, string(data))
 }
@@ -90,36 +94,9 @@ func CheckFile(reg *runtime.Registry, path string) error {
 	return le
 }
 
-func tooBig(n int64) string {
-	return fmt.Sprintf("file is %d bytes, more than the %d bytes a tree file may have", n, MaxFileSize)
-}
-
-// readFile reads a regular file of at most MaxFileSize bytes.
-func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	if st.Size() > MaxFileSize {
-		return nil, errors.New(tooBig(st.Size()))
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileSize {
-		return nil, errors.New(tooBig(int64(len(data))))
-	}
-	return data, nil
-}
+// readFile reads a regular file of at most MaxFileSize bytes; a FIFO or a
+// device is refused before it is read (input.ReadFile).
+func readFile(path string) ([]byte, error) { return input.ReadFile(path, input.Tree) }
 
 func load(name, src string) (*runtime.Document, error) {
 	l := &loader{doc: &runtime.Document{}, files: map[string]bool{}, models: map[string]*runtime.NodeModel{}}
@@ -751,19 +728,25 @@ func (f *fileReader) include(tok *token) {
 	l.files[abs] = true
 	data, err := readFile(full)
 	if err != nil {
-		f.errorf(a.off, "cannot include %s: %v", path, unwrapPathError(err))
+		f.errorf(a.off, "cannot include %s: %s", path, includeProblem(err))
 		l.unreadable = true
 		return
 	}
 	l.read(full, abs, string(data), false)
 }
 
-func unwrapPathError(err error) error {
+// includeProblem says why an included file could not be read, without its
+// path, which the message gives already.
+func includeProblem(err error) string {
 	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
+	var be *runtime.BuildError
+	switch {
+	case errors.As(err, &be):
+		return be.Msg
+	case errors.As(err, &pe):
+		return pe.Err.Error()
 	}
-	return err
+	return err.Error()
 }
 
 // specAlloc hands out NodeSpecs, attribute and child slices from chunks, so

@@ -194,8 +194,8 @@ func TestFlagErrorsNameTheFlag(t *testing.T) {
 		{[]string{"tick", tree, "--set", "9x=1"}, `--set 9x=1: blackboard key "9x": a key is a letter or '_' followed by letters, digits or '_'`},
 		{[]string{"tick", tree, "--set", "k:int=1"}, `--set k:int=1: unknown type "int"`},
 		{[]string{"bench", tree, "--ticks", "-1"}, "btrobot bench: --ticks -1: want 0 (about a second's worth) or more"},
-		{[]string{"run", "--tree", tree, "--rate", "0"}, "btrobot run: --rate 0: want a positive number of Hz, at most 1000"},
-		{[]string{"run", "--tree", tree, "--rate", "5000"}, "btrobot run: --rate 5000: want a positive number of Hz, at most 1000"},
+		{[]string{"run", "--tree", tree, "--rate", "0"}, "btrobot run: --rate 0: want a positive number of Hz, 0.1 to 1000 Hz"},
+		{[]string{"run", "--tree", tree, "--rate", "5000"}, "btrobot run: --rate 5000: want a positive number of Hz, 0.1 to 1000 Hz"},
 		{[]string{"run", "--tree", tree, "--set", "a.b=1"}, `btrobot run: --set a.b=1: blackboard key "a.b"`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -267,13 +267,22 @@ func (c *compiler) compileArith(e *expr) evalFn {
 			}
 		}
 		if a.k == kString && b.k == kString && (op == tPlus || op == tDotDot) {
-			return strVal(a.str() + b.str()), nil
+			return c.join(pos, a.str(), b.str())
 		}
 		if op == tDotDot && (a.k == kString && b.isNumber() || a.isNumber() && b.k == kString) {
-			return strVal(a.toString() + b.toString()), nil
+			return c.join(pos, a.toString(), b.toString())
 		}
 		return val{}, c.failf(pos, "cannot %s %s and %s", arithVerb[op], a.describe(), b.describe())
 	}
+}
+
+// join joins two strings, refusing a result longer than MaxStringLen
+// before it is made.
+func (c *compiler) join(pos int, a, b string) (val, error) {
+	if n := len(a) + len(b); n > MaxStringLen {
+		return val{}, c.failf(pos, "the joined string would be %d bytes, more than the %d (1 MiB) a script may make", n, MaxStringLen)
+	}
+	return strVal(a + b), nil
 }
 
 // toInt64 converts a number to an integer for the bitwise operators, which
@@ -617,7 +626,11 @@ func (c *compiler) compound(env Env, op tokKind, pos int, name string, r val) (V
 		if x.k != kString {
 			return nil, c.failf(pos, "cannot apply '+=' to '%s' (%s) and %s: it needs numbers, or strings with '+='", name, x.describe(), r.describe())
 		}
-		return x.str() + r.str(), nil
+		v, err := c.join(pos, x.str(), r.str())
+		if err != nil {
+			return nil, err
+		}
+		return v.str(), nil
 	}
 	return nil, c.failf(pos, "cannot apply '%s' to '%s' (%s) and %s", op, name, x.describe(), r.describe())
 }

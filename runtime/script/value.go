@@ -41,6 +41,17 @@ type val struct {
 	x any // for kString, the string (maybe of a named string type)
 }
 
+// The bounds of the values scripts make, so that a script run over and over
+// (s = s .. s in a Repeat) ends in an error that halts the tree rather than
+// in the program running out of memory.
+const (
+	// MaxStringLen bounds a string made by '+', '..' or '+=', in bytes.
+	MaxStringLen = 1 << 20
+	// MaxArrayLen bounds a list read from text ("a;b;c") into a port or a
+	// blackboard entry of a slice type, in elements.
+	MaxArrayLen = 100_000
+)
+
 func intVal(i int64) val    { return val{k: kInt, n: uint64(i)} }
 func realVal(f float64) val { return val{k: kReal, n: math.Float64bits(f)} }
 func strVal(s string) val   { return val{k: kString, x: s} }
