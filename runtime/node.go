@@ -42,6 +42,15 @@ type Base struct {
 	ports    []portBinding
 	conds    *conditions
 	env      scriptEnv
+
+	// What the node said about its latest tick, and what it returned when it
+	// last completed (see explain.go): Tree.Explain reads them after the
+	// root completes, when the parents have reset their children to IDLE.
+	reason     string
+	done       Status // SUCCESS or FAILURE, at the last completion
+	doneReason string // the reason stated with done
+	doneAt     uint64 // Tree.completions after that completion
+	startAt    uint64 // Tree.completions when the node last started a run
 }
 
 func (b *Base) base() *Base { return b }
@@ -124,6 +133,10 @@ func NodeOf(n Node) *Base { return n.base() }
 // see the transition. It is BehaviorTree.CPP's executeTick.
 func Execute(n Node) (Status, error) {
 	b := n.base()
+	b.reason = ""
+	if b.status != Running && b.tree != nil {
+		b.startAt = b.tree.completions
+	}
 	if b.conds != nil {
 		st, decided, err := b.conds.checkPre(n)
 		if err != nil {
@@ -148,6 +161,9 @@ func (b *Base) finish(st Status) (Status, error) {
 	}
 	if st == Idle {
 		return Failure, b.wrap(errors.New("Tick returned IDLE; a ticked node must return RUNNING, SUCCESS, FAILURE or SKIPPED"))
+	}
+	if st.Completed() {
+		b.complete(st)
 	}
 	if st != Skipped {
 		b.setStatus(st)

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/btrobot/btrobot/runtime/script"
 )
@@ -72,6 +73,9 @@ func (n *Script) Tick() (Status, error) {
 	ok, err := n.code.evalBool(n)
 	if err != nil {
 		return Failure, err
+	}
+	if n.Explaining() {
+		n.SetReason(scriptReason(n.code.prog, &n.env, ok))
 	}
 	if ok {
 		return Success, nil
@@ -149,4 +153,40 @@ func (sp *scriptPort) evalBool(n Node) (bool, error) {
 		return false, fmt.Errorf("%s: %w", sp.name, err)
 	}
 	return ok, nil
+}
+
+// scriptReason says what a condition script found: its source, its truth,
+// and the values of the variables it read, as they are after it ran.
+//
+//	battery_pct > 0.15 is false (battery_pct = 0.12)
+func scriptReason(prog *script.Program, env script.Env, v bool) string {
+	if prog == nil {
+		return ""
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s is %v", prog, v)
+	for i, name := range prog.Reads() {
+		if i == 0 {
+			sb.WriteString(" (")
+		} else {
+			sb.WriteString(", ")
+		}
+		val, ok := env.Lookup(name)
+		switch {
+		case !ok:
+			fmt.Fprintf(&sb, "%s does not exist", name)
+		case val == nil:
+			fmt.Fprintf(&sb, "%s is unset", name)
+		default:
+			if s, isText := val.(string); isText {
+				fmt.Fprintf(&sb, "%s = %q", name, s)
+			} else {
+				fmt.Fprintf(&sb, "%s = %v", name, val)
+			}
+		}
+	}
+	if len(prog.Reads()) > 0 {
+		sb.WriteByte(')')
+	}
+	return sb.String()
 }

@@ -44,6 +44,9 @@ type Tree struct {
 	haltErr   error
 	ticks     uint64
 
+	explaining  bool   // nodes format their reasons (SetExplaining)
+	completions uint64 // SUCCESS and FAILURE results so far, to order them
+
 	wakeMu sync.Mutex
 	wakeAt time.Time // earliest time a node asked to be ticked again
 }
