@@ -159,7 +159,9 @@ func (f *FailureReason) Error() string { return f.Reason }
 func Fail(reason string) error { return &FailureReason{Reason: reason} }
 
 // Failf is Fail with a formatted reason.
-func Failf(format string, args ...any) error { return &FailureReason{Reason: fmt.Sprintf(format, args...)} }
+func Failf(format string, args ...any) error {
+	return &FailureReason{Reason: fmt.Sprintf(format, args...)}
+}
 
 // failed is a leaf's answer to an error from its logic: FAILURE and the
 // reason for a FailureReason, else FAILURE and the error.
