@@ -165,7 +165,8 @@ func scriptReason(prog *script.Program, env script.Env, v bool) string {
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s is %v", prog, v)
-	for i, name := range prog.Reads() {
+	reads := prog.Reads()
+	for i, name := range reads {
 		if i == 0 {
 			sb.WriteString(" (")
 		} else {
@@ -185,7 +186,7 @@ func scriptReason(prog *script.Program, env script.Env, v bool) string {
 			}
 		}
 	}
-	if len(prog.Reads()) > 0 {
+	if len(reads) > 0 {
 		sb.WriteByte(')')
 	}
 	return sb.String()
