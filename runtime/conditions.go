@@ -56,12 +56,12 @@ func (c *conditions) checkPre(n Node) (Status, bool, error) {
 			switch {
 			case v && i == preFailureIf:
 				if b.Explaining() {
-					b.SetReason(PreConditions[i] + ": " + scriptReason(p, &b.env, v))
+					b.SetReason(PreConditions[i] + ": " + ExplainScript(p, &b.env, v))
 				}
 				return Failure, true, nil
 			case v && i == preSuccessIf:
 				if b.Explaining() {
-					b.SetReason(PreConditions[i] + ": " + scriptReason(p, &b.env, v))
+					b.SetReason(PreConditions[i] + ": " + ExplainScript(p, &b.env, v))
 				}
 				return Success, true, nil
 			case v && i == preSkipIf:
