@@ -150,8 +150,8 @@ func TestExplain(t *testing.T) {
 			},
 		},
 		{
-			name: "Sequence that succeeds: its last child",
-			tree: N("Sequence", A("name", "go"), say("A", "S", "a"), say("B", "S", "b")),
+			name:       "Sequence that succeeds: its last child",
+			tree:       N("Sequence", A("name", "go"), say("A", "S", "a"), say("B", "S", "b")),
 			explaining: true, want: Success,
 			chain: []string{
 				"MainTree/go (Sequence) SUCCESS",
@@ -171,8 +171,8 @@ func TestExplain(t *testing.T) {
 			},
 		},
 		{
-			name: "Fallback that succeeds: the alternative that worked",
-			tree: N("Fallback", A("name", "ways"), say("A", "F", "door closed"), say("B", "S", "window open")),
+			name:       "Fallback that succeeds: the alternative that worked",
+			tree:       N("Fallback", A("name", "ways"), say("A", "F", "door closed"), say("B", "S", "window open")),
 			explaining: true, want: Success,
 			chain: []string{
 				"MainTree/ways (Fallback) SUCCESS: child 2 of 2 succeeded",
@@ -209,8 +209,8 @@ func TestExplain(t *testing.T) {
 			},
 		},
 		{
-			name: "RetryUntilSuccessful: the count, then the last attempt",
-			tree: N("RetryUntilSuccessful", A("num_attempts", "3"), say("grab", "F", "slipped")),
+			name:       "RetryUntilSuccessful: the count, then the last attempt",
+			tree:       N("RetryUntilSuccessful", A("num_attempts", "3"), say("grab", "F", "slipped")),
 			explaining: true, want: Failure,
 			chain: []string{
 				"MainTree/RetryUntilSuccessful (RetryUntilSuccessful) FAILURE: 3 attempts failed",
@@ -218,8 +218,8 @@ func TestExplain(t *testing.T) {
 			},
 		},
 		{
-			name: "Repeat: the cycle that failed",
-			tree: N("Repeat", A("num_cycles", "3"), say("lap", "S,S,R,F", "bumped")),
+			name:       "Repeat: the cycle that failed",
+			tree:       N("Repeat", A("num_cycles", "3"), say("lap", "S,S,R,F", "bumped")),
 			explaining: true, want: Failure,
 			chain: []string{
 				"MainTree/Repeat (Repeat) FAILURE: cycle 3 of 3 failed",
@@ -296,8 +296,8 @@ func TestExplain(t *testing.T) {
 			},
 		},
 		{
-			name: "ScriptCondition: the expression and the values it read",
-			tree: N("ScriptCondition", A("name", "charged", "code", "battery_pct > 0.15 && state != 'fault'")),
+			name:       "ScriptCondition: the expression and the values it read",
+			tree:       N("ScriptCondition", A("name", "charged", "code", "battery_pct > 0.15 && state != 'fault'")),
 			bb:         map[string]any{"battery_pct": 0.12, "state": "ok"},
 			explaining: true, want: Failure,
 			chain: []string{
@@ -305,8 +305,8 @@ func TestExplain(t *testing.T) {
 			},
 		},
 		{
-			name: "Go leaves: Fail from an ActionFunc, Failf from an AsyncWork",
-			tree: N("Fallback", A("name", "try"), N("FailAction", nil), N("FailAsync", nil)),
+			name:       "Go leaves: Fail from an ActionFunc, Failf from an AsyncWork",
+			tree:       N("Fallback", A("name", "try"), N("FailAction", nil), N("FailAsync", nil)),
 			explaining: true, want: Failure,
 			chain: []string{
 				"MainTree/try (Fallback) FAILURE: all 2 children failed",
@@ -326,8 +326,8 @@ func TestExplain(t *testing.T) {
 			},
 		},
 		{
-			name: "explaining on: a Go condition's formatted reason",
-			tree: N("Sequence", A("name", "go"), N("LowBattery", A("name", "battery_ok"))),
+			name:       "explaining on: a Go condition's formatted reason",
+			tree:       N("Sequence", A("name", "go"), N("LowBattery", A("name", "battery_ok"))),
 			explaining: true, want: Failure,
 			chain: []string{
 				"MainTree/go (Sequence) FAILURE: child 1 of 1 failed",

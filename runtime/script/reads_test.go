@@ -48,4 +48,3 @@ func TestReadValues(t *testing.T) {
 		})
 	}
 }
-
