@@ -216,7 +216,7 @@ func (a *ActionLeaf) Tick() (runtime.Status, error) {
 		return runtime.Failure, err
 	}
 	if o.Code != CodeNone && a.Explaining() {
-		a.SetReason(o.Reason(a.client.Name()))
+		a.SetReason(o.Reason(a.Server()))
 	}
 	if a.conf.OnDone != nil {
 		return a.conf.OnDone(a.Leaf, o)
@@ -225,6 +225,15 @@ func (a *ActionLeaf) Tick() (runtime.Status, error) {
 		return runtime.Success, nil
 	}
 	return runtime.Failure, nil
+}
+
+// Server returns the action server's name, resolved (as reasons and logs
+// name it).
+func (a *ActionLeaf) Server() string {
+	if a.client != nil {
+		return a.client.Name()
+	}
+	return a.conf.Server
 }
 
 // Outcome returns how the latest goal ended, from the tick that collected
