@@ -73,9 +73,8 @@ func actionTick(a *ros.ActionLeaf, start time.Time, goal string) (runtime.Status
 }
 
 // explainGoal states why an action skill's goal failed, naming the goal:
-// "/robot1/move_base aborted the goal to kitchen", "action
-// /robot1/move_base: the goal's timeout expired (3m0s), going to
-// kitchen". Only while the tree is explaining, on the tick that collected
+// "/robot1/move_base aborted the goal to kitchen", "going to kitchen:
+// action /robot1/move_base: the goal's timeout expired (3m0s)". Only while the tree is explaining, on the tick that collected
 // the outcome.
 func explainGoal(a *ros.ActionLeaf, goal string) {
 	if !a.Explaining() {
@@ -93,6 +92,6 @@ func explainGoal(a *ros.ActionLeaf, goal string) {
 	case ros.CodeGoalRejected:
 		a.SetReason(server + " rejected the goal " + goal)
 	default:
-		a.SetReason(o.Reason(server) + ", going " + goal)
+		a.SetReason("going " + goal + ": " + o.Reason(server))
 	}
 }
