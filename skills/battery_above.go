@@ -44,7 +44,11 @@ func batteryAboveType(e *env) runtime.NodeType {
 				}
 				level := percentOf(b)
 				ok := !math.IsNaN(level) && level > threshold
-				if !ok && n.Explaining() {
+				switch {
+				case ok:
+				case math.IsNaN(level):
+					n.SetReason("the battery's charge is unknown (NaN)")
+				case n.Explaining():
 					n.SetReason(fmt.Sprintf("battery at %.1f%%, not above %g%%", level, threshold))
 				}
 				return ok, nil
