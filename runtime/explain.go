@@ -155,6 +155,7 @@ func (b *Base) Explaining() bool { return b.tree != nil && b.tree.explaining }
 func (b *Base) SetReason(s string) { b.reason = s }
 
 // Reason returns what the node stated about its latest tick (see
-// SetReason), for observers and live views: an observer that sees a node
-// complete reads the reason of that completion.
+// SetReason). Read it on the tick's goroutine or from an observer; an
+// observer that sees a node complete reads the reason of that completion,
+// which Transition.Reason also carries.
 func (b *Base) Reason() string { return b.reason }

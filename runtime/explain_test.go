@@ -383,7 +383,8 @@ func TestExplainObserverSeesReason(t *testing.T) {
 	var seen []string
 	tree.Observe(ObserverFunc(func(tr Transition) {
 		if tr.To.Completed() {
-			seen = append(seen, fmt.Sprintf("%s %v %s", tr.Node.Name(), tr.To, tr.Node.Reason()))
+			assert.Equal(t, tr.Node.Reason(), tr.Reason)
+			seen = append(seen, fmt.Sprintf("%s %v %s", tr.Node.Name(), tr.To, tr.Reason))
 		}
 	}))
 	tickUntilDone(t, tree, clock, 0, 5)

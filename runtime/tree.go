@@ -14,6 +14,13 @@ type Transition struct {
 	From Status
 	To   Status
 	Time time.Time
+	// Reason is what the node stated about the tick that made the
+	// transition (Base.Reason, copied so that an observer may hand the
+	// transition to another goroutine): a live view shows it beside the
+	// status. Reasons that take formatting are there only while the tree
+	// is explaining (Tree.SetExplaining). A transition to IDLE (a reset, a
+	// halt) has none.
+	Reason string
 }
 
 // Observer watches a tree's status transitions. Logging, live views and
@@ -99,6 +106,9 @@ func (t *Tree) Observe(o Observer) (remove func()) {
 
 func (t *Tree) notify(b *Base, from, to Status) {
 	tr := Transition{Node: b, From: from, To: to, Time: t.clock.Now()}
+	if to != Idle {
+		tr.Reason = b.reason
+	}
 	for _, o := range t.observers {
 		o.OnTransition(tr)
 	}
