@@ -74,22 +74,27 @@ func FormatExplanation(chain []Cause) string {
 //     so a reactive parent's chain goes to the condition that failed and
 //     halted the running child, never to the child it halted.
 //
-// The chain costs nothing to keep: every node records its last result as a
-// status and a counter. Reasons that take formatting are there only while
-// the tree is explaining (SetExplaining); without it a cause carries only
-// the reasons that nodes state for free.
+// The chain costs next to nothing to keep: every node records its last
+// result as a status and a counter, whatever the tree does. Reasons are
+// kept only while the tree is explaining (SetExplaining); without it the
+// causes carry none.
 func (t *Tree) Explain() []Cause {
 	if t.root == nil {
 		return nil
 	}
 	root := t.root.base()
-	if root.doneAt == 0 || root.startAt >= root.doneAt {
+	if at, _ := root.lastDone(); at == 0 || root.startAt >= at {
 		return nil
 	}
 	var chain []Cause
 	for n := t.root; n != nil; n = decisiveChild(n.base()) {
 		b := n.base()
-		chain = append(chain, Cause{Path: b.path, Type: b.typeID, Status: b.done, Reason: b.doneReason})
+		_, st := b.lastDone()
+		c := Cause{Path: b.path, Type: b.typeID, Status: st}
+		if b.why != nil {
+			c.Reason = b.why.done
+		}
+		chain = append(chain, c)
 	}
 	return chain
 }
@@ -98,16 +103,17 @@ func (t *Tree) Explain() []Cause {
 func decisiveChild(b *Base) Node {
 	var last, same Node
 	var lastAt, sameAt uint64
+	bAt, bSt := b.lastDone()
 	for _, c := range b.children {
-		cb := c.base()
-		if cb.doneAt <= b.startAt || cb.doneAt >= b.doneAt {
+		cAt, cSt := c.base().lastDone()
+		if cAt <= b.startAt || cAt >= bAt {
 			continue // not completed during b's last run
 		}
-		if cb.doneAt > lastAt {
-			last, lastAt = c, cb.doneAt
+		if cAt > lastAt {
+			last, lastAt = c, cAt
 		}
-		if cb.done == b.done && cb.doneAt > sameAt {
-			same, sameAt = c, cb.doneAt
+		if cSt == bSt && cAt > sameAt {
+			same, sameAt = c, cAt
 		}
 	}
 	if same != nil {
@@ -116,17 +122,27 @@ func decisiveChild(b *Base) Node {
 	return last
 }
 
+// reasons is what a node stated: about its latest tick, and with its last
+// completion. A node that never states a reason has none, and pays one
+// nil check a tick.
+type reasons struct{ now, done string }
+
 // complete records a SUCCESS or FAILURE the node returned, for Explain.
 func (b *Base) complete(st Status) {
-	b.done, b.doneReason = st, b.reason
+	if w := b.why; w != nil {
+		w.done = w.now
+	}
 	if t := b.tree; t != nil {
 		t.completions++
-		b.doneAt = t.completions
+		b.done = t.completions<<3 | uint64(st)
 	}
 }
 
-// SetExplaining turns the formatting of reasons on or off, from the next
-// tick on. Mission runners, reports and live views that show reasons turn
+// lastDone returns when the node last completed (Tree.completions then; 0
+// never) and what it returned.
+func (b *Base) lastDone() (at uint64, st Status) { return b.done >> 3, Status(b.done & 7) }
+
+// SetExplaining turns reasons on or off, from the next tick on. Mission runners, reports and live views that show reasons turn
 // it on; a tree that nobody asks why costs nothing more to tick with it
 // off, which is the default. Call it between ticks.
 func (t *Tree) SetExplaining(on bool) { t.explaining = on }
@@ -143,7 +159,9 @@ func (t *Tree) Explaining() bool { return t.explaining }
 //
 // (A helper taking a format and its arguments would cost an allocation per
 // call even with explaining off: the arguments are boxed before the helper
-// could look.) A reason that is a constant string is free: set it always.
+// could look.) A reason that needs no formatting (a constant, a message
+// already made) is set without asking: SetReason itself does nothing while
+// the tree is not explaining.
 func (b *Base) Explaining() bool { return b.tree != nil && b.tree.explaining }
 
 // SetReason states why the node returns the status its current tick
@@ -152,10 +170,29 @@ func (b *Base) Explaining() bool { return b.tree != nil && b.tree.explaining }
 // on every tick it wants one shown, RUNNING ticks included. The last call
 // of a tick wins. Control nodes and decorators state their own ("failed at
 // child 2 of 3", "timed out after 5s"); Explain follows their children.
-func (b *Base) SetReason(s string) { b.reason = s }
+// SetReason does nothing while the tree is not explaining (a node outside
+// a tree keeps what it is told); the first reason a node keeps allocates
+// its record of them, once in its life.
+func (b *Base) SetReason(s string) {
+	if t := b.tree; t != nil && !t.explaining {
+		return
+	}
+	if b.why == nil {
+		if s == "" {
+			return
+		}
+		b.why = &reasons{} // once in the node's life
+	}
+	b.why.now = s
+}
 
 // Reason returns what the node stated about its latest tick (see
 // SetReason). Read it on the tick's goroutine or from an observer; an
 // observer that sees a node complete reads the reason of that completion,
 // which Transition.Reason also carries.
-func (b *Base) Reason() string { return b.reason }
+func (b *Base) Reason() string {
+	if b.why == nil {
+		return ""
+	}
+	return b.why.now
+}

@@ -43,14 +43,13 @@ type Base struct {
 	conds    *conditions
 	env      scriptEnv
 
-	// What the node said about its latest tick, and what it returned when it
-	// last completed (see explain.go): Tree.Explain reads them after the
-	// root completes, when the parents have reset their children to IDLE.
-	reason     string
-	done       Status // SUCCESS or FAILURE, at the last completion
-	doneReason string // the reason stated with done
-	doneAt     uint64 // Tree.completions after that completion
-	startAt    uint64 // Tree.completions when the node last started a run
+	// What the node returned when it last completed and what it said about
+	// it (see explain.go): Tree.Explain reads them after the root
+	// completes, when the parents have reset their children to IDLE. Kept
+	// small: every node carries them on every tick.
+	why     *reasons // nil until the node first states a reason
+	done    uint64   // Tree.completions after the last completion <<3 | its status
+	startAt uint64   // Tree.completions when the node last started a run
 }
 
 func (b *Base) base() *Base { return b }
@@ -133,7 +132,9 @@ func NodeOf(n Node) *Base { return n.base() }
 // see the transition. It is BehaviorTree.CPP's executeTick.
 func Execute(n Node) (Status, error) {
 	b := n.base()
-	b.reason = ""
+	if b.why != nil {
+		b.why.now = ""
+	}
 	if b.status != Running && b.tree != nil {
 		b.startAt = b.tree.completions
 	}

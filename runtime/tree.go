@@ -107,7 +107,7 @@ func (t *Tree) Observe(o Observer) (remove func()) {
 func (t *Tree) notify(b *Base, from, to Status) {
 	tr := Transition{Node: b, From: from, To: to, Time: t.clock.Now()}
 	if to != Idle {
-		tr.Reason = b.reason
+		tr.Reason = b.Reason()
 	}
 	for _, o := range t.observers {
 		o.OnTransition(tr)
