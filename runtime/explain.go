@@ -83,8 +83,8 @@ func (t *Tree) Explain() []Cause {
 		return nil
 	}
 	root := t.root.base()
-	if at, _ := root.lastDone(); at == 0 || root.startAt >= at {
-		return nil
+	if at, _ := root.lastDone(); at == 0 || root.status == Running || root.startAt >= at {
+		return nil // not completed yet, or a new run has begun
 	}
 	var chain []Cause
 	for n := t.root; n != nil; n = decisiveChild(n.base()) {
@@ -133,8 +133,9 @@ func (b *Base) complete(st Status) {
 		w.done = w.now
 	}
 	if t := b.tree; t != nil {
-		t.completions++
-		b.done = t.completions<<3 | uint64(st)
+		c := t.completions + 1
+		t.completions = c
+		b.done = c<<3 | uint64(st)
 	}
 }
 
@@ -145,7 +146,12 @@ func (b *Base) lastDone() (at uint64, st Status) { return b.done >> 3, Status(b.
 // SetExplaining turns reasons on or off, from the next tick on. Mission runners, reports and live views that show reasons turn
 // it on; a tree that nobody asks why costs nothing more to tick with it
 // off, which is the default. Call it between ticks.
-func (t *Tree) SetExplaining(on bool) { t.explaining = on }
+func (t *Tree) SetExplaining(on bool) {
+	t.explaining = on
+	for _, n := range t.nodes {
+		n.base().explain = on
+	}
+}
 
 // Explaining reports whether the tree's nodes format their reasons.
 func (t *Tree) Explaining() bool { return t.explaining }
@@ -162,7 +168,7 @@ func (t *Tree) Explaining() bool { return t.explaining }
 // could look.) A reason that needs no formatting (a constant, a message
 // already made) is set without asking: SetReason itself does nothing while
 // the tree is not explaining.
-func (b *Base) Explaining() bool { return b.tree != nil && b.tree.explaining }
+func (b *Base) Explaining() bool { return b.explain }
 
 // SetReason states why the node returns the status its current tick
 // returns: "move_base aborted the goal", "battery at 12%, not above 15%".
@@ -174,7 +180,7 @@ func (b *Base) Explaining() bool { return b.tree != nil && b.tree.explaining }
 // a tree keeps what it is told); the first reason a node keeps allocates
 // its record of them, once in its life.
 func (b *Base) SetReason(s string) {
-	if t := b.tree; t != nil && !t.explaining {
+	if !b.explain && b.tree != nil {
 		return
 	}
 	if b.why == nil {

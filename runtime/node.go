@@ -36,6 +36,7 @@ type Base struct {
 	typeID   string
 	path     string
 	status   Status
+	explain  bool // the tree is explaining (Tree.SetExplaining), kept here where the tick looks
 	children []Node
 	tree     *Tree
 	bb       *Blackboard
@@ -49,7 +50,7 @@ type Base struct {
 	// small: every node carries them on every tick.
 	why     *reasons // nil until the node first states a reason
 	done    uint64   // Tree.completions after the last completion <<3 | its status
-	startAt uint64   // Tree.completions when the node last started a run
+	startAt uint64   // Tree.completions when the node last started a run (nodes with children)
 }
 
 func (b *Base) base() *Base { return b }
@@ -135,8 +136,8 @@ func Execute(n Node) (Status, error) {
 	if b.why != nil {
 		b.why.now = ""
 	}
-	if b.status != Running && b.tree != nil {
-		b.startAt = b.tree.completions
+	if len(b.children) != 0 && b.status != Running && b.tree != nil {
+		b.startAt = b.tree.completions // Explain looks for children that completed since
 	}
 	if b.conds != nil {
 		st, decided, err := b.conds.checkPre(n)
