@@ -184,6 +184,7 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 		return Report{}, le
 	}
 	rep.Tree = tree
+	tree.SetExplaining(true) // the report says why the mission ended
 	for _, o := range c.Observers {
 		tree.Observe(o)
 	}

@@ -65,6 +65,7 @@ func Tick(out io.Writer, conf TickConf) (TickReport, error) {
 		le.add(err)
 		return TickReport{}, le
 	}
+	tree.SetExplaining(true) // the report says why the tree failed
 	for _, o := range conf.Observers {
 		tree.Observe(o)
 	}

@@ -215,6 +215,9 @@ func (a *ActionLeaf) Tick() (runtime.Status, error) {
 	if err := writeCode(a.Leaf, o.Code); err != nil {
 		return runtime.Failure, err
 	}
+	if o.Code != CodeNone && a.Explaining() {
+		a.SetReason(o.Reason(a.Server()))
+	}
 	if a.conf.OnDone != nil {
 		return a.conf.OnDone(a.Leaf, o)
 	}
@@ -222,6 +225,46 @@ func (a *ActionLeaf) Tick() (runtime.Status, error) {
 		return runtime.Success, nil
 	}
 	return runtime.Failure, nil
+}
+
+// Server returns the action server's name, resolved (as reasons and logs
+// name it).
+func (a *ActionLeaf) Server() string {
+	if a.client != nil {
+		return a.client.Name()
+	}
+	return a.conf.Server
+}
+
+// Outcome returns how the latest goal ended, from the tick that collected
+// it on (a skill reads it to say why it failed); ok is false before the
+// first goal has ended, while a goal runs, and after a halt.
+func (a *ActionLeaf) Outcome() (o ActionOutcome, ok bool) {
+	if r := a.run; r != nil && r.collected && !r.halted {
+		return r.outcome, true
+	}
+	return ActionOutcome{}, false
+}
+
+// Reason says, for a leaf's reason, why a goal of the action server did
+// not succeed: "/robot1/move_base aborted the goal", "... did not end
+// within its timeout (3m0s); cancelled", or the server's trouble. Empty on
+// success.
+func (o ActionOutcome) Reason(server string) string {
+	switch o.Code {
+	case CodeNone:
+		return ""
+	case CodeAborted:
+		return server + " aborted the goal"
+	case CodeGoalRejected:
+		return server + " rejected the goal"
+	case CodeCancelled:
+		return fmt.Sprintf("%s ended the goal %v (cancelled by someone else)", server, o.State)
+	}
+	if o.Err != nil {
+		return o.Err.Error()
+	}
+	return server + ": " + o.Code
 }
 
 // Halt cancels the running goal (in the background) and leaves the leaf

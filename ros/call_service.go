@@ -173,6 +173,9 @@ func (s *serviceCall) Tick() (runtime.Status, error) {
 		return runtime.Failure, err
 	}
 	if r.code != CodeNone {
+		if r.err != nil && s.Explaining() {
+			s.SetReason(r.code + ": " + r.err.Error())
+		}
 		return runtime.Failure, nil
 	}
 	if _, bound := runtime.PortKey(s.Leaf, "response"); bound {

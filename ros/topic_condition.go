@@ -66,7 +66,16 @@ func topicConditionType(deps Deps) runtime.NodeType {
 					return false, errNoConn
 				}
 				msg, at, _ := sub.tickView()
-				if msg == nil || (maxAge > 0 && n.Now().Sub(at) > maxAge) {
+				if msg == nil {
+					if n.Explaining() {
+						n.SetReason(fmt.Sprintf("no message on %s yet", sub.Topic()))
+					}
+					return false, nil
+				}
+				if age := n.Now().Sub(at); maxAge > 0 && age > maxAge {
+					if n.Explaining() {
+						n.SetReason(fmt.Sprintf("the newest message on %s is %v old, max %v", sub.Topic(), age.Round(time.Millisecond), maxAge))
+					}
 					return false, nil
 				}
 				env := &messageEnv{Env: runtime.ScriptEnv(n), msg: reflect.ValueOf(msg).Elem().Interface()}
@@ -77,6 +86,9 @@ func topicConditionType(deps Deps) runtime.NodeType {
 				ok, err := script.Truthy(v)
 				if err != nil {
 					return false, fmt.Errorf("script %q: %w", src, err)
+				}
+				if n.Explaining() {
+					n.SetReason(runtime.ExplainScript(prog, env, ok) + " on " + sub.Topic())
 				}
 				return ok, nil
 			}), nil

@@ -19,8 +19,17 @@ import (
 //				return false, err
 //			}
 //			level, err := runtime.GetInput[float64](n, "level")
+//			if err == nil && level < min && n.Explaining() {
+//				n.SetReason(fmt.Sprintf("level %.2f < %.2f", level, min))
+//			}
 //			return level >= min, err
 //		})
+//
+// The logic states why it returns what it returns with n.SetReason (on the
+// tick's goroutine: a ConditionFunc, an ActionFunc, a StatefulAction's
+// methods, an AsyncStart), or by returning Fail(reason) in place of an
+// error (anywhere, an AsyncWork included): the leaf then returns FAILURE
+// with that reason, and the tree goes on.
 type Leaf struct {
 	Base
 	logic leafLogic
@@ -50,7 +59,7 @@ func (f ConditionFunc) tick(n *Leaf) (Status, error) {
 	ok, err := f(n)
 	switch {
 	case err != nil:
-		return Failure, err
+		return failed(n, err)
 	case ok:
 		return Success, nil
 	default:
@@ -79,7 +88,7 @@ func (f ActionFunc) tick(n *Leaf) (Status, error) {
 	}
 	st, err := f(n)
 	if err != nil {
-		return Failure, err
+		return failed(n, err)
 	}
 	switch st {
 	case Running:
@@ -125,4 +134,42 @@ func ActionType(id string, ports []PortSpec, f ActionFunc) NodeType {
 			return NewAction(f), nil
 		},
 	}
+}
+
+// FailureReason is what Fail returns: not an error but a leaf's FAILURE
+// with the reason for it. Go-written leaves return it where they would
+// return an error, from any goroutine; the adapters turn it into FAILURE
+// and the leaf's reason (Base.SetReason).
+type FailureReason struct{ Reason string }
+
+func (f *FailureReason) Error() string { return f.Reason }
+
+// Fail returns a FailureReason: the leaf whose logic returns it fails, with
+// reason, and the tree goes on (an error would halt it).
+//
+//	return func(ctx context.Context) (runtime.Status, error) {
+//		if err := dock.Approach(ctx); err != nil {
+//			return runtime.Failure, runtime.Fail("dock not found: " + err.Error())
+//		}
+//		return runtime.Success, nil
+//	}, nil
+//
+// It allocates: a condition that fails on many ticks states its reason
+// with SetReason when Explaining instead.
+func Fail(reason string) error { return &FailureReason{Reason: reason} }
+
+// Failf is Fail with a formatted reason.
+func Failf(format string, args ...any) error {
+	return &FailureReason{Reason: fmt.Sprintf(format, args...)}
+}
+
+// failed is a leaf's answer to an error from its logic: FAILURE and the
+// reason for a FailureReason, else FAILURE and the error.
+func failed(n *Leaf, err error) (Status, error) {
+	var fr *FailureReason
+	if errors.As(err, &fr) {
+		n.SetReason(fr.Reason)
+		return Failure, nil
+	}
+	return Failure, err
 }

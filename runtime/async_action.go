@@ -10,7 +10,8 @@ import (
 
 // AsyncWork is the work of an async action. It runs in a goroutine of its
 // own, never on the tick's, and returns SUCCESS or FAILURE when the work is
-// done, or an error. Once ctx is cancelled (the action was halted) the tree
+// done, or an error; Fail(reason) in place of the error fails the action
+// with that reason (see Leaf). Once ctx is cancelled (the action was halted) the tree
 // no longer listens: the work should return promptly, and its result is
 // dropped.
 //
@@ -40,9 +41,9 @@ type AsyncStart func(n *Leaf) (AsyncWork, error)
 //     the work in a new goroutine; that tick returns RUNNING, even if the
 //     work finishes at once;
 //   - later ticks return RUNNING until the work has returned, then its
-//     status (SUCCESS or FAILURE); any other status, an error, or a panic
-//     in the work makes that tick return an error (the tree is then
-//     halted);
+//     status (SUCCESS or FAILURE), or FAILURE with the reason the work
+//     gave with Fail; any other status, an error, or a panic in the work
+//     makes that tick return an error (the tree is then halted);
 //   - the work's completion wakes the tree (Tree.Wake), so a loop ticks
 //     early to collect it;
 //   - halting cancels the work's context and returns at once, without
@@ -96,7 +97,11 @@ func (a *asyncLogic) tick(n *Leaf) (Status, error) {
 			return Running, nil
 		}
 		a.run = nil
-		return r.result()
+		st, err := r.result()
+		if err != nil {
+			return failed(n, err)
+		}
+		return st, nil
 	}
 	if n.status.Completed() {
 		return n.status, nil
@@ -118,7 +123,7 @@ func (a *asyncLogic) tick(n *Leaf) (Status, error) {
 func (a *asyncLogic) launch(n *Leaf) (Status, error) {
 	work, err := a.start(n)
 	if err != nil {
-		return Failure, err
+		return failed(n, err)
 	}
 	if work == nil {
 		return Failure, errors.New("the async action's start returned no work")

@@ -55,8 +55,14 @@ func (c *conditions) checkPre(n Node) (Status, bool, error) {
 			}
 			switch {
 			case v && i == preFailureIf:
+				if b.Explaining() {
+					b.SetReason(PreConditions[i] + ": " + ExplainScript(p, &b.env, v))
+				}
 				return Failure, true, nil
 			case v && i == preSuccessIf:
+				if b.Explaining() {
+					b.SetReason(PreConditions[i] + ": " + ExplainScript(p, &b.env, v))
+				}
 				return Success, true, nil
 			case v && i == preSkipIf:
 				return Skipped, true, nil

@@ -61,6 +61,9 @@ func (n *Cooldown) Tick() (Status, error) {
 	fresh := false
 	if !n.inRun {
 		if n.Now().Before(n.readyAt) {
+			if n.Explaining() {
+				n.SetReason(fmt.Sprintf("cooling down for another %v", n.readyAt.Sub(n.Now())))
+			}
 			return Failure, nil
 		}
 		d, err := GetInput[time.Duration](n, "period")

@@ -1,5 +1,9 @@
 package runtime
 
+import (
+	"strings"
+)
+
 // Cause is one link of a tree's explanation of its outcome: a node on the
 // path from the root to the leaf whose result decided it, with the status
 // it returned and the reason it stated (empty when it stated none).
@@ -10,10 +14,194 @@ type Cause struct {
 	Reason string
 }
 
+// String writes the cause on one line, as a mission report prints it:
+//
+//	MainTree/Patrol/NavigateTo#2 (NavigateTo) FAILURE: move_base aborted the goal to kitchen
+func (c Cause) String() string {
+	var sb strings.Builder
+	c.write(&sb)
+	return sb.String()
+}
+
+func (c Cause) write(sb *strings.Builder) {
+	sb.WriteString(c.Path)
+	if c.Type != "" {
+		sb.WriteString(" (")
+		sb.WriteString(c.Type)
+		sb.WriteString(")")
+	}
+	sb.WriteString(" ")
+	sb.WriteString(c.Status.String())
+	if c.Reason != "" {
+		sb.WriteString(": ")
+		sb.WriteString(c.Reason)
+	}
+}
+
+// FormatExplanation writes an explanation (Tree.Explain's) one node a line,
+// each line indented two spaces deeper than its parent's, and ends every
+// line with a newline. An empty chain is the empty string.
+func FormatExplanation(chain []Cause) string {
+	var sb strings.Builder
+	for i, c := range chain {
+		sb.WriteString(strings.Repeat("  ", i))
+		c.write(&sb)
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
+
 // Explain returns why the tree ended as it did: the chain of nodes from the
 // root to the first leaf whose result decided the root's last status, each
-// with its reason. Nil before the root has completed.
+// with the status it returned then and the reason it stated. Nil before the
+// root has completed, and again once a new run of the root has started:
+// call it after the tick that completed the root, before the next one.
 //
-// TODO(reasons): this is the agreed shape; the mechanism lands with the
-// reasons work (Base.SetReason and friends).
-func (t *Tree) Explain() []Cause { return nil }
+// The chain is read from what the nodes returned when they completed, not
+// from their statuses now (their parents have reset them to IDLE). From
+// each node it goes on to the decisive child, the same rule for every node
+// type:
+//
+//   - of the children that completed during the node's last run, the one
+//     that completed last with the node's own status: the child that failed
+//     a Sequence, the last alternative of a Fallback whose children all
+//     failed (the Fallback's reason counts them; the earlier alternatives'
+//     chains are not followed), the failure that reached a Parallel's
+//     failure threshold, the last attempt of a Retry, the branch an
+//     IfThenElse took, the subtree of a SubTree;
+//   - when none completed with that status, the child that completed last:
+//     the child of an Inverter or ForceFailure, which changed its status;
+//   - when no child completed during the run, the chain ends at the node:
+//     it decided by itself (a leaf; a Timeout that halted its child; a
+//     node whose _failureIf held). A child that was halted never completed,
+//     so a reactive parent's chain goes to the condition that failed and
+//     halted the running child, never to the child it halted.
+//
+// The chain costs next to nothing to keep: every node records its last
+// result as a status and a counter, whatever the tree does. Reasons are
+// kept only while the tree is explaining (SetExplaining); without it the
+// causes carry none.
+func (t *Tree) Explain() []Cause {
+	if t.root == nil {
+		return nil
+	}
+	root := t.root.base()
+	if at, _ := root.lastDone(); at == 0 || root.status == Running || root.startAt >= at {
+		return nil // not completed yet, or a new run has begun
+	}
+	var chain []Cause
+	for n := t.root; n != nil; n = decisiveChild(n.base()) {
+		b := n.base()
+		_, st := b.lastDone()
+		c := Cause{Path: b.path, Type: b.typeID, Status: st}
+		if b.why != nil {
+			c.Reason = b.why.done
+		}
+		chain = append(chain, c)
+	}
+	return chain
+}
+
+// decisiveChild is the child Explain follows from b (see its rule), or nil.
+func decisiveChild(b *Base) Node {
+	var last, same Node
+	var lastAt, sameAt uint64
+	bAt, bSt := b.lastDone()
+	for _, c := range b.children {
+		cAt, cSt := c.base().lastDone()
+		if cAt <= b.startAt || cAt >= bAt {
+			continue // not completed during b's last run
+		}
+		if cAt > lastAt {
+			last, lastAt = c, cAt
+		}
+		if cSt == bSt && cAt > sameAt {
+			same, sameAt = c, cAt
+		}
+	}
+	if same != nil {
+		return same
+	}
+	return last
+}
+
+// reasons is what a node stated: about its latest tick, and with its last
+// completion. A node that never states a reason has none, and pays one
+// nil check a tick.
+type reasons struct{ now, done string }
+
+// complete records a SUCCESS or FAILURE the node returned, for Explain.
+func (b *Base) complete(st Status) {
+	if w := b.why; w != nil {
+		w.done = w.now
+	}
+	if t := b.tree; t != nil {
+		c := t.completions + 1
+		t.completions = c
+		b.done = c<<3 | uint64(st)
+	}
+}
+
+// lastDone returns when the node last completed (Tree.completions then; 0
+// never) and what it returned.
+func (b *Base) lastDone() (at uint64, st Status) { return b.done >> 3, Status(b.done & 7) }
+
+// SetExplaining turns reasons on or off, from the next tick on. Mission runners, reports and live views that show reasons turn
+// it on; a tree that nobody asks why costs nothing more to tick with it
+// off, which is the default. Call it between ticks.
+func (t *Tree) SetExplaining(on bool) {
+	t.explaining = on
+	for _, n := range t.nodes {
+		n.base().explain = on
+	}
+}
+
+// Explaining reports whether the tree's nodes format their reasons.
+func (t *Tree) Explaining() bool { return t.explaining }
+
+// Explaining reports whether the node should state reasons that cost
+// something to make. A node formats a reason only when it is true:
+//
+//	if n.Explaining() {
+//		n.SetReason(fmt.Sprintf("battery at %.0f%%, not above %.0f%%", level, min))
+//	}
+//
+// (A helper taking a format and its arguments would cost an allocation per
+// call even with explaining off: the arguments are boxed before the helper
+// could look.) A reason that needs no formatting (a constant, a message
+// already made) is set without asking: SetReason itself does nothing while
+// the tree is not explaining.
+func (b *Base) Explaining() bool { return b.explain }
+
+// SetReason states why the node returns the status its current tick
+// returns: "move_base aborted the goal", "battery at 12%, not above 15%".
+// Each tick starts with no reason (Execute clears it), so a node states one
+// on every tick it wants one shown, RUNNING ticks included. The last call
+// of a tick wins. Control nodes and decorators state their own ("failed at
+// child 2 of 3", "timed out after 5s"); Explain follows their children.
+// SetReason does nothing while the tree is not explaining (a node outside
+// a tree keeps what it is told); the first reason a node keeps allocates
+// its record of them, once in its life.
+func (b *Base) SetReason(s string) {
+	if !b.explain && b.tree != nil {
+		return
+	}
+	if b.why == nil {
+		if s == "" {
+			return
+		}
+		b.why = &reasons{} // once in the node's life
+	}
+	b.why.now = s
+}
+
+// Reason returns what the node stated about its latest tick (see
+// SetReason). Read it on the tick's goroutine or from an observer; an
+// observer that sees a node complete reads the reason of that completion,
+// which Transition.Reason also carries.
+func (b *Base) Reason() string {
+	if b.why == nil {
+		return ""
+	}
+	return b.why.now
+}

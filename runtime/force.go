@@ -17,6 +17,11 @@ type Force struct {
 	result Status
 }
 
+var forcedReason = map[Status]string{
+	Success: "forced; the child returned SUCCESS",
+	Failure: "forced; the child returned FAILURE",
+}
+
 func forceTypes() []NodeType {
 	return []NodeType{
 		{
@@ -40,6 +45,9 @@ func (n *Force) Tick() (Status, error) {
 		return st, err
 	}
 	if st.Completed() {
+		if st != n.result {
+			n.SetReason(forcedReason[st])
+		}
 		n.HaltChild(0)
 		return n.result, nil
 	}

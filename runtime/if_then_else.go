@@ -50,6 +50,7 @@ func (n *IfThenElse) Tick() (Status, error) {
 			n.branch = 1
 		case Failure:
 			if len(n.children) < 3 {
+				n.SetReason("the condition failed; no else branch")
 				return Failure, nil
 			}
 			n.branch = 2

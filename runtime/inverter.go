@@ -31,9 +31,11 @@ func (n *Inverter) Tick() (Status, error) {
 	}
 	switch st {
 	case Success:
+		n.SetReason("inverted the child's SUCCESS")
 		n.HaltChild(0)
 		return Failure, nil
 	case Failure:
+		n.SetReason("inverted the child's FAILURE")
 		n.HaltChild(0)
 		return Success, nil
 	case Running, Skipped:

@@ -34,6 +34,7 @@ func (n *KeepRunningUntilFailure) Tick() (Status, error) {
 	}
 	switch st {
 	case Failure:
+		n.SetReason("the child failed")
 		n.HaltChild(0)
 		return Failure, nil
 	case Success:

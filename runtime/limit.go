@@ -61,6 +61,9 @@ func (n *Limit) Tick() (Status, error) {
 			return Failure, fmt.Errorf("max_runs is %d; want a count >= 0", limit)
 		}
 		if n.runs >= limit {
+			if n.Explaining() {
+				n.SetReason(fmt.Sprintf("ran its child max_runs=%d %s already", limit, plural(limit, "time", "times")))
+			}
 			return Failure, nil
 		}
 		n.runs++

@@ -36,12 +36,21 @@ type Base struct {
 	typeID   string
 	path     string
 	status   Status
+	explain  bool // the tree is explaining (Tree.SetExplaining), kept here where the tick looks
 	children []Node
 	tree     *Tree
 	bb       *Blackboard
 	ports    []portBinding
 	conds    *conditions
 	env      scriptEnv
+
+	// What the node returned when it last completed and what it said about
+	// it (see explain.go): Tree.Explain reads them after the root
+	// completes, when the parents have reset their children to IDLE. Kept
+	// small: every node carries them on every tick.
+	why     *reasons // nil until the node first states a reason
+	done    uint64   // Tree.completions after the last completion <<3 | its status
+	startAt uint64   // Tree.completions when the node last started a run (nodes with children)
 }
 
 func (b *Base) base() *Base { return b }
@@ -124,6 +133,12 @@ func NodeOf(n Node) *Base { return n.base() }
 // see the transition. It is BehaviorTree.CPP's executeTick.
 func Execute(n Node) (Status, error) {
 	b := n.base()
+	if b.why != nil {
+		b.why.now = ""
+	}
+	if len(b.children) != 0 && b.status != Running && b.tree != nil {
+		b.startAt = b.tree.completions // Explain looks for children that completed since
+	}
 	if b.conds != nil {
 		st, decided, err := b.conds.checkPre(n)
 		if err != nil {
@@ -148,6 +163,9 @@ func (b *Base) finish(st Status) (Status, error) {
 	}
 	if st == Idle {
 		return Failure, b.wrap(errors.New("Tick returned IDLE; a ticked node must return RUNNING, SUCCESS, FAILURE or SKIPPED"))
+	}
+	if st.Completed() {
+		b.complete(st)
 	}
 	if st != Skipped {
 		b.setStatus(st)

@@ -139,6 +139,9 @@ func (n *Parallel) Tick() (Status, error) {
 			}
 		}
 		if n.successes >= needSucc || (succ < 0 && n.successes+skipped >= needSucc) {
+			if n.Explaining() {
+				n.SetReason(fmt.Sprintf("%d of %d %s succeeded (success_count %d)%s", n.successes, count, plural(count, "child", "children"), needSucc, haltsRunning(&n.Base)))
+			}
 			n.clear()
 			n.ResetChildren()
 			return Success, nil
@@ -146,6 +149,9 @@ func (n *Parallel) Tick() (Status, error) {
 		// BT.CPP compares the failures with == here: they grow by one at a
 		// time, so this is "reached".
 		if count-n.failures < needSucc || n.failures == needFail {
+			if n.Explaining() {
+				n.SetReason(fmt.Sprintf("%d of %d %s failed (failure_count %d, success_count %d)%s", n.failures, count, plural(count, "child", "children"), needFail, needSucc, haltsRunning(&n.Base)))
+			}
 			n.clear()
 			n.ResetChildren()
 			return Failure, nil
@@ -155,6 +161,17 @@ func (n *Parallel) Tick() (Status, error) {
 		return Skipped, nil
 	}
 	return Running, nil
+}
+
+// haltsRunning names the running children a completing node halts.
+func haltsRunning(n *Base) string {
+	s := ""
+	for _, c := range n.children {
+		if c.base().status == Running {
+			s += "; halted " + c.base().name
+		}
+	}
+	return s
 }
 
 func (n *Parallel) clear() {

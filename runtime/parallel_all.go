@@ -92,6 +92,9 @@ func (n *ParallelAll) Tick() (Status, error) {
 	}
 	if skipped+n.completed >= count {
 		failed := n.failures >= needFail
+		if n.Explaining() {
+			n.SetReason(fmt.Sprintf("%d of %d %s failed (max_failures %d)", n.failures, count, plural(count, "child", "children"), needFail))
+		}
 		n.ResetChildren()
 		n.clear()
 		if failed {

@@ -64,6 +64,9 @@ func (n *Precondition) Tick() (Status, error) {
 			return Failure, err
 		}
 		if !ok {
+			if n.Explaining() {
+				n.SetReason(fmt.Sprintf("if: %s; else %v", ExplainScript(n.cond.prog, &n.env, false), elseStatus))
+			}
 			return elseStatus, nil
 		}
 		n.started = true

@@ -143,6 +143,7 @@ func (n *QueueLoop) Tick() (Status, error) {
 	}
 	if !n.childRunning {
 		if len(n.queue) == 0 {
+			n.SetReason("the queue is empty")
 			return GetInput[Status](n, "if_empty")
 		}
 		v := n.queue[0]

@@ -88,6 +88,9 @@ func tickReactive(n *Base, goOn Status) (Status, error) {
 		case Skipped:
 			n.HaltChild(i)
 		case Success, Failure:
+			if n.Explaining() {
+				n.SetReason(reactiveReason(n, i, st))
+			}
 			n.ResetChildren()
 			return st, nil
 		default:
@@ -98,5 +101,14 @@ func tickReactive(n *Base, goOn Status) (Status, error) {
 	if allSkipped {
 		return Skipped, nil
 	}
+	if goOn == Failure && n.Explaining() {
+		n.SetReason(fmt.Sprintf("all %d %s failed", len(n.children), plural(len(n.children), "child", "children")))
+	}
 	return goOn, nil
+}
+
+// reactiveReason says which child ended a reactive node's walk and which
+// running children that interrupts (they are halted next).
+func reactiveReason(n *Base, i int, st Status) string {
+	return fmt.Sprintf("child %d of %d %s", i+1, len(n.children), pastTense(st)) + haltsRunning(n)
 }

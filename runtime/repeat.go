@@ -106,6 +106,9 @@ func (n *loopOn) tick(self Node, goOn Status, port string, reread bool) (Status,
 				return Running, nil
 			}
 		case Success, Failure:
+			if n.Explaining() {
+				n.SetReason(loopReason(goOn, st, n.count, limit))
+			}
 			n.count = 0
 			n.HaltChild(0)
 			return st, nil
@@ -118,8 +121,28 @@ func (n *loopOn) tick(self Node, goOn Status, port string, reread bool) (Status,
 			return Failure, errChildIdle
 		}
 	}
+	if n.Explaining() {
+		n.SetReason(loopReason(goOn, goOn, n.count, limit))
+	}
 	n.count = 0
 	return goOn, nil
+}
+
+// loopReason says how a Repeat (goOn SUCCESS) or a Retry (goOn FAILURE)
+// ended after count runs that returned goOn, the last one returning st.
+func loopReason(goOn, st Status, count, limit int) string {
+	what := "cycle"
+	if goOn == Failure {
+		what = "attempt"
+	}
+	of := ""
+	if limit >= 0 {
+		of = fmt.Sprintf(" of %d", limit)
+	}
+	if st == goOn {
+		return fmt.Sprintf("%d %s %s", count, plural(count, what, what+"s"), pastTense(goOn))
+	}
+	return fmt.Sprintf("%s %d%s %s", what, count+1, of, pastTense(st))
 }
 
 // Halt resets the count and halts the child.

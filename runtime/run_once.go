@@ -35,6 +35,11 @@ func runOnceTypes() []NodeType {
 }
 
 // Tick ticks the child until it has completed once, then skips or repeats.
+var ranOnceReason = map[Status]string{
+	Success: "ran once already; its child returned SUCCESS",
+	Failure: "ran once already; its child returned FAILURE",
+}
+
 func (n *RunOnce) Tick() (Status, error) {
 	skip, err := GetInput[bool](n, "then_skip")
 	if err != nil {
@@ -44,6 +49,7 @@ func (n *RunOnce) Tick() (Status, error) {
 		if skip {
 			return Skipped, nil
 		}
+		n.SetReason(ranOnceReason[n.result])
 		return n.result, nil
 	}
 	n.setStatus(Running)

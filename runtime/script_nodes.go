@@ -1,7 +1,10 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/btrobot/btrobot/runtime/script"
 )
@@ -72,6 +75,9 @@ func (n *Script) Tick() (Status, error) {
 	ok, err := n.code.evalBool(n)
 	if err != nil {
 		return Failure, err
+	}
+	if n.Explaining() {
+		n.SetReason(ExplainScript(n.code.prog, &n.env, ok))
 	}
 	if ok {
 		return Success, nil
@@ -149,4 +155,65 @@ func (sp *scriptPort) evalBool(n Node) (bool, error) {
 		return false, fmt.Errorf("%s: %w", sp.name, err)
 	}
 	return ok, nil
+}
+
+// ExplainScript says what a condition script found, as a reason: its
+// source, its truth, and the values of the names it read, as written and
+// as they are after it ran (a whole message or other struct is left out:
+// the script names the fields it read).
+//
+//	battery_pct > 0.15 is false (battery_pct = 0.12)
+//	msg.percentage > threshold is false (msg.percentage = 0.12, threshold = 0.15)
+func ExplainScript(prog *script.Program, env script.Env, v bool) string {
+	if prog == nil {
+		return ""
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s is %v", prog, v)
+	listed := 0
+	for _, nv := range prog.ReadValues(env) {
+		if nv.Err == nil && nv.Value != nil && isStruct(nv.Value) {
+			continue
+		}
+		if listed == 0 {
+			sb.WriteString(" (")
+		} else {
+			sb.WriteString(", ")
+		}
+		listed++
+		switch s, isText := nv.Value.(string); {
+		case errors.Is(nv.Err, script.ErrUnknownVariable):
+			fmt.Fprintf(&sb, "%s does not exist", nv.Name)
+		case nv.Err != nil:
+			fmt.Fprintf(&sb, "%s: %v", nv.Name, nv.Err)
+		case nv.Value == nil:
+			fmt.Fprintf(&sb, "%s is unset", nv.Name)
+		case isText:
+			fmt.Fprintf(&sb, "%s = %q", nv.Name, s)
+		case isReal(nv.Value):
+			fmt.Fprintf(&sb, "%s = %.6g", nv.Name, nv.Value) // a float32 field reads 0.12, not 0.11999999731779099
+		default:
+			fmt.Fprintf(&sb, "%s = %v", nv.Name, nv.Value)
+		}
+	}
+	if listed > 0 {
+		sb.WriteByte(')')
+	}
+	return sb.String()
+}
+
+func isReal(v any) bool {
+	switch v.(type) {
+	case float64, float32:
+		return true
+	}
+	return false
+}
+
+func isStruct(v any) bool {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Struct
 }

@@ -1,6 +1,9 @@
 package runtime
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Sequence ticks its children in order while they succeed.
 //
@@ -78,6 +81,9 @@ func (n *inOrder) tick(goOn Status) (Status, error) {
 			n.current++
 			n.skipped++
 		case Success, Failure:
+			if n.Explaining() {
+				n.SetReason(fmt.Sprintf("child %d of %d %s", n.current+1, count, pastTense(st)))
+			}
 			n.ResetChildren()
 			n.current = 0
 			return st, nil
@@ -91,7 +97,23 @@ func (n *inOrder) tick(goOn Status) (Status, error) {
 	if allSkipped {
 		return Skipped, nil
 	}
+	if goOn == Failure && n.Explaining() {
+		n.SetReason(fmt.Sprintf("all %d %s failed", count, plural(count, "child", "children")))
+	}
 	return goOn, nil
+}
+
+// pastTense is what a child that returned st did, for reasons.
+func pastTense(st Status) string {
+	switch st {
+	case Success:
+		return "succeeded"
+	case Failure:
+		return "failed"
+	case Skipped:
+		return "was skipped"
+	}
+	return "returned " + st.String()
 }
 
 // Halt rewinds to the first child and halts the running one.

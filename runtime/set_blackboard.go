@@ -83,6 +83,7 @@ func (n *SetBlackboard) Tick() (Status, error) {
 		v = text
 	}
 	if v == nil {
+		n.SetReason("the value's entry has no value yet")
 		return Failure, nil
 	}
 	if text, isText := v.(string); isText {

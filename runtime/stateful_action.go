@@ -33,7 +33,8 @@ type StatefulAction interface {
 //   - halting a RUNNING action calls OnHalted; the node is then IDLE and
 //     the next tick calls OnStart;
 //   - an error from OnStart or OnRunning makes the tick return it, and the
-//     tree is then halted (so OnHalted runs when the action was RUNNING).
+//     tree is then halted (so OnHalted runs when the action was RUNNING);
+//     Fail(reason) in place of the error is FAILURE with that reason.
 type statefulLogic struct{ action StatefulAction }
 
 func (s statefulLogic) tick(n *Leaf) (Status, error) {
@@ -53,7 +54,7 @@ func (s statefulLogic) tick(n *Leaf) (Status, error) {
 		return n.status, nil
 	}
 	if err != nil {
-		return Failure, err
+		return failed(n, err)
 	}
 	if st == Idle {
 		return Failure, fmt.Errorf("%s returned IDLE; it must return RUNNING, SUCCESS, FAILURE or SKIPPED", in)

@@ -1,6 +1,9 @@
 package runtime
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Timeout halts its child and fails when the child has been RUNNING for
 // longer than msec milliseconds.
@@ -66,6 +69,9 @@ func (n *Timeout) Tick() (Status, error) {
 	if !n.fired && !n.Now().Before(n.deadline) {
 		n.fired = true
 		if child.base().status == Running {
+			if n.Explaining() {
+				n.SetReason(fmt.Sprintf("timed out after %v; halted %s", time.Duration(ms)*time.Millisecond, child.base().name))
+			}
 			n.HaltChild(0)
 			n.started = false
 			return Failure, nil

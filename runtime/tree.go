@@ -14,6 +14,13 @@ type Transition struct {
 	From Status
 	To   Status
 	Time time.Time
+	// Reason is what the node stated about the tick that made the
+	// transition (Base.Reason, copied so that an observer may hand the
+	// transition to another goroutine): a live view shows it beside the
+	// status. Reasons that take formatting are there only while the tree
+	// is explaining (Tree.SetExplaining). A transition to IDLE (a reset, a
+	// halt) has none.
+	Reason string
 }
 
 // Observer watches a tree's status transitions. Logging, live views and
@@ -43,6 +50,9 @@ type Tree struct {
 	wake      chan struct{}
 	haltErr   error
 	ticks     uint64
+
+	explaining  bool   // nodes format their reasons (SetExplaining)
+	completions uint64 // SUCCESS and FAILURE results so far, to order them
 
 	wakeMu sync.Mutex
 	wakeAt time.Time // earliest time a node asked to be ticked again
@@ -96,6 +106,9 @@ func (t *Tree) Observe(o Observer) (remove func()) {
 
 func (t *Tree) notify(b *Base, from, to Status) {
 	tr := Transition{Node: b, From: from, To: to, Time: t.clock.Now()}
+	if to != Idle {
+		tr.Reason = b.Reason()
+	}
 	for _, o := range t.observers {
 		o.OnTransition(tr)
 	}

@@ -1,6 +1,9 @@
 package runtime
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // TryCatch runs its children but the last as a Sequence (the try block);
 // if one of them fails, it runs the last child (the catch block) to clean
@@ -82,6 +85,9 @@ func (n *TryCatch) Tick() (Status, error) {
 		}
 		if st == Running {
 			return Running, nil
+		}
+		if n.Explaining() {
+			n.SetReason(fmt.Sprintf("a try failed; the catch %s", pastTense(st)))
 		}
 		n.ResetChildren()
 		n.current = 0

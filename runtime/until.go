@@ -101,6 +101,9 @@ func (n *Until) Tick() (Status, error) {
 		n.HaltChild(0)
 		n.attempts++
 		if limit != -1 && n.attempts >= limit {
+			if n.Explaining() {
+				n.SetReason(fmt.Sprintf("%d %s without %v", n.attempts, plural(n.attempts, "attempt", "attempts"), n.awaited))
+			}
 			n.attempts = 0
 			return Failure, nil
 		}

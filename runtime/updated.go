@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -133,12 +134,18 @@ func (n *WasEntryUpdated) Tick() (Status, error) {
 	if n.watch.updated(n.bb) {
 		return Success, nil
 	}
+	if n.Explaining() {
+		n.SetReason(fmt.Sprintf("%s was not written since the last look", n.watch.key))
+	}
 	return Failure, nil
 }
 
 // Tick resumes a running child, or ticks it after an update.
 func (n *EntryUpdated) Tick() (Status, error) {
 	if !n.childRunning && !n.watch.updated(n.bb) {
+		if n.Explaining() {
+			n.SetReason(fmt.Sprintf("%s was not written since the last look", n.watch.key))
+		}
 		return n.notUpdated, nil
 	}
 	st, err := Execute(n.children[0])

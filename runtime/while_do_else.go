@@ -52,6 +52,7 @@ func (n *WhileDoElse) Tick() (Status, error) {
 		}
 	case Failure:
 		if len(n.children) < 3 {
+			n.SetReason("the condition failed; no else branch")
 			st = Failure
 			break
 		}

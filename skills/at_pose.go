@@ -57,13 +57,23 @@ func atPoseType(e *env) runtime.NodeType {
 				}
 				pose, err := e.io(n).mapPose()
 				if err != nil {
-					_, err = failOn(err)
+					_, err = failOn(n, err)
 					return false, err
 				}
-				if pose.DistanceTo(goal) > tol {
+				if d := pose.DistanceTo(goal); d > tol {
+					if n.Explaining() {
+						n.SetReason(fmt.Sprintf("%.2f m from the goal, tolerance %g m", d, tol))
+					}
 					return false, nil
 				}
-				return yawTol <= 0 || math.Abs(normalizeAngle(pose.Yaw-goal.Yaw)) <= yawTol, nil
+				yawOff := math.Abs(normalizeAngle(pose.Yaw - goal.Yaw))
+				if yawTol > 0 && yawOff > yawTol {
+					if n.Explaining() {
+						n.SetReason(fmt.Sprintf("heading %.2f rad off the goal's, tolerance %g rad", yawOff, yawTol))
+					}
+					return false, nil
+				}
+				return true, nil
 			})}, nil
 		},
 	}

@@ -39,11 +39,19 @@ func batteryAboveType(e *env) runtime.NodeType {
 				}
 				b, err := e.io(n).battery()
 				if err != nil {
-					_, err = failOn(err)
+					_, err = failOn(n, err)
 					return false, err
 				}
 				level := percentOf(b)
-				return !math.IsNaN(level) && level > threshold, nil
+				ok := !math.IsNaN(level) && level > threshold
+				switch {
+				case ok:
+				case math.IsNaN(level):
+					n.SetReason("the battery's charge is unknown (NaN)")
+				case n.Explaining():
+					n.SetReason(fmt.Sprintf("battery at %.1f%%, not above %g%%", level, threshold))
+				}
+				return ok, nil
 			})}, nil
 		},
 	}

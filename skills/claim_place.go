@@ -2,6 +2,7 @@ package skills
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"time"
 
@@ -108,6 +109,9 @@ func (c *ClaimPlace) next(n *runtime.Leaf) (runtime.Status, error) {
 		}
 	}
 	if c.place == "" {
+		if n.Explaining() {
+			n.SetReason(fmt.Sprintf("no place left to claim: %d taken by other robots, %d tried", len(taken), len(c.tried)))
+		}
 		return runtime.Failure, nil
 	}
 	c.tried = append(c.tried, c.place)

@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -31,6 +32,7 @@ type Dock struct {
 	e      *env
 	action *ros.ActionLeaf
 
+	name   string // the dock asked for; empty: the nearest
 	target Pose
 	known  bool
 	start  time.Time
@@ -69,6 +71,7 @@ func (d *Dock) makeGoal(n *runtime.Leaf) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.name = name
 	dk, known := d.e.Places.Dock(name)
 	d.target, d.known = Pose(dk.Pose), known && (name != "" || len(d.e.Places.Docks) == 1)
 	d.start = n.Now()
@@ -88,7 +91,9 @@ func (d *Dock) onFeedback(n *runtime.Leaf, fb any) error {
 }
 
 // Tick runs the dock goal and writes the time elapsed.
-func (d *Dock) Tick() (runtime.Status, error) { return actionTick(d.action, d.start) }
+func (d *Dock) Tick() (runtime.Status, error) {
+	return actionTick(d.action, d.start, "to "+cmp.Or(d.name, "the nearest dock"))
+}
 
 // Halt cancels the dock goal and stops the robot.
 func (d *Dock) Halt() {

@@ -56,9 +56,13 @@ func (e *env) dockAction(c *runtime.Config, server string, goal func(n *runtime.
 	return ros.NewActionLeaf(conf)
 }
 
-// actionTick ticks an action leaf of a skill and writes elapsed.
-func actionTick(a *ros.ActionLeaf, start time.Time) (runtime.Status, error) {
+// actionTick ticks an action leaf of a skill and writes elapsed; goal says
+// what the goal was, for the reason of a failure ("to dock1").
+func actionTick(a *ros.ActionLeaf, start time.Time, goal string) (runtime.Status, error) {
 	st, err := a.Tick()
+	if err == nil && st == runtime.Failure {
+		explainGoal(a, goal)
+	}
 	if err != nil || start.IsZero() {
 		return st, err
 	}
@@ -66,4 +70,28 @@ func actionTick(a *ros.ActionLeaf, start time.Time) (runtime.Status, error) {
 		return runtime.Failure, err
 	}
 	return st, nil
+}
+
+// explainGoal states why an action skill's goal failed, naming the goal:
+// "/robot1/move_base aborted the goal to kitchen", "going to kitchen:
+// action /robot1/move_base: the goal's timeout expired (3m0s)". Only while the tree is explaining, on the tick that collected
+// the outcome.
+func explainGoal(a *ros.ActionLeaf, goal string) {
+	if !a.Explaining() {
+		return
+	}
+	o, ok := a.Outcome()
+	if !ok {
+		return
+	}
+	server := a.Server()
+	switch o.Code {
+	case ros.CodeNone:
+	case ros.CodeAborted:
+		a.SetReason(server + " aborted the goal " + goal)
+	case ros.CodeGoalRejected:
+		a.SetReason(server + " rejected the goal " + goal)
+	default:
+		a.SetReason("going " + goal + ": " + o.Reason(server))
+	}
 }

@@ -131,7 +131,7 @@ func (d *straightDrive) OnStart(n *runtime.Leaf) (runtime.Status, error) {
 	io := d.e.io(n)
 	pose, _, err := io.odom()
 	if err != nil {
-		return failOn(err)
+		return failOn(n, err)
 	}
 	d.origin = pose
 	d.start = n.Now()
@@ -144,7 +144,7 @@ func (d *straightDrive) OnRunning(n *runtime.Leaf) (runtime.Status, error) {
 	io := d.e.io(n)
 	pose, _, err := io.odom()
 	if err != nil {
-		return stopAnd(io, err)
+		return stopAnd(n, io, err)
 	}
 	return d.step(n, io, pose)
 }
@@ -161,6 +161,13 @@ func (d *straightDrive) step(n *runtime.Leaf, io robotIO, pose Pose) (runtime.St
 		return runtime.Success, io.stop()
 	}
 	if now.After(d.deadline) || (!d.backward && remaining > 0 && io.bumped()) {
+		if n.Explaining() {
+			why := "the bumper is pressed"
+			if now.After(d.deadline) {
+				why = fmt.Sprintf("out of time after %v", now.Sub(d.start).Round(time.Millisecond))
+			}
+			n.SetReason(fmt.Sprintf("%s, %.2f m short", why, math.Abs(remaining)))
+		}
 		return runtime.Failure, io.stop()
 	}
 	v := math.Copysign(math.Min(d.speed, math.Max(driveMinSpeed, driveGain*math.Abs(remaining))), remaining)

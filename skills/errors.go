@@ -19,10 +19,12 @@ func unavailablef(format string, args ...any) error {
 }
 
 // failOn is a node's answer to err: FAILURE for data not available now,
+// with what is missing as the node's reason (already formatted: free),
 // FAILURE and the error otherwise.
-func failOn(err error) (runtime.Status, error) {
+func failOn(n *runtime.Leaf, err error) (runtime.Status, error) {
 	var u *unavailable
 	if errors.As(err, &u) {
+		n.SetReason(u.msg)
 		return runtime.Failure, nil
 	}
 	return runtime.Failure, err

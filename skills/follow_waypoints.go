@@ -101,6 +101,9 @@ func (f *FollowWaypoints) Tick() (runtime.Status, error) {
 			return runtime.Failure, err
 		}
 		st, err := f.action.Tick()
+		if err == nil && st == runtime.Failure && f.Explaining() {
+			explainGoal(f.action, fmt.Sprintf("to waypoint %d of %d (%s)", f.index+1, len(f.route), f.route[f.index]))
+		}
 		if err != nil || st != runtime.Success {
 			return st, err
 		}

@@ -26,8 +26,11 @@ func isDockedType(e *env) runtime.NodeType {
 			return &IsDocked{Leaf: runtime.NewCondition(func(n *runtime.Leaf) (bool, error) {
 				docked, err := e.io(n).docked()
 				if err != nil {
-					_, err = failOn(err)
+					_, err = failOn(n, err)
 					return false, err
+				}
+				if !docked {
+					n.SetReason("not on a dock")
 				}
 				return docked, nil
 			})}, nil

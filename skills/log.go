@@ -14,9 +14,12 @@ import (
 //	<Log message="reached {target}, battery at {battery_pct}" level="info"/>
 //
 // Contract: a synchronous action. Each "{key}" inside the message is
-// replaced by the value of that blackboard entry ("{key?}" when it is not
-// set), so a line can say what the robot is doing; message="{key}" alone
-// logs that entry's value. The line carries the tree's time and the node's
+// replaced by the value of that blackboard entry, so a line can say what
+// the robot is doing; message="{key}" alone logs that entry's value. An
+// entry that holds no value reads "<key not set>" (a NavigateTo that was
+// halted, say, wrote no error_code), one that does not exist in the
+// node's scope "<no entry key>"; braces around anything but a key name
+// ("{}", "{x: 1}") are kept as written. The line carries the tree's time and the node's
 // path. level is debug, info, warn or error.
 type Log struct {
 	*runtime.Leaf
@@ -58,7 +61,8 @@ func (e *env) log(l LogEntry) {
 	}
 }
 
-// interpolate replaces each {key} of text with the entry's value.
+// interpolate replaces each {key} of text with the entry's value, or says
+// that there is none.
 func interpolate(bb *runtime.Blackboard, text string) string {
 	var b strings.Builder
 	for {
@@ -72,13 +76,32 @@ func interpolate(bb *runtime.Blackboard, text string) string {
 		}
 		key := strings.TrimSpace(text[i+1 : i+j])
 		b.WriteString(text[:i])
-		if v, ok := bb.Get(key); ok && key != "" {
+		switch v, ok := bb.Get(key); {
+		case !isKeyName(key):
+			b.WriteString(text[i : i+j+1])
+		case ok:
 			fmt.Fprint(&b, v)
-		} else {
-			b.WriteString("{" + key + "?}")
+		case bb.Entry(key) != nil:
+			b.WriteString("<" + key + " not set>")
+		default:
+			b.WriteString("<no entry " + key + ">")
 		}
 		text = text[i+j+1:]
 	}
 	b.WriteString(text)
 	return b.String()
+}
+
+// isKeyName reports whether s reads as a blackboard key (letters, digits,
+// '_', '.', '@' for the root), not as text that happens to be in braces.
+func isKeyName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || r == '.' || r == '@' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
 }

@@ -41,8 +41,9 @@ type NavigateTo struct {
 	e      *env
 	action *ros.ActionLeaf
 
-	goal  Pose
-	start time.Time
+	goal   Pose
+	target string // the goal as the tree gave it: a place, or x;y;yaw
+	start  time.Time
 }
 
 func navigateToType(e *env) runtime.NodeType {
@@ -127,7 +128,7 @@ func (nav *NavigateTo) makeGoal(n *runtime.Leaf) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("port \"goal\": %v", err)
 	}
-	nav.goal, nav.start = pose, n.Now()
+	nav.goal, nav.target, nav.start = pose, target, n.Now()
 	return moveBaseGoal(n, pose)
 }
 
@@ -142,6 +143,9 @@ func (nav *NavigateTo) onFeedback(n *runtime.Leaf, fb any) error {
 // Tick runs the goal and writes the time elapsed.
 func (nav *NavigateTo) Tick() (runtime.Status, error) {
 	st, err := nav.action.Tick()
+	if err == nil && st == runtime.Failure {
+		explainGoal(nav.action, "to "+nav.target)
+	}
 	if err != nil || nav.start.IsZero() {
 		return st, err
 	}

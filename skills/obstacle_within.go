@@ -56,6 +56,7 @@ func obstacleWithinType(e *env) runtime.NodeType {
 				s, err := e.io(n).scan()
 				if err != nil {
 					if isUnavailable(err) {
+						n.SetReason(err.Error() + ": assuming an obstacle")
 						return true, nil
 					}
 					return false, err
@@ -67,8 +68,14 @@ func obstacleWithinType(e *env) runtime.NodeType {
 					}
 					a := float64(s.AngleMin) + float64(i)*float64(s.AngleIncrement)
 					if math.Abs(normalizeAngle(a-dir)) <= width/2 && rr < dist {
+						if n.Explaining() {
+							n.SetReason(fmt.Sprintf("an obstacle %.2f m away, at %.2f rad", rr, a))
+						}
 						return true, nil
 					}
+				}
+				if n.Explaining() {
+					n.SetReason(fmt.Sprintf("nothing within %g m in the %g rad wide sector at %g rad", dist, width, dir))
 				}
 				return false, nil
 			})}, nil

@@ -43,6 +43,7 @@ func popPlaceType(*env) runtime.NodeType {
 					return runtime.Failure, err
 				}
 				if len(q) == 0 {
+					n.SetReason("the queue is empty")
 					return runtime.Failure, nil
 				}
 				if err := runtime.SetOutput(n, "place", q[0]); err != nil {

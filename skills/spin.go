@@ -92,7 +92,7 @@ func (s *Spin) OnStart(n *runtime.Leaf) (runtime.Status, error) {
 	io := s.e.io(n)
 	pose, _, err := io.odom()
 	if err != nil {
-		return failOn(err)
+		return failOn(n, err)
 	}
 	s.turned, s.lastYaw = 0, pose.Yaw
 	s.start = n.Now()
@@ -105,7 +105,7 @@ func (s *Spin) OnRunning(n *runtime.Leaf) (runtime.Status, error) {
 	io := s.e.io(n)
 	pose, _, err := io.odom()
 	if err != nil {
-		return stopAnd(io, err)
+		return stopAnd(n, io, err)
 	}
 	s.turned += normalizeAngle(pose.Yaw - s.lastYaw)
 	s.lastYaw = pose.Yaw
@@ -122,6 +122,9 @@ func (s *Spin) step(n *runtime.Leaf, io robotIO) (runtime.Status, error) {
 		return runtime.Success, io.stop()
 	}
 	if now.After(s.deadline) {
+		if n.Explaining() {
+			n.SetReason(fmt.Sprintf("out of time after %v, %.2f rad short", now.Sub(s.start).Round(time.Millisecond), math.Abs(remaining)))
+		}
 		return runtime.Failure, io.stop()
 	}
 	w := math.Copysign(math.Min(s.speed, math.Max(spinMinSpeed, spinGain*math.Abs(remaining))), remaining)
@@ -150,8 +153,8 @@ func progress(n *runtime.Leaf, port string, remaining float64, elapsed time.Dura
 }
 
 // stopAnd stops the robot and fails on err.
-func stopAnd(io robotIO, err error) (runtime.Status, error) {
-	st, ferr := failOn(err)
+func stopAnd(n *runtime.Leaf, io robotIO, err error) (runtime.Status, error) {
+	st, ferr := failOn(n, err)
 	if serr := io.stop(); ferr == nil {
 		ferr = serr
 	}

@@ -27,7 +27,7 @@ type TopicFresh struct {
 	*runtime.Leaf
 }
 
-func topicFreshType(*env) runtime.NodeType {
+func topicFreshType(e *env) runtime.NodeType {
 	return runtime.NodeType{
 		ID: "TopicFresh", Kind: runtime.ConditionKind,
 		Summary: "SUCCESS while a latched topic's entry was received no longer than max_age ago.",
@@ -54,26 +54,61 @@ func topicFreshType(*env) runtime.NodeType {
 					return false, errors.New("port \"key\" is empty")
 				}
 				bb := n.Blackboard()
-				e := bb.Entry(key)
-				if e == nil {
+				entry := bb.Entry(key)
+				if entry == nil {
 					// Inside a subtree that does not remap it, the key is the
 					// robot's, which the bridge latches at the root.
 					bb = bb.Root()
-					if e = bb.Entry(key); e == nil {
+					if entry = bb.Entry(key); entry == nil {
+						if n.Explaining() {
+							n.SetReason(fmt.Sprintf("%s: no such entry", e.source(key)))
+						}
 						return false, nil
 					}
 				}
-				v, _, stamp := e.Load()
+				v, _, stamp := entry.Load()
 				if v == nil {
+					if n.Explaining() {
+						n.SetReason(fmt.Sprintf("%s was never received", e.source(key)))
+					}
 					return false, nil
 				}
 				if s, ok := bb.Get(key + ros.StaleSuffix); ok {
 					if stale, _ := s.(bool); stale {
+						if n.Explaining() {
+							n.SetReason(fmt.Sprintf("%s is marked stale by the bridge", e.source(key)))
+						}
 						return false, nil
 					}
 				}
-				return n.Now().Sub(stamp) <= maxAge, nil
+				age := n.Now().Sub(stamp)
+				if age > maxAge && n.Explaining() {
+					n.SetReason(fmt.Sprintf("%s is %v old, max %v", e.source(key), age.Round(time.Millisecond), maxAge))
+				}
+				return age <= maxAge, nil
 			})}, nil
 		},
 	}
+}
+
+// source names, for a reason, where entry key comes from: the topic the
+// robot profile latches into it ("/robot1/odom"), else the entry itself
+// ("entry odom").
+func (e *env) source(key string) string {
+	if e != nil && e.Profile != nil {
+		for _, in := range e.Profile.Inputs {
+			match := in.Key == key
+			for _, f := range in.Fields {
+				match = match || f.Key == key
+			}
+			if !match {
+				continue
+			}
+			if e.Conn != nil {
+				return e.Conn.Resolve(in.Topic)
+			}
+			return in.Topic
+		}
+	}
+	return "entry " + key
 }

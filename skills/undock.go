@@ -54,7 +54,7 @@ func undockType(e *env) runtime.NodeType {
 }
 
 // Tick runs the undock goal and writes the time elapsed.
-func (u *Undock) Tick() (runtime.Status, error) { return actionTick(u.action, u.start) }
+func (u *Undock) Tick() (runtime.Status, error) { return actionTick(u.action, u.start, "off the dock") }
 
 // Halt cancels the undock goal and stops the robot.
 func (u *Undock) Halt() {

@@ -72,7 +72,7 @@ func TestLog(t *testing.T) {
 		t.Fatalf("%v", st)
 	}
 	want := []LogEntry{
-		{Time: time.Unix(1000, 0), Node: "Main/Sequence/Log", Level: Info, Text: "heading for kitchen, round 3, {missing?}"},
+		{Time: time.Unix(1000, 0), Node: "Main/Sequence/Log", Level: Info, Text: "heading for kitchen, round 3, <no entry missing>"},
 		{Time: time.Unix(1000, 0), Node: "Main/Sequence/Log#2", Level: Warn, Text: "kitchen"},
 	}
 	if !equal(b.logLines, want) {

@@ -94,6 +94,9 @@ func (w *WaitForCharge) check(n *runtime.Leaf) (runtime.Status, error) {
 		}
 	}
 	if w.grace > 0 && now.Sub(w.lastCharging) >= w.grace {
+		if n.Explaining() {
+			n.SetReason(fmt.Sprintf("not charging for %v (grace %v)", now.Sub(w.lastCharging).Round(time.Millisecond), w.grace))
+		}
 		return runtime.Failure, nil
 	}
 	if w.grace > 0 {

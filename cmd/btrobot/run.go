@@ -265,8 +265,7 @@ func liveDisplay(env *cmdEnv, vc viewConf) func(mission.Shown) mission.Display {
 				return cols, rows
 			},
 			Rate: s.Rate, SimTime: s.Conn.SimClock() != nil, Keys: vc.keys,
-			// TODO(merge): Reason: the reason a node stated for its last
-			// status, once runtime has the reasons mechanism.
+			Reason: func(n runtime.Node) string { return runtime.NodeOf(n).Reason() },
 		})
 		v.Start()
 		return v

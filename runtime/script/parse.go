@@ -348,6 +348,7 @@ func Parse(src string) (*Program, error) {
 	prog := &Program{src: src, stmts: make([]evalFn, len(stmts))}
 	for i, s := range stmts {
 		collectNames(s, &prog.reads, &prog.writes)
+		collectRefs(s, &prog.refs)
 		// Only the last statement's value is the program's value.
 		prog.stmts[i] = c.compile(s, i == len(stmts)-1)
 	}
@@ -360,6 +361,7 @@ type Program struct {
 	stmts  []evalFn
 	reads  []string
 	writes []string
+	refs   []*nameRef // the names read, as written (ReadValues)
 }
 
 // Source returns the script text the Program was parsed from.
