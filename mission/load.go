@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
-	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/trees"
 )
 

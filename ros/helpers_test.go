@@ -48,4 +48,3 @@ func eventually(t testing.TB, timeout time.Duration, what string, cond func() bo
 		time.Sleep(5 * time.Millisecond)
 	}
 }
-
