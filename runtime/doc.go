@@ -15,4 +15,16 @@
 // The contracts (tick, halt, async leaves, scan cycle, blackboard, time,
 // errors) are those of DESIGN.md; each node type's contract is in the
 // comment at the top of its file.
+//
+// Why a tree ended as it did: nodes state the reason for what they return
+// ([Base.SetReason], [Fail] from Go-written leaves), and after the root
+// completes [Tree.Explain] returns the chain of nodes from the root to the
+// leaf whose result decided it, each with its reason; [FormatExplanation]
+// prints it. Reasons are kept only while the tree is explaining
+// ([Tree.SetExplaining]); a tree that nobody asks why pays for none.
+//
+//	tree.SetExplaining(true)
+//	if st, _ := tree.TickWhileRunning(period); st == runtime.Failure {
+//		fmt.Print(runtime.FormatExplanation(tree.Explain()))
+//	}
 package runtime

@@ -1,0 +1,57 @@
+package runtime
+
+import (
+	goruntime "runtime"
+	"syscall"
+	"testing"
+)
+
+// BenchmarkTickCPU times the engine benchmark's trees (bench_test.go) in
+// CPU time of the ticking thread rather than wall time: on a machine
+// shared with other work, wall time swings by tens of percent between
+// runs, the thread's CPU time by about one. That is what measured the cost
+// of explanations against the engine before them (BENCHMARKS.md): this
+// file, copied into a checkout of the earlier commit, runs there too.
+//
+//	go test -run '^$' -bench TickCPU ./runtime/
+func BenchmarkTickCPU(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		root *NodeSpec
+	}{
+		{"wide", wideSpec(1000)},
+		{"binary", binarySpec(10)},
+		{"parallel", parallelSpec(100, 10)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			goruntime.LockOSThread()
+			defer goruntime.UnlockOSThread()
+			d := &Document{Trees: []*TreeSpec{{ID: "Bench", Root: tc.root}}}
+			tree, err := Build(NewRegistry(), d, BuildConf{Seed: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; i < 10; i++ { // reach steady state
+				if _, err := tree.TickExactlyOnce(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := threadCPU()
+			for i := 0; i < b.N; i++ {
+				if _, err := tree.TickExactlyOnce(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(threadCPU()-start)/float64(b.N), "cpu-ns/tick")
+		})
+	}
+}
+
+// threadCPU is the CPU time the calling thread used so far, in ns.
+func threadCPU() int64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
