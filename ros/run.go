@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/btrobot/btrobot/runtime"
@@ -30,22 +31,55 @@ type RunConf struct {
 	// OnStall, when set, is called after the robot was stopped because a
 	// tick ran longer than the profile's watchdog allows.
 	OnStall func()
+	// ClockTimeout is how long (wall time) /clock may stay silent under
+	// /use_sim_time before the run stops the robot and ends with a
+	// *ClockStoppedError [DefaultClockTimeout; < 0: never].
+	ClockTimeout time.Duration
+	// Lockstep, when set, makes the tree a peer of the simulator's lockstep
+	// (see sim_lockstep.go); it needs a profile and simulated time.
+	Lockstep *LockstepConf
 }
+
+// DefaultClockTimeout is RunConf.ClockTimeout's default.
+const DefaultClockTimeout = 2 * time.Second
 
 // RunReport is how a run ended.
 type RunReport struct {
 	// Status is the root's last status (IDLE when cancelled).
 	Status runtime.Status
 	Stats  runtime.LoopStats
+	// Stop is how the robot was stopped at the end.
+	Stop StopReport
 }
 
+// minStallLimit is the shortest pause of the process Run counts as a
+// stall, so that a busy machine's scheduling does not stop the robot.
+const minStallLimit = 250 * time.Millisecond
+
+// catchUpPatience bounds the wait for fresh inputs after a stall.
+const catchUpPatience = 500 * time.Millisecond
+
+// lostGrace is how long a run that lost ROS keeps the master's shutdown
+// call waiting after the robot was stopped, for the goal cancels the halt
+// sent to leave before goroslib closes the connections.
+const lostGrace = 150 * time.Millisecond
+
 // Run ticks the tree on the robot until ctx ends, the tree fails with an
-// error, or (with UntilDone) the root completes: the scan cycle of the
-// profile's bridge around each tick, early ticks on wake-ups, and a zero
-// velocity published when the run ends for any reason (a cancelled
-// context, an error, a panic in a node) and when the watchdog sees a
-// stalled tick. Under /use_sim_time it waits for the first /clock message
-// before the first tick. Signals are the caller's: cancel ctx on SIGINT.
+// error, the node loses ROS, or (with UntilDone) the root completes: the
+// scan cycle of the profile's bridge around each tick, early ticks on
+// wake-ups, and a zero velocity published, with its delivery checked
+// (RunReport.Stop), when the run ends for any reason (a cancelled context,
+// an error, a panic in a node, a lost connection), when the watchdog sees a
+// stalled tick and when the process resumes from a stall. Under
+// /use_sim_time it waits for the first /clock message before the first
+// tick. Signals are the caller's: cancel ctx on SIGINT.
+//
+// The watchdog, the stall monitor and the /clock check run on the wall
+// clock whatever clock the tree follows. When the node loses ROS the robot
+// is stopped at once, the tree halted, and Run returns an error matching
+// ErrLost that names the cause: a *ShutdownError (the master shut the node
+// down), a *ClockStoppedError (/clock silent for ClockTimeout) or a
+// *MasterLostError (the master died, or restarted and forgot the node).
 func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	switch {
 	case conf.Conn == nil:
@@ -54,7 +88,12 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 		return RunReport{}, errors.New("run: no tree")
 	case conf.Tree.Clock() != conf.Conn.Clock():
 		return RunReport{}, errors.New("run: the tree was not built on the connection's clock; build it with runtime.BuildConf{Clock: conn.Clock()}")
+	case conf.Lockstep != nil && conf.Profile == nil:
+		return RunReport{}, errors.New("lockstep run: needs a profile (it says which topic carries the velocity commands)")
+	case conf.Lockstep != nil && conf.Conn.SimClock() == nil:
+		return RunReport{}, errors.New("lockstep run: the node is not on simulated time (no /use_sim_time): is the simulator running on this master?")
 	}
+	conn := conf.Conn
 	rate, maxRate := conf.Rate, conf.MaxRate
 	if p := conf.Profile; p != nil {
 		if rate <= 0 {
@@ -67,51 +106,184 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	if rate <= 0 {
 		return RunReport{}, errors.New("run: no tick rate: give a profile or a rate")
 	}
+	if conf.Lockstep != nil {
+		// The simulator is held at the next tick's time: a wake-up could
+		// only tick at a time the tree has seen already.
+		maxRate = 0
+	}
+	period := time.Duration(float64(time.Second) / rate)
 	lc := runtime.LoopConf{
-		Tree: conf.Tree, Clock: conf.Conn.Clock(), Rate: rate, MaxRate: maxRate,
+		Tree: conf.Tree, Clock: conn.Clock(), Wall: runtime.WallClock{}, Rate: rate, MaxRate: maxRate,
 		UntilDone: conf.UntilDone, Observe: conf.Observe,
 	}
-	var bridge *Bridge
+
+	// A shutdown call from the master waits until the robot is stopped.
+	release := conn.holdShutdown()
+	defer release()
+
+	r := &run{conn: conn}
 	if conf.Profile != nil {
 		var err error
-		bridge, err = NewBridge(BridgeConf{Conn: conf.Conn, Profile: conf.Profile, Tree: conf.Tree})
+		r.bridge, err = NewBridge(BridgeConf{Conn: conn, Profile: conf.Profile, Tree: conf.Tree})
 		if err != nil {
 			return RunReport{}, err
 		}
-		defer bridge.Close()
-		lc.Latch, lc.Flush = bridge.Latch, bridge.Flush
-		lc.OnStop = func(error) {
-			if err := bridge.Stop(); err != nil {
-				conf.Conn.Logf(LogError, "could not stop the robot: %v", err)
-			}
-		}
+		defer r.bridge.Close()
+		lc.Latch, lc.Flush = r.bridge.Latch, r.bridge.Flush
+		lc.OnStop = func(error) { r.stop() }
 		if w := conf.Profile.Safety.Watchdog; w > 0 {
-			lc.Watchdog = time.Duration(w) * time.Duration(float64(time.Second)/rate)
+			lc.Watchdog = time.Duration(w) * period
 			lc.OnStall = func() {
-				conf.Conn.Logf(LogWarn, "a tick has run %v: stopping the robot", lc.Watchdog)
-				if err := bridge.Stop(); err != nil {
-					conf.Conn.Logf(LogError, "could not stop the robot: %v", err)
-				}
+				conn.Logf(LogWarn, "a tick has run %v: stopping the robot", lc.Watchdog)
+				r.stop()
 				if conf.OnStall != nil {
 					conf.OnStall()
 				}
 			}
 		}
+		lc.StallLimit = max(lc.Watchdog, minStallLimit)
+		lc.OnResume = func(d time.Duration) {
+			conn.Logf(LogWarn, "the controller did not run for %.1f s (stopped or starved): stopping the robot and reading its inputs again", d.Seconds())
+			r.stop()
+			if stale := r.bridge.CatchUp(catchUpPatience); len(stale) > 0 {
+				conn.Logf(LogWarn, "after the stall, still no fresh message on %v", stale)
+			}
+		}
 	}
-	if sim := conf.Conn.SimClock(); sim != nil {
+
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	superDone := make(chan struct{})
+	defer func() { cancel(nil); <-superDone }()
+	go func() {
+		defer close(superDone)
+		if err := r.supervise(runCtx, clockTimeout(conf.ClockTimeout)); err != nil {
+			conn.Logf(LogError, "%v: stopping the robot", err)
+			r.stop()
+			cancel(err)
+		}
+	}()
+	// ended returns the run's report and its error, the lost connection's
+	// in place of the cancellation it caused.
+	ended := func(st runtime.Status, stats runtime.LoopStats, err error) (RunReport, error) {
+		cause := context.Cause(runCtx)
+		if errors.Is(cause, ErrLost) && (err == nil || errors.Is(err, context.Canceled)) {
+			err = cause
+		}
+		if errors.Is(err, ErrLost) {
+			time.Sleep(lostGrace) // the goal cancels leave meanwhile
+		}
+		return RunReport{Status: st, Stats: stats, Stop: r.lastStop()}, err
+	}
+
+	if sim := conn.SimClock(); sim != nil {
 		select {
 		case <-sim.Started():
-		case <-ctx.Done():
-			if bridge != nil {
-				bridge.Stop()
+		case <-runCtx.Done():
+			if r.bridge != nil {
+				r.stop()
 			}
-			return RunReport{Status: runtime.Idle}, ctx.Err()
+			return ended(runtime.Idle, runtime.LoopStats{}, runCtx.Err())
+		}
+	}
+	if conf.Lockstep != nil {
+		ls, err := startLockstep(runCtx, conn, conf.Profile, *conf.Lockstep, r.bridge, conf.Tree, period)
+		if err != nil {
+			r.stop()
+			return ended(runtime.Idle, runtime.LoopStats{}, err)
+		}
+		defer ls.close()
+		lc.Latch, lc.Flush = ls.latch, ls.flush
+		lc.Observe = func(t runtime.TickReport) {
+			if conf.Observe != nil {
+				conf.Observe(t)
+			}
+			ls.observe(t)
 		}
 	}
 	loop, err := runtime.NewLoop(lc)
 	if err != nil {
 		return RunReport{}, fmt.Errorf("run: %w", err)
 	}
-	st, err := loop.Run(ctx)
-	return RunReport{Status: st, Stats: loop.Stats()}, err
+	st, err := loop.Run(runCtx)
+	return ended(st, loop.Stats(), err)
+}
+
+func clockTimeout(d time.Duration) time.Duration {
+	if d == 0 {
+		return DefaultClockTimeout
+	}
+	return d
+}
+
+// run is the state Run shares with its hooks and its supervisor.
+type run struct {
+	conn   *Conn
+	bridge *Bridge
+
+	mu   sync.Mutex
+	last StopReport
+}
+
+// stop sends the zero velocity and keeps the report; an undelivered stop
+// is logged as an error.
+func (r *run) stop() {
+	if r.bridge == nil {
+		return
+	}
+	rep := r.bridge.Stop()
+	if rep.Topic != "" && !rep.Delivered {
+		r.conn.Logf(LogError, "could not stop the robot: %v", rep)
+	}
+	r.mu.Lock()
+	r.last = rep
+	r.mu.Unlock()
+}
+
+func (r *run) lastStop() StopReport {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.last
+}
+
+// supervise watches, on the wall clock, for the node losing ROS: the
+// connection's own checks (the master's shutdown call, the master gone)
+// and, under /use_sim_time, a /clock silent for longer than timeout. It
+// returns the cause, or nil when ctx ends first.
+func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
+	sim := r.conn.SimClock()
+	var tick <-chan time.Time
+	if sim != nil && timeout > 0 {
+		t := time.NewTicker(min(max(timeout/8, 5*time.Millisecond), 100*time.Millisecond))
+		defer t.Stop()
+		tick = t.C
+	}
+	last := time.Now()
+	var resumed time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-r.conn.Lost():
+			return r.conn.Err()
+		case now := <-tick:
+			now = time.Now()
+			if now.Sub(last) > timeout/2 {
+				// This process was stalled, not the clock: give the
+				// /clock messages that queued meanwhile time to be read.
+				resumed = now
+			}
+			last = now
+			heard := sim.LastSet()
+			if heard.IsZero() {
+				continue // not started: Run waits for the first message
+			}
+			if resumed.After(heard) {
+				heard = resumed
+			}
+			if silent := now.Sub(heard); silent >= timeout {
+				return &ClockStoppedError{Since: now.Sub(sim.LastSet())}
+			}
+		}
+	}
 }

@@ -456,10 +456,9 @@ func (r *missionRun) run(ctx context.Context, in *interruption) int {
 	start := time.Now()
 	var rep ros.RunReport
 	if r.lockstep {
-		rep, err = runLockstep(ctx, runConf, "", r.holdSim)
-	} else {
-		rep, err = ros.Run(ctx, runConf)
+		runConf.Lockstep = &ros.LockstepConf{Hold: r.holdSim}
 	}
+	rep, err = ros.Run(ctx, runConf)
 	r.report, r.wall = rep, time.Since(start)
 	in.stop() // from here a second Ctrl-C ends the program at once
 	// The halt cancelled the running goals in the background: give the
@@ -467,10 +466,7 @@ func (r *missionRun) run(ctx context.Context, in *interruption) int {
 	// drives on after the zero velocity.
 	time.Sleep(haltGrace)
 
-	stopped := "no velocity topic to zero (the profile has no safety section)"
-	if m.profile != nil && m.profile.Safety.VelocityTopic != "" {
-		stopped = "zero velocity sent on " + conn.Resolve(m.profile.Safety.VelocityTopic)
-	}
+	stopped := rep.Stop.String()
 	took := fmt.Sprintf("%d %s (%s)", rep.Stats.Ticks, plural(int(rep.Stats.Ticks), "tick", "ticks"), r.wall.Round(time.Millisecond))
 	var end string
 	code := exitFailed
