@@ -35,8 +35,15 @@ import (
 // Connections to other nodes are peer to peer: a dead master does not close
 // them, so a node that lost its master can still stop the robot.
 
+//   - goroslib reconnects a subscriber whose publisher closed the connection
+//     and says nothing but the log line "subscriber 'TOPIC' got an error:
+//     ..."; the Conn counts those lines per topic (publisherDrops), so that
+//     Run notices a simulator or a robot whose process died: its /clock, or
+//     every input of the profile, lost its publisher.
+//
 // ErrLost is matched by errors.Is for every error that says the node lost
-// ROS: a *ShutdownError, a *ClockStoppedError or a *MasterLostError.
+// ROS: a *ShutdownError, a *ClockStoppedError, a *MasterLostError or a
+// *RobotLostError.
 var ErrLost = errors.New("lost ROS")
 
 // ShutdownError says that the node was shut down through its slave API: by
@@ -59,10 +66,17 @@ func (e *ShutdownError) Is(target error) bool { return target == ErrLost }
 // robot's clock source died or hangs.
 type ClockStoppedError struct {
 	Since time.Duration // wall time since the last /clock message
+	// Closed says that the publisher of /clock closed its connection (its
+	// process died or left), rather than going silent.
+	Closed bool
 }
 
 func (e *ClockStoppedError) Error() string {
-	return fmt.Sprintf("/clock stopped %.1f s ago", e.Since.Seconds())
+	s := fmt.Sprintf("/clock stopped %.1f s ago", e.Since.Seconds())
+	if e.Closed {
+		s += ": its publisher closed the connection"
+	}
+	return s
 }
 
 // Is makes the error match ErrLost.
@@ -91,6 +105,20 @@ func (e *MasterLostError) Is(target error) bool { return target == ErrLost }
 
 func (e *MasterLostError) Unwrap() error { return e.Err }
 
+// RobotLostError says that every input of the robot's profile lost its
+// publisher, with no message since: the robot's drivers (or the simulator)
+// died.
+type RobotLostError struct {
+	Topics []string
+}
+
+func (e *RobotLostError) Error() string {
+	return "lost the robot: the publishers of " + strings.Join(e.Topics, ", ") + " closed their connections"
+}
+
+// Is makes the error match ErrLost.
+func (e *RobotLostError) Is(target error) bool { return target == ErrLost }
+
 // Defaults of the master check (Conf.MasterCheck, Conf.MasterTimeout).
 const (
 	DefaultMasterCheck   = 250 * time.Millisecond
@@ -113,6 +141,25 @@ type lostState struct {
 
 	holdMu sync.Mutex
 	hold   chan struct{} // closed by the holder's release; nil: no holder
+
+	dropMu sync.Mutex
+	drops  map[string]uint64 // publisher connections lost, by topic
+}
+
+// subscriberErrPrefix and subscriberErrInfix frame the topic in the line
+// goroslib logs when a publisher's connection to a subscriber of the node
+// breaks.
+const (
+	subscriberErrPrefix = "subscriber '"
+	subscriberErrInfix  = "' got an error: "
+)
+
+// publisherDrops returns how many times a publisher of the resolved topic
+// closed its connection to the node's subscriber.
+func (c *Conn) publisherDrops(topic string) uint64 {
+	c.lost.dropMu.Lock()
+	defer c.lost.dropMu.Unlock()
+	return c.lost.drops[topic]
 }
 
 // Lost is closed once the node has lost ROS; Err then says how.
@@ -162,6 +209,16 @@ func (c *Conn) onNodeLog(level LogLevel, msg string) {
 	rest, shutdown := strings.CutPrefix(msg, shutdownLogPrefix)
 	if c.conf.OnLog != nil {
 		c.conf.OnLog(level, msg)
+	}
+	if t, ok := strings.CutPrefix(msg, subscriberErrPrefix); ok {
+		if topic, _, ok := strings.Cut(t, subscriberErrInfix); ok {
+			c.lost.dropMu.Lock()
+			if c.lost.drops == nil {
+				c.lost.drops = map[string]uint64{}
+			}
+			c.lost.drops[topic]++
+			c.lost.dropMu.Unlock()
+		}
 	}
 	if !shutdown {
 		return

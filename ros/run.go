@@ -246,44 +246,120 @@ func (r *run) lastStop() StopReport {
 	return r.last
 }
 
+// superviseEvery is how often the supervisor looks at /clock and at the
+// inputs' publishers.
+const superviseEvery = 50 * time.Millisecond
+
 // supervise watches, on the wall clock, for the node losing ROS: the
-// connection's own checks (the master's shutdown call, the master gone)
-// and, under /use_sim_time, a /clock silent for longer than timeout. It
-// returns the cause, or nil when ctx ends first.
+// connection's own checks (the master's shutdown call, the master gone);
+// under /use_sim_time, a /clock silent for longer than timeout or whose
+// publisher closed its connection; and every input of the profile losing
+// its publisher. It returns the cause, or nil when ctx ends first.
 func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 	sim := r.conn.SimClock()
-	var tick <-chan time.Time
-	if sim != nil && timeout > 0 {
-		t := time.NewTicker(min(max(timeout/8, 5*time.Millisecond), 100*time.Millisecond))
-		defer t.Stop()
-		tick = t.C
-	}
+	t := time.NewTicker(superviseEvery)
+	defer t.Stop()
+	clockDrops := r.conn.publisherDrops("/clock")
+	inputs := r.newInputWatch()
 	last := time.Now()
-	var resumed time.Time
+	var resumed, robotLostAt time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-r.conn.Lost():
 			return r.conn.Err()
-		case now := <-tick:
-			now = time.Now()
-			if now.Sub(last) > timeout/2 {
-				// This process was stalled, not the clock: give the
-				// /clock messages that queued meanwhile time to be read.
-				resumed = now
-			}
-			last = now
+		case <-t.C:
+		}
+		now := time.Now()
+		if timeout > 0 && now.Sub(last) > timeout/2 {
+			// This process was stalled, not the clock: give the messages
+			// that queued meanwhile time to be read.
+			resumed = now
+		}
+		last = now
+		if sim != nil && !sim.LastSet().IsZero() {
 			heard := sim.LastSet()
-			if heard.IsZero() {
-				continue // not started: Run waits for the first message
+			since := heard
+			if resumed.After(since) {
+				since = resumed
 			}
-			if resumed.After(heard) {
-				heard = resumed
-			}
-			if silent := now.Sub(heard); silent >= timeout {
-				return &ClockStoppedError{Since: now.Sub(sim.LastSet())}
+			switch {
+			case r.conn.publisherDrops("/clock") != clockDrops:
+				return &ClockStoppedError{Since: now.Sub(heard), Closed: true}
+			case timeout > 0 && now.Sub(since) >= timeout:
+				return &ClockStoppedError{Since: now.Sub(heard)}
 			}
 		}
+		if err := inputs.check(); err != nil {
+			// Under /use_sim_time the simulator's death also closes
+			// /clock, a few lines of goroslib's later: name that.
+			if sim == nil || !robotLostAt.IsZero() && now.Sub(robotLostAt) >= clockGrace {
+				return err
+			}
+			if robotLostAt.IsZero() {
+				robotLostAt = now
+			}
+		} else {
+			robotLostAt = time.Time{}
+		}
 	}
+}
+
+// clockGrace is how long, under /use_sim_time, a run that lost every
+// input's publisher waits for /clock's to close too, so that the cause
+// named is the clock.
+const clockGrace = 100 * time.Millisecond
+
+// inputWatch notices every input of the profile losing its publisher: each
+// input that has had a message saw its publisher's connection close, and
+// no message came since.
+type inputWatch struct {
+	conn *Conn
+	subs []*Subscription
+	gone []inputGone
+}
+
+type inputGone struct {
+	drops uint64 // publisher connections lost so far
+	count uint64 // messages when the newest was lost; 0: not lost
+}
+
+func (r *run) newInputWatch() *inputWatch {
+	w := &inputWatch{conn: r.conn}
+	if r.bridge != nil {
+		for _, in := range r.bridge.inputs {
+			w.subs = append(w.subs, in.sub)
+			w.gone = append(w.gone, inputGone{drops: r.conn.publisherDrops(in.sub.Topic())})
+		}
+	}
+	return w
+}
+
+func (w *inputWatch) check() error {
+	if len(w.subs) == 0 {
+		return nil
+	}
+	var topics []string
+	all := true
+	for i, sub := range w.subs {
+		_, _, count := sub.Newest()
+		g := &w.gone[i]
+		if d := w.conn.publisherDrops(sub.Topic()); d != g.drops {
+			g.drops, g.count = d, count
+		}
+		switch {
+		case count == 0:
+			// Never heard: says nothing about the robot.
+		case g.count != 0 && count == g.count:
+			topics = append(topics, sub.Topic())
+		default:
+			g.count = 0
+			all = false
+		}
+	}
+	if all && len(topics) > 0 {
+		return &RobotLostError{Topics: topics}
+	}
+	return nil
 }

@@ -187,7 +187,7 @@ func (l *Loop) Run(ctx context.Context) (st Status, err error) {
 		}
 		start, startWall := clock.Now(), c.Wall.Now()
 		if dog != nil {
-			dog.arm(start)
+			dog.arm(startWall)
 		}
 		st, err = l.scan(start)
 		if dog != nil {

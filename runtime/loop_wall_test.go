@@ -61,7 +61,7 @@ func TestLoopStallIsCountedOnTheWallClock(t *testing.T) {
 // and simulated time racing ahead does not.
 func TestLoopWatchdogRunsOnTheWallClock(t *testing.T) {
 	clock := NewManualClock(testEpoch)
-	wall := NewManualClock(testEpoch)
+	wall := NewManualClock(testEpoch.Add(1000 * time.Hour)) // the wall is not the simulation's time
 	release := make(chan struct{})
 	entered := make(chan struct{}, 1)
 	tree := loopTree(t, clock, func(*funcLeaf) (Status, error) {
@@ -73,6 +73,8 @@ func TestLoopWatchdogRunsOnTheWallClock(t *testing.T) {
 	run := &loopRun{}
 	startLoop(t, LoopConf{Tree: tree, Rate: 10, Wall: wall, Watchdog: 300 * time.Millisecond,
 		OnStall: func() { stalled <- struct{}{} }}, run)
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) }) // before the loop's: the tick must end
 	<-entered
 	settle(t, wall) // the watchdog's timer is on the wall
 	assert.Empty(t, clock.Pending(), "the watchdog must not wait on the tree's clock")
@@ -88,7 +90,6 @@ func TestLoopWatchdogRunsOnTheWallClock(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the watchdog did not fire on the wall clock")
 	}
-	close(release)
 }
 
 // stepClock is a simulated clock that remembers, on its wall clock, when
