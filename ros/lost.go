@@ -42,8 +42,8 @@ import (
 //     every input of the profile, lost its publisher.
 //
 // ErrLost is matched by errors.Is for every error that says the node lost
-// ROS: a *ShutdownError, a *ClockStoppedError, a *MasterLostError or a
-// *RobotLostError.
+// ROS: a *ShutdownError, a *ClockStoppedError, a *MasterLostError, a
+// *RobotLostError or a *ServerLostError.
 var ErrLost = errors.New("lost ROS")
 
 // ShutdownError says that the node was shut down through its slave API: by
@@ -118,6 +118,43 @@ func (e *RobotLostError) Error() string {
 
 // Is makes the error match ErrLost.
 func (e *RobotLostError) Is(target error) bool { return target == ErrLost }
+
+// ServerLostError says that an action server of the robot's profile died:
+// the publisher of its status closed the connection and its node no longer
+// answers (a server that stops cleanly inside a live node, as the
+// simulator's stop_move_base does, is not lost: the tree's action leaves
+// deal with it).
+type ServerLostError struct {
+	Server string
+	Nodes  []string // the nodes that served it
+}
+
+func (e *ServerLostError) Error() string {
+	return fmt.Sprintf("lost the action server %s: its node %s closed its connections and no longer answers", e.Server, strings.Join(e.Nodes, ", "))
+}
+
+// Is makes the error match ErrLost.
+func (e *ServerLostError) Is(target error) bool { return target == ErrLost }
+
+// deadPublishers returns the nodes the master lists as publishers of the
+// resolved topic, and those of them whose slave API does not answer.
+func (c *Conn) deadPublishers(topic string) (registered, dead []string, err error) {
+	topics, err := c.node.MasterGetTopics()
+	if err != nil {
+		return nil, nil, err
+	}
+	t := topics[topic]
+	if t == nil {
+		return nil, nil, nil
+	}
+	for node := range t.Publishers {
+		registered = append(registered, node)
+		if _, err := c.node.NodePing(node); err != nil {
+			dead = append(dead, node)
+		}
+	}
+	return registered, dead, nil
+}
 
 // Defaults of the master check (Conf.MasterCheck, Conf.MasterTimeout).
 const (

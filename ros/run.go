@@ -253,16 +253,23 @@ const superviseEvery = 50 * time.Millisecond
 // supervise watches, on the wall clock, for the node losing ROS: the
 // connection's own checks (the master's shutdown call, the master gone);
 // under /use_sim_time, a /clock silent for longer than timeout or whose
-// publisher closed its connection; and every input of the profile losing
-// its publisher. It returns the cause, or nil when ctx ends first.
+// publisher closed its connection; every input of the profile losing its
+// publisher; an action server of the profile dying. It returns the cause,
+// or nil when ctx ends first.
+//
+// A simulator or a robot that dies closes all of its connections at once,
+// and goroslib reports them one by one: once something is found, the
+// supervisor waits lostSettle for the rest and names the first cause in
+// this order: /clock, the robot's inputs, an action server.
 func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 	sim := r.conn.SimClock()
 	t := time.NewTicker(superviseEvery)
 	defer t.Stop()
 	clockDrops := r.conn.publisherDrops("/clock")
 	inputs := r.newInputWatch()
+	servers := r.newServerWatch()
 	last := time.Now()
-	var resumed, robotLostAt time.Time
+	var resumed, foundAt time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -291,25 +298,75 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 				return &ClockStoppedError{Since: now.Sub(heard)}
 			}
 		}
-		if err := inputs.check(); err != nil {
-			// Under /use_sim_time the simulator's death also closes
-			// /clock, a few lines of goroslib's later: name that.
-			if sim == nil || !robotLostAt.IsZero() && now.Sub(robotLostAt) >= clockGrace {
-				return err
-			}
-			if robotLostAt.IsZero() {
-				robotLostAt = now
-			}
-		} else {
-			robotLostAt = time.Time{}
+		err := inputs.check()
+		if err == nil {
+			err = servers.check(now)
+		}
+		switch {
+		case err == nil:
+			foundAt = time.Time{}
+		case foundAt.IsZero():
+			foundAt = now
+		case now.Sub(foundAt) >= lostSettle:
+			return err
 		}
 	}
 }
 
-// clockGrace is how long, under /use_sim_time, a run that lost every
-// input's publisher waits for /clock's to close too, so that the cause
-// named is the clock.
-const clockGrace = 100 * time.Millisecond
+// lostSettle is how long the supervisor lets the connections of a process
+// that died close before it names the cause.
+const lostSettle = 100 * time.Millisecond
+
+// serverWatch notices an action server of the profile dying: its status
+// publisher closed the connection, and a moment later (a server that stops
+// cleanly unregisters meanwhile) the master still lists a publisher of it
+// and none of them answers.
+type serverWatch struct {
+	conn    *Conn
+	servers []watchedServer
+}
+
+type watchedServer struct {
+	name  string // resolved
+	drops uint64
+	since time.Time // when the newest drop was seen; zero: none pending
+}
+
+// serverCheckDelay is how long after its status connection closed a server
+// is looked up.
+const serverCheckDelay = 200 * time.Millisecond
+
+func (r *run) newServerWatch() *serverWatch {
+	w := &serverWatch{conn: r.conn}
+	if r.bridge != nil {
+		for _, a := range r.bridge.profile.Actions {
+			name := r.conn.Resolve(a.Server)
+			w.servers = append(w.servers, watchedServer{name: name, drops: r.conn.publisherDrops(name + "/status")})
+		}
+	}
+	return w
+}
+
+func (w *serverWatch) check(now time.Time) error {
+	for i := range w.servers {
+		s := &w.servers[i]
+		if d := w.conn.publisherDrops(s.name + "/status"); d != s.drops {
+			s.drops, s.since = d, now
+		}
+		if s.since.IsZero() || now.Sub(s.since) < serverCheckDelay {
+			continue
+		}
+		registered, dead, err := w.conn.deadPublishers(s.name + "/status")
+		if err != nil {
+			continue // the master's own check speaks for it
+		}
+		if len(registered) > 0 && len(dead) == len(registered) {
+			return &ServerLostError{Server: s.name, Nodes: dead}
+		}
+		s.since = time.Time{}
+	}
+	return nil
+}
 
 // inputWatch notices every input of the profile losing its publisher: each
 // input that has had a message saw its publisher's connection close, and

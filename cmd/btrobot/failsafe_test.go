@@ -94,7 +94,7 @@ type faultRig struct {
 }
 
 // startRig starts everything and returns once the robot drives.
-func startRig(t *testing.T, wallTime bool) *faultRig {
+func startRig(t *testing.T, wallTime bool, before ...func(r *faultRig)) *faultRig {
 	t.Helper()
 	r := &faultRig{t: t, exited: make(chan struct{})}
 	port := rostest.FreePort(t)
@@ -141,6 +141,9 @@ func startRig(t *testing.T, wallTime bool) *faultRig {
 	})
 	require.NoError(t, err)
 
+	for _, f := range before {
+		f(r)
+	}
 	r.ctl = exec.Command(bin, "run", "--tree", filepath.Join(repoMissions, "patrol.xml"),
 		"--robot", repoSimProfile, "--places", repoOfficeWorld, "--quiet", "__ns:=/robot1")
 	r.ctl.Env = rostest.Env(t, r.uri)
@@ -274,6 +277,29 @@ rospy.init_node("btrobot", anonymous=False)
 sys.stdin.readline()
 `
 
+// fakeMoveBase is a move_base of its own process, as on a robot: it drives
+// the base forward at 0.3 m/s while it has a goal, until it dies.
+const fakeMoveBase = `import sys, rospy, actionlib
+from move_base_msgs.msg import MoveBaseAction
+from geometry_msgs.msg import Twist
+rospy.init_node("move_base")
+pub = rospy.Publisher("cmd_vel", Twist, queue_size=1)
+def execute(goal):
+    rate = rospy.Rate(10)
+    while not rospy.is_shutdown():
+        if server.is_preempt_requested():
+            server.set_preempted()
+            return
+        t = Twist()
+        t.linear.x = 0.3
+        pub.publish(t)
+        rate.sleep()
+server = actionlib.SimpleActionServer("move_base", MoveBaseAction, execute, auto_start=False)
+server.start()
+sys.stdout.write("ready\n"); sys.stdout.flush()
+rospy.spin()
+`
+
 // faultTarget is the issue's target: a zero Twist within a second of the
 // fault, the controller gone within three.
 const (
@@ -291,9 +317,11 @@ var failsafeTimes sync.Map
 // names the cause and says the zero velocity was delivered.
 func TestFailsafeStopsTheRobotWhenROSFails(t *testing.T) {
 	rostest.Require(t, "rosmaster", "rospy", "rosnode")
+	var moveBase *pyTool
 	cases := []struct {
 		name     string
 		wallTime bool
+		before   func(r *faultRig)
 		fault    func(t *testing.T, r *faultRig) time.Time
 		cause    string
 		// delivered: the last line says the zero velocity reached a
@@ -344,10 +372,30 @@ func TestFailsafeStopsTheRobotWhenROSFails(t *testing.T) {
 			},
 			cause: "lost the master at ",
 		},
+		{
+			name: "move_base SIGKILL mid-goal",
+			before: func(r *faultRig) {
+				// The simulator's own move_base steps aside for one in a
+				// process of its own.
+				rostest.Require(r.t, "rosservice", "actionlib", "move_base_msgs")
+				rostest.Run(r.t, r.uri, 30*time.Second, "rosservice", "call", "/sim/robot1/stop_move_base", "data: true")
+				moveBase = startPyTool(r.t, r.uri, fakeMoveBase, "__ns:=/robot1")
+			},
+			fault: func(t *testing.T, r *faultRig) time.Time {
+				t0 := time.Now()
+				moveBase.cmd.Process.Kill()
+				return t0
+			},
+			cause: "lost the action server /robot1/move_base: its node /robot1/move_base closed its connections",
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := startRig(t, tc.wallTime)
+			var before []func(*faultRig)
+			if tc.before != nil {
+				before = append(before, tc.before)
+			}
+			r := startRig(t, tc.wallTime, before...)
 			t0 := tc.fault(t, r)
 			zero, gotZero := r.firstZeroAfter(t0, 5*time.Second)
 			exit, exited := r.exitAfter(t0, 10*time.Second)
