@@ -177,7 +177,7 @@ type lostState struct {
 	err  error
 
 	holdMu sync.Mutex
-	hold   chan struct{} // closed by the holder's release; nil: no holder
+	holds  map[chan struct{}]bool // each closed by its holder's release
 
 	dropMu sync.Mutex
 	drops  map[string]uint64 // publisher connections lost, by topic
@@ -223,18 +223,20 @@ func (c *Conn) lose(err error) {
 
 // holdShutdown makes a shutdown call from the master wait, up to
 // shutdownHoldMax, until release is called: Run stops the robot meanwhile.
+// Every run on the connection holds it.
 func (c *Conn) holdShutdown() (release func()) {
 	ch := make(chan struct{})
 	c.lost.holdMu.Lock()
-	c.lost.hold = ch
+	if c.lost.holds == nil {
+		c.lost.holds = map[chan struct{}]bool{}
+	}
+	c.lost.holds[ch] = true
 	c.lost.holdMu.Unlock()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			c.lost.holdMu.Lock()
-			if c.lost.hold == ch {
-				c.lost.hold = nil
-			}
+			delete(c.lost.holds, ch)
 			c.lost.holdMu.Unlock()
 			close(ch)
 		})
@@ -263,14 +265,19 @@ func (c *Conn) onNodeLog(level LogLevel, msg string) {
 	caller, reason, _ := strings.Cut(rest, ": ")
 	c.lose(&ShutdownError{Caller: caller, Reason: reason})
 	c.lost.holdMu.Lock()
-	hold := c.lost.hold
-	c.lost.holdMu.Unlock()
-	if hold == nil {
-		return
+	var holds []chan struct{}
+	for ch := range c.lost.holds {
+		holds = append(holds, ch)
 	}
-	select {
-	case <-hold:
-	case <-time.After(shutdownHoldMax):
+	c.lost.holdMu.Unlock()
+	bound := time.NewTimer(shutdownHoldMax)
+	defer bound.Stop()
+	for _, ch := range holds {
+		select {
+		case <-ch:
+		case <-bound.C:
+			return
+		}
 	}
 }
 

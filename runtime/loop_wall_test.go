@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 )
 
 // The loop's safety runs on its wall clock, whatever clock paces the tree:
@@ -28,6 +29,7 @@ func TestLoopStallIsCountedOnTheWallClock(t *testing.T) {
 		{"stalled at the limit", limit, []string{"resume 300ms"}},
 		{"stalled five seconds", 5 * time.Second, []string{"resume 5s"}},
 	}
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // the monitor's goroutine ends with the loop
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := NewManualClock(testEpoch)
