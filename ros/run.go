@@ -260,7 +260,8 @@ const superviseEvery = 50 * time.Millisecond
 // A simulator or a robot that dies closes all of its connections at once,
 // and goroslib reports them one by one: once something is found, the
 // supervisor waits lostSettle for the rest and names the first cause in
-// this order: /clock, the robot's inputs, an action server.
+// this order: /clock (closed, or silent since), the robot's inputs, an
+// action server.
 func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 	sim := r.conn.SimClock()
 	t := time.NewTicker(superviseEvery)
@@ -308,6 +309,11 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 		case foundAt.IsZero():
 			foundAt = now
 		case now.Sub(foundAt) >= lostSettle:
+			// A simulator that died took /clock with it, whether or not
+			// goroslib reported that connection.
+			if sim != nil && !sim.LastSet().IsZero() && now.Sub(sim.LastSet()) >= lostSettle {
+				return &ClockStoppedError{Since: now.Sub(sim.LastSet())}
+			}
 			return err
 		}
 	}
