@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/apimaster"
@@ -30,7 +31,9 @@ import (
 //   - goroslib never looks at the master again after registering: a master
 //     that died or restarted leaves the node running unregistered. The Conn
 //     asks the master on the wall clock whether it still knows the node at
-//     its own slave URI (lookupNode), every Conf.MasterCheck.
+//     its own slave URI (lookupNode), every Conf.MasterCheck; a master that
+//     refuses the connection is gone at once, one that does not answer
+//     within Conf.MasterTimeout is asked once more.
 //
 // Connections to other nodes are peer to peer: a dead master does not close
 // them, so a node that lost its master can still stop the robot.
@@ -302,7 +305,14 @@ func (c *Conn) watchMaster() {
 			return
 		case <-t.C:
 		}
-		if err := c.checkMaster(mc); err != nil {
+		err := c.checkMaster(mc)
+		if err != nil && !errors.Is(err, syscall.ECONNREFUSED) {
+			// A master too slow to answer may be this process's fault
+			// (a stall, a starved machine): ask once more before
+			// giving up on it. One that refuses is gone.
+			err = c.checkMaster(mc)
+		}
+		if err != nil {
 			var ml *MasterLostError
 			if errors.As(err, &ml) && ml.taken {
 				// The master calls shutdown on a node whose name was
