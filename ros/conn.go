@@ -434,9 +434,9 @@ func (c *Conn) SetParam(name string, v any) error {
 }
 
 // Close unregisters every subscriber, publisher, service and action of the
-// node, then the node itself (waiting at most half a second for goroslib's
-// teardown of the node's servers, which then ends in the background). It
-// may be called more than once.
+// node, then the node itself. After the node lost ROS (Err) it waits at
+// most half a second for goroslib's teardown of the node's servers, which
+// then ends in the background. It may be called more than once.
 func (c *Conn) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -465,25 +465,30 @@ func (c *Conn) Close() error {
 	for _, p := range pubs {
 		p.close()
 	}
-	// goroslib's teardown of the node's slave API can wait seconds for a
-	// connection a peer opened and left idle (net/http's Shutdown gives a
-	// new connection five): the node has left the graph by then, so the
-	// program need not wait for the rest.
-	closed := make(chan struct{})
-	go func() {
+	if c.Err() == nil {
 		c.node.Close()
-		close(closed)
-	}()
-	select {
-	case <-closed:
-	case <-time.After(nodeCloseMax):
+	} else {
+		// A node that lost ROS has nothing left to say to the graph, and
+		// goroslib's teardown of its slave API can wait seconds for a
+		// connection a peer opened and left idle (net/http's Shutdown
+		// gives a new connection five): do not hold the program's exit
+		// for it; the rest ends in the background.
+		closed := make(chan struct{})
+		go func() {
+			c.node.Close()
+			close(closed)
+		}()
+		select {
+		case <-closed:
+		case <-time.After(nodeCloseMax):
+		}
 	}
 	c.wg.Wait()
 	return nil
 }
 
-// nodeCloseMax bounds how long Close waits for goroslib to tear the node
-// down once its topics, services and actions are closed.
+// nodeCloseMax bounds how long Close waits for goroslib to tear down a
+// node that lost ROS, once its topics, services and actions are closed.
 const nodeCloseMax = 500 * time.Millisecond
 
 var errClosed = errors.New("the ROS connection is closed")

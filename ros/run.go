@@ -78,8 +78,11 @@ const lostGrace = 150 * time.Millisecond
 // clock whatever clock the tree follows. When the node loses ROS the robot
 // is stopped at once, the tree halted, and Run returns an error matching
 // ErrLost that names the cause: a *ShutdownError (the master shut the node
-// down), a *ClockStoppedError (/clock silent for ClockTimeout) or a
-// *MasterLostError (the master died, or restarted and forgot the node).
+// down), a *ClockStoppedError (/clock silent for ClockTimeout, or its
+// publisher gone), a *MasterLostError (the master died, or restarted and
+// forgot the node), a *RobotLostError (every input lost its publisher) or
+// a *ServerLostError (an action server of the profile died). The
+// connection is then lost too (Conn.Err): close it.
 func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	switch {
 	case conf.Conn == nil:
@@ -158,6 +161,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	go func() {
 		defer close(superDone)
 		if err := r.supervise(runCtx, clockTimeout(conf.ClockTimeout)); err != nil {
+			conn.lose(err) // the connection is of no more use: Conn.Err says why
 			conn.Logf(LogError, "%v: stopping the robot", err)
 			r.stop()
 			cancel(err)
@@ -311,7 +315,7 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 		case now.Sub(foundAt) >= lostSettle:
 			// A simulator that died took /clock with it, whether or not
 			// goroslib reported that connection.
-			if sim != nil && !sim.LastSet().IsZero() && now.Sub(sim.LastSet()) >= lostSettle {
+			if sim != nil && !sim.LastSet().IsZero() && now.Sub(sim.LastSet()) >= lostSettle/2 {
 				return &ClockStoppedError{Since: now.Sub(sim.LastSet())}
 			}
 			return err
@@ -321,7 +325,7 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 
 // lostSettle is how long the supervisor lets the connections of a process
 // that died close before it names the cause.
-const lostSettle = 100 * time.Millisecond
+const lostSettle = 200 * time.Millisecond
 
 // serverWatch notices an action server of the profile dying: its status
 // publisher closed the connection, and a moment later (a server that stops
