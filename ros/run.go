@@ -298,7 +298,7 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 			}
 			switch {
 			case r.conn.publisherDrops("/clock") != clockDrops:
-				return &ClockStoppedError{Since: now.Sub(heard), Closed: true}
+				return &ClockStoppedError{Since: max(0, now.Sub(heard)), Closed: true}
 			case timeout > 0 && now.Sub(since) >= timeout:
 				return &ClockStoppedError{Since: now.Sub(heard)}
 			}
@@ -314,9 +314,13 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 			foundAt = now
 		case now.Sub(foundAt) >= lostSettle:
 			// A simulator that died took /clock with it, whether or not
-			// goroslib reported that connection.
-			if sim != nil && !sim.LastSet().IsZero() && now.Sub(sim.LastSet()) >= lostSettle/2 {
-				return &ClockStoppedError{Since: now.Sub(sim.LastSet())}
+			// goroslib reported that connection: name the clock when its
+			// publishers no longer answer.
+			if sim != nil && !sim.LastSet().IsZero() {
+				registered, dead, qerr := r.conn.deadPublishers("/clock")
+				if qerr == nil && len(registered) > 0 && len(dead) == len(registered) {
+					return &ClockStoppedError{Since: max(0, now.Sub(sim.LastSet())), Closed: true}
+				}
 			}
 			return err
 		}

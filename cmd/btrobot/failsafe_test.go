@@ -120,11 +120,15 @@ func startRig(t *testing.T, wallTime bool, before ...func(r *faultRig)) *faultRi
 		r.sim.WaitLine(t, "simulator ready", 30*time.Second)
 	} else {
 		r.sim = rostest.Start(t, r.uri, bin, "sim", "--world", repoOfficeWorld)
+		// Printed once /use_sim_time is set: the controller must start
+		// after it, or it runs on wall time.
+		r.sim.WaitLine(t, "robot(s) in", 30*time.Second)
 	}
 
 	watch, err := ros.Connect(ros.Conf{MasterURI: r.uri, Host: "127.0.0.1", Name: "failsafe_watch", MasterCheck: -1})
 	require.NoError(t, err)
 	t.Cleanup(func() { watch.Close() })
+	require.Equal(t, !wallTime, watch.SimClock() != nil, "the graph's clock")
 	_, err = ros.Subscribe(watch, "/robot1/cmd_vel", func(m *geometry_msgs.Twist) {
 		if *m == (geometry_msgs.Twist{}) {
 			at := time.Now()
