@@ -198,6 +198,11 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 		}
 		defer ls.close()
 		lc.Latch, lc.Flush = ls.latch, ls.flush
+		if lc.Watchdog > 0 {
+			// The latch may wait up to sensorPatience of wall time for
+			// the step's sensor messages: that is not a stuck tick.
+			lc.Watchdog += sensorPatience
+		}
 		lc.Observe = func(t runtime.TickReport) {
 			if conf.Observe != nil {
 				conf.Observe(t)
