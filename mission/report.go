@@ -6,7 +6,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -87,17 +86,6 @@ func (r Report) Summary() string {
 		return fmt.Sprintf("%s after %s: tree halted; %s", r.Why, took, r.Stop)
 	}
 	return fmt.Sprintf("mission aborted after %s: %v; tree halted; %s", took, r.Err, r.Stop)
-}
-
-// stopText says how the robot was stopped at the end of a run.
-//
-// TODO(merge): ros.Run reports how it stopped the robot (RunReport.Stop);
-// this becomes rep.Stop.String().
-func stopText(conn *ros.Conn, p *ros.Profile) string {
-	if p != nil && p.Safety.VelocityTopic != "" {
-		return "zero velocity sent on " + conn.Resolve(p.Safety.VelocityTopic)
-	}
-	return "no velocity topic to zero (the profile has no safety section)"
 }
 
 func plural(n int, one, many string) string {

@@ -48,16 +48,6 @@ type Shown struct {
 	Rate float64
 }
 
-// LockstepConf makes a run a lockstep peer of the simulator (btrobot sim
-// --peers N): the simulator waits for every tick.
-type LockstepConf struct {
-	// Topic is the simulator's lockstep topic [the simulator's default].
-	Topic string
-	// Hold keeps the simulator at the run's last moment until the
-	// connection closes (to read and draw the world there).
-	Hold bool
-}
-
 // RunConf configures Run. Zero fields take the defaults in brackets.
 type RunConf struct {
 	// Mission is what runs (required).
@@ -77,7 +67,7 @@ type RunConf struct {
 	Seed uint64
 	// Lockstep, when set, runs the tree in lockstep with the simulator; it
 	// needs a profile.
-	Lockstep *LockstepConf
+	Lockstep *ros.LockstepConf
 	// OdomOrigin is the odom frame's origin in the map frame [the spawn
 	// place named like the robot, else the map's origin].
 	OdomOrigin *skills.Pose
@@ -208,7 +198,7 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	runConf := ros.RunConf{
-		Conn: conn, Tree: tree, Profile: m.Profile, Rate: rate, UntilDone: true,
+		Conn: conn, Tree: tree, Profile: m.Profile, Rate: rate, UntilDone: true, Lockstep: c.Lockstep,
 		Observe: func(t runtime.TickReport) {
 			if v != nil {
 				v.OnTick(t)
@@ -221,18 +211,13 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 		},
 	}
 	start := time.Now()
-	var rr ros.RunReport
-	if c.Lockstep != nil {
-		rr, err = runLockstep(runCtx, runConf, c.Lockstep.Topic, c.Lockstep.Hold)
-	} else {
-		rr, err = ros.Run(runCtx, runConf)
-	}
+	rr, err := ros.Run(runCtx, runConf)
 	rep.Status, rep.Stats, rep.Wall = rr.Status, rr.Stats, time.Since(start)
 	// The halt cancelled the running goals in the background: give the
 	// cancels time to leave before the connection closes, or move_base
 	// drives on after the zero velocity.
 	time.Sleep(haltGrace)
-	rep.Stop = stopText(conn, m.Profile)
+	rep.Stop = rr.Stop.String()
 	switch {
 	case err == nil && rr.Status == runtime.Success:
 		rep.Outcome = Succeeded

@@ -87,7 +87,7 @@ func (s *simWorld) runConf(t *testing.T, robot, tree string) mission.RunConf {
 	m, err := mission.Load(mission.LoadConf{Tree: tree, Profile: simProfile, Places: officeWorld})
 	require.NoError(t, err)
 	return mission.RunConf{
-		Mission: m, Seed: 1, Lockstep: &mission.LockstepConf{},
+		Mission: m, Seed: 1, Lockstep: &ros.LockstepConf{},
 		ROS: ros.Conf{MasterURI: s.uri, Host: "127.0.0.1", Namespace: "/" + robot, Name: "btrobot"},
 	}
 }

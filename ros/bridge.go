@@ -347,15 +347,60 @@ func (b *Bridge) message(bb *runtime.Blackboard, o *bridgeOutput) (any, bool, er
 // stopTimeout bounds how long Stop waits for the zero velocity to go out.
 const stopTimeout = time.Second
 
-// Stop publishes a zero velocity on the profile's velocity topic and waits
-// (a second at most) until it is handed to the subscribers' connections. It
-// is safe to call from any goroutine: the loop calls it when it stops and
-// the watchdog when a tick stalls. Without a velocity topic it does
-// nothing.
-func (b *Bridge) Stop() error {
-	if b.stopPub == nil {
-		return nil
+// stopRecount is how long after the zero velocity was handed over Stop
+// counts the subscriber connections again: a connection the write broke
+// is gone by then.
+const stopRecount = 10 * time.Millisecond
+
+// StopReport says how the robot was stopped: whether the zero velocity
+// reached anyone. Its String is the line a supervisor can trust.
+type StopReport struct {
+	// Topic is the resolved velocity topic; "" when the profile names none.
+	Topic string
+	// Delivered says that the zero velocity left to at least one
+	// subscriber: a subscriber connection of the node's publisher was open
+	// when it was published, goroslib took the message for its connections
+	// within stopTimeout, and the connection was still open afterwards (as
+	// the node's own slave API reports it, so this holds with the master
+	// gone).
+	Delivered bool
+	// Subscribers is how many subscriber connections it was handed to.
+	Subscribers int
+	// Problem says why it was not delivered.
+	Problem string
+}
+
+// String is the one line that says how the robot was stopped.
+func (s StopReport) String() string {
+	switch {
+	case s.Topic == "":
+		return "no velocity topic to zero (the profile has no safety section)"
+	case s.Delivered:
+		return fmt.Sprintf("zero velocity sent on %s and delivered to %d %s", s.Topic, s.Subscribers, plural(s.Subscribers, "subscriber", "subscribers"))
 	}
+	return fmt.Sprintf("zero velocity NOT delivered on %s: %s", s.Topic, s.Problem)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Stop publishes a zero velocity on the profile's velocity topic, waits (a
+// second at most) until it is handed to the subscribers' connections, and
+// reports whether it was delivered (StopReport). It is safe to call from
+// any goroutine: the loop calls it when it stops, the watchdog when a tick
+// stalls, Run when the node loses ROS. Without a velocity topic it does
+// nothing.
+func (b *Bridge) Stop() StopReport {
+	if b.stopPub == nil {
+		return StopReport{}
+	}
+	topic := b.stopPub.Topic()
+	rep := StopReport{Topic: topic}
+	before, countErr := b.conn.subscriberConns(topic)
 	msg := b.stopMsg
 	if ts, ok := msg.(*geometry_msgs.TwistStamped); ok {
 		msg = &geometry_msgs.TwistStamped{Header: ts.Header}
@@ -363,11 +408,75 @@ func (b *Bridge) Stop() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
-	err := b.stopPub.PublishWait(ctx, msg)
+	pubErr := b.stopPub.PublishWait(ctx, msg)
 	b.mu.Lock()
 	b.lastStop = time.Now()
 	b.mu.Unlock()
-	return err
+	switch {
+	case countErr != nil:
+		rep.Problem = fmt.Sprintf("the node's connections cannot be read, it was shut down before the stop (%v)", countErr)
+		return rep
+	case pubErr != nil:
+		rep.Problem = fmt.Sprintf("it did not leave within %v (%v)", stopTimeout, pubErr)
+		return rep
+	case before == 0:
+		rep.Problem = "no subscriber connected"
+		return rep
+	}
+	time.Sleep(stopRecount)
+	after, err := b.conn.subscriberConns(topic)
+	switch {
+	case err != nil:
+		rep.Problem = fmt.Sprintf("the node's connections could not be read after the stop (%v)", err)
+	case after == 0:
+		rep.Problem = fmt.Sprintf("the subscriber connection%s closed as it was sent", map[bool]string{true: "", false: "s"}[before == 1])
+	default:
+		rep.Delivered, rep.Subscribers = true, min(before, after)
+	}
+	return rep
+}
+
+// catchUpPoll is how often CatchUp looks for fresh messages.
+const catchUpPoll = time.Millisecond
+
+// CatchUp waits, up to patience on the wall clock, until every input whose
+// newest message is older than its max_age has received another, and
+// returns the topics still stale then. After the process was stalled
+// (SIGSTOP) the messages that queued meanwhile are read by the
+// connection's goroutines, which may run after the loop's: catching up
+// before the next Latch judges the inputs on what arrived rather than on
+// the stall.
+func (b *Bridge) CatchUp(patience time.Duration) []string {
+	type waiting struct {
+		in    *bridgeInput
+		count uint64
+	}
+	var wait []waiting
+	now := b.conn.clock.Now()
+	for _, in := range b.inputs {
+		msg, at, count := in.sub.Newest()
+		if msg != nil && in.MaxAge > 0 && now.Sub(at) > in.MaxAge {
+			wait = append(wait, waiting{in, count})
+		}
+	}
+	deadline := time.Now().Add(patience)
+	for len(wait) > 0 && time.Now().Before(deadline) {
+		kept := wait[:0]
+		for _, w := range wait {
+			if _, _, count := w.in.sub.Newest(); count == w.count {
+				kept = append(kept, w)
+			}
+		}
+		wait = kept
+		if len(wait) > 0 {
+			time.Sleep(catchUpPoll)
+		}
+	}
+	var stale []string
+	for _, w := range wait {
+		stale = append(stale, w.in.sub.Topic())
+	}
+	return stale
 }
 
 // stopGrace is how long Close lets a zero velocity sent just before travel

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/bluenviron/goroslib/v2"
 	"gopkg.in/yaml.v3"
@@ -61,6 +62,11 @@ type Conf struct {
 	// OnLog, when set, receives every log line of the node (goroslib's own
 	// included) besides /rosout; nothing is printed otherwise.
 	OnLog func(level LogLevel, msg string)
+	// MasterCheck is how often (wall time) the node asks the master whether
+	// it still knows the node, so that a master that died or restarted is
+	// noticed (Conn.Lost) [DefaultMasterCheck; < 0: never].
+	// MasterTimeout bounds each question [DefaultMasterTimeout].
+	MasterCheck, MasterTimeout time.Duration
 }
 
 // ConfFromArgs reads the ROS arguments of a command line (every argument
@@ -197,6 +203,9 @@ type Conn struct {
 	servers []func() // closers of providers and action servers
 
 	scanCycles int // bridges running; see startScanCycle
+
+	slaveURI string // the node's own slave API, as the master knows it
+	lost     lostState
 }
 
 // namespaceEnvMu serialises Connect when ROS_NAMESPACE must be overridden.
@@ -216,6 +225,12 @@ func Connect(conf Conf) (*Conn, error) {
 	if conf.Messages == nil {
 		conf.Messages = BuiltinMessages()
 	}
+	if conf.MasterCheck == 0 {
+		conf.MasterCheck = DefaultMasterCheck
+	}
+	if conf.MasterTimeout <= 0 {
+		conf.MasterTimeout = DefaultMasterTimeout
+	}
 	addr, err := masterAddress(conf.MasterURI)
 	if err != nil {
 		return nil, err
@@ -234,6 +249,7 @@ func Connect(conf Conf) (*Conn, error) {
 		pubs:    map[string]*topicPub{},
 		svcs:    map[string]*serviceClient{},
 		actions: map[string]*actionClient{},
+		lost:    lostState{ch: make(chan struct{})},
 	}
 	for from, to := range conf.Remap {
 		c.remap[resolveName(ns, c.name, from)] = resolveName(ns, c.name, to)
@@ -245,13 +261,20 @@ func Connect(conf Conf) (*Conn, error) {
 		Host:            conf.Host,
 		LogDestinations: goroslib.LogDestinationRosout | goroslib.LogDestinationCallback,
 	}
-	if conf.OnLog != nil {
-		nc.OnLog = func(l goroslib.LogLevel, msg string) { conf.OnLog(LogLevel(l), msg) }
-	}
+	// Always a callback: it is where the master's shutdown call shows (lost.go).
+	nc.OnLog = func(l goroslib.LogLevel, msg string) { c.onNodeLog(LogLevel(l), msg) }
 	if c.node, err = newNode(nc); err != nil {
 		return nil, fmt.Errorf("join the ROS graph as %s through the master at %s: %w", c.name, conf.MasterURI, err)
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
+	if c.slaveURI, err = c.masterClient().LookupNode(c.name); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("look up %s on the master at %s: %w", c.name, conf.MasterURI, err)
+	}
+	if conf.MasterCheck > 0 {
+		c.wg.Add(1)
+		go c.watchMaster()
+	}
 	if err := c.setPrivateParams(); err != nil {
 		c.Close()
 		return nil, err
@@ -411,7 +434,9 @@ func (c *Conn) SetParam(name string, v any) error {
 }
 
 // Close unregisters every subscriber, publisher, service and action of the
-// node, then the node itself. It may be called more than once.
+// node, then the node itself. After the node lost ROS (Err) it waits at
+// most half a second for goroslib's teardown of the node's servers, which
+// then ends in the background. It may be called more than once.
 func (c *Conn) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -440,9 +465,30 @@ func (c *Conn) Close() error {
 	for _, p := range pubs {
 		p.close()
 	}
-	c.node.Close()
+	if c.Err() == nil {
+		c.node.Close()
+	} else {
+		// A node that lost ROS has nothing left to say to the graph, and
+		// goroslib's teardown of its slave API can wait seconds for a
+		// connection a peer opened and left idle (net/http's Shutdown
+		// gives a new connection five): do not hold the program's exit
+		// for it; the rest ends in the background.
+		closed := make(chan struct{})
+		go func() {
+			c.node.Close()
+			close(closed)
+		}()
+		select {
+		case <-closed:
+		case <-time.After(nodeCloseMax):
+		}
+	}
 	c.wg.Wait()
 	return nil
 }
+
+// nodeCloseMax bounds how long Close waits for goroslib to tear down a
+// node that lost ROS, once its topics, services and actions are closed.
+const nodeCloseMax = 500 * time.Millisecond
 
 var errClosed = errors.New("the ROS connection is closed")

@@ -2,6 +2,27 @@
 // goroslib. It is the only package that uses goroslib's node, topic,
 // service and action APIs; the simulator reaches ROS through its helpers.
 //
+// Where goroslib (v2.1.5, archived) gives no hook, this package works
+// around it, and nothing outside it depends on how:
+//
+//   - The master's shutdown call (rosnode kill, a second node with the same
+//     name) cancels goroslib's internal node context and tells nobody. The
+//     node's log callback sees goroslib's "got shutdown request" line first,
+//     on the goroutine answering the call, and keeps the call waiting (two
+//     seconds at most) while Run stops the robot over the still-live
+//     connections; then goroslib tears the node down.
+//   - goroslib never re-registers after a master restart and never notices
+//     a dead master. A Conn asks the master on the wall clock (every
+//     Conf.MasterCheck) whether it still knows the node at its slave URI;
+//     when it does not answer, or forgot the node, the connection is lost:
+//     Run fails safe rather than run unregistered.
+//   - A publisher whose process died shows only as a log line of
+//     goroslib's ("subscriber 'T' got an error"); the Conn counts them per
+//     topic, so that Run notices /clock, the robot's inputs or an action
+//     server losing their publisher at once.
+//   - Whether a zero velocity reached anyone is read from the node's own
+//     slave API (getBusInfo), which answers without the master.
+//
 // A program joins the graph, builds its tree on the connection's clock (ROS
 // time under /use_sim_time), and runs it against a robot profile:
 //
@@ -13,6 +34,10 @@
 //	err = ros.Register(reg, ros.Deps{Conn: conn, Profile: profile})
 //	tree, err := runtime.Build(reg, doc, runtime.BuildConf{Clock: conn.Clock()})
 //	report, err := ros.Run(ctx, ros.RunConf{Conn: conn, Tree: tree, Profile: profile})
+//	fmt.Println(report.Stop)          // zero velocity sent on /robot1/cmd_vel and delivered to 1 subscriber
+//	if errors.Is(err, ros.ErrLost) {  // shut down by the master: ..., /clock stopped 2.0 s ago, lost the master at ...
+//		os.Exit(1)
+//	}
 //
 // The pieces, by file:
 //
@@ -29,7 +54,14 @@
 //     into messages.
 //   - bridge.go, run.go: the scan cycle (inputs latched at the start of a
 //     tick, outputs published at its end, stale inputs marked, the robot
-//     stopped on stop, error, panic and stalled ticks) and Run;
+//     stopped on stop, error, panic, stalled ticks and a stalled process,
+//     with the delivery of the zero velocity checked: StopReport) and Run;
+//   - lost.go: how a node notices that it lost ROS, and the errors that
+//     say so (ErrLost; ShutdownError, ClockStoppedError, MasterLostError,
+//     RobotLostError, ServerLostError), which Run returns after stopping
+//     the robot;
+//   - sim_lockstep.go: the simulator's lockstep, which Run joins with
+//     RunConf.Lockstep;
 //   - nodes.go and one file per node: the generic ROS nodes Publish,
 //     TopicCondition, CallService and RunAction; action_leaf.go: ActionLeaf,
 //     the action-client leaf the skills build on.

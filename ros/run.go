@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/btrobot/btrobot/runtime"
@@ -30,22 +31,58 @@ type RunConf struct {
 	// OnStall, when set, is called after the robot was stopped because a
 	// tick ran longer than the profile's watchdog allows.
 	OnStall func()
+	// ClockTimeout is how long (wall time) /clock may stay silent under
+	// /use_sim_time before the run stops the robot and ends with a
+	// *ClockStoppedError [DefaultClockTimeout; < 0: never].
+	ClockTimeout time.Duration
+	// Lockstep, when set, makes the tree a peer of the simulator's lockstep
+	// (see sim_lockstep.go); it needs a profile and simulated time.
+	Lockstep *LockstepConf
 }
+
+// DefaultClockTimeout is RunConf.ClockTimeout's default.
+const DefaultClockTimeout = 2 * time.Second
 
 // RunReport is how a run ended.
 type RunReport struct {
 	// Status is the root's last status (IDLE when cancelled).
 	Status runtime.Status
 	Stats  runtime.LoopStats
+	// Stop is how the robot was stopped at the end.
+	Stop StopReport
 }
 
+// minStallLimit is the shortest pause of the process Run counts as a
+// stall, so that a busy machine's scheduling does not stop the robot.
+const minStallLimit = 250 * time.Millisecond
+
+// catchUpPatience bounds the wait for fresh inputs after a stall.
+const catchUpPatience = 500 * time.Millisecond
+
+// lostGrace is how long a run that lost ROS keeps the master's shutdown
+// call waiting after the robot was stopped, for the goal cancels the halt
+// sent to leave before goroslib closes the connections.
+const lostGrace = 150 * time.Millisecond
+
 // Run ticks the tree on the robot until ctx ends, the tree fails with an
-// error, or (with UntilDone) the root completes: the scan cycle of the
-// profile's bridge around each tick, early ticks on wake-ups, and a zero
-// velocity published when the run ends for any reason (a cancelled
-// context, an error, a panic in a node) and when the watchdog sees a
-// stalled tick. Under /use_sim_time it waits for the first /clock message
-// before the first tick. Signals are the caller's: cancel ctx on SIGINT.
+// error, the node loses ROS, or (with UntilDone) the root completes: the
+// scan cycle of the profile's bridge around each tick, early ticks on
+// wake-ups, and a zero velocity published, with its delivery checked
+// (RunReport.Stop), when the run ends for any reason (a cancelled context,
+// an error, a panic in a node, a lost connection), when the watchdog sees a
+// stalled tick and when the process resumes from a stall. Under
+// /use_sim_time it waits for the first /clock message before the first
+// tick. Signals are the caller's: cancel ctx on SIGINT.
+//
+// The watchdog, the stall monitor and the /clock check run on the wall
+// clock whatever clock the tree follows. When the node loses ROS the robot
+// is stopped at once, the tree halted, and Run returns an error matching
+// ErrLost that names the cause: a *ShutdownError (the master shut the node
+// down), a *ClockStoppedError (/clock silent for ClockTimeout, or its
+// publisher gone), a *MasterLostError (the master died, or restarted and
+// forgot the node), a *RobotLostError (every input lost its publisher) or
+// a *ServerLostError (an action server of the profile died). The
+// connection is then lost too (Conn.Err): close it.
 func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	switch {
 	case conf.Conn == nil:
@@ -54,7 +91,12 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 		return RunReport{}, errors.New("run: no tree")
 	case conf.Tree.Clock() != conf.Conn.Clock():
 		return RunReport{}, errors.New("run: the tree was not built on the connection's clock; build it with runtime.BuildConf{Clock: conn.Clock()}")
+	case conf.Lockstep != nil && conf.Profile == nil:
+		return RunReport{}, errors.New("lockstep run: needs a profile (it says which topic carries the velocity commands)")
+	case conf.Lockstep != nil && conf.Conn.SimClock() == nil:
+		return RunReport{}, errors.New("lockstep run: the node is not on simulated time (no /use_sim_time): is the simulator running on this master?")
 	}
+	conn := conf.Conn
 	rate, maxRate := conf.Rate, conf.MaxRate
 	if p := conf.Profile; p != nil {
 		if rate <= 0 {
@@ -67,51 +109,333 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	if rate <= 0 {
 		return RunReport{}, errors.New("run: no tick rate: give a profile or a rate")
 	}
+	if conf.Lockstep != nil {
+		// The simulator is held at the next tick's time: a wake-up could
+		// only tick at a time the tree has seen already.
+		maxRate = 0
+	}
+	period := time.Duration(float64(time.Second) / rate)
 	lc := runtime.LoopConf{
-		Tree: conf.Tree, Clock: conf.Conn.Clock(), Rate: rate, MaxRate: maxRate,
+		Tree: conf.Tree, Clock: conn.Clock(), Wall: runtime.WallClock{}, Rate: rate, MaxRate: maxRate,
 		UntilDone: conf.UntilDone, Observe: conf.Observe,
 	}
-	var bridge *Bridge
+
+	// A shutdown call from the master waits until the robot is stopped.
+	release := conn.holdShutdown()
+	defer release()
+
+	r := &run{conn: conn}
 	if conf.Profile != nil {
 		var err error
-		bridge, err = NewBridge(BridgeConf{Conn: conf.Conn, Profile: conf.Profile, Tree: conf.Tree})
+		r.bridge, err = NewBridge(BridgeConf{Conn: conn, Profile: conf.Profile, Tree: conf.Tree})
 		if err != nil {
 			return RunReport{}, err
 		}
-		defer bridge.Close()
-		lc.Latch, lc.Flush = bridge.Latch, bridge.Flush
-		lc.OnStop = func(error) {
-			if err := bridge.Stop(); err != nil {
-				conf.Conn.Logf(LogError, "could not stop the robot: %v", err)
-			}
-		}
+		defer r.bridge.Close()
+		lc.Latch, lc.Flush = r.bridge.Latch, r.bridge.Flush
+		lc.OnStop = func(error) { r.stop() }
 		if w := conf.Profile.Safety.Watchdog; w > 0 {
-			lc.Watchdog = time.Duration(w) * time.Duration(float64(time.Second)/rate)
+			lc.Watchdog = time.Duration(w) * period
 			lc.OnStall = func() {
-				conf.Conn.Logf(LogWarn, "a tick has run %v: stopping the robot", lc.Watchdog)
-				if err := bridge.Stop(); err != nil {
-					conf.Conn.Logf(LogError, "could not stop the robot: %v", err)
-				}
+				conn.Logf(LogWarn, "a tick has run %v: stopping the robot", lc.Watchdog)
+				r.stop()
 				if conf.OnStall != nil {
 					conf.OnStall()
 				}
 			}
 		}
+		lc.StallLimit = max(lc.Watchdog, minStallLimit)
+		lc.OnResume = func(d time.Duration) {
+			conn.Logf(LogWarn, "the controller did not run for %.1f s (stopped or starved): stopping the robot and reading its inputs again", d.Seconds())
+			r.stop()
+			if stale := r.bridge.CatchUp(catchUpPatience); len(stale) > 0 {
+				conn.Logf(LogWarn, "after the stall, still no fresh message on %v", stale)
+			}
+		}
 	}
-	if sim := conf.Conn.SimClock(); sim != nil {
+
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	superDone := make(chan struct{})
+	defer func() { cancel(nil); <-superDone }()
+	go func() {
+		defer close(superDone)
+		if err := r.supervise(runCtx, clockTimeout(conf.ClockTimeout)); err != nil {
+			conn.lose(err) // the connection is of no more use: Conn.Err says why
+			conn.Logf(LogError, "%v: stopping the robot", err)
+			r.stop()
+			cancel(err)
+		}
+	}()
+	// ended returns the run's report and its error, the lost connection's
+	// in place of the cancellation it caused.
+	ended := func(st runtime.Status, stats runtime.LoopStats, err error) (RunReport, error) {
+		cause := context.Cause(runCtx)
+		if errors.Is(cause, ErrLost) && (err == nil || errors.Is(err, context.Canceled)) {
+			err = cause
+		}
+		if errors.Is(err, ErrLost) {
+			time.Sleep(lostGrace) // the goal cancels leave meanwhile
+		}
+		return RunReport{Status: st, Stats: stats, Stop: r.lastStop()}, err
+	}
+
+	if sim := conn.SimClock(); sim != nil {
 		select {
 		case <-sim.Started():
-		case <-ctx.Done():
-			if bridge != nil {
-				bridge.Stop()
+		case <-runCtx.Done():
+			if r.bridge != nil {
+				r.stop()
 			}
-			return RunReport{Status: runtime.Idle}, ctx.Err()
+			return ended(runtime.Idle, runtime.LoopStats{}, runCtx.Err())
+		}
+	}
+	if conf.Lockstep != nil {
+		ls, err := startLockstep(runCtx, conn, conf.Profile, *conf.Lockstep, r.bridge, conf.Tree, period)
+		if err != nil {
+			r.stop()
+			return ended(runtime.Idle, runtime.LoopStats{}, err)
+		}
+		defer ls.close()
+		lc.Latch, lc.Flush = ls.latch, ls.flush
+		if lc.Watchdog > 0 {
+			// The latch may wait up to sensorPatience of wall time for
+			// the step's sensor messages: that is not a stuck tick.
+			lc.Watchdog += sensorPatience
+		}
+		lc.Observe = func(t runtime.TickReport) {
+			if conf.Observe != nil {
+				conf.Observe(t)
+			}
+			ls.observe(t)
 		}
 	}
 	loop, err := runtime.NewLoop(lc)
 	if err != nil {
 		return RunReport{}, fmt.Errorf("run: %w", err)
 	}
-	st, err := loop.Run(ctx)
-	return RunReport{Status: st, Stats: loop.Stats()}, err
+	st, err := loop.Run(runCtx)
+	return ended(st, loop.Stats(), err)
+}
+
+func clockTimeout(d time.Duration) time.Duration {
+	if d == 0 {
+		return DefaultClockTimeout
+	}
+	return d
+}
+
+// run is the state Run shares with its hooks and its supervisor.
+type run struct {
+	conn   *Conn
+	bridge *Bridge
+
+	mu   sync.Mutex
+	last StopReport
+}
+
+// stop sends the zero velocity and keeps the report; an undelivered stop
+// is logged as an error.
+func (r *run) stop() {
+	if r.bridge == nil {
+		return
+	}
+	rep := r.bridge.Stop()
+	if rep.Topic != "" && !rep.Delivered {
+		r.conn.Logf(LogError, "could not stop the robot: %v", rep)
+	}
+	r.mu.Lock()
+	r.last = rep
+	r.mu.Unlock()
+}
+
+func (r *run) lastStop() StopReport {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.last
+}
+
+// superviseEvery is how often the supervisor looks at /clock and at the
+// inputs' publishers.
+const superviseEvery = 50 * time.Millisecond
+
+// supervise watches, on the wall clock, for the node losing ROS: the
+// connection's own checks (the master's shutdown call, the master gone);
+// under /use_sim_time, a /clock silent for longer than timeout or whose
+// publisher closed its connection; every input of the profile losing its
+// publisher; an action server of the profile dying. It returns the cause,
+// or nil when ctx ends first.
+//
+// A simulator or a robot that dies closes all of its connections at once,
+// and goroslib reports them one by one: once something is found, the
+// supervisor waits lostSettle for the rest and names the first cause in
+// this order: /clock (closed, or silent since), the robot's inputs, an
+// action server.
+func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
+	sim := r.conn.SimClock()
+	t := time.NewTicker(superviseEvery)
+	defer t.Stop()
+	clockDrops := r.conn.publisherDrops("/clock")
+	inputs := r.newInputWatch()
+	servers := r.newServerWatch()
+	last := time.Now()
+	var resumed, foundAt time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-r.conn.Lost():
+			return r.conn.Err()
+		case <-t.C:
+		}
+		now := time.Now()
+		if timeout > 0 && now.Sub(last) > timeout/2 {
+			// This process was stalled, not the clock: give the messages
+			// that queued meanwhile time to be read.
+			resumed = now
+		}
+		last = now
+		if sim != nil && !sim.LastSet().IsZero() {
+			heard := sim.LastSet()
+			since := heard
+			if resumed.After(since) {
+				since = resumed
+			}
+			switch {
+			case r.conn.publisherDrops("/clock") != clockDrops:
+				return &ClockStoppedError{Since: max(0, now.Sub(heard)), Closed: true}
+			case timeout > 0 && now.Sub(since) >= timeout:
+				return &ClockStoppedError{Since: now.Sub(heard)}
+			}
+		}
+		err := inputs.check()
+		if err == nil {
+			err = servers.check(now)
+		}
+		switch {
+		case err == nil:
+			foundAt = time.Time{}
+		case foundAt.IsZero():
+			foundAt = now
+		case now.Sub(foundAt) >= lostSettle:
+			// A simulator that died took /clock with it, whether or not
+			// goroslib reported that connection: name the clock when its
+			// publishers no longer answer.
+			if sim != nil && !sim.LastSet().IsZero() {
+				registered, dead, qerr := r.conn.deadPublishers("/clock")
+				if qerr == nil && len(registered) > 0 && len(dead) == len(registered) {
+					return &ClockStoppedError{Since: max(0, now.Sub(sim.LastSet())), Closed: true}
+				}
+			}
+			return err
+		}
+	}
+}
+
+// lostSettle is how long the supervisor lets the connections of a process
+// that died close before it names the cause.
+const lostSettle = 200 * time.Millisecond
+
+// serverWatch notices an action server of the profile dying: its status
+// publisher closed the connection, and a moment later (a server that stops
+// cleanly unregisters meanwhile) the master still lists a publisher of it
+// and none of them answers.
+type serverWatch struct {
+	conn    *Conn
+	servers []watchedServer
+}
+
+type watchedServer struct {
+	name  string // resolved
+	drops uint64
+	since time.Time // when the newest drop was seen; zero: none pending
+}
+
+// serverCheckDelay is how long after its status connection closed a server
+// is looked up.
+const serverCheckDelay = 200 * time.Millisecond
+
+func (r *run) newServerWatch() *serverWatch {
+	w := &serverWatch{conn: r.conn}
+	if r.bridge != nil {
+		for _, a := range r.bridge.profile.Actions {
+			name := r.conn.Resolve(a.Server)
+			w.servers = append(w.servers, watchedServer{name: name, drops: r.conn.publisherDrops(name + "/status")})
+		}
+	}
+	return w
+}
+
+func (w *serverWatch) check(now time.Time) error {
+	for i := range w.servers {
+		s := &w.servers[i]
+		if d := w.conn.publisherDrops(s.name + "/status"); d != s.drops {
+			s.drops, s.since = d, now
+		}
+		if s.since.IsZero() || now.Sub(s.since) < serverCheckDelay {
+			continue
+		}
+		registered, dead, err := w.conn.deadPublishers(s.name + "/status")
+		if err != nil {
+			continue // the master's own check speaks for it
+		}
+		if len(registered) > 0 && len(dead) == len(registered) {
+			return &ServerLostError{Server: s.name, Nodes: dead}
+		}
+		s.since = time.Time{}
+	}
+	return nil
+}
+
+// inputWatch notices every input of the profile losing its publisher: each
+// input that has had a message saw its publisher's connection close, and
+// no message came since.
+type inputWatch struct {
+	conn *Conn
+	subs []*Subscription
+	gone []inputGone
+}
+
+type inputGone struct {
+	drops uint64 // publisher connections lost so far
+	count uint64 // messages when the newest was lost; 0: not lost
+}
+
+func (r *run) newInputWatch() *inputWatch {
+	w := &inputWatch{conn: r.conn}
+	if r.bridge != nil {
+		for _, in := range r.bridge.inputs {
+			w.subs = append(w.subs, in.sub)
+			w.gone = append(w.gone, inputGone{drops: r.conn.publisherDrops(in.sub.Topic())})
+		}
+	}
+	return w
+}
+
+func (w *inputWatch) check() error {
+	if len(w.subs) == 0 {
+		return nil
+	}
+	var topics []string
+	all := true
+	for i, sub := range w.subs {
+		_, _, count := sub.Newest()
+		g := &w.gone[i]
+		if d := w.conn.publisherDrops(sub.Topic()); d != g.drops {
+			g.drops, g.count = d, count
+		}
+		switch {
+		case count == 0:
+			// Never heard: says nothing about the robot.
+		case g.count != 0 && count == g.count:
+			topics = append(topics, sub.Topic())
+		default:
+			g.count = 0
+			all = false
+		}
+	}
+	if all && len(topics) > 0 {
+		return &RobotLostError{Topics: topics}
+	}
+	return nil
 }

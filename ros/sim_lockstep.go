@@ -3,10 +3,14 @@ package ros
 import (
 	"context"
 	"fmt"
+	"path"
+	"reflect"
 	"sync"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+
+	"github.com/btrobot/btrobot/runtime"
 )
 
 // This file holds the peer's half of the simulator's lockstep (the
@@ -31,6 +35,233 @@ import (
 // LockstepTopic is the topic lockstep peers report on, where btrobot's
 // simulator listens when its node has the default name "sim".
 const LockstepTopic = "/sim/lockstep"
+
+// SensorPeriodsParam is where, beside its lockstep topic, the simulator
+// advertises the period of every sensor topic it publishes, in seconds of
+// simulated time: the parameter SensorPeriodsParam + the topic's global
+// name, such as /sim/sensor_periods/robot1/odom = 0.05. A tree in lockstep
+// waits, before each tick, for the messages of the sensors found there.
+const SensorPeriodsParam = "sensor_periods"
+
+// LockstepConf makes Run take part in the simulator's lockstep (btrobot sim
+// --peers 1, the demo's simulator): after each tick the tree counts the
+// velocity command it published and lets the simulator run to the next
+// tick, so the simulator runs exactly as fast as the tree ticks and a run
+// does not depend on the machine's load. Early ticks on wake-ups are off.
+// Run's safety is the same as without: one stop path.
+type LockstepConf struct {
+	// Topic is the simulator's lockstep topic; LockstepTopic when "".
+	Topic string
+	// Hold keeps the tree in the lockstep after the run ends, until the
+	// connection closes: the simulator stays at the run's last moment (the
+	// demo reads and draws it there).
+	Hold bool
+}
+
+// lockstep is a Run's part in the lockstep: hooks around the bridge's
+// latch and flush, and the acknowledgement after each tick.
+type lockstep struct {
+	conn        *Conn
+	bridge      *Bridge
+	peer        *LockstepPeer
+	hold        bool
+	sensors     *sensorWait
+	bb          *runtime.Blackboard
+	velocityKey string
+	lastSeq     uint64
+	period      time.Duration
+	next        time.Time
+	readyErr    error
+}
+
+// startLockstep joins the lockstep once the simulator's clock has started.
+func startLockstep(ctx context.Context, conn *Conn, p *Profile, conf LockstepConf, bridge *Bridge, tree *runtime.Tree, period time.Duration) (*lockstep, error) {
+	topic := conf.Topic
+	if topic == "" {
+		topic = LockstepTopic
+	}
+	ls := &lockstep{conn: conn, bridge: bridge, hold: conf.Hold, bb: tree.Blackboard(), period: period,
+		velocityKey: velocityOutputKey(p)}
+	if ls.velocityKey != "" {
+		// A command sent before the simulator has connected is lost, and
+		// the simulator would wait for it for ever.
+		if err := conn.WaitSubscribers(ctx, p.Safety.VelocityTopic, 1); err != nil {
+			return nil, err
+		}
+		if e := ls.bb.Entry(ls.velocityKey); e != nil {
+			ls.lastSeq = e.Seq()
+		}
+	}
+	var err error
+	if ls.peer, err = NewLockstepPeer(conn, topic); err != nil {
+		return nil, err
+	}
+	if ls.sensors, err = newSensorWait(conn, p, path.Join(path.Dir(conn.Resolve(topic)), SensorPeriodsParam)); err != nil {
+		ls.close()
+		return nil, err
+	}
+	ls.next = conn.Clock().Now()
+	return ls, nil
+}
+
+// latch waits for the sensor messages of the tick's time, then latches.
+func (ls *lockstep) latch(now time.Time) error {
+	ls.sensors.wait(now)
+	return ls.bridge.Latch(now)
+}
+
+// flush publishes the outputs and counts the velocity command among them.
+func (ls *lockstep) flush(now time.Time, st runtime.Status) error {
+	if err := ls.bridge.Flush(now, st); err != nil {
+		return err
+	}
+	if ls.velocityKey != "" {
+		if e := ls.bb.Entry(ls.velocityKey); e != nil && e.Seq() != ls.lastSeq {
+			ls.lastSeq = e.Seq()
+			ls.peer.CountSent(1) // the bridge published it in Flush
+		}
+	}
+	return nil
+}
+
+// observe lets the simulator run to the next tick. It runs once the loop
+// has read the tick's end time: a simulator let go in Flush would be past
+// the next tick before the loop looked, and the loop would skip that tick
+// while the simulator waits at it. The next tick is due a period after
+// this one was, as the loop schedules it.
+func (ls *lockstep) observe(t runtime.TickReport) {
+	for !ls.next.After(t.Start) {
+		ls.next = ls.next.Add(ls.period)
+	}
+	if err := ls.peer.Ready(ls.next); err != nil && ls.readyErr == nil {
+		ls.readyErr = err
+		ls.conn.Logf(LogError, "lockstep: %v", err)
+	}
+}
+
+// close leaves the lockstep, unless it holds.
+func (ls *lockstep) close() {
+	if ls.sensors != nil {
+		ls.sensors.close()
+	}
+	if ls.hold || ls.peer == nil {
+		return
+	}
+	leave, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	ls.peer.Leave(leave)
+}
+
+// velocityOutputKey is the blackboard key of the profile's output on its
+// velocity topic, whose changes the bridge publishes; "" when there is
+// none or it publishes otherwise than on change.
+func velocityOutputKey(p *Profile) string {
+	for _, o := range p.Outputs {
+		if o.Topic == p.Safety.VelocityTopic && o.Key != "" && o.Publish == OnChange {
+			return o.Key
+		}
+	}
+	return ""
+}
+
+// sensorPatience bounds the wait for one tick's sensor messages: a sensor
+// whose topic a fault has frozen must not stop the run.
+const sensorPatience = time.Second
+
+// sensorWait makes a tick in lockstep wait for the sensor messages of its
+// time. The lockstep orders time, not topics: the simulator publishes a
+// step's messages before the /clock that wakes the tree, but on other
+// connections, so the tree may wake first; and since the simulator runs as
+// fast as the tree ticks, a message a millisecond late is a hundred
+// simulated milliseconds late, enough to make a bumper look silent.
+type sensorWait struct {
+	subs    []*Subscription
+	periods []time.Duration
+	started bool
+}
+
+// newSensorWait subscribes to the profile's inputs whose period the
+// simulator advertises under param (see SensorPeriodsParam).
+func newSensorWait(conn *Conn, p *Profile, param string) (*sensorWait, error) {
+	s := &sensorWait{}
+	for _, in := range p.Inputs {
+		name := param + conn.Resolve(in.Topic)
+		if ok, err := conn.HasParam(name); err != nil || !ok {
+			continue // not a sensor of the simulator's
+		}
+		secs, err := conn.ParamFloat64(name)
+		if err != nil || !(secs > 0) {
+			continue
+		}
+		sub, err := NewSubscriber(SubscriberConf{Conn: conn, Topic: in.Topic, Msg: in.Type})
+		if err != nil {
+			s.close()
+			return nil, err
+		}
+		s.subs, s.periods = append(s.subs, sub), append(s.periods, time.Duration(secs*float64(time.Second)))
+	}
+	return s, nil
+}
+
+// wait returns once every sensor that has spoken has a message from its
+// last period before now (by its header stamp, else its receive time), or
+// after sensorPatience.
+func (s *sensorWait) wait(now time.Time) {
+	if !s.started {
+		s.started = true // the simulator has not stepped before the first tick
+		return
+	}
+	deadline := time.Now().Add(sensorPatience)
+	for {
+		ok := true
+		for i, sub := range s.subs {
+			msg, at, count := sub.Newest()
+			if count == 0 {
+				continue
+			}
+			if st, has := headerStamp(msg); has {
+				at = st
+			}
+			if at.Before(now.Add(-s.periods[i])) {
+				ok = false
+				break
+			}
+		}
+		if ok || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+}
+
+func (s *sensorWait) close() {
+	for _, sub := range s.subs {
+		sub.Close()
+	}
+}
+
+// headerStamp returns msg.Header.Stamp when the message has a header.
+func headerStamp(msg any) (time.Time, bool) {
+	v := reflect.ValueOf(msg)
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return time.Time{}, false
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return time.Time{}, false
+	}
+	h := v.FieldByName("Header")
+	if !h.IsValid() || h.Kind() != reflect.Struct {
+		return time.Time{}, false
+	}
+	st := h.FieldByName("Stamp")
+	if t, ok := st.Interface().(time.Time); st.IsValid() && ok {
+		return t, true
+	}
+	return time.Time{}, false
+}
 
 // LockstepPeer is one participant in the simulator's lockstep. Its methods
 // are safe for concurrent use.
@@ -99,22 +330,12 @@ func (p *LockstepPeer) Leave(ctx context.Context) error {
 }
 
 // Subscribers returns how many subscribers the node's publisher of topic is
-// connected to, from the node's own bus information. A lockstep peer waits
-// until the simulator has connected to its cmd_vel publisher before counting
+// connected to, from the node's own bus information, asked of its slave API
+// directly (it works without the master). A lockstep peer waits until the
+// simulator has connected to its cmd_vel publisher before counting
 // commands, since messages sent before that are lost.
 func (c *Conn) Subscribers(topic string) (int, error) {
-	name := c.Resolve(topic)
-	conns, err := c.node.NodeGetConns(c.name)
-	if err != nil {
-		return 0, fmt.Errorf("bus information of %s: %w", c.name, err)
-	}
-	n := 0
-	for _, ci := range conns {
-		if ci.Direction == 'o' && ci.Topic == name && ci.Connected {
-			n++
-		}
-	}
-	return n, nil
+	return c.subscriberConns(c.Resolve(topic))
 }
 
 // WaitSubscribers polls Subscribers until topic has at least n subscribers

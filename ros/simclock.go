@@ -14,10 +14,28 @@ import (
 // first /clock message it reads the Unix epoch (time zero, as in ROS) and
 // Started is open. Time never goes backwards: a /clock that jumps back (a
 // bag played in a loop) holds the clock until it catches up.
+//
+// It is a runtime.StepClock: it remembers on the wall clock when it reached
+// its recent times, so that the tick loop's lateness is the controller's and
+// not the simulator's step, and LastSet says how long /clock has been
+// silent.
 type SimClock struct {
 	clock   *runtime.ManualClock
 	once    sync.Once
 	started chan struct{}
+
+	mu    sync.Mutex
+	steps [simSteps]simStep // a ring of the newest steps
+	next  int
+	n     int
+}
+
+// simSteps is how many steps SimClock remembers for ReachedAt: a tick is due
+// within a few steps of the newest.
+const simSteps = 64
+
+type simStep struct {
+	sim, wall time.Time
 }
 
 // NewSimClock returns a clock at time zero that moves only through Set. A
@@ -35,8 +53,45 @@ func (c *SimClock) Timer(at time.Time) (<-chan struct{}, func()) { return c.cloc
 // Set moves the clock to t, as a /clock message does, and fires the timers it
 // passes.
 func (c *SimClock) Set(t time.Time) {
+	c.mu.Lock()
+	c.steps[c.next] = simStep{sim: t, wall: time.Now()}
+	c.next = (c.next + 1) % simSteps
+	c.n = min(c.n+1, simSteps)
+	c.mu.Unlock()
 	c.clock.Set(t)
 	c.once.Do(func() { close(c.started) })
+}
+
+// LastSet returns the wall time of the newest Set (the newest /clock
+// message); zero before the first.
+func (c *SimClock) LastSet() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == 0 {
+		return time.Time{}
+	}
+	return c.steps[(c.next+simSteps-1)%simSteps].wall
+}
+
+// ReachedAt returns the wall time of the first remembered Set that took the
+// clock to at or later; false when none did, or it is older than the
+// clock remembers.
+func (c *SimClock) ReachedAt(at time.Time) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var found time.Time
+	ok := false
+	for i := 1; i <= c.n; i++ { // newest first
+		s := c.steps[(c.next+simSteps-i)%simSteps]
+		if s.sim.Before(at) {
+			break
+		}
+		found, ok = s.wall, true
+	}
+	if ok && c.n == simSteps && !c.steps[c.next].sim.Before(at) {
+		return time.Time{}, false // every remembered step is past at: the first is forgotten
+	}
+	return found, ok
 }
 
 // Started is closed once the clock has been set, by the first /clock message.

@@ -18,6 +18,17 @@ type Clock interface {
 	Timer(at time.Time) (<-chan struct{}, func())
 }
 
+// StepClock is a Clock that moves in steps fed from outside, such as ROS
+// time following /clock. The loop measures lateness against it on the wall
+// clock, from the moment the clock reached a tick's due time: on the
+// simulated clock alone a loop that is on time would look a step late.
+type StepClock interface {
+	Clock
+	// ReachedAt returns the wall time at which the clock first read at or
+	// later; false when it has not, or no longer remembers.
+	ReachedAt(at time.Time) (time.Time, bool)
+}
+
 // WallClock is the host's clock, with timers precise to tens of
 // microseconds. Go's own timers wake from an epoll wait whose timeout is a
 // whole number of milliseconds, so they fire up to a millisecond late;

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,9 +33,23 @@ type LoopConf struct {
 	UntilDone bool
 	// Watchdog calls OnStall when a tick has not finished this long after it
 	// started (0 disables it): the robot must not drive on while the
-	// controller is stuck.
+	// controller is stuck. It runs on Wall.
 	Watchdog time.Duration
 	OnStall  func()
+	// Wall is the clock of the watchdog and of stall detection, which must
+	// not depend on the clock the tree follows: a simulated clock that stops
+	// would stop them too. WallClock when nil, except that a test pacing the
+	// loop with a ManualClock drives the watchdog with it as well.
+	Wall Clock
+	// StallLimit, when > 0, makes the loop notice that its process did not
+	// run for that long or longer (on Wall: SIGSTOP, a paused VM, a machine
+	// that starves it), whether or not a tick was under way: the stall is
+	// counted in LoopStats, and OnResume runs on the loop's goroutine before
+	// the next tick latches its inputs, with how long the stall lasted. A
+	// controller stops the robot there and takes in what arrived during the
+	// stall before judging its inputs stale.
+	StallLimit time.Duration
+	OnResume   func(stalled time.Duration)
 	// OnStop runs once when the loop ends for any reason (done, cancelled,
 	// error, panic), after the tree is halted: stop the robot here.
 	OnStop func(err error)
@@ -44,9 +59,14 @@ type LoopConf struct {
 
 // TickReport is the timing of one tick of a loop.
 type TickReport struct {
-	Seq      uint64
-	Start    time.Time
-	Lateness time.Duration // start minus the time the tick was due
+	Seq   uint64
+	Start time.Time
+	// Lateness is how long after it was due the tick started. On a clock
+	// that moves in steps fed from outside (a StepClock: ROS time from
+	// /clock) it is measured on the wall clock from the moment the clock
+	// reached the due time, so that it says how late the controller was and
+	// not how coarse the simulator's step is.
+	Lateness time.Duration
 	Duration time.Duration // latch + tick + flush, on the loop's clock
 	Early    bool          // ticked early, on a wake-up
 	Status   Status
@@ -59,6 +79,12 @@ type LoopStats struct {
 	Overruns   uint64 // ticks that started a full period or more late
 	Lateness   Histogram
 	Durations  Histogram
+	// Stalls counts the times the process did not run for StallLimit or
+	// longer (on the wall clock, whatever clock the loop follows: a stall
+	// under simulated time shows here even when the simulator waited);
+	// LongestStall is the longest.
+	Stalls       uint64
+	LongestStall time.Duration
 }
 
 // Loop runs a tree at a fixed rate against a clock: the PLC-style scan cycle
@@ -81,6 +107,15 @@ func NewLoop(conf LoopConf) (*Loop, error) {
 	}
 	if conf.Clock == nil {
 		conf.Clock = conf.Tree.clock
+	}
+	if conf.Wall == nil {
+		conf.Wall = WallClock{}
+		if mc, ok := conf.Clock.(*ManualClock); ok {
+			conf.Wall = mc
+		}
+	}
+	if conf.StallLimit < 0 {
+		return nil, fmt.Errorf("loop: stall limit %v: want >= 0", conf.StallLimit)
 	}
 	return &Loop{conf: conf}, nil
 }
@@ -107,9 +142,15 @@ func (l *Loop) Run(ctx context.Context) (st Status, err error) {
 	}
 	var dog *watchdog
 	if c.Watchdog > 0 && c.OnStall != nil {
-		dog = startWatchdog(clock, c.Watchdog, c.OnStall)
+		dog = startWatchdog(c.Wall, c.Watchdog, c.OnStall)
 		defer dog.stop()
 	}
+	var stalls *stallMonitor
+	if c.StallLimit > 0 {
+		stalls = startStallMonitor(c.Wall, c.StallLimit)
+		defer stalls.stop()
+	}
+	step, stepped := clock.(StepClock)
 	defer func() {
 		tree.Halt()
 		if c.OnStop != nil {
@@ -136,9 +177,17 @@ func (l *Loop) Run(ctx context.Context) (st Status, err error) {
 		case waitWoken:
 			early = true
 		}
-		start := clock.Now()
+		if stalls != nil {
+			if d := stalls.check(); d > 0 {
+				l.recordStall(d)
+				if c.OnResume != nil {
+					c.OnResume(d)
+				}
+			}
+		}
+		start, startWall := clock.Now(), c.Wall.Now()
 		if dog != nil {
-			dog.arm(start)
+			dog.arm(startWall)
 		}
 		st, err = l.scan(start)
 		if dog != nil {
@@ -148,6 +197,11 @@ func (l *Loop) Run(ctx context.Context) (st Status, err error) {
 		rep := TickReport{Seq: seq, Start: start, Duration: end.Sub(start), Early: early, Status: st}
 		if !early {
 			rep.Lateness = max(0, start.Sub(sched))
+			if stepped {
+				if at, ok := step.ReachedAt(sched); ok {
+					rep.Lateness = max(0, startWall.Sub(at))
+				}
+			}
 			sched = sched.Add(period)
 		}
 		l.record(rep, period)
@@ -255,6 +309,95 @@ func (l *Loop) record(r TickReport, period time.Duration) {
 		}
 	}
 	s.Durations.Add(r.Duration)
+}
+
+func (l *Loop) recordStall(d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stats.Stalls++
+	l.stats.LongestStall = max(l.stats.LongestStall, d)
+}
+
+// stallMonitor notices that the process did not run for limit or longer. A
+// goroutine beats often on the wall clock; a beat that finds the previous
+// one too long ago saw a stall. The loop looks too, before each tick, since
+// after a stall it may run before the beating goroutine does. Whoever swaps
+// the last beat's time first owns a gap, so each stall counts once.
+type stallMonitor struct {
+	wall    Clock
+	limit   time.Duration
+	last    atomic.Int64 // wall time of the last beat, Unix nanoseconds
+	pending atomic.Int64 // the longest stall seen by a beat, not yet taken
+	quit    chan struct{}
+	done    chan struct{}
+}
+
+// stallBeat is how often the monitor beats: a quarter of the limit, within
+// bounds that keep it both cheap and prompt.
+func stallBeat(limit time.Duration) time.Duration {
+	return min(max(limit/4, 5*time.Millisecond), 50*time.Millisecond)
+}
+
+func startStallMonitor(wall Clock, limit time.Duration) *stallMonitor {
+	m := &stallMonitor{wall: wall, limit: limit, quit: make(chan struct{}), done: make(chan struct{})}
+	m.last.Store(wall.Now().UnixNano())
+	beat := stallBeat(limit)
+	go func() {
+		defer close(m.done)
+		var tick <-chan time.Time
+		if _, ok := wall.(WallClock); ok {
+			t := time.NewTicker(beat)
+			defer t.Stop()
+			tick = t.C
+		}
+		for {
+			if tick != nil {
+				select {
+				case <-m.quit:
+					return
+				case <-tick:
+				}
+			} else {
+				fire, stop := wall.Timer(wall.Now().Add(beat))
+				select {
+				case <-m.quit:
+					stop()
+					return
+				case <-fire:
+				}
+			}
+			if d := m.swap(); d >= limit {
+				for {
+					p := m.pending.Load()
+					if int64(d) <= p || m.pending.CompareAndSwap(p, int64(d)) {
+						break
+					}
+				}
+			}
+		}
+	}()
+	return m
+}
+
+// swap records a beat now and returns the time since the previous one.
+func (m *stallMonitor) swap() time.Duration {
+	now := m.wall.Now().UnixNano()
+	return time.Duration(now - m.last.Swap(now))
+}
+
+// check returns how long the process was stalled since the last check (0:
+// not stalled).
+func (m *stallMonitor) check() time.Duration {
+	d := m.swap()
+	if d < m.limit {
+		d = 0
+	}
+	return max(d, time.Duration(m.pending.Swap(0)))
+}
+
+func (m *stallMonitor) stop() {
+	close(m.quit)
+	<-m.done
 }
 
 // watchdog calls onStall when a tick runs longer than limit.

@@ -171,7 +171,7 @@ func (d *demo) run() int {
 		title: title, headless: d.headless,
 	})
 	rc := mission.RunConf{
-		Mission: m, Seed: 1, Lockstep: &mission.LockstepConf{Hold: true}, OdomOrigin: &origin,
+		Mission: m, Seed: 1, Lockstep: &ros.LockstepConf{Hold: true}, OdomOrigin: &origin,
 		ROS: ros.Conf{MasterURI: mst.URI(), Host: "127.0.0.1", Namespace: "/robot1", Name: "btrobot"},
 		Log: func(line string) { fmt.Fprintln(env.stderr, line) },
 		Display: func(s mission.Shown) mission.Display {

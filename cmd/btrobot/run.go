@@ -144,7 +144,7 @@ func runCommand() *command {
 			Log: func(line string) { fmt.Fprintln(env.stderr, line) },
 		}
 		if *lockstep {
-			rc.Lockstep = &mission.LockstepConf{}
+			rc.Lockstep = &ros.LockstepConf{}
 		}
 		if *ticks > 0 {
 			rc.OnTick = func(_ *runtime.Tree, t runtime.TickReport) (string, bool) {

@@ -86,6 +86,17 @@ func (f *face) advertise() error {
 	if err != nil {
 		return err
 	}
+	// The sensors' periods, for lockstep peers that wait for a tick's
+	// messages (ros.SensorPeriodsParam).
+	for topic, rate := range map[string]float64{
+		sim.TopicOdom: n.conf.OdomRate, sim.TopicScan: f.r.Conf().Laser.Rate,
+		sim.TopicBattery: n.conf.BatteryRate, sim.TopicBumper: n.conf.BumperRate,
+	} {
+		param := "~" + ros.SensorPeriodsParam + n.conn.Resolve(f.topic(topic))
+		if err := n.conn.SetParam(param, 1/rate); err != nil {
+			return err
+		}
+	}
 	sub, err := ros.Subscribe(n.conn, f.topic(sim.TopicCmdVel), f.onCmdVel)
 	if err != nil {
 		return err

@@ -1,0 +1,286 @@
+package ros
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/apislave"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/rosgraph_msgs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/btrobot/btrobot/ros/master"
+	"github.com/btrobot/btrobot/ros/rostest"
+)
+
+func TestStopReportString(t *testing.T) {
+	cases := []struct {
+		name string
+		rep  StopReport
+		want string
+	}{
+		{"no safety section", StopReport{}, "no velocity topic to zero (the profile has no safety section)"},
+		{"one subscriber", StopReport{Topic: "/robot1/cmd_vel", Delivered: true, Subscribers: 1},
+			"zero velocity sent on /robot1/cmd_vel and delivered to 1 subscriber"},
+		{"two subscribers", StopReport{Topic: "/cmd_vel", Delivered: true, Subscribers: 2},
+			"zero velocity sent on /cmd_vel and delivered to 2 subscribers"},
+		{"nobody listening", StopReport{Topic: "/cmd_vel", Problem: "no subscriber connected"},
+			"zero velocity NOT delivered on /cmd_vel: no subscriber connected"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, tc.rep.String()) })
+	}
+}
+
+func TestLostErrorsMatchErrLostAndNameTheCause(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"shutdown", &ShutdownError{Caller: "/rosnode", Reason: "user request"}, "shut down by the master: user request (called by /rosnode)"},
+		{"clock silent", &ClockStoppedError{Since: 2049 * time.Millisecond}, "/clock stopped 2.0 s ago"},
+		{"clock closed", &ClockStoppedError{Since: 30 * time.Millisecond, Closed: true}, "/clock stopped 0.0 s ago: its publisher closed the connection"},
+		{"master gone", &MasterLostError{URI: "http://m:11311/", Reason: "it does not answer", Err: errors.New("connection refused")},
+			"lost the master at http://m:11311/: it does not answer: connection refused"},
+		{"robot gone", &RobotLostError{Topics: []string{"/odom", "/scan"}}, "lost the robot: the publishers of /odom, /scan closed their connections"},
+		{"server gone", &ServerLostError{Server: "/move_base", Nodes: []string{"/move_base"}},
+			"lost the action server /move_base: its node /move_base closed its connections and no longer answers"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			wrapped := errors.Join(errors.New("run"), tc.err)
+			assert.ErrorIs(t, wrapped, ErrLost)
+			assert.Equal(t, tc.want, tc.err.Error())
+		})
+	}
+	var se *ShutdownError
+	require.ErrorAs(t, errors.Join(&ShutdownError{Caller: "/master"}), &se)
+	assert.Equal(t, "/master", se.Caller)
+	assert.NotErrorIs(t, context.Canceled, ErrLost)
+}
+
+func TestSimClockRemembersWhenItReachedATime(t *testing.T) {
+	c := NewSimClock()
+	epoch := time.Unix(100, 0)
+	assert.True(t, c.LastSet().IsZero())
+	_, ok := c.ReachedAt(epoch)
+	assert.False(t, ok, "nothing reached before the first /clock")
+	var walls []time.Time
+	for i := 0; i < 3; i++ { // 100.00, 100.03, 100.06
+		c.Set(epoch.Add(time.Duration(i) * 30 * time.Millisecond))
+		walls = append(walls, c.LastSet())
+		time.Sleep(2 * time.Millisecond)
+	}
+	cases := []struct {
+		name string
+		at   time.Duration
+		want int // index into walls; -1: not reached
+	}{
+		{"a step's own time", 30 * time.Millisecond, 1},
+		{"between steps: the next", 40 * time.Millisecond, 2},
+		{"the first step", 0, 0},
+		{"not reached yet", 70 * time.Millisecond, -1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w, ok := c.ReachedAt(epoch.Add(tc.at))
+			if tc.want < 0 {
+				assert.False(t, ok)
+				return
+			}
+			require.True(t, ok)
+			assert.Equal(t, walls[tc.want], w)
+		})
+	}
+	for i := 0; i < simSteps; i++ {
+		c.Set(epoch.Add(time.Second + time.Duration(i)*time.Millisecond))
+	}
+	_, ok = c.ReachedAt(epoch)
+	assert.False(t, ok, "a time older than the steps remembered")
+}
+
+// shutdownNode calls shutdown on the node's slave API, as rosnode kill
+// and a master replacing a node of the same name do.
+func shutdownNode(t *testing.T, c *Conn, caller, reason string) {
+	t.Helper()
+	u, err := url.Parse(c.slaveURI)
+	require.NoError(t, err)
+	require.NoError(t, apislave.NewClient(u.Host, caller, &http.Client{Timeout: 5 * time.Second}).Shutdown(reason))
+}
+
+const velocityProfile = `
+rate: 20
+outputs:
+  - {topic: cmd_vel, type: geometry_msgs/Twist, key: cmd_vel}
+safety:
+  velocity_topic: cmd_vel
+  watchdog: 3
+`
+
+// TestRunStopsTheRobotWhenTheMasterShutsTheNodeDown: the master's shutdown
+// call waits while Run stops the robot over the live connections, and Run
+// ends with the caller and the reason, and the truth about the stop.
+func TestRunStopsTheRobotWhenTheMasterShutsTheNodeDown(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	cases := []struct {
+		name      string
+		watch     bool
+		delivered string
+	}{
+		{"a subscriber listens", true, "zero velocity sent on /cmd_vel and delivered to 1 subscriber"},
+		{"nobody listens", false, "zero velocity NOT delivered on /cmd_vel: no subscriber connected"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			uri := rostest.StartMaster(t)
+			c := connect(t, uri, "btrobot")
+			var log *twistLog
+			if tc.watch {
+				log = watchTwists(t, uri, "/cmd_vel")
+			}
+			p := profile(t, velocityProfile)
+			tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="M"><KeepRunningUntilFailure><AlwaysSuccess/></KeepRunningUntilFailure></BehaviorTree></root>`)
+			stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p})
+			if tc.watch {
+				require.NoError(t, c.WaitSubscribers(context.Background(), "/cmd_vel", 1))
+			}
+			time.Sleep(100 * time.Millisecond)
+			start := time.Now()
+			shutdownNode(t, c, "/rosnode", "user request")
+			answered := time.Since(start)
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("Run did not end after the shutdown call")
+			}
+			rep, err := stop()
+			var se *ShutdownError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, "/rosnode", se.Caller)
+			assert.Equal(t, "user request", se.Reason)
+			assert.Equal(t, tc.delivered, rep.Stop.String())
+			assert.Less(t, answered, shutdownHoldMax, "the shutdown call waits for the stop, not for its bound")
+			if tc.watch {
+				last, ok := log.last()
+				require.True(t, ok, "the watcher received nothing")
+				assert.Zero(t, last.x)
+				assert.True(t, last.at.Before(start.Add(answered)), "the zero velocity left before the call was answered")
+			}
+		})
+	}
+}
+
+// TestRunStopsTheRobotWhenTheMasterGoes: the master dies, or restarts and
+// forgets the node; Run stops the robot over the connections that remain
+// and says so.
+func TestRunStopsTheRobotWhenTheMasterGoes(t *testing.T) {
+	cases := []struct {
+		name    string
+		restart bool
+		want    string
+	}{
+		{"the master dies", false, "it does not answer"},
+		{"the master restarts", true, "it no longer knows /btrobot (did it restart?); not running unregistered"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := master.New(master.Conf{Host: "127.0.0.1", Port: rostest.FreePort(t)})
+			require.NoError(t, err)
+			require.NoError(t, m.Start())
+			uri := m.URI()
+			c := connect(t, uri, "btrobot")
+			log := watchTwists(t, uri, "/cmd_vel")
+			p := profile(t, velocityProfile)
+			tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="M"><KeepRunningUntilFailure><AlwaysSuccess/></KeepRunningUntilFailure></BehaviorTree></root>`)
+			stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p})
+			require.NoError(t, c.WaitSubscribers(context.Background(), "/cmd_vel", 1))
+			fault := time.Now()
+			require.NoError(t, m.Close())
+			if tc.restart {
+				u, _ := url.Parse(uri)
+				port, err := strconv.Atoi(u.Port())
+				require.NoError(t, err)
+				m2, err := master.New(master.Conf{Host: "127.0.0.1", Port: port})
+				require.NoError(t, err)
+				require.NoError(t, m2.Start())
+				t.Cleanup(func() { m2.Close() })
+			}
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("Run did not end after the master went")
+			}
+			rep, err := stop()
+			var ml *MasterLostError
+			require.ErrorAs(t, err, &ml)
+			assert.Contains(t, ml.Error(), tc.want)
+			assert.True(t, rep.Stop.Delivered, rep.Stop.String())
+			last, ok := log.last()
+			require.True(t, ok)
+			assert.Zero(t, last.x)
+			assert.Less(t, last.at.Sub(fault), time.Second, "zero velocity within a second of the fault")
+		})
+	}
+}
+
+// TestRunStopsTheRobotWhenClockGoesSilent: under /use_sim_time, /clock
+// stops while its publisher stays: past ClockTimeout of wall time the robot
+// is stopped and Run names the silence.
+func TestRunStopsTheRobotWhenClockGoesSilent(t *testing.T) {
+	uri := rostest.StartMaster(t)
+	clockSrc := connect(t, uri, "clock_source")
+	require.NoError(t, clockSrc.SetParam("/use_sim_time", true))
+	pub, err := NewPublisher(PublisherConf{Conn: clockSrc, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	ticking := make(chan struct{})
+	go func() {
+		defer close(ticking)
+		simNow := time.Unix(1000, 0)
+		for ctx.Err() == nil {
+			// 30 ms steps: a 50 ms tick comes up to 20 ms after its due
+			// time by the simulated clock.
+			simNow = simNow.Add(30 * time.Millisecond)
+			pub.Publish(&rosgraph_msgs.Clock{Clock: simNow})
+			time.Sleep(30 * time.Millisecond)
+		}
+	}()
+	defer func() { cancel(); <-ticking }()
+	c := connect(t, uri, "btrobot")
+	require.NotNil(t, c.SimClock())
+	log := watchTwists(t, uri, "/cmd_vel")
+	p := profile(t, velocityProfile)
+	tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="M"><KeepRunningUntilFailure><AlwaysSuccess/></KeepRunningUntilFailure></BehaviorTree></root>`)
+	const timeout = 400 * time.Millisecond
+	stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p, ClockTimeout: timeout})
+	require.NoError(t, c.WaitSubscribers(context.Background(), "/cmd_vel", 1))
+	time.Sleep(time.Second)
+	cancel()
+	<-ticking
+	silent := time.Now()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run waits on a silent /clock")
+	}
+	rep, err := stop()
+	var cs *ClockStoppedError
+	require.ErrorAs(t, err, &cs)
+	assert.False(t, cs.Closed)
+	assert.GreaterOrEqual(t, cs.Since, timeout)
+	assert.True(t, rep.Stop.Delivered, rep.Stop.String())
+	last, ok := log.last()
+	require.True(t, ok)
+	assert.Zero(t, last.x)
+	assert.Less(t, last.at.Sub(silent), timeout+300*time.Millisecond)
+	assert.Greater(t, rep.Stats.Ticks, uint64(0))
+	assert.Less(t, rep.Stats.Lateness.Quantile(0.5), 5*time.Millisecond,
+		"lateness on a 30 ms /clock step is the controller's, not the step's")
+}

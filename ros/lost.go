@@ -1,0 +1,378 @@
+package ros
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/apimaster"
+	"github.com/bluenviron/goroslib/v2/pkg/apislave"
+)
+
+// This file holds how a connection notices that it lost ROS, and the
+// errors that say so. goroslib v2.1.5 gives no hook for either:
+//
+//   - The master (rosnode kill, a second node registering the same name)
+//     ends a node by calling "shutdown" on its slave API; goroslib then
+//     cancels the node's internal context, which closes every publisher and
+//     subscriber, and tells nobody. Its handler logs "got shutdown request
+//     from CALLER: REASON" through the node's log callback first, on the
+//     goroutine answering the call, before it cancels anything. The Conn's
+//     log callback recognises that line: it marks the connection lost and,
+//     while a Run holds the connection (holdShutdown), keeps the call
+//     waiting until the run has stopped the robot, so that the zero velocity
+//     and the goal cancels still leave over the live connections. The wait
+//     is bounded (shutdownHoldMax); the master gets its answer after it.
+//   - goroslib never looks at the master again after registering: a master
+//     that died or restarted leaves the node running unregistered. The Conn
+//     asks the master on the wall clock whether it still knows the node at
+//     its own slave URI (lookupNode), every Conf.MasterCheck; a master that
+//     refuses the connection is gone at once, one that does not answer
+//     within Conf.MasterTimeout is asked once more.
+//
+// Connections to other nodes are peer to peer: a dead master does not close
+// them, so a node that lost its master can still stop the robot.
+
+//   - goroslib reconnects a subscriber whose publisher closed the connection
+//     and says nothing but the log line "subscriber 'TOPIC' got an error:
+//     ..."; the Conn counts those lines per topic (publisherDrops), so that
+//     Run notices a simulator or a robot whose process died: its /clock, or
+//     every input of the profile, lost its publisher.
+//
+// ErrLost is matched by errors.Is for every error that says the node lost
+// ROS: a *ShutdownError, a *ClockStoppedError, a *MasterLostError, a
+// *RobotLostError or a *ServerLostError.
+var ErrLost = errors.New("lost ROS")
+
+// ShutdownError says that the node was shut down through its slave API: by
+// the master when another node registered with the same name, or by a tool
+// such as rosnode kill.
+type ShutdownError struct {
+	Caller string // who called shutdown, as it said
+	Reason string
+}
+
+func (e *ShutdownError) Error() string {
+	return fmt.Sprintf("shut down by the master: %s (called by %s)", e.Reason, e.Caller)
+}
+
+// Is makes the error match ErrLost.
+func (e *ShutdownError) Is(target error) bool { return target == ErrLost }
+
+// ClockStoppedError says that /clock went silent under /use_sim_time for
+// longer than the run allows (RunConf.ClockTimeout): the simulator or the
+// robot's clock source died or hangs.
+type ClockStoppedError struct {
+	Since time.Duration // wall time since the last /clock message
+	// Closed says that the publisher of /clock closed its connection (its
+	// process died or left), rather than going silent.
+	Closed bool
+}
+
+func (e *ClockStoppedError) Error() string {
+	s := fmt.Sprintf("/clock stopped %.1f s ago", e.Since.Seconds())
+	if e.Closed {
+		s += ": its publisher closed the connection"
+	}
+	return s
+}
+
+// Is makes the error match ErrLost.
+func (e *ClockStoppedError) Is(target error) bool { return target == ErrLost }
+
+// MasterLostError says that the master no longer answers, or answers but no
+// longer knows the node (it restarted, or another node took the name): the
+// node must not go on unregistered.
+type MasterLostError struct {
+	URI    string
+	Reason string
+	Err    error // the failed call, when there was one
+	taken  bool  // another node registered with the name
+}
+
+func (e *MasterLostError) Error() string {
+	s := "lost the master at " + e.URI + ": " + e.Reason
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Is makes the error match ErrLost.
+func (e *MasterLostError) Is(target error) bool { return target == ErrLost }
+
+func (e *MasterLostError) Unwrap() error { return e.Err }
+
+// RobotLostError says that every input of the robot's profile lost its
+// publisher, with no message since: the robot's drivers (or the simulator)
+// died.
+type RobotLostError struct {
+	Topics []string
+}
+
+func (e *RobotLostError) Error() string {
+	return "lost the robot: the publishers of " + strings.Join(e.Topics, ", ") + " closed their connections"
+}
+
+// Is makes the error match ErrLost.
+func (e *RobotLostError) Is(target error) bool { return target == ErrLost }
+
+// ServerLostError says that an action server of the robot's profile died:
+// the publisher of its status closed the connection and its node no longer
+// answers (a server that stops cleanly inside a live node, as the
+// simulator's stop_move_base does, is not lost: the tree's action leaves
+// deal with it).
+type ServerLostError struct {
+	Server string
+	Nodes  []string // the nodes that served it
+}
+
+func (e *ServerLostError) Error() string {
+	return fmt.Sprintf("lost the action server %s: its node %s closed its connections and no longer answers", e.Server, strings.Join(e.Nodes, ", "))
+}
+
+// Is makes the error match ErrLost.
+func (e *ServerLostError) Is(target error) bool { return target == ErrLost }
+
+// deadPublishers returns the nodes the master lists as publishers of the
+// resolved topic, and those of them whose slave API does not answer.
+func (c *Conn) deadPublishers(topic string) (registered, dead []string, err error) {
+	topics, err := c.node.MasterGetTopics()
+	if err != nil {
+		return nil, nil, err
+	}
+	t := topics[topic]
+	if t == nil {
+		return nil, nil, nil
+	}
+	for node := range t.Publishers {
+		registered = append(registered, node)
+		if _, err := c.node.NodePing(node); err != nil {
+			dead = append(dead, node)
+		}
+	}
+	return registered, dead, nil
+}
+
+// Defaults of the master check (Conf.MasterCheck, Conf.MasterTimeout).
+const (
+	DefaultMasterCheck   = 250 * time.Millisecond
+	DefaultMasterTimeout = time.Second
+)
+
+// shutdownHoldMax bounds how long a shutdown call from the master waits for
+// the run to stop the robot.
+const shutdownHoldMax = 2 * time.Second
+
+// shutdownLogPrefix begins the line goroslib logs when its slave API gets a
+// shutdown call, before it tears the node down.
+const shutdownLogPrefix = "got shutdown request from "
+
+// lostState is the part of a Conn that records how it lost ROS.
+type lostState struct {
+	once sync.Once
+	ch   chan struct{}
+	err  error
+
+	holdMu sync.Mutex
+	holds  map[chan struct{}]bool // each closed by its holder's release
+
+	dropMu sync.Mutex
+	drops  map[string]uint64 // publisher connections lost, by topic
+}
+
+// subscriberErrPrefix and subscriberErrInfix frame the topic in the line
+// goroslib logs when a publisher's connection to a subscriber of the node
+// breaks.
+const (
+	subscriberErrPrefix = "subscriber '"
+	subscriberErrInfix  = "' got an error: "
+)
+
+// publisherDrops returns how many times a publisher of the resolved topic
+// closed its connection to the node's subscriber.
+func (c *Conn) publisherDrops(topic string) uint64 {
+	c.lost.dropMu.Lock()
+	defer c.lost.dropMu.Unlock()
+	return c.lost.drops[topic]
+}
+
+// Lost is closed once the node has lost ROS; Err then says how.
+func (c *Conn) Lost() <-chan struct{} { return c.lost.ch }
+
+// Err returns why the node lost ROS (matching ErrLost), or nil while it
+// has not.
+func (c *Conn) Err() error {
+	select {
+	case <-c.lost.ch:
+		return c.lost.err
+	default:
+		return nil
+	}
+}
+
+// lose records the first way the node lost ROS.
+func (c *Conn) lose(err error) {
+	c.lost.once.Do(func() {
+		c.lost.err = err
+		close(c.lost.ch)
+	})
+}
+
+// holdShutdown makes a shutdown call from the master wait, up to
+// shutdownHoldMax, until release is called: Run stops the robot meanwhile.
+// Every run on the connection holds it.
+func (c *Conn) holdShutdown() (release func()) {
+	ch := make(chan struct{})
+	c.lost.holdMu.Lock()
+	if c.lost.holds == nil {
+		c.lost.holds = map[chan struct{}]bool{}
+	}
+	c.lost.holds[ch] = true
+	c.lost.holdMu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.lost.holdMu.Lock()
+			delete(c.lost.holds, ch)
+			c.lost.holdMu.Unlock()
+			close(ch)
+		})
+	}
+}
+
+// onNodeLog receives every log line of the goroslib node.
+func (c *Conn) onNodeLog(level LogLevel, msg string) {
+	rest, shutdown := strings.CutPrefix(msg, shutdownLogPrefix)
+	if c.conf.OnLog != nil {
+		c.conf.OnLog(level, msg)
+	}
+	if t, ok := strings.CutPrefix(msg, subscriberErrPrefix); ok {
+		if topic, _, ok := strings.Cut(t, subscriberErrInfix); ok {
+			c.lost.dropMu.Lock()
+			if c.lost.drops == nil {
+				c.lost.drops = map[string]uint64{}
+			}
+			c.lost.drops[topic]++
+			c.lost.dropMu.Unlock()
+		}
+	}
+	if !shutdown {
+		return
+	}
+	caller, reason, _ := strings.Cut(rest, ": ")
+	c.lose(&ShutdownError{Caller: caller, Reason: reason})
+	c.lost.holdMu.Lock()
+	var holds []chan struct{}
+	for ch := range c.lost.holds {
+		holds = append(holds, ch)
+	}
+	c.lost.holdMu.Unlock()
+	bound := time.NewTimer(shutdownHoldMax)
+	defer bound.Stop()
+	for _, ch := range holds {
+		select {
+		case <-ch:
+		case <-bound.C:
+			return
+		}
+	}
+}
+
+// masterClient is a client of the master API with the check's timeout.
+func (c *Conn) masterClient() *apimaster.Client {
+	addr, _ := masterAddress(c.conf.MasterURI)
+	return apimaster.NewClient(addr, c.name, &http.Client{Timeout: c.conf.MasterTimeout})
+}
+
+// watchMaster asks the master every MasterCheck whether it still knows the
+// node at its slave URI, until the connection closes or is lost.
+func (c *Conn) watchMaster() {
+	defer c.wg.Done()
+	mc := c.masterClient()
+	t := time.NewTicker(c.conf.MasterCheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-c.lost.ch:
+			return
+		case <-t.C:
+		}
+		err := c.checkMaster(mc)
+		if err != nil && !errors.Is(err, syscall.ECONNREFUSED) {
+			// A master too slow to answer may be this process's fault
+			// (a stall, a starved machine): ask once more before
+			// giving up on it. One that refuses is gone.
+			err = c.checkMaster(mc)
+		}
+		if err != nil {
+			var ml *MasterLostError
+			if errors.As(err, &ml) && ml.taken {
+				// The master calls shutdown on a node whose name was
+				// taken: let that call name the cause when it comes.
+				select {
+				case <-c.lost.ch:
+					return
+				case <-time.After(200 * time.Millisecond):
+				}
+			}
+			select {
+			case <-c.ctx.Done(): // closing: the node unregistered itself
+				return
+			default:
+			}
+			c.lose(err)
+			return
+		}
+	}
+}
+
+func (c *Conn) checkMaster(mc *apimaster.Client) error {
+	uri, err := mc.LookupNode(c.name)
+	var ue *url.Error
+	switch {
+	case errors.As(err, &ue):
+		return &MasterLostError{URI: c.conf.MasterURI, Reason: "it does not answer", Err: ue.Err}
+	case err != nil:
+		return &MasterLostError{URI: c.conf.MasterURI, Reason: "it no longer knows " + c.name + " (did it restart?); not running unregistered"}
+	case uri != c.slaveURI:
+		return &MasterLostError{URI: c.conf.MasterURI, Reason: "another node registered as " + c.name + " (at " + uri + ")", taken: true}
+	}
+	return nil
+}
+
+// subscriberConns counts the subscribers connected to the node's publisher
+// of the resolved topic name, from the node's own slave API (no master
+// needed: it works after the master died).
+func (c *Conn) subscriberConns(topic string) (int, error) {
+	u, err := url.Parse(c.slaveURI)
+	if err != nil || u.Host == "" {
+		return 0, fmt.Errorf("the node's own slave URI %q: %v", c.slaveURI, err)
+	}
+	sc := apislave.NewClient(u.Host, c.name, &http.Client{Timeout: time.Second})
+	info, err := sc.GetBusInfo()
+	if err != nil {
+		return 0, fmt.Errorf("bus information of %s: %w", c.name, err)
+	}
+	n := 0
+	for _, e := range info {
+		// [id, peer, direction, transport, topic, connected]
+		if len(e) < 6 {
+			continue
+		}
+		dir, _ := e[2].(string)
+		t, _ := e[4].(string)
+		connected, _ := e[5].(bool)
+		if dir == "o" && t == topic && connected {
+			n++
+		}
+	}
+	return n, nil
+}
