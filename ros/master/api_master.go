@@ -15,17 +15,17 @@ const masterCallerID = "/master"
 // masterMethods returns the Master API (https://wiki.ros.org/ROS/Master_API).
 // Every answer is [code, statusMessage, value] with code 1 for success, -1
 // for a caller error and 0 for a failure, as rosmaster answers.
-func (m *Master) masterMethods() map[string]func([]any) any {
-	return map[string]func([]any) any{
+func (m *Master) masterMethods() map[string]method {
+	return map[string]method{
 		"getUri":            m.getURI,
 		"getPid":            m.getPid,
 		"shutdown":          m.shutdown,
 		"registerPublisher": m.registerPublisher,
-		"unregisterPublisher": func(p []any) any {
+		"unregisterPublisher": func(_ *peer, p []any) any {
 			return m.unregisterTopic(kindPublisher, p)
 		},
 		"registerSubscriber": m.registerSubscriber,
-		"unregisterSubscriber": func(p []any) any {
+		"unregisterSubscriber": func(_ *peer, p []any) any {
 			return m.unregisterTopic(kindSubscriber, p)
 		},
 		"registerService":    m.registerService,
@@ -38,7 +38,7 @@ func (m *Master) masterMethods() map[string]func([]any) any {
 	}
 }
 
-func (m *Master) getURI(p []any) any {
+func (m *Master) getURI(_ *peer, p []any) any {
 	var req apimaster.RequestGetURI
 	if res, ok := bind(p, &req, func(msg string) any {
 		return apimaster.ResponseGetURI{Code: -1, StatusMessage: msg}
@@ -48,7 +48,7 @@ func (m *Master) getURI(p []any) any {
 	return apimaster.ResponseGetURI{Code: 1, MasterURI: m.URI()}
 }
 
-func (m *Master) getPid(p []any) any {
+func (m *Master) getPid(_ *peer, p []any) any {
 	var req apislave.RequestGetPid
 	if res, ok := bind(p, &req, func(msg string) any {
 		return apislave.ResponseGetPid{Code: -1, StatusMessage: msg, Pid: -1}
@@ -59,8 +59,9 @@ func (m *Master) getPid(p []any) any {
 }
 
 // shutdown stops the master on request from the network, as rosmaster does;
-// Done() tells the program that embeds it.
-func (m *Master) shutdown(p []any) any {
+// unlike rosmaster, it says so in the log, with the caller and its address,
+// and StoppedBy tells the program that embeds it.
+func (m *Master) shutdown(from *peer, p []any) any {
 	var req requestShutdownMaster
 	if len(p) == 1 {
 		p = append(p, "")
@@ -70,11 +71,21 @@ func (m *Master) shutdown(p []any) any {
 	}); !ok {
 		return res
 	}
+	call := ShutdownCall{CallerID: req.CallerID, Addr: from.addr, Reason: req.Reason}
+	m.mu.Lock()
+	first := m.stoppedBy == nil && !m.closing
+	if first {
+		m.stoppedBy = &call
+	}
+	m.mu.Unlock()
+	if first {
+		m.logf("shutdown requested by %s", call)
+	}
 	go m.Close() //nolint:errcheck // Close waits for this request to be answered
 	return responseCount{Code: 1, StatusMessage: "shutdown"}
 }
 
-func (m *Master) registerPublisher(p []any) any {
+func (m *Master) registerPublisher(_ *peer, p []any) any {
 	var req apimaster.RequestRegister
 	invalid := func(msg string) any {
 		return apimaster.ResponseRegister{Code: -1, StatusMessage: msg, URIs: []string{}}
@@ -109,7 +120,7 @@ func (m *Master) registerPublisher(p []any) any {
 	}
 }
 
-func (m *Master) registerSubscriber(p []any) any {
+func (m *Master) registerSubscriber(_ *peer, p []any) any {
 	var req apimaster.RequestRegister
 	invalid := func(msg string) any {
 		return apimaster.ResponseRegister{Code: -1, StatusMessage: msg, URIs: []string{}}
@@ -169,7 +180,7 @@ func (m *Master) unregisterTopic(kind registrationKind, p []any) any {
 	return apimaster.ResponseUnregister{Code: 1, StatusMessage: msg, NumUnregistered: n}
 }
 
-func (m *Master) registerService(p []any) any {
+func (m *Master) registerService(_ *peer, p []any) any {
 	var req apimaster.RequestRegisterService
 	invalid := func(msg string) any {
 		return apimaster.ResponseRegisterService{Code: -1, StatusMessage: msg}
@@ -200,7 +211,7 @@ func (m *Master) registerService(p []any) any {
 	}
 }
 
-func (m *Master) unregisterService(p []any) any {
+func (m *Master) unregisterService(_ *peer, p []any) any {
 	var req apimaster.RequestUnregisterService
 	invalid := func(msg string) any {
 		return apimaster.ResponseServiceUnregister{Code: -1, StatusMessage: msg}
@@ -222,7 +233,7 @@ func (m *Master) unregisterService(p []any) any {
 	return apimaster.ResponseServiceUnregister{Code: 1, StatusMessage: msg, NumUnregistered: n}
 }
 
-func (m *Master) lookupService(p []any) any {
+func (m *Master) lookupService(_ *peer, p []any) any {
 	var req apimaster.RequestLookup
 	invalid := func(msg string) any {
 		return apimaster.ResponseLookup{Code: -1, StatusMessage: msg}
@@ -251,7 +262,7 @@ func (m *Master) lookupService(p []any) any {
 // lookupNode returns the slave API URI a node registered with. A node that
 // died without unregistering is still known: its stale URI is returned, as
 // rosmaster does, and callers find out when they try to reach it.
-func (m *Master) lookupNode(p []any) any {
+func (m *Master) lookupNode(_ *peer, p []any) any {
 	var req apimaster.RequestLookup
 	invalid := func(msg string) any {
 		return apimaster.ResponseLookup{Code: -1, StatusMessage: msg}
@@ -275,7 +286,7 @@ func (m *Master) lookupNode(p []any) any {
 
 // getPublishedTopics lists the topics that have publishers, with their
 // types, under a namespace resolved against the caller ("" for all).
-func (m *Master) getPublishedTopics(p []any) any {
+func (m *Master) getPublishedTopics(_ *peer, p []any) any {
 	var req apimaster.RequestGetPublishedTopics
 	invalid := func(msg string) any {
 		return apimaster.ResponseGetPublishedTopics{Code: -1, StatusMessage: msg, Topics: [][]string{}}
@@ -305,7 +316,7 @@ func (m *Master) getPublishedTopics(p []any) any {
 
 // getTopicTypes lists every topic whose type the master has learned, even
 // after its nodes left, as rosmaster does.
-func (m *Master) getTopicTypes(p []any) any {
+func (m *Master) getTopicTypes(_ *peer, p []any) any {
 	var req apimaster.RequestGetTopicTypes
 	invalid := func(msg string) any {
 		return apimaster.ResponseGetTopicTypes{Code: -1, StatusMessage: msg, Types: []apimaster.TopicType{}}
@@ -324,7 +335,7 @@ func (m *Master) getTopicTypes(p []any) any {
 	return apimaster.ResponseGetTopicTypes{Code: 1, StatusMessage: "current system state", Types: types}
 }
 
-func (m *Master) getSystemState(p []any) any {
+func (m *Master) getSystemState(_ *peer, p []any) any {
 	var req apimaster.RequestGetSystemState
 	empty := apimaster.SystemState{
 		PublishedTopics:  []apimaster.SystemStateEntry{},

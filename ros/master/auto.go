@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/apislave"
@@ -18,9 +19,16 @@ const probeTimeout = 2 * time.Second
 
 // Auto implements "--master auto": when a ROS master answers getPid at uri,
 // it is used and the returned closer does nothing; otherwise an embedded
-// master is started on uri's host and port and the closer stops it. uri is
-// a ROS_MASTER_URI such as "http://localhost:11311/"; the URI returned is
-// the one nodes should use.
+// master is started on uri's port and the closer stops it. uri is a
+// ROS_MASTER_URI such as "http://localhost:11311/"; the URI returned is the
+// one nodes should use.
+//
+// The master Auto starts is btrobot's own: it listens on the loopback
+// interface only, whatever host uri names, so that no other machine can
+// reach it. When uri names localhost or a loopback address, it is returned
+// as it is; otherwise the master listens on 127.0.0.1 and its URI says so.
+// A master that other machines reach is started on purpose, with New and a
+// Host (btrobot master --host).
 func Auto(ctx context.Context, uri string) (string, func() error, error) {
 	host, port, err := splitMasterURI(uri)
 	if err != nil {
@@ -32,14 +40,31 @@ func Auto(ctx context.Context, uri string) (string, func() error, error) {
 	if err := ctx.Err(); err != nil {
 		return "", nil, err
 	}
-	m, err := New(Conf{Host: host, Port: port})
+	listen := "127.0.0.1"
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		listen = host
+	}
+	m, err := New(Conf{Host: listen, Port: port})
 	if err != nil {
 		return "", nil, err
 	}
 	if err := m.Start(); err != nil {
 		return "", nil, fmt.Errorf("no ROS master answers at %s and one cannot be started there: %w", uri, err)
 	}
+	if isLoopbackName(host) {
+		return uri, m.Close, nil
+	}
 	return m.URI(), m.Close, nil
+}
+
+// isLoopbackName reports whether host names the loopback interface, by name
+// or by address.
+func isLoopbackName(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // Probe reports nil when a ROS master answers getPid at uri within ctx and

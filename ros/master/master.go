@@ -24,10 +24,12 @@
 package master
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -38,42 +40,123 @@ import (
 
 // Conf configures a Master.
 type Conf struct {
-	// Host is the interface to listen on, and the host name put in URI().
-	// Empty means every interface, advertised under the machine's host
-	// name, as rosmaster does without ROS_HOSTNAME or ROS_IP.
+	// Host is the address to listen on, and the host name put in URI().
+	// Empty means the loopback interface, 127.0.0.1: only nodes on this
+	// machine reach the master. "0.0.0.0" or "::" means every interface,
+	// advertised under the machine's host name, which is what rosmaster
+	// does without ROS_HOSTNAME or ROS_IP. A host name or address listens
+	// on that interface alone.
 	Host string
 
 	// Port is the TCP port to listen on; 0 picks a free port (11311 is the
 	// ROS default).
 	Port int
+
+	// OnLog, when set, receives a line for each event the operator of the
+	// master should hear about: a shutdown call and who made it, a request
+	// refused for a limit or cut off for its slowness. It is called from
+	// the goroutine serving the request and must not block for long.
+	OnLog func(msg string)
+
+	// RequestTimeout bounds the reading of one request, header and body,
+	// and the writing of its response: a client that stalls mid-request,
+	// or stops reading its answer, is disconnected after it. Zero means
+	// DefaultRequestTimeout.
+	RequestTimeout time.Duration
+
+	// MaxRequestBytes bounds the body of one request. A larger request is
+	// read to its end, not kept, and answered with a fault naming the
+	// limit. Zero means DefaultMaxRequestBytes.
+	MaxRequestBytes int64
+
+	// MaxParamBytes bounds the memory of all parameters together, counted
+	// as the bytes of their strings plus a small overhead per value (see
+	// ParamBytes). A setParam that would go over it changes nothing and
+	// is answered with an error naming the limit. Zero means
+	// DefaultMaxParamBytes.
+	MaxParamBytes int64
 }
 
-// maxRequestBody bounds one XML-RPC request; a robot description (URDF) is
-// the largest parameter in common use and weighs well under this.
-const maxRequestBody = 64 << 20
+// Defaults of Conf's limits. A robot description (URDF), the largest
+// parameter in common use, weighs a few hundred kilobytes; a whole robot's
+// parameters a few megabytes. The limits leave ten times that and keep the
+// master's memory well under 200 MB whatever its clients send.
+const (
+	DefaultRequestTimeout  = 30 * time.Second
+	DefaultMaxRequestBytes = 32 << 20
+	DefaultMaxParamBytes   = 64 << 20
+)
+
+// headerTimeout bounds the reading of a request's header, which is small;
+// RequestTimeout, when shorter, bounds it too.
+const headerTimeout = 10 * time.Second
+
+// smallRequest is the size up to which a request body, or a copy of
+// parameters made for an answer, takes no share of the work budget: the
+// graph calls every node makes are far smaller, so they never wait on a
+// large setParam or getParam.
+const smallRequest = 64 << 10
 
 // Master is an embedded ROS master. Its methods are safe for concurrent use.
 type Master struct {
 	conf Conf
 	pid  int
 
-	mu     sync.Mutex // guards graph and params
+	mu     sync.Mutex // guards graph, params and stoppedBy
 	graph  *graph
 	params *paramTree
 
-	started bool
-	closing bool
-	uri     string
-	ln      net.Listener
-	srv     *http.Server
-	ctx     context.Context
-	cancel  context.CancelFunc
-	slaves  *slaveCaller
-	serving sync.WaitGroup
+	// work bounds the request bodies being decoded and the copies of
+	// parameters being answered, across all requests at once.
+	work *budget
+
+	started   bool
+	closing   bool
+	uri       string
+	ln        net.Listener
+	srv       *http.Server
+	ctx       context.Context
+	cancel    context.CancelFunc
+	slaves    *slaveCaller
+	serving   sync.WaitGroup
+	stoppedBy *ShutdownCall
 
 	closeOnce sync.Once
 	done      chan struct{}
-	methods   map[string]func([]any) any
+	methods   map[string]method
+}
+
+// method is one method of the XML-RPC API: it takes the caller and the
+// call's parameters and returns the response, or a *fault.
+type method func(from *peer, params []any) any
+
+// peer is what the master knows of the client making a call, beyond what
+// the call says.
+type peer struct {
+	// addr is the client's address, host:port; unlike a caller ID, which
+	// any client may claim, it is where the call came from.
+	addr string
+	// reserved is the share of the work budget the request holds, given
+	// back when its answer has been written.
+	reserved int64
+}
+
+// ShutdownCall is a shutdown request the master received from the network.
+type ShutdownCall struct {
+	// CallerID is the caller ID the request gave; any client may give any.
+	CallerID string
+	// Addr is the address the request came from, host:port.
+	Addr string
+	// Reason is the reason the request gave, possibly empty.
+	Reason string
+}
+
+func (c ShutdownCall) String() string {
+	s := fmt.Sprintf("%s from %s", c.CallerID, c.Addr)
+	if c.Reason != "" {
+		s += ": " + c.Reason
+	}
+	return s
 }
 
 // New checks conf and returns a Master that is not yet listening.
@@ -81,12 +164,30 @@ func New(conf Conf) (*Master, error) {
 	if conf.Port < 0 || conf.Port > 65535 {
 		return nil, fmt.Errorf("master: port %d is out of range 0-65535", conf.Port)
 	}
+	if conf.RequestTimeout < 0 || conf.MaxRequestBytes < 0 || conf.MaxParamBytes < 0 {
+		return nil, errors.New("master: RequestTimeout, MaxRequestBytes and MaxParamBytes cannot be negative")
+	}
+	if conf.Host == "" {
+		conf.Host = "127.0.0.1"
+	}
+	if conf.RequestTimeout == 0 {
+		conf.RequestTimeout = DefaultRequestTimeout
+	}
+	if conf.MaxRequestBytes == 0 {
+		conf.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if conf.MaxParamBytes == 0 {
+		conf.MaxParamBytes = DefaultMaxParamBytes
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Master{
 		conf:   conf,
 		pid:    os.Getpid(),
 		graph:  newGraph(),
-		params: newParamTree(),
+		params: newParamTree(conf.MaxParamBytes),
+		// One request of the largest size and one copy of every parameter
+		// may be in work at once.
+		work:   newBudget(conf.MaxRequestBytes + conf.MaxParamBytes),
 		ctx:    ctx,
 		cancel: cancel,
 		done:   make(chan struct{}),
@@ -115,7 +216,7 @@ func (m *Master) Start() error {
 		return fmt.Errorf("master: %w", err)
 	}
 	host := m.conf.Host
-	if host == "" || host == "0.0.0.0" || host == "::" {
+	if host == "0.0.0.0" || host == "::" {
 		if host, err = os.Hostname(); err != nil || host == "" {
 			host = "localhost"
 		}
@@ -125,9 +226,13 @@ func (m *Master) Start() error {
 	m.uri = "http://" + net.JoinHostPort(host, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)) + "/"
 	m.srv = &http.Server{
 		Handler:           http.HandlerFunc(m.serveHTTP),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: min(headerTimeout, m.conf.RequestTimeout),
+		ReadTimeout:       m.conf.RequestTimeout,
+		WriteTimeout:      m.conf.RequestTimeout,
 		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(net.Listener) context.Context { return m.ctx },
+		ErrorLog:          log.New(io.Discard, "", 0),
 	}
 	m.serving.Add(1)
 	go func() {
@@ -146,9 +251,28 @@ func (m *Master) URI() string {
 }
 
 // Done is closed when the master has stopped, by Close or by a shutdown
-// request from the network.
+// request from the network (see StoppedBy).
 func (m *Master) Done() <-chan struct{} {
 	return m.done
+}
+
+// StoppedBy returns the shutdown request that stopped the master, and
+// false when none did (it is running, or Close stopped it).
+func (m *Master) StoppedBy() (ShutdownCall, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stoppedBy == nil {
+		return ShutdownCall{}, false
+	}
+	return *m.stoppedBy, true
+}
+
+// ParamBytes returns the memory the parameters take, as MaxParamBytes
+// counts it.
+func (m *Master) ParamBytes() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.params.bytes
 }
 
 // Close stops the master: it stops accepting calls, lets calls in progress
@@ -178,7 +302,15 @@ func (m *Master) Close() error {
 	return nil
 }
 
-// serveHTTP answers one XML-RPC request.
+// logf sends a line to Conf.OnLog.
+func (m *Master) logf(format string, args ...any) {
+	if m.conf.OnLog != nil {
+		m.conf.OnLog(fmt.Sprintf(format, args...))
+	}
+}
+
+// serveHTTP answers one XML-RPC request. The server's deadlines bound the
+// time it takes; MaxRequestBytes and the work budget bound the memory.
 func (m *Master) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -189,45 +321,134 @@ func (m *Master) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	var out bytes.Buffer
-	call, err := decodeMethodCall(http.MaxBytesReader(w, r.Body, maxRequestBody))
-	if err != nil {
-		encodeFault(&out, &fault{Code: 1, Message: "bad XML-RPC request: " + err.Error()})
-	} else {
-		m.respond(&out, m.dispatch(call.Method, call.Params))
-	}
+	from := &peer{addr: r.RemoteAddr}
+	defer func() { m.work.release(from.reserved) }()
 	w.Header().Set("Content-Type", "text/xml")
-	w.Header().Set("Content-Length", strconv.Itoa(out.Len()))
-	w.Write(out.Bytes()) //nolint:errcheck // the client went away
-}
-
-// respond encodes a handler's result, or the fault it returned.
-func (m *Master) respond(out *bytes.Buffer, res any) {
-	if f, ok := res.(*fault); ok {
-		encodeFault(out, f)
+	limit := m.conf.MaxRequestBytes
+	if r.ContentLength > limit {
+		m.respond(w, m.refuseLarge(r, from, r.ContentLength))
 		return
 	}
-	if err := encodeMethodResponse(out, res); err != nil {
-		out.Reset()
-		encodeFault(out, &fault{Code: 1, Message: "cannot encode response: " + err.Error()})
+	if need := r.ContentLength; need < 0 || need > smallRequest {
+		if need < 0 { // unknown length: it may be as large as allowed
+			need = limit
+		}
+		// The request may wait for its share as long as its body could
+		// take to arrive.
+		ctx, cancel := context.WithTimeout(r.Context(), m.conf.RequestTimeout)
+		err := m.work.acquire(ctx, need)
+		cancel()
+		if err != nil {
+			m.logf("refused a request of %s from %s: the master is busy with %s of other requests",
+				formatBytes(need), from.addr, formatBytes(m.work.size))
+			w.Header().Set("Connection", "close")
+			m.respond(w, &fault{Code: 1, Message: "the master is busy with other large requests; try again"})
+			return
+		}
+		from.reserved += need
 	}
+	body := &cappedReader{r: r.Body, left: limit}
+	call, err := decodeMethodCall(body)
+	var res any
+	switch {
+	case body.over:
+		res = m.refuseLarge(r, from, -1)
+	case isTimeout(err):
+		m.logf("cut off a request from %s: its body did not arrive within %v", from.addr, m.conf.RequestTimeout)
+		// The connection is past its deadline: nothing can be answered.
+		panic(http.ErrAbortHandler)
+	case err != nil:
+		res = &fault{Code: 1, Message: "bad XML-RPC request: " + err.Error()}
+	default:
+		res = m.dispatch(from, call.Method, call.Params)
+	}
+	m.respond(w, res)
+}
+
+// refuseLarge answers a request whose body is over MaxRequestBytes, size
+// bytes long when known (-1 otherwise). It reads the rest of the body
+// without keeping it, until the request's deadline at most, so that the
+// client, still sending, gets the fault rather than a reset connection.
+func (m *Master) refuseLarge(r *http.Request, from *peer, size int64) any {
+	n, _ := io.Copy(io.Discard, r.Body)
+	if size < 0 {
+		size = m.conf.MaxRequestBytes + n
+	}
+	msg := fmt.Sprintf("request of %s refused: the master takes requests of at most %s (MaxRequestBytes)",
+		formatBytes(size), formatBytes(m.conf.MaxRequestBytes))
+	m.logf("%s, from %s", msg, from.addr)
+	return &fault{Code: 1, Message: msg}
+}
+
+// cappedReader reads at most left bytes of r and notes when r holds more.
+type cappedReader struct {
+	r    io.Reader
+	left int64
+	over bool
+}
+
+var errRequestTooLarge = errors.New("request body over the size limit")
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		// One byte more tells a body of exactly the limit from a larger one.
+		var one [1]byte
+		if n, _ := c.r.Read(one[:]); n > 0 {
+			c.over = true
+			return 0, errRequestTooLarge
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// respond writes a handler's result, or the fault it returned, as the
+// response. It encodes twice, to count the bytes and then to send them, so
+// that an answer of any size is never held in memory whole.
+func (m *Master) respond(w http.ResponseWriter, res any) {
+	encode := func(out xmlWriter) error {
+		if f, ok := res.(*fault); ok {
+			encodeFault(out, f)
+			return nil
+		}
+		return encodeMethodResponse(out, res)
+	}
+	size, err := encodedSize(encode)
+	if err != nil {
+		res = &fault{Code: 1, Message: "cannot encode response: " + err.Error()}
+		size, _ = encodedSize(encode)
+	}
+	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+	out := bufio.NewWriterSize(w, 32<<10)
+	encode(out) //nolint:errcheck // it succeeded when counted
+	out.Flush() //nolint:errcheck // the client went away
 }
 
 // dispatch runs one method and returns its response, or a *fault.
-func (m *Master) dispatch(method string, params []any) any {
+func (m *Master) dispatch(from *peer, method string, params []any) any {
 	if method == "system.multicall" {
-		return m.multicall(params)
+		return m.multicall(from, params)
 	}
 	fn, ok := m.methods[method]
 	if !ok {
 		return &fault{Code: 1, Message: fmt.Sprintf("method %q is not supported", method)}
 	}
-	return fn(params)
+	return fn(from, params)
 }
 
 // multicall runs the calls of a system.multicall in order; rospy
 // unregisters everything in one multicall when a node shuts down.
-func (m *Master) multicall(params []any) any {
+func (m *Master) multicall(from *peer, params []any) any {
 	if len(params) != 1 {
 		return &fault{Code: 1, Message: "system.multicall takes one array of calls"}
 	}
@@ -247,7 +468,7 @@ func (m *Master) multicall(params []any) any {
 		case method == "system.multicall":
 			res = &fault{Code: 1, Message: "system.multicall cannot be nested"}
 		default:
-			res = m.dispatch(method, args)
+			res = m.dispatch(from, method, args)
 		}
 		if f, ok := res.(*fault); ok {
 			results = append(results, map[string]any{"faultCode": f.Code, "faultString": f.Message})

@@ -10,8 +10,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
+
+// externalIP returns an IPv4 address of this machine that is not loopback,
+// or "" when it has none (then only the listener's address is checked).
+func externalIP(t *testing.T) string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	require.NoError(t, err)
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+			return n.IP.String()
+		}
+	}
+	return ""
+}
 
 // TestMain fails the package if any test leaves a goroutine behind: Close
 // must stop everything the master started.
@@ -41,22 +57,41 @@ func TestLifecycle(t *testing.T) {
 			t.Errorf("URI() = %q", m.URI())
 		}
 	})
-	t.Run("an empty host listens everywhere and advertises the host name", func(t *testing.T) {
-		m, err := New(Conf{})
-		if err != nil {
-			t.Fatal(err)
+	t.Run("the host decides who reaches the master", func(t *testing.T) {
+		hostName, _ := os.Hostname()
+		external := externalIP(t)
+		tests := []struct {
+			name       string
+			host       string
+			listen     func(net.IP) bool // what the listener's address must be
+			advertised string            // the host of URI(), "" for the name given
+			fromAfar   bool              // answers on a non-loopback address
+		}{
+			{"empty: loopback only", "", net.IP.IsLoopback, "127.0.0.1", false},
+			{"127.0.0.1: loopback only", "127.0.0.1", net.IP.IsLoopback, "", false},
+			{"localhost: loopback only", "localhost", net.IP.IsLoopback, "", false},
+			{"0.0.0.0: every interface, advertised by host name", "0.0.0.0", net.IP.IsUnspecified, hostName, true},
 		}
-		if err := m.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
-		name, _ := os.Hostname()
-		host, port, _ := net.SplitHostPort(hostOf(t, m.URI()))
-		if name != "" && host != name {
-			t.Errorf("URI() = %q, want host %q", m.URI(), name)
-		}
-		if err := Probe(context.Background(), "http://127.0.0.1:"+port+"/"); err != nil {
-			t.Errorf("no answer on the loopback interface: %v", err)
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				m, err := New(Conf{Host: tc.host})
+				require.NoError(t, err)
+				require.NoError(t, m.Start())
+				defer m.Close()
+				assert.True(t, tc.listen(m.ln.Addr().(*net.TCPAddr).IP), "listening on %v", m.ln.Addr())
+				host, port, err := net.SplitHostPort(hostOf(t, m.URI()))
+				require.NoError(t, err)
+				want := tc.advertised
+				if want == "" {
+					want = tc.host
+				}
+				assert.Equal(t, want, host, "host of URI() %q", m.URI())
+				assert.NoError(t, Probe(context.Background(), "http://127.0.0.1:"+port+"/"), "no answer on loopback")
+				if external != "" {
+					err := Probe(context.Background(), "http://"+net.JoinHostPort(external, port)+"/")
+					assert.Equal(t, tc.fromAfar, err == nil, "answer on %s: %v", external, err)
+				}
+			})
 		}
 	})
 	t.Run("a taken port is an error", func(t *testing.T) {
