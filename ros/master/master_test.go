@@ -196,6 +196,22 @@ func TestAuto(t *testing.T) {
 			t.Error("the started master still answers after its closer ran")
 		}
 	})
+	t.Run("listens on loopback whatever host the URI names", func(t *testing.T) {
+		external := externalIP(t)
+		if external == "" {
+			external = "robot.invalid" // a name, which Auto never listens on either
+		}
+		_, port, _ := net.SplitHostPort(hostOf(t, deadNodeURI(t)))
+		got, closeMaster, err := Auto(context.Background(), "http://"+net.JoinHostPort(external, port)+"/")
+		require.NoError(t, err)
+		defer closeMaster() //nolint:errcheck
+		assert.Equal(t, "http://127.0.0.1:"+port+"/", got, "the URI of the master Auto started")
+		assert.NoError(t, Probe(context.Background(), got))
+		if net.ParseIP(external) != nil {
+			assert.Error(t, Probe(context.Background(), "http://"+net.JoinHostPort(external, port)+"/"),
+				"the master Auto started answers on %s", external)
+		}
+	})
 	t.Run("bad URIs are errors", func(t *testing.T) {
 		for _, uri := range []string{"", "localhost:11311", "http://localhost/", "http://:11311/", "http://localhost:0/", "ftp://h:1/", "http://h:x/"} {
 			if _, _, err := Auto(context.Background(), uri); err == nil {

@@ -445,27 +445,33 @@ func encodedSize(encode func(w xmlWriter) error) (int64, error) {
 func escapeText(w xmlWriter, s string) {
 	last := 0
 	for i := 0; i < len(s); {
-		r, width := utf8.DecodeRuneInString(s[i:])
 		var esc string
-		switch {
-		case r == '"':
+		width := 1
+		switch b := s[i]; {
+		case b == '"':
 			esc = "&#34;"
-		case r == '\'':
+		case b == '\'':
 			esc = "&#39;"
-		case r == '&':
+		case b == '&':
 			esc = "&amp;"
-		case r == '<':
+		case b == '<':
 			esc = "&lt;"
-		case r == '>':
+		case b == '>':
 			esc = "&gt;"
-		case r == '\t':
+		case b == '\t':
 			esc = "&#x9;"
-		case r == '\n':
+		case b == '\n':
 			esc = "&#xA;"
-		case r == '\r':
+		case b == '\r':
 			esc = "&#xD;"
-		case !xmlChar(r) || (r == utf8.RuneError && width == 1):
+		case b < 0x20:
 			esc = "\uFFFD"
+		case b >= utf8.RuneSelf:
+			var r rune
+			r, width = utf8.DecodeRuneInString(s[i:])
+			if !xmlChar(r) || (r == utf8.RuneError && width == 1) {
+				esc = "\uFFFD"
+			}
 		}
 		if esc != "" {
 			w.WriteString(s[last:i]) //nolint:errcheck
