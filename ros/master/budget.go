@@ -55,6 +55,13 @@ func (b *budget) tryAcquire(n int64) bool {
 	return true
 }
 
+// idle reports whether no share is taken.
+func (b *budget) idle() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.free == b.size
+}
+
 // release gives back n bytes taken by acquire or tryAcquire.
 func (b *budget) release(n int64) {
 	if n <= 0 {

@@ -273,20 +273,27 @@ func TestParamKeyDepthIsBounded(t *testing.T) {
 // take shares of the work budget; an answer that does not fit is a fault,
 // and every share is given back when the answer is written.
 func TestAnswersShareTheWorkBudget(t *testing.T) {
-	const limit = 1 << 20 // budget: 2 MiB
+	const limit = 1 << 20
 	m, log := startLimitedMaster(t, Conf{MaxRequestBytes: limit, MaxParamBytes: limit})
-	code, _ := mustCall(t, m.URI(), "setParam", "/l", "/big", strings.Repeat("b", 600<<10))
+	value := strings.Repeat("b", 600<<10)
+	code, _ := mustCall(t, m.URI(), "setParam", "/l", "/big", value)
 	require.Equal(t, 1, code)
+	fit := int(m.work.size / sizeOf(value)) // copies the budget holds
 
 	get := map[string]any{"methodName": "getParam", "params": []any{"/v", "/big"}}
-	v, err := rawCall(t, m.URI(), "system.multicall", []any{get, get, get, get})
+	calls := make([]any, fit+1)
+	for i := range calls {
+		calls[i] = get
+	}
+	v, err := rawCall(t, m.URI(), "system.multicall", calls)
 	require.NoError(t, err)
 	results := v.([]any)
-	require.Len(t, results, 4)
-	for i := 0; i < 3; i++ {
+	require.Len(t, results, fit+1)
+	for i := 0; i < fit; i++ {
 		assert.IsType(t, []any{}, results[i], "answer %d", i)
 	}
-	assert.Contains(t, results[3].(map[string]any)["faultString"], "the master is busy")
+	require.IsType(t, map[string]any{}, results[fit], "answer %d, over the budget", fit)
+	assert.Contains(t, results[fit].(map[string]any)["faultString"], "the master is busy")
 	assert.Contains(t, log.all(), "refused an answer of")
 	assert.Equal(t, m.work.size, m.work.free, "shares were not given back")
 

@@ -33,6 +33,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -90,6 +91,17 @@ const (
 // headerTimeout bounds the reading of a request's header, which is small;
 // RequestTimeout, when shorter, bounds it too.
 const headerTimeout = 10 * time.Second
+
+// decodeCost is how many bytes of memory decoding takes per byte of request
+// body, at most: encoding/xml's buffer grows by doubling to hold a long
+// string, which is then copied out.
+const decodeCost = 3
+
+// reclaimAfter is the share of the work budget after which a request, once
+// answered, has the garbage collector give memory back to the system when
+// no other large request is in work. An idle process collects no garbage
+// for two minutes, and decoding leaves several times the body behind.
+const reclaimAfter = 4 << 20
 
 // smallRequest is the size up to which a request body, or a copy of
 // parameters made for an answer, takes no share of the work budget: the
@@ -185,9 +197,9 @@ func New(conf Conf) (*Master, error) {
 		pid:    os.Getpid(),
 		graph:  newGraph(),
 		params: newParamTree(conf.MaxParamBytes),
-		// One request of the largest size and one copy of every parameter
-		// may be in work at once.
-		work:   newBudget(conf.MaxRequestBytes + conf.MaxParamBytes),
+		// One request of the largest size, being decoded, and one copy of
+		// every parameter may be in work at once.
+		work:   newBudget(decodeCost*conf.MaxRequestBytes + conf.MaxParamBytes),
 		ctx:    ctx,
 		cancel: cancel,
 		done:   make(chan struct{}),
@@ -322,17 +334,24 @@ func (m *Master) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	from := &peer{addr: r.RemoteAddr}
-	defer func() { m.work.release(from.reserved) }()
+	defer func() {
+		m.work.release(from.reserved)
+		if from.reserved >= reclaimAfter && m.work.idle() {
+			http.NewResponseController(w).Flush() //nolint:errcheck // the answer first
+			debug.FreeOSMemory()
+		}
+	}()
 	w.Header().Set("Content-Type", "text/xml")
 	limit := m.conf.MaxRequestBytes
 	if r.ContentLength > limit {
 		m.respond(w, m.refuseLarge(r, from, r.ContentLength))
 		return
 	}
-	if need := r.ContentLength; need < 0 || need > smallRequest {
-		if need < 0 { // unknown length: it may be as large as allowed
-			need = limit
+	if size := r.ContentLength; size < 0 || size > smallRequest {
+		if size < 0 { // unknown length: it may be as large as allowed
+			size = limit
 		}
+		need := min(decodeCost*size, m.work.size)
 		// The request may wait for its share as long as its body could
 		// take to arrive.
 		ctx, cancel := context.WithTimeout(r.Context(), m.conf.RequestTimeout)
