@@ -85,7 +85,7 @@ func (m *Master) shutdown(from *peer, p []any) any {
 	return responseCount{Code: 1, StatusMessage: "shutdown"}
 }
 
-func (m *Master) registerPublisher(_ *peer, p []any) any {
+func (m *Master) registerPublisher(from *peer, p []any) any {
 	var req apimaster.RequestRegister
 	invalid := func(msg string) any {
 		return apimaster.ResponseRegister{Code: -1, StatusMessage: msg, URIs: []string{}}
@@ -107,9 +107,13 @@ func (m *Master) registerPublisher(_ *peer, p []any) any {
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.graphRoom(from, "publisher", req.CallerID, topic,
+		nodeCost(req.CallerID, req.CallerURL)+regCost(topic)+topicTypeCost(topic, req.TopicType)); err != nil {
+		return invalid(err.Error())
+	}
 	b := m.graph.register(kindPublisher, topic, req.CallerID, req.CallerURL)
 	if req.TopicType != "*" || m.graph.topicTypes[topic] == "" {
-		m.graph.topicTypes[topic] = req.TopicType
+		m.graph.setTopicType(topic, req.TopicType)
 	}
 	m.afterBump(b, topic)
 	m.notifySubscribers(topic)
@@ -120,7 +124,7 @@ func (m *Master) registerPublisher(_ *peer, p []any) any {
 	}
 }
 
-func (m *Master) registerSubscriber(_ *peer, p []any) any {
+func (m *Master) registerSubscriber(from *peer, p []any) any {
 	var req apimaster.RequestRegister
 	invalid := func(msg string) any {
 		return apimaster.ResponseRegister{Code: -1, StatusMessage: msg, URIs: []string{}}
@@ -142,10 +146,14 @@ func (m *Master) registerSubscriber(_ *peer, p []any) any {
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.graphRoom(from, "subscriber", req.CallerID, topic,
+		nodeCost(req.CallerID, req.CallerURL)+regCost(topic)+topicTypeCost(topic, req.TopicType)); err != nil {
+		return invalid(err.Error())
+	}
 	b := m.graph.register(kindSubscriber, topic, req.CallerID, req.CallerURL)
 	// A subscriber names the type only while no one else has.
 	if _, ok := m.graph.topicTypes[topic]; !ok && req.TopicType != "*" {
-		m.graph.topicTypes[topic] = req.TopicType
+		m.graph.setTopicType(topic, req.TopicType)
 	}
 	m.afterBump(b, "")
 	return apimaster.ResponseRegister{
@@ -180,7 +188,7 @@ func (m *Master) unregisterTopic(kind registrationKind, p []any) any {
 	return apimaster.ResponseUnregister{Code: 1, StatusMessage: msg, NumUnregistered: n}
 }
 
-func (m *Master) registerService(_ *peer, p []any) any {
+func (m *Master) registerService(from *peer, p []any) any {
 	var req apimaster.RequestRegisterService
 	invalid := func(msg string) any {
 		return apimaster.ResponseRegisterService{Code: -1, StatusMessage: msg}
@@ -202,6 +210,10 @@ func (m *Master) registerService(_ *peer, p []any) any {
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.graphRoom(from, "provider", req.CallerID, service, nodeCost(req.CallerID, req.CallerURL)+regCost(service)+
+		serviceCost(service, serviceProvider{callerID: req.CallerID, serviceAPI: req.ServiceURL})); err != nil {
+		return invalid(err.Error())
+	}
 	b := m.graph.registerService(service, req.CallerID, req.CallerURL, req.ServiceURL)
 	m.afterBump(b, "")
 	return apimaster.ResponseRegisterService{
@@ -412,4 +424,17 @@ func firstError(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// graphRoom refuses a registration of callerID as what for key when the
+// graph could outgrow MaxGraphBytes with it (cost is what it takes at most,
+// with a new node entry). The caller holds m.mu.
+func (m *Master) graphRoom(from *peer, what, callerID, key string, cost int64) error {
+	if m.graph.bytes+cost <= m.conf.MaxGraphBytes {
+		return nil
+	}
+	err := fmt.Errorf("ERROR: graph memory limit: registering %s as %s of %s (%s) would bring the graph to %s, over the master's limit of %s (MaxGraphBytes)",
+		callerID, what, key, formatBytes(cost), formatBytes(m.graph.bytes+cost), formatBytes(m.conf.MaxGraphBytes))
+	m.logf("refused %s, from %s", strings.TrimPrefix(err.Error(), "ERROR: "), from.addr)
+	return err
 }

@@ -228,6 +228,10 @@ func (m *Master) subscribeParam(from *peer, p []any) any {
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.graphRoom(from, "parameter subscriber", req.CallerID, key,
+		nodeCost(req.CallerID, req.CallerAPI)+regCost(key)); err != nil {
+		return invalid(err.Error())
+	}
 	v, err := m.copyParam(from, key)
 	if errors.Is(err, errParamNotSet) {
 		v = map[string]any{}
@@ -330,10 +334,12 @@ func paramUpdates(subs map[string][]registrant, key string, value any, skipCalle
 // caller holds m.mu.
 func (m *Master) notifyParamSubscribers(key string, value any, skipCaller string) {
 	for _, u := range paramUpdates(m.graph.paramSubs, key, value, skipCaller) {
+		// One copy for every node: the pushes only read it.
+		value := deepCopy(u.value)
 		for _, r := range u.to {
 			m.slaves.send(r.callerAPI, slaveCall{
 				method:     "paramUpdate",
-				params:     requestParamUpdate{CallerID: masterCallerID, Key: u.key, Value: deepCopy(u.value)},
+				params:     requestParamUpdate{CallerID: masterCallerID, Key: u.key, Value: value},
 				supersedes: "paramUpdate " + u.key,
 			})
 		}

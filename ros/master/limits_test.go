@@ -365,3 +365,90 @@ func TestFormatBytes(t *testing.T) {
 		assert.Equal(t, tc.want, formatBytes(tc.n), strconv.FormatInt(tc.n, 10))
 	}
 }
+
+// TestGraphCountsItsMemory: whatever nodes register and unregister, and
+// however they replace one another, the count the graph limit checks
+// equals the memory of what the graph holds.
+func TestGraphCountsItsMemory(t *testing.T) {
+	m := startTestMaster(t)
+	dead := deadNodeURI(t) // pushes to replaced nodes fail at once
+	callers := []string{"/lidar", "/planner", "/ns/teleop"}
+	apis := []string{dead, dead + "other/"}
+	keys := []string{"/scan", "/cmd_vel", "/ns/odom", "/robot/max_speed"}
+	types := []string{"sensor_msgs/LaserScan", "*", "geometry_msgs/Twist"}
+	rng := rand.New(rand.NewSource(11))
+	pick := func(list []string) string { return list[rng.Intn(len(list))] }
+	from := &peer{addr: "127.0.0.1:1"}
+	for i := 0; i < 3000; i++ {
+		caller, api, key := pick(callers), pick(apis), pick(keys)
+		var method string
+		var params []any
+		switch rng.Intn(8) {
+		case 0:
+			method, params = "registerPublisher", []any{caller, key, pick(types), api}
+		case 1:
+			method, params = "unregisterPublisher", []any{caller, key, api}
+		case 2:
+			method, params = "registerSubscriber", []any{caller, key, pick(types), api}
+		case 3:
+			method, params = "unregisterSubscriber", []any{caller, key, api}
+		case 4:
+			method, params = "registerService", []any{caller, key, "rosrpc://127.0.0.1:" + strconv.Itoa(rng.Intn(3)+1), api}
+		case 5:
+			method, params = "unregisterService", []any{caller, key, "rosrpc://127.0.0.1:" + strconv.Itoa(rng.Intn(3)+1)}
+		case 6:
+			method, params = "subscribeParam", []any{caller, api, key}
+		default:
+			method, params = "unsubscribeParam", []any{caller, api, key}
+		}
+		m.dispatch(from, method, params)
+		m.mu.Lock()
+		bytes, recount := m.graph.bytes, m.graph.recount()
+		m.mu.Unlock()
+		require.Equal(t, recount, bytes, "after %d calls, the last %s%v", i+1, method, params)
+	}
+}
+
+// TestGraphMemoryLimit: registrations past MaxGraphBytes are refused with
+// an error naming the limit; unregistering makes room again.
+func TestGraphMemoryLimit(t *testing.T) {
+	const limit = 8 << 10
+	m, log := startLimitedMaster(t, Conf{MaxGraphBytes: limit})
+	api := deadNodeURI(t)
+	registered := 0
+	var refusal string
+	for i := 0; i < 1000; i++ {
+		v, err := rawCall(t, m.URI(), "registerPublisher", "/flood", fmt.Sprintf("/topic_%d", i), "std_msgs/String", api)
+		require.NoError(t, err)
+		if res := v.([]any); res[0] != 1 {
+			refusal = res[1].(string)
+			break
+		}
+		registered++
+	}
+	require.NotEmpty(t, refusal, "1000 registrations fit in %s", formatBytes(limit))
+	assert.Greater(t, registered, 10)
+	assert.Contains(t, refusal, "ERROR: graph memory limit: registering /flood as publisher of /topic_")
+	assert.Contains(t, refusal, "over the master's limit of 8 KiB (MaxGraphBytes)")
+	assert.Contains(t, log.all(), "from 127.0.0.1:")
+	assert.LessOrEqual(t, m.graph.bytes, int64(limit))
+
+	// Names longer than any room left over.
+	long := "/" + strings.Repeat("n", 600)
+	for _, method := range []string{"registerSubscriber", "registerService", "subscribeParam"} {
+		params := map[string][]any{
+			"registerSubscriber": {"/late", long, "std_msgs/String", api},
+			"registerService":    {"/late", long, "rosrpc://127.0.0.1:9/", api},
+			"subscribeParam":     {"/late", api, long},
+		}[method]
+		code, _ := mustCall(t, m.URI(), method, params...)
+		assert.Equal(t, -1, code, "%s past the limit", method)
+	}
+
+	for i := 0; i < 10; i++ {
+		code, _ := mustCall(t, m.URI(), "unregisterPublisher", "/flood", fmt.Sprintf("/topic_%d", i), api)
+		require.Equal(t, 1, code)
+	}
+	code, _ := mustCall(t, m.URI(), "registerSubscriber", "/late", "/topic_x", "std_msgs/String", api)
+	assert.Equal(t, 1, code, "unregistering made no room")
+}

@@ -271,6 +271,20 @@ func TestMemoryUnderLargeRequests(t *testing.T) {
 			assert.GreaterOrEqual(t, countEqual(answers, "1"), 1, "%q", answers)
 			assert.Equal(t, 8, countEqual(answers, "1")+count(answers, "the master is busy"), "%q", answers)
 		}},
+		{"8 clients register publishers of long names until refused", 0, func(t *testing.T, uri string) {
+			long := strings.Repeat("t", 1000)
+			results := atOnce(8, func(c int) string {
+				for i := 0; ; i++ {
+					var body strings.Builder
+					encodeMethodCall(&body, "registerPublisher", fmt.Sprintf("/flood%d", c), //nolint:errcheck
+						fmt.Sprintf("/%s/%d", long, i), "std_msgs/String", "http://127.0.0.1:1/")
+					if msg := post(uri, strings.NewReader(body.String()), int64(body.Len()), 1); !strings.HasPrefix(msg, "Registered") {
+						return fmt.Sprintf("after %d: %s", i, msg)
+					}
+				}
+			})
+			assert.Equal(t, 8, count(results, "over the master's limit of 16 MiB (MaxGraphBytes)"), "%q", results)
+		}},
 		{"2000 connections stall mid-body", 3 * time.Second, func(t *testing.T, uri string) {
 			const n = 2000
 			host := strings.TrimSuffix(strings.TrimPrefix(uri, "http://"), "/")
