@@ -452,3 +452,61 @@ func TestGraphMemoryLimit(t *testing.T) {
 	code, _ := mustCall(t, m.URI(), "registerSubscriber", "/late", "/topic_x", "std_msgs/String", api)
 	assert.Equal(t, 1, code, "unregistering made no room")
 }
+
+// TestConnectionLimit: past MaxConnections a new client is made room for
+// at once, by closing a connection idle between requests, or else the one
+// longest in its request.
+func TestConnectionLimit(t *testing.T) {
+	const limit = 4
+	tests := []struct {
+		name string
+		// occupy takes every slot of the master at uri and returns the
+		// connection that must be closed to make room, if known.
+		occupy func(t *testing.T, uri string) net.Conn
+		log    string
+	}{
+		{"an idle keep-alive connection is closed", func(t *testing.T, uri string) net.Conn {
+			for i := 0; i < limit; i++ {
+				tr := &http.Transport{}
+				t.Cleanup(tr.CloseIdleConnections)
+				c := &http.Client{Transport: tr, Timeout: 5 * time.Second}
+				var body bytes.Buffer
+				require.NoError(t, encodeMethodCall(&body, "getPid", "/idle"))
+				res, err := c.Post(uri, "text/xml", &body)
+				require.NoError(t, err)
+				io.Copy(io.Discard, res.Body) //nolint:errcheck
+				res.Body.Close()              // the connection stays open, idle
+			}
+			return nil
+		}, ""},
+		{"the connection longest in its request is closed", func(t *testing.T, uri string) net.Conn {
+			var first net.Conn
+			for i := 0; i < limit; i++ {
+				c, err := net.Dial("tcp", hostOf(t, uri))
+				require.NoError(t, err)
+				t.Cleanup(func() { c.Close() })
+				io.WriteString(c, "POST / HTTP/1.1\r\nHost: master\r\n") //nolint:errcheck
+				if first == nil {
+					first = c
+				}
+				time.Sleep(20 * time.Millisecond) // accepted, in order
+			}
+			return first
+		}, "in a request for"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// The timeout is far longer than the test: room is made, not waited for.
+			m, log := startLimitedMaster(t, Conf{MaxConnections: limit, RequestTimeout: time.Minute})
+			victim := tc.occupy(t, m.URI())
+			code, _ := mustCall(t, m.URI(), "getPid", "/next")
+			assert.Equal(t, 1, code)
+			if victim != nil {
+				victim.SetReadDeadline(time.Now().Add(5 * time.Second)) //nolint:errcheck
+				_, err := io.ReadAll(victim)
+				assert.NoError(t, err, "the oldest stalled connection is still open")
+			}
+			assert.Contains(t, log.all(), tc.log)
+		})
+	}
+}

@@ -72,6 +72,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -121,6 +122,12 @@ type Conf struct {
 	// go over it is refused with an error naming the limit. Zero means
 	// DefaultMaxGraphBytes.
 	MaxGraphBytes int64
+
+	// MaxConnections bounds the connections served at once. Past it, a new
+	// connection is made room for by closing one idle between requests, or
+	// else the one longest in its request (a stalled client: a node's call
+	// takes milliseconds). Zero means DefaultMaxConnections.
+	MaxConnections int
 }
 
 // Defaults of Conf's limits. A robot description (URDF), the largest
@@ -133,6 +140,8 @@ const (
 	DefaultMaxParamBytes   = 64 << 20
 	// A graph of 300 nodes with 30 registrations each takes about 2 MiB.
 	DefaultMaxGraphBytes = 16 << 20
+	// Nodes hold a connection or two to the master, most of the time idle.
+	DefaultMaxConnections = 1024
 )
 
 // headerTimeout bounds the reading of a request's header, which is small;
@@ -223,8 +232,8 @@ func New(conf Conf) (*Master, error) {
 	if conf.Port < 0 || conf.Port > 65535 {
 		return nil, fmt.Errorf("master: port %d is out of range 0-65535", conf.Port)
 	}
-	if conf.RequestTimeout < 0 || conf.MaxRequestBytes < 0 || conf.MaxParamBytes < 0 || conf.MaxGraphBytes < 0 {
-		return nil, errors.New("master: RequestTimeout, MaxRequestBytes, MaxParamBytes and MaxGraphBytes cannot be negative")
+	if conf.RequestTimeout < 0 || conf.MaxRequestBytes < 0 || conf.MaxParamBytes < 0 || conf.MaxGraphBytes < 0 || conf.MaxConnections < 0 {
+		return nil, errors.New("master: RequestTimeout, MaxRequestBytes, MaxParamBytes, MaxGraphBytes and MaxConnections cannot be negative")
 	}
 	if conf.Host == "" {
 		conf.Host = "127.0.0.1"
@@ -240,6 +249,9 @@ func New(conf Conf) (*Master, error) {
 	}
 	if conf.MaxGraphBytes == 0 {
 		conf.MaxGraphBytes = DefaultMaxGraphBytes
+	}
+	if conf.MaxConnections == 0 {
+		conf.MaxConnections = DefaultMaxConnections
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Master{
@@ -283,6 +295,7 @@ func (m *Master) Start() error {
 			host = "localhost"
 		}
 	}
+	limited := newConnLimit(ln, m.conf.MaxConnections, m.logf)
 	m.started = true
 	m.ln = ln
 	m.uri = "http://" + net.JoinHostPort(host, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)) + "/"
@@ -294,12 +307,14 @@ func (m *Master) Start() error {
 		IdleTimeout:       60 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(net.Listener) context.Context { return m.ctx },
-		ErrorLog:          log.New(io.Discard, "", 0),
+		ConnState:         limited.connState,
+		ConnContext:       limited.connContext,
+		ErrorLog:          log.New(logWriter{m}, "", 0),
 	}
 	m.serving.Add(1)
 	go func() {
 		defer m.serving.Done()
-		m.srv.Serve(ln) //nolint:errcheck // always ErrServerClosed after Close
+		m.srv.Serve(limited) //nolint:errcheck // always ErrServerClosed after Close
 	}()
 	return nil
 }
@@ -362,6 +377,15 @@ func (m *Master) Close() error {
 	})
 	<-m.done
 	return nil
+}
+
+// logWriter passes what net/http logs (failures to accept connections, for
+// one) to Conf.OnLog.
+type logWriter struct{ m *Master }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.m.logf("%s", strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
 }
 
 // logf sends a line to Conf.OnLog.
