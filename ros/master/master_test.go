@@ -31,13 +31,7 @@ func externalIP(t *testing.T) string {
 
 // TestMain fails the package if any test leaves a goroutine behind: Close
 // must stop everything the master started.
-//
-// With childMasterEnv set, the binary is a master process instead, for the
-// tests that measure one (memory_test.go).
 func TestMain(m *testing.M) {
-	if os.Getenv(childMasterEnv) != "" {
-		os.Exit(runChildMaster())
-	}
 	goleak.VerifyTestMain(m)
 }
 
