@@ -260,7 +260,11 @@ func TestMemoryUnderLargeRequests(t *testing.T) {
 		{"8 setParams of 30 MB at once, under the request limit", func(t *testing.T, uri string) {
 			results := atOnce(8, func(i int) string { return streamSetParam(uri, fmt.Sprintf("/blob%d", i), 30*mb) })
 			assert.Equal(t, 2, count(results, "parameter /blob"), "%q", results)
-			assert.Equal(t, 6, count(results, "over the master's limit of 64 MiB (MaxParamBytes)"), "%q", results)
+			// The others are refused for the limit, or, on a loaded machine,
+			// when their share of the work budget did not come within the
+			// request timeout.
+			assert.Equal(t, 6, count(results, "over the master's limit of 64 MiB (MaxParamBytes)")+
+				count(results, "the master is busy"), "%q", results)
 			// 8 clients at once ask for everything back and read slowly.
 			var get strings.Builder
 			require.NoError(t, encodeMethodCall(&get, "getParam", "/reader", "/"))
