@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -29,7 +30,11 @@ const probeTimeout = 2 * time.Second
 // as it is; otherwise the master listens on 127.0.0.1 and its URI says so.
 // A master that other machines reach is started on purpose, with New and a
 // Host (btrobot master --host).
-func Auto(ctx context.Context, uri string) (string, func() error, error) {
+//
+// The master Auto starts logs as AutoConf says (at most one AutoConf is
+// read); without one, its lines (a shutdown call and who made it, a request
+// refused) go to the process's standard error.
+func Auto(ctx context.Context, uri string, conf ...AutoConf) (string, func() error, error) {
 	host, port, err := splitMasterURI(uri)
 	if err != nil {
 		return "", nil, err
@@ -44,7 +49,11 @@ func Auto(ctx context.Context, uri string) (string, func() error, error) {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		listen = host
 	}
-	m, err := New(Conf{Host: listen, Port: port})
+	onLog := func(msg string) { fmt.Fprintln(os.Stderr, "btrobot's ROS master: "+msg) }
+	if len(conf) > 0 && conf[0].OnLog != nil {
+		onLog = conf[0].OnLog
+	}
+	m, err := New(Conf{Host: listen, Port: port, OnLog: onLog})
 	if err != nil {
 		return "", nil, err
 	}
@@ -55,6 +64,13 @@ func Auto(ctx context.Context, uri string) (string, func() error, error) {
 		return uri, m.Close, nil
 	}
 	return m.URI(), m.Close, nil
+}
+
+// AutoConf is what Auto may be told beyond the URI.
+type AutoConf struct {
+	// OnLog receives the log lines of the master Auto starts, as
+	// Conf.OnLog does.
+	OnLog func(msg string)
 }
 
 // isLoopbackName reports whether host names the loopback interface, by name

@@ -212,6 +212,17 @@ func TestAuto(t *testing.T) {
 				"the master Auto started answers on %s", external)
 		}
 	})
+	t.Run("the master started logs shutdown calls", func(t *testing.T) {
+		var lines logLines
+		uri, closeMaster, err := Auto(context.Background(), deadNodeURI(t), AutoConf{OnLog: lines.add})
+		require.NoError(t, err)
+		defer closeMaster() //nolint:errcheck
+		code, _ := mustCall(t, uri, "shutdown", "/intruder", "testing")
+		require.Equal(t, 1, code)
+		assert.Eventually(t, func() bool {
+			return strings.Contains(lines.all(), "shutdown requested by /intruder from 127.0.0.1:")
+		}, pushTimeout, 10*time.Millisecond)
+	})
 	t.Run("bad URIs are errors", func(t *testing.T) {
 		for _, uri := range []string{"", "localhost:11311", "http://localhost/", "http://:11311/", "http://localhost:0/", "ftp://h:1/", "http://h:x/"} {
 			if _, _, err := Auto(context.Background(), uri); err == nil {
