@@ -14,11 +14,9 @@ func masterCommand() *command {
 	c := &command{
 		name: "master",
 		args: "[--port 11311] [--host ADDR]",
-		summary: "Run the embedded ROS master (a drop-in for rosmaster) until interrupted.\n\n" +
-			"It listens on the loopback interface unless --host says otherwise: ROS masters\n" +
-			"take calls from anyone who reaches them, so serving other machines is a choice\n" +
-			"(--host 0.0.0.0 listens on every interface, as rosmaster does). A \"shutdown\"\n" +
-			"call from the network stops it: it says who made the call and exits 1.",
+		summary: "Run the embedded ROS master (a drop-in for rosmaster) until interrupted.\n" +
+			"It listens on loopback only unless --host says otherwise (--host 0.0.0.0: every interface, as rosmaster).\n" +
+			"A shutdown call from the network is logged with its caller and ends it with exit 1.",
 		example: "btrobot master --port 11311 &\nROS_MASTER_URI=http://localhost:11311 rostopic list\n" +
 			"btrobot master --host 0.0.0.0   # for the robots on the network",
 	}
