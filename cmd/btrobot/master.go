@@ -12,24 +12,31 @@ import (
 
 func masterCommand() *command {
 	c := &command{
-		name:    "master",
-		args:    "[--port 11311] [--host ADDR]",
-		summary: "Run the embedded ROS master (a drop-in for rosmaster) until interrupted.",
-		example: "btrobot master --port 11311 &\nROS_MASTER_URI=http://localhost:11311 rostopic list",
+		name: "master",
+		args: "[--port 11311] [--host ADDR]",
+		summary: "Run the embedded ROS master (a drop-in for rosmaster) until interrupted.\n" +
+			"It listens on loopback only unless --host says otherwise (--host 0.0.0.0: every interface, as rosmaster).\n" +
+			"A shutdown call from the network is logged with its caller and ends it with exit 1.",
+		example: "btrobot master --port 11311 &\nROS_MASTER_URI=http://localhost:11311 rostopic list\n" +
+			"btrobot master --host 0.0.0.0   # for the robots on the network",
 	}
 	c.run = func(env *cmdEnv, args []string) int {
 		fs := newFlags(env, c)
 		port := fs.Int("port", 11311, "TCP port of the master's XML-RPC API")
-		host := fs.String("host", "", "address to listen on (default: all)")
+		host := fs.String("host", "127.0.0.1", "address to listen on and to advertise; 0.0.0.0 for every interface")
 		pos, err := parseArgs(fs, args)
 		if err != nil {
 			return flagExit(err)
 		}
-		if len(pos) != 0 || *port < 0 || *port > 65535 {
+		if len(pos) != 0 || *port < 0 || *port > 65535 || *host == "" {
 			fs.Usage()
 			return exitUsage
 		}
-		m, err := master.New(master.Conf{Host: *host, Port: *port})
+		m, err := master.New(master.Conf{
+			Host:  *host,
+			Port:  *port,
+			OnLog: func(msg string) { fmt.Fprintf(env.stderr, "btrobot master: %s\n", msg) },
+		})
 		if err == nil {
 			err = m.Start()
 		}
@@ -44,8 +51,10 @@ func masterCommand() *command {
 		case <-ctx.Done():
 		case <-m.Done():
 		}
-		if err := m.Close(); err != nil {
-			fmt.Fprintf(env.stderr, "btrobot master: %v\n", err)
+		m.Close() //nolint:errcheck // always nil
+		if call, ok := m.StoppedBy(); ok {
+			// Not the operator's interrupt: a supervisor should hear of it.
+			fmt.Fprintf(env.stderr, "btrobot master: shut down by %s\n", call)
 			return exitFailed
 		}
 		return exitOK

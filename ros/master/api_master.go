@@ -15,17 +15,17 @@ const masterCallerID = "/master"
 // masterMethods returns the Master API (https://wiki.ros.org/ROS/Master_API).
 // Every answer is [code, statusMessage, value] with code 1 for success, -1
 // for a caller error and 0 for a failure, as rosmaster answers.
-func (m *Master) masterMethods() map[string]func([]any) any {
-	return map[string]func([]any) any{
+func (m *Master) masterMethods() map[string]method {
+	return map[string]method{
 		"getUri":            m.getURI,
 		"getPid":            m.getPid,
 		"shutdown":          m.shutdown,
 		"registerPublisher": m.registerPublisher,
-		"unregisterPublisher": func(p []any) any {
+		"unregisterPublisher": func(_ *peer, p []any) any {
 			return m.unregisterTopic(kindPublisher, p)
 		},
 		"registerSubscriber": m.registerSubscriber,
-		"unregisterSubscriber": func(p []any) any {
+		"unregisterSubscriber": func(_ *peer, p []any) any {
 			return m.unregisterTopic(kindSubscriber, p)
 		},
 		"registerService":    m.registerService,
@@ -38,7 +38,7 @@ func (m *Master) masterMethods() map[string]func([]any) any {
 	}
 }
 
-func (m *Master) getURI(p []any) any {
+func (m *Master) getURI(_ *peer, p []any) any {
 	var req apimaster.RequestGetURI
 	if res, ok := bind(p, &req, func(msg string) any {
 		return apimaster.ResponseGetURI{Code: -1, StatusMessage: msg}
@@ -48,7 +48,7 @@ func (m *Master) getURI(p []any) any {
 	return apimaster.ResponseGetURI{Code: 1, MasterURI: m.URI()}
 }
 
-func (m *Master) getPid(p []any) any {
+func (m *Master) getPid(_ *peer, p []any) any {
 	var req apislave.RequestGetPid
 	if res, ok := bind(p, &req, func(msg string) any {
 		return apislave.ResponseGetPid{Code: -1, StatusMessage: msg, Pid: -1}
@@ -59,8 +59,9 @@ func (m *Master) getPid(p []any) any {
 }
 
 // shutdown stops the master on request from the network, as rosmaster does;
-// Done() tells the program that embeds it.
-func (m *Master) shutdown(p []any) any {
+// unlike rosmaster, it says so in the log, with the caller and its address,
+// and StoppedBy tells the program that embeds it.
+func (m *Master) shutdown(from *peer, p []any) any {
 	var req requestShutdownMaster
 	if len(p) == 1 {
 		p = append(p, "")
@@ -70,11 +71,21 @@ func (m *Master) shutdown(p []any) any {
 	}); !ok {
 		return res
 	}
+	call := ShutdownCall{CallerID: req.CallerID, Addr: from.addr, Reason: req.Reason}
+	m.mu.Lock()
+	first := m.stoppedBy == nil && !m.closing
+	if first {
+		m.stoppedBy = &call
+	}
+	m.mu.Unlock()
+	if first {
+		m.logf("shutdown requested by %s", call)
+	}
 	go m.Close() //nolint:errcheck // Close waits for this request to be answered
 	return responseCount{Code: 1, StatusMessage: "shutdown"}
 }
 
-func (m *Master) registerPublisher(p []any) any {
+func (m *Master) registerPublisher(from *peer, p []any) any {
 	var req apimaster.RequestRegister
 	invalid := func(msg string) any {
 		return apimaster.ResponseRegister{Code: -1, StatusMessage: msg, URIs: []string{}}
@@ -96,9 +107,13 @@ func (m *Master) registerPublisher(p []any) any {
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.graphRoom(from, "publisher", req.CallerID, topic,
+		nodeCost(req.CallerID, req.CallerURL)+regCost(topic)+topicTypeCost(topic, req.TopicType)); err != nil {
+		return invalid(err.Error())
+	}
 	b := m.graph.register(kindPublisher, topic, req.CallerID, req.CallerURL)
 	if req.TopicType != "*" || m.graph.topicTypes[topic] == "" {
-		m.graph.topicTypes[topic] = req.TopicType
+		m.graph.setTopicType(topic, req.TopicType)
 	}
 	m.afterBump(b, topic)
 	m.notifySubscribers(topic)
@@ -109,7 +124,7 @@ func (m *Master) registerPublisher(p []any) any {
 	}
 }
 
-func (m *Master) registerSubscriber(p []any) any {
+func (m *Master) registerSubscriber(from *peer, p []any) any {
 	var req apimaster.RequestRegister
 	invalid := func(msg string) any {
 		return apimaster.ResponseRegister{Code: -1, StatusMessage: msg, URIs: []string{}}
@@ -131,10 +146,14 @@ func (m *Master) registerSubscriber(p []any) any {
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.graphRoom(from, "subscriber", req.CallerID, topic,
+		nodeCost(req.CallerID, req.CallerURL)+regCost(topic)+topicTypeCost(topic, req.TopicType)); err != nil {
+		return invalid(err.Error())
+	}
 	b := m.graph.register(kindSubscriber, topic, req.CallerID, req.CallerURL)
 	// A subscriber names the type only while no one else has.
 	if _, ok := m.graph.topicTypes[topic]; !ok && req.TopicType != "*" {
-		m.graph.topicTypes[topic] = req.TopicType
+		m.graph.setTopicType(topic, req.TopicType)
 	}
 	m.afterBump(b, "")
 	return apimaster.ResponseRegister{
@@ -169,7 +188,7 @@ func (m *Master) unregisterTopic(kind registrationKind, p []any) any {
 	return apimaster.ResponseUnregister{Code: 1, StatusMessage: msg, NumUnregistered: n}
 }
 
-func (m *Master) registerService(p []any) any {
+func (m *Master) registerService(from *peer, p []any) any {
 	var req apimaster.RequestRegisterService
 	invalid := func(msg string) any {
 		return apimaster.ResponseRegisterService{Code: -1, StatusMessage: msg}
@@ -191,6 +210,10 @@ func (m *Master) registerService(p []any) any {
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.graphRoom(from, "provider", req.CallerID, service, nodeCost(req.CallerID, req.CallerURL)+regCost(service)+
+		serviceCost(service, serviceProvider{callerID: req.CallerID, serviceAPI: req.ServiceURL})); err != nil {
+		return invalid(err.Error())
+	}
 	b := m.graph.registerService(service, req.CallerID, req.CallerURL, req.ServiceURL)
 	m.afterBump(b, "")
 	return apimaster.ResponseRegisterService{
@@ -200,7 +223,7 @@ func (m *Master) registerService(p []any) any {
 	}
 }
 
-func (m *Master) unregisterService(p []any) any {
+func (m *Master) unregisterService(_ *peer, p []any) any {
 	var req apimaster.RequestUnregisterService
 	invalid := func(msg string) any {
 		return apimaster.ResponseServiceUnregister{Code: -1, StatusMessage: msg}
@@ -222,7 +245,7 @@ func (m *Master) unregisterService(p []any) any {
 	return apimaster.ResponseServiceUnregister{Code: 1, StatusMessage: msg, NumUnregistered: n}
 }
 
-func (m *Master) lookupService(p []any) any {
+func (m *Master) lookupService(_ *peer, p []any) any {
 	var req apimaster.RequestLookup
 	invalid := func(msg string) any {
 		return apimaster.ResponseLookup{Code: -1, StatusMessage: msg}
@@ -251,7 +274,7 @@ func (m *Master) lookupService(p []any) any {
 // lookupNode returns the slave API URI a node registered with. A node that
 // died without unregistering is still known: its stale URI is returned, as
 // rosmaster does, and callers find out when they try to reach it.
-func (m *Master) lookupNode(p []any) any {
+func (m *Master) lookupNode(_ *peer, p []any) any {
 	var req apimaster.RequestLookup
 	invalid := func(msg string) any {
 		return apimaster.ResponseLookup{Code: -1, StatusMessage: msg}
@@ -275,7 +298,7 @@ func (m *Master) lookupNode(p []any) any {
 
 // getPublishedTopics lists the topics that have publishers, with their
 // types, under a namespace resolved against the caller ("" for all).
-func (m *Master) getPublishedTopics(p []any) any {
+func (m *Master) getPublishedTopics(_ *peer, p []any) any {
 	var req apimaster.RequestGetPublishedTopics
 	invalid := func(msg string) any {
 		return apimaster.ResponseGetPublishedTopics{Code: -1, StatusMessage: msg, Topics: [][]string{}}
@@ -305,7 +328,7 @@ func (m *Master) getPublishedTopics(p []any) any {
 
 // getTopicTypes lists every topic whose type the master has learned, even
 // after its nodes left, as rosmaster does.
-func (m *Master) getTopicTypes(p []any) any {
+func (m *Master) getTopicTypes(_ *peer, p []any) any {
 	var req apimaster.RequestGetTopicTypes
 	invalid := func(msg string) any {
 		return apimaster.ResponseGetTopicTypes{Code: -1, StatusMessage: msg, Types: []apimaster.TopicType{}}
@@ -324,7 +347,7 @@ func (m *Master) getTopicTypes(p []any) any {
 	return apimaster.ResponseGetTopicTypes{Code: 1, StatusMessage: "current system state", Types: types}
 }
 
-func (m *Master) getSystemState(p []any) any {
+func (m *Master) getSystemState(_ *peer, p []any) any {
 	var req apimaster.RequestGetSystemState
 	empty := apimaster.SystemState{
 		PublishedTopics:  []apimaster.SystemStateEntry{},
@@ -401,4 +424,17 @@ func firstError(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// graphRoom refuses a registration of callerID as what for key when the
+// graph could outgrow MaxGraphBytes with it (cost is what it takes at most,
+// with a new node entry). The caller holds m.mu.
+func (m *Master) graphRoom(from *peer, what, callerID, key string, cost int64) error {
+	if m.graph.bytes+cost <= m.conf.MaxGraphBytes {
+		return nil
+	}
+	err := fmt.Errorf("ERROR: graph memory limit: registering %s as %s of %s (%s) would bring the graph to %s, over the master's limit of %s (MaxGraphBytes)",
+		callerID, what, key, formatBytes(cost), formatBytes(m.graph.bytes+cost), formatBytes(m.conf.MaxGraphBytes))
+	m.logf("refused %s, from %s", strings.TrimPrefix(err.Error(), "ERROR: "), from.addr)
+	return err
 }

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,8 +12,8 @@ import (
 // paramMethods returns the Parameter Server API
 // (https://wiki.ros.org/ROS/Parameter%20Server%20API). Keys are resolved
 // against the caller's namespace; "~key" is private to the caller.
-func (m *Master) paramMethods() map[string]func([]any) any {
-	return map[string]func([]any) any{
+func (m *Master) paramMethods() map[string]method {
+	return map[string]method{
 		"setParam":         m.setParam,
 		"getParam":         m.getParam,
 		"deleteParam":      m.deleteParam,
@@ -34,7 +35,7 @@ func checkKey(key string) error {
 // setParam stores a value; a dictionary replaces the whole namespace at key.
 // Subscribers of key, of a namespace above it or of a key inside it get a
 // paramUpdate, except the caller itself.
-func (m *Master) setParam(p []any) any {
+func (m *Master) setParam(from *peer, p []any) any {
 	var req requestSetParam
 	invalid := func(msg string) any {
 		return apiparam.ResponseSetParam{Code: -1, StatusMessage: msg}
@@ -53,6 +54,11 @@ func (m *Master) setParam(p []any) any {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.params.set(key, req.Value); err != nil {
+		var limit *paramLimitError
+		if errors.As(err, &limit) {
+			m.logf("refused setParam %s from %s (%s): %v", key, req.CallerID, from.addr, err)
+			return apiparam.ResponseSetParam{Code: -1, StatusMessage: "ERROR: " + err.Error()}
+		}
 		return apiparam.ResponseSetParam{Code: 0, StatusMessage: "Internal failure: " + err.Error()}
 	}
 	m.notifyParamSubscribers(key, req.Value, req.CallerID)
@@ -60,7 +66,7 @@ func (m *Master) setParam(p []any) any {
 }
 
 // getParam returns a value, or a dictionary for a namespace.
-func (m *Master) getParam(p []any) any {
+func (m *Master) getParam(from *peer, p []any) any {
 	var req requestParamKey
 	invalid := func(msg string) any {
 		return responseParamValue{Code: -1, StatusMessage: msg, Value: 0}
@@ -75,14 +81,17 @@ func (m *Master) getParam(p []any) any {
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	v, err := m.params.get(key)
-	if err != nil {
+	v, err := m.copyParam(from, key)
+	if errors.Is(err, errParamNotSet) {
 		return responseParamValue{Code: -1, StatusMessage: fmt.Sprintf("Parameter [%s] is not set", key), Value: 0}
+	}
+	if err != nil {
+		return &fault{Code: 1, Message: err.Error()}
 	}
 	return responseParamValue{Code: 1, StatusMessage: fmt.Sprintf("Parameter [%s]", key), Value: v}
 }
 
-func (m *Master) deleteParam(p []any) any {
+func (m *Master) deleteParam(_ *peer, p []any) any {
 	var req requestParamKey
 	invalid := func(msg string) any {
 		return apiparam.ResponseDeleteParam{Code: -1, StatusMessage: msg}
@@ -105,7 +114,7 @@ func (m *Master) deleteParam(p []any) any {
 }
 
 // hasParam answers [1, resolvedKey, isSet].
-func (m *Master) hasParam(p []any) any {
+func (m *Master) hasParam(_ *peer, p []any) any {
 	var req requestParamKey
 	invalid := func(msg string) any {
 		return apiparam.ResponseHasParam{Code: -1, KeyOut: msg}
@@ -123,7 +132,7 @@ func (m *Master) hasParam(p []any) any {
 	return apiparam.ResponseHasParam{Code: 1, KeyOut: key, Res: m.params.has(key)}
 }
 
-func (m *Master) searchParam(p []any) any {
+func (m *Master) searchParam(_ *peer, p []any) any {
 	var req requestParamKey
 	invalid := func(msg string) any {
 		return apiparam.ResponseSearchParam{Code: -1, StatusMessage: msg}
@@ -155,7 +164,7 @@ func (m *Master) searchParam(p []any) any {
 
 // getParamNames lists every parameter that holds a value, not its
 // namespaces, whatever the caller's namespace.
-func (m *Master) getParamNames(p []any) any {
+func (m *Master) getParamNames(from *peer, p []any) any {
 	var req apiparam.RequestGetParamNames
 	invalid := func(msg string) any {
 		return apiparam.ResponseGetParamNames{Code: -1, StatusMessage: msg, List: []string{}}
@@ -166,12 +175,45 @@ func (m *Master) getParamNames(p []any) any {
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.reserve(from, m.params.namesSize()); err != nil {
+		return &fault{Code: 1, Message: err.Error()}
+	}
 	return apiparam.ResponseGetParamNames{Code: 1, StatusMessage: "Parameter names", List: m.params.names()}
+}
+
+// copyParam returns a copy of the value at key, for an answer, after
+// reserving the memory of the copy for the request. The caller holds m.mu.
+func (m *Master) copyParam(from *peer, key string) (any, error) {
+	v, ok := m.params.lookup(key)
+	if !ok {
+		return nil, errParamNotSet
+	}
+	if err := m.reserve(from, sizeOf(v)); err != nil {
+		return nil, err
+	}
+	return deepCopy(v), nil
+}
+
+// reserve takes n bytes of the work budget for an answer the request is
+// building, without waiting: the caller holds m.mu, and a client asking for
+// more than is free is most likely one of many asking for everything.
+func (m *Master) reserve(from *peer, n int64) error {
+	if n <= smallRequest {
+		return nil
+	}
+	if !m.work.tryAcquire(n) {
+		m.logf("refused an answer of %s to %s: the master is busy with %s of other requests",
+			formatBytes(n), from.addr, formatBytes(m.work.size))
+		return fmt.Errorf("the master is busy answering other large requests (an answer of %s does not fit in %s); try again",
+			formatBytes(n), formatBytes(m.work.size))
+	}
+	from.reserved += n
+	return nil
 }
 
 // subscribeParam registers the caller for paramUpdate pushes on key and
 // returns its current value, or an empty dictionary when it is not set.
-func (m *Master) subscribeParam(p []any) any {
+func (m *Master) subscribeParam(from *peer, p []any) any {
 	var req requestSubscribeParam
 	invalid := func(msg string) any {
 		return responseParamValue{Code: -1, StatusMessage: msg, Value: 0}
@@ -186,16 +228,22 @@ func (m *Master) subscribeParam(p []any) any {
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	v, err := m.params.get(key)
-	if err != nil {
+	if err := m.graphRoom(from, "parameter subscriber", req.CallerID, key,
+		nodeCost(req.CallerID, req.CallerAPI)+regCost(key)); err != nil {
+		return invalid(err.Error())
+	}
+	v, err := m.copyParam(from, key)
+	if errors.Is(err, errParamNotSet) {
 		v = map[string]any{}
+	} else if err != nil {
+		return &fault{Code: 1, Message: err.Error()}
 	}
 	b := m.graph.register(kindParamSubscriber, key, req.CallerID, req.CallerAPI)
 	m.afterBump(b, "")
 	return responseParamValue{Code: 1, StatusMessage: fmt.Sprintf("Subscribed to parameter [%s]", key), Value: v}
 }
 
-func (m *Master) unsubscribeParam(p []any) any {
+func (m *Master) unsubscribeParam(_ *peer, p []any) any {
 	var req requestSubscribeParam
 	invalid := func(msg string) any {
 		return responseCount{Code: -1, StatusMessage: msg}
@@ -286,10 +334,12 @@ func paramUpdates(subs map[string][]registrant, key string, value any, skipCalle
 // caller holds m.mu.
 func (m *Master) notifyParamSubscribers(key string, value any, skipCaller string) {
 	for _, u := range paramUpdates(m.graph.paramSubs, key, value, skipCaller) {
+		// One copy for every node: the pushes only read it.
+		value := deepCopy(u.value)
 		for _, r := range u.to {
 			m.slaves.send(r.callerAPI, slaveCall{
 				method:     "paramUpdate",
-				params:     requestParamUpdate{CallerID: masterCallerID, Key: u.key, Value: deepCopy(u.value)},
+				params:     requestParamUpdate{CallerID: masterCallerID, Key: u.key, Value: value},
 				supersedes: "paramUpdate " + u.key,
 			})
 		}

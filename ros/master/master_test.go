@@ -10,8 +10,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
+
+// externalIP returns an IPv4 address of this machine that is not loopback,
+// or "" when it has none (then only the listener's address is checked).
+func externalIP(t *testing.T) string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	require.NoError(t, err)
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+			return n.IP.String()
+		}
+	}
+	return ""
+}
 
 // TestMain fails the package if any test leaves a goroutine behind: Close
 // must stop everything the master started.
@@ -41,22 +57,41 @@ func TestLifecycle(t *testing.T) {
 			t.Errorf("URI() = %q", m.URI())
 		}
 	})
-	t.Run("an empty host listens everywhere and advertises the host name", func(t *testing.T) {
-		m, err := New(Conf{})
-		if err != nil {
-			t.Fatal(err)
+	t.Run("the host decides who reaches the master", func(t *testing.T) {
+		hostName, _ := os.Hostname()
+		external := externalIP(t)
+		tests := []struct {
+			name       string
+			host       string
+			listen     func(net.IP) bool // what the listener's address must be
+			advertised string            // the host of URI(), "" for the name given
+			fromAfar   bool              // answers on a non-loopback address
+		}{
+			{"empty: loopback only", "", net.IP.IsLoopback, "127.0.0.1", false},
+			{"127.0.0.1: loopback only", "127.0.0.1", net.IP.IsLoopback, "", false},
+			{"localhost: loopback only", "localhost", net.IP.IsLoopback, "", false},
+			{"0.0.0.0: every interface, advertised by host name", "0.0.0.0", net.IP.IsUnspecified, hostName, true},
 		}
-		if err := m.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
-		name, _ := os.Hostname()
-		host, port, _ := net.SplitHostPort(hostOf(t, m.URI()))
-		if name != "" && host != name {
-			t.Errorf("URI() = %q, want host %q", m.URI(), name)
-		}
-		if err := Probe(context.Background(), "http://127.0.0.1:"+port+"/"); err != nil {
-			t.Errorf("no answer on the loopback interface: %v", err)
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				m, err := New(Conf{Host: tc.host})
+				require.NoError(t, err)
+				require.NoError(t, m.Start())
+				defer m.Close()
+				assert.True(t, tc.listen(m.ln.Addr().(*net.TCPAddr).IP), "listening on %v", m.ln.Addr())
+				host, port, err := net.SplitHostPort(hostOf(t, m.URI()))
+				require.NoError(t, err)
+				want := tc.advertised
+				if want == "" {
+					want = tc.host
+				}
+				assert.Equal(t, want, host, "host of URI() %q", m.URI())
+				assert.NoError(t, Probe(context.Background(), "http://127.0.0.1:"+port+"/"), "no answer on loopback")
+				if external != "" {
+					err := Probe(context.Background(), "http://"+net.JoinHostPort(external, port)+"/")
+					assert.Equal(t, tc.fromAfar, err == nil, "answer on %s: %v", external, err)
+				}
+			})
 		}
 	})
 	t.Run("a taken port is an error", func(t *testing.T) {
@@ -160,6 +195,33 @@ func TestAuto(t *testing.T) {
 		if err := Probe(context.Background(), got); err == nil {
 			t.Error("the started master still answers after its closer ran")
 		}
+	})
+	t.Run("listens on loopback whatever host the URI names", func(t *testing.T) {
+		external := externalIP(t)
+		if external == "" {
+			external = "robot.invalid" // a name, which Auto never listens on either
+		}
+		_, port, _ := net.SplitHostPort(hostOf(t, deadNodeURI(t)))
+		got, closeMaster, err := Auto(context.Background(), "http://"+net.JoinHostPort(external, port)+"/")
+		require.NoError(t, err)
+		defer closeMaster() //nolint:errcheck
+		assert.Equal(t, "http://127.0.0.1:"+port+"/", got, "the URI of the master Auto started")
+		assert.NoError(t, Probe(context.Background(), got))
+		if net.ParseIP(external) != nil {
+			assert.Error(t, Probe(context.Background(), "http://"+net.JoinHostPort(external, port)+"/"),
+				"the master Auto started answers on %s", external)
+		}
+	})
+	t.Run("the master started logs shutdown calls", func(t *testing.T) {
+		var lines logLines
+		uri, closeMaster, err := Auto(context.Background(), deadNodeURI(t), AutoConf{OnLog: lines.add})
+		require.NoError(t, err)
+		defer closeMaster() //nolint:errcheck
+		code, _ := mustCall(t, uri, "shutdown", "/intruder", "testing")
+		require.Equal(t, 1, code)
+		assert.Eventually(t, func() bool {
+			return strings.Contains(lines.all(), "shutdown requested by /intruder from 127.0.0.1:")
+		}, pushTimeout, 10*time.Millisecond)
 	})
 	t.Run("bad URIs are errors", func(t *testing.T) {
 		for _, uri := range []string{"", "localhost:11311", "http://localhost/", "http://:11311/", "http://localhost:0/", "ftp://h:1/", "http://h:x/"} {

@@ -61,6 +61,9 @@ func (n *nodeEntry) set(kind registrationKind) map[string]bool {
 
 // graph is the master's view of the ROS computation graph. It is not safe for
 // concurrent use; the master serializes access.
+//
+// The graph keeps count of the memory it takes (see graphCost), so that
+// the master can refuse registrations past its limit.
 type graph struct {
 	nodes      map[string]*nodeEntry
 	pubs       map[string][]registrant
@@ -68,6 +71,72 @@ type graph struct {
 	paramSubs  map[string][]registrant
 	services   map[string]serviceProvider
 	topicTypes map[string]string
+	bytes      int64 // the memory of the entries, kept up to date
+}
+
+// The memory graph entries take, as the graph limit counts it: the bytes of
+// their names and URIs, plus an overhead close to what Go spends on them.
+const (
+	nodeOverhead     = 256 // a nodeEntry with its four maps, and its slot
+	regOverhead      = 96  // a registration: a slot in a node's set and a registrant
+	serviceOverhead  = 64
+	topicTypeOverhad = 64
+)
+
+// nodeCost is the memory of a node entry without its registrations.
+func nodeCost(callerID, api string) int64 {
+	return nodeOverhead + int64(len(callerID)+len(api))
+}
+
+// regCost is the memory of one registration of a node for key: the key in
+// the node's set, and the node in the key's registry (for services, the
+// provider in the services map is serviceCost).
+func regCost(key string) int64 {
+	return regOverhead + int64(len(key))
+}
+
+func serviceCost(service string, p serviceProvider) int64 {
+	return serviceOverhead + int64(len(service)+len(p.callerID)+len(p.serviceAPI))
+}
+
+func topicTypeCost(topic, typ string) int64 {
+	return topicTypeOverhad + int64(len(topic)+len(typ))
+}
+
+// cost is what a node entry takes with all its registrations.
+func (n *nodeEntry) cost(callerID string) int64 {
+	c := nodeCost(callerID, n.api)
+	for _, set := range []map[string]bool{n.pubs, n.subs, n.srvs, n.paramSubs} {
+		for key := range set {
+			c += regCost(key)
+		}
+	}
+	return c
+}
+
+// recount computes the memory of the graph from scratch; bytes must always
+// equal it.
+func (g *graph) recount() int64 {
+	var c int64
+	for id, n := range g.nodes {
+		c += n.cost(id)
+	}
+	for s, p := range g.services {
+		c += serviceCost(s, p)
+	}
+	for topic, typ := range g.topicTypes {
+		c += topicTypeCost(topic, typ)
+	}
+	return c
+}
+
+// setTopicType records the type of a topic.
+func (g *graph) setTopicType(topic, typ string) {
+	if old, ok := g.topicTypes[topic]; ok {
+		g.bytes -= topicTypeCost(topic, old)
+	}
+	g.topicTypes[topic] = typ
+	g.bytes += topicTypeCost(topic, typ)
 }
 
 func newGraph() *graph {
@@ -111,6 +180,7 @@ func (g *graph) enter(callerID, callerAPI string) (*nodeEntry, *bumped) {
 	}
 	var b *bumped
 	if n != nil {
+		g.bytes -= n.cost(callerID)
 		b = &bumped{callerID: callerID, oldAPI: n.api}
 		for topic := range n.pubs {
 			b.lostTopics = append(b.lostTopics, topic)
@@ -126,7 +196,8 @@ func (g *graph) enter(callerID, callerAPI string) (*nodeEntry, *bumped) {
 			}
 		}
 		for srv := range n.srvs {
-			if g.services[srv].callerID == callerID {
+			if p := g.services[srv]; p.callerID == callerID {
+				g.bytes -= serviceCost(srv, p)
 				delete(g.services, srv)
 			}
 		}
@@ -139,6 +210,7 @@ func (g *graph) enter(callerID, callerAPI string) (*nodeEntry, *bumped) {
 		paramSubs: map[string]bool{},
 	}
 	g.nodes[callerID] = n
+	g.bytes += nodeCost(callerID, callerAPI)
 	return n, b
 }
 
@@ -146,7 +218,10 @@ func (g *graph) enter(callerID, callerAPI string) (*nodeEntry, *bumped) {
 // of key.
 func (g *graph) register(kind registrationKind, key, callerID, callerAPI string) *bumped {
 	n, b := g.enter(callerID, callerAPI)
-	n.set(kind)[key] = true
+	if set := n.set(kind); !set[key] {
+		set[key] = true
+		g.bytes += regCost(key)
+	}
 	reg := g.registry(kind)
 	r := registrant{callerID: callerID, callerAPI: callerAPI}
 	for _, have := range reg[key] {
@@ -162,8 +237,16 @@ func (g *graph) register(kind registrationKind, key, callerID, callerAPI string)
 // provider is replaced.
 func (g *graph) registerService(service, callerID, callerAPI, serviceAPI string) *bumped {
 	n, b := g.enter(callerID, callerAPI)
-	n.srvs[service] = true
-	g.services[service] = serviceProvider{callerID: callerID, serviceAPI: serviceAPI}
+	if !n.srvs[service] {
+		n.srvs[service] = true
+		g.bytes += regCost(service)
+	}
+	if old, ok := g.services[service]; ok {
+		g.bytes -= serviceCost(service, old)
+	}
+	p := serviceProvider{callerID: callerID, serviceAPI: serviceAPI}
+	g.services[service] = p
+	g.bytes += serviceCost(service, p)
 	return b
 }
 
@@ -182,6 +265,7 @@ func (g *graph) unregister(kind registrationKind, key, callerID, callerAPI strin
 	if len(reg[key]) < before {
 		count, msg = 1, fmt.Sprintf("Unregistered [%s] as provider of [%s]", callerID, key)
 		delete(n.set(kind), key)
+		g.bytes -= regCost(key)
 	}
 	if len(reg[key]) == 0 {
 		delete(reg, key)
@@ -200,6 +284,7 @@ func (g *graph) unregisterService(service, callerID, serviceAPI string) (int, st
 	count, msg := 0, fmt.Sprintf("[%s] is not a provider of [%s]", callerID, service)
 	if p, ok := g.services[service]; ok {
 		if p == (serviceProvider{callerID: callerID, serviceAPI: serviceAPI}) {
+			g.bytes -= serviceCost(service, p) + regCost(service)
 			delete(g.services, service)
 			delete(n.srvs, service)
 			count, msg = 1, fmt.Sprintf("Unregistered [%s] as provider of [%s]", callerID, service)
@@ -213,6 +298,7 @@ func (g *graph) unregisterService(service, callerID, serviceAPI string) (int, st
 
 func (g *graph) forgetIfEmpty(callerID string, n *nodeEntry) {
 	if n.empty() {
+		g.bytes -= nodeCost(callerID, n.api)
 		delete(g.nodes, callerID)
 	}
 }

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -102,21 +103,24 @@ func (s *slaveCaller) work(api string) {
 }
 
 // do performs one call; it fails when the node cannot be reached or does
-// not answer [1, ...].
+// not answer [1, ...]. A large body is encoded as it is sent, never held
+// whole: a paramUpdate may carry a large parameter to many nodes at once.
 func (s *slaveCaller) do(api string, call slaveCall) error {
-	var body bytes.Buffer
 	rv := reflect.ValueOf(call.params)
 	params := make([]any, rv.NumField())
 	for i := range params {
 		params[i] = rv.Field(i).Interface()
 	}
-	if err := encodeMethodCall(&body, call.method, params...); err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(s.ctx, http.MethodPost, api, &body)
+	encode := func(w xmlWriter) error { return encodeMethodCall(w, call.method, params...) }
+	size, err := encodedSize(encode)
 	if err != nil {
 		return err
 	}
+	req, err := s.request(api, encode, size)
+	if err != nil {
+		return err
+	}
+	defer req.Body.Close()
 	req.Header.Set("Content-Type", "text/xml")
 	res, err := s.client.Do(req)
 	if err != nil {
@@ -135,6 +139,47 @@ func (s *slaveCaller) do(api string, call slaveCall) error {
 		return nil
 	}
 	return fmt.Errorf("%s answered %v to %s", api, v, call.method)
+}
+
+// request builds the POST of a call's body to api. A small body is encoded
+// into memory, so that the transport can send it again on a fresh
+// connection when a kept-alive one turns out closed; a large one is encoded
+// while it is sent, by a goroutine that ends when the body is closed.
+func (s *slaveCaller) request(api string, encode func(xmlWriter) error, size int64) (*http.Request, error) {
+	if size <= smallRequest {
+		var body bytes.Buffer
+		encode(&body) //nolint:errcheck // it succeeded when counted
+		return http.NewRequestWithContext(s.ctx, http.MethodPost, api, &body)
+	}
+	pr, pw := io.Pipe()
+	encoded := make(chan struct{})
+	go func() {
+		defer close(encoded)
+		out := bufio.NewWriterSize(pw, 32<<10)
+		encode(out) //nolint:errcheck // it succeeded when counted
+		pw.CloseWithError(out.Flush())
+	}()
+	body := &pipeBody{PipeReader: pr, encoded: encoded}
+	req, err := http.NewRequestWithContext(s.ctx, http.MethodPost, api, body)
+	if err != nil {
+		body.Close()
+		return nil, err
+	}
+	req.ContentLength = size
+	return req, nil
+}
+
+// pipeBody is a request body encoded by a goroutine; closing it stops the
+// goroutine and waits for it.
+type pipeBody struct {
+	*io.PipeReader
+	encoded chan struct{}
+}
+
+func (b *pipeBody) Close() error {
+	b.PipeReader.Close()
+	<-b.encoded
+	return nil
 }
 
 // close drops queued calls, cancels calls in flight (through the master's

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxValueDepth bounds the nesting of arrays and structs in one value, so a
@@ -406,10 +407,94 @@ func truncate(s string) string {
 	return s
 }
 
+// xmlWriter is where documents are encoded: a bytes.Buffer, a bufio.Writer
+// streaming to the network, or a byteCounter sizing a document before it is
+// sent. Encoders ignore write errors; a bufio.Writer keeps the first one and
+// reports it on Flush.
+type xmlWriter interface {
+	io.Writer
+	io.StringWriter
+}
+
+// byteCounter counts what is written to it: a response is encoded twice,
+// once to learn its Content-Length (XmlRpc++, roscpp's client, requires
+// one) and once to the connection, so that no response is ever held whole
+// in memory.
+type byteCounter int64
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	*c += byteCounter(len(p))
+	return len(p), nil
+}
+
+func (c *byteCounter) WriteString(s string) (int, error) {
+	*c += byteCounter(len(s))
+	return len(s), nil
+}
+
+// encodedSize returns how many bytes encode writes.
+func encodedSize(encode func(w xmlWriter) error) (int64, error) {
+	var n byteCounter
+	err := encode(&n)
+	return int64(n), err
+}
+
+// escapeText writes s with XML's special characters escaped, as
+// xml.EscapeText does, without copying s into a byte slice first (a
+// parameter may weigh tens of megabytes).
+func escapeText(w xmlWriter, s string) {
+	last := 0
+	for i := 0; i < len(s); {
+		var esc string
+		width := 1
+		switch b := s[i]; {
+		case b == '"':
+			esc = "&#34;"
+		case b == '\'':
+			esc = "&#39;"
+		case b == '&':
+			esc = "&amp;"
+		case b == '<':
+			esc = "&lt;"
+		case b == '>':
+			esc = "&gt;"
+		case b == '\t':
+			esc = "&#x9;"
+		case b == '\n':
+			esc = "&#xA;"
+		case b == '\r':
+			esc = "&#xD;"
+		case b < 0x20:
+			esc = "\uFFFD"
+		case b >= utf8.RuneSelf:
+			var r rune
+			r, width = utf8.DecodeRuneInString(s[i:])
+			if !xmlChar(r) || (r == utf8.RuneError && width == 1) {
+				esc = "\uFFFD"
+			}
+		}
+		if esc != "" {
+			w.WriteString(s[last:i]) //nolint:errcheck
+			w.WriteString(esc)       //nolint:errcheck
+			last = i + width
+		}
+		i += width
+	}
+	w.WriteString(s[last:]) //nolint:errcheck
+}
+
+// xmlChar reports whether r may appear in an XML 1.0 document.
+func xmlChar(r rune) bool {
+	return r == 0x09 || r == 0x0A || r == 0x0D ||
+		r >= 0x20 && r <= 0xD7FF ||
+		r >= 0xE000 && r <= 0xFFFD ||
+		r >= 0x10000 && r <= 0x10FFFF
+}
+
 // encodeMethodCall writes a <methodCall> document with one <param> per value.
-func encodeMethodCall(w *bytes.Buffer, method string, params ...any) error {
+func encodeMethodCall(w xmlWriter, method string, params ...any) error {
 	w.WriteString(`<?xml version="1.0"?><methodCall><methodName>`)
-	xml.EscapeText(w, []byte(method)) //nolint:errcheck // bytes.Buffer does not fail
+	escapeText(w, method)
 	w.WriteString(`</methodName><params>`)
 	for _, p := range params {
 		w.WriteString(`<param>`)
@@ -423,7 +508,7 @@ func encodeMethodCall(w *bytes.Buffer, method string, params ...any) error {
 }
 
 // encodeMethodResponse writes a <methodResponse> carrying v.
-func encodeMethodResponse(w *bytes.Buffer, v any) error {
+func encodeMethodResponse(w xmlWriter, v any) error {
 	w.WriteString(`<?xml version="1.0"?><methodResponse><params><param>`)
 	if err := encodeValue(w, reflect.ValueOf(v), 0); err != nil {
 		return err
@@ -433,7 +518,7 @@ func encodeMethodResponse(w *bytes.Buffer, v any) error {
 }
 
 // encodeFault writes a <methodResponse> carrying a fault.
-func encodeFault(w *bytes.Buffer, f *fault) {
+func encodeFault(w xmlWriter, f *fault) {
 	w.WriteString(`<?xml version="1.0"?><methodResponse><fault>`)
 	// A map of two scalars always encodes.
 	encodeValue(w, reflect.ValueOf(map[string]any{ //nolint:errcheck
@@ -447,7 +532,7 @@ func encodeFault(w *bytes.Buffer, f *fault) {
 // fields in order, which is how goroslib's definitions map onto the ROS
 // [code, statusMessage, value] convention; maps with string keys are written
 // as <struct>.
-func encodeValue(w *bytes.Buffer, v reflect.Value, depth int) error {
+func encodeValue(w xmlWriter, v reflect.Value, depth int) error {
 	if depth > maxValueDepth {
 		return fmt.Errorf("value nested deeper than %d levels", maxValueDepth)
 	}
@@ -459,18 +544,22 @@ func encodeValue(w *bytes.Buffer, v reflect.Value, depth int) error {
 	return nil
 }
 
-func encodeInner(w *bytes.Buffer, v reflect.Value, depth int) error {
+func encodeInner(w xmlWriter, v reflect.Value, depth int) error {
 	if !v.IsValid() {
 		w.WriteString(`<nil/>`)
 		return nil
 	}
 	switch x := v.Interface().(type) {
 	case []byte:
-		w.WriteString(`<base64>` + base64.StdEncoding.EncodeToString(x) + `</base64>`)
+		w.WriteString(`<base64>`)
+		enc := base64.NewEncoder(base64.StdEncoding, w)
+		enc.Write(x) //nolint:errcheck
+		enc.Close()  //nolint:errcheck
+		w.WriteString(`</base64>`)
 		return nil
 	case dateTime:
 		w.WriteString(`<dateTime.iso8601>`)
-		xml.EscapeText(w, []byte(x)) //nolint:errcheck
+		escapeText(w, string(x))
 		w.WriteString(`</dateTime.iso8601>`)
 		return nil
 	}
@@ -504,7 +593,7 @@ func encodeInner(w *bytes.Buffer, v reflect.Value, depth int) error {
 		w.WriteString(`<double>` + strconv.FormatFloat(v.Float(), 'g', -1, 64) + `</double>`)
 	case reflect.String:
 		w.WriteString(`<string>`)
-		xml.EscapeText(w, []byte(v.String())) //nolint:errcheck
+		escapeText(w, v.String())
 		w.WriteString(`</string>`)
 	case reflect.Slice, reflect.Array:
 		w.WriteString(`<array><data>`)
@@ -534,7 +623,7 @@ func encodeInner(w *bytes.Buffer, v reflect.Value, depth int) error {
 		w.WriteString(`<struct>`)
 		for _, k := range keys {
 			w.WriteString(`<member><name>`)
-			xml.EscapeText(w, []byte(k)) //nolint:errcheck
+			escapeText(w, k)
 			w.WriteString(`</name>`)
 			if err := encodeValue(w, v.MapIndex(reflect.ValueOf(k).Convert(v.Type().Key())), depth+1); err != nil {
 				return err

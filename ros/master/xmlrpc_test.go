@@ -2,6 +2,7 @@ package master
 
 import (
 	"bytes"
+	"encoding/xml"
 	"errors"
 	"reflect"
 	"strings"
@@ -166,5 +167,32 @@ func TestBindParams(t *testing.T) {
 				t.Errorf("error %v, want %q", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestEscapeTextMatchesEncodingXML: the master's escaping, which streams a
+// string without copying it, writes what encoding/xml's EscapeText writes.
+func TestEscapeTextMatchesEncodingXML(t *testing.T) {
+	tests := []string{
+		"", "plain", `<robot name="r&d" type='x'>`, "tab\tnew\nline\rreturn",
+		"über Stock & Stein ✓", "nul\x00bell\x07", "bad utf8 \xff\xfe end", "\uFFFD real replacement",
+		"surrogate \xed\xa0\x80", "\U0010FFFF max", "\x7f del",
+	}
+	for _, s := range tests {
+		checkEscapeText(t, s)
+	}
+}
+
+func FuzzEscapeText(f *testing.F) {
+	f.Add("<a href='x'>&amp;</a>\t\xff")
+	f.Fuzz(checkEscapeText)
+}
+
+func checkEscapeText(t *testing.T, s string) {
+	var want, got bytes.Buffer
+	xml.EscapeText(&want, []byte(s)) //nolint:errcheck
+	escapeText(&got, s)
+	if got.String() != want.String() {
+		t.Errorf("escapeText(%q) = %q, want %q", s, got.String(), want.String())
 	}
 }
