@@ -124,6 +124,9 @@ func NodeOf(n Node) *Base { return n.base() }
 // see the transition. It is BehaviorTree.CPP's executeTick.
 func Execute(n Node) (Status, error) {
 	b := n.base()
+	if t := b.tree; t != nil && t.hooks != nil {
+		return executeHooked(n, b, t.hooks)
+	}
 	if b.conds != nil {
 		st, decided, err := b.conds.checkPre(n)
 		if err != nil {
@@ -146,6 +149,11 @@ func (b *Base) finish(st Status) (Status, error) {
 			return Failure, b.wrap(err)
 		}
 	}
+	return b.commit(st)
+}
+
+// commit stores the status a tick ended with.
+func (b *Base) commit(st Status) (Status, error) {
 	if st == Idle {
 		return Failure, b.wrap(errors.New("Tick returned IDLE; a ticked node must return RUNNING, SUCCESS, FAILURE or SKIPPED"))
 	}
