@@ -145,10 +145,10 @@ func (r *sqliteRecording) readHeader() error {
 		r.header.Start = usecTime(start.Int64)
 	}
 	var err error
-	if r.lastStatus, err = r.db.Prepare(`SELECT state FROM Transitions WHERE node_uid = ? AND `+r.at+` <= ? ORDER BY `+r.at+` DESC, timestamp DESC LIMIT 1`); err != nil {
+	if r.lastStatus, err = r.db.Prepare(`SELECT state FROM Transitions WHERE node_uid = ? AND ` + r.at + ` <= ? ORDER BY ` + r.at + ` DESC, timestamp DESC LIMIT 1`); err != nil {
 		return r.bad(err)
 	}
-	if r.lastReason, err = r.db.Prepare(`SELECT coalesce(extra_data, '') FROM Transitions WHERE node_uid = ? AND `+r.at+` <= ? AND state IN (2, 3) ORDER BY `+r.at+` DESC, timestamp DESC LIMIT 1`); err != nil {
+	if r.lastReason, err = r.db.Prepare(`SELECT coalesce(extra_data, '') FROM Transitions WHERE node_uid = ? AND ` + r.at + ` <= ? AND state IN (2, 3) ORDER BY ` + r.at + ` DESC, timestamp DESC LIMIT 1`); err != nil {
 		return r.bad(err)
 	}
 	if r.own {
