@@ -92,9 +92,10 @@ func nodeInfos(tree *runtime.Tree) []NodeInfo {
 	return out
 }
 
-// scopeNames names every blackboard scope of tree as Groot2 does: the main
-// tree's ID for the root, the SubTree node's path for a subtree's scope.
-func scopeNames(tree *runtime.Tree) map[*runtime.Blackboard]string {
+// ScopeNames names every blackboard scope of tree as Groot2 does: the main
+// tree's ID for the root, the SubTree node's path for a subtree's own
+// scope. Recordings use these names too (Change.Scope).
+func ScopeNames(tree *runtime.Tree) map[*runtime.Blackboard]string {
 	names := map[*runtime.Blackboard]string{}
 	if tree.Root() == nil {
 		return names

@@ -65,7 +65,7 @@ func snapshot(tree *runtime.Tree, at time.Time) truth {
 	for _, n := range tree.Nodes() {
 		tr.statuses = append(tr.statuses, runtime.NodeOf(n).Status())
 	}
-	for bb, scope := range scopeNames(tree) {
+	for bb, scope := range ScopeNames(tree) {
 		for k, v := range bb.Snapshot() {
 			b, _ := json.Marshal(v)
 			if tr.blackboard[scope] == nil {

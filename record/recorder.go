@@ -150,7 +150,7 @@ func New(conf Conf) (*Recorder, error) {
 			Nodes: nodeInfos(conf.Tree),
 		},
 		sink:   s,
-		scopes: scopeNames(conf.Tree),
+		scopes: ScopeNames(conf.Tree),
 		kick:   make(chan struct{}, 1),
 		done:   make(chan struct{}),
 	}
