@@ -104,8 +104,8 @@ func TestRequests(t *testing.T) {
 			var dump map[string]map[string]any
 			require.NoError(t, msgpack.Unmarshal(r[1], &dump))
 			assert.Equal(t, map[string]map[string]any{
-				"Patrol":                      {"visits": int8(0), "battery": float32(100), "place": "dock"},
-				"ROOT":                        {"visits": int8(0), "battery": float32(100), "place": "dock"},
+				"Patrol":                     {"visits": int8(0), "battery": float32(100), "place": "dock"},
+				"ROOT":                       {"visits": int8(0), "battery": float32(100), "place": "dock"},
 				"Patrol/patrol/forever/Step": {},
 			}, dump)
 		}},
