@@ -66,6 +66,19 @@ func TreeXML(tree *runtime.Tree, doc *runtime.Document, palette *runtime.Registr
 	return w.String(), nil
 }
 
+// conditionAttrs are the pre- and post-condition attributes, the only ones
+// starting with '_' that BT.CPP writes back.
+var conditionAttrs = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range runtime.PreConditions {
+		m[c] = true
+	}
+	for _, c := range runtime.PostConditions {
+		m[c] = true
+	}
+	return m
+}()
+
 type instance struct {
 	id, path string
 	root     *runtime.NodeSpec
@@ -129,9 +142,8 @@ func (w *xmlOut) node(spec *runtime.NodeSpec, node runtime.Node, level int) {
 	}
 	w.attr("_uid", strconv.FormatUint(uint64(b.UID()), 10))
 	for _, a := range spec.Attrs {
-		switch a.Name {
-		case "name", "ID", "_uid", "_fullpath":
-			continue
+		if a.Name == "name" || a.Name == "ID" || (strings.HasPrefix(a.Name, "_") && !conditionAttrs[a.Name]) {
+			continue // as BT.CPP: ports and conditions only, no _autoremap, no editor's attributes
 		}
 		w.attr(a.Name, a.Value)
 	}

@@ -56,10 +56,15 @@ func (s *Server) blackboardDump(names string) ([]byte, error) {
 }
 
 // exportBlackboard returns the entries held in bb's own scope as plain
-// JSON values; an entry declared but never written is nil.
+// JSON values; an entry declared but never written is nil, and a scope
+// without entries is nil, not an empty map (as BT.CPP's JSON export).
 func exportBlackboard(bb *runtime.Blackboard) map[string]any {
+	keys := bb.Keys()
+	if len(keys) == 0 {
+		return nil
+	}
 	out := map[string]any{}
-	for _, k := range bb.Keys() {
+	for _, k := range keys {
 		v, ok := bb.Get(k)
 		if !ok {
 			out[k] = nil

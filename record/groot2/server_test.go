@@ -78,7 +78,7 @@ func TestRequests(t *testing.T) {
 			assert.Contains(t, xml, `<BehaviorTree ID="Patrol" _fullpath="">`)
 			assert.Contains(t, xml, `<BehaviorTree ID="Step" _fullpath="Patrol/patrol/forever/Step">`)
 			assert.Contains(t, xml, `<Sleep name="drive" _uid="6" msec="20"/>`)
-			assert.Contains(t, xml, `<SubTree ID="Step" _fullpath="Patrol/patrol/forever/Step" _uid="4" _autoremap="true"/>`)
+			assert.Contains(t, xml, `<SubTree ID="Step" _fullpath="Patrol/patrol/forever/Step" _uid="4"/>`)
 		}},
 		{"statuses: UID and status per node, BT.CPP's order, IDLE after X as 10+X", 2, func(t *testing.T, s *served) {
 			r := s.client.request('S', 7)
@@ -106,7 +106,7 @@ func TestRequests(t *testing.T) {
 			assert.Equal(t, map[string]map[string]any{
 				"Patrol":                     {"visits": int8(0), "battery": float32(100), "place": "dock"},
 				"ROOT":                       {"visits": int8(0), "battery": float32(100), "place": "dock"},
-				"Patrol/patrol/forever/Step": {},
+				"Patrol/patrol/forever/Step": nil,
 			}, dump)
 		}},
 		{"a request without its argument", 0, func(t *testing.T, s *served) {
