@@ -164,4 +164,3 @@ func sortStrings(s []string) {
 		}
 	}
 }
-
