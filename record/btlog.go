@@ -69,12 +69,12 @@ func (s *btlogSink) write(b *batch) error {
 	var rec [btlogRecord]byte
 	for i := range b.transitions {
 		t := &b.transitions[i]
-		off := t.At.UnixMicro() - s.t0
+		off := t.at/1000 - s.t0
 		off = min(max(off, s.last), btlogMaxOffset)
 		s.last = off
 		putUint48(rec[:6], uint64(off))
-		binary.LittleEndian.PutUint16(rec[6:8], uint16(t.UID))
-		rec[8] = byte(t.To)
+		binary.LittleEndian.PutUint16(rec[6:8], uint16(t.uid))
+		rec[8] = byte(t.to)
 		s.w.Write(rec[:])
 	}
 	return s.w.Flush()

@@ -65,32 +65,55 @@ type Recorder struct {
 	scopes map[*runtime.Blackboard]string
 
 	mu      sync.Mutex
-	pending batch
+	pending *batch // filling; handed to the writer when it holds batchSize events
 	dropped uint64
 	closed  bool
+	full    chan *batch // to the writer
+	free    chan *batch // back from the writer, for reuse
 
 	// The node ticking now, for the writer of a blackboard change: set and
 	// read with atomics since ROS callbacks write from other goroutines.
 	ticking atomic.Pointer[runtime.Base]
 	stack   []*runtime.Base // the tick goroutine's own
 
-	kick chan struct{}
 	done chan struct{}
 	err  error // the writer goroutine's first error; read after done
 }
 
+// batchSize is how many events a batch holds before it goes to the writer:
+// the tick appends into slices that were grown once and are reused.
+const batchSize = 4096
+
 // batch is what was observed since the last flush.
 type batch struct {
-	transitions []Transition
+	transitions []transitionRec
+	reasons     []string
 	changes     []rawChange
-	ticks       []Tick
+	ticks       []tickRec
+}
+
+// transitionRec and tickRec hold no pointers, so that appending them costs
+// the tick no write barriers and the collector nothing to scan.
+type transitionRec struct {
+	at       int64 // Unix ns
+	uid      uint32
+	from, to runtime.Status
+	reason   int32 // index in batch.reasons, -1 for none
+}
+
+type tickRec struct {
+	seq                       uint64
+	start, lateness, duration int64 // Unix ns, ns, ns
+	early                     bool
+	status                    runtime.Status
 }
 
 func (b *batch) len() int { return len(b.transitions) + len(b.changes) + len(b.ticks) }
 
 func (b *batch) reset() {
 	clear(b.changes) // drop references to values
-	b.transitions, b.changes, b.ticks = b.transitions[:0], b.changes[:0], b.ticks[:0]
+	clear(b.reasons)
+	b.transitions, b.reasons, b.changes, b.ticks = b.transitions[:0], b.reasons[:0], b.changes[:0], b.ticks[:0]
 }
 
 // rawChange is a blackboard change before its value is encoded.
@@ -149,10 +172,12 @@ func New(conf Conf) (*Recorder, error) {
 			Start: conf.Tree.Clock().Now(), TreeXML: xml, Profile: conf.Profile,
 			Nodes: nodeInfos(conf.Tree),
 		},
-		sink:   s,
-		scopes: ScopeNames(conf.Tree),
-		kick:   make(chan struct{}, 1),
-		done:   make(chan struct{}),
+		sink:    s,
+		scopes:  ScopeNames(conf.Tree),
+		pending: &batch{},
+		full:    make(chan *batch, max(1, conf.MaxPending/batchSize)),
+		free:    make(chan *batch, max(1, conf.MaxPending/batchSize)+2),
+		done:    make(chan struct{}),
 	}
 	if err := s.begin(&r.header); err != nil {
 		s.close()
@@ -184,20 +209,26 @@ func (r *Recorder) Attach() (detach func()) {
 
 // OnTransition records a status transition (runtime.Observer).
 func (r *Recorder) OnTransition(t runtime.Transition) {
-	tr := Transition{At: t.Time, UID: t.Node.UID(), From: t.From, To: t.To}
+	tr := transitionRec{at: t.Time.UnixNano(), uid: t.Node.UID(), from: t.From, to: t.To, reason: -1}
+	var reason string
 	if r.conf.Reason != nil && t.To.Completed() {
-		tr.Reason = r.conf.Reason(t.Node)
+		reason = r.conf.Reason(t.Node)
 	}
 	r.mu.Lock()
 	if r.room() {
-		r.pending.transitions = append(r.pending.transitions, tr)
+		p := r.pending
+		if reason != "" {
+			tr.reason = int32(len(p.reasons))
+			p.reasons = append(p.reasons, reason)
+		}
+		p.transitions = append(p.transitions, tr)
 	}
 	r.mu.Unlock()
 }
 
 // OnTick records a tick report (runtime.LoopConf's Observe).
 func (r *Recorder) OnTick(rep runtime.TickReport) {
-	tk := Tick{Seq: rep.Seq, Start: rep.Start, Lateness: rep.Lateness, Duration: rep.Duration, Early: rep.Early, Status: rep.Status}
+	tk := tickRec{seq: rep.Seq, start: rep.Start.UnixNano(), lateness: int64(rep.Lateness), duration: int64(rep.Duration), early: rep.Early, status: rep.Status}
 	r.mu.Lock()
 	if r.room() {
 		r.pending.ticks = append(r.pending.ticks, tk)
@@ -247,28 +278,53 @@ func (r *Recorder) onChange(c runtime.Change) {
 	r.mu.Unlock()
 }
 
-// room reports whether one more event fits; r.mu is held.
+// room reports whether one more event fits; r.mu is held. A full batch
+// goes to the writer and a recycled one takes its place; when the writer
+// is MaxPending events behind, the event is dropped and counted.
 func (r *Recorder) room() bool {
-	if r.closed || r.pending.len() >= r.conf.MaxPending {
+	if r.closed {
 		r.dropped++
 		return false
 	}
-	if r.pending.len() == r.conf.MaxPending/2 {
-		select {
-		case r.kick <- struct{}{}:
-		default:
-		}
+	if r.pending.len() < batchSize {
+		return true
+	}
+	select {
+	case r.full <- r.pending:
+	default:
+		r.dropped++
+		return false
+	}
+	select {
+	case r.pending = <-r.free:
+	default:
+		r.pending = &batch{}
 	}
 	return true
 }
 
-// Flush writes what was observed so far now.
-func (r *Recorder) Flush() error {
-	select {
-	case r.kick <- struct{}{}:
-	default:
+// Flush hands what was observed so far to the writer now.
+func (r *Recorder) Flush() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.handOver()
+}
+
+// handOver sends the pending batch to the writer if it holds anything;
+// r.mu is held.
+func (r *Recorder) handOver() {
+	if r.closed || r.pending.len() == 0 {
+		return
 	}
-	return nil
+	select {
+	case r.full <- r.pending:
+		select {
+		case r.pending = <-r.free:
+		default:
+			r.pending = &batch{}
+		}
+	default: // the writer is behind: it takes this one at its next pass
+	}
 }
 
 // Close writes what is left, closes the file and reports the first write
@@ -282,7 +338,7 @@ func (r *Recorder) Close() error {
 	}
 	r.closed = true
 	r.mu.Unlock()
-	close(r.kick)
+	close(r.full)
 	<-r.done
 	if err := r.sink.close(); err != nil && r.err == nil {
 		r.err = fmt.Errorf("record %s: %w", r.conf.Path, err)
@@ -293,32 +349,59 @@ func (r *Recorder) Close() error {
 	return r.err
 }
 
-// writeLoop swaps the pending batch out every FlushEvery (or when kicked)
-// and writes it.
+// writeLoop writes the batches handed over, and every FlushEvery takes
+// the one being filled, so that nothing waits longer than that.
 func (r *Recorder) writeLoop() {
 	defer close(r.done)
 	ticker := time.NewTicker(r.conf.FlushEvery)
 	defer ticker.Stop()
-	var out batch
 	for {
-		open := true
 		select {
-		case <-ticker.C:
-		case _, open = <-r.kick:
-		}
-		r.mu.Lock()
-		r.pending, out = out, r.pending
-		r.mu.Unlock()
-		if out.len() > 0 && r.err == nil {
-			encodeValues(out.changes)
-			if err := r.sink.write(&out); err != nil {
-				r.err = fmt.Errorf("record %s: %w", r.conf.Path, err)
+		case b, open := <-r.full:
+			if !open {
+				// Closed: the batch being filled is the last.
+				r.write(r.pending)
+				return
 			}
+			r.write(b)
+		case <-ticker.C:
+			// Take the batch being filled; the batches handed over before
+			// it (len(r.full) then: only holders of r.mu add) go first.
+			r.mu.Lock()
+			b := r.pending
+			if b.len() > 0 {
+				select {
+				case r.pending = <-r.free:
+				default:
+					r.pending = &batch{}
+				}
+			}
+			older := len(r.full)
+			r.mu.Unlock()
+			for range older {
+				ob, open := <-r.full
+				if !open {
+					break
+				}
+				r.write(ob)
+			}
+			r.write(b)
 		}
-		out.reset()
-		if !open {
-			return
+	}
+}
+
+// write writes b (if the file is still good) and recycles it.
+func (r *Recorder) write(b *batch) {
+	if b.len() > 0 && r.err == nil {
+		encodeValues(b.changes)
+		if err := r.sink.write(b); err != nil {
+			r.err = fmt.Errorf("record %s: %w", r.conf.Path, err)
 		}
+	}
+	b.reset()
+	select {
+	case r.free <- b:
+	default:
 	}
 }
 

@@ -155,18 +155,23 @@ func (s *sqliteSink) write(b *batch) error {
 		}
 		for i := range b.transitions {
 			t := &b.transitions[i]
-			ts := max(t.At.UnixMicro(), s.last+1)
+			at := t.at / 1000
+			ts := max(at, s.last+1)
 			s.last = ts
 			var dur int64
 			switch {
-			case t.From == 0 && t.To == 1: // IDLE -> RUNNING
-				s.started[t.UID] = ts
-			case t.From == 1 && t.To != 1:
-				if at, ok := s.started[t.UID]; ok {
-					dur = ts - at
+			case t.from == 0 && t.to == 1: // IDLE -> RUNNING
+				s.started[t.uid] = ts
+			case t.from == 1 && t.to != 1:
+				if start, ok := s.started[t.uid]; ok {
+					dur = ts - start
 				}
 			}
-			if _, err := st.Exec(ts, t.UID, dur, int(t.To), t.Reason, t.At.UnixMicro()); err != nil {
+			reason := ""
+			if t.reason >= 0 {
+				reason = b.reasons[t.reason]
+			}
+			if _, err := st.Exec(ts, t.uid, dur, int(t.to), reason, at); err != nil {
 				return err
 			}
 		}
@@ -202,7 +207,7 @@ func (s *sqliteSink) write(b *batch) error {
 		}
 		for i := range b.ticks {
 			t := &b.ticks[i]
-			if _, err := st.Exec(int64(t.Seq), t.Start.UnixMicro(), t.Lateness.Microseconds(), t.Duration.Microseconds(), t.Early, int(t.Status)); err != nil {
+			if _, err := st.Exec(int64(t.seq), t.start/1000, t.lateness/1000, t.duration/1000, t.early, int(t.status)); err != nil {
 				return err
 			}
 		}

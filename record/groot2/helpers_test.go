@@ -127,7 +127,7 @@ func replyHeader(typ byte, id uint32, tree uuid.UUID) []byte {
 }
 
 // freePort returns a port whose next one is free too.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	for range 50 {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
