@@ -59,8 +59,13 @@ func hourRecordings(b *testing.B) map[string]string {
 			return
 		}
 		hour.files = map[string]string{}
-		tree, _, _ := patrol(b)
+		tree, doc, _ := patrol(b)
 		nodes := nodeInfos(tree)
+		treeXML, err := TreeXML(tree, doc, nil)
+		if err != nil {
+			hour.err = err
+			return
+		}
 		start := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 		for _, file := range []string{"hour.btlog", "hour.db3"} {
 			path := filepath.Join(hour.dir, file)
@@ -74,7 +79,7 @@ func hourRecordings(b *testing.B) map[string]string {
 			if hour.err != nil {
 				return
 			}
-			h := &Header{Start: start, TreeXML: "<root BTCPP_format=\"4\"/>", Nodes: nodes}
+			h := &Header{Start: start, TreeXML: treeXML, Nodes: nodes}
 			if hour.err = s.begin(h); hour.err != nil {
 				return
 			}

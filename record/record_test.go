@@ -1,6 +1,7 @@
 package record
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,7 +15,14 @@ import (
 	"github.com/btrobot/btrobot/runtime"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if hour.dir != "" {
+			os.RemoveAll(hour.dir) // the benchmarks' one-hour recordings
+		}
+		os.Exit(code)
+	}))
+}
 
 // A run recorded in either format replays to the same statuses (and, in
 // SQLite, the same blackboard) as the live tree had, tick by tick.

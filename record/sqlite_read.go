@@ -228,11 +228,13 @@ func (r *sqliteRecording) StateAt(at time.Time) (*State, error) {
 		}
 		s.Blackboard[k[0]][k[1]] = v
 	}
-	var tick sql.NullInt64
-	if err := r.db.QueryRow(`SELECT max(seq) FROM btrobot_ticks WHERE start <= ?`, us).Scan(&tick); err != nil {
+	var tick int64
+	switch err := r.db.QueryRow(`SELECT seq FROM btrobot_ticks WHERE start <= ? ORDER BY start DESC, seq DESC LIMIT 1`, us).Scan(&tick); err {
+	case nil, sql.ErrNoRows:
+	default:
 		return nil, r.bad(err)
 	}
-	s.Tick = uint64(tick.Int64)
+	s.Tick = uint64(tick)
 	return s, nil
 }
 

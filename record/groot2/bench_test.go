@@ -84,4 +84,3 @@ func BenchmarkTickObserved(b *testing.B) {
 		}
 	}
 }
-

@@ -205,6 +205,11 @@ func (s *Server) Addr() string { return s.rep.Addr().String() }
 // Paused reports whether a breakpoint holds the tree now.
 func (s *Server) Paused() bool { return s.paused.Load() > 0 }
 
+// Resume releases a paused tick and removes every hook, as Groot2's
+// "remove all hooks" does: call it when the run must stop (a signal, a
+// shutdown) so that the loop gets its tick back.
+func (s *Server) Resume() { s.removeAllHooks() }
+
 // Close releases every paused tick, stops serving and closes the sockets.
 func (s *Server) Close() error {
 	s.hmu.Lock()
