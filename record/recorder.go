@@ -63,6 +63,8 @@ type Recorder struct {
 	header Header
 	sink   sink
 	scopes map[*runtime.Blackboard]string
+	// ticksDropped: the format keeps no ticks (a .btlog)
+	ticksDropped bool
 
 	mu      sync.Mutex
 	pending *batch // filling; handed to the writer when it holds batchSize events
@@ -179,6 +181,7 @@ func New(conf Conf) (*Recorder, error) {
 		free:    make(chan *batch, max(1, conf.MaxPending/batchSize)+2),
 		done:    make(chan struct{}),
 	}
+	r.ticksDropped = isBTLog(s)
 	if err := s.begin(&r.header); err != nil {
 		s.close()
 		return nil, fmt.Errorf("record %s: %w", conf.Path, err)
@@ -192,12 +195,17 @@ func isBTLog(s sink) bool { _, ok := s.(*btlogSink); return ok }
 // Header returns the recording's header.
 func (r *Recorder) Header() Header { return r.header }
 
-// Attach makes r observe its tree: transitions, tick hooks and blackboard
-// changes (replacing the blackboard's change hook). Call it, and the
-// function it returns, between ticks.
+// Attach makes r observe its tree: transitions, and for a format that
+// holds them blackboard changes (replacing the blackboard's change hook:
+// one such recorder per tree) with tick hooks to know which node writes.
+// A .btlog holds transitions only and observes nothing else. Call Attach,
+// and the function it returns, between ticks.
 func (r *Recorder) Attach() (detach func()) {
 	t := r.conf.Tree
 	unobserve := t.Observe(r)
+	if isBTLog(r.sink) {
+		return unobserve
+	}
 	unhook := t.Hook(r)
 	t.Blackboard().OnChange(r.onChange)
 	return func() {
@@ -226,8 +234,12 @@ func (r *Recorder) OnTransition(t runtime.Transition) {
 	r.mu.Unlock()
 }
 
-// OnTick records a tick report (runtime.LoopConf's Observe).
+// OnTick records a tick report (runtime.LoopConf's Observe); a .btlog
+// has no place for it.
 func (r *Recorder) OnTick(rep runtime.TickReport) {
+	if r.ticksDropped {
+		return
+	}
 	tk := tickRec{seq: rep.Seq, start: rep.Start.UnixNano(), lateness: int64(rep.Lateness), duration: int64(rep.Duration), early: rep.Early, status: rep.Status}
 	r.mu.Lock()
 	if r.room() {
