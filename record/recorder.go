@@ -55,8 +55,11 @@ type Conf struct {
 // Observe).
 //
 // Observing costs the tick an append to a buffer under a mutex; a goroutine
-// of the recorder encodes and writes the buffer every FlushEvery. Close
-// writes what is left.
+// of the recorder encodes and writes the buffer every FlushEvery (also
+// while a breakpoint holds the tree). Close writes what is left. A
+// blackboard value is encoded (as JSON) by that goroutine, after the
+// write: like every blackboard value, it must not be changed in place once
+// written.
 type Recorder struct {
 	conf   Conf
 	clock  runtime.Clock
