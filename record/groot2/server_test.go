@@ -233,3 +233,17 @@ func TestTooManyNodes(t *testing.T) {
 }
 
 var _ = json.Marshal
+
+// A silent Groot2 has its hooks disabled (a replace-hook no longer
+// replaces); they are enabled again when it speaks, as in BT.CPP.
+func TestHeartbeat(t *testing.T) {
+	s := serve(t, 300*time.Millisecond)
+	s.client.request('I', 1, `{"enabled":true,"uid":6,"mode":1,"once":false,"desired_status":"FAILURE","position":0}`)
+	time.Sleep(600 * time.Millisecond)
+	assert.Equal(t, runtime.Running, s.tick(t), "silent: drive ticks as usual")
+	require.Eventually(t, func() bool {
+		return strings.Contains(string(s.client.request('D', 3)[1]), `"enabled":true`)
+	}, 2*time.Second, 20*time.Millisecond)
+	s.tree.Halt()
+	assert.Equal(t, runtime.Failure, s.tick(t), "heard again: drive replaced by FAILURE")
+}
