@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -231,6 +232,9 @@ func (s *Server) closeSockets() error {
 	err := s.rep.Close()
 	if perr := s.pub.Close(); err == nil {
 		err = perr
+	}
+	if errors.Is(err, net.ErrClosed) {
+		err = nil // a connection the peer or zmq4 had closed already
 	}
 	return err
 }
