@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/btrobot/btrobot/runtime/script"
@@ -34,12 +35,35 @@ type Blackboard struct {
 	remap     map[string]string // internal key -> key in the parent
 	autoRemap bool
 	now       func() time.Time
+	watch     *changeWatch // shared by a root and all its scopes
 }
+
+// Change is one write or removal of a blackboard entry, as a change hook
+// sees it (see [Blackboard.OnChange]).
+type Change struct {
+	// Scope is the blackboard that holds the entry: the root, or the own
+	// scope of a subtree.
+	Scope *Blackboard
+	Key   string
+	// Type is the entry's type after the write (nil while any type is
+	// allowed). Value is the value written; nil when the entry was removed.
+	Type  reflect.Type
+	Value any
+	// Seq is the entry's sequence number after the write (0 for a removal);
+	// Stamp the time of the write.
+	Seq   uint64
+	Stamp time.Time
+}
+
+// changeWatch holds the change hook of a family of scopes. The pointer is
+// loaded once per write: with no hook set, a write costs one atomic load.
+type changeWatch struct{ hook atomic.Pointer[func(Change)] }
 
 // Entry is one blackboard value with its type, a sequence number that grows
 // with every write, and the time of the last write.
 type Entry struct {
 	mu    sync.Mutex
+	scope *Blackboard // the scope that holds it; nil for an entry made by hand
 	key   string
 	typ   reflect.Type // nil: any type allowed until the first typed write
 	value any          // nil: declared but never written
@@ -53,14 +77,40 @@ func NewBlackboard(now func() time.Time) *Blackboard {
 	if now == nil {
 		now = time.Now
 	}
-	return &Blackboard{entries: map[string]*Entry{}, now: now}
+	return &Blackboard{entries: map[string]*Entry{}, now: now, watch: &changeWatch{}}
+}
+
+// OnChange sets f to be called after every write (Set, Assign, Entry.Store)
+// and removal (Unset) in bb's root and every scope under it, replacing any
+// hook set before; nil removes it.
+//
+// f runs on the writer's goroutine (the tick's, or a ROS callback's) while
+// the entry is locked, so that the calls for one entry come in the order of
+// its sequence numbers. It must be quick and must not touch the blackboard.
+func (bb *Blackboard) OnChange(f func(Change)) {
+	if f == nil {
+		bb.watch.hook.Store(nil)
+		return
+	}
+	bb.watch.hook.Store(&f)
+}
+
+// changed reports a write to the hook, if one is set. The caller holds
+// e.mu.
+func (e *Entry) changed(value any) {
+	if e.scope == nil {
+		return
+	}
+	if f := e.scope.watch.hook.Load(); f != nil {
+		(*f)(Change{Scope: e.scope, Key: e.key, Type: e.typ, Value: value, Seq: e.seq, Stamp: e.stamp})
+	}
 }
 
 // NewChild returns a blackboard scoped under bb, as a SubTree gets one.
 // remap maps keys of the child to keys of bb; autoRemap makes every other
 // non-private key of the child resolve in bb too.
 func (bb *Blackboard) NewChild(remap map[string]string, autoRemap bool) *Blackboard {
-	return &Blackboard{entries: map[string]*Entry{}, parent: bb, remap: remap, autoRemap: autoRemap, now: bb.now}
+	return &Blackboard{entries: map[string]*Entry{}, parent: bb, remap: remap, autoRemap: autoRemap, now: bb.now, watch: bb.watch}
 }
 
 // Root returns the outermost blackboard of the scope chain.
@@ -134,7 +184,7 @@ func (bb *Blackboard) Declare(key string, typ reflect.Type) (*Entry, error) {
 	if isAnyType(typ) {
 		typ = nil
 	}
-	e := &Entry{key: key, typ: typ}
+	e := &Entry{scope: bb, key: key, typ: typ}
 	bb.entries[key] = e
 	bb.mu.Unlock()
 	return e, nil
@@ -190,8 +240,17 @@ func (bb *Blackboard) Assign(key string, v any, create bool) error {
 // left alone. Removing a missing key is not an error.
 func (bb *Blackboard) Unset(key string) {
 	bb.mu.Lock()
+	e := bb.entries[key]
 	delete(bb.entries, key)
 	bb.mu.Unlock()
+	if e == nil {
+		return
+	}
+	if f := bb.watch.hook.Load(); f != nil {
+		e.mu.Lock()
+		(*f)(Change{Scope: bb, Key: key, Type: e.typ, Stamp: bb.now()})
+		e.mu.Unlock()
+	}
 }
 
 // Keys returns the keys held in this scope (not the parent's), sorted.
@@ -273,6 +332,7 @@ func (e *Entry) store(v any, at time.Time) error {
 	e.value = v
 	e.seq++
 	e.stamp = at
+	e.changed(v)
 	return nil
 }
 
@@ -305,6 +365,7 @@ func (e *Entry) assign(v any, at time.Time) error {
 	e.value = v
 	e.seq++
 	e.stamp = at
+	e.changed(v)
 	return nil
 }
 

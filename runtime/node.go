@@ -139,6 +139,9 @@ func Execute(n Node) (Status, error) {
 	if len(b.children) != 0 && b.status != Running && b.tree != nil {
 		b.startAt = b.tree.completions // Explain looks for children that completed since
 	}
+	if t := b.tree; t != nil && t.hooks != nil {
+		return executeHooked(n, b, t.hooks)
+	}
 	if b.conds != nil {
 		st, decided, err := b.conds.checkPre(n)
 		if err != nil {
@@ -161,6 +164,11 @@ func (b *Base) finish(st Status) (Status, error) {
 			return Failure, b.wrap(err)
 		}
 	}
+	return b.commit(st)
+}
+
+// commit stores the status a tick ended with.
+func (b *Base) commit(st Status) (Status, error) {
 	if st == Idle {
 		return Failure, b.wrap(errors.New("Tick returned IDLE; a ticked node must return RUNNING, SUCCESS, FAILURE or SKIPPED"))
 	}

@@ -47,6 +47,7 @@ type Tree struct {
 	bb        *Blackboard
 	clock     Clock
 	observers []Observer
+	hooks     []TickHook // nil unless a debugger or recorder attached one
 	wake      chan struct{}
 	haltErr   error
 	ticks     uint64

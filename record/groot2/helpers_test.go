@@ -1,0 +1,172 @@
+package groot2
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/trees"
+)
+
+const pythonPath = "/usr/bin/python3"
+
+// requirePyZMQ stops the test unless Debian's python3-zmq is there: it
+// fails under CI=true, skips otherwise.
+func requirePyZMQ(t *testing.T) {
+	t.Helper()
+	if err := exec.Command(pythonPath, "-c", "import zmq").Run(); err != nil {
+		msg := "needs libzmq's Python binding (apt-get install python3-zmq): " + err.Error()
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg + " (CI=true, so this fails instead of skipping)")
+		}
+		t.Skip(msg)
+	}
+}
+
+// client is testdata/client.py: Groot2's side of the protocol over libzmq.
+type client struct {
+	t   *testing.T
+	in  io.WriteCloser
+	out *bufio.Scanner
+}
+
+func startClient(t *testing.T, port int) *client {
+	t.Helper()
+	requirePyZMQ(t)
+	cmd := exec.Command(pythonPath, "testdata/client.py", itoa(port))
+	in, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = os.Stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		in.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	c := &client{t: t, in: in, out: bufio.NewScanner(out)}
+	c.out.Buffer(make([]byte, 1<<20), 16<<20)
+	require.True(t, c.out.Scan(), "the client did not start")
+	return c
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func (c *client) do(cmd map[string]any) [][]byte {
+	c.t.Helper()
+	line, _ := json.Marshal(cmd)
+	_, err := c.in.Write(append(line, '\n'))
+	require.NoError(c.t, err)
+	require.True(c.t, c.out.Scan(), "the client died")
+	var ans struct {
+		Frames []string
+		Error  string
+	}
+	require.NoError(c.t, json.Unmarshal(c.out.Bytes(), &ans))
+	require.Empty(c.t, ans.Error, "client: %s", ans.Error)
+	frames := make([][]byte, len(ans.Frames))
+	for i, f := range ans.Frames {
+		frames[i], err = hex.DecodeString(f)
+		require.NoError(c.t, err)
+	}
+	return frames
+}
+
+// request sends a request of type typ with id and optional argument.
+func (c *client) request(typ byte, id uint32, arg ...string) [][]byte {
+	c.t.Helper()
+	frames := []string{hex.EncodeToString(header(typ, id))}
+	for _, a := range arg {
+		frames = append(frames, hex.EncodeToString([]byte(a)))
+	}
+	return c.do(map[string]any{"op": "req", "frames": frames})
+}
+
+func (c *client) raw(frames ...[]byte) [][]byte {
+	c.t.Helper()
+	hx := make([]string, len(frames))
+	for i, f := range frames {
+		hx[i] = hex.EncodeToString(f)
+	}
+	return c.do(map[string]any{"op": "req", "frames": hx})
+}
+
+// published waits for one message on the PUB socket.
+func (c *client) published() [][]byte {
+	c.t.Helper()
+	return c.do(map[string]any{"op": "sub"})
+}
+
+func header(typ byte, id uint32) []byte {
+	b := []byte{2, typ, 0, 0, 0, 0}
+	binary.LittleEndian.PutUint32(b[2:], id)
+	return b
+}
+
+// replyHeader is what every reply must start with.
+func replyHeader(typ byte, id uint32, tree uuid.UUID) []byte {
+	return append(header(typ, id), tree[:]...)
+}
+
+// freePort returns a port whose next one is free too.
+func freePort(t testing.TB) int {
+	t.Helper()
+	for range 50 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if l2, err := net.Listen("tcp", "127.0.0.1:"+itoa(port+1)); err == nil {
+			l2.Close()
+			return port
+		}
+	}
+	t.Fatal("no two free ports in a row")
+	return 0
+}
+
+const patrolXML = `<root BTCPP_format="4" main_tree_to_execute="Patrol">
+  <BehaviorTree ID="Patrol">
+    <Sequence name="patrol">
+      <Script name="counters" code="visits := 0; battery := 100.0; place := 'dock'"/>
+      <Repeat name="forever" num_cycles="-1">
+        <SubTree ID="Step" _autoremap="true"/>
+      </Repeat>
+    </Sequence>
+  </BehaviorTree>
+  <BehaviorTree ID="Step">
+    <Sequence name="step">
+      <Sleep name="drive" msec="20"/>
+      <Script name="count" code="visits += 1; battery -= 0.5; _mine := 7"/>
+    </Sequence>
+  </BehaviorTree>
+</root>`
+
+// patrol builds a small patrol-like tree on a manual clock.
+func patrol(t testing.TB) (*runtime.Tree, *runtime.Document, *runtime.ManualClock) {
+	t.Helper()
+	doc, err := trees.Parse("patrol.xml", []byte(patrolXML))
+	require.NoError(t, err)
+	clock := runtime.NewManualClock(time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC))
+	tree, err := runtime.Build(runtime.NewRegistry(), doc, runtime.BuildConf{Clock: clock})
+	require.NoError(t, err)
+	return tree, doc, clock
+}

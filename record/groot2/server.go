@@ -1,0 +1,521 @@
+package groot2
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zeromq/zmq4"
+	"github.com/google/uuid"
+
+	"github.com/btrobot/btrobot/record"
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// DefaultPort is Groot2's port: REP on it, PUB on the next.
+const DefaultPort = 1667
+
+// Conf configures a Server.
+type Conf struct {
+	// Tree is the tree to serve and Document the document it was built
+	// from; Palette, when set, adds the node models to the tree's XML.
+	Tree     *runtime.Tree
+	Document *runtime.Document
+	Palette  *runtime.Registry
+	// Host is the address to listen on (every interface, as BT.CPP, when
+	// empty); Port the REP port (DefaultPort when 0), the PUB socket takes
+	// Port+1.
+	Host string
+	Port int
+	// TreeID is the tree instance's UUID in every reply (a new random one
+	// when zero).
+	TreeID uuid.UUID
+	// MaxHeartbeatDelay is how long Groot2 may stay silent before its hooks
+	// are disabled, so that a robot whose debugger vanished does not stay
+	// paused (5 s when 0, as BT.CPP); they are enabled again when it
+	// speaks.
+	MaxHeartbeatDelay time.Duration
+	// OnPause, when set, is called on the tick's goroutine when a
+	// breakpoint pauses the tree (paused true, before the tick blocks) and
+	// when it resumes. The loop's owner stops the robot here and keeps its
+	// watchdog quiet while Paused.
+	OnPause func(node *runtime.Base, paused bool)
+}
+
+// Server serves a tree to Groot2 as BehaviorTree.CPP 4.10's Groot2Publisher
+// does: the tree's XML, its nodes' statuses, blackboard dumps, breakpoints
+// and replace-hooks, and a recording of transitions. It is a
+// runtime.Observer and a runtime.TickHook, attached together by Attach.
+//
+// A breakpoint blocks the tick, as in BT.CPP: the whole tree stands still
+// at that node until Groot2 unlocks it, Groot2 goes silent for
+// MaxHeartbeatDelay, or the server closes. Paused and OnPause let the loop
+// owner know.
+type Server struct {
+	conf   Conf
+	treeID [16]byte
+	xml    string
+	nodes  []*runtime.Base // by UID-1
+	scopes map[string]*runtime.Blackboard
+	order  []uint16 // the status buffer's node order, BT.CPP's
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	rep    zmq4.Socket
+	pub    zmq4.Socket
+	notes  chan []byte // breakpoint notifications for the publisher
+	wg     sync.WaitGroup
+
+	// statuses and the transition recording, under smu
+	smu         sync.Mutex
+	statuses    []byte // by UID-1, BT.CPP's encoding (IDLE after X: 10+X)
+	recording   bool
+	recordStart time.Time
+	recorded    []transition // a ring of the last maxRecorded
+	recordedAt  int
+
+	// hooks, under hmu; hcond wakes paused ticks
+	hmu     sync.Mutex
+	hcond   *sync.Cond
+	hooks   [2]map[uint16]*hook // by position
+	nHooks  atomic.Int32        // 0: the tick hook returns at once
+	paused  atomic.Int32
+	closed  bool
+	lastReq atomic.Int64 // wall time of the last request, ns
+}
+
+type hook struct {
+	hookJSON
+	desired runtime.Status
+	ready   bool
+}
+
+type transition struct {
+	at  int64 // µs since the recording started
+	uid uint16
+	st  uint8
+}
+
+const maxRecorded = 1000 // as BT.CPP: Groot2 polls often
+
+// New checks the tree (Groot2 numbers nodes in 16 bits), binds the REP and
+// PUB sockets and starts serving. Attach it to the tree, and Close it when
+// the run ends.
+func New(conf Conf) (*Server, error) {
+	if conf.Tree == nil {
+		return nil, errors.New("groot2: no tree")
+	}
+	if conf.Port == 0 {
+		conf.Port = DefaultPort
+	}
+	if conf.Port < 0 || conf.Port > 65534 {
+		return nil, fmt.Errorf("groot2: port %d: want 1 to 65534 (the PUB socket takes the next)", conf.Port)
+	}
+	if conf.Host == "" {
+		conf.Host = "0.0.0.0"
+	}
+	if conf.MaxHeartbeatDelay <= 0 {
+		conf.MaxHeartbeatDelay = 5 * time.Second
+	}
+	if conf.TreeID == uuid.Nil {
+		conf.TreeID = uuid.New()
+	}
+	xml, err := record.TreeXML(conf.Tree, conf.Document, conf.Palette)
+	if err != nil {
+		return nil, fmt.Errorf("groot2: %w", err)
+	}
+	s := &Server{conf: conf, treeID: conf.TreeID, xml: xml, scopes: map[string]*runtime.Blackboard{}, notes: make(chan []byte, 64)}
+	s.hcond = sync.NewCond(&s.hmu)
+	s.hooks = [2]map[uint16]*hook{{}, {}}
+	for _, n := range conf.Tree.Nodes() {
+		s.nodes = append(s.nodes, runtime.NodeOf(n))
+	}
+	s.statuses = make([]byte, len(s.nodes))
+	for bb, name := range record.ScopeNames(conf.Tree) {
+		s.scopes[name] = bb
+	}
+	s.order = statusOrder(conf.Tree)
+	s.lastReq.Store(time.Now().UnixNano())
+
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.rep = zmq4.NewRep(s.ctx, zmq4.WithTimeout(time.Second))
+	s.pub = zmq4.NewPub(s.ctx, zmq4.WithTimeout(time.Second))
+	if err := s.rep.Listen(fmt.Sprintf("tcp://%s:%d", conf.Host, conf.Port)); err != nil {
+		s.closeSockets()
+		return nil, fmt.Errorf("groot2: %w", err)
+	}
+	if err := s.pub.Listen(fmt.Sprintf("tcp://%s:%d", conf.Host, conf.Port+1)); err != nil {
+		s.closeSockets()
+		return nil, fmt.Errorf("groot2: %w", err)
+	}
+	s.wg.Add(3)
+	go s.serve()
+	go s.publish()
+	go s.heartbeat()
+	return s, nil
+}
+
+// statusOrder lists the UIDs in the order BT.CPP's status buffer has them:
+// tree instance by tree instance (the main tree, then each SubTree depth
+// first), each instance's own nodes in UID order.
+func statusOrder(tree *runtime.Tree) []uint16 {
+	var instances [][]uint16
+	var walk func(n runtime.Node, inst int)
+	walk = func(n runtime.Node, inst int) {
+		b := runtime.NodeOf(n)
+		instances[inst] = append(instances[inst], uint16(b.UID()))
+		if _, sub := n.(*runtime.SubTree); sub {
+			instances = append(instances, nil)
+			inst = len(instances) - 1
+		}
+		for _, c := range b.Children() {
+			walk(c, inst)
+		}
+	}
+	if tree.Root() == nil {
+		return nil
+	}
+	instances = append(instances, nil)
+	walk(tree.Root(), 0)
+	var out []uint16
+	for _, in := range instances {
+		out = append(out, in...)
+	}
+	return out
+}
+
+// Attach makes s observe the tree's transitions and hook its ticks. Call it,
+// and the function it returns, between ticks.
+func (s *Server) Attach() (detach func()) {
+	unobserve := s.conf.Tree.Observe(s)
+	unhook := s.conf.Tree.Hook(s)
+	return func() { unhook(); unobserve() }
+}
+
+// Addr returns the REP socket's address.
+func (s *Server) Addr() string { return s.rep.Addr().String() }
+
+// Paused reports whether a breakpoint holds the tree now.
+func (s *Server) Paused() bool { return s.paused.Load() > 0 }
+
+// Resume releases a paused tick and removes every hook, as Groot2's
+// "remove all hooks" does: call it when the run must stop (a signal, a
+// shutdown) so that the loop gets its tick back.
+func (s *Server) Resume() { s.removeAllHooks() }
+
+// Close releases every paused tick, stops serving and closes the sockets.
+func (s *Server) Close() error {
+	s.hmu.Lock()
+	if s.closed {
+		s.hmu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.hcond.Broadcast()
+	s.hmu.Unlock()
+	s.cancel()
+	err := s.closeSockets()
+	s.wg.Wait()
+	return err
+}
+
+func (s *Server) closeSockets() error {
+	s.cancel()
+	err := s.rep.Close()
+	if perr := s.pub.Close(); err == nil {
+		err = perr
+	}
+	if errors.Is(err, net.ErrClosed) {
+		err = nil // a connection the peer or zmq4 had closed already
+	}
+	return err
+}
+
+// OnTransition keeps the status buffer and the recording (runtime.Observer).
+func (s *Server) OnTransition(t runtime.Transition) {
+	uid := t.Node.UID()
+	st := byte(t.To)
+	if t.To == runtime.Idle {
+		st = 10 + byte(t.From)
+	}
+	s.smu.Lock()
+	if int(uid) <= len(s.statuses) {
+		s.statuses[uid-1] = st
+	}
+	if s.recording {
+		tr := transition{at: max(0, t.Time.Sub(s.recordStart).Microseconds()), uid: uint16(uid), st: byte(t.To)}
+		if len(s.recorded) < maxRecorded {
+			s.recorded = append(s.recorded, tr)
+		} else {
+			s.recorded[s.recordedAt] = tr
+			s.recordedAt = (s.recordedAt + 1) % maxRecorded
+		}
+	}
+	s.smu.Unlock()
+}
+
+// BeforeTick runs a PRE hook of n, if Groot2 set one (runtime.TickHook).
+func (s *Server) BeforeTick(n *runtime.Base) runtime.Status {
+	if s.nHooks.Load() == 0 {
+		return runtime.Idle
+	}
+	return s.runHook(posPre, n)
+}
+
+// AfterTick runs a POST hook of n, if Groot2 set one (runtime.TickHook).
+func (s *Server) AfterTick(n *runtime.Base, _ runtime.Status) runtime.Status {
+	if s.nHooks.Load() == 0 {
+		return runtime.Idle
+	}
+	return s.runHook(posPost, n)
+}
+
+// runHook is BT.CPP's: tell Groot2 the hook was reached; a breakpoint then
+// waits to be unlocked; the hook's status replaces the node's when it is
+// SUCCESS or FAILURE.
+func (s *Server) runHook(pos int, n *runtime.Base) runtime.Status {
+	uid := uint16(n.UID())
+	s.hmu.Lock()
+	h := s.hooks[pos][uid]
+	if h == nil || !h.Enabled || s.closed {
+		s.hmu.Unlock()
+		return runtime.Skipped
+	}
+	s.hmu.Unlock()
+
+	note := requestHeader{protocol: protocolID, typ: reqBreakpointReach, id: rand.Uint32()}.encode()
+	select {
+	case s.notes <- append(note, strconv.Itoa(int(uid))...):
+	default:
+	}
+
+	s.hmu.Lock()
+	if h.Mode == modeBreakpoint && h.Enabled && !h.ready && !s.closed {
+		s.hmu.Unlock()
+		s.paused.Add(1)
+		if s.conf.OnPause != nil {
+			s.conf.OnPause(n, true)
+		}
+		s.hmu.Lock()
+		for !h.ready && h.Enabled && !s.closed && h.Mode == modeBreakpoint {
+			s.hcond.Wait()
+		}
+		s.hmu.Unlock()
+		s.paused.Add(-1)
+		if s.conf.OnPause != nil {
+			s.conf.OnPause(n, false)
+		}
+		s.hmu.Lock()
+	}
+	h.ready = false
+	if !h.Enabled || s.closed {
+		s.hmu.Unlock()
+		return runtime.Skipped
+	}
+	desired := h.desired
+	if h.Once {
+		h.Enabled = false
+		if s.hooks[h.Position][uid] == h {
+			delete(s.hooks[h.Position], uid)
+			s.nHooks.Add(-1)
+		}
+	}
+	s.hmu.Unlock()
+	return desired
+}
+
+// serve answers requests until the server closes.
+func (s *Server) serve() {
+	defer s.wg.Done()
+	for {
+		msg, err := s.rep.Recv()
+		if err != nil {
+			if s.ctx.Err() != nil {
+				return
+			}
+			continue
+		}
+		if len(msg.Frames) == 0 {
+			continue
+		}
+		s.lastReq.Store(time.Now().UnixNano())
+		reply := s.answer(msg.Frames)
+		if err := s.rep.SendMulti(zmq4.NewMsgFrom(reply...)); err != nil && s.ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+func errorReply(msg string) [][]byte { return [][]byte{[]byte("error"), []byte(msg)} }
+
+// answer builds the reply to one request.
+func (s *Server) answer(frames [][]byte) [][]byte {
+	req, err := decodeRequestHeader(frames[0])
+	if err != nil {
+		return errorReply(err.Error())
+	}
+	head := requestHeader{protocol: protocolID, typ: req.typ, id: req.id}.encode()
+	head = append(head, s.treeID[:]...)
+	arg := func() ([]byte, bool) {
+		if len(frames) != 2 {
+			return nil, false
+		}
+		return frames[1], true
+	}
+	switch req.typ {
+	case reqFullTree:
+		return [][]byte{head, []byte(s.xml)}
+	case reqStatus:
+		return [][]byte{head, s.statusBuffer()}
+	case reqBlackboard:
+		a, ok := arg()
+		if !ok {
+			return errorReply("must be 2 parts message")
+		}
+		dump, err := s.blackboardDump(string(a))
+		if err != nil {
+			return errorReply(err.Error())
+		}
+		return [][]byte{head, dump}
+	case reqHookInsert:
+		a, ok := arg()
+		if !ok {
+			return errorReply("must be 2 parts message")
+		}
+		if err := s.insertHooks(a); err != nil {
+			return errorReply(err.Error())
+		}
+	case reqBreakpointUnlck:
+		a, ok := arg()
+		if !ok {
+			return errorReply("must be 2 parts message")
+		}
+		var u unlockJSON
+		if err := json.Unmarshal(a, &u); err != nil {
+			return errorReply(err.Error())
+		}
+		desired := runtime.Skipped
+		switch u.DesiredStatus {
+		case "SUCCESS":
+			desired = runtime.Success
+		case "FAILURE":
+			desired = runtime.Failure
+		}
+		if !s.unlock(u.Position, u.UID, desired, u.RemoveWhenDone) {
+			return errorReply("Node ID not found")
+		}
+	case reqRemoveAllHooks:
+		s.removeAllHooks()
+	case reqDisableAllHooks:
+		s.enableAllHooks(false)
+	case reqHookRemove:
+		a, ok := arg()
+		if !ok {
+			return errorReply("must be 2 parts message")
+		}
+		var h struct {
+			UID      uint16 `json:"uid"`
+			Position int    `json:"position"`
+		}
+		if err := json.Unmarshal(a, &h); err != nil {
+			return errorReply(err.Error())
+		}
+		if !s.removeHook(h.Position, h.UID) {
+			return errorReply("Node ID not found")
+		}
+	case reqHooksDump:
+		return [][]byte{head, s.hooksDump()}
+	case reqToggleRecording:
+		a, ok := arg()
+		if !ok {
+			return errorReply("must be 2 parts message")
+		}
+		switch string(a) {
+		case "start":
+			s.smu.Lock()
+			s.recordStart = s.conf.Tree.Clock().Now()
+			s.recorded, s.recordedAt = s.recorded[:0], 0
+			s.recording = true
+			s.smu.Unlock()
+			return [][]byte{head, []byte(strconv.FormatInt(time.Now().UnixMicro(), 10))}
+		case "stop":
+			s.smu.Lock()
+			s.recording = false
+			s.smu.Unlock()
+		}
+	case reqGetTransitions:
+		return [][]byte{head, s.takeTransitions()}
+	default:
+		return errorReply("Request not recognized")
+	}
+	return [][]byte{head}
+}
+
+func (s *Server) statusBuffer() []byte {
+	out := make([]byte, 0, 3*len(s.order))
+	s.smu.Lock()
+	for _, uid := range s.order {
+		out = binary.LittleEndian.AppendUint16(out, uid)
+		out = append(out, s.statuses[uid-1])
+	}
+	s.smu.Unlock()
+	return out
+}
+
+func (s *Server) takeTransitions() []byte {
+	s.smu.Lock()
+	ring := make([]transition, 0, len(s.recorded))
+	ring = append(append(ring, s.recorded[s.recordedAt:]...), s.recorded[:s.recordedAt]...)
+	s.recorded, s.recordedAt = s.recorded[:0], 0
+	s.smu.Unlock()
+	out := make([]byte, 0, 9*len(ring))
+	for _, t := range ring {
+		at := uint64(t.at)
+		out = append(out, byte(at), byte(at>>8), byte(at>>16), byte(at>>24), byte(at>>32), byte(at>>40))
+		out = binary.LittleEndian.AppendUint16(out, t.uid)
+		out = append(out, t.st)
+	}
+	return out
+}
+
+// publish sends the breakpoint notifications, off the tick.
+func (s *Server) publish() {
+	defer s.wg.Done()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case note := <-s.notes:
+			s.pub.SendMulti(zmq4.NewMsgFrom(note[:requestHeaderSize], note[requestHeaderSize:]))
+		}
+	}
+}
+
+// heartbeat disables the hooks when Groot2 falls silent and enables them
+// again when it speaks, as BT.CPP.
+func (s *Server) heartbeat() {
+	defer s.wg.Done()
+	ticker := time.NewTicker(10 * time.Millisecond)
+	defer ticker.Stop()
+	alive := true
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case now := <-ticker.C:
+			was := alive
+			alive = now.Sub(time.Unix(0, s.lastReq.Load())) < s.conf.MaxHeartbeatDelay
+			if alive != was {
+				s.enableAllHooks(alive)
+			}
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package runtime
+
+// TickHook is called around the tick of every node of a tree: a debugger
+// pauses or replaces nodes there (Groot2's breakpoints and replace-hooks),
+// a recorder learns which node is running when the blackboard changes.
+// Attach one with [Tree.Hook]. A tree without hooks pays one nil check per
+// node tick.
+//
+// The calls happen on the tick's goroutine, for every [Execute]: BeforeTick
+// after the node's pre-conditions did not decide its status, AfterTick once
+// its status is known (after its post-conditions), even when the tick
+// failed with an error (then with FAILURE, and its result is ignored).
+// Both may return a completed status (SUCCESS or FAILURE) to replace the
+// node's, as BehaviorTree.CPP's pre- and post-tick callbacks do; any other
+// status leaves the node alone. BeforeTick is skipped for a node whose
+// status is already completed, as in BehaviorTree.CPP.
+type TickHook interface {
+	BeforeTick(n *Base) Status
+	AfterTick(n *Base, st Status) Status
+}
+
+// Hook attaches h to every node of the tree from now on and returns a
+// function that detaches it. Call both between ticks. With several hooks,
+// BeforeTick runs in the order they were attached and AfterTick in the
+// reverse order; the first completed status returned by a BeforeTick
+// replaces the tick.
+func (t *Tree) Hook(h TickHook) (remove func()) {
+	t.hooks = append(t.hooks[:len(t.hooks):len(t.hooks)], h)
+	return func() {
+		for i, x := range t.hooks {
+			if x == h {
+				hooks := append(t.hooks[:i:i], t.hooks[i+1:]...)
+				if len(hooks) == 0 {
+					hooks = nil
+				}
+				t.hooks = hooks
+				return
+			}
+		}
+	}
+}
+
+// executeHooked is Execute with the tree's tick hooks around the tick.
+func executeHooked(n Node, b *Base, hooks []TickHook) (st Status, err error) {
+	decided := false
+	if b.conds != nil {
+		if st, decided, err = b.conds.checkPre(n); err != nil {
+			afterTick(b, hooks, Failure)
+			return Failure, b.wrap(err)
+		}
+	}
+	if !decided && !b.status.Completed() {
+		for _, h := range hooks {
+			if s := h.BeforeTick(b); s.Completed() {
+				st, decided = s, true
+				break
+			}
+		}
+	}
+	if !decided {
+		if st, err = n.Tick(); err != nil {
+			afterTick(b, hooks, Failure)
+			return Failure, b.wrap(err)
+		}
+	}
+	if b.conds != nil && st.Completed() {
+		if err := b.conds.checkPost(b, st); err != nil {
+			afterTick(b, hooks, Failure)
+			return Failure, b.wrap(err)
+		}
+	}
+	if s := afterTick(b, hooks, st); s.Completed() {
+		st = s
+	}
+	return b.commit(st)
+}
+
+// afterTick runs the hooks' AfterTick in reverse order and returns the last
+// completed status one of them asked for (IDLE when none did).
+func afterTick(b *Base, hooks []TickHook, st Status) Status {
+	replaced := Idle
+	for i := len(hooks) - 1; i >= 0; i-- {
+		if s := hooks[i].AfterTick(b, st); s.Completed() {
+			replaced, st = s, s
+		}
+	}
+	return replaced
+}
