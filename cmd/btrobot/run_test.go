@@ -129,13 +129,15 @@ func TestRunOutcomes(t *testing.T) {
 		args []string
 		code int
 		last string
+		why  string // the explanation after the last line, if any
 	}{
-		{"success", []string{"--tree", ok}, exitOK, "mission succeeded after 3 ticks"},
-		{"failure", []string{"--tree", fail}, exitFailed, "mission failed after 1 tick "},
-		{"a tick limit", []string{"--tree", forever, "--ticks", "4"}, exitFailed, "stopped at the tick limit (--ticks 4) with the mission still running, after 4 ticks"},
-		{"an error in a tick", []string{"--tree", broken}, exitFailed, "mission aborted after 1 tick "},
-		{"quiet", []string{"--tree", ok, "--quiet"}, exitOK, "mission succeeded after 3 ticks"},
-		{"the tree as a private parameter", []string{"_tree:=" + ok}, exitOK, "mission succeeded after 3 ticks"},
+		{"success", []string{"--tree", ok}, exitOK, "mission succeeded after 3 ticks", ""},
+		{"failure", []string{"--tree", fail}, exitFailed, "mission failed after 1 tick ",
+			"why:\n  M/Sequence (Sequence) FAILURE: child 2 of 2 failed\n    M/Sequence/ScriptCondition (ScriptCondition) FAILURE: n == 1 is false (n = 0)"},
+		{"a tick limit", []string{"--tree", forever, "--ticks", "4"}, exitFailed, "stopped at the tick limit (--ticks 4) with the mission still running, after 4 ticks", ""},
+		{"an error in a tick", []string{"--tree", broken}, exitFailed, "mission aborted after 1 tick ", ""},
+		{"quiet", []string{"--tree", ok, "--quiet"}, exitOK, "mission succeeded after 3 ticks", ""},
+		{"the tree as a private parameter", []string{"_tree:=" + ok}, exitOK, "mission succeeded after 3 ticks", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"run", "--master", "auto", "--rate", "50", "__master:=" + freeMasterURI(t)}, tc.args...)
@@ -143,7 +145,15 @@ func TestRunOutcomes(t *testing.T) {
 			if code != tc.code {
 				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
 			}
-			lines := strings.Split(strings.TrimSpace(stdout), "\n")
+			out := strings.TrimSpace(stdout)
+			if i := strings.Index(out, "\nwhy:\n"); i >= 0 || tc.why != "" {
+				if i < 0 || out[i+1:] != tc.why {
+					t.Errorf("the explanation after the last line:\n%s\nwant:\n%s", out[max(i+1, 0):], tc.why)
+				} else {
+					out = out[:i]
+				}
+			}
+			lines := strings.Split(out, "\n")
 			if last := lines[len(lines)-1]; !strings.HasPrefix(last, tc.last) {
 				t.Errorf("last line %q, want it to start with %q\nstdout:\n%s", last, tc.last, stdout)
 			}
