@@ -150,14 +150,6 @@ func (ac *actionClient) close() {
 // Name returns the resolved name of the action server.
 func (a *ActionClient) Name() string { return a.ac.name }
 
-// NewGoal returns a pointer to a zero goal.
-func (a *ActionClient) NewGoal() any { return reflect.New(a.ac.goal).Interface() }
-
-// GoalType, ResultType and FeedbackType return the action's parts.
-func (a *ActionClient) GoalType() reflect.Type     { return a.ac.goal }
-func (a *ActionClient) ResultType() reflect.Type   { return a.ac.res }
-func (a *ActionClient) FeedbackType() reflect.Type { return a.ac.fb }
-
 // Ready reports whether the server is connected on all five action topics.
 func (a *ActionClient) Ready() bool {
 	select {

@@ -436,17 +436,17 @@ func (b *Bridge) Stop() StopReport {
 	return rep
 }
 
-// catchUpPoll is how often CatchUp looks for fresh messages.
+// catchUpPoll is how often catchUp looks for fresh messages.
 const catchUpPoll = time.Millisecond
 
-// CatchUp waits, up to patience on the wall clock, until every input whose
+// catchUp waits, up to patience on the wall clock, until every input whose
 // newest message is older than its max_age has received another, and
 // returns the topics still stale then. After the process was stalled
 // (SIGSTOP) the messages that queued meanwhile are read by the
 // connection's goroutines, which may run after the loop's: catching up
 // before the next Latch judges the inputs on what arrived rather than on
 // the stall.
-func (b *Bridge) CatchUp(patience time.Duration) []string {
+func (b *Bridge) catchUp(patience time.Duration) []string {
 	type waiting struct {
 		in    *bridgeInput
 		count uint64

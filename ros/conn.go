@@ -288,7 +288,7 @@ func Connect(conf Conf) (*Conn, error) {
 		return nil, fmt.Errorf("read /use_sim_time: %w", err)
 	}
 	if sim {
-		c.sim = NewSimClock()
+		c.sim = newSimClock()
 		c.clock = c.sim
 		c.wg.Add(1)
 		go c.followClock()

@@ -67,14 +67,14 @@ func TestLostErrorsMatchErrLostAndNameTheCause(t *testing.T) {
 }
 
 func TestSimClockRemembersWhenItReachedATime(t *testing.T) {
-	c := NewSimClock()
+	c := newSimClock()
 	epoch := time.Unix(100, 0)
 	assert.True(t, c.LastSet().IsZero())
 	_, ok := c.ReachedAt(epoch)
 	assert.False(t, ok, "nothing reached before the first /clock")
 	var walls []time.Time
 	for i := 0; i < 3; i++ { // 100.00, 100.03, 100.06
-		c.Set(epoch.Add(time.Duration(i) * 30 * time.Millisecond))
+		c.set(epoch.Add(time.Duration(i) * 30 * time.Millisecond))
 		walls = append(walls, c.LastSet())
 		time.Sleep(2 * time.Millisecond)
 	}
@@ -100,7 +100,7 @@ func TestSimClockRemembersWhenItReachedATime(t *testing.T) {
 		})
 	}
 	for i := 0; i < simSteps; i++ {
-		c.Set(epoch.Add(time.Second + time.Duration(i)*time.Millisecond))
+		c.set(epoch.Add(time.Second + time.Duration(i)*time.Millisecond))
 	}
 	_, ok = c.ReachedAt(epoch)
 	assert.False(t, ok, "a time older than the steps remembered")

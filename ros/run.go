@@ -148,7 +148,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 		lc.OnResume = func(d time.Duration) {
 			conn.Logf(LogWarn, "the controller did not run for %.1f s (stopped or starved): stopping the robot and reading its inputs again", d.Seconds())
 			r.stop()
-			if stale := r.bridge.CatchUp(catchUpPatience); len(stale) > 0 {
+			if stale := r.bridge.catchUp(catchUpPatience); len(stale) > 0 {
 				conn.Logf(LogWarn, "after the stall, still no fresh message on %v", stale)
 			}
 		}

@@ -92,9 +92,6 @@ func (sc *serviceClient) close() { sc.client.Close() }
 // Name returns the resolved service name.
 func (s *ServiceClient) Name() string { return s.sc.name }
 
-// NewRequest returns a pointer to a zero request.
-func (s *ServiceClient) NewRequest() any { return reflect.New(s.sc.req).Interface() }
-
 // Call sends req (a value or pointer of the request type) and returns a
 // pointer to the response. It gives up when ctx ends, abandoning the call:
 // the connection to the provider is closed, and the next call opens another.

@@ -38,9 +38,9 @@ type simStep struct {
 	sim, wall time.Time
 }
 
-// NewSimClock returns a clock at time zero that moves only through Set. A
-// Conn feeds it from /clock; tests and the simulator may drive one directly.
-func NewSimClock() *SimClock {
+// newSimClock returns a clock at time zero that moves only through set: a
+// Conn feeds it from /clock, and tests drive one directly.
+func newSimClock() *SimClock {
 	return &SimClock{clock: runtime.NewManualClock(time.Unix(0, 0)), started: make(chan struct{})}
 }
 
@@ -50,9 +50,9 @@ func (c *SimClock) Now() time.Time { return c.clock.Now() }
 // Timer returns a channel closed once the simulated time reaches at.
 func (c *SimClock) Timer(at time.Time) (<-chan struct{}, func()) { return c.clock.Timer(at) }
 
-// Set moves the clock to t, as a /clock message does, and fires the timers it
+// set moves the clock to t, as a /clock message does, and fires the timers it
 // passes.
-func (c *SimClock) Set(t time.Time) {
+func (c *SimClock) set(t time.Time) {
 	c.mu.Lock()
 	c.steps[c.next] = simStep{sim: t, wall: time.Now()}
 	c.next = (c.next + 1) % simSteps
@@ -62,7 +62,7 @@ func (c *SimClock) Set(t time.Time) {
 	c.once.Do(func() { close(c.started) })
 }
 
-// LastSet returns the wall time of the newest Set (the newest /clock
+// LastSet returns the wall time of the newest set (the newest /clock
 // message); zero before the first.
 func (c *SimClock) LastSet() time.Time {
 	c.mu.Lock()
@@ -73,7 +73,7 @@ func (c *SimClock) LastSet() time.Time {
 	return c.steps[(c.next+simSteps-1)%simSteps].wall
 }
 
-// ReachedAt returns the wall time of the first remembered Set that took the
+// ReachedAt returns the wall time of the first remembered set that took the
 // clock to at or later; false when none did, or it is older than the
 // clock remembers.
 func (c *SimClock) ReachedAt(at time.Time) (time.Time, bool) {
@@ -112,6 +112,6 @@ func (c *Conn) followClock() {
 		case <-next:
 		}
 		next = c.node.TimeSleepChan(0)
-		c.sim.Set(c.node.TimeNow())
+		c.sim.set(c.node.TimeNow())
 	}
 }

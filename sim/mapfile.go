@@ -19,8 +19,8 @@ import (
 	"github.com/btrobot/btrobot/runtime"
 )
 
-// MapMeta is the content of a ROS map_server map YAML file.
-type MapMeta struct {
+// mapMeta is the content of a ROS map_server map YAML file.
+type mapMeta struct {
 	// Image is the path of the map image as written in the file; relative
 	// paths are relative to the YAML file's directory.
 	Image string
@@ -40,11 +40,11 @@ type MapMeta struct {
 
 var mapKeys = []string{"image", "resolution", "origin", "negate", "occupied_thresh", "free_thresh", "mode"}
 
-// ParseMapMeta parses a map_server YAML document; file names it in errors.
+// parseMapMeta parses a map_server YAML document; file names it in errors.
 // Unknown keys are ignored as map_server ignores them, unless they look like a
 // misspelt known key, which is an error naming the key meant.
-func ParseMapMeta(file string, data []byte) (MapMeta, error) {
-	m := MapMeta{OccupiedThresh: 0.65, FreeThresh: 0.196, Mode: "trinary"}
+func parseMapMeta(file string, data []byte) (mapMeta, error) {
+	m := mapMeta{OccupiedThresh: 0.65, FreeThresh: 0.196, Mode: "trinary"}
 	root, err := yamlMapping(file, data, input.Map)
 	if err != nil {
 		return m, err
@@ -128,13 +128,13 @@ func ParseMapMeta(file string, data []byte) (MapMeta, error) {
 // LoadMap loads a map in ROS map_server format: the YAML file at path and
 // the PGM (P5 or P2) or PNG image it names. Errors name the file and line.
 // Both files must be regular files, of at most input.MaxDocumentSize and
-// input.MaxImageSize bytes, and the image at most MaxMapPixels pixels.
+// input.MaxImageSize bytes, and the image at most maxMapPixels pixels.
 func LoadMap(path string) (*Grid, error) {
 	data, err := input.ReadFile(path, input.Map)
 	if err != nil {
 		return nil, err
 	}
-	meta, err := ParseMapMeta(path, data)
+	meta, err := parseMapMeta(path, data)
 	if err != nil {
 		return nil, err
 	}
@@ -154,11 +154,11 @@ func LoadMap(path string) (*Grid, error) {
 		}
 		return nil, fileErr(at, "image", "%s", fileProblem(err))
 	}
-	pix, err := DecodeMapImage(img, raw)
+	pix, err := decodeMapImage(img, raw)
 	if err != nil {
 		return nil, err
 	}
-	return meta.Grid(pix)
+	return meta.grid(pix)
 }
 
 // The bounds of a map image, checked from its header before its pixels are
@@ -166,15 +166,15 @@ func LoadMap(path string) (*Grid, error) {
 // (8192×8192, 400 m square at 5 cm), so that a header claiming more is
 // refused at once instead of exhausting memory.
 const (
-	MaxMapSide   = 1 << 15
-	MaxMapPixels = 1 << 26
+	maxMapSide   = 1 << 15
+	maxMapPixels = 1 << 26
 )
 
-// checkPixels refuses an image of more than MaxMapSide pixels a side or
-// MaxMapPixels in all.
+// checkPixels refuses an image of more than maxMapSide pixels a side or
+// maxMapPixels in all.
 func checkPixels(at runtime.Pos, w, h int) error {
-	if w > MaxMapSide || h > MaxMapSide || w*h > MaxMapPixels {
-		return fileErr(at, "size", "%dx%d pixels is more than a map may have: at most %d a side and %d (%dx%d) in all", w, h, MaxMapSide, MaxMapPixels, 1<<13, 1<<13)
+	if w > maxMapSide || h > maxMapSide || w*h > maxMapPixels {
+		return fileErr(at, "size", "%dx%d pixels is more than a map may have: at most %d a side and %d (%dx%d) in all", w, h, maxMapSide, maxMapPixels, 1<<13, 1<<13)
 	}
 	return nil
 }
@@ -220,17 +220,17 @@ func yamlMapping(file string, data []byte, k input.Kind) (*yaml.Node, error) {
 	return root, nil
 }
 
-// MapImage is a decoded map image: 8-bit grey levels (0 black, 255 white)
+// mapImage is a decoded map image: 8-bit grey levels (0 black, 255 white)
 // and, for images with transparency, alpha; rows top first.
-type MapImage struct {
+type mapImage struct {
 	Width, Height int
 	Gray          []uint8
 	Alpha         []uint8 // nil when the image is opaque
 }
 
-// Grid classifies the pixels of img as map_server does and returns the grid,
+// grid classifies the pixels of img as map_server does and returns the grid,
 // flipping rows so that the image's bottom row becomes row 0.
-func (m MapMeta) Grid(img *MapImage) (*Grid, error) {
+func (m mapMeta) grid(img *mapImage) (*Grid, error) {
 	g, err := NewGrid(img.Width, img.Height, m.Resolution, m.Origin)
 	if err != nil {
 		return nil, err
@@ -258,10 +258,10 @@ func (m MapMeta) Grid(img *MapImage) (*Grid, error) {
 	return g, nil
 }
 
-// DecodeMapImage decodes a PGM (P5 binary or P2 ASCII, any maxval) or PNG
+// decodeMapImage decodes a PGM (P5 binary or P2 ASCII, any maxval) or PNG
 // image; file names it in errors, which give the line for PGM headers and
 // ASCII samples.
-func DecodeMapImage(file string, data []byte) (*MapImage, error) {
+func decodeMapImage(file string, data []byte) (*mapImage, error) {
 	if len(data) >= 2 && data[0] == 'P' {
 		return decodePGM(file, data)
 	}
@@ -277,7 +277,7 @@ func DecodeMapImage(file string, data []byte) (*MapImage, error) {
 		return nil, fileErr(runtime.Pos{File: file}, "", "not a PGM (P5 or P2) or PNG image: %v", err)
 	}
 	b := im.Bounds()
-	out := &MapImage{Width: b.Dx(), Height: b.Dy(), Gray: make([]uint8, b.Dx()*b.Dy())}
+	out := &mapImage{Width: b.Dx(), Height: b.Dy(), Gray: make([]uint8, b.Dx()*b.Dy())}
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
 			r, g, bl, a := im.At(x, y).RGBA()
@@ -355,7 +355,7 @@ func (p *pgmReader) uint(field string, limit int) (int, error) {
 	return v, nil
 }
 
-func decodePGM(file string, data []byte) (*MapImage, error) {
+func decodePGM(file string, data []byte) (*mapImage, error) {
 	p := &pgmReader{file: file, data: data, line: 1}
 	magic := string(data[:2])
 	if magic != "P5" && magic != "P2" {
@@ -367,11 +367,11 @@ func decodePGM(file string, data []byte) (*MapImage, error) {
 	}
 	p.skipSpace()
 	sizeAt := p.at(p.pos)
-	w, err := p.uint("width", MaxMapSide)
+	w, err := p.uint("width", maxMapSide)
 	if err != nil {
 		return nil, err
 	}
-	h, err := p.uint("height", MaxMapSide)
+	h, err := p.uint("height", maxMapSide)
 	if err != nil {
 		return nil, err
 	}
@@ -407,7 +407,7 @@ func decodePGM(file string, data []byte) (*MapImage, error) {
 		}
 		return nil, fileErr(runtime.Pos{File: file}, "raster", "has %d bytes, want %d (%dx%d, %d byte(s) per pixel)", raster, w*h*bps, w, h, bps)
 	}
-	img := &MapImage{Width: w, Height: h, Gray: make([]uint8, w*h)}
+	img := &mapImage{Width: w, Height: h, Gray: make([]uint8, w*h)}
 	scale := func(v int) uint8 { return uint8((v*255 + maxval/2) / maxval) }
 	if magic == "P2" {
 		for k := range img.Gray {

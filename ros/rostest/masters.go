@@ -25,7 +25,7 @@ type MasterKind struct {
 func Masters() []MasterKind {
 	return []MasterKind{
 		{Name: "embedded", Start: StartMaster},
-		{Name: "rosmaster", Start: StartRosmaster},
+		{Name: "rosmaster", Start: startRosmaster},
 	}
 }
 
@@ -52,10 +52,10 @@ func StartMaster(t testing.TB) string {
 // answer after it was started.
 const rosmasterStartTimeout = 20 * time.Second
 
-// StartRosmaster starts Debian's "rosmaster --core" on a free port, kills
+// startRosmaster starts Debian's "rosmaster --core" on a free port, kills
 // it when the test ends, and returns its URI. It requires rosmaster like
 // Require does.
-func StartRosmaster(t testing.TB) string {
+func startRosmaster(t testing.TB) string {
 	t.Helper()
 	Require(t, "rosmaster")
 	var lastErr error
@@ -90,7 +90,7 @@ func waitForMaster(uri string, p *Process) error {
 		}
 		select {
 		case <-p.exited:
-			return fmt.Errorf("rosmaster exited: %v", p.ExitErr())
+			return fmt.Errorf("rosmaster exited: %v", p.exitError())
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {

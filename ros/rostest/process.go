@@ -121,9 +121,6 @@ func start(t testing.TB, env []string, program string, args ...string) *Process 
 	return p
 }
 
-// Name is the program's base name (the script's, for Python).
-func (p *Process) Name() string { return p.name }
-
 // Pid is the process ID.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
@@ -162,7 +159,7 @@ func (p *Process) waitLine(substr string, timeout time.Duration) (string, error)
 		update := p.update
 		p.mu.Unlock()
 		if exited {
-			return "", fmt.Errorf("%s exited (%v) before printing a line with %q", p.name, p.ExitErr(), substr)
+			return "", fmt.Errorf("%s exited (%v) before printing a line with %q", p.name, p.exitError(), substr)
 		}
 		select {
 		case <-update:
@@ -194,15 +191,15 @@ func (p *Process) WaitExit(t testing.TB, timeout time.Duration) error {
 	t.Helper()
 	select {
 	case <-p.exited:
-		return p.ExitErr()
+		return p.exitError()
 	case <-time.After(timeout):
 		t.Fatalf("%s still running after %v", p.name, timeout)
 		return nil
 	}
 }
 
-// ExitErr is the exit error once the process has exited, else nil.
-func (p *Process) ExitErr() error {
+// exitError is the exit error once the process has exited, else nil.
+func (p *Process) exitError() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.exitErr
@@ -243,7 +240,7 @@ func RunErr(t testing.TB, masterURI string, timeout time.Duration, program strin
 		<-p.exited
 		t.Fatalf("%s %s did not finish within %v", program, strings.Join(args, " "), timeout)
 	}
-	return p.Stdout(), p.ExitErr()
+	return p.Stdout(), p.exitError()
 }
 
 // lineWriter calls onLine for every complete line written to it; flush
