@@ -15,20 +15,22 @@ import (
 )
 
 // Expectation is one thing that must hold when a run is over. The kinds,
-// as a scenario writes them (robot: names the robot it is about; left out,
-// it holds for every robot):
+// as a scenario writes them under expect: (robot: names the robot it is
+// about; left out, it holds for every robot):
 //
-//   - outcome: succeeded          how the mission ended: succeeded, failed, stopped, aborted, or done
-//     (succeeded, or stopped by stop_when)
-//   - ends_within: 4m             the mission ended (not by the time limit) within that simulated time
-//   - visits: [kitchen, lab]      the robot came within visit_radius of each place
-//   - visits_in_order: [a, b]     ... and first reached them in that order
-//   - collisions_at_most: 0       the robot hit something at most that many times
-//   - battery_never_below: 0.2    the charge, sampled every 100 ms, never fell below
-//   - at_rest: {within: 1s, after: end}   the robot stands still that long after the mission's
-//     end (or after a simulated time: after: 30s)
-//   - node: {path: .../battery_ok, reaches: FAILURE}   a node whose path ends so reached
-//     that status at least once (never_reaches: never did)
+//	outcome: succeeded           how the mission ended: succeeded, failed, stopped,
+//	                             aborted, or done (succeeded, or stopped by stop_when)
+//	ends_within: 4m              the mission ended (not by the time limit) within that
+//	visits: [kitchen, lab]       the robot came within visit_radius of each place
+//	visits_in_order: [a, b]      ... and first reached them in that order
+//	collisions_at_most: 0        the robot hit something at most that many times
+//	battery_never_below: 0.2     the charge, sampled every 100 ms, never fell below
+//	at_rest: {within: 1s, after: end}
+//	                             the robot stood still within 1 s of the mission's end
+//	                             (or of a simulated time: after: 30s)
+//	node: {path: while_powered/battery_ok, reaches: FAILURE}
+//	                             a node whose path ends so reached that status
+//	                             (never_reaches: never did)
 type Expectation struct {
 	Pos runtime.Pos
 	// Kind is the expectation's key in the scenario.

@@ -15,17 +15,19 @@ import (
 )
 
 // Fault is something done to the simulated world at a simulated time.
-// The kinds, as a scenario writes them (robot: names the robot, which may
-// be left out when there is one):
+// The kinds, as a scenario writes them under faults: (robot: names the
+// robot, which may be left out when there is one):
 //
-//   - {at: 30s, battery: 0.12}                          the battery's charge, a fraction
-//   - {at: 10s, obstacle: {name: box, rect: [4.8, -1.1, 5.2, 1.1]}}   a box [minx, miny, maxx, maxy] in metres
-//   - {at: 10s, obstacle: {name: box, place: kitchen, size: 1}}      a square box centred on a place
-//   - {at: 60s, clear_obstacle: box}                    removes it
-//   - {at: 10s, move_base: stop}                        stops the robot's move_base server (restart brings it back)
-//   - {at: 10s, freeze: odom}                           stops a topic's messages (unfreeze: odom resumes them)
-//   - {at: 10s, delay: {topic: scan, by: 2s}}           holds a topic's messages back
-//   - {at: 10s, stall_wheel: left}                      stalls a wheel (free_wheel: left frees it)
+//	{at: 30s, battery: 0.12}                    the battery's charge, a fraction
+//	{at: 10s, obstacle: {name: box, rect: [4.8, -1.1, 5.2, 1.1]}}
+//	                                            a box [minx, miny, maxx, maxy] in metres
+//	{at: 10s, obstacle: {name: box, place: kitchen, size: 1}}
+//	                                            a square box centred on a place
+//	{at: 60s, clear_obstacle: box}              removes it
+//	{at: 10s, move_base: stop}                  stops the move_base server (restart: back)
+//	{at: 10s, freeze: odom}                     stops a topic's messages (unfreeze: resumes)
+//	{at: 10s, delay: {topic: scan, by: 2s}}     holds a topic's messages back
+//	{at: 10s, stall_wheel: left}                stalls a wheel (free_wheel: left frees it)
 //
 // Topics are those of sim.FaultTopics.
 type Fault struct {
