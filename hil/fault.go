@@ -110,7 +110,7 @@ func (d *decoder) faults(n *yaml.Node, s *Scenario) []Fault {
 		field := fmt.Sprintf("faults[%d]", i)
 		f := Fault{Pos: d.pos(fn), Text: text(fn)}
 		var kind, robot *yaml.Node
-		hasAt := false
+		hasAt, before := false, len(d.errs)
 		if !d.fields(field, fn, append([]string{"at", "robot"}, faultKinds...), func(k string, v *yaml.Node) {
 			switch k {
 			case "at":
@@ -132,6 +132,9 @@ func (d *decoder) faults(n *yaml.Node, s *Scenario) []Fault {
 			d.add(fn, field, "no at: want at: the simulated time the fault strikes (30s)")
 		}
 		if kind == nil {
+			if len(d.errs) > before {
+				continue // an unknown key said it
+			}
 			d.add(fn, field, "no fault: want one of %s", strings.Join(faultKinds, ", "))
 			continue
 		}
