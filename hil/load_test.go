@@ -216,3 +216,5 @@ func TestIsScenario(t *testing.T) {
 		assert.Equal(t, want, IsScenario(name), name)
 	}
 }
+
+func posAt(file string, line int) runtime.Pos { return runtime.Pos{File: file, Line: line, Col: 5} }

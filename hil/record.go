@@ -25,7 +25,7 @@ type recorder struct {
 	watch  []watched // the places visits expectations name
 
 	mu          sync.Mutex
-	faultErrors []string
+	faultErrors []Verdict // faults the world refused
 }
 
 // robotRecord is what was seen of one robot.
@@ -90,7 +90,10 @@ func newRecorder(s *Scenario) *recorder {
 
 func (rec *recorder) faultError(f Fault, err error) {
 	rec.mu.Lock()
-	rec.faultErrors = append(rec.faultErrors, fmt.Sprintf("%s: %s: %v", f.Pos, f.Text, err))
+	rec.faultErrors = append(rec.faultErrors, Verdict{
+		Expectation: Expectation{Pos: f.Pos, Kind: "fault", Text: f.Text}, Robot: f.Robot,
+		Measured: "the simulator refused it: " + err.Error(),
+	})
 	rec.mu.Unlock()
 }
 
@@ -184,9 +187,7 @@ func pathEnds(path, end string) bool {
 func (rec *recorder) judge(reps []mission.Report) []Verdict {
 	var out []Verdict
 	rec.mu.Lock()
-	for _, fe := range rec.faultErrors {
-		out = append(out, Verdict{Expectation: Expectation{Kind: "fault", Text: "fault applied"}, Measured: fe})
-	}
+	out = append(out, rec.faultErrors...)
 	rec.mu.Unlock()
 	for _, e := range rec.s.Expect {
 		for i, rr := range rec.robots {

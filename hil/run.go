@@ -80,7 +80,11 @@ func (v Verdict) String() string {
 	if !v.Pass {
 		word = "failed"
 	}
-	return fmt.Sprintf("%s: %s: %s: %s: %s", v.Expectation.Pos, v.Robot, v.Expectation.Text, word, v.Measured)
+	who := ""
+	if v.Robot != "" {
+		who = v.Robot + ": "
+	}
+	return fmt.Sprintf("%s: %s%s: %s: %s", v.Expectation.Pos, who, v.Expectation.Text, word, v.Measured)
 }
 
 // samplePeriod is how often (simulated time) the harness looks at the
@@ -140,15 +144,19 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 
 	rec := newRecorder(s)
 	var evMu sync.Mutex
+	type event struct {
+		at   time.Duration
+		line string
+	}
+	var events []event
 	node, err := simnode.Start(simnode.Conf{
 		World: w, Conn: simConn, Peers: len(s.Robots), PeerTimeout: 10 * time.Second,
 		OnEvent: func(at time.Duration, line string) {
-			e := fmt.Sprintf("%v %s", at.Round(time.Millisecond), line)
 			evMu.Lock()
-			res.Events = append(res.Events, e)
+			events = append(events, event{at, line})
 			evMu.Unlock()
 			if c.Log != nil {
-				c.Log(e)
+				c.Log(fmt.Sprintf("%v %s", at.Round(time.Millisecond), line))
 			}
 		},
 	})
@@ -202,6 +210,13 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 		}
 	}
 	res.SimTime = min(end, node.Now())
+	evMu.Lock()
+	for _, e := range events {
+		if e.at <= res.SimTime {
+			res.Events = append(res.Events, fmt.Sprintf("%v %s", e.at.Round(time.Millisecond), e.line))
+		}
+	}
+	evMu.Unlock()
 	res.Verdicts = rec.judge(reps)
 	res.Wall = time.Since(start)
 	return res, nil
