@@ -137,3 +137,37 @@ func RunCampaign(ctx context.Context, c CampaignConf) []Case {
 	wg.Wait()
 	return cases
 }
+
+// CheckAll expands paths (Files) and checks every scenario found, with its
+// missions (Check), before anything runs: the error holds every problem of
+// every file.
+func CheckAll(paths []string) ([]*Scenario, error) {
+	files, err := Files(paths)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Scenario
+	var errs []error
+	for _, f := range files {
+		s, err := Check(f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, s)
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("%w\n%d bad %s; nothing ran", errors.Join(errs...), len(errs), map[bool]string{true: "scenario", false: "scenarios"}[len(errs) == 1])
+	}
+	return out, nil
+}
+
+// AllPassed reports whether every case ran and held all its expectations.
+func AllPassed(cases []Case) bool {
+	for _, c := range cases {
+		if !c.Passed() {
+			return false
+		}
+	}
+	return true
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -157,4 +158,17 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// WriteJUnitFile writes the JUnit XML of cases to the file at path.
+func WriteJUnitFile(path string, cases []Case) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := WriteJUnit(f, cases); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

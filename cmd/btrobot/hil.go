@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/btrobot/btrobot/hil"
 )
@@ -28,25 +27,9 @@ func hilCommand() *command {
 			fs.Usage()
 			return exitUsage
 		}
-		files, err := hil.Files(pos)
+		scenarios, err := hil.CheckAll(pos) // every scenario checked before any runs
 		if err != nil {
 			fmt.Fprintf(env.stderr, "btrobot hil: %v\n", err)
-			return exitUsage
-		}
-		// Every scenario is checked, with its missions, before any runs.
-		var scenarios []*hil.Scenario
-		bad := 0
-		for _, f := range files {
-			s, err := hil.Check(f)
-			if err != nil {
-				fmt.Fprintln(env.stderr, err)
-				bad++
-				continue
-			}
-			scenarios = append(scenarios, s)
-		}
-		if bad > 0 {
-			fmt.Fprintf(env.stderr, "btrobot hil: %d bad %s; nothing ran\n", bad, plural(bad, "scenario", "scenarios"))
 			return exitUsage
 		}
 		ctx, stop := interruptContext()
@@ -56,34 +39,18 @@ func hilCommand() *command {
 			conf.Log = func(s *hil.Scenario, line string) { fmt.Fprintf(env.stderr, "%s: %s\n", s.Name, line) }
 		}
 		cases := hil.RunCampaign(ctx, conf)
-		if err := hil.WriteTable(env.stdout, cases); err != nil {
+		err = hil.WriteTable(env.stdout, cases)
+		if err == nil && *junit != "" {
+			err = hil.WriteJUnitFile(*junit, cases)
+		}
+		switch {
+		case err != nil:
 			fmt.Fprintf(env.stderr, "btrobot hil: %v\n", err)
 			return exitFailed
-		}
-		if *junit != "" {
-			if err := writeJUnit(*junit, cases); err != nil {
-				fmt.Fprintf(env.stderr, "btrobot hil: %v\n", err)
-				return exitFailed
-			}
-		}
-		for _, c := range cases {
-			if !c.Passed() {
-				return exitFailed
-			}
+		case !hil.AllPassed(cases):
+			return exitFailed
 		}
 		return exitOK
 	}
 	return c
-}
-
-func writeJUnit(path string, cases []hil.Case) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := hil.WriteJUnit(f, cases); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
