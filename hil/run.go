@@ -181,6 +181,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	confs := make([]mission.RunConf, len(s.Robots))
 	for i, r := range s.Robots {
 		confs[i], err = runConf(s, r, missions[i], mst.URI(), epoch, rec.robots[i], c.Log)
+
 		if err != nil {
 			return res, err
 		}
