@@ -19,6 +19,8 @@ import (
 // robot, which may be left out when there is one):
 //
 //	{at: 30s, battery: 0.12}                    the battery's charge, a fraction
+//	{near: {place: kitchen, within: 1}, battery: 0.12}
+//	                                            ... the first time the robot is within 1 m of the kitchen
 //	{at: 10s, obstacle: {name: box, rect: [4.8, -1.1, 5.2, 1.1]}}
 //	                                            a box [minx, miny, maxx, maxy] in metres
 //	{at: 10s, obstacle: {name: box, place: kitchen, size: 1}}
@@ -36,12 +38,58 @@ type Fault struct {
 	At time.Duration
 	// Kind is the fault's key in the scenario (battery, obstacle...).
 	Kind string
+	// Near, when set, makes the fault strike instead the first time a
+	// robot comes that close to a place (on a sample: every 100 ms of
+	// simulated time).
+	Near *Near
 	// Robot is the robot it strikes; "" for a fault on the world.
 	Robot string
 	// Text says what the fault does, for reports.
 	Text string
 	// apply does it, between two physics steps.
 	apply func(w *sim.World) error
+}
+
+// Near is a fault's trigger: Robot within Within metres of Place.
+type Near struct {
+	Robot, Place string
+	Within       float64
+}
+
+// near decodes {robot, place, within}; robot may be left out with one
+// robot.
+func (d *decoder) near(field string, n *yaml.Node, s *Scenario) *Near {
+	t := &Near{Within: DefaultVisitRadius}
+	var pose *yaml.Node
+	if !d.fields(field, n, []string{"robot", "place", "within"}, func(k string, v *yaml.Node) {
+		f := join(field, k)
+		switch k {
+		case "robot":
+			t.Robot = d.robotName(f, v, s)
+		case "place":
+			if _, ok := d.place(f, v, s); ok {
+				t.Place = v.Value
+			}
+			pose = v
+		case "within":
+			if w, ok := d.number(f, v); ok {
+				if w <= 0 || w > 100 {
+					d.add(v, f, "want metres in (0, 100], got %s", v.Value)
+				}
+				t.Within = w
+			}
+		}
+	}) {
+		return nil
+	}
+	if t.Robot == "" && len(s.Robots) == 1 {
+		t.Robot = s.Robots[0].Name
+	}
+	if pose == nil || t.Robot == "" && len(s.Robots) > 1 {
+		d.add(n, field, "want place: a place's name, robot: the robot (when there are several) and within: metres [%g]", DefaultVisitRadius)
+		return nil
+	}
+	return t
 }
 
 // faultKinds are the keys a fault may have beside at and robot; robotFault
@@ -111,11 +159,14 @@ func (d *decoder) faults(n *yaml.Node, s *Scenario) []Fault {
 		f := Fault{Pos: d.pos(fn), Text: text(fn)}
 		var kind, robot *yaml.Node
 		hasAt, before := false, len(d.errs)
-		if !d.fields(field, fn, append([]string{"at", "robot"}, faultKinds...), func(k string, v *yaml.Node) {
+		var near *yaml.Node
+		if !d.fields(field, fn, append([]string{"at", "near", "robot"}, faultKinds...), func(k string, v *yaml.Node) {
 			switch k {
 			case "at":
 				hasAt = true
 				f.At, _ = d.duration(join(field, k), v, true)
+			case "near":
+				near = v
 			case "robot":
 				robot = v
 			default:
@@ -128,8 +179,13 @@ func (d *decoder) faults(n *yaml.Node, s *Scenario) []Fault {
 		}) {
 			continue
 		}
-		if !hasAt {
-			d.add(fn, field, "no at: want at: the simulated time the fault strikes (30s)")
+		switch {
+		case hasAt && near != nil:
+			d.add(near, join(field, "near"), "give at or near, not both")
+		case !hasAt && near == nil:
+			d.add(fn, field, "no at: want at: the simulated time the fault strikes (30s), or near: {robot: robot1, place: kitchen, within: 1}")
+		case near != nil:
+			f.Near = d.near(join(field, "near"), near, s)
 		}
 		if kind == nil {
 			if len(d.errs) > before {
@@ -142,6 +198,8 @@ func (d *decoder) faults(n *yaml.Node, s *Scenario) []Fault {
 			switch {
 			case robot != nil:
 				f.Robot = d.robotName(join(field, "robot"), robot, s)
+			case f.Near != nil && f.Near.Robot != "":
+				f.Robot = f.Near.Robot // the robot that came near
 			case len(s.Robots) == 1:
 				f.Robot = s.Robots[0].Name
 			case len(s.Robots) > 1:

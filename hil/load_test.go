@@ -59,6 +59,7 @@ faults:
   - {at: 7s, robot: robot1, delay: {topic: scan, by: 2s}}
   - {at: 8s, robot: robot1, stall_wheel: left}
   - {at: 9s, robot: robot1, free_wheel: left}
+  - {near: {robot: robot2, place: kitchen, within: 1.5}, battery: 0.2}
 expect:
   - outcome: failed
   - {robot: robot2, ends_within: 4m}
@@ -96,7 +97,9 @@ expect:
 		kinds = append(kinds, f.Kind)
 		assert.NotNil(t, f.apply)
 	}
-	assert.Equal(t, []string{"battery", "obstacle", "obstacle", "clear_obstacle", "move_base", "move_base", "freeze", "unfreeze", "delay", "stall_wheel", "free_wheel"}, kinds)
+	assert.Equal(t, []string{"battery", "obstacle", "obstacle", "clear_obstacle", "move_base", "move_base", "freeze", "unfreeze", "delay", "stall_wheel", "free_wheel", "battery"}, kinds)
+	assert.Nil(t, s.Faults[0].Near)
+	assert.Equal(t, &Near{Robot: "robot2", Place: "kitchen", Within: 1.5}, s.Faults[11].Near)
 	assert.Equal(t, 30*time.Second, s.Faults[0].At)
 	assert.Equal(t, "robot1", s.Faults[0].Robot)
 	assert.Equal(t, "", s.Faults[1].Robot)
@@ -116,7 +119,7 @@ expect:
 	assert.Equal(t, runtime.Failure, s.Expect[8].Status)
 	assert.False(t, s.Expect[8].Never)
 	assert.True(t, s.Expect[9].Never)
-	assert.Equal(t, runtime.Pos{File: file, Line: 30, Col: 5}, s.Expect[0].Pos)
+	assert.Equal(t, runtime.Pos{File: file, Line: 31, Col: 5}, s.Expect[0].Pos)
 }
 
 // TestParseDefaults: what a scenario leaves out.
@@ -158,6 +161,10 @@ func TestParseErrors(t *testing.T) {
 		{"bad blackboard key", "world: ../../worlds/office\ntime_limit: 1m\nmission: {tree: ../../trees/missions/hello.xml, blackboard: {'a b': 1}}\nrobots: 1\nexpect: [{outcome: done}]", []string{":3:62: mission.blackboard.a b: blackboard key"}},
 		{"stop_when without entry", "world: ../../worlds/office\ntime_limit: 1m\nmission: {tree: ../../trees/missions/hello.xml, stop_when: {at_least: 2}}\nrobots: 1\nexpect: [{outcome: done}]", []string{":3:60: mission.stop_when: want entry:"}},
 		{"fault without at", "faults: [{battery: 0.1}]", []string{":9:10: faults[0]: no at:"}},
+		{"fault at and near", "faults: [{at: 1s, near: {place: lab}, battery: 0.1}]", []string{":9:25: faults[0].near: give at or near, not both"}},
+		{"near an unknown place", "faults: [{near: {place: labb}, battery: 0.1}]", []string{`:9:25: faults[0].near.place: no place named "labb" in the world; did you mean lab?`}},
+		{"near without place", "faults: [{near: {within: 1}, battery: 0.1}]", []string{":9:17: faults[0].near: want place:"}},
+		{"near too far", "faults: [{near: {place: lab, within: 0}, battery: 0.1}]", []string{":9:38: faults[0].near.within: want metres in (0, 100], got 0"}},
 		{"fault unknown kind", "faults: [{at: 1s, batery: 0.1}]", []string{`:9:19: faults[0]: unknown key "batery"; did you mean battery or at?`}},
 		{"fault none", "faults: [{at: 1s}]", []string{":9:10: faults[0]: no fault: want one of battery, obstacle"}},
 		{"two faults in one", "faults: [{at: 1s, battery: 0.1, freeze: odom}]", []string{":9:41: faults[0].freeze: a second fault in one entry (battery was given)"}},

@@ -26,6 +26,50 @@ type recorder struct {
 
 	mu          sync.Mutex
 	faultErrors []Verdict // faults the world refused
+	strikes     []strike  // faults applied, in order
+	nearDone    []bool    // per fault: a near trigger has fired
+}
+
+type strike struct {
+	at   time.Duration
+	text string
+}
+
+// strike applies a fault to the world, on the simulator's goroutine.
+func (rec *recorder) strike(f Fault, w *sim.World) {
+	err := f.apply(w)
+	rec.mu.Lock()
+	rec.strikes = append(rec.strikes, strike{w.Now(), f.Text})
+	rec.mu.Unlock()
+	if err != nil {
+		rec.faultError(f, err)
+	}
+}
+
+// struck returns the faults applied so far, with their simulated times.
+func (rec *recorder) struck() []strike {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return slices.Clone(rec.strikes)
+}
+
+// trigger strikes the near faults whose robot has come close enough, once
+// each; on the simulator's goroutine.
+func (rec *recorder) trigger(w *sim.World) {
+	for i, f := range rec.s.Faults {
+		if f.Near == nil || rec.nearDone[i] {
+			continue
+		}
+		r, ok := w.Robot(f.Near.Robot)
+		at, known := rec.s.placePose(f.Near.Place)
+		if !ok || !known {
+			continue
+		}
+		if p := r.Pose(); math.Hypot(p.X-at.X, p.Y-at.Y) <= f.Near.Within {
+			rec.nearDone[i] = true
+			rec.strike(f, w)
+		}
+	}
 }
 
 // robotRecord is what was seen of one robot.
@@ -64,7 +108,7 @@ type motion struct {
 }
 
 func newRecorder(s *Scenario) *recorder {
-	rec := &recorder{s: s}
+	rec := &recorder{s: s, nearDone: make([]bool, len(s.Faults))}
 	for _, r := range s.Robots {
 		rr := &robotRecord{name: r.Name, inside: map[string]bool{}}
 		for _, e := range s.Expect {
@@ -133,6 +177,7 @@ func (rec *recorder) settle() time.Duration {
 // sample looks at every robot; it runs on the simulator's goroutine with
 // the world to itself.
 func (rec *recorder) sample(w *sim.World) {
+	rec.trigger(w)
 	now := w.Now()
 	for _, rr := range rec.robots {
 		r, ok := w.Robot(rr.name)

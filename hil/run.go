@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -165,11 +166,9 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	}
 	defer node.Close()
 	for _, f := range s.Faults {
-		node.At(f.At, func(w *sim.World) {
-			if err := f.apply(w); err != nil {
-				rec.faultError(f, err)
-			}
-		})
+		if f.Near == nil {
+			node.At(f.At, func(w *sim.World) { rec.strike(f, w) })
+		}
 	}
 	horizon := s.TimeLimit + rec.restWindow() + endGrace
 	period := max(samplePeriod, horizon/maxSamples)
@@ -181,7 +180,6 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	confs := make([]mission.RunConf, len(s.Robots))
 	for i, r := range s.Robots {
 		confs[i], err = runConf(s, r, missions[i], mst.URI(), epoch, rec.robots[i], c.Log)
-
 		if err != nil {
 			return res, err
 		}
@@ -212,6 +210,10 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	}
 	res.SimTime = min(end, node.Now())
 	evMu.Lock()
+	for _, st := range rec.struck() {
+		events = append(events, event{st.at, "fault " + st.text})
+	}
+	sort.SliceStable(events, func(i, j int) bool { return events[i].at < events[j].at })
 	for _, e := range events {
 		if e.at <= res.SimTime {
 			res.Events = append(res.Events, fmt.Sprintf("%v %s", e.at.Round(time.Millisecond), e.line))
