@@ -21,6 +21,8 @@ import (
 //	{at: 30s, battery: 0.12}                    the battery's charge, a fraction
 //	{near: {place: kitchen, within: 1}, battery: 0.12}
 //	                                            ... the first time the robot is within 1 m of the kitchen
+//	{when: {node: patrol/to_lab, reaches: RUNNING}, move_base: stop}
+//	                                            ... the first time that node reaches that status
 //	{at: 10s, obstacle: {name: box, rect: [4.8, -1.1, 5.2, 1.1]}}
 //	                                            a box [minx, miny, maxx, maxy] in metres
 //	{at: 10s, obstacle: {name: box, place: kitchen, size: 1}}
@@ -42,6 +44,9 @@ type Fault struct {
 	// robot comes that close to a place (on a sample: every 100 ms of
 	// simulated time).
 	Near *Near
+	// When, when set, makes the fault strike instead the first time a
+	// node of a robot's tree reaches a status, before the tree's next tick.
+	When *When
 	// Robot is the robot it strikes; "" for a fault on the world.
 	Robot string
 	// Text says what the fault does, for reports.
@@ -87,6 +92,46 @@ func (d *decoder) near(field string, n *yaml.Node, s *Scenario) *Near {
 	}
 	if pose == nil || t.Robot == "" && len(s.Robots) > 1 {
 		d.add(n, field, "want place: a place's name, robot: the robot (when there are several) and within: metres [%g]", DefaultVisitRadius)
+		return nil
+	}
+	return t
+}
+
+// When is a fault's trigger: a node of Robot's tree, whose path ends with
+// Node, reaches Status.
+type When struct {
+	Robot, Node string
+	Status      runtime.Status
+}
+
+// when decodes {robot, node, reaches}; robot may be left out with one
+// robot.
+func (d *decoder) when(field string, n *yaml.Node, s *Scenario) *When {
+	t := &When{}
+	ok := true
+	if !d.fields(field, n, []string{"robot", "node", "reaches"}, func(k string, v *yaml.Node) {
+		f := join(field, k)
+		switch k {
+		case "robot":
+			t.Robot = d.robotName(f, v, s)
+		case "node":
+			t.Node, _ = d.str(f, v)
+		case "reaches":
+			st, err := runtime.ParseStatus(v.Value)
+			if err != nil || v.Kind != yaml.ScalarNode {
+				d.add(v, f, "want one of RUNNING, SUCCESS, FAILURE, SKIPPED, IDLE, got %s", input.Describe(v))
+				ok = false
+			}
+			t.Status = st
+		}
+	}) || !ok {
+		return nil
+	}
+	if t.Robot == "" && len(s.Robots) == 1 {
+		t.Robot = s.Robots[0].Name
+	}
+	if t.Node == "" || !hasKey(n, "reaches") || t.Robot == "" && len(s.Robots) > 1 {
+		d.add(n, field, "want node: the end of a node's path, reaches: a status, and robot: the robot (when there are several)")
 		return nil
 	}
 	return t
@@ -159,9 +204,11 @@ func (d *decoder) faults(n *yaml.Node, s *Scenario) []Fault {
 		f := Fault{Pos: d.pos(fn), Text: text(fn)}
 		var kind, robot *yaml.Node
 		hasAt, before := false, len(d.errs)
-		var near *yaml.Node
-		if !d.fields(field, fn, append([]string{"at", "near", "robot"}, faultKinds...), func(k string, v *yaml.Node) {
+		var near, when *yaml.Node
+		if !d.fields(field, fn, append([]string{"at", "near", "when", "robot"}, faultKinds...), func(k string, v *yaml.Node) {
 			switch k {
+			case "when":
+				when = v
 			case "at":
 				hasAt = true
 				f.At, _ = d.duration(join(field, k), v, true)
@@ -179,13 +226,21 @@ func (d *decoder) faults(n *yaml.Node, s *Scenario) []Fault {
 		}) {
 			continue
 		}
+		triggers := 0
+		for _, given := range []bool{hasAt, near != nil, when != nil} {
+			if given {
+				triggers++
+			}
+		}
 		switch {
-		case hasAt && near != nil:
-			d.add(near, join(field, "near"), "give at or near, not both")
-		case !hasAt && near == nil:
-			d.add(fn, field, "no at: want at: the simulated time the fault strikes (30s), or near: {robot: robot1, place: kitchen, within: 1}")
+		case triggers > 1:
+			d.add(fn, field, "give one of at, near and when")
+		case triggers == 0:
+			d.add(fn, field, "no at: want at: the simulated time the fault strikes (30s), near: {place: kitchen, within: 1} or when: {node: battery_ok, reaches: FAILURE}")
 		case near != nil:
 			f.Near = d.near(join(field, "near"), near, s)
+		case when != nil:
+			f.When = d.when(join(field, "when"), when, s)
 		}
 		if kind == nil {
 			if len(d.errs) > before {
@@ -200,6 +255,8 @@ func (d *decoder) faults(n *yaml.Node, s *Scenario) []Fault {
 				f.Robot = d.robotName(join(field, "robot"), robot, s)
 			case f.Near != nil && f.Near.Robot != "":
 				f.Robot = f.Near.Robot // the robot that came near
+			case f.When != nil && f.When.Robot != "":
+				f.Robot = f.When.Robot // the robot whose tree said so
 			case len(s.Robots) == 1:
 				f.Robot = s.Robots[0].Name
 			case len(s.Robots) > 1:

@@ -60,6 +60,7 @@ faults:
   - {at: 8s, robot: robot1, stall_wheel: left}
   - {at: 9s, robot: robot1, free_wheel: left}
   - {near: {robot: robot2, place: kitchen, within: 1.5}, battery: 0.2}
+  - {when: {robot: robot9, node: errand/to_kitchen, reaches: RUNNING}, move_base: stop}
 expect:
   - outcome: failed
   - {robot: robot2, ends_within: 4m}
@@ -97,9 +98,12 @@ expect:
 		kinds = append(kinds, f.Kind)
 		assert.NotNil(t, f.apply)
 	}
-	assert.Equal(t, []string{"battery", "obstacle", "obstacle", "clear_obstacle", "move_base", "move_base", "freeze", "unfreeze", "delay", "stall_wheel", "free_wheel", "battery"}, kinds)
+	assert.Equal(t, []string{"battery", "obstacle", "obstacle", "clear_obstacle", "move_base", "move_base", "freeze", "unfreeze", "delay", "stall_wheel", "free_wheel", "battery", "move_base"}, kinds)
 	assert.Nil(t, s.Faults[0].Near)
 	assert.Equal(t, &Near{Robot: "robot2", Place: "kitchen", Within: 1.5}, s.Faults[11].Near)
+	assert.Equal(t, "robot2", s.Faults[11].Robot, "the robot that comes near")
+	assert.Equal(t, &When{Robot: "robot9", Node: "errand/to_kitchen", Status: runtime.Running}, s.Faults[12].When)
+	assert.Equal(t, "robot9", s.Faults[12].Robot)
 	assert.Equal(t, 30*time.Second, s.Faults[0].At)
 	assert.Equal(t, "robot1", s.Faults[0].Robot)
 	assert.Equal(t, "", s.Faults[1].Robot)
@@ -119,7 +123,7 @@ expect:
 	assert.Equal(t, runtime.Failure, s.Expect[8].Status)
 	assert.False(t, s.Expect[8].Never)
 	assert.True(t, s.Expect[9].Never)
-	assert.Equal(t, runtime.Pos{File: file, Line: 31, Col: 5}, s.Expect[0].Pos)
+	assert.Equal(t, runtime.Pos{File: file, Line: 32, Col: 5}, s.Expect[0].Pos)
 }
 
 // TestParseDefaults: what a scenario leaves out.
@@ -161,7 +165,9 @@ func TestParseErrors(t *testing.T) {
 		{"bad blackboard key", "world: ../../worlds/office\ntime_limit: 1m\nmission: {tree: ../../trees/missions/hello.xml, blackboard: {'a b': 1}}\nrobots: 1\nexpect: [{outcome: done}]", []string{":3:62: mission.blackboard.a b: blackboard key"}},
 		{"stop_when without entry", "world: ../../worlds/office\ntime_limit: 1m\nmission: {tree: ../../trees/missions/hello.xml, stop_when: {at_least: 2}}\nrobots: 1\nexpect: [{outcome: done}]", []string{":3:60: mission.stop_when: want entry:"}},
 		{"fault without at", "faults: [{battery: 0.1}]", []string{":9:10: faults[0]: no at:"}},
-		{"fault at and near", "faults: [{at: 1s, near: {place: lab}, battery: 0.1}]", []string{":9:25: faults[0].near: give at or near, not both"}},
+		{"fault at and near", "faults: [{at: 1s, near: {place: lab}, battery: 0.1}]", []string{":9:10: faults[0]: give one of at, near and when"}},
+		{"when without reaches", "faults: [{when: {node: a/b}, battery: 0.1}]", []string{":9:17: faults[0].when: want node:"}},
+		{"when a bad status", "faults: [{when: {node: a/b, reaches: OK}, battery: 0.1}]", []string{`:9:38: faults[0].when.reaches: want one of RUNNING, SUCCESS, FAILURE, SKIPPED, IDLE, got "OK"`}},
 		{"near an unknown place", "faults: [{near: {place: labb}, battery: 0.1}]", []string{`:9:25: faults[0].near.place: no place named "labb" in the world; did you mean lab?`}},
 		{"near without place", "faults: [{near: {within: 1}, battery: 0.1}]", []string{":9:17: faults[0].near: want place:"}},
 		{"near too far", "faults: [{near: {place: lab, within: 0}, battery: 0.1}]", []string{":9:38: faults[0].near.within: want metres in (0, 100], got 0"}},

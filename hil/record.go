@@ -82,6 +82,7 @@ type robotRecord struct {
 	reached []time.Duration // per node expectation: when first reached (-1: never)
 	visits  []visit         // entries into a place's visit radius, in order
 	inside  map[string]bool // the places the robot is within the radius of
+	whens   []Fault         // faults its tree triggers, not yet struck
 	battery []level         // the charge at each sample
 	moving  []motion        // changes between moving and at rest
 	hits    []level         // changes of the collision count
@@ -115,6 +116,11 @@ func newRecorder(s *Scenario) *recorder {
 			if e.Kind == "node" && (e.Robot == "" || e.Robot == r.Name) {
 				rr.nodes = append(rr.nodes, e)
 				rr.reached = append(rr.reached, -1)
+			}
+		}
+		for _, f := range s.Faults {
+			if f.When != nil && f.When.Robot == r.Name {
+				rr.whens = append(rr.whens, f)
 			}
 		}
 		rec.robots = append(rec.robots, rr)
@@ -221,6 +227,21 @@ func (rr *robotRecord) transition(path string, to runtime.Status, at time.Durati
 			rr.reached[i] = at
 		}
 	}
+}
+
+// fired returns the faults a node's transition triggers, each once.
+func (rr *robotRecord) fired(path string, to runtime.Status) []Fault {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	var out []Fault
+	rr.whens = slices.DeleteFunc(rr.whens, func(f Fault) bool {
+		if to == f.When.Status && pathEnds(path, f.When.Node) {
+			out = append(out, f)
+			return true
+		}
+		return false
+	})
+	return out
 }
 
 // pathEnds reports whether a node's path is end or ends with "/"+end.

@@ -166,7 +166,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	}
 	defer node.Close()
 	for _, f := range s.Faults {
-		if f.Near == nil {
+		if f.Near == nil && f.When == nil {
 			node.At(f.At, func(w *sim.World) { rec.strike(f, w) })
 		}
 	}
@@ -179,7 +179,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	epoch := node.Stamp(0)
 	confs := make([]mission.RunConf, len(s.Robots))
 	for i, r := range s.Robots {
-		confs[i], err = runConf(s, r, missions[i], mst.URI(), epoch, rec.robots[i], c.Log)
+		confs[i], err = runConf(s, r, missions[i], mst.URI(), epoch, node, rec, rec.robots[i], c.Log)
 		if err != nil {
 			return res, err
 		}
@@ -250,7 +250,7 @@ func loadMissions(s *Scenario) ([]*mission.Mission, error) {
 
 // runConf is robot r's mission run: in lockstep, stopped at the time limit
 // or when its stop_when holds, watched by the recorder.
-func runConf(s *Scenario, r Robot, m *mission.Mission, uri string, epoch time.Time, rr *robotRecord, log func(string)) (mission.RunConf, error) {
+func runConf(s *Scenario, r Robot, m *mission.Mission, uri string, epoch time.Time, node *simnode.Node, rec *recorder, rr *robotRecord, log func(string)) (mission.RunConf, error) {
 	bb, err := mission.Entries(r.Mission.Blackboard)
 	if err != nil {
 		return mission.RunConf{}, fmt.Errorf("%s: %s's blackboard: %w", r.Mission.Pos, r.Name, err)
@@ -261,6 +261,11 @@ func runConf(s *Scenario, r Robot, m *mission.Mission, uri string, epoch time.Ti
 		ROS: ros.Conf{MasterURI: uri, Host: "127.0.0.1", Namespace: "/" + r.Name, Name: "btrobot"},
 		Observers: []runtime.Observer{runtime.ObserverFunc(func(t runtime.Transition) {
 			rr.transition(t.Node.Path(), t.To, t.Time.Sub(epoch))
+			for _, f := range rr.fired(t.Node.Path(), t.To) {
+				// In lockstep the simulator is held at this tick's time:
+				// the fault strikes before its next step.
+				node.Do(func(w *sim.World) error { rec.strike(f, w); return nil })
+			}
 		})},
 		OnTick: func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
 			now := t.Start.Sub(epoch)
