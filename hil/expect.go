@@ -117,10 +117,16 @@ func (d *decoder) expectation(field string, v *yaml.Node, e *Expectation, s *Sce
 		}
 		ok = true
 		for i, c := range v.Content {
-			if _, found := d.place(fmt.Sprintf("%s[%d]", field, i), c, s); found {
-				e.Places = append(e.Places, c.Value)
-			} else {
+			f := fmt.Sprintf("%s[%d]", field, i)
+			_, found := d.place(f, c, s)
+			switch {
+			case !found:
 				ok = false
+			case slices.Contains(e.Places, c.Value):
+				d.add(c, f, "%s given twice; a place counts once, at its first visit", c.Value)
+				ok = false
+			default:
+				e.Places = append(e.Places, c.Value)
 			}
 		}
 	case "collisions_at_most":

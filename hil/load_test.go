@@ -189,6 +189,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown expectation", "  - outcom: done", []string{`:9:5: expect[1]: unknown key "outcom"; did you mean outcome?`}},
 		{"bad outcome", "  - outcome: won", []string{`:9:14: expect[1].outcome: want one of succeeded, failed, stopped, aborted, done, got "won"`}},
 		{"unknown place", "  - visits: [kitchen, labb]", []string{`:9:23: expect[1].visits[1]: no place named "labb" in the world; did you mean lab?`}},
+		{"place twice", "  - visits_in_order: [lab, kitchen, lab]", []string{":9:37: expect[1].visits_in_order[2]: lab given twice"}},
 		{"bad count", "  - collisions_at_most: 1.5", []string{":9:25: expect[1].collisions_at_most: want a whole number ≥ 0"}},
 		{"at_rest without within", "  - at_rest: {after: end}", []string{":9:14: expect[1].at_rest: no within:"}},
 		{"bad status", "  - node: {path: a/b, reaches: DONE}", []string{`:9:32: expect[1].node.reaches: want one of RUNNING, SUCCESS, FAILURE, SKIPPED, IDLE, got "DONE"`}},
