@@ -55,7 +55,9 @@ func TestFaultsChangeTheWorld(t *testing.T) {
 		func(err error) { require.NoError(t, err); assert.Equal(t, "2s", r.TopicFault("scan").Delay.String()) },
 		func(err error) { require.NoError(t, err); assert.True(t, r.WheelStalled(sim.RightWheel)) },
 		func(err error) { require.NoError(t, err); assert.False(t, r.WheelStalled(sim.RightWheel)) },
-		func(err error) { assert.Error(t, err, "no obstacle of that name: the run reports it at the fault's line") },
+		func(err error) {
+			assert.Error(t, err, "no obstacle of that name: the run reports it at the fault's line")
+		},
 	} {
 		require.Less(t, i, len(s.Faults))
 		check(s.Faults[i].apply(w))
