@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/btrobot/btrobot/hil"
 	"github.com/btrobot/btrobot/mission"
 )
 
@@ -10,7 +11,7 @@ func checkCommand() *command {
 	c := &command{
 		name:    "check",
 		args:    "FILE...",
-		summary: "Validate trees (.xml) and robot profiles (.yaml): every error found, each with file:line:col, the node path and what would be right.",
+		summary: "Validate trees (.xml), robot profiles (.yaml) and scenarios (.scenario.yaml): every error found, each with file:line:col, the node path and what would be right.",
 		example: "btrobot check trees/missions/*.xml robots/sim.yaml\n" +
 			"patrol.xml:12:7: Main/Patrol/NavigateTo: missing required input port \"goal\" (string)",
 	}
@@ -28,6 +29,9 @@ func checkCommand() *command {
 		code, problems := exitOK, 0
 		for _, path := range pos {
 			c := mission.CheckFile(reg, path)
+			if hil.IsScenario(path) {
+				c = hil.CheckFile(path)
+			}
 			for _, p := range c.Problems {
 				fmt.Fprintln(env.stdout, p)
 			}

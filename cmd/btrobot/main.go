@@ -43,6 +43,7 @@ func commands() []*command {
 		tickCommand(),
 		benchCommand(),
 		checkCommand(),
+		hilCommand(),
 		nodesCommand(),
 		masterCommand(),
 		simCommand(),

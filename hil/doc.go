@@ -1,0 +1,25 @@
+// Package hil proves missions against the simulator: a scenario file
+// (*.scenario.yaml) names a world, robots with their missions, faults and
+// expectations; Run runs it in this process — its own ROS master on a free
+// loopback port, the simulator (sim/simnode), the missions in lockstep with
+// it (mission.Run, mission.RunFleet) — and judges every expectation,
+// with what was measured and the scenario line it comes from.
+//
+//	s, err := hil.Check("scenarios/patrol.scenario.yaml") // the file and its missions
+//	res, err := hil.Run(ctx, hil.RunConf{Scenario: s})
+//	res.Passed()  // every expectation held
+//
+// Faults strike between two physics steps: at a simulated time (Node.At),
+// when a robot comes near a place (on the harness's samples, every 100 ms
+// of simulated time), or when a node of a robot's tree reaches a status
+// (before the simulator's next step; the simulator is held in the
+// lockstep meanwhile). The robots are sampled on the simulator's
+// goroutine, so what the expectations measure is taken at the same
+// simulated times on every run.
+//
+// Files: scenario.go the model, load.go the loader (every problem at
+// file:line:col, unknown keys with the nearest known ones), fault.go and
+// expect.go the kinds of fault and expectation, run.go one run, record.go
+// what a run saw and the verdicts, campaign.go many runs, report.go the
+// console table and JUnit XML. docs/hil.md teaches the file format.
+package hil

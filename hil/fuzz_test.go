@@ -1,0 +1,34 @@
+package hil
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// FuzzParse: whatever the bytes, Parse returns a scenario or errors, each
+// placed in the file, and never panics or hangs.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(base))
+	f.Add([]byte(base + "faults: [{at: 1s, obstacle: {name: b, place: lab, size: 1}}, {at: 2s, delay: {topic: scan, by: 1s}}]\n"))
+	f.Add([]byte(base + "  - node: {path: a/b, reaches: FAILURE}\n  - at_rest: {within: 1s, after: 2s}\n  - visits_in_order: [lab]\n"))
+	files, _ := filepath.Glob("../scenarios/*.scenario.yaml")
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		require.NoError(f, err)
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse(file, data)
+		if err != nil {
+			require.Nil(t, s)
+			require.Contains(t, err.Error(), file)
+			return
+		}
+		require.NotNil(t, s)
+		require.NotEmpty(t, s.Robots)
+		require.NotEmpty(t, s.Expect)
+	})
+}

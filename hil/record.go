@@ -1,0 +1,392 @@
+package hil
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/btrobot/btrobot/mission"
+	"github.com/btrobot/btrobot/places"
+	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/sim"
+)
+
+// recorder watches a run for the expectations: the simulator's state at
+// every sample (on the simulator's goroutine, between two physics steps,
+// so at the same simulated times on every run), the trees' transitions and
+// ticks (on the ticks' goroutines). Everything is kept with its simulated
+// time, and judged against each robot's end afterwards.
+type recorder struct {
+	s      *Scenario
+	robots []*robotRecord
+	watch  []watched // the places visits expectations name
+
+	mu          sync.Mutex
+	faultErrors []Verdict // faults the world refused
+	strikes     []strike  // faults applied, in order
+	nearDone    []bool    // per fault: a near trigger has fired
+}
+
+type strike struct {
+	at   time.Duration
+	text string
+}
+
+// strike applies a fault to the world, on the simulator's goroutine.
+func (rec *recorder) strike(f Fault, w *sim.World) {
+	err := f.apply(w)
+	rec.mu.Lock()
+	rec.strikes = append(rec.strikes, strike{w.Now(), f.Text})
+	rec.mu.Unlock()
+	if err != nil {
+		rec.faultError(f, err)
+	}
+}
+
+// struck returns the faults applied so far, with their simulated times.
+func (rec *recorder) struck() []strike {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return slices.Clone(rec.strikes)
+}
+
+// trigger strikes the near faults whose robot has come close enough, once
+// each; on the simulator's goroutine.
+func (rec *recorder) trigger(w *sim.World) {
+	for i, f := range rec.s.Faults {
+		if f.Near == nil || rec.nearDone[i] {
+			continue
+		}
+		r, ok := w.Robot(f.Near.Robot)
+		at, known := rec.s.placePose(f.Near.Place)
+		if !ok || !known {
+			continue
+		}
+		if p := r.Pose(); math.Hypot(p.X-at.X, p.Y-at.Y) <= f.Near.Within {
+			rec.nearDone[i] = true
+			rec.strike(f, w)
+		}
+	}
+}
+
+// robotRecord is what was seen of one robot.
+type robotRecord struct {
+	name  string
+	nodes []Expectation // its node expectations
+
+	mu      sync.Mutex
+	end     time.Duration   // the simulated time of the mission's last tick
+	reached []time.Duration // per node expectation: when first reached (-1: never)
+	visits  []visit         // entries into a place's visit radius, in order
+	inside  map[string]bool // the places the robot is within the radius of
+	whens   []Fault         // faults its tree triggers, not yet struck
+	battery []level         // the charge at each sample
+	moving  []motion        // changes between moving and at rest
+	hits    []level         // changes of the collision count
+}
+
+type watched struct {
+	name string
+	pose places.Pose
+}
+
+type visit struct {
+	place string
+	at    time.Duration
+}
+
+type level struct {
+	at time.Duration
+	v  float64
+}
+
+type motion struct {
+	at     time.Duration
+	moving bool
+}
+
+func newRecorder(s *Scenario) *recorder {
+	rec := &recorder{s: s, nearDone: make([]bool, len(s.Faults))}
+	for _, r := range s.Robots {
+		rr := &robotRecord{name: r.Name, inside: map[string]bool{}}
+		for _, e := range s.Expect {
+			if e.Kind == "node" && (e.Robot == "" || e.Robot == r.Name) {
+				rr.nodes = append(rr.nodes, e)
+				rr.reached = append(rr.reached, -1)
+			}
+		}
+		for _, f := range s.Faults {
+			if f.When != nil && f.When.Robot == r.Name {
+				rr.whens = append(rr.whens, f)
+			}
+		}
+		rec.robots = append(rec.robots, rr)
+	}
+	for _, e := range s.Expect {
+		for _, p := range e.Places {
+			if slices.ContainsFunc(rec.watch, func(w watched) bool { return w.name == p }) {
+				continue
+			}
+			if pose, ok := s.placePose(p); ok {
+				rec.watch = append(rec.watch, watched{p, pose})
+			}
+		}
+	}
+	return rec
+}
+
+func (rec *recorder) faultError(f Fault, err error) {
+	rec.mu.Lock()
+	rec.faultErrors = append(rec.faultErrors, Verdict{
+		Expectation: Expectation{Pos: f.Pos, Kind: "fault", Text: f.Text}, Robot: f.Robot,
+		Measured: "the simulator refused it: " + err.Error(),
+	})
+	rec.mu.Unlock()
+}
+
+// restWindow is the longest at_rest window after a mission's end.
+func (rec *recorder) restWindow() time.Duration {
+	var d time.Duration
+	for _, e := range rec.s.Expect {
+		if e.Kind == "at_rest" {
+			d = max(d, e.Within)
+		}
+	}
+	return d
+}
+
+// settle is the simulated time the harness must see for every expectation
+// to be judged: the missions' ends and the at_rest windows after them.
+func (rec *recorder) settle() time.Duration {
+	var end time.Duration
+	for _, rr := range rec.robots {
+		rr.mu.Lock()
+		end = max(end, rr.end)
+		rr.mu.Unlock()
+	}
+	t := end + endGrace
+	for _, e := range rec.s.Expect {
+		if e.Kind == "at_rest" {
+			if e.After == afterEnd {
+				t = max(t, end+e.Within+endGrace)
+			} else {
+				t = max(t, e.After+e.Within+endGrace)
+			}
+		}
+	}
+	return t
+}
+
+// sample looks at every robot; it runs on the simulator's goroutine with
+// the world to itself.
+func (rec *recorder) sample(w *sim.World) {
+	rec.trigger(w)
+	now := w.Now()
+	for _, rr := range rec.robots {
+		r, ok := w.Robot(rr.name)
+		if !ok {
+			continue
+		}
+		pose, tw := r.Pose(), r.Twist()
+		rr.mu.Lock()
+		for _, p := range rec.watch {
+			in := math.Hypot(pose.X-p.pose.X, pose.Y-p.pose.Y) <= rec.s.VisitRadius
+			if in && !rr.inside[p.name] {
+				rr.visits = append(rr.visits, visit{p.name, now})
+			}
+			rr.inside[p.name] = in
+		}
+		rr.battery = append(rr.battery, level{now, r.Battery().Percentage})
+		moving := math.Abs(tw.Linear) > restSpeed || math.Abs(tw.Angular) > restSpeed
+		if n := len(rr.moving); n == 0 || rr.moving[n-1].moving != moving {
+			rr.moving = append(rr.moving, motion{now, moving})
+		}
+		if c := float64(r.Collisions()); len(rr.hits) == 0 || rr.hits[len(rr.hits)-1].v != c {
+			rr.hits = append(rr.hits, level{now, c})
+		}
+		rr.mu.Unlock()
+	}
+}
+
+// ticked records a tick of the robot's tree at simulated time now.
+func (rr *robotRecord) ticked(now time.Duration) {
+	rr.mu.Lock()
+	rr.end = max(rr.end, now)
+	rr.mu.Unlock()
+}
+
+// transition records a node's transition for the node expectations.
+func (rr *robotRecord) transition(path string, to runtime.Status, at time.Duration) {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	for i, e := range rr.nodes {
+		if rr.reached[i] < 0 && to == e.Status && pathEnds(path, e.Node) {
+			rr.reached[i] = at
+		}
+	}
+}
+
+// fired returns the faults a node's transition triggers, each once.
+func (rr *robotRecord) fired(path string, to runtime.Status) []Fault {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	var out []Fault
+	rr.whens = slices.DeleteFunc(rr.whens, func(f Fault) bool {
+		if to == f.When.Status && pathEnds(path, f.When.Node) {
+			out = append(out, f)
+			return true
+		}
+		return false
+	})
+	return out
+}
+
+// pathEnds reports whether a node's path is end or ends with "/"+end.
+func pathEnds(path, end string) bool {
+	return path == end || strings.HasSuffix(path, "/"+end)
+}
+
+// judge gives each expectation its verdicts, one per robot it is about.
+func (rec *recorder) judge(reps []mission.Report) []Verdict {
+	var out []Verdict
+	rec.mu.Lock()
+	out = append(out, rec.faultErrors...)
+	rec.mu.Unlock()
+	for _, e := range rec.s.Expect {
+		for i, rr := range rec.robots {
+			if e.Robot != "" && e.Robot != rr.name {
+				continue
+			}
+			pass, measured := rr.judge(e, reps[i])
+			out = append(out, Verdict{Expectation: e, Robot: rr.name, Pass: pass, Measured: measured})
+		}
+	}
+	return out
+}
+
+func (rr *robotRecord) judge(e Expectation, rep mission.Report) (bool, string) {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	outcome := rep.Outcome.String()
+	if rep.Outcome == mission.Stopped {
+		outcome += " (" + rep.Why + ")"
+	}
+	switch e.Kind {
+	case "outcome":
+		ok := e.Outcome == rep.Outcome.String() || e.Outcome == "done" && rep.OK()
+		return ok, fmt.Sprintf("%s at %v", outcome, rr.end)
+	case "ends_within":
+		if rep.Outcome == mission.Stopped && !rep.Done {
+			return false, outcome + ", still running at " + rr.end.String()
+		}
+		return rr.end <= e.Within, fmt.Sprintf("%s at %v", outcome, rr.end)
+	case "visits", "visits_in_order":
+		return rr.judgeVisits(e)
+	case "collisions_at_most":
+		n, at := 0.0, time.Duration(0)
+		for _, h := range rr.hits {
+			if h.at <= rr.end+endGrace {
+				n, at = h.v, h.at
+			}
+		}
+		if n == 0 {
+			return e.Count >= 0, "no collision"
+		}
+		return int(n) <= e.Count, fmt.Sprintf("%d collisions, the last at %v", int(n), at)
+	case "battery_never_below":
+		low := level{v: math.Inf(1)}
+		for _, b := range rr.battery {
+			if b.at <= rr.end && b.v < low.v {
+				low = b
+			}
+		}
+		if math.IsInf(low.v, 1) {
+			return false, "no battery reading"
+		}
+		return low.v >= e.Level, fmt.Sprintf("lowest %.1f%% at %v", 100*low.v, low.at)
+	case "at_rest":
+		after := e.After
+		if after == afterEnd {
+			after = rr.end
+		}
+		rest := time.Duration(-1)
+		for _, m := range rr.moving {
+			switch {
+			case m.at <= after:
+				rest = map[bool]time.Duration{true: -1, false: after}[m.moving]
+			case rest < 0 && !m.moving:
+				rest = m.at
+			}
+		}
+		if rest < 0 {
+			return false, fmt.Sprintf("still moving %v after %v", rr.lastSample()-after, after)
+		}
+		return rest-after <= e.Within, fmt.Sprintf("at rest %v after %v", rest-after, after)
+	case "node":
+		for i, n := range rr.nodes {
+			if n.Pos != e.Pos {
+				continue
+			}
+			at := rr.reached[i]
+			switch {
+			case at < 0 && e.Never:
+				return true, "never reached " + e.Status.String()
+			case at < 0:
+				return false, "never reached " + e.Status.String()
+			case e.Never:
+				return false, fmt.Sprintf("reached %s at %v", e.Status, at)
+			default:
+				return true, fmt.Sprintf("reached %s at %v", e.Status, at)
+			}
+		}
+	}
+	return false, "not judged: unknown expectation " + e.Kind
+}
+
+func (rr *robotRecord) lastSample() time.Duration {
+	if len(rr.battery) == 0 {
+		return 0
+	}
+	return rr.battery[len(rr.battery)-1].at
+}
+
+// judgeVisits: every place visited, or visited first in the order given.
+func (rr *robotRecord) judgeVisits(e Expectation) (bool, string) {
+	var seen []string
+	var words []string
+	for _, v := range rr.visits {
+		if v.at <= rr.end && !slices.Contains(seen, v.place) {
+			seen = append(seen, v.place)
+			words = append(words, fmt.Sprintf("%s at %v", v.place, v.at))
+		}
+	}
+	visited := "visited nothing"
+	if len(words) > 0 {
+		visited = "visited " + strings.Join(words, ", ")
+	}
+	var missing []string
+	for _, p := range e.Places {
+		if !slices.Contains(seen, p) {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		return false, visited + "; never " + strings.Join(missing, ", ")
+	}
+	if e.Kind == "visits_in_order" {
+		// The order in which the listed places were first reached.
+		var order []string
+		for _, p := range seen {
+			if slices.Contains(e.Places, p) {
+				order = append(order, p)
+			}
+		}
+		if !slices.Equal(order, e.Places) {
+			return false, visited + "; out of order: " + strings.Join(order, ", ")
+		}
+	}
+	return true, visited
+}

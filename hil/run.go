@@ -1,0 +1,307 @@
+package hil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/btrobot/btrobot/mission"
+	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/ros/master"
+	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/sim"
+	"github.com/btrobot/btrobot/sim/simnode"
+	"github.com/btrobot/btrobot/skills"
+)
+
+// RunConf configures Run.
+type RunConf struct {
+	// Scenario is what runs (required).
+	Scenario *Scenario
+	// Log, when set, receives the missions' warnings and the simulator's
+	// events as they happen, from any goroutine.
+	Log func(line string)
+}
+
+// Result is how a scenario's run went: a verdict for each expectation (one
+// per robot for those about each robot), and what the run was.
+type Result struct {
+	Scenario *Scenario
+	Verdicts []Verdict
+	// Reports are the missions' reports, in the order of Scenario.Robots.
+	Reports []mission.Report
+	// SimTime is the simulated time the run was judged at (the missions'
+	// end and the at_rest windows after it); Wall the wall-clock
+	// time it took, from the master's start to the last verdict.
+	SimTime, Wall time.Duration
+	// Events are the simulator's events (faults applied, goals ended),
+	// each after its simulated time.
+	Events []string
+}
+
+// Passed reports whether every expectation held.
+func (r Result) Passed() bool {
+	for _, v := range r.Verdicts {
+		if !v.Pass {
+			return false
+		}
+	}
+	return true
+}
+
+// Failed returns the verdicts that did not hold.
+func (r Result) Failed() []Verdict {
+	var out []Verdict
+	for _, v := range r.Verdicts {
+		if !v.Pass {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Verdict is one expectation judged on one robot.
+type Verdict struct {
+	Expectation Expectation
+	Robot       string
+	Pass        bool
+	// Measured is what was measured, in words ("lowest 11% at 2m0.4s").
+	Measured string
+}
+
+// String reads like a compiler's message, at the expectation's line:
+//
+//	office.scenario.yaml:14:5: robot1: {battery_never_below: 0.2}: failed: lowest 11% at 2m0.4s
+func (v Verdict) String() string {
+	word := "held"
+	if !v.Pass {
+		word = "failed"
+	}
+	who := ""
+	if v.Robot != "" {
+		who = v.Robot + ": "
+	}
+	return fmt.Sprintf("%s: %s%s: %s: %s", v.Expectation.Pos, who, v.Expectation.Text, word, v.Measured)
+}
+
+// samplePeriod is how often (simulated time) the harness looks at the
+// robots; maxSamples bounds how many looks are scheduled in a run (a
+// longer run looks less often).
+const (
+	samplePeriod = 100 * time.Millisecond
+	maxSamples   = 6000
+)
+
+// restSpeed is the largest speed (m/s, and rad/s) of a robot at rest.
+const restSpeed = 0.01
+
+// endGrace is the simulated time the harness keeps looking after the last
+// mission's end (beyond the at_rest windows).
+const endGrace = time.Second
+
+// Run runs one scenario in this process: its own ROS master on a free
+// loopback port, the simulator on it, the robots' missions in lockstep
+// with it (mission.Run, mission.RunFleet for a fleet), the faults at their
+// simulated times; then each expectation is judged. The same scenario
+// with the same seed gives the same verdicts. The error is for a run that
+// could not start (a mission that does not load, a port that cannot be
+// had); ctx cancelled stops the missions, and the verdicts say so.
+func Run(ctx context.Context, c RunConf) (Result, error) {
+	s := c.Scenario
+	start := time.Now()
+	res := Result{Scenario: s}
+	missions, err := loadMissions(s)
+	if err != nil {
+		return res, err
+	}
+	w, err := sim.LoadWorld(s.World, sim.WorldConf{Seed: s.Seed})
+	if err != nil {
+		return res, fmt.Errorf("%s: the world: %w", s.File, err)
+	}
+	for _, r := range s.Robots {
+		conf := sim.RobotConf{Name: r.Name, Spawn: r.Spawn}
+		conf.Battery.Initial = r.Battery
+		if _, err := w.AddRobot(conf); err != nil {
+			return res, fmt.Errorf("%s: %w", r.Pos, err)
+		}
+	}
+	mst, err := master.New(master.Conf{Host: "127.0.0.1", Port: 0})
+	if err == nil {
+		err = mst.Start()
+	}
+	if err != nil {
+		return res, fmt.Errorf("start the ROS master: %w", err)
+	}
+	defer mst.Close()
+	simConn, err := ros.Connect(ros.Conf{MasterURI: mst.URI(), Host: "127.0.0.1", Name: "sim"})
+	if err != nil {
+		return res, err
+	}
+	defer simConn.Close()
+
+	rec := newRecorder(s)
+	var evMu sync.Mutex
+	type event struct {
+		at   time.Duration
+		line string
+	}
+	var events []event
+	node, err := simnode.Start(simnode.Conf{
+		World: w, Conn: simConn, Peers: len(s.Robots), PeerTimeout: 10 * time.Second,
+		OnEvent: func(at time.Duration, line string) {
+			evMu.Lock()
+			events = append(events, event{at, line})
+			evMu.Unlock()
+			if c.Log != nil {
+				c.Log(fmt.Sprintf("%v %s", at.Round(time.Millisecond), line))
+			}
+		},
+	})
+	if err != nil {
+		return res, err
+	}
+	defer node.Close()
+	for _, f := range s.Faults {
+		if f.Near == nil && f.When == nil {
+			node.At(f.At, func(w *sim.World) { rec.strike(f, w) })
+		}
+	}
+	horizon := s.TimeLimit + rec.restWindow() + endGrace
+	period := max(samplePeriod, horizon/maxSamples)
+	for t := time.Duration(0); t <= horizon; t += period {
+		node.At(t, rec.sample)
+	}
+
+	epoch := node.Stamp(0)
+	confs := make([]mission.RunConf, len(s.Robots))
+	for i, r := range s.Robots {
+		confs[i], err = runConf(s, r, missions[i], mst.URI(), epoch, node, rec, rec.robots[i], c.Log)
+		if err != nil {
+			return res, err
+		}
+	}
+	var reps []mission.Report
+	if len(confs) == 1 {
+		var rep mission.Report
+		rep, err = mission.Run(ctx, confs[0])
+		reps = []mission.Report{rep}
+	} else {
+		reps, err = mission.RunFleet(ctx, confs)
+	}
+	res.Reports = reps
+	if err != nil {
+		return res, err
+	}
+
+	// Look on until the last at_rest window has closed.
+	end := rec.settle()
+	if end < horizon {
+		reached := make(chan struct{})
+		node.At(end, func(*sim.World) { close(reached) })
+		select {
+		case <-reached:
+		case <-ctx.Done():
+		case <-time.After(time.Minute):
+		}
+	}
+	res.SimTime = min(end, node.Now())
+	evMu.Lock()
+	for _, st := range rec.struck() {
+		events = append(events, event{st.at, "fault " + st.text})
+	}
+	sort.SliceStable(events, func(i, j int) bool { return events[i].at < events[j].at })
+	for _, e := range events {
+		if e.at <= res.SimTime {
+			res.Events = append(res.Events, fmt.Sprintf("%v %s", e.at.Round(time.Millisecond), e.line))
+		}
+	}
+	evMu.Unlock()
+	res.Verdicts = rec.judge(reps)
+	res.Wall = time.Since(start)
+	return res, nil
+}
+
+// loadMissions loads each robot's mission; robots with the same mission
+// files share one.
+func loadMissions(s *Scenario) ([]*mission.Mission, error) {
+	out := make([]*mission.Mission, len(s.Robots))
+	byConf := map[string]*mission.Mission{}
+	var errs []error
+	for i, r := range s.Robots {
+		mc := r.Mission
+		key := strings.Join([]string{mc.Tree, mc.Main, mc.Profile, mc.Places}, "\x00")
+		if m, ok := byConf[key]; ok {
+			out[i] = m
+			continue
+		}
+		m, err := mission.Load(mission.LoadConf{Tree: mc.Tree, Main: mc.Main, Profile: mc.Profile, Places: mc.Places})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %s's mission:\n%w", mc.Pos, r.Name, err))
+			continue
+		}
+		byConf[key], out[i] = m, m
+	}
+	return out, errors.Join(errs...)
+}
+
+// runConf is robot r's mission run: in lockstep, stopped at the time limit
+// or when its stop_when holds, watched by the recorder.
+func runConf(s *Scenario, r Robot, m *mission.Mission, uri string, epoch time.Time, node *simnode.Node, rec *recorder, rr *robotRecord, log func(string)) (mission.RunConf, error) {
+	bb, err := mission.Entries(r.Mission.Blackboard)
+	if err != nil {
+		return mission.RunConf{}, fmt.Errorf("%s: %s's blackboard: %w", r.Mission.Pos, r.Name, err)
+	}
+	origin := skills.Pose(r.Spawn)
+	rc := mission.RunConf{
+		Mission: m, Seed: s.Seed, Lockstep: &ros.LockstepConf{}, OdomOrigin: &origin, Blackboard: bb,
+		ROS: ros.Conf{MasterURI: uri, Host: "127.0.0.1", Namespace: "/" + r.Name, Name: "btrobot"},
+		Observers: []runtime.Observer{runtime.ObserverFunc(func(t runtime.Transition) {
+			rr.transition(t.Node.Path(), t.To, t.Time.Sub(epoch))
+			for _, f := range rr.fired(t.Node.Path(), t.To) {
+				// In lockstep the simulator is held at this tick's time:
+				// the fault strikes before its next step.
+				node.Do(func(w *sim.World) error { rec.strike(f, w); return nil })
+			}
+		})},
+		OnTick: func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
+			now := t.Start.Sub(epoch)
+			rr.ticked(now)
+			if sw := r.Mission.StopWhen; sw != nil {
+				if v, ok := tree.Blackboard().Get(sw.Entry); ok {
+					if f, ok := number(v); ok && f >= sw.AtLeast {
+						return sw.String(), true
+					}
+				}
+			}
+			if now >= s.TimeLimit {
+				return fmt.Sprintf("time limit %v reached", s.TimeLimit), false
+			}
+			return "", false
+		},
+	}
+	if log != nil {
+		rc.Log = func(line string) { log(r.Name + ": " + line) }
+	}
+	return rc, nil
+}
+
+// number reads a blackboard value as a number.
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case float64:
+		return x, true
+	case float32:
+		return float64(x), true
+	}
+	return 0, false
+}
