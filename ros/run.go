@@ -343,6 +343,11 @@ const lostSettle = 200 * time.Millisecond
 type serverWatch struct {
 	conn    *Conn
 	servers []watchedServer
+	// onDrop runs when a server's status connection closes, before the
+	// server is looked up: the robot is stopped at once, as a precaution,
+	// rather than driving on the dead server's last command while the
+	// lookup settles. A server found alive leaves the tree to carry on.
+	onDrop func()
 }
 
 type watchedServer struct {
@@ -358,6 +363,7 @@ const serverCheckDelay = 200 * time.Millisecond
 func (r *run) newServerWatch() *serverWatch {
 	w := &serverWatch{conn: r.conn}
 	if r.bridge != nil {
+		w.onDrop = func() { go r.stop() }
 		for _, a := range r.bridge.profile.Actions {
 			name := r.conn.Resolve(a.Server)
 			w.servers = append(w.servers, watchedServer{name: name, drops: r.conn.publisherDrops(name + "/status")})
@@ -370,6 +376,9 @@ func (w *serverWatch) check(now time.Time) error {
 	for i := range w.servers {
 		s := &w.servers[i]
 		if d := w.conn.publisherDrops(s.name + "/status"); d != s.drops {
+			if s.since.IsZero() && w.onDrop != nil {
+				w.onDrop()
+			}
 			s.drops, s.since = d, now
 		}
 		if s.since.IsZero() || now.Sub(s.since) < serverCheckDelay {
