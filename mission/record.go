@@ -4,7 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
+	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/google/uuid"
@@ -145,4 +150,54 @@ func (w *watchers) close() error {
 		}
 	})
 	return errors.Join(errs...)
+}
+
+// CheckWatchers says what is wrong with a RunConf's Record and Groot (an
+// unknown recording format, a port out of range), before anything runs.
+func CheckWatchers(recordPath string, grootPort int) error {
+	if grootPort < 0 || grootPort > 65534 {
+		return fmt.Errorf("groot port %d: want 1 to 65534 (the PUB socket takes the next; %d is Groot2's own), or 0 for none", grootPort, groot2.DefaultPort)
+	}
+	if recordPath != "" {
+		switch strings.ToLower(filepath.Ext(recordPath)) {
+		case ".btlog", ".db3", ".btdb":
+		default:
+			return fmt.Errorf("record %s: name the file .btlog (BT.CPP's FileLogger2, for Groot2) or .db3 (SQLite, everything)", recordPath)
+		}
+	}
+	return nil
+}
+
+// spreadWatchers gives each of a fleet's runs its own recording and Groot2
+// ports where they share them: FILE.db3 becomes FILE.NAME.db3 (NAME the
+// robot's namespace, or its number), and the k-th run sharing a port
+// takes the k-th pair of ports from it.
+func spreadWatchers(confs []RunConf) []RunConf {
+	out := slices.Clone(confs)
+	files, ports := map[string]int{}, map[int]int{}
+	for _, c := range confs {
+		files[c.Record]++
+		ports[c.Groot]++
+	}
+	seenPort := map[int]int{}
+	for i := range out {
+		c := &out[i]
+		if c.Record != "" && files[c.Record] > 1 {
+			name := path.Base("/" + strings.Trim(c.ROS.Namespace, "/"))
+			if c.Conn != nil {
+				name = path.Base(c.Conn.Namespace())
+			}
+			if name == "/" || name == "." {
+				name = strconv.Itoa(i + 1)
+			}
+			ext := filepath.Ext(c.Record)
+			c.Record = strings.TrimSuffix(c.Record, ext) + "." + name + ext
+		}
+		if c.Groot > 0 && ports[c.Groot] > 1 {
+			k := seenPort[c.Groot]
+			seenPort[c.Groot]++
+			c.Groot += 2 * k
+		}
+	}
+	return out
 }

@@ -113,7 +113,9 @@ func (s *stopped) Error() string { return s.why }
 // the tree is halted and the robot stopped, whatever ended the run. A
 // cancelled ctx's cause (context.WithCancelCause) says why in the
 // Report. The error is for a run that could not start: a *ConnectError,
-// or a *LoadError when the tree cannot be built.
+// a *LoadError when the tree cannot be built (or Record or Groot is
+// wrong), or the error of a recording or a Groot2 server that could not
+// start.
 func Run(ctx context.Context, c RunConf) (Report, error) {
 	m := c.Mission
 	if m == nil || m.Doc == nil {
@@ -121,6 +123,9 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 	}
 	if c.Lockstep != nil && m.Profile == nil {
 		return Report{}, errors.New("mission run: lockstep needs a profile: it says which topic carries the velocity commands")
+	}
+	if err := CheckWatchers(c.Record, c.Groot); err != nil {
+		return Report{}, &LoadError{Problems: []error{err}}
 	}
 	var display atomic.Pointer[Display]
 	var early sync.Mutex

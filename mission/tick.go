@@ -50,6 +50,9 @@ type TickReport struct {
 // traces. A tree that cannot be loaded or built, or a bad entry, is a
 // *LoadError.
 func Tick(out io.Writer, conf TickConf) (TickReport, error) {
+	if err := CheckWatchers(conf.Record, 0); err != nil {
+		return TickReport{}, &LoadError{Problems: []error{err}}
+	}
 	doc, err := trees.Load(conf.File)
 	if err != nil {
 		le := &LoadError{}

@@ -49,7 +49,7 @@ func demoCommand() *command {
 		picture := fs.String("picture", filepath.Join(os.TempDir(), "btrobot-demo.png"), "where to draw the trajectory (.png or .svg)")
 		seed := fs.Uint64("seed", 1, "seed of the simulator's random draws")
 		var watch watchFlags
-		watch.addFlags(fs)
+		watch.addFlags(fs, true)
 		pos, err := parseArgs(fs, args)
 		if err != nil {
 			return flagExit(err)
@@ -69,9 +69,6 @@ func demoCommand() *command {
 		}
 		if l := strings.ToLower(*picture); !strings.HasSuffix(l, ".png") && !strings.HasSuffix(l, ".svg") {
 			problems = append(problems, fmt.Sprintf("--picture %s: the file name must end in .png or .svg", *picture))
-		}
-		if p := watch.check(); p != "" {
-			problems = append(problems, p)
 		}
 		if len(problems) > 0 {
 			for _, p := range problems {

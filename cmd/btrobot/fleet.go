@@ -25,7 +25,7 @@ func runFleet(ctx context.Context, env *cmdEnv, rc mission.RunConf, namespaces [
 		name := path.Base("/" + strings.Trim(ns, "/"))
 		out := &prefixed{mu: &mu, w: env.stdout, prefix: name + "| "}
 		errs := &prefixed{mu: &mu, w: env.stderr, prefix: name + "| "}
-		c := forRobot(rc, i, name)
+		c := rc
 		c.ROS.Namespace = ns
 		c.Log = func(line string) { fmt.Fprintln(errs, line) }
 		if !quiet {

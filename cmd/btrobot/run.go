@@ -51,7 +51,7 @@ func runCommand() *command {
 		fs.Var(&fleet, "robot-ns", "run the mission on this robot namespace (repeatable): with several, on every one at once, in this\n"+
 			"process, each robot with its own connection, tree, blackboard and loop; lines are prefixed with the robot's name")
 		var watch watchFlags
-		watch.addFlags(fs)
+		watch.addFlags(fs, true)
 		var show multiFlag
 		fs.Var(&show, "show", "a blackboard entry to show under the tree (repeatable; default: the profile's input fields)")
 		pos, err := parseArgs(fs, args)
@@ -77,10 +77,6 @@ func runCommand() *command {
 				fmt.Fprintf(env.stderr, "btrobot run: --rate %v: %v\n", s.Rate, err)
 				return exitUsage
 			}
-		}
-		if p := watch.check(); p != "" {
-			fmt.Fprintf(env.stderr, "btrobot run: %s\n", p)
-			return exitUsage
 		}
 		bb, err := mission.Entries(sets)
 		if err != nil {

@@ -25,17 +25,13 @@ func tickCommand() *command {
 		var sets multiFlag
 		fs.Var(&sets, "set", "set a root blackboard entry before the first tick (repeatable): key=value")
 		var watch watchFlags
-		watch.addRecordFlag(fs)
+		watch.addFlags(fs, false)
 		pos, err := parseArgs(fs, args)
 		if err != nil {
 			return flagExit(err)
 		}
 		if *n < 0 {
 			fmt.Fprintf(env.stderr, "btrobot tick: --ticks %d: want 0 or more\n", *n)
-			return exitUsage
-		}
-		if p := watch.check(); p != "" {
-			fmt.Fprintf(env.stderr, "btrobot tick: %s\n", p)
 			return exitUsage
 		}
 		if len(pos) != 1 {
