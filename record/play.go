@@ -63,15 +63,17 @@ type PlayConf struct {
 
 // Player plays a recording through a display made for a running tree.
 type Player struct {
-	rec     Recording
-	conf    PlayConf
-	nodes   []*runtime.Base
-	scopes  map[string]*runtime.Blackboard
-	reasons []string
-	seq     uint64
+	rec    Recording
+	conf   PlayConf
+	nodes  []*runtime.Base
+	scopes map[string]*runtime.Blackboard
+	seq    uint64
 }
 
-// NewPlayer checks that conf.Tree is the recording's tree.
+// NewPlayer checks that conf.Tree is the recording's tree. The tree is set
+// explaining, and each node is given the reasons it recorded as they are
+// played, so that a display reads them as from a running tree
+// (runtime.Base.Reason).
 func NewPlayer(rec Recording, conf PlayConf) (*Player, error) {
 	if conf.Tree == nil {
 		return nil, fmt.Errorf("play: no tree")
@@ -81,7 +83,8 @@ func NewPlayer(rec Recording, conf PlayConf) (*Player, error) {
 	if len(all) != len(h.Nodes) {
 		return nil, fmt.Errorf("play: the tree has %d nodes, the recording %d", len(all), len(h.Nodes))
 	}
-	p := &Player{rec: rec, conf: conf, scopes: map[string]*runtime.Blackboard{}, reasons: make([]string, len(all))}
+	conf.Tree.SetExplaining(true)
+	p := &Player{rec: rec, conf: conf, scopes: map[string]*runtime.Blackboard{}}
 	for _, n := range all {
 		p.nodes = append(p.nodes, runtime.NodeOf(n))
 	}
@@ -92,16 +95,6 @@ func NewPlayer(rec Recording, conf PlayConf) (*Player, error) {
 		p.conf.Speed = 1
 	}
 	return p, nil
-}
-
-// Reason is the reason node n gave when it last completed, as played so
-// far (a view's LiveConf.Reason); on the playing goroutine.
-func (p *Player) Reason(n runtime.Node) string {
-	i := int(runtime.NodeOf(n).UID()) - 1
-	if i < 0 || i >= len(p.reasons) {
-		return ""
-	}
-	return p.reasons[i]
 }
 
 // playWindow is how much recorded time is read at once.
@@ -151,7 +144,7 @@ func (p *Player) Play(ctx context.Context) error {
 // start plays the state at From: every node not IDLE enters its status.
 func (p *Player) start(st *State) {
 	for i, s := range st.Statuses {
-		p.reasons[i] = st.Reasons[i]
+		p.nodes[i].SetReason(st.Reasons[i])
 		if s != runtime.Idle && p.conf.Observer != nil {
 			p.conf.Observer.OnTransition(runtime.Transition{Node: p.nodes[i], From: runtime.Idle, To: s, Time: st.At, Reason: st.Reasons[i]})
 		}
@@ -256,7 +249,7 @@ func (p *Player) apply(e event) {
 			return
 		}
 		if e.t.To == runtime.Success || e.t.To == runtime.Failure {
-			p.reasons[i] = e.t.Reason
+			p.nodes[i].SetReason(e.t.Reason)
 		}
 		if p.conf.Observer != nil {
 			p.conf.Observer.OnTransition(runtime.Transition{Node: p.nodes[i], From: e.t.From, To: e.t.To, Time: e.t.At, Reason: e.t.Reason})

@@ -267,7 +267,7 @@ func liveDisplay(env *cmdEnv, vc viewConf) func(mission.Shown) mission.Display {
 				}
 				return cols, rows
 			},
-			Rate: s.Rate, SimTime: s.Conn.SimClock() != nil, Keys: vc.keys,
+			Rate: s.Rate, SimTime: s.Conn != nil && s.Conn.SimClock() != nil, Keys: vc.keys,
 			Reason: func(n runtime.Node) string { return runtime.NodeOf(n).Reason() },
 		})
 		v.Start()
