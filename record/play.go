@@ -25,7 +25,11 @@ func BuildTree(h Header, reg *runtime.Registry) (*runtime.Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rebuilding the recorded tree: %w", err)
 	}
-	tree, err := runtime.Build(reg, doc, runtime.BuildConf{})
+	var main string
+	if len(h.Nodes) > 0 {
+		main = mainTreeID(h.Nodes[0].Path)
+	}
+	tree, err := runtime.Build(reg, doc, runtime.BuildConf{Main: main})
 	if err != nil {
 		return nil, fmt.Errorf("rebuilding the recorded tree: %w", err)
 	}
