@@ -21,7 +21,7 @@ func BuildTree(h Header, reg *runtime.Registry) (*runtime.Tree, error) {
 	if h.TreeXML == "" {
 		return nil, fmt.Errorf("the recording holds no tree XML")
 	}
-	doc, err := trees.Parse("the recorded tree", []byte(h.TreeXML))
+	doc, err := trees.Parse("the recorded tree", []byte(firstInstances(h.TreeXML)))
 	if err != nil {
 		return nil, fmt.Errorf("rebuilding the recorded tree: %w", err)
 	}
@@ -44,6 +44,35 @@ func BuildTree(h Header, reg *runtime.Registry) (*runtime.Tree, error) {
 		}
 	}
 	return tree, nil
+}
+
+// firstInstances keeps the first of the BehaviorTree elements of one ID:
+// TreeXML writes a subtree once per instance, as BT.CPP does, and a
+// document defines each tree once.
+func firstInstances(xml string) string {
+	const open, end = "<BehaviorTree ID=\"", "</BehaviorTree>"
+	var b strings.Builder
+	seen := map[string]bool{}
+	for {
+		i := strings.Index(xml, open)
+		if i < 0 {
+			break
+		}
+		id, _, _ := strings.Cut(xml[i+len(open):], "\"")
+		j := strings.Index(xml[i:], end)
+		if j < 0 {
+			break
+		}
+		j += i + len(end)
+		b.WriteString(xml[:i])
+		if !seen[id] {
+			b.WriteString(xml[i:j])
+		}
+		seen[id] = true
+		xml = xml[j:]
+	}
+	b.WriteString(xml)
+	return b.String()
 }
 
 // PlayConf configures a Player. Zero fields take the defaults in brackets.
