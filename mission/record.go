@@ -98,7 +98,7 @@ func attachWatchers(c watchConf) (*watchers, error) {
 		w.detach = append(w.detach, rec.Attach())
 	}
 	if c.groot != 0 {
-		srv, err := groot2.New(groot2.Conf{Tree: c.tree, Document: c.doc, Palette: c.palette, Port: c.groot, OnPause: c.onPause})
+		srv, err := groot2.New(groot2.Conf{Tree: c.tree, Document: c.doc, Palette: c.palette, Port: c.groot, TreeID: c.runID, OnPause: c.onPause})
 		if err != nil {
 			err = fmt.Errorf("groot2 on port %d: %w", c.groot, err)
 			return nil, errors.Join(err, w.close())
