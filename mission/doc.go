@@ -15,6 +15,12 @@
 // of btrobot tick and of the BehaviorTree.CPP differential suite) and
 // Bench times its ticks.
 //
+// A run or an offline tick may be recorded (RunConf.Record,
+// TickConf.Record: package record) and served to Groot2 (RunConf.Groot:
+// package record/groot2; a breakpoint stops the robot through
+// ros.RunConf.Paused); Replay plays a recording through a Display, and
+// ReplayAt gives the state at one instant as JSON.
+//
 // The package prints nothing: what a run shows is the caller's Display,
 // and how it ended is the Report's.
 package mission

@@ -17,8 +17,11 @@ import (
 // namespace); the others ran.
 //
 // Runs on connections of their own (RunConf.ROS) must differ in
-// namespace or node name: a ROS master keeps one node of a name.
+// namespace or node name: a ROS master keeps one node of a name. Runs
+// that share a Record file or a Groot port get their own (see
+// spreadWatchers): run.robot1.db3, and the next pair of ports.
 func RunFleet(ctx context.Context, confs []RunConf) ([]Report, error) {
+	confs = spreadWatchers(confs)
 	seen := map[string]int{}
 	for i, c := range confs {
 		if c.Conn != nil {

@@ -82,6 +82,15 @@ type RunConf struct {
 	// goroutine; a non-empty why ends the run as Stopped, done saying it
 	// did what it was asked (Report.Done).
 	OnTick func(tree *runtime.Tree, t runtime.TickReport) (why string, done bool)
+	// Record, when set, is the file the run is recorded to (see package
+	// record: .btlog for Groot2, .db3 for everything), with the report's
+	// RunID; the file survives whatever ends the run (a killed process
+	// loses at most the last FlushEvery).
+	Record string
+	// Groot, when > 0, is the port Groot2 connects to (groot2.DefaultPort,
+	// 1667, is Groot2's own; PUB on the next). While a breakpoint holds
+	// the tree the robot is stopped (ros.RunConf.Paused).
+	Groot int
 }
 
 // ConnectError is a run that could not join the ROS graph.
@@ -104,7 +113,9 @@ func (s *stopped) Error() string { return s.why }
 // the tree is halted and the robot stopped, whatever ended the run. A
 // cancelled ctx's cause (context.WithCancelCause) says why in the
 // Report. The error is for a run that could not start: a *ConnectError,
-// or a *LoadError when the tree cannot be built.
+// a *LoadError when the tree cannot be built (or Record or Groot is
+// wrong), or the error of a recording or a Groot2 server that could not
+// start.
 func Run(ctx context.Context, c RunConf) (Report, error) {
 	m := c.Mission
 	if m == nil || m.Doc == nil {
@@ -112,6 +123,9 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 	}
 	if c.Lockstep != nil && m.Profile == nil {
 		return Report{}, errors.New("mission run: lockstep needs a profile: it says which topic carries the velocity commands")
+	}
+	if err := CheckWatchers(c.Record, c.Groot); err != nil {
+		return Report{}, &LoadError{Problems: []error{err}}
 	}
 	var display atomic.Pointer[Display]
 	var early sync.Mutex
@@ -193,13 +207,49 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 		tree.Observe(v)
 		display.Store(&v)
 	}
+	profileFile := ""
+	if m.Profile != nil {
+		profileFile = m.Profile.File
+	}
+	w, err := attachWatchers(watchConf{
+		record: c.Record, groot: c.Groot, tree: tree, doc: m.Doc, palette: reg,
+		profile: profileFile, runID: rep.RunID, seed: c.Seed,
+		onPause: func(n *runtime.Base, paused bool) {
+			if paused {
+				show("groot2: breakpoint at " + n.Path() + ": the tree waits, the robot is stopped")
+			}
+		},
+	})
+	if err != nil {
+		if v != nil {
+			v.Close("not started: " + err.Error())
+		}
+		return Report{}, err
+	}
+	defer w.close()
 	conn.Logf(ros.LogInfo, "run %s: %s on %s at %g Hz", rep.RunID, m.TreeFile, rep.Robot, rate)
 
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
+	if w.srv != nil {
+		// A tick held at a breakpoint does not see the run end: release it.
+		released := make(chan struct{})
+		defer close(released)
+		go func() {
+			select {
+			case <-runCtx.Done():
+			case <-conn.Lost():
+			case <-released:
+				return
+			}
+			w.resume()
+		}()
+	}
 	runConf := ros.RunConf{
 		Conn: conn, Tree: tree, Profile: m.Profile, Rate: rate, UntilDone: true, Lockstep: c.Lockstep,
+		Paused: w.paused,
 		Observe: func(t runtime.TickReport) {
+			w.onTick(t)
 			if v != nil {
 				v.OnTick(t)
 			}
@@ -236,6 +286,9 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 		rep.Outcome, rep.Err = Aborted, err
 	}
 	rep.Explanation = tree.Explain()
+	if err := w.close(); err != nil {
+		show("recording: " + err.Error())
+	}
 	if v != nil {
 		v.Close(rep.Summary())
 	}

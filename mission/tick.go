@@ -2,6 +2,7 @@ package mission
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -26,6 +27,9 @@ type TickConf struct {
 	Set []string
 	// Observers watch the tree's transitions.
 	Observers []runtime.Observer
+	// Record, when set, is the file the ticks are recorded to (see
+	// RunConf.Record).
+	Record string
 }
 
 // TickReport is how an offline run ended.
@@ -46,6 +50,9 @@ type TickReport struct {
 // traces. A tree that cannot be loaded or built, or a bad entry, is a
 // *LoadError.
 func Tick(out io.Writer, conf TickConf) (TickReport, error) {
+	if err := CheckWatchers(conf.Record, 0); err != nil {
+		return TickReport{}, &LoadError{Problems: []error{err}}
+	}
 	doc, err := trees.Load(conf.File)
 	if err != nil {
 		le := &LoadError{}
@@ -69,10 +76,24 @@ func Tick(out io.Writer, conf TickConf) (TickReport, error) {
 	for _, o := range conf.Observers {
 		tree.Observe(o)
 	}
+	w, err := attachWatchers(watchConf{record: conf.Record, tree: tree, doc: doc, palette: Nodes(), seed: conf.Seed})
+	if err != nil {
+		return TickReport{}, err
+	}
+	rep, err := tickAll(out, tree, conf.Ticks, w)
+	return rep, errors.Join(err, w.close())
+}
+
+// tickAll ticks tree n times, writing Tick's lines to out and recording
+// each tick's report in w.
+func tickAll(out io.Writer, tree *runtime.Tree, n int, w *watchers) (TickReport, error) {
 	enc := json.NewEncoder(out)
 	var rep TickReport
-	for i := 1; i <= conf.Ticks; i++ {
+	clock := tree.Clock()
+	for i := 1; i <= n; i++ {
+		start := clock.Now()
 		st, err := tree.TickExactlyOnce()
+		w.onTick(runtime.TickReport{Seq: uint64(i), Start: start, Duration: clock.Now().Sub(start), Status: st})
 		if err != nil {
 			rep.Err = err
 			return rep, enc.Encode(struct {

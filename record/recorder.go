@@ -390,6 +390,8 @@ func (r *Recorder) writeLoop() {
 				default:
 					r.pending = &batch{}
 				}
+			} else {
+				b = nil // still the one being filled: not the writer's
 			}
 			older := len(r.full)
 			r.mu.Unlock()
@@ -400,7 +402,9 @@ func (r *Recorder) writeLoop() {
 				}
 				r.write(ob)
 			}
-			r.write(b)
+			if b != nil {
+				r.write(b)
+			}
 		}
 	}
 }

@@ -38,6 +38,13 @@ type RunConf struct {
 	// Lockstep, when set, makes the tree a peer of the simulator's lockstep
 	// (see sim_lockstep.go); it needs a profile and simulated time.
 	Lockstep *LockstepConf
+	// Paused, when set, says whether a person holds the tree in a tick on
+	// purpose (a Groot2 breakpoint). Within superviseEvery of a pause
+	// beginning the robot is stopped (zero velocity); while it lasts the
+	// watchdog stops the robot again without a warning and without
+	// OnStall, and a /clock held by the lockstep is not a lost simulator.
+	// Safe to call from any goroutine.
+	Paused func() bool
 }
 
 // DefaultClockTimeout is RunConf.ClockTimeout's default.
@@ -124,7 +131,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	release := conn.holdShutdown()
 	defer release()
 
-	r := &run{conn: conn}
+	r := &run{conn: conn, pausedFn: conf.Paused}
 	if conf.Profile != nil {
 		var err error
 		r.bridge, err = NewBridge(BridgeConf{Conn: conn, Profile: conf.Profile, Tree: conf.Tree})
@@ -137,6 +144,10 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 		if w := conf.Profile.Safety.Watchdog; w > 0 {
 			lc.Watchdog = time.Duration(w) * period
 			lc.OnStall = func() {
+				if r.paused() {
+					r.stop() // a pause a person asked for: no stall
+					return
+				}
 				conn.Logf(LogWarn, "a tick has run %v: stopping the robot", lc.Watchdog)
 				r.stop()
 				if conf.OnStall != nil {
@@ -227,8 +238,9 @@ func clockTimeout(d time.Duration) time.Duration {
 
 // run is the state Run shares with its hooks and its supervisor.
 type run struct {
-	conn   *Conn
-	bridge *Bridge
+	conn     *Conn
+	bridge   *Bridge
+	pausedFn func() bool // RunConf.Paused
 
 	mu   sync.Mutex
 	last StopReport
@@ -248,6 +260,9 @@ func (r *run) stop() {
 	r.last = rep
 	r.mu.Unlock()
 }
+
+// paused reports whether RunConf.Paused says the tree is held on purpose.
+func (r *run) paused() bool { return r.pausedFn != nil && r.pausedFn() }
 
 func (r *run) lastStop() StopReport {
 	r.mu.Lock()
@@ -280,6 +295,7 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 	servers := r.newServerWatch()
 	last := time.Now()
 	var resumed, foundAt time.Time
+	wasPaused := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -295,6 +311,14 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 			resumed = now
 		}
 		last = now
+		if p := r.paused(); p {
+			if !wasPaused {
+				r.stop() // a pause began: the last command must not drive on
+			}
+			wasPaused, resumed = true, now // a lockstep simulator waits for the tick
+		} else {
+			wasPaused = false
+		}
 		if sim != nil && !sim.LastSet().IsZero() {
 			heard := sim.LastSet()
 			since := heard

@@ -33,7 +33,7 @@ const (
 func demoCommand() *command {
 	c := &command{
 		name: "demo",
-		args: "[--rounds N] [--speed X] [--battery F] [--headless] [--picture FILE.png]",
+		args: "[--rounds N] [--speed X] [--battery F] [--headless] [--picture FILE.png] [--record FILE] [--groot PORT]",
 		summary: "Patrol the simulated office with charging: btrobot's own ROS master, the simulator and the\n" +
 			"patrol_with_charging mission, shown live at several times real time, until the robot has done its\n" +
 			"rounds; then a summary and a picture of the trajectory. Needs nothing but a checkout of btrobot.",
@@ -48,6 +48,8 @@ func demoCommand() *command {
 		headless := fs.Bool("headless", false, "plain lines instead of the live tree (the default when the output is not a terminal)")
 		picture := fs.String("picture", filepath.Join(os.TempDir(), "btrobot-demo.png"), "where to draw the trajectory (.png or .svg)")
 		seed := fs.Uint64("seed", 1, "seed of the simulator's random draws")
+		var watch watchFlags
+		watch.addFlags(fs, true)
 		pos, err := parseArgs(fs, args)
 		if err != nil {
 			return flagExit(err)
@@ -74,7 +76,7 @@ func demoCommand() *command {
 			}
 			return exitUsage
 		}
-		d := &demo{env: env, rounds: *rounds, speed: *speed, battery: *battery, headless: *headless, picture: *picture, seed: *seed}
+		d := &demo{env: env, rounds: *rounds, speed: *speed, battery: *battery, headless: *headless, picture: *picture, seed: *seed, watch: watch}
 		return d.run()
 	}
 	return c
@@ -89,6 +91,7 @@ type demo struct {
 	headless bool
 	picture  string
 	seed     uint64
+	watch    watchFlags
 
 	docks  atomic.Int64 // dock goals that succeeded
 	logMu  sync.Mutex
@@ -192,6 +195,7 @@ func (d *demo) run() int {
 			return "", false
 		},
 	}
+	d.watch.apply(&rc)
 	wallStart := time.Now()
 	code, rep := runMission(ctx, env, "btrobot demo", rc, false, stopSignals)
 	wall := time.Since(wallStart)

@@ -41,6 +41,7 @@ func commands() []*command {
 		demoCommand(),
 		runCommand(),
 		tickCommand(),
+		replayCommand(),
 		benchCommand(),
 		checkCommand(),
 		hilCommand(),

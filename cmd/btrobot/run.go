@@ -20,7 +20,7 @@ func runCommand() *command {
 	c := &command{
 		name: "run",
 		args: "--tree FILE [--robot PROFILE.yaml] [--places FILE|DIR] [--master URI|auto] [--rate HZ] [--ticks N] [--quiet] " +
-			"[--robot-ns NS]... [ROS args: __ns:=/robot1 from:=to _tree:=FILE ...]",
+			"[--robot-ns NS]... [--record FILE] [--groot PORT] [ROS args: __ns:=/robot1 from:=to _tree:=FILE ...]",
 		summary: "Run a mission on a robot or the simulator until it finishes or is interrupted, showing the tree live.\n" +
 			"Ctrl-C (SIGINT) or SIGTERM halts the tree and stops the robot (zero velocity on the profile's safety topic).\n" +
 			"Without --tree, the files and the rate come from the node's private parameters ~tree, ~robot, ~places and\n" +
@@ -50,6 +50,8 @@ func runCommand() *command {
 		var fleet multiFlag
 		fs.Var(&fleet, "robot-ns", "run the mission on this robot namespace (repeatable): with several, on every one at once, in this\n"+
 			"process, each robot with its own connection, tree, blackboard and loop; lines are prefixed with the robot's name")
+		var watch watchFlags
+		watch.addFlags(fs, true)
 		var show multiFlag
 		fs.Var(&show, "show", "a blackboard entry to show under the tree (repeatable; default: the profile's input fields)")
 		pos, err := parseArgs(fs, args)
@@ -143,6 +145,7 @@ func runCommand() *command {
 			Mission: m, ROS: rosConf, Rate: s.Rate, Blackboard: bb, Seed: *seed,
 			Log: func(line string) { fmt.Fprintln(env.stderr, line) },
 		}
+		watch.apply(&rc)
 		if *lockstep {
 			rc.Lockstep = &ros.LockstepConf{}
 		}
@@ -264,7 +267,7 @@ func liveDisplay(env *cmdEnv, vc viewConf) func(mission.Shown) mission.Display {
 				}
 				return cols, rows
 			},
-			Rate: s.Rate, SimTime: s.Conn.SimClock() != nil, Keys: vc.keys,
+			Rate: s.Rate, SimTime: s.Conn != nil && s.Conn.SimClock() != nil, Keys: vc.keys,
 			Reason: func(n runtime.Node) string { return runtime.NodeOf(n).Reason() },
 		})
 		v.Start()

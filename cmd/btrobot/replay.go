@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/btrobot/btrobot/mission"
+)
+
+func replayCommand() *command {
+	c := &command{
+		name: "replay",
+		args: "FILE [--speed X] [--from T] [--until T] [--headless] | FILE --at T --json",
+		summary: "Play a recording (--record FILE of run, demo, tick: .btlog or .db3) through the live view: the tree,\n" +
+			"statuses, reasons and the blackboard as they were. T is seconds since the start (12.5), a duration (1m30s)\n" +
+			"or an RFC 3339 time. With --at T --json, print the state at that instant as one JSON object instead.",
+		example: "btrobot demo --record /tmp/demo.db3 && btrobot replay /tmp/demo.db3 --speed 10\n" +
+			"btrobot replay /tmp/demo.db3 --at 42 --json | jq '.nodes[] | select(.status==\"RUNNING\") | .path'",
+	}
+	c.run = func(env *cmdEnv, args []string) int {
+		fs := newFlags(env, c)
+		rc := mission.ReplayConf{}
+		fs.Float64Var(&rc.Speed, "speed", 1, "recorded seconds per wall second; a negative speed plays as fast as possible")
+		fs.StringVar(&rc.From, "from", "", "start at this instant (default: the start)")
+		fs.StringVar(&rc.Until, "until", "", "end at this instant (default: the last event)")
+		headless := fs.Bool("headless", false, "plain lines instead of the live tree (the default when the output is not a terminal)")
+		at := fs.String("at", "", "with --json: the instant whose state is printed")
+		asJSON := fs.Bool("json", false, "print the state at --at as JSON and exit")
+		pos, err := parseArgs(fs, args)
+		if err != nil {
+			return flagExit(err)
+		}
+		if len(pos) != 1 || *asJSON != (*at != "") || rc.Speed == 0 {
+			fs.Usage()
+			return exitUsage
+		}
+		ctx, stop := interruptContext()
+		defer stop()
+		rc.File = pos[0]
+		rc.Display = func(s mission.Shown, title string, keys []string) mission.Display {
+			return liveDisplay(env, viewConf{keys: keys, title: title, headless: *headless})(s)
+		}
+		if *asJSON {
+			err = mission.ReplayAt(env.stdout, pos[0], *at)
+		} else {
+			err = mission.Replay(ctx, rc)
+		}
+		if err != nil {
+			fmt.Fprintf(env.stderr, "btrobot replay: %v\n", err)
+			return exitFailed
+		}
+		return exitOK
+	}
+	return c
+}

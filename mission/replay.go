@@ -1,0 +1,142 @@
+package mission
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/btrobot/btrobot/record"
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// ReplayConf configures Replay. Instants are record.ParseInstant's: seconds
+// since the recording's start, a duration, or an RFC 3339 time.
+type ReplayConf struct {
+	// File is the recording (.btlog or .db3).
+	File string
+	// From and Until bound what is played [the whole recording].
+	From, Until string
+	// Speed is recorded seconds per wall second [1]; < 0: as fast as
+	// possible.
+	Speed float64
+	// Display makes the replay's display (a view.Live) once the recorded
+	// tree is rebuilt (Shown without a mission or a connection; the nodes
+	// give their recorded reasons), with a title naming the recording and
+	// the root blackboard's keys at Until (none for a .btlog); it is
+	// closed when the replay ends.
+	Display func(s Shown, title string, keys []string) Display
+}
+
+// Replay plays a recording through a display as it ran: the tree rebuilt
+// from the recording against the palette wired to no robot, its statuses,
+// reasons and blackboard as recorded, paced at Speed, until the end of
+// the recording or of ctx. A recording cut short (a killed process) plays
+// up to the cut, and the display's last line says so.
+func Replay(ctx context.Context, c ReplayConf) error {
+	rec, err := record.Open(c.File)
+	if err != nil {
+		return err
+	}
+	defer rec.Close()
+	h := rec.Header()
+	fromT, untilT, err := span(rec, c.From, c.Until)
+	if err != nil {
+		return err
+	}
+	reg := Nodes()
+	tree, err := record.BuildTree(h, reg)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.File, err)
+	}
+	var d Display
+	player, err := record.NewPlayer(rec, record.PlayConf{Tree: tree, From: fromT, Until: untilT, Speed: c.Speed,
+		Observer: observerFunc(func(t runtime.Transition) {
+			if d != nil {
+				d.OnTransition(t)
+			}
+		}),
+		OnTick: func(t runtime.TickReport) {
+			if d != nil {
+				d.OnTick(t)
+			}
+		}})
+	if err != nil {
+		return err
+	}
+	if c.Display != nil {
+		var keys []string
+		if st, err := rec.StateAt(untilT); err == nil {
+			for k := range st.Blackboard[record.ScopeNames(tree)[tree.Blackboard()]] {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+		}
+		title := fmt.Sprintf("btrobot replay %s · run %s · btrobot %s", c.File, h.RunID, h.Version)
+		d = c.Display(Shown{Tree: tree, Registry: reg}, title, keys)
+	}
+	err = player.Play(ctx)
+	if d != nil {
+		end := fmt.Sprintf("replayed %s: run %s, %.1f s", c.File, h.RunID, untilT.Sub(fromT).Seconds())
+		if dmg := rec.Damage(); dmg != nil {
+			end += "; the recording was cut short: " + dmg.Error()
+		}
+		if err != nil {
+			end += "; stopped: " + err.Error()
+		}
+		d.Close(end)
+	}
+	if ctx.Err() != nil && err == ctx.Err() {
+		return nil // interrupted: the display said so
+	}
+	return err
+}
+
+// ReplayAt writes to out, as indented JSON (record.Snapshot), the
+// recorded state of the tree at instant at of file.
+func ReplayAt(out io.Writer, file, at string) error {
+	rec, err := record.Open(file)
+	if err != nil {
+		return err
+	}
+	defer rec.Close()
+	t, err := record.ParseInstant(at, rec.Header().Start)
+	if err != nil {
+		return err
+	}
+	st, err := rec.StateAt(t)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(st.Snapshot(rec.Header()))
+}
+
+// span reads the instants from and until of rec ("" for the recording's
+// first instant and its last event).
+func span(rec record.Recording, from, until string) (f, u time.Time, err error) {
+	start := rec.Header().Start
+	f, u = rec.Span()
+	if from != "" {
+		if f, err = record.ParseInstant(from, start); err != nil {
+			return f, u, err
+		}
+	}
+	if until != "" {
+		if u, err = record.ParseInstant(until, start); err != nil {
+			return f, u, err
+		}
+	}
+	if u.Before(f) {
+		return f, u, fmt.Errorf("until %s is before from %s", u.Sub(start), f.Sub(start))
+	}
+	return f, u, nil
+}
+
+// observerFunc is a function as a runtime.Observer.
+type observerFunc func(runtime.Transition)
+
+func (f observerFunc) OnTransition(t runtime.Transition) { f(t) }
