@@ -144,9 +144,15 @@ func TestRunOutcomes(t *testing.T) {
 			if code != tc.code {
 				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
 			}
-			lines := strings.Split(strings.TrimSpace(stdout), "\n")
+			// The end line is the last, or the one above why a failed
+			// mission failed.
+			end, _, _ := strings.Cut(strings.TrimSpace(stdout), "\nwhy:\n")
+			lines := strings.Split(end, "\n")
 			if last := lines[len(lines)-1]; !strings.HasPrefix(last, tc.last) {
-				t.Errorf("last line %q, want it to start with %q\nstdout:\n%s", last, tc.last, stdout)
+				t.Errorf("end line %q, want it to start with %q\nstdout:\n%s", last, tc.last, stdout)
+			}
+			if tc.code == exitFailed && strings.HasPrefix(tc.last, "mission failed") {
+				assert.Contains(t, stdout, "\nwhy:\n  M/Sequence (Sequence) FAILURE: child 2 of 2 failed\n", "a failed mission says why")
 			}
 			if !strings.Contains(stderr, "started btrobot's own") {
 				t.Errorf("--master auto with no master there must say it started one:\n%s", stderr)
