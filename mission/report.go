@@ -75,8 +75,18 @@ func (r Report) OK() bool { return r.Outcome == Succeeded || r.Outcome == Stoppe
 //
 //	mission succeeded after 3 ticks (150ms); zero velocity sent on /robot1/cmd_vel
 //	interrupted by SIGINT after 812 ticks (40.6s): tree halted; zero velocity sent on /robot1/cmd_vel
+//	mission succeeded after 1303 ticks (1m10.2s) and 1 stall (5.02s); zero velocity sent on /robot1/cmd_vel
+//
+// The controller's stalls (runtime.LoopStats.Stalls: its process did not
+// run for a while) are said when there were any.
 func (r Report) Summary() string {
 	took := fmt.Sprintf("%d %s (%s)", r.Stats.Ticks, plural(int(r.Stats.Ticks), "tick", "ticks"), r.Wall.Round(time.Millisecond))
+	switch n := r.Stats.Stalls; {
+	case n == 1:
+		took += fmt.Sprintf(" and 1 stall (%s)", r.Stats.LongestStall.Round(10*time.Millisecond))
+	case n > 1:
+		took += fmt.Sprintf(" and %d stalls (longest %s)", n, r.Stats.LongestStall.Round(10*time.Millisecond))
+	}
 	switch r.Outcome {
 	case Succeeded:
 		return "mission succeeded after " + took + "; " + r.Stop

@@ -231,56 +231,71 @@ func TestRunStopsTheRobotWhenTheMasterGoes(t *testing.T) {
 }
 
 // TestRunStopsTheRobotWhenClockGoesSilent: under /use_sim_time, /clock
-// stops while its publisher stays: past ClockTimeout of wall time the robot
-// is stopped and Run names the silence.
+// stops while its publisher stays: past the clock timeout of wall time (the
+// run's, else the profile's safety.clock_timeout) the robot is stopped and
+// Run names the silence.
 func TestRunStopsTheRobotWhenClockGoesSilent(t *testing.T) {
-	uri := rostest.StartMaster(t)
-	clockSrc := connect(t, uri, "clock_source")
-	require.NoError(t, clockSrc.SetParam("/use_sim_time", true))
-	pub, err := NewPublisher(PublisherConf{Conn: clockSrc, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	ticking := make(chan struct{})
-	go func() {
-		defer close(ticking)
-		simNow := time.Unix(1000, 0)
-		for ctx.Err() == nil {
-			// 30 ms steps: a 50 ms tick comes up to 20 ms after its due
-			// time by the simulated clock.
-			simNow = simNow.Add(30 * time.Millisecond)
-			pub.Publish(&rosgraph_msgs.Clock{Clock: simNow})
-			time.Sleep(30 * time.Millisecond)
-		}
-	}()
-	defer func() { cancel(); <-ticking }()
-	c := connect(t, uri, "btrobot")
-	require.NotNil(t, c.SimClock())
-	log := watchTwists(t, uri, "/cmd_vel")
-	p := profile(t, velocityProfile)
-	tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="M"><KeepRunningUntilFailure><AlwaysSuccess/></KeepRunningUntilFailure></BehaviorTree></root>`)
 	const timeout = 400 * time.Millisecond
-	stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p, ClockTimeout: timeout})
-	require.NoError(t, c.WaitSubscribers(context.Background(), "/cmd_vel", 1))
-	time.Sleep(time.Second)
-	cancel()
-	<-ticking
-	silent := time.Now()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Run waits on a silent /clock")
+	cases := []struct {
+		name    string
+		profile string
+		conf    time.Duration // RunConf.ClockTimeout
+	}{
+		{name: "the run's timeout", profile: velocityProfile, conf: timeout},
+		{name: "the profile's timeout", profile: velocityProfile + "  clock_timeout: 400ms\n"},
+		{name: "the run's timeout over the profile's", profile: velocityProfile + "  clock_timeout: 1m\n", conf: timeout},
 	}
-	rep, err := stop()
-	var cs *ClockStoppedError
-	require.ErrorAs(t, err, &cs)
-	assert.False(t, cs.Closed)
-	assert.GreaterOrEqual(t, cs.Since, timeout)
-	assert.True(t, rep.Stop.Delivered, rep.Stop.String())
-	last, ok := log.last()
-	require.True(t, ok)
-	assert.Zero(t, last.x)
-	assert.Less(t, last.at.Sub(silent), timeout+300*time.Millisecond)
-	assert.Greater(t, rep.Stats.Ticks, uint64(0))
-	assert.Less(t, rep.Stats.Lateness.Quantile(0.5), 5*time.Millisecond,
-		"lateness on a 30 ms /clock step is the controller's, not the step's")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			uri := rostest.StartMaster(t)
+			clockSrc := connect(t, uri, "clock_source")
+			require.NoError(t, clockSrc.SetParam("/use_sim_time", true))
+			pub, err := NewPublisher(PublisherConf{Conn: clockSrc, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
+			require.NoError(t, err)
+			ctx, cancel := context.WithCancel(context.Background())
+			ticking := make(chan struct{})
+			go func() {
+				defer close(ticking)
+				simNow := time.Unix(1000, 0)
+				for ctx.Err() == nil {
+					// 30 ms steps: a 50 ms tick comes up to 20 ms after its
+					// due time by the simulated clock.
+					simNow = simNow.Add(30 * time.Millisecond)
+					pub.Publish(&rosgraph_msgs.Clock{Clock: simNow})
+					time.Sleep(30 * time.Millisecond)
+				}
+			}()
+			defer func() { cancel(); <-ticking }()
+			c := connect(t, uri, "btrobot")
+			require.NotNil(t, c.SimClock())
+			log := watchTwists(t, uri, "/cmd_vel")
+			p := profile(t, tc.profile)
+			tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="M"><KeepRunningUntilFailure><AlwaysSuccess/></KeepRunningUntilFailure></BehaviorTree></root>`)
+			stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p, ClockTimeout: tc.conf})
+			require.NoError(t, c.WaitSubscribers(context.Background(), "/cmd_vel", 1))
+			time.Sleep(time.Second)
+			cancel()
+			<-ticking
+			silent := time.Now()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("Run waits on a silent /clock")
+			}
+			rep, err := stop()
+			var cs *ClockStoppedError
+			require.ErrorAs(t, err, &cs)
+			assert.False(t, cs.Closed)
+			assert.GreaterOrEqual(t, cs.Since, timeout)
+			assert.Less(t, cs.Since, DefaultClockTimeout, "the timeout asked for, not the default")
+			assert.True(t, rep.Stop.Delivered, rep.Stop.String())
+			last, ok := log.last()
+			require.True(t, ok)
+			assert.Zero(t, last.x)
+			assert.Less(t, last.at.Sub(silent), timeout+300*time.Millisecond)
+			assert.Greater(t, rep.Stats.Ticks, uint64(0))
+			assert.Less(t, rep.Stats.Lateness.Quantile(0.5), 5*time.Millisecond,
+				"lateness on a 30 ms /clock step is the controller's, not the step's")
+		})
+	}
 }

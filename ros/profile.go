@@ -41,6 +41,7 @@ import (
 //	safety:
 //	  velocity_topic: cmd_vel
 //	  watchdog: 3
+//	  clock_timeout: 2s   # /clock silent this long under sim time: stop
 //
 // Staleness: for every blackboard key an input writes (key and fields), the
 // bridge also writes "<key>_stale", a bool that is true until the first
@@ -154,6 +155,10 @@ type Safety struct {
 	// Watchdog is how many tick periods a tick may run before the robot is
 	// stopped (0: no watchdog).
 	Watchdog int
+	// ClockTimeout is how long (wall time) /clock may stay silent under
+	// /use_sim_time before the run stops the robot and fails; a
+	// RunConf.ClockTimeout overrides it (0: DefaultClockTimeout).
+	ClockTimeout time.Duration
 }
 
 // Default timeouts of actions and services a profile does not set.
@@ -200,6 +205,11 @@ const (
 	MaxServerTimeout = time.Hour
 	// MaxGoalTimeout bounds the timeout of a whole action goal.
 	MaxGoalTimeout = 24 * time.Hour
+	// MinClockTimeout and MaxClockTimeout bound safety.clock_timeout: a
+	// few of the run's checks of /clock at the shortest, and no longer
+	// than a robot may go unchecked (MaxWatchdog) at the longest.
+	MinClockTimeout = 200 * time.Millisecond
+	MaxClockTimeout = time.Minute
 )
 
 // CheckRate returns an error naming the range when hz is not a tick rate
@@ -771,7 +781,7 @@ func (d *profileDecoder) services(n *yaml.Node, p *Profile) {
 	}
 }
 
-var safetyFields = []string{"velocity_topic", "velocity_type", "watchdog"}
+var safetyFields = []string{"velocity_topic", "velocity_type", "watchdog", "clock_timeout"}
 
 // velocityTypes are the messages a zero velocity can be sent as.
 var velocityTypes = []string{"geometry_msgs/Twist", "geometry_msgs/TwistStamped"}
@@ -807,6 +817,19 @@ func (d *profileDecoder) safety(n *yaml.Node, p *Profile) {
 				return
 			}
 			s.Watchdog, watchdogNode = w, v
+		case "clock_timeout":
+			dur := d.duration(v, "safety.clock_timeout")
+			if dur == 0 {
+				// Zero is an error reported already, or 0s: too short.
+				if _, err := time.ParseDuration(strings.TrimSpace(v.Value)); err != nil {
+					return
+				}
+			}
+			if dur < MinClockTimeout || dur > MaxClockTimeout {
+				d.add(v, "safety.clock_timeout", "clock_timeout %s is out of range: want %v to %v of /clock's silence (default %v)", strings.TrimSpace(v.Value), MinClockTimeout, MaxClockTimeout, DefaultClockTimeout)
+				return
+			}
+			s.ClockTimeout = dur
 		}
 	})
 	if watchdogNode != nil && p.Rate > 0 && s.Watchdog > 0 {

@@ -235,6 +235,26 @@ safety:
 			want: []string{`p.yaml:2:45: safety.watchdog: watchdog 61 periods at 1 Hz is 1m1s: a robot left moving that long unchecked has no watchdog; want at most 1m0s (60 periods)`},
 		},
 		{
+			name: "clock timeout too short",
+			yaml: "rate: 10\nsafety: {velocity_topic: cmd_vel, clock_timeout: 0s}\n",
+			want: []string{`p.yaml:2:50: safety.clock_timeout: clock_timeout 0s is out of range: want 200ms to 1m0s of /clock's silence (default 2s)`},
+		},
+		{
+			name: "clock timeout too long",
+			yaml: "rate: 10\nsafety:\n  clock_timeout: 61s\n",
+			want: []string{`p.yaml:3:18: safety.clock_timeout: clock_timeout 61s is out of range: want 200ms to 1m0s of /clock's silence (default 2s)`},
+		},
+		{
+			name: "clock timeout without a unit",
+			yaml: "rate: 10\nsafety: {clock_timeout: 2}\n",
+			want: []string{`p.yaml:2:25: safety.clock_timeout: duration "2" has no unit: write 2s or 2ms`},
+		},
+		{
+			name: "clock timeout not a duration",
+			yaml: "rate: 10\nsafety: {clock_timeout: [2s]}\n",
+			want: []string{`p.yaml:2:25: safety.clock_timeout:`},
+		},
+		{
 			name: "actions services safety",
 			yaml: `rate: 10
 actions:
@@ -297,6 +317,8 @@ func TestProfileRangeEnds(t *testing.T) {
 			"actions: {nav: {server: move_base, type: move_base_msgs/MoveBaseAction, wait_for_server_timeout: 1h, server_timeout: 1h, timeout: 24h}}\n" +
 			"services: {reset: {service: reset, type: std_srvs/Trigger, timeout: 1h}}\n"},
 		{"zeros", "rate: 10\nmax_rate: 0\nsafety: {velocity_topic: cmd_vel, watchdog: 0}\n"},
+		{"shortest clock timeout", "rate: 10\nsafety: {clock_timeout: 200ms}\n"},
+		{"longest clock timeout", "rate: 10\nsafety: {clock_timeout: 1m}\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -33,7 +33,8 @@ type RunConf struct {
 	OnStall func()
 	// ClockTimeout is how long (wall time) /clock may stay silent under
 	// /use_sim_time before the run stops the robot and ends with a
-	// *ClockStoppedError [DefaultClockTimeout; < 0: never].
+	// *ClockStoppedError [the profile's safety.clock_timeout, else
+	// DefaultClockTimeout; < 0: never].
 	ClockTimeout time.Duration
 	// Lockstep, when set, makes the tree a peer of the simulator's lockstep
 	// (see sim_lockstep.go); it needs a profile and simulated time.
@@ -171,7 +172,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	defer func() { cancel(nil); <-superDone }()
 	go func() {
 		defer close(superDone)
-		if err := r.supervise(runCtx, clockTimeout(conf.ClockTimeout)); err != nil {
+		if err := r.supervise(runCtx, clockTimeout(conf.ClockTimeout, conf.Profile)); err != nil {
 			conn.lose(err) // the connection is of no more use: Conn.Err says why
 			conn.Logf(LogError, "%v: stopping the robot", err)
 			r.stop()
@@ -229,11 +230,16 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	return ended(st, loop.Stats(), err)
 }
 
-func clockTimeout(d time.Duration) time.Duration {
-	if d == 0 {
-		return DefaultClockTimeout
+// clockTimeout is the run's ClockTimeout, else the profile's, else the
+// default.
+func clockTimeout(d time.Duration, p *Profile) time.Duration {
+	switch {
+	case d != 0:
+		return d
+	case p != nil && p.Safety.ClockTimeout > 0:
+		return p.Safety.ClockTimeout
 	}
-	return d
+	return DefaultClockTimeout
 }
 
 // run is the state Run shares with its hooks and its supervisor.

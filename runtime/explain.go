@@ -86,8 +86,8 @@ func (t *Tree) Explain() []Cause {
 		return nil
 	}
 	root := t.root.base()
-	if at, _ := root.lastDone(); at == 0 || root.status == Running || root.startAt >= at {
-		return nil // not completed yet, or a new run has begun
+	if at, st := root.lastDone(); at == 0 || st == Idle || root.status == Running {
+		return nil // not completed yet, or a new run has begun (and was halted or failed with an error)
 	}
 	var chain []Cause
 	for n := t.root; n != nil; n = decisiveChild(n.base()) {
@@ -109,8 +109,8 @@ func decisiveChild(b *Base) Node {
 	bAt, bSt := b.lastDone()
 	for _, c := range b.children {
 		cAt, cSt := c.base().lastDone()
-		if cAt <= b.startAt || cAt >= bAt {
-			continue // not completed during b's last run
+		if cAt <= b.startAt || cAt >= bAt || cSt == Idle {
+			continue // not completed during b's last run, or halted in it
 		}
 		if cAt > lastAt {
 			last, lastAt = c, cAt
@@ -131,6 +131,10 @@ func decisiveChild(b *Base) Node {
 type reasons struct{ now, done string }
 
 // complete records a SUCCESS or FAILURE the node returned, for Explain.
+// The run that ends here began when the previous one ended (completed,
+// halted or failed with an error: b.doneAt before this completion), so no
+// bookkeeping is needed when a run starts: every tick of a node that
+// stays RUNNING costs nothing here.
 func (b *Base) complete(st Status) {
 	if w := b.why; w != nil {
 		w.done = w.now
@@ -138,13 +142,26 @@ func (b *Base) complete(st Status) {
 	if t := b.tree; t != nil {
 		c := t.completions + 1
 		t.completions = c
-		b.done = c<<3 | uint64(st)
+		b.startAt, b.doneAt, b.doneSt = b.doneAt, c, st
 	}
+}
+
+// abandon records that the node's run ended without a completion (it was
+// halted, or its tick failed with an error; err is returned wrapped): the
+// next run begins after it, and Explain follows no chain through it.
+func (b *Base) abandon(err error) error {
+	if t := b.tree; t != nil {
+		b.doneAt, b.doneSt = t.completions, Idle
+	}
+	if err == nil {
+		return nil
+	}
+	return b.wrap(err)
 }
 
 // lastDone returns when the node last completed (Tree.completions then; 0
 // never) and what it returned.
-func (b *Base) lastDone() (at uint64, st Status) { return b.done >> 3, Status(b.done & 7) }
+func (b *Base) lastDone() (at uint64, st Status) { return b.doneAt, b.doneSt }
 
 // SetExplaining turns reasons on or off, from the next tick on. Mission runners, reports and live views that show reasons turn
 // it on; a tree that nobody asks why costs nothing more to tick with it

@@ -374,6 +374,48 @@ func TestExplainLifetime(t *testing.T) {
 	assert.Nil(t, tree.Explain(), "once a new run started")
 }
 
+// TestExplainAbandonedRuns: once the root's next run has started, Explain
+// says nothing, however that run ended without completing: halted, or
+// failed with an error.
+func TestExplainAbandonedRuns(t *testing.T) {
+	cases := []struct {
+		name string
+		tree *NodeSpec
+		next func(*testing.T, *Tree) // the next run, after the first completed
+	}{
+		{
+			name: "an error in the next run",
+			tree: N("Sequence", A("name", "go"), say("A", "F,S", "no path"), N("Script", A("code", "m = 1"))),
+			next: func(t *testing.T, tree *Tree) {
+				_, err := tree.TickExactlyOnce()
+				require.Error(t, err)
+			},
+		},
+		{
+			name: "the next run halted",
+			tree: N("Sequence", A("name", "go"), say("A", "F,R", "no path")),
+			next: func(t *testing.T, tree *Tree) {
+				st, err := tree.TickExactlyOnce()
+				require.NoError(t, err)
+				require.Equal(t, Running, st)
+				tree.Halt()
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tree, clock := buildExplained(t, tc.tree)
+			tree.SetExplaining(true)
+			require.Equal(t, Failure, tickUntilDone(t, tree, clock, 0, 5))
+			chain := tree.Explain()
+			require.Len(t, chain, 2)
+			require.Equal(t, "MainTree/go/A (Say) FAILURE: no path", chain[1].String())
+			tc.next(t, tree)
+			assert.Nil(t, tree.Explain())
+		})
+	}
+}
+
 // TestExplainObserverSeesReason: an observer of a completion reads the
 // reason of that completion (the live view shows it beside the status).
 func TestExplainObserverSeesReason(t *testing.T) {

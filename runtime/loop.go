@@ -70,6 +70,10 @@ type TickReport struct {
 	Duration time.Duration // latch + tick + flush, on the loop's clock
 	Early    bool          // ticked early, on a wake-up
 	Status   Status
+	// Stalled is how long the process did not run just before this tick
+	// (LoopConf.StallLimit or longer; 0: no stall), so that a sink of tick
+	// reports can count the stalls that LoopStats counts.
+	Stalled time.Duration
 }
 
 // LoopStats summarises a loop's run.
@@ -177,8 +181,10 @@ func (l *Loop) Run(ctx context.Context) (st Status, err error) {
 		case waitWoken:
 			early = true
 		}
+		var stalled time.Duration
 		if stalls != nil {
 			if d := stalls.check(); d > 0 {
+				stalled = d
 				l.recordStall(d)
 				if c.OnResume != nil {
 					c.OnResume(d)
@@ -194,7 +200,7 @@ func (l *Loop) Run(ctx context.Context) (st Status, err error) {
 			dog.disarm()
 		}
 		end := clock.Now()
-		rep := TickReport{Seq: seq, Start: start, Duration: end.Sub(start), Early: early, Status: st}
+		rep := TickReport{Seq: seq, Start: start, Duration: end.Sub(start), Early: early, Status: st, Stalled: stalled}
 		if !early {
 			rep.Lateness = max(0, start.Sub(sched))
 			if stepped {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,8 +37,10 @@ func TestLoopStallIsCountedOnTheWallClock(t *testing.T) {
 			wall := NewManualClock(testEpoch)
 			run := &loopRun{}
 			tree := loopTree(t, clock, func(*funcLeaf) (Status, error) { run.add("tick"); return Running, nil })
+			var reported atomic.Int64 // the tick reports' Stalled, summed
 			startLoop(t, LoopConf{
 				Tree: tree, Rate: 10, Wall: wall, StallLimit: limit,
+				Observe:  func(r TickReport) { reported.Add(int64(r.Stalled)) },
 				OnResume: func(d time.Duration) { run.add("resume " + d.String()) },
 				Latch:    func(time.Time) error { run.add("latch"); return nil },
 			}, run)
@@ -53,6 +56,10 @@ func TestLoopStallIsCountedOnTheWallClock(t *testing.T) {
 			assert.Equal(t, uint64(len(tc.wantResume)), s.Stalls)
 			if len(tc.wantResume) > 0 {
 				assert.Equal(t, tc.wallStep, s.LongestStall)
+				assert.Eventually(t, func() bool { return time.Duration(reported.Load()) == tc.wallStep }, time.Second, time.Millisecond,
+					"the tick after the stall reports it")
+			} else {
+				assert.Zero(t, reported.Load())
 			}
 		})
 	}

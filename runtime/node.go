@@ -31,26 +31,33 @@ type Node interface {
 // Base is embedded by every node. Its methods are the toolkit node authors
 // use: children, ports, the blackboard, the clock and the wake-up.
 type Base struct {
-	uid      uint32
-	name     string
-	typeID   string
-	path     string
+	// Who the node is and how it reaches its data: read when building,
+	// reporting and reading ports.
+	uid    uint32
+	name   string
+	typeID string
+	path   string
+	bb     *Blackboard
+	ports  []portBinding
+	env    scriptEnv
+
+	// What Execute touches on every tick, together (and next to the node
+	// type's own fields, which follow Base), so that a tick of a big tree
+	// pulls fewer cache lines per node.
 	status   Status
-	explain  bool // the tree is explaining (Tree.SetExplaining), kept here where the tick looks
+	explain  bool   // the tree is explaining (Tree.SetExplaining), kept here where the tick looks
+	doneSt   Status // what the node returned when it last completed; IDLE: halted or failed with an error since (see doneAt)
 	children []Node
 	tree     *Tree
-	bb       *Blackboard
-	ports    []portBinding
 	conds    *conditions
-	env      scriptEnv
 
 	// What the node returned when it last completed and what it said about
 	// it (see explain.go): Tree.Explain reads them after the root
 	// completes, when the parents have reset their children to IDLE. Kept
 	// small: every node carries them on every tick.
 	why     *reasons // nil until the node first states a reason
-	done    uint64   // Tree.completions after the last completion <<3 | its status
-	startAt uint64   // Tree.completions when the node last started a run (nodes with children)
+	doneAt  uint64   // Tree.completions after the last completion (or when the node was halted or failed with an error since)
+	startAt uint64   // Tree.completions when the last completed run began: the end of the run before it
 }
 
 func (b *Base) base() *Base { return b }
@@ -113,15 +120,27 @@ func (b *Base) ResetChildren() { b.HaltChildren(0) }
 // setStatus does for asynchronous nodes. Setting IDLE is a reset.
 func (b *Base) SetStatus(s Status) { b.setStatus(s) }
 
+// setStatus keeps the path of a tree nobody observes short: the
+// observers' path is a call of its own.
 func (b *Base) setStatus(s Status) {
-	prev := b.status
-	if prev == s {
+	if b.status == s {
+		return
+	}
+	if t := b.tree; t != nil && len(t.observers) > 0 {
+		b.notifyStatus(s)
 		return
 	}
 	b.status = s
-	if t := b.tree; t != nil && len(t.observers) > 0 {
-		t.notify(b, prev, s)
-	}
+}
+
+// notifyStatus is setStatus with observers; inlined, it would make every
+// call of setStatus longer.
+//
+//go:noinline
+func (b *Base) notifyStatus(s Status) {
+	prev := b.status
+	b.status = s
+	b.tree.notify(b, prev, s)
 }
 
 // NodeOf returns the Base of n, for code that walks trees.
@@ -136,32 +155,46 @@ func Execute(n Node) (Status, error) {
 	if b.why != nil {
 		b.why.now = ""
 	}
-	if len(b.children) != 0 && b.status != Running && b.tree != nil {
-		b.startAt = b.tree.completions // Explain looks for children that completed since
-	}
 	if t := b.tree; t != nil && t.hooks != nil {
 		return executeHooked(n, b, t.hooks)
 	}
 	if b.conds != nil {
-		st, decided, err := b.conds.checkPre(n)
-		if err != nil {
-			return Failure, b.wrap(err)
-		}
-		if decided {
-			return b.finish(st)
-		}
+		return b.executeWithConditions(n)
 	}
+	// The path of nearly every tick of every node, without a call of its
+	// own: it is what a big tree's tick time is made of.
 	st, err := n.Tick()
-	if err != nil {
-		return Failure, b.wrap(err)
+	switch {
+	case err != nil:
+		return Failure, b.abandon(err)
+	case st == Success || st == Failure:
+		b.complete(st)
+	case st == Skipped:
+		return st, nil
+	case st == Idle:
+		return Failure, b.abandon(errTickIdle)
 	}
-	return b.finish(st)
+	b.setStatus(st)
+	return st, nil
 }
 
-func (b *Base) finish(st Status) (Status, error) {
-	if b.conds != nil && st.Completed() {
+var errTickIdle = errors.New("Tick returned IDLE; a ticked node must return RUNNING, SUCCESS, FAILURE or SKIPPED")
+
+// executeWithConditions is Execute for a node with pre or post conditions
+// (_skipIf, _failureIf, _onSuccess...).
+func (b *Base) executeWithConditions(n Node) (Status, error) {
+	st, decided, err := b.conds.checkPre(n)
+	if err != nil {
+		return Failure, b.abandon(err)
+	}
+	if !decided {
+		if st, err = n.Tick(); err != nil {
+			return Failure, b.abandon(err)
+		}
+	}
+	if st.Completed() {
 		if err := b.conds.checkPost(b, st); err != nil {
-			return Failure, b.wrap(err)
+			return Failure, b.abandon(err)
 		}
 	}
 	return b.commit(st)
@@ -170,7 +203,7 @@ func (b *Base) finish(st Status) (Status, error) {
 // commit stores the status a tick ended with.
 func (b *Base) commit(st Status) (Status, error) {
 	if st == Idle {
-		return Failure, b.wrap(errors.New("Tick returned IDLE; a ticked node must return RUNNING, SUCCESS, FAILURE or SKIPPED"))
+		return Failure, b.abandon(errTickIdle)
 	}
 	if st.Completed() {
 		b.complete(st)
@@ -186,6 +219,7 @@ func (b *Base) commit(st Status) (Status, error) {
 func HaltNode(n Node) {
 	b := n.base()
 	n.Halt()
+	b.abandon(nil)
 	b.setStatus(Idle)
 	if b.conds != nil && b.conds.post[postHalted] != nil {
 		if _, err := b.conds.post[postHalted].Eval(&b.env); err != nil {

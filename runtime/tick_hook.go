@@ -46,7 +46,7 @@ func executeHooked(n Node, b *Base, hooks []TickHook) (st Status, err error) {
 	if b.conds != nil {
 		if st, decided, err = b.conds.checkPre(n); err != nil {
 			afterTick(b, hooks, Failure)
-			return Failure, b.wrap(err)
+			return Failure, b.abandon(err)
 		}
 	}
 	if !decided && !b.status.Completed() {
@@ -60,13 +60,13 @@ func executeHooked(n Node, b *Base, hooks []TickHook) (st Status, err error) {
 	if !decided {
 		if st, err = n.Tick(); err != nil {
 			afterTick(b, hooks, Failure)
-			return Failure, b.wrap(err)
+			return Failure, b.abandon(err)
 		}
 	}
 	if b.conds != nil && st.Completed() {
 		if err := b.conds.checkPost(b, st); err != nil {
 			afterTick(b, hooks, Failure)
-			return Failure, b.wrap(err)
+			return Failure, b.abandon(err)
 		}
 	}
 	if s := afterTick(b, hooks, st); s.Completed() {

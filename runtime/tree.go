@@ -194,6 +194,7 @@ func (t *Tree) tick(againOnWake bool) (st Status, err error) {
 			st = Failure
 		}
 		if err != nil {
+			t.root.base().abandon(nil) // a panic's too: Explain has no run to explain
 			t.Halt()
 		}
 	}()

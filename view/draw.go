@@ -164,5 +164,8 @@ func (v *Live) statsText(f *liveFrame) string {
 	if v.conf.Rate > 0 {
 		parts = append(parts, fmt.Sprintf("%d overruns", f.overruns))
 	}
+	if f.stalls > 0 {
+		parts = append(parts, stallText(f.stalls, f.longest))
+	}
 	return strings.Join(parts, " · ")
 }

@@ -30,6 +30,16 @@ func ClockText(d time.Duration) string {
 	return fmt.Sprintf("%d:%02d:%04.1f", h, m, s)
 }
 
+// stallText says how often the controller's process stalled (did not run
+// for a while: SIGSTOP, a paused VM) and for how long at most:
+// "1 stall (5.02s)", "3 stalls (longest 5.02s)".
+func stallText(n uint64, longest time.Duration) string {
+	if n == 1 {
+		return "1 stall (" + shortDuration(longest) + ")"
+	}
+	return fmt.Sprintf("%d stalls (longest %s)", n, shortDuration(longest))
+}
+
 // shortDuration writes a duration in at most about six characters.
 func shortDuration(d time.Duration) string {
 	switch {

@@ -114,6 +114,8 @@ type liveFrame struct {
 	lateP99  time.Duration // recent ticks
 	lateMax  time.Duration // all ticks
 	overruns uint64
+	stalls   uint64        // the process's stalls (TickReport.Stalled)
+	longest  time.Duration // the longest stall
 	idleWall time.Duration // wall time since the last tick
 	final    bool          // the run has ended
 }
@@ -140,6 +142,8 @@ type Live struct {
 	walls    ring // wall-clock tick times, as durations since wall0
 	lateMax  time.Duration
 	overruns uint64
+	stalls   uint64
+	longest  time.Duration // the longest stall
 
 	want     atomic.Bool  // the drawing side asks for a fresh frame
 	lastWall atomic.Int64 // wall time of the last tick, Unix ns
@@ -356,6 +360,10 @@ func (v *Live) OnTick(r runtime.TickReport) {
 		v.start, v.wall0 = r.Start, v.conf.Wall()
 	}
 	v.seq = r.Seq
+	if r.Stalled > 0 {
+		v.stalls++
+		v.longest = max(v.longest, r.Stalled)
+	}
 	wall := v.conf.Wall()
 	v.lastWall.Store(wall.UnixNano())
 	if !r.Early {
@@ -425,6 +433,7 @@ func (v *Live) fill(f *liveFrame) {
 	f.lateP99 = v.late.quantile(0.99)
 	f.lateMax = v.lateMax
 	f.overruns = v.overruns
+	f.stalls, f.longest = v.stalls, v.longest
 }
 
 // recentRates returns the tick rate in ticks per tree-clock second and the

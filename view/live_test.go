@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"
 )
@@ -38,6 +40,7 @@ type viewFixture struct {
 	outcome map[string]runtime.Status
 	cond    map[string]bool
 	seq     uint64
+	stalled time.Duration // the next tick's TickReport.Stalled
 }
 
 var fixtureEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -82,7 +85,8 @@ func (fx *viewFixture) tick() runtime.Status {
 	if err != nil {
 		fx.t.Fatal(err)
 	}
-	fx.view.OnTick(runtime.TickReport{Seq: fx.seq, Start: start, Lateness: time.Duration(fx.seq) * time.Millisecond, Status: st})
+	fx.view.OnTick(runtime.TickReport{Seq: fx.seq, Start: start, Lateness: time.Duration(fx.seq) * time.Millisecond, Status: st, Stalled: fx.stalled})
+	fx.stalled = 0
 	return st
 }
 
@@ -159,6 +163,43 @@ func TestLiveViewFrameShowsStatusesAndTheRunningPath(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("frame after the halt:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestLiveViewShowsStalls: the status line (terminal frame and plain
+// heartbeat) counts the controller's stalls when there were any, and is
+// unchanged when there were none.
+func TestLiveViewShowsStalls(t *testing.T) {
+	cases := []struct {
+		name   string
+		stalls []time.Duration // before ticks 2, 3, ...
+		want   string
+	}{
+		{name: "none", want: "3 ticks · 20.0 Hz · late p99 3ms max 3ms · 0 overruns"},
+		{name: "one", stalls: []time.Duration{5016 * time.Millisecond},
+			want: "3 ticks · 20.0 Hz · late p99 3ms max 3ms · 0 overruns · 1 stall (5.02s)"},
+		{name: "two", stalls: []time.Duration{300 * time.Millisecond, 5016 * time.Millisecond},
+			want: "3 ticks · 20.0 Hz · late p99 3ms max 3ms · 0 overruns · 2 stalls (longest 5.02s)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := newViewFixture(t, patrolXML, LiveConf{Title: "btrobot run patrol.xml", Terminal: true, Rate: 20})
+			fx.tick()
+			for i := range 2 {
+				if i < len(tc.stalls) {
+					fx.stalled = tc.stalls[i]
+				}
+				fx.tick()
+			}
+			got := fx.frame(120, 24)
+			if assert.GreaterOrEqual(t, len(got), 2) {
+				assert.Equal(t, "up 0:00:00.1 · "+tc.want, got[1])
+			}
+			var f liveFrame
+			f.states = make([]nodeState, len(fx.view.nodes))
+			fx.view.fill(&f)
+			assert.Equal(t, "     0.100s #3      "+tc.want, fx.view.summaryLine(&f))
+		})
 	}
 }
 

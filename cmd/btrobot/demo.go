@@ -138,7 +138,7 @@ func (d *demo) run() int {
 	defer stopSignals()
 	// Its own master on a free port of the loopback interface: the demo
 	// never meets another ROS graph, and needs no host name to resolve.
-	mst, err := master.New(master.Conf{Host: "127.0.0.1", Port: 0})
+	mst, err := master.New(master.Conf{Host: "127.0.0.1", Port: 0, OnLog: func(msg string) { d.show("ROS master: " + msg) }})
 	if err == nil {
 		err = mst.Start()
 	}
@@ -243,7 +243,12 @@ func (d *demo) event(at time.Duration, line string) {
 	if strings.HasSuffix(line, ": dock goal succeeded") {
 		d.docks.Add(1)
 	}
-	text := fmt.Sprintf("%s sim: %s", view.ClockText(at), line)
+	d.show(fmt.Sprintf("%s sim: %s", view.ClockText(at), line))
+}
+
+// show writes a line in the live view's log, or keeps it until the view
+// runs; safe from any goroutine.
+func (d *demo) show(text string) {
 	d.logMu.Lock()
 	defer d.logMu.Unlock()
 	if d.logTo == nil {

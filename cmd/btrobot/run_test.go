@@ -17,6 +17,7 @@ import (
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
@@ -155,7 +156,7 @@ func TestRunOutcomes(t *testing.T) {
 			}
 			lines := strings.Split(out, "\n")
 			if last := lines[len(lines)-1]; !strings.HasPrefix(last, tc.last) {
-				t.Errorf("last line %q, want it to start with %q\nstdout:\n%s", last, tc.last, stdout)
+				t.Errorf("end line %q, want it to start with %q\nstdout:\n%s", last, tc.last, stdout)
 			}
 			if !strings.Contains(stderr, "started btrobot's own") {
 				t.Errorf("--master auto with no master there must say it started one:\n%s", stderr)
@@ -172,6 +173,32 @@ func TestRunOutcomes(t *testing.T) {
 			t.Errorf("exit %d, want 1 with a hint at --master auto:\n%s", code, stderr)
 		}
 	})
+}
+
+// TestRunAutoMasterLogsToItsStderr: the master --master auto started logs
+// on the command's standard error, named, not on the process's: here a
+// shutdown call to it, which ends the master and so the run (exit 1).
+func TestRunAutoMasterLogsToItsStderr(t *testing.T) {
+	rostest.Require(t, "python3")
+	forever := writeFile(t, "forever.xml", `<root BTCPP_format="4"><BehaviorTree ID="M">
+	  <Repeat num_cycles="-1"><Script code="x := 1"/></Repeat></BehaviorTree></root>`)
+	uri := freeMasterURI(t)
+	var stdout, stderr syncBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- run([]string{"run", "--master", "auto", "--rate", "50", "--quiet", "__master:=" + uri, "--tree", forever}, &stdout, &stderr)
+	}()
+	require.Eventually(t, func() bool { return strings.Contains(stderr.String(), "started btrobot's own") }, 10*time.Second, 10*time.Millisecond,
+		"stderr: %s", stderr.String())
+	rostest.Run(t, uri, 30*time.Second, rostest.PythonPath, "-c",
+		"import sys, xmlrpc.client; xmlrpc.client.ServerProxy(sys.argv[1]).shutdown('/maintenance', 'replacing the lidar')", uri)
+	select {
+	case code := <-exit:
+		assert.Equal(t, exitFailed, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	case <-time.After(15 * time.Second):
+		t.Fatalf("btrobot run goes on after its master was shut down\nstderr:\n%s", stderr.String())
+	}
+	assert.Regexp(t, `(?m)^btrobot's ROS master: shutdown requested by /maintenance from 127\.0\.0\.1:\d+: replacing the lidar`, stderr.String())
 }
 
 func slicesContains(s []string, v string) bool {

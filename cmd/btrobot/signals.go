@@ -48,7 +48,8 @@ func interruptContext() (ctx context.Context, stop func()) {
 // joinMaster returns the master URI to use: --master's, else the one from
 // the environment and ROS arguments. With --master auto, a master that
 // answers there is used, else btrobot's own is started in its place (who
-// says so on stderr); the returned function stops it.
+// says so on stderr, where the master's own lines go too: a shutdown call,
+// a refused request); the returned function stops it.
 func joinMaster(ctx context.Context, env *cmdEnv, who, flagURI, envURI string) (string, func(), error) {
 	uri := envURI
 	if uri == "" {
@@ -65,7 +66,9 @@ func joinMaster(ctx context.Context, env *cmdEnv, who, flagURI, envURI string) (
 	if master.Probe(ctx, uri) == nil {
 		return uri, nothing, nil
 	}
-	got, closer, err := master.Auto(ctx, uri)
+	got, closer, err := master.Auto(ctx, uri, master.AutoConf{
+		OnLog: func(msg string) { fmt.Fprintf(env.stderr, "%s's ROS master: %s\n", who, msg) },
+	})
 	if err != nil {
 		return "", nil, err
 	}
