@@ -145,3 +145,37 @@ func LoadPlaces(path string) (*places.Places, error) {
 	}
 	return places.Load(path)
 }
+
+// Title is a live view's first line for the mission run by cmd on conn:
+// "btrobot run patrol.xml · robot sim · /robot1/btrobot @ http://…".
+func (m *Mission) Title(cmd string, conn *ros.Conn) string {
+	parts := []string{cmd + " " + filepath.Base(m.TreeFile)}
+	if m.Profile != nil {
+		robot := m.Profile.Robot
+		if robot == "" {
+			robot = filepath.Base(m.Profile.File)
+		}
+		parts = append(parts, "robot "+robot)
+	}
+	if conn != nil {
+		parts = append(parts, conn.Name()+" @ "+conn.MasterURI())
+	}
+	return strings.Join(parts, " · ")
+}
+
+// InputKeys are the blackboard entries a view shows by default: the fields
+// the profile's inputs write (battery_pct, x, y...), at most max.
+func (m *Mission) InputKeys(max int) []string {
+	if m.Profile == nil {
+		return nil
+	}
+	var keys []string
+	for _, in := range m.Profile.Inputs {
+		for _, f := range in.Fields {
+			if len(keys) < max {
+				keys = append(keys, f.Key)
+			}
+		}
+	}
+	return keys
+}

@@ -73,3 +73,21 @@ func CheckRate(hz float64) error {
 	}
 	return nil
 }
+
+// Fill takes from the private parameters p what the flags in s left unset
+// (the rate only when rateGiven is false).
+func (s Settings) Fill(p Settings, rateGiven bool) Settings {
+	if s.Tree == "" {
+		s.Tree = p.Tree
+	}
+	if s.Robot == "" {
+		s.Robot = p.Robot
+	}
+	if s.Places == "" {
+		s.Places = p.Places
+	}
+	if !rateGiven {
+		s.Rate = p.Rate
+	}
+	return s
+}

@@ -158,7 +158,7 @@ func TestFailingMissionsExplainThemselves(t *testing.T) {
 			assert.Contains(t, rep.Summary(), "zero velocity sent on /robot1/cmd_vel")
 			require.NotEmpty(t, rep.Explanation)
 			var b strings.Builder
-			require.NoError(t, view.Explanation(&b, rep.Explanation))
+			require.NoError(t, view.Explanation(&b, rep.Explanation, ""))
 			leaf := rep.Explanation[len(rep.Explanation)-1]
 			assert.Equal(t, tc.leaf, leaf.Type, "explanation:\n%s", b.String())
 			assert.True(t, strings.HasSuffix(leaf.Path, tc.path), "leaf %s, want it to end with %s\n%s", leaf.Path, tc.path, b.String())

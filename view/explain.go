@@ -2,6 +2,7 @@ package view
 
 import (
 	"io"
+	"strings"
 
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -15,8 +16,13 @@ import (
 //	  MainTree/Patrol (Fallback) FAILURE
 //	    MainTree/Patrol/NavigateTo#2 (NavigateTo) FAILURE: move_base aborted: no path to kitchen
 //
-// Nothing is written for an empty chain.
-func Explanation(w io.Writer, chain []runtime.Cause) error {
-	_, err := io.WriteString(w, runtime.FormatExplanation(chain))
+// Every line starts with indent (which may be empty). Nothing is written
+// for an empty chain.
+func Explanation(w io.Writer, chain []runtime.Cause, indent string) error {
+	text := runtime.FormatExplanation(chain)
+	if indent != "" && text != "" {
+		text = indent + strings.ReplaceAll(strings.TrimSuffix(text, "\n"), "\n", "\n"+indent) + "\n"
+	}
+	_, err := io.WriteString(w, text)
 	return err
 }

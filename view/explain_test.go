@@ -12,23 +12,29 @@ import (
 
 func TestExplanation(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		chain []runtime.Cause
-		want  string
+		name   string
+		chain  []runtime.Cause
+		indent string
+		want   string
 	}{
-		{"nothing to explain", nil, ""},
+		{"nothing to explain", nil, "", ""},
+		{"nothing to explain, indented", nil, "  ", ""},
 		{"a chain to the leaf that decided", []runtime.Cause{
 			{Path: "MainTree", Type: "Sequence", Status: runtime.Failure},
 			{Path: "MainTree/Patrol", Type: "Fallback", Status: runtime.Failure, Reason: "every child failed"},
 			{Path: "MainTree/Patrol/NavigateTo#2", Type: "NavigateTo", Status: runtime.Failure, Reason: "move_base aborted: no path to kitchen"},
-		}, "MainTree (Sequence) FAILURE\n" +
+		}, "", "MainTree (Sequence) FAILURE\n" +
 			"  MainTree/Patrol (Fallback) FAILURE: every child failed\n" +
 			"    MainTree/Patrol/NavigateTo#2 (NavigateTo) FAILURE: move_base aborted: no path to kitchen\n"},
-		{"a success, no type", []runtime.Cause{{Path: "M", Status: runtime.Success}}, "M SUCCESS\n"},
+		{"a success, no type", []runtime.Cause{{Path: "M", Status: runtime.Success}}, "", "M SUCCESS\n"},
+		{"indented, every line", []runtime.Cause{
+			{Path: "M", Type: "Sequence", Status: runtime.Failure},
+			{Path: "M/c", Type: "ScriptCondition", Status: runtime.Failure, Reason: "n == 1 is false (n = 0)"},
+		}, "  ", "  M (Sequence) FAILURE\n    M/c (ScriptCondition) FAILURE: n == 1 is false (n = 0)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder
-			require.NoError(t, Explanation(&b, tc.chain))
+			require.NoError(t, Explanation(&b, tc.chain, tc.indent))
 			assert.Equal(t, tc.want, b.String())
 		})
 	}

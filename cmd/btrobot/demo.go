@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,16 +10,13 @@ import (
 	"time"
 
 	"github.com/btrobot/btrobot/mission"
-	"github.com/btrobot/btrobot/robots"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/master"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/sim/simnode"
 	"github.com/btrobot/btrobot/skills"
-	"github.com/btrobot/btrobot/trees/missions"
 	"github.com/btrobot/btrobot/view"
-	"github.com/btrobot/btrobot/worlds"
 )
 
 // The demo's parts, relative to the repository's root.
@@ -105,7 +101,7 @@ const demoTimeLimit = 20 * time.Minute
 
 func (d *demo) run() int {
 	env := d.env
-	root, cleanup, err := repoRoot()
+	root, cleanup, err := mission.ShippedFiles(demoMission, demoWorld+"/places.yaml")
 	if err != nil {
 		fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
 		return exitFailed
@@ -284,63 +280,4 @@ func intValue(bb *runtime.Blackboard, key string) (int, bool) {
 		return int(x), true
 	}
 	return 0, false
-}
-
-// repoRoot finds the world, mission and profile the demo runs: in the
-// checkout of btrobot the working directory is in (the working directory or
-// the nearest of its parents that holds them), else the copies built into
-// the binary, written out to a temporary directory that cleanup removes.
-func repoRoot() (root string, cleanup func(), err error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", nil, err
-	}
-	for {
-		if fileExists(filepath.Join(dir, demoMission)) && fileExists(filepath.Join(dir, demoWorld, "places.yaml")) {
-			return dir, func() {}, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	tmp, err := os.MkdirTemp("", "btrobot-demo-")
-	if err != nil {
-		return "", nil, err
-	}
-	cleanup = func() { os.RemoveAll(tmp) }
-	for _, d := range []struct {
-		fsys fs.FS
-		dir  string
-	}{{worlds.FS, "worlds"}, {missions.FS, "trees/missions"}, {robots.FS, "robots"}} {
-		if err := copyFS(filepath.Join(tmp, d.dir), d.fsys); err != nil {
-			cleanup()
-			return "", nil, fmt.Errorf("writing out the shipped %s: %w", d.dir, err)
-		}
-	}
-	return tmp, cleanup, nil
-}
-
-// copyFS writes the files of fsys under dir.
-func copyFS(dir string, fsys fs.FS) error {
-	return fs.WalkDir(fsys, ".", func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dir, filepath.FromSlash(p))
-		if e.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

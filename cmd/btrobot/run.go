@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
@@ -114,7 +112,7 @@ func runCommand() *command {
 				fs.Usage()
 				return exitUsage
 			}
-			s = fillSettings(s, p, rateGiven)
+			s = s.Fill(p, rateGiven)
 			if s.Tree == "" {
 				fmt.Fprintf(env.stderr, "btrobot run: no --tree, and no private parameter %s/tree\n\n", p.Node)
 				fs.Usage()
@@ -139,7 +137,7 @@ func runCommand() *command {
 		}
 		keys := []string(show)
 		if len(keys) == 0 {
-			keys = profileKeys(m.Profile)
+			keys = m.InputKeys(8)
 		}
 		rc := mission.RunConf{
 			Mission: m, ROS: rosConf, Rate: s.Rate, Blackboard: bb, Seed: *seed,
@@ -176,24 +174,6 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 	return given
 }
 
-// fillSettings takes from the private parameters p what the flags in s
-// left unset.
-func fillSettings(s, p mission.Settings, rateGiven bool) mission.Settings {
-	if s.Tree == "" {
-		s.Tree = p.Tree
-	}
-	if s.Robot == "" {
-		s.Robot = p.Robot
-	}
-	if s.Places == "" {
-		s.Places = p.Places
-	}
-	if !rateGiven {
-		s.Rate = p.Rate
-	}
-	return s
-}
-
 // runMission runs a mission, prints how it ended (the view has, unless
 // quiet) and, when it failed, the chain of nodes that decided it; it
 // returns the exit code and the report.
@@ -228,17 +208,8 @@ func printEnd(w io.Writer, rep mission.Report, quiet bool) {
 	}
 	if rep.Outcome == mission.Failed && len(rep.Explanation) > 0 {
 		fmt.Fprintln(w, "why:")
-		view.Explanation(indented{w}, rep.Explanation)
+		view.Explanation(w, rep.Explanation, "  ")
 	}
-}
-
-// indented writes each line two spaces in.
-type indented struct{ w io.Writer }
-
-func (i indented) Write(p []byte) (int, error) {
-	s := strings.ReplaceAll(strings.TrimSuffix(string(p), "\n"), "\n", "\n  ")
-	_, err := io.WriteString(i.w, "  "+s+"\n")
-	return len(p), err
 }
 
 // viewConf is what a command adds to the live view.
@@ -256,7 +227,7 @@ func liveDisplay(env *cmdEnv, vc viewConf) func(mission.Shown) mission.Display {
 		isTerm = isTerm && !vc.headless && os.Getenv("TERM") != "dumb"
 		title := vc.title
 		if title == "" {
-			title = runTitle(s.Mission, s.Conn)
+			title = s.Mission.Title("btrobot run", s.Conn)
 		}
 		v := view.NewLive(view.LiveConf{
 			Out: env.stdout, Tree: s.Tree, Registry: s.Registry, Title: title,
@@ -273,35 +244,4 @@ func liveDisplay(env *cmdEnv, vc viewConf) func(mission.Shown) mission.Display {
 		v.Start()
 		return v
 	}
-}
-
-// runTitle is the live view's first line.
-func runTitle(m *mission.Mission, conn *ros.Conn) string {
-	parts := []string{"btrobot run " + filepath.Base(m.TreeFile)}
-	if m.Profile != nil {
-		robot := m.Profile.Robot
-		if robot == "" {
-			robot = filepath.Base(m.Profile.File)
-		}
-		parts = append(parts, "robot "+robot)
-	}
-	parts = append(parts, conn.Name()+" @ "+conn.MasterURI())
-	return strings.Join(parts, " · ")
-}
-
-// profileKeys are the blackboard entries shown by default: the fields the
-// profile's inputs write (battery_pct, x, y...), at most eight.
-func profileKeys(p *ros.Profile) []string {
-	if p == nil {
-		return nil
-	}
-	var keys []string
-	for _, in := range p.Inputs {
-		for _, f := range in.Fields {
-			if len(keys) < 8 {
-				keys = append(keys, f.Key)
-			}
-		}
-	}
-	return keys
 }

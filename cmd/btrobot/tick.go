@@ -52,7 +52,7 @@ func tickCommand() *command {
 		}
 		if rep.Status == runtime.Failure && len(rep.Explanation) > 0 {
 			fmt.Fprintln(env.stderr, "why:")
-			view.Explanation(indented{env.stderr}, rep.Explanation)
+			view.Explanation(env.stderr, rep.Explanation, "  ")
 		}
 		return exitOK
 	}
