@@ -213,9 +213,9 @@ type GoalOutcome struct {
 // Run sends goal (a value or pointer of the goal type) and waits for its
 // outcome. When ctx ends first, the goal is cancelled (the cancel is sent;
 // Run does not wait for the server to confirm it) and ctx's error is
-// returned. A goal the server has not yet acknowledged is cancelled once it
-// has (within AckTimeout and a second at most), so that the cancel cannot
-// overtake the goal.
+// returned. A goal sent less than goalTransit ago that the server has not
+// yet acknowledged is cancelled once it has (within AckTimeout and a second
+// at most), so that the cancel cannot overtake the goal.
 func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOutcome, error) {
 	ac := a.ac
 	v := reflect.ValueOf(goal)
@@ -264,6 +264,7 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 	}
 	ac.sendMu.Lock()
 	gh, err := ac.client.SendGoal(gc)
+	sent := time.Now()
 	ac.sendMu.Unlock()
 	if err != nil {
 		return GoalOutcome{}, fmt.Errorf("action %s: send goal: %w", ac.name, err)
@@ -282,7 +283,7 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 	for {
 		select {
 		case <-ctx.Done():
-			if !acked {
+			if !acked && time.Since(sent) < goalTransit {
 				awaitAck(events, ackTimer)
 			}
 			gh.Cancel()
@@ -320,6 +321,14 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 		}
 	}
 }
+
+// goalTransit is how long after its send a goal may still be on its way to
+// the server, as far as a cancel is concerned: a cancel sent within it waits
+// for the goal's acknowledgement (see awaitAck); one sent later goes at
+// once, as the goal has arrived (on loopback in well under a millisecond;
+// this leaves room for a loaded machine) and a server acknowledges slowly
+// under load: rospy's took over 300 ms at a load of 12.
+const goalTransit = 100 * time.Millisecond
 
 // maxCancelDelay bounds how long a cancel waits for the server to
 // acknowledge its goal (see awaitAck): a few of a server's status periods
