@@ -205,7 +205,9 @@ type GoalOutcome struct {
 // Run sends goal (a value or pointer of the goal type) and waits for its
 // outcome. When ctx ends first, the goal is cancelled (the cancel is sent;
 // Run does not wait for the server to confirm it) and ctx's error is
-// returned.
+// returned. A goal sent less than goalTransit ago that the server has not
+// yet acknowledged is cancelled once it has (within AckTimeout and a second
+// at most), so that the cancel cannot overtake the goal.
 func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOutcome, error) {
 	ac := a.ac
 	v := reflect.ValueOf(goal)
@@ -254,6 +256,7 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 	}
 	ac.sendMu.Lock()
 	gh, err := ac.client.SendGoal(gc)
+	sent := time.Now()
 	ac.sendMu.Unlock()
 	if err != nil {
 		return GoalOutcome{}, fmt.Errorf("action %s: send goal: %w", ac.name, err)
@@ -268,15 +271,20 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 		defer stop()
 		ackTimer = ch
 	}
+	acked := false // the server has said a word about the goal
 	for {
 		select {
 		case <-ctx.Done():
+			if !acked && time.Since(sent) < goalTransit {
+				awaitAck(events, ackTimer)
+			}
 			gh.Cancel()
 			return GoalOutcome{}, ctx.Err()
 		case <-ackTimer:
 			gh.Cancel()
 			return GoalOutcome{}, fmt.Errorf("action server %s did not acknowledge the goal within %v: %w", ac.name, conf.AckTimeout, ErrServerUnreachable)
 		case e := <-events:
+			acked = true
 			if ackTimer != nil && e.comm != goroslib.ActionClientCommStateWaitingForGoalAck {
 				ackTimer = nil
 				if conf.OnAccepted != nil {
@@ -303,6 +311,38 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 			}
 			return out, nil
 		}
+	}
+}
+
+// goalTransit is how long after its send a goal may still be on its way to
+// the server, as far as a cancel is concerned: a cancel sent within it waits
+// for the goal's acknowledgement (see awaitAck); one sent later goes at
+// once, as the goal has arrived (on loopback in well under a millisecond;
+// this leaves room for a loaded machine) and a server acknowledges slowly
+// under load: rospy's took over 300 ms at a load of 12.
+const goalTransit = 100 * time.Millisecond
+
+// maxCancelDelay bounds how long a cancel waits for the server to
+// acknowledge its goal (see awaitAck): a few of a server's status periods
+// (goroslib's and actionlib's publish the status at 5 Hz at least).
+const maxCancelDelay = time.Second
+
+// awaitAck waits until the server has said its first word about a goal (its
+// first transition), the goal's ack timeout expires, or maxCancelDelay
+// passes, whichever comes first. A goal cancelled before that must wait for
+// it: the goal and the cancel travel on topics of their own, so the cancel
+// can overtake its goal, and a server that gets a cancel of a goal it has
+// not seen may forget it and then run the goal (goroslib's server does, and
+// so the ActionServer below and the simulator's servers). actionlib's
+// servers remember such a cancel; for them the wait costs one status
+// message, not the stop.
+func awaitAck[E any](events <-chan E, ackTimer <-chan struct{}) {
+	bound := time.NewTimer(maxCancelDelay)
+	defer bound.Stop()
+	select {
+	case <-events:
+	case <-ackTimer:
+	case <-bound.C:
 	}
 }
 

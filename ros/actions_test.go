@@ -247,3 +247,115 @@ func TestGoActionServer(t *testing.T) {
 		}
 	})
 }
+
+// TestCancelRightAfterTheGoal: a goal cancelled at once, while it may still
+// be on its way to the server, is cancelled on the server all the same.
+// Goal and cancel travel on topics of their own, so the cancel can arrive
+// first; the Go ActionServer (goroslib's) forgets a cancel of a goal it has
+// not seen and would then run the goal for ever: the robot drives on after
+// the tree halted it. Each case cancels after a delay drawn from its range,
+// many times; whatever reached the server must end cancelled.
+func TestCancelRightAfterTheGoal(t *testing.T) {
+	uri := rostest.StartMaster(t)
+	sc := connect(t, uri, "holder")
+	var mu sync.Mutex
+	received, cancelled := map[int64]bool{}, map[int64]bool{}
+	release := make(chan struct{})
+	_, err := NewActionServer(ActionServerConf{
+		Conn: sc, Name: "hold", Action: actionlib.TwoIntsAction{},
+		Execute: func(ctx context.Context, g any, _ func(any)) (any, error) {
+			id := g.(*actionlib.TwoIntsActionGoal).A
+			mu.Lock()
+			received[id] = true
+			mu.Unlock()
+			select {
+			case <-ctx.Done():
+				mu.Lock()
+				cancelled[id] = true
+				mu.Unlock()
+				return nil, ctx.Err()
+			case <-release: // the test is over
+				return nil, nil
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer close(release)
+	c := connect(t, uri, "btrobot")
+	client, err := NewActionClient(ActionClientConf{Conn: c, Name: "hold", Action: actionlib.TwoIntsAction{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.WaitForServer(context.Background(), c.Clock(), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name     string
+		min, max time.Duration // of the delay before the cancel
+		goals    int
+	}{
+		{"before or while the goal is sent", 0, 100 * time.Microsecond, 20},
+		{"while the goal travels", 100 * time.Microsecond, time.Millisecond, 20},
+		{"after the server has it", 50 * time.Millisecond, 60 * time.Millisecond, 3},
+	}
+	var next int64
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var ids []int64
+			for i := 0; i < tc.goals; i++ {
+				next++
+				id := next
+				ids = append(ids, id)
+				ctx, cancel := context.WithCancel(context.Background())
+				delay := tc.min + time.Duration(i)*(tc.max-tc.min)/time.Duration(tc.goals)
+				go func() {
+					time.Sleep(delay)
+					cancel()
+				}()
+				done := make(chan error, 1)
+				go func() {
+					_, err := client.Run(ctx, &actionlib.TwoIntsActionGoal{A: id}, GoalConf{AckTimeout: 2 * time.Second})
+					done <- err
+				}()
+				select {
+				case err := <-done:
+					if !errors.Is(err, context.Canceled) {
+						t.Fatalf("goal %d: Run returned %v, want the context's cancellation", id, err)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatalf("goal %d: Run did not return after the cancel", id)
+				}
+			}
+			// A goal still on its way arrives within this.
+			var missed []int64
+			reached := 0
+			deadline := time.Now().Add(2 * time.Second)
+			for {
+				mu.Lock()
+				missed, reached = nil, 0
+				for _, id := range ids {
+					if received[id] {
+						reached++
+						if !cancelled[id] {
+							missed = append(missed, id)
+						}
+					}
+				}
+				mu.Unlock()
+				if len(missed) == 0 && time.Now().After(deadline.Add(-time.Second)) || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			t.Logf("%d of %d goals reached the server", reached, tc.goals)
+			if len(missed) > 0 {
+				t.Errorf("goals %v reached the server and were never cancelled there", missed)
+			}
+			if tc.min >= 50*time.Millisecond && reached != tc.goals {
+				t.Errorf("%d of %d goals reached the server before their cancel; want all", reached, tc.goals)
+			}
+		})
+	}
+}
