@@ -279,6 +279,30 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 				awaitAck(events, ackTimer)
 			}
 			gh.Cancel()
+			// Follow the goal until its server has acknowledged the
+			// cancel, so that closing the connection waits for it (a
+			// cancel still on its way when the connection closes is
+			// lost, and the server drives the goal to its end).
+			answered := make(chan struct{})
+			if ac.conn.trackCancel(answered) {
+				go func() {
+					defer close(answered)
+					timer := time.NewTimer(cancelAckPatience)
+					defer timer.Stop()
+					for {
+						select {
+						case e := <-events:
+							switch e.comm {
+							case goroslib.ActionClientCommStateRecalling, goroslib.ActionClientCommStatePreempting,
+								goroslib.ActionClientCommStateDone, goroslib.ActionClientCommStateLost:
+								return
+							}
+						case <-timer.C:
+							return
+						}
+					}
+				}()
+			}
 			return GoalOutcome{}, ctx.Err()
 		case <-ackTimer:
 			gh.Cancel()
@@ -313,6 +337,10 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 		}
 	}
 }
+
+// cancelAckPatience bounds how long closing a connection waits for the
+// servers to acknowledge the cancels of halted goals (see trackCancel).
+const cancelAckPatience = 500 * time.Millisecond
 
 // goalTransit is how long after its send a goal may still be on its way to
 // the server, as far as a cancel is concerned: a cancel sent within it waits

@@ -194,8 +194,11 @@ type Conn struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu      sync.Mutex
-	closed  bool
+	mu     sync.Mutex
+	closed bool
+	// cancels are closed once their halted goal's server acknowledged the
+	// cancel (or cancelAckPatience passed); Close waits for them.
+	cancels []chan struct{}
 	subs    map[string]*topicSub
 	pubs    map[string]*topicPub
 	svcs    map[string]*serviceClient
@@ -433,8 +436,30 @@ func (c *Conn) SetParam(name string, v any) error {
 	return nil
 }
 
+// trackCancel registers a halted goal's cancel, whose done is closed once
+// the server acknowledged it; false when the connection is closed already.
+func (c *Conn) trackCancel(done chan struct{}) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	live := c.cancels[:0]
+	for _, ch := range c.cancels {
+		select {
+		case <-ch:
+		default:
+			live = append(live, ch)
+		}
+	}
+	c.cancels = append(live, done)
+	return true
+}
+
 // Close unregisters every subscriber, publisher, service and action of the
-// node, then the node itself. After the node lost ROS (Err) it waits at
+// node, then the node itself. It first waits, at most cancelAckPatience
+// (half a second), for the servers of goals halted earlier to acknowledge
+// their cancels, so that no cancel is lost with its connection. After the node lost ROS (Err) it waits at
 // most half a second for goroslib's teardown of the node's servers, which
 // then ends in the background. It may be called more than once.
 func (c *Conn) Close() error {
@@ -444,6 +469,20 @@ func (c *Conn) Close() error {
 		return nil
 	}
 	c.closed = true
+	cancels := c.cancels
+	c.cancels = nil
+	c.mu.Unlock()
+	// The cancels of halted goals leave before their connections close.
+	deadline := time.After(cancelAckPatience)
+wait:
+	for _, ch := range cancels {
+		select {
+		case <-ch:
+		case <-deadline:
+			break wait
+		}
+	}
+	c.mu.Lock()
 	subs, pubs, svcs, actions, servers := c.subs, c.pubs, c.svcs, c.actions, c.servers
 	c.subs, c.pubs, c.svcs, c.actions, c.servers = nil, nil, nil, nil, nil
 	c.mu.Unlock()
