@@ -161,7 +161,11 @@ func runGoal(ctx context.Context, client *ActionClient, clock runtime.Clock, con
 			}
 		}()
 	}
-	out, err := client.Run(gctx, goal, GoalConf{Clock: clock, AckTimeout: conf.ServerTimeout, OnFeedback: r.setFeedback})
+	// The server's acknowledgement is a matter of the connection, measured
+	// on the wall clock like the other liveness checks: under a simulator
+	// in lockstep, which does not wait for goals, simulated time may run
+	// far ahead of a goal still on its way.
+	out, err := client.Run(gctx, goal, GoalConf{AckTimeout: conf.ServerTimeout, OnFeedback: r.setFeedback})
 	switch {
 	case errors.Is(context.Cause(gctx), errTimeout):
 		return ActionOutcome{Code: CodeTimeout, Err: fmt.Errorf("action %s: %w (%v)", client.Name(), errTimeout, conf.Timeout)}
