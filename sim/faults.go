@@ -46,11 +46,12 @@ const (
 	TopicScan    = "scan"
 	TopicBattery = "battery_state"
 	TopicBumper  = "bumper"
+	TopicDocked  = "docked"
 	TopicTF      = "tf"
 )
 
 // FaultTopics lists the topics SetTopicFault accepts.
-var FaultTopics = []string{TopicCmdVel, TopicOdom, TopicScan, TopicBattery, TopicBumper, TopicTF}
+var FaultTopics = []string{TopicCmdVel, TopicOdom, TopicScan, TopicBattery, TopicBumper, TopicDocked, TopicTF}
 
 // TopicFault is a fault on one topic of a robot's ROS face: Frozen stops its
 // messages (for cmd_vel: incoming commands are dropped), Delay holds each

@@ -22,7 +22,10 @@ import (
 //   - while docking, each tick writes elapsed (seconds) and, when the
 //     world's places know the dock, distance_remaining to the docked pose
 //     (metres, from the server's feedback);
-//   - SUCCESS once the robot is on the charger; FAILURE otherwise, with
+//   - SUCCESS once the server reports the robot on the charger and, when
+//     the robot has a docked flag (skills.Keys), the flag agrees: it is
+//     awaited (RUNNING) for up to 2 s, since it travels apart from the
+//     server's result; FAILURE otherwise, with
 //     error_code as NavigateTo's (ABORTED: no path to the dock, or the
 //     robot could not line up within the dock's tolerance);
 //   - halting cancels the goal in the background and commands a zero
@@ -32,10 +35,11 @@ type Dock struct {
 	e      *env
 	action *ros.ActionLeaf
 
-	name   string // the dock asked for; empty: the nearest
-	target Pose
-	known  bool
-	start  time.Time
+	name    string // the dock asked for; empty: the nearest
+	target  Pose
+	known   bool
+	start   time.Time
+	confirm dockConfirm
 }
 
 func dockType(e *env) runtime.NodeType {
@@ -92,11 +96,12 @@ func (d *Dock) onFeedback(n *runtime.Leaf, fb any) error {
 
 // Tick runs the dock goal and writes the time elapsed.
 func (d *Dock) Tick() (runtime.Status, error) {
-	return actionTick(d.action, d.start, "to "+cmp.Or(d.name, "the nearest dock"))
+	return d.confirm.tick(d.e, d.action, d.start, "to "+cmp.Or(d.name, "the nearest dock"), true)
 }
 
 // Halt cancels the dock goal and stops the robot.
 func (d *Dock) Halt() {
+	d.confirm.halt()
 	d.action.Halt()
 	_ = d.e.io(d.Leaf).stop()
 }

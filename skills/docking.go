@@ -95,3 +95,52 @@ func explainGoal(a *ros.ActionLeaf, goal string) {
 		a.SetReason("going " + goal + ": " + o.Reason(server))
 	}
 }
+
+// confirmWindow is how long Dock and Undock wait, after their server
+// reports success, for the robot's docked flag to agree. The server's result
+// and the flag travel on separate connections, so the flag may arrive a tick
+// or two later; a mission that docks and then asks IsDocked must not fail in
+// between.
+const confirmWindow = 2 * time.Second
+
+// dockConfirm holds a docking skill at RUNNING after its server succeeded
+// until the robot's docked flag says want, for at most confirmWindow.
+type dockConfirm struct {
+	until time.Time // zero: not confirming
+}
+
+// tick is the docking skill's tick: the action's while it runs, then the
+// confirmation. Without a docked flag (skills.Keys.Docked) there is nothing
+// to confirm against and the server's word is taken.
+func (c *dockConfirm) tick(e *env, a *ros.ActionLeaf, start time.Time, goal string, want bool) (runtime.Status, error) {
+	if c.until.IsZero() {
+		st, err := actionTick(a, start, goal)
+		if err != nil || st != runtime.Success || e.keys.Docked == "" {
+			return st, err
+		}
+		c.until = a.Now().Add(confirmWindow)
+	}
+	docked, err := e.io(a.Leaf).docked()
+	switch {
+	case err == nil && docked == want:
+		c.until = time.Time{}
+		return runtime.Success, nil
+	case a.Now().Before(c.until):
+		return runtime.Running, nil
+	}
+	c.until = time.Time{}
+	if err != nil && !isUnavailable(err) {
+		return runtime.Failure, err
+	}
+	if a.Explaining() {
+		why := fmt.Sprintf("the docked flag (%q) still says %v after %v", e.keys.Docked, docked, confirmWindow)
+		if err != nil {
+			why = err.Error()
+		}
+		a.SetReason(fmt.Sprintf("%s reported the robot %s, but %s", a.Server(), map[bool]string{true: "docked", false: "undocked"}[want], why))
+	}
+	return runtime.Failure, nil
+}
+
+// halt forgets a confirmation under way.
+func (c *dockConfirm) halt() { c.until = time.Time{} }

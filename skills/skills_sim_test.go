@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
@@ -311,6 +313,30 @@ func TestDockingOnSim(t *testing.T) {
 				if !w.hasEvent("robot1: dock goal succeeded") || !w.hasEvent("robot1: undock goal succeeded") {
 					t.Errorf("events %q", w.eventList())
 				}
+			}},
+		{name: "Dock waits for a docked flag that comes late, so IsDocked after it holds", want: runtime.Success,
+			setup: worldSetup{before: func(w *sim.World) {
+				r, _ := w.Robot("robot1")
+				if err := r.SetTopicFault(sim.TopicDocked, sim.TopicFault{Delay: time.Second}); err != nil {
+					panic(err)
+				}
+			}},
+			xml: `<Sequence><Dock elapsed="{dock_t}"/><IsDocked/><Undock/><Inverter><IsDocked/></Inverter></Sequence>`},
+		{name: "Dock fails when the docked flag never agrees with the server", want: runtime.Failure, max: 60 * time.Second,
+			setup: worldSetup{before: func(w *sim.World) {
+				r, _ := w.Robot("robot1")
+				if err := r.SetTopicFault(sim.TopicDocked, sim.TopicFault{Delay: time.Minute}); err != nil {
+					panic(err)
+				}
+			}},
+			before: func(t *testing.T, w *world, r *rig) { r.tree.SetExplaining(true) },
+			xml:    `<Dock/>`,
+			check: func(t *testing.T, w *world, r *rig) {
+				_, _, _, state := w.robot("robot1")
+				assert.Equal(t, sim.Docked, state, "the simulator docked the robot")
+				chain := r.tree.Explain()
+				require.NotEmpty(t, chain)
+				assert.Equal(t, `/robot1/dock reported the robot docked, but the docked flag ("docked") is stale`, chain[len(chain)-1].Reason)
 			}},
 		{name: "Dock at a named dock across the building", xml: `<Dock dock="dock_lab" distance_remaining="{left}"/>`, want: runtime.Success,
 			check: func(t *testing.T, w *world, r *rig) {

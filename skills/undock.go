@@ -15,15 +15,18 @@ import (
 // Contract (ros.ActionLeaf's):
 //   - the tick that starts it sends the undock goal and returns RUNNING;
 //   - each tick writes elapsed (seconds);
-//   - SUCCESS once the robot is off the dock; FAILURE otherwise, with
+//   - SUCCESS once the server reports the robot off the dock and, when the
+//     robot has a docked flag (skills.Keys), the flag agrees (awaited for
+//     up to 2 s, as Dock's); FAILURE otherwise, with
 //     error_code as NavigateTo's (ABORTED: the robot was not docked);
 //   - halting cancels the goal in the background and commands a zero
 //     velocity.
 type Undock struct {
 	*runtime.Leaf
-	e      *env
-	action *ros.ActionLeaf
-	start  time.Time
+	e       *env
+	action  *ros.ActionLeaf
+	start   time.Time
+	confirm dockConfirm
 }
 
 func undockType(e *env) runtime.NodeType {
@@ -54,10 +57,13 @@ func undockType(e *env) runtime.NodeType {
 }
 
 // Tick runs the undock goal and writes the time elapsed.
-func (u *Undock) Tick() (runtime.Status, error) { return actionTick(u.action, u.start, "off the dock") }
+func (u *Undock) Tick() (runtime.Status, error) {
+	return u.confirm.tick(u.e, u.action, u.start, "off the dock", false)
+}
 
 // Halt cancels the undock goal and stops the robot.
 func (u *Undock) Halt() {
+	u.confirm.halt()
 	u.action.Halt()
 	_ = u.e.io(u.Leaf).stop()
 }

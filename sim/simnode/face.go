@@ -200,7 +200,7 @@ func (f *face) publish(out *outbox, first bool) {
 	docked, _ := r.DockState()
 	if isDocked := docked == sim.Docked; first || batteryDue || isDocked != f.lastDocked {
 		f.lastDocked = isDocked
-		out.add(f.dockedPub, &std_msgs.Bool{Data: isDocked})
+		f.emit(out, sim.TopicDocked, f.dockedPub, &std_msgs.Bool{Data: isDocked})
 	}
 	pressed := r.Bumper().Pressed
 	if first || now >= f.nextBumper || pressed != f.lastBumper {
