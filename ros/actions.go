@@ -276,7 +276,7 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 		select {
 		case <-ctx.Done():
 			if !acked && time.Since(sent) < goalTransit {
-				awaitAck(events, ackTimer)
+				awaitAck(events, ackTimer, ac.conn.closing)
 			}
 			gh.Cancel()
 			// Follow the goal until its server has acknowledged the
@@ -356,21 +356,22 @@ const goalTransit = 100 * time.Millisecond
 const maxCancelDelay = time.Second
 
 // awaitAck waits until the server has said its first word about a goal (its
-// first transition), the goal's ack timeout expires, or maxCancelDelay
-// passes, whichever comes first. A goal cancelled before that must wait for
+// first transition), the goal's ack timeout expires, maxCancelDelay
+// passes or the connection starts closing, whichever comes first. A goal cancelled before that must wait for
 // it: the goal and the cancel travel on topics of their own, so the cancel
 // can overtake its goal, and a server that gets a cancel of a goal it has
 // not seen may forget it and then run the goal (goroslib's server does, and
 // so the ActionServer below and the simulator's servers). actionlib's
 // servers remember such a cancel; for them the wait costs one status
 // message, not the stop.
-func awaitAck[E any](events <-chan E, ackTimer <-chan struct{}) {
+func awaitAck[E any](events <-chan E, ackTimer, closing <-chan struct{}) {
 	bound := time.NewTimer(maxCancelDelay)
 	defer bound.Stop()
 	select {
 	case <-events:
 	case <-ackTimer:
 	case <-bound.C:
+	case <-closing:
 	}
 }
 

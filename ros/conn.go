@@ -196,6 +196,9 @@ type Conn struct {
 
 	mu     sync.Mutex
 	closed bool
+	// closing is closed when Close begins: waits that a live connection
+	// would see out (a cancel waiting for its goal's acknowledgement) end.
+	closing chan struct{}
 	// cancels are closed once their halted goal's server acknowledged the
 	// cancel (or cancelAckPatience passed); Close waits for them.
 	cancels []chan struct{}
@@ -253,6 +256,7 @@ func Connect(conf Conf) (*Conn, error) {
 		svcs:    map[string]*serviceClient{},
 		actions: map[string]*actionClient{},
 		lost:    lostState{ch: make(chan struct{})},
+		closing: make(chan struct{}),
 	}
 	for from, to := range conf.Remap {
 		c.remap[resolveName(ns, c.name, from)] = resolveName(ns, c.name, to)
@@ -469,6 +473,7 @@ func (c *Conn) Close() error {
 		return nil
 	}
 	c.closed = true
+	close(c.closing)
 	cancels := c.cancels
 	c.cancels = nil
 	c.mu.Unlock()

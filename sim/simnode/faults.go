@@ -28,7 +28,7 @@ import (
 //	~place_obstacle              geometry_msgs/PolygonStamped   a box over the polygon's points, named by header.frame_id
 //	~remove_obstacle             std_msgs/String    removes the obstacle of that name
 //
-// <topic> is one of cmd_vel, odom, scan, battery_state, bumper, tf.
+// <topic> is one of cmd_vel, odom, scan, battery_state, bumper, docked, tf.
 
 func (n *Node) advertiseFaults() error {
 	if err := subscribe(n, "~place_obstacle", n.onPlaceObstacle); err != nil {
