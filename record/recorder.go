@@ -76,13 +76,21 @@ type Recorder struct {
 	full    chan *batch // to the writer
 	free    chan *batch // back from the writer, for reuse
 
-	// The node ticking now, for the writer of a blackboard change: set and
-	// read with atomics since ROS callbacks write from other goroutines.
-	ticking atomic.Pointer[runtime.Base]
-	stack   []*runtime.Base // the tick goroutine's own
+	// w is the node ticking now, for the writer of a blackboard change.
+	w *writerTrack
 
 	done chan struct{}
 	err  error // the writer goroutine's first error; read after done
+}
+
+// writerTrack follows the node ticking now, kept apart from the rest of
+// the recorder so that the tick hooks touch one small object: the node is
+// set and read with atomics since ROS callbacks write from other
+// goroutines, and parent (by UID) gives back the node whose tick goes on
+// when a child's ends.
+type writerTrack struct {
+	ticking atomic.Pointer[runtime.Base]
+	parent  []*runtime.Base
 }
 
 // batchSize is how many events a batch holds before it goes to the writer:
@@ -179,6 +187,7 @@ func New(conf Conf) (*Recorder, error) {
 		},
 		sink:    s,
 		scopes:  ScopeNames(conf.Tree),
+		w:       &writerTrack{parent: parents(conf.Tree)},
 		pending: &batch{},
 		full:    make(chan *batch, max(1, conf.MaxPending/batchSize)),
 		free:    make(chan *batch, max(1, conf.MaxPending/batchSize)+2),
@@ -254,23 +263,16 @@ func (r *Recorder) OnTick(rep runtime.TickReport) {
 // BeforeTick notes the node now ticking (runtime.TickHook); it never
 // replaces a status.
 func (r *Recorder) BeforeTick(n *runtime.Base) runtime.Status {
-	if n.UID() == 1 {
-		r.stack = r.stack[:0] // a tick that ended in a panic left no AfterTick
-	}
-	r.stack = append(r.stack, n)
-	r.ticking.Store(n)
+	r.w.ticking.Store(n)
 	return runtime.Idle
 }
 
-// AfterTick notes that n's tick is over (runtime.TickHook).
+// AfterTick notes that n's tick is over and its parent's goes on
+// (runtime.TickHook).
 func (r *Recorder) AfterTick(n *runtime.Base, _ runtime.Status) runtime.Status {
-	if k := len(r.stack); k > 0 && r.stack[k-1] == n {
-		r.stack = r.stack[:k-1]
-		if k > 1 {
-			r.ticking.Store(r.stack[k-2])
-		} else {
-			r.ticking.Store(nil)
-		}
+	w := r.w
+	if uid := n.UID(); int(uid) < len(w.parent) {
+		w.ticking.Store(w.parent[uid])
 	}
 	return runtime.Idle
 }
@@ -283,7 +285,7 @@ func (r *Recorder) onChange(c runtime.Change) {
 	if c.Type != nil {
 		rc.Type = runtime.TypeName(c.Type)
 	}
-	if w := r.ticking.Load(); w != nil {
+	if w := r.w.ticking.Load(); w != nil {
 		rc.Writer = w.Path()
 	}
 	r.mu.Lock()
@@ -439,4 +441,20 @@ func encodeValues(changes []rawChange) {
 		c.Value = b
 		c.value = nil
 	}
+}
+
+// parents returns the parent of each node of t by UID (nil for the root).
+func parents(t *runtime.Tree) []*runtime.Base {
+	var out []*runtime.Base
+	for _, n := range t.Nodes() {
+		b := runtime.NodeOf(n)
+		for _, c := range b.Children() {
+			uid := int(runtime.NodeOf(c).UID())
+			if uid >= len(out) {
+				out = append(out, make([]*runtime.Base, uid+1-len(out))...)
+			}
+			out[uid] = b
+		}
+	}
+	return out
 }
