@@ -1,0 +1,49 @@
+package ros
+
+import (
+	"reflect"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msg"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+)
+
+// The btrobot_msgs package: btrobot's own message types, written with
+// goroslib's message conventions so that their definitions and MD5 sums
+// are those ROS computes from the text (a test has Debian's genpy
+// generate the type from the definition a bag stored, and compares the
+// sums). A subscriber needs no btrobot_msgs package installed: rosbag
+// keeps each type's definition in the bag, and rospy's AnyMsg and
+// rosbag's Python reader rebuild the type from it.
+
+// Transition is btrobot_msgs/Transition: one status transition of a
+// running tree, as RunConf.Transitions publishes them. Its text is:
+//
+//	uint8 IDLE=0
+//	uint8 RUNNING=1
+//	uint8 SUCCESS=2
+//	uint8 FAILURE=3
+//	uint8 SKIPPED=4
+//	std_msgs/Header header    # seq: the transition's number in the run, from 1; stamp: its time on the tree's clock
+//	string run_id             # the run's UUID, as in its recording and report
+//	uint16 uid                # the node's UID, as in Groot2 and the recording
+//	string path               # the node's path in the tree
+//	string type               # the node's type (its XML tag or registered ID)
+//	uint8 previous_status
+//	uint8 status
+//	string reason             # what the node said about it; "" when nothing
+//
+// The statuses are numbered as in BehaviorTree.CPP (and runtime.Status).
+type Transition struct {
+	msg.Package     `ros:"btrobot_msgs"`
+	msg.Definitions `ros:"uint8 IDLE=0,uint8 RUNNING=1,uint8 SUCCESS=2,uint8 FAILURE=3,uint8 SKIPPED=4"`
+	Header          std_msgs.Header
+	RunId           string //nolint:revive // ROS's field name run_id
+	Uid             uint16 //nolint:revive // ROS's field name uid
+	Path            string
+	Type            string
+	PreviousStatus  uint8
+	Status          uint8
+	Reason          string
+}
+
+var typeOfTransition = reflect.TypeFor[Transition]()
