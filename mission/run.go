@@ -95,8 +95,8 @@ type RunConf struct {
 	// once a second (ros.RunConf.Diagnostics): rqt_robot_monitor and the
 	// diagnostic aggregator show it.
 	Diagnostics bool
-	// Transitions, when set, is the topic every status transition goes out
-	// on as a btrobot_msgs/Transition, with the report's RunID
+	// Transitions, when set, is the topic the status transitions go out on,
+	// a btrobot_msgs/Transitions per tick that had any, with the report's RunID
 	// (ros.RunConf.Transitions; "~transitions" is the node's private
 	// namespace), so that rosbag keeps them beside the sensor data.
 	Transitions string

@@ -304,5 +304,6 @@ func (m *Messages) Names(k TypeKind) []string {
 
 // btrobotTypes are btrobot's own messages (btrobot_msgs.go).
 var btrobotTypes = []typeEntry{
+	{"btrobot_msgs/Transitions", MessageKind, reflect.TypeFor[Transitions]()},
 	{"btrobot_msgs/Transition", MessageKind, reflect.TypeFor[Transition]()},
 }

@@ -51,10 +51,10 @@ type RunConf struct {
 	// the run ends: the tick loop, the inputs, the mission (see
 	// diagnostics.go). HardwareID names the robot there [RobotName].
 	Diagnostics bool
-	// Transitions, when set, is the topic on which every status
-	// transition of the tree goes out as a btrobot_msgs/Transition, in
-	// order ("~transitions": the node's private namespace). RunID goes
-	// in each.
+	// Transitions, when set, is the topic on which the status
+	// transitions of the tree go out, a btrobot_msgs/Transitions message
+	// per tick that had any, in order ("~transitions": the node's private
+	// namespace). RunID goes in each.
 	Transitions string
 	RunID       string
 }
@@ -259,6 +259,13 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 			return ended(runtime.Idle, runtime.LoopStats{}, fmt.Errorf("run: transitions: %w", err))
 		}
 		unobserve := conf.Tree.Observe(tt)
+		observe := lc.Observe
+		lc.Observe = func(t runtime.TickReport) {
+			tt.onTick(t)
+			if observe != nil {
+				observe(t)
+			}
+		}
 		defer func() {
 			unobserve()
 			if n := tt.close(); n > 0 {

@@ -8,11 +8,14 @@ import (
 	"github.com/btrobot/btrobot/runtime"
 )
 
-// transitionTopic publishes every status transition of a tree as a
-// btrobot_msgs/Transition (RunConf.Transitions). It is a runtime.Observer:
-// on the tick's goroutine a transition is appended to a buffer under a
-// mutex (no message is built there, nothing waits for ROS); the topic's
-// goroutine turns the buffer into messages and publishes them in order.
+// transitionTopic publishes every status transition of a tree, a
+// btrobot_msgs/Transitions message per tick that had any (or per few
+// ticks, when the topic's goroutine is behind) (RunConf.Transitions): one message per transition would overflow the
+// subscribers' queues (goroslib's holds 64 messages, rosbag's 100) in the
+// bursts a tick makes. It is a runtime.Observer: on the tick's goroutine a
+// transition is appended to a buffer under a mutex (no message is built
+// there, nothing waits for ROS), and the end of the tick (onTick) wakes the
+// topic's goroutine, which turns the buffer into a message.
 type transitionTopic struct {
 	pub   *Publisher
 	runID string
@@ -25,6 +28,7 @@ type transitionTopic struct {
 	spare   []pendingTransition
 	dropped uint64
 	seq     uint32 // transitions observed so far
+	msgs    uint32 // messages sent so far; the topic's goroutine's
 }
 
 type pendingTransition struct {
@@ -44,13 +48,36 @@ const maxPendingTransitions = 1 << 16
 // goroutine; observe the tree with the result, and close it after the
 // last tick.
 func newTransitionTopic(conn *Conn, topic, runID string) (*transitionTopic, error) {
-	pub, err := conn.publisher(topic, typeOfTransition, false)
+	pub, err := conn.publisher(topic, typeOfTransitions, false)
 	if err != nil {
 		return nil, err
 	}
 	t := &transitionTopic{pub: pub, runID: runID, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	conn.awaitSubscribers(pub.Topic(), subscriberPatience)
 	go t.run()
 	return t, nil
+}
+
+// subscriberPatience bounds the wait for the subscribers of the
+// transitions topic that the master lists when the run starts.
+const subscriberPatience = time.Second
+
+// awaitSubscribers waits, up to patience on the wall clock, until every
+// subscriber the master lists for topic has connected to this node's
+// publisher, so that a rosbag record started before the run receives its
+// first transitions (a subscriber connects only after the master told it
+// of the new publisher).
+func (c *Conn) awaitSubscribers(topic string, patience time.Duration) {
+	topics, err := c.node.MasterGetTopics()
+	if err != nil || topics[topic] == nil || len(topics[topic].Subscribers) == 0 {
+		return
+	}
+	want := len(topics[topic].Subscribers)
+	for deadline := time.Now().Add(patience); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if n, err := c.subscriberConns(topic); err != nil || n >= want {
+			return
+		}
+	}
 }
 
 // OnTransition queues a transition (runtime.Observer).
@@ -63,6 +90,10 @@ func (t *transitionTopic) OnTransition(tr runtime.Transition) {
 		t.dropped++
 	}
 	t.mu.Unlock()
+}
+
+// onTick sends the tick's transitions; on the tick's goroutine.
+func (t *transitionTopic) onTick(runtime.TickReport) {
 	select {
 	case t.wake <- struct{}{}:
 	default:
@@ -82,21 +113,25 @@ func (t *transitionTopic) run() {
 	}
 }
 
-// publish sends what is pending, in order.
+// publish sends what is pending, in order, in one message.
 func (t *transitionTopic) publish() {
 	t.mu.Lock()
 	batch := t.pending
 	t.pending, t.spare = t.spare[:0], nil
 	t.mu.Unlock()
-	for i := range batch {
-		p := &batch[i]
-		msg := &Transition{
-			RunId: t.runID, Uid: uint16(p.node.UID()), Path: p.node.Path(), Type: p.node.Type(),
-			PreviousStatus: uint8(p.from), Status: uint8(p.to), Reason: p.reason,
+	if len(batch) > 0 {
+		t.msgs++
+		msg := &Transitions{RunId: t.runID, Transitions: make([]Transition, len(batch))}
+		msg.Header.Seq, msg.Header.Stamp = t.msgs, batch[0].at
+		for i := range batch {
+			p := &batch[i]
+			msg.Transitions[i] = Transition{
+				Seq: p.seq, Stamp: p.at, Uid: uint16(p.node.UID()), Path: p.node.Path(), Type: p.node.Type(),
+				PreviousStatus: uint8(p.from), Status: uint8(p.to), Reason: p.reason,
+			}
 		}
-		msg.Header.Seq, msg.Header.Stamp = p.seq, p.at
-		// Wait for each to be taken, so a burst longer than the
-		// publisher's queue loses nothing; a second at most.
+		// Wait until goroslib took it, a second at most: messages leave
+		// in order, and none is dropped from the publisher's queue.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		t.pub.PublishWait(ctx, msg)
 		cancel()
@@ -112,6 +147,7 @@ func (t *transitionTopic) publish() {
 func (t *transitionTopic) close() uint64 {
 	close(t.quit)
 	<-t.done
+	time.Sleep(stopGrace) // goroslib drops what is queued when a publisher closes
 	t.pub.Close()
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -22,7 +22,7 @@ func (w *watchFlags) addFlags(fs *flag.FlagSet, groot bool) {
 		fs.IntVar(&w.groot, "groot", 0, "serve the tree to Groot2 on this port (REP; PUB on the next; 1667 is Groot2's own; 0: off).\n"+
 			"While a breakpoint holds the tree, the robot is stopped")
 		fs.BoolVar(&w.diagnostics, "diagnostics", true, "publish the controller's health on /diagnostics once a second (rqt_robot_monitor, the diagnostic aggregator)")
-		fs.StringVar(&w.transitions, "transitions", "~transitions", "publish every status transition on this topic as a btrobot_msgs/Transition, for rosbag record\n"+
+		fs.StringVar(&w.transitions, "transitions", "~transitions", "publish the status transitions on this topic (btrobot_msgs/Transitions, one message a tick), for rosbag record\n"+
 			"(~: the node's private namespace, /robot1/btrobot/transitions; \"\": off)")
 	}
 }
