@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,7 +38,8 @@ type Conf struct {
 	Version string
 	Seed    uint64
 	// Reason, when set, is asked for the reason of every node that
-	// completes, at the moment it does.
+	// completes, at the moment it does; when nil, the reason is the one
+	// the transition carries (runtime.Transition.Reason).
 	Reason func(*runtime.Base) string
 	// FlushEvery is how often what was observed reaches the file (200 ms
 	// when 0; at most a second): a killed process loses at most that much.
@@ -129,10 +131,14 @@ func (b *batch) reset() {
 	b.transitions, b.reasons, b.changes, b.ticks = b.transitions[:0], b.reasons[:0], b.changes[:0], b.ticks[:0]
 }
 
-// rawChange is a blackboard change before its value is encoded.
+// rawChange is a blackboard change as the tick leaves it: the writer
+// goroutine names its scope, type and writer and encodes its value.
 type rawChange struct {
 	Change
-	value any
+	value  any
+	scope  *runtime.Blackboard
+	typ    reflect.Type
+	writer *runtime.Base
 }
 
 // sink is one file format.
@@ -231,8 +237,11 @@ func (r *Recorder) Attach() (detach func()) {
 func (r *Recorder) OnTransition(t runtime.Transition) {
 	tr := transitionRec{at: t.Time.UnixNano(), uid: t.Node.UID(), from: t.From, to: t.To, reason: -1}
 	var reason string
-	if r.conf.Reason != nil && t.To.Completed() {
-		reason = r.conf.Reason(t.Node)
+	if t.To.Completed() {
+		reason = t.Reason
+		if r.conf.Reason != nil {
+			reason = r.conf.Reason(t.Node)
+		}
 	}
 	r.mu.Lock()
 	if r.room() {
@@ -278,16 +287,8 @@ func (r *Recorder) AfterTick(n *runtime.Base, _ runtime.Status) runtime.Status {
 }
 
 func (r *Recorder) onChange(c runtime.Change) {
-	rc := rawChange{Change: Change{At: r.clock.Now(), Stamp: c.Stamp, Scope: r.scopes[c.Scope], Key: c.Key, Seq: c.Seq}, value: c.Value}
-	if rc.Scope == "" {
-		rc.Scope = "?"
-	}
-	if c.Type != nil {
-		rc.Type = runtime.TypeName(c.Type)
-	}
-	if w := r.w.ticking.Load(); w != nil {
-		rc.Writer = w.Path()
-	}
+	rc := rawChange{Change: Change{At: r.clock.Now(), Stamp: c.Stamp, Key: c.Key, Seq: c.Seq}, value: c.Value,
+		scope: c.Scope, typ: c.Type, writer: r.w.ticking.Load()}
 	r.mu.Lock()
 	if r.room() {
 		r.pending.changes = append(r.pending.changes, rc)
@@ -414,7 +415,7 @@ func (r *Recorder) writeLoop() {
 // write writes b (if the file is still good) and recycles it.
 func (r *Recorder) write(b *batch) {
 	if b.len() > 0 && r.err == nil {
-		encodeValues(b.changes)
+		r.resolve(b.changes)
 		if err := r.sink.write(b); err != nil {
 			r.err = fmt.Errorf("record %s: %w", r.conf.Path, err)
 		}
@@ -426,10 +427,27 @@ func (r *Recorder) write(b *batch) {
 	}
 }
 
-// encodeValues turns the values of changes into JSON, off the tick.
-func encodeValues(changes []rawChange) {
+// resolve names the scope, the type and the writer of changes and turns
+// their values into JSON, off the tick.
+func (r *Recorder) resolve(changes []rawChange) {
 	for i := range changes {
 		c := &changes[i]
+		if c.scope != nil {
+			if c.Scope = r.scopes[c.scope]; c.Scope == "" {
+				c.Scope = "?"
+			}
+			c.scope = nil
+		} else if c.Scope == "" {
+			c.Scope = "?"
+		}
+		if c.typ != nil {
+			c.Type = runtime.TypeName(c.typ)
+			c.typ = nil
+		}
+		if c.writer != nil {
+			c.Writer = c.writer.Path()
+			c.writer = nil
+		}
 		if c.value == nil {
 			c.Value = nil
 			continue
