@@ -65,6 +65,7 @@ type health struct {
 
 	mu         sync.Mutex
 	since      time.Time // wall time of the last message
+	seq        uint32    // messages built
 	win, total loopWindow
 	running    []bool         // by UID
 	status     runtime.Status // the root's, after the last tick
@@ -190,6 +191,8 @@ func (h *health) message() *diagnostic_msgs.DiagnosticArray {
 	h.mu.Lock()
 	win, total, since := h.win, h.total, h.since
 	h.win, h.since = loopWindow{}, now
+	h.seq++
+	seq := h.seq
 	status, ended, bad := h.status, h.ended, h.endedBad
 	failure := h.failure
 	var running []string
@@ -202,7 +205,7 @@ func (h *health) message() *diagnostic_msgs.DiagnosticArray {
 
 	name, robot := h.conn.Name(), RobotName(h.conn)
 	msg := &diagnostic_msgs.DiagnosticArray{}
-	msg.Header.Stamp = h.conn.Clock().Now()
+	msg.Header.Seq, msg.Header.Stamp = seq, h.conn.Clock().Now()
 	msg.Status = []diagnostic_msgs.DiagnosticStatus{
 		h.loopStatus(name+": tick loop", win, total, now.Sub(since)),
 		h.inputStatus(name + ": inputs"),
