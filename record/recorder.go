@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -51,10 +50,10 @@ type Conf struct {
 }
 
 // Recorder writes a tree's transitions, blackboard changes and ticks to a
-// file. It is a runtime.Observer, a runtime.TickHook (to know which node
-// writes the blackboard) and a blackboard change hook, attached together
-// by Attach; OnTick takes the loop's tick reports (runtime.LoopConf's
-// Observe).
+// file. It is a runtime.Observer and a blackboard change hook, attached
+// together by Attach (with runtime.Tree.TrackTicking, to know which node
+// writes the blackboard); OnTick takes the loop's tick reports
+// (runtime.LoopConf's Observe).
 //
 // Observing costs the tick an append to a buffer under a mutex; a goroutine
 // of the recorder encodes and writes the buffer every FlushEvery (also
@@ -78,21 +77,8 @@ type Recorder struct {
 	full    chan *batch // to the writer
 	free    chan *batch // back from the writer, for reuse
 
-	// w is the node ticking now, for the writer of a blackboard change.
-	w *writerTrack
-
 	done chan struct{}
 	err  error // the writer goroutine's first error; read after done
-}
-
-// writerTrack follows the node ticking now, kept apart from the rest of
-// the recorder so that the tick hooks touch one small object: the node is
-// set and read with atomics since ROS callbacks write from other
-// goroutines, and parent (by UID) gives back the node whose tick goes on
-// when a child's ends.
-type writerTrack struct {
-	ticking atomic.Pointer[runtime.Base]
-	parent  []*runtime.Base
 }
 
 // batchSize is how many events a batch holds before it goes to the writer:
@@ -193,7 +179,6 @@ func New(conf Conf) (*Recorder, error) {
 		},
 		sink:    s,
 		scopes:  ScopeNames(conf.Tree),
-		w:       &writerTrack{parent: parents(conf.Tree)},
 		pending: &batch{},
 		full:    make(chan *batch, max(1, conf.MaxPending/batchSize)),
 		free:    make(chan *batch, max(1, conf.MaxPending/batchSize)+2),
@@ -215,7 +200,8 @@ func (r *Recorder) Header() Header { return r.header }
 
 // Attach makes r observe its tree: transitions, and for a format that
 // holds them blackboard changes (replacing the blackboard's change hook:
-// one such recorder per tree) with tick hooks to know which node writes.
+// one such recorder per tree), with the tree following the node ticking
+// (runtime.Tree.TrackTicking) to know which node writes.
 // A .btlog holds transitions only and observes nothing else. Call Attach,
 // and the function it returns, between ticks.
 func (r *Recorder) Attach() (detach func()) {
@@ -224,11 +210,11 @@ func (r *Recorder) Attach() (detach func()) {
 	if isBTLog(r.sink) {
 		return unobserve
 	}
-	unhook := t.Hook(r)
+	untrack := t.TrackTicking()
 	t.Blackboard().OnChange(r.onChange)
 	return func() {
 		t.Blackboard().OnChange(nil)
-		unhook()
+		untrack()
 		unobserve()
 	}
 }
@@ -269,26 +255,9 @@ func (r *Recorder) OnTick(rep runtime.TickReport) {
 	r.mu.Unlock()
 }
 
-// BeforeTick notes the node now ticking (runtime.TickHook); it never
-// replaces a status.
-func (r *Recorder) BeforeTick(n *runtime.Base) runtime.Status {
-	r.w.ticking.Store(n)
-	return runtime.Idle
-}
-
-// AfterTick notes that n's tick is over and its parent's goes on
-// (runtime.TickHook).
-func (r *Recorder) AfterTick(n *runtime.Base, _ runtime.Status) runtime.Status {
-	w := r.w
-	if uid := n.UID(); int(uid) < len(w.parent) {
-		w.ticking.Store(w.parent[uid])
-	}
-	return runtime.Idle
-}
-
 func (r *Recorder) onChange(c runtime.Change) {
 	rc := rawChange{Change: Change{At: r.clock.Now(), Stamp: c.Stamp, Key: c.Key, Seq: c.Seq}, value: c.Value,
-		scope: c.Scope, typ: c.Type, writer: r.w.ticking.Load()}
+		scope: c.Scope, typ: c.Type, writer: r.conf.Tree.Ticking()}
 	r.mu.Lock()
 	if r.room() {
 		r.pending.changes = append(r.pending.changes, rc)
@@ -459,20 +428,4 @@ func (r *Recorder) resolve(changes []rawChange) {
 		c.Value = b
 		c.value = nil
 	}
-}
-
-// parents returns the parent of each node of t by UID (nil for the root).
-func parents(t *runtime.Tree) []*runtime.Base {
-	var out []*runtime.Base
-	for _, n := range t.Nodes() {
-		b := runtime.NodeOf(n)
-		for _, c := range b.Children() {
-			uid := int(runtime.NodeOf(c).UID())
-			if uid >= len(out) {
-				out = append(out, make([]*runtime.Base, uid+1-len(out))...)
-			}
-			out[uid] = b
-		}
-	}
-	return out
 }
