@@ -41,9 +41,12 @@ const (
 // Three statuses, named after the node ("/robot1/btrobot: tick loop"), with
 // the robot's name as hardware_id:
 //
-//   - tick loop: the rate asked for and measured, the worst lateness,
-//     overruns and stalls since the last message (and in all); WARN when
-//     there was an overrun or a stall since the last message;
+//   - tick loop: the rate asked for and measured, the worst lateness and
+//     duration, overruns (ticks that started a period or more late, as
+//     runtime.LoopStats counts them), long ticks (that took a period or
+//     more: latch, tick and flush, on the loop's clock) and stalls since
+//     the last message (and in all); WARN when there was any of the three
+//     since the last message;
 //   - inputs: every input of the profile, fresh or stale as the tree saw it
 //     at its last latch, with the age of its newest message; WARN while one
 //     is stale;
@@ -76,8 +79,8 @@ type health struct {
 
 // loopWindow counts tick reports.
 type loopWindow struct {
-	ticks, overruns, stalls uint64
-	maxLate                 time.Duration
+	ticks, overruns, long, stalls uint64
+	maxLate, maxDuration          time.Duration
 }
 
 func newHealth(conn *Conn, tree *runtime.Tree, bridge *Bridge, rate float64, paused func() bool) (*health, error) {
@@ -113,9 +116,13 @@ func (h *health) onTick(t runtime.TickReport) {
 	h.mu.Lock()
 	for _, w := range []*loopWindow{&h.win, &h.total} {
 		w.ticks++
-		if t.Lateness >= h.period {
-			w.overruns++
+		if !t.Early && t.Lateness >= h.period {
+			w.overruns++ // as runtime.LoopStats counts them
 		}
+		if t.Duration >= h.period {
+			w.long++
+		}
+		w.maxDuration = max(w.maxDuration, t.Duration)
 		if t.Stalled > 0 {
 			w.stalls++
 		}
@@ -230,9 +237,10 @@ func (h *health) loopStatus(name string, win, total loopWindow, span time.Durati
 	}
 	s := diagnostic_msgs.DiagnosticStatus{Level: diagOK, Name: name}
 	switch {
-	case win.overruns > 0 || win.stalls > 0:
+	case win.overruns > 0 || win.long > 0 || win.stalls > 0:
 		s.Level = diagWarn
-		s.Message = fmt.Sprintf("%d overruns, %d stalls in the last %.1f s", win.overruns, win.stalls, span.Seconds())
+		s.Message = fmt.Sprintf("%d ticks late by a period, %d longer than a period, %d stalls in the last %.1f s",
+			win.overruns, win.long, win.stalls, span.Seconds())
 	default:
 		s.Message = fmt.Sprintf("%d ticks in the last %.1f s, none late by a period", win.ticks, span.Seconds())
 	}
@@ -241,9 +249,12 @@ func (h *health) loopStatus(name string, win, total loopWindow, span time.Durati
 		kv("ticks_per_s", strconv.FormatFloat(measured, 'f', 1, 64)),
 		kv("lateness_max_ms", millis(win.maxLate)),
 		kv("overruns", strconv.FormatUint(win.overruns, 10)),
+		kv("long_ticks", strconv.FormatUint(win.long, 10)),
+		kv("duration_max_ms", millis(win.maxDuration)),
 		kv("stalls", strconv.FormatUint(win.stalls, 10)),
 		kv("ticks_total", strconv.FormatUint(total.ticks, 10)),
 		kv("overruns_total", strconv.FormatUint(total.overruns, 10)),
+		kv("long_ticks_total", strconv.FormatUint(total.long, 10)),
 		kv("stalls_total", strconv.FormatUint(total.stalls, 10)),
 		kv("lateness_max_total_ms", millis(total.maxLate)),
 	}

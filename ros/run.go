@@ -275,6 +275,9 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	}
 	loop, err := runtime.NewLoop(lc)
 	if err != nil {
+		if health != nil {
+			health.end(runtime.Idle, err)
+		}
 		return RunReport{}, fmt.Errorf("run: %w", err)
 	}
 	st, err := loop.Run(runCtx)
