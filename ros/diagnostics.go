@@ -281,7 +281,7 @@ func (h *health) inputStatus(name string) diagnostic_msgs.DiagnosticStatus {
 		if in.MaxAge > 0 {
 			v += fmt.Sprintf(" (max_age %g s)", in.MaxAge.Seconds())
 		}
-		if in.latched.Load() {
+		if msg == nil || in.latched.Load() { // nothing yet is stale, latched or not
 			stale = append(stale, in.sub.Topic())
 			v = "stale: " + v
 		} else {

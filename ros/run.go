@@ -49,7 +49,7 @@ type RunConf struct {
 	// Diagnostics, when set, publishes the run's health on /diagnostics
 	// (diagnostic_msgs/DiagnosticArray) once a second, and once more when
 	// the run ends: the tick loop, the inputs, the mission (see
-	// diagnostics.go). HardwareID names the robot there [RobotName].
+	// diagnostics.go), with the robot's name (RobotName) as hardware_id.
 	Diagnostics bool
 	// Transitions, when set, is the topic on which the status
 	// transitions of the tree go out, a btrobot_msgs/Transitions message
