@@ -48,9 +48,6 @@ func Version() string {
 	return rev + dirty
 }
 
-// nodeReason is what a node stated about its last tick, for recordings.
-func nodeReason(b *runtime.Base) string { return b.Reason() }
-
 // watchers are the recorder and the Groot2 server a run attaches to its
 // tree (RunConf.Record, RunConf.Groot); a nil *watchers has neither.
 type watchers struct {
@@ -89,7 +86,7 @@ func attachWatchers(c watchConf) (*watchers, error) {
 		}
 		rec, err := record.New(record.Conf{
 			Path: c.record, Tree: c.tree, Document: c.doc, Palette: c.palette,
-			Profile: profile, RunID: c.runID, Version: Version(), Seed: c.seed, Reason: nodeReason,
+			Profile: profile, RunID: c.runID, Version: Version(), Seed: c.seed,
 		})
 		if err != nil {
 			return nil, err

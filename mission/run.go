@@ -91,6 +91,15 @@ type RunConf struct {
 	// 1667, is Groot2's own; PUB on the next). While a breakpoint holds
 	// the tree the robot is stopped (ros.RunConf.Paused).
 	Groot int
+	// Diagnostics, when set, publishes the run's health on /diagnostics
+	// once a second (ros.RunConf.Diagnostics): rqt_robot_monitor and the
+	// diagnostic aggregator show it.
+	Diagnostics bool
+	// Transitions, when set, is the topic the status transitions go out on,
+	// a btrobot_msgs/Transitions per tick that had any, with the report's RunID
+	// (ros.RunConf.Transitions; "~transitions" is the node's private
+	// namespace), so that rosbag keeps them beside the sensor data.
+	Transitions string
 }
 
 // ConnectError is a run that could not join the ROS graph.
@@ -247,7 +256,7 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 	}
 	runConf := ros.RunConf{
 		Conn: conn, Tree: tree, Profile: m.Profile, Rate: rate, UntilDone: true, Lockstep: c.Lockstep,
-		Paused: w.paused,
+		Paused: w.paused, Diagnostics: c.Diagnostics, Transitions: c.Transitions, RunID: rep.RunID.String(),
 		Observe: func(t runtime.TickReport) {
 			w.onTick(t)
 			if v != nil {

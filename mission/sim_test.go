@@ -34,7 +34,13 @@ type simWorld struct {
 // named like it); before changes the world before it starts.
 func startSim(t *testing.T, robots []string, before func(*sim.World)) *simWorld {
 	t.Helper()
-	s := &simWorld{uri: rostest.StartMaster(t)}
+	return startSimOn(t, rostest.StartMaster(t), robots, before)
+}
+
+// startSimOn is startSim on the master at uri.
+func startSimOn(t *testing.T, uri string, robots []string, before func(*sim.World)) *simWorld {
+	t.Helper()
+	s := &simWorld{uri: uri}
 	w, err := sim.LoadWorld(officeWorld, sim.WorldConf{Seed: 1})
 	require.NoError(t, err)
 	for _, name := range robots {

@@ -24,7 +24,7 @@
 //
 //	rec, err := record.New(record.Conf{Path: "run.db3", Tree: tree, Document: doc,
 //		Palette: reg, Profile: profile, Version: version, Seed: seed, Reason: reasonOf})
-//	detach := rec.Attach()              // transitions, tick hooks, blackboard changes
+//	detach := rec.Attach()              // transitions, blackboard changes and their writers
 //	loop, _ := runtime.NewLoop(runtime.LoopConf{Tree: tree, Rate: 100, Observe: rec.OnTick})
 //	loop.Run(ctx)
 //	detach()

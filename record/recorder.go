@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -37,7 +37,8 @@ type Conf struct {
 	Version string
 	Seed    uint64
 	// Reason, when set, is asked for the reason of every node that
-	// completes, at the moment it does.
+	// completes, at the moment it does; when nil, the reason is the one
+	// the transition carries (runtime.Transition.Reason).
 	Reason func(*runtime.Base) string
 	// FlushEvery is how often what was observed reaches the file (200 ms
 	// when 0; at most a second): a killed process loses at most that much.
@@ -49,10 +50,10 @@ type Conf struct {
 }
 
 // Recorder writes a tree's transitions, blackboard changes and ticks to a
-// file. It is a runtime.Observer, a runtime.TickHook (to know which node
-// writes the blackboard) and a blackboard change hook, attached together
-// by Attach; OnTick takes the loop's tick reports (runtime.LoopConf's
-// Observe).
+// file. It is a runtime.Observer and a blackboard change hook, attached
+// together by Attach (with runtime.Tree.TrackTicking, to know which node
+// writes the blackboard); OnTick takes the loop's tick reports
+// (runtime.LoopConf's Observe).
 //
 // Observing costs the tick an append to a buffer under a mutex; a goroutine
 // of the recorder encodes and writes the buffer every FlushEvery (also
@@ -75,11 +76,6 @@ type Recorder struct {
 	closed  bool
 	full    chan *batch // to the writer
 	free    chan *batch // back from the writer, for reuse
-
-	// The node ticking now, for the writer of a blackboard change: set and
-	// read with atomics since ROS callbacks write from other goroutines.
-	ticking atomic.Pointer[runtime.Base]
-	stack   []*runtime.Base // the tick goroutine's own
 
 	done chan struct{}
 	err  error // the writer goroutine's first error; read after done
@@ -121,10 +117,14 @@ func (b *batch) reset() {
 	b.transitions, b.reasons, b.changes, b.ticks = b.transitions[:0], b.reasons[:0], b.changes[:0], b.ticks[:0]
 }
 
-// rawChange is a blackboard change before its value is encoded.
+// rawChange is a blackboard change as the tick leaves it: the writer
+// goroutine names its scope, type and writer and encodes its value.
 type rawChange struct {
 	Change
-	value any
+	value  any
+	scope  *runtime.Blackboard
+	typ    reflect.Type
+	writer *runtime.Base
 }
 
 // sink is one file format.
@@ -200,7 +200,8 @@ func (r *Recorder) Header() Header { return r.header }
 
 // Attach makes r observe its tree: transitions, and for a format that
 // holds them blackboard changes (replacing the blackboard's change hook:
-// one such recorder per tree) with tick hooks to know which node writes.
+// one such recorder per tree), with the tree following the node ticking
+// (runtime.Tree.TrackTicking) to know which node writes.
 // A .btlog holds transitions only and observes nothing else. Call Attach,
 // and the function it returns, between ticks.
 func (r *Recorder) Attach() (detach func()) {
@@ -209,11 +210,11 @@ func (r *Recorder) Attach() (detach func()) {
 	if isBTLog(r.sink) {
 		return unobserve
 	}
-	unhook := t.Hook(r)
+	untrack := t.TrackTicking()
 	t.Blackboard().OnChange(r.onChange)
 	return func() {
 		t.Blackboard().OnChange(nil)
-		unhook()
+		untrack()
 		unobserve()
 	}
 }
@@ -222,8 +223,11 @@ func (r *Recorder) Attach() (detach func()) {
 func (r *Recorder) OnTransition(t runtime.Transition) {
 	tr := transitionRec{at: t.Time.UnixNano(), uid: t.Node.UID(), from: t.From, to: t.To, reason: -1}
 	var reason string
-	if r.conf.Reason != nil && t.To.Completed() {
-		reason = r.conf.Reason(t.Node)
+	if t.To.Completed() {
+		reason = t.Reason
+		if r.conf.Reason != nil {
+			reason = r.conf.Reason(t.Node)
+		}
 	}
 	r.mu.Lock()
 	if r.room() {
@@ -251,41 +255,9 @@ func (r *Recorder) OnTick(rep runtime.TickReport) {
 	r.mu.Unlock()
 }
 
-// BeforeTick notes the node now ticking (runtime.TickHook); it never
-// replaces a status.
-func (r *Recorder) BeforeTick(n *runtime.Base) runtime.Status {
-	if n.UID() == 1 {
-		r.stack = r.stack[:0] // a tick that ended in a panic left no AfterTick
-	}
-	r.stack = append(r.stack, n)
-	r.ticking.Store(n)
-	return runtime.Idle
-}
-
-// AfterTick notes that n's tick is over (runtime.TickHook).
-func (r *Recorder) AfterTick(n *runtime.Base, _ runtime.Status) runtime.Status {
-	if k := len(r.stack); k > 0 && r.stack[k-1] == n {
-		r.stack = r.stack[:k-1]
-		if k > 1 {
-			r.ticking.Store(r.stack[k-2])
-		} else {
-			r.ticking.Store(nil)
-		}
-	}
-	return runtime.Idle
-}
-
 func (r *Recorder) onChange(c runtime.Change) {
-	rc := rawChange{Change: Change{At: r.clock.Now(), Stamp: c.Stamp, Scope: r.scopes[c.Scope], Key: c.Key, Seq: c.Seq}, value: c.Value}
-	if rc.Scope == "" {
-		rc.Scope = "?"
-	}
-	if c.Type != nil {
-		rc.Type = runtime.TypeName(c.Type)
-	}
-	if w := r.ticking.Load(); w != nil {
-		rc.Writer = w.Path()
-	}
+	rc := rawChange{Change: Change{At: r.clock.Now(), Stamp: c.Stamp, Key: c.Key, Seq: c.Seq}, value: c.Value,
+		scope: c.Scope, typ: c.Type, writer: r.conf.Tree.Ticking()}
 	r.mu.Lock()
 	if r.room() {
 		r.pending.changes = append(r.pending.changes, rc)
@@ -412,7 +384,7 @@ func (r *Recorder) writeLoop() {
 // write writes b (if the file is still good) and recycles it.
 func (r *Recorder) write(b *batch) {
 	if b.len() > 0 && r.err == nil {
-		encodeValues(b.changes)
+		r.resolve(b.changes)
 		if err := r.sink.write(b); err != nil {
 			r.err = fmt.Errorf("record %s: %w", r.conf.Path, err)
 		}
@@ -424,10 +396,27 @@ func (r *Recorder) write(b *batch) {
 	}
 }
 
-// encodeValues turns the values of changes into JSON, off the tick.
-func encodeValues(changes []rawChange) {
+// resolve names the scope, the type and the writer of changes and turns
+// their values into JSON, off the tick.
+func (r *Recorder) resolve(changes []rawChange) {
 	for i := range changes {
 		c := &changes[i]
+		if c.scope != nil {
+			if c.Scope = r.scopes[c.scope]; c.Scope == "" {
+				c.Scope = "?"
+			}
+			c.scope = nil
+		} else if c.Scope == "" {
+			c.Scope = "?"
+		}
+		if c.typ != nil {
+			c.Type = runtime.TypeName(c.typ)
+			c.typ = nil
+		}
+		if c.writer != nil {
+			c.Writer = c.writer.Path()
+			c.writer = nil
+		}
 		if c.value == nil {
 			c.Value = nil
 			continue

@@ -29,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 )
@@ -36,6 +37,8 @@ import (
 const sqliteSchema = `
 PRAGMA journal_mode=WAL;
 PRAGMA synchronous=NORMAL;
+PRAGMA temp_store=MEMORY;
+PRAGMA cache_size=-16384;
 CREATE TABLE IF NOT EXISTS Transitions (
   timestamp  INTEGER PRIMARY KEY NOT NULL,
   session_id INTEGER NOT NULL,
@@ -99,6 +102,56 @@ type sqliteSink struct {
 	last    int64            // the last Transitions.timestamp: each is unique
 	started map[uint32]int64 // when each RUNNING node started, for duration
 	keys    map[[2]string]bool
+	args    []any // the rows of one table for one write, reused
+
+	transitions, changes, ticks bulkInsert
+}
+
+// bulkInsert inserts the rows of a write into one table bulkRows at a
+// time, with a statement prepared once: one statement per row costs the
+// writer several times more (database/sql and the driver work per call).
+type bulkInsert struct {
+	head, row string // "INSERT INTO T VALUES ", "(?, ?)"
+	cols      int
+	full      *sql.Stmt // bulkRows rows, prepared with the sink (not in a
+	// transaction: it holds the one connection)
+}
+
+// bulkRows is how many rows one INSERT holds (SQLite takes up to 32,766
+// parameters).
+const bulkRows = 128
+
+func (b *bulkInsert) sql(rows int) string {
+	var sb strings.Builder
+	sb.WriteString(b.head)
+	for i := range rows {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(b.row)
+	}
+	return sb.String()
+}
+
+// insert writes args (whole rows) within tx.
+func (s *sqliteSink) insert(tx *sql.Tx, b *bulkInsert, args []any) error {
+	per := bulkRows * b.cols
+	if len(args) >= per {
+		st := tx.Stmt(b.full)
+		for len(args) >= per {
+			if _, err := st.Exec(args[:per]...); err != nil {
+				return err
+			}
+			args = args[per:]
+		}
+		st.Close()
+	}
+	if len(args) > 0 {
+		if _, err := tx.Exec(b.sql(len(args)/b.cols), args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func newSQLiteSink(path string) (*sqliteSink, error) {
@@ -116,7 +169,18 @@ func newSQLiteSink(path string) (*sqliteSink, error) {
 		db.Close()
 		return nil, fmt.Errorf("record %s: creating the tables: %w", path, err)
 	}
-	return &sqliteSink{path: path, db: db, started: map[uint32]int64{}, keys: map[[2]string]bool{}}, nil
+	s := &sqliteSink{path: path, db: db, started: map[uint32]int64{}, keys: map[[2]string]bool{},
+		transitions: bulkInsert{head: "INSERT INTO Transitions VALUES ", row: "(?,1,?,?,?,?,?)", cols: 6},
+		changes:     bulkInsert{head: "INSERT INTO btrobot_blackboard VALUES ", row: "(?,?,?,?,?,?,?,?)", cols: 8},
+		ticks:       bulkInsert{head: "INSERT OR REPLACE INTO btrobot_ticks VALUES ", row: "(?,?,?,?,?,?)", cols: 6},
+	}
+	for _, b := range []*bulkInsert{&s.transitions, &s.changes, &s.ticks} {
+		if b.full, err = db.Prepare(b.sql(bulkRows)); err != nil {
+			s.close()
+			return nil, fmt.Errorf("record %s: %w", path, err)
+		}
+	}
+	return s, nil
 }
 
 func (s *sqliteSink) begin(h *Header) error {
@@ -142,6 +206,7 @@ func (s *sqliteSink) begin(h *Header) error {
 	return tx.Commit()
 }
 
+// write writes a batch in one transaction, each table's rows in bulk.
 func (s *sqliteSink) write(b *batch) error {
 	tx, err := s.db.Begin()
 	if err != nil {
@@ -149,10 +214,7 @@ func (s *sqliteSink) write(b *batch) error {
 	}
 	defer tx.Rollback()
 	if len(b.transitions) > 0 {
-		st, err := tx.Prepare(`INSERT INTO Transitions VALUES (?, 1, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
+		args := s.args[:0]
 		for i := range b.transitions {
 			t := &b.transitions[i]
 			at := t.at / 1000
@@ -171,26 +233,22 @@ func (s *sqliteSink) write(b *batch) error {
 			if t.reason >= 0 {
 				reason = b.reasons[t.reason]
 			}
-			if _, err := st.Exec(ts, t.uid, dur, int(t.to), reason, at); err != nil {
-				return err
-			}
+			args = append(args, ts, int64(t.uid), dur, int64(t.to), reason, at)
 		}
-		st.Close()
-	}
-	if len(b.changes) > 0 {
-		st, err := tx.Prepare(`INSERT INTO btrobot_blackboard VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
+		s.args = args
+		if err := s.insert(tx, &s.transitions, args); err != nil {
 			return err
 		}
+	}
+	if len(b.changes) > 0 {
+		args := s.args[:0]
 		for i := range b.changes {
 			c := &b.changes[i]
 			var value any
 			if c.Value != nil {
 				value = string(c.Value)
 			}
-			if _, err := st.Exec(c.At.UnixMicro(), c.Stamp.UnixMicro(), c.Scope, c.Key, c.Type, value, int64(c.Seq), c.Writer); err != nil {
-				return err
-			}
+			args = append(args, c.At.UnixMicro(), c.Stamp.UnixMicro(), c.Scope, c.Key, c.Type, value, int64(c.Seq), c.Writer)
 			if k := [2]string{c.Scope, c.Key}; !s.keys[k] {
 				s.keys[k] = true
 				if _, err := tx.Exec(`INSERT OR IGNORE INTO btrobot_keys VALUES (?, ?)`, c.Scope, c.Key); err != nil {
@@ -198,25 +256,32 @@ func (s *sqliteSink) write(b *batch) error {
 				}
 			}
 		}
-		st.Close()
-	}
-	if len(b.ticks) > 0 {
-		st, err := tx.Prepare(`INSERT OR REPLACE INTO btrobot_ticks VALUES (?, ?, ?, ?, ?, ?)`)
-		if err != nil {
+		s.args = args
+		if err := s.insert(tx, &s.changes, args); err != nil {
 			return err
 		}
+	}
+	if len(b.ticks) > 0 {
+		args := s.args[:0]
 		for i := range b.ticks {
 			t := &b.ticks[i]
-			if _, err := st.Exec(int64(t.seq), t.start/1000, t.lateness/1000, t.duration/1000, t.early, int(t.status)); err != nil {
-				return err
-			}
+			args = append(args, int64(t.seq), t.start/1000, t.lateness/1000, t.duration/1000, t.early, int64(t.status))
 		}
-		st.Close()
+		s.args = args
+		if err := s.insert(tx, &s.ticks, args); err != nil {
+			return err
+		}
 	}
+	clear(s.args) // drop references to strings
 	return tx.Commit()
 }
 
 func (s *sqliteSink) close() error {
+	for _, b := range []*bulkInsert{&s.transitions, &s.changes, &s.ticks} {
+		if b.full != nil {
+			b.full.Close()
+		}
+	}
 	_, err := s.db.Exec(`PRAGMA optimize; PRAGMA wal_checkpoint(TRUNCATE);`)
 	if cerr := s.db.Close(); err == nil {
 		err = cerr

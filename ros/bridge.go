@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
@@ -52,6 +53,9 @@ type bridgeInput struct {
 	lastCount uint64
 	staleSet  bool
 	stale     bool
+	// latched is stale as the tree last saw it, for /diagnostics (read
+	// from another goroutine).
+	latched atomic.Bool
 }
 
 type bridgeOutput struct {
@@ -243,6 +247,7 @@ func (b *Bridge) Latch(now time.Time) error {
 		stale := msg == nil || (in.MaxAge > 0 && now.Sub(at) > in.MaxAge)
 		if !in.staleSet || stale != in.stale {
 			in.staleSet, in.stale = true, stale
+			in.latched.Store(stale)
 			for _, k := range in.keys {
 				if err := bb.Set(k+StaleSuffix, stale); err != nil {
 					return fmt.Errorf("input %s: %w", in.sub.Topic(), err)

@@ -56,6 +56,12 @@
 //     tick, outputs published at its end, stale inputs marked, the robot
 //     stopped on stop, error, panic, stalled ticks and a stalled process,
 //     with the delivery of the zero velocity checked: StopReport) and Run;
+//   - diagnostics.go, transitions_topic.go: what a run says of itself on
+//     ROS (RunConf.Diagnostics, RunConf.Transitions): its health on
+//     /diagnostics once a second (the tick loop, the inputs, the mission),
+//     and its status transitions on a topic, for rosbag; both observers
+//     that never make the tick wait. btrobot_msgs.go: btrobot's own
+//     message types (btrobot_msgs/Transitions, Transition);
 //   - lost.go: how a node notices that it lost ROS, and the errors that
 //     say so (ErrLost; ShutdownError, ClockStoppedError, MasterLostError,
 //     RobotLostError, ServerLostError), which Run returns after stopping

@@ -51,7 +51,7 @@ type MessageType struct {
 func (t MessageType) New() any { return reflect.New(t.Go).Interface() }
 
 // Messages maps ROS type names to Go types: every message, service and
-// action goroslib ships, move_base_msgs, and the types registered with
+// action goroslib ships, move_base_msgs, btrobot_msgs, and the types registered with
 // Register. Profiles and tree ports name types through it. It is safe for
 // concurrent use.
 type Messages struct {
@@ -67,6 +67,9 @@ func NewMessages() *Messages {
 		m.add(e.name, e.kind, e.typ)
 	}
 	for _, e := range moveBaseTypes {
+		m.add(e.name, e.kind, e.typ)
+	}
+	for _, e := range btrobotTypes {
 		m.add(e.name, e.kind, e.typ)
 	}
 	return m
@@ -297,4 +300,10 @@ func (m *Messages) Names(k TypeKind) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// btrobotTypes are btrobot's own messages (btrobot_msgs.go).
+var btrobotTypes = []typeEntry{
+	{"btrobot_msgs/Transitions", MessageKind, reflect.TypeFor[Transitions]()},
+	{"btrobot_msgs/Transition", MessageKind, reflect.TypeFor[Transition]()},
 }

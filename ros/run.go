@@ -46,6 +46,17 @@ type RunConf struct {
 	// OnStall, and a /clock held by the lockstep is not a lost simulator.
 	// Safe to call from any goroutine.
 	Paused func() bool
+	// Diagnostics, when set, publishes the run's health on /diagnostics
+	// (diagnostic_msgs/DiagnosticArray) once a second, and once more when
+	// the run ends: the tick loop, the inputs, the mission (see
+	// diagnostics.go), with the robot's name (RobotName) as hardware_id.
+	Diagnostics bool
+	// Transitions, when set, is the topic on which the status
+	// transitions of the tree go out, a btrobot_msgs/Transitions message
+	// per tick that had any, in order ("~transitions": the node's private
+	// namespace). RunID goes in each.
+	Transitions string
+	RunID       string
 }
 
 // DefaultClockTimeout is RunConf.ClockTimeout's default.
@@ -222,12 +233,59 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 			ls.observe(t)
 		}
 	}
+	var health *health
+	if conf.Diagnostics {
+		var err error
+		if health, err = newHealth(conn, conf.Tree, r.bridge, rate, conf.Paused); err != nil {
+			r.stop()
+			return ended(runtime.Idle, runtime.LoopStats{}, fmt.Errorf("run: %w", err))
+		}
+		observe := lc.Observe
+		lc.Observe = func(t runtime.TickReport) {
+			health.onTick(t)
+			if observe != nil {
+				observe(t)
+			}
+		}
+		defer conf.Tree.Observe(health)()
+	}
+	if conf.Transitions != "" {
+		tt, err := newTransitionTopic(conn, conf.Transitions, conf.RunID)
+		if err != nil {
+			r.stop()
+			if health != nil {
+				health.end(runtime.Idle, err)
+			}
+			return ended(runtime.Idle, runtime.LoopStats{}, fmt.Errorf("run: transitions: %w", err))
+		}
+		unobserve := conf.Tree.Observe(tt)
+		observe := lc.Observe
+		lc.Observe = func(t runtime.TickReport) {
+			tt.onTick(t)
+			if observe != nil {
+				observe(t)
+			}
+		}
+		defer func() {
+			unobserve()
+			if n := tt.close(); n > 0 {
+				conn.Logf(LogWarn, "%d transitions were not published on %s: the topic's goroutine fell behind", n, tt.pub.Topic())
+			}
+		}()
+	}
 	loop, err := runtime.NewLoop(lc)
 	if err != nil {
+		if health != nil {
+			health.end(runtime.Idle, err)
+		}
 		return RunReport{}, fmt.Errorf("run: %w", err)
 	}
 	st, err := loop.Run(runCtx)
-	return ended(st, loop.Stats(), err)
+	rep, err := ended(st, loop.Stats(), err)
+	if health != nil {
+		health.end(st, err)
+	}
+	return rep, err
 }
 
 // clockTimeout is the run's ClockTimeout, else the profile's, else the

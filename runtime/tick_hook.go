@@ -1,5 +1,10 @@
 package runtime
 
+import (
+	"sync"
+	"sync/atomic"
+)
+
 // TickHook is called around the tick of every node of a tree: a debugger
 // pauses or replaces nodes there (Groot2's breakpoints and replace-hooks),
 // a recorder learns which node is running when the blackboard changes.
@@ -29,19 +34,72 @@ func (t *Tree) Hook(h TickHook) (remove func()) {
 	return func() {
 		for i, x := range t.hooks {
 			if x == h {
-				hooks := append(t.hooks[:i:i], t.hooks[i+1:]...)
-				if len(hooks) == 0 {
-					hooks = nil
-				}
-				t.hooks = hooks
+				t.hooks = t.settle(append(t.hooks[:i:i], t.hooks[i+1:]...))
 				return
 			}
 		}
 	}
 }
 
-// executeHooked is Execute with the tree's tick hooks around the tick.
-func executeHooked(n Node, b *Base, hooks []TickHook) (st Status, err error) {
+// settle returns hooks, nil when it is empty and no one follows the node
+// ticking (TrackTicking), so that Execute takes its common path.
+func (t *Tree) settle(hooks []TickHook) []TickHook {
+	switch {
+	case len(hooks) > 0:
+		return hooks
+	case t.ticking != nil:
+		return []TickHook{} // not nil: Execute notes the node ticking
+	}
+	return nil
+}
+
+// TrackTicking makes the tree note which node's tick is under way, for
+// Ticking, until the function it returns is called (each call of
+// TrackTicking needs its own). Call both between ticks. While it is on,
+// every node's tick costs two atomic stores more (and takes Execute's
+// hooked path); a recorder uses it to name the node that wrote each
+// blackboard change without a tick hook of its own.
+func (t *Tree) TrackTicking() (stop func()) {
+	if t.tracking == 0 {
+		t.ticking = new(atomic.Pointer[Base])
+	}
+	t.tracking++
+	t.hooks = t.settle(t.hooks)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			if t.tracking--; t.tracking == 0 {
+				t.ticking = nil
+			}
+			t.hooks = t.settle(t.hooks)
+		})
+	}
+}
+
+// Ticking returns the innermost node whose tick is under way, nil between
+// ticks or when TrackTicking is off. It is safe from any goroutine: a
+// blackboard write from a ROS callback during a tick sees the node ticking
+// then.
+func (t *Tree) Ticking() *Base {
+	if p := t.ticking; p != nil {
+		return p.Load()
+	}
+	return nil
+}
+
+// executeHooked is Execute with the tree's tick hooks around the tick, and
+// the node noted as ticking while TrackTicking is on.
+func executeHooked(n Node, b *Base, hooks []TickHook) (Status, error) {
+	if p := b.tree.ticking; p != nil {
+		prev := p.Swap(b)
+		st, err := executeHooks(n, b, hooks)
+		p.Store(prev)
+		return st, err
+	}
+	return executeHooks(n, b, hooks)
+}
+
+func executeHooks(n Node, b *Base, hooks []TickHook) (st Status, err error) {
 	decided := false
 	if b.conds != nil {
 		if st, decided, err = b.conds.checkPre(n); err != nil {

@@ -80,3 +80,63 @@ func TestTickHooks(t *testing.T) {
 		})
 	}
 }
+
+// TestTrackTicking: while TrackTicking is on, Ticking names the innermost
+// node whose tick is under way (the writer of a blackboard change made
+// during it), nil between ticks; it stays on while a tick hook comes and
+// goes, and once every user stopped it Execute takes its common path
+// again.
+func TestTrackTicking(t *testing.T) {
+	tree := func() *NodeSpec {
+		return N("Sequence", A("name", "seq"),
+			N("Script", A("name", "first", "code", "a := 1")),
+			N("Inverter", A("name", "not"), N("Script", A("name", "inner", "code", "b := 2"))),
+			N("Script", A("name", "last", "code", "c := 3")))
+	}
+	cases := []struct {
+		name  string
+		users int  // TrackTicking calls
+		hook  bool // a tick hook attached and removed meanwhile
+		want  map[string]string
+	}{
+		{"each write is named after the node that made it", 1, false,
+			map[string]string{"a": "first", "b": "inner", "c": ""}},
+		{"two users, and a hook that comes and goes", 2, true,
+			map[string]string{"a": "first", "b": "inner", "c": ""}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, _ := buildTest(t, tree(), &eventLog{})
+			var stops []func()
+			for range tc.users {
+				stops = append(stops, tr.TrackTicking())
+			}
+			if tc.hook {
+				tr.Hook(&hookLog{log: &eventLog{}})()
+			}
+			got := map[string]string{}
+			tr.Blackboard().OnChange(func(c Change) {
+				w := ""
+				if n := tr.Ticking(); n != nil {
+					w = n.Name()
+				}
+				got[c.Key] = w
+			})
+			st, err := tr.TickExactlyOnce()
+			require.NoError(t, err)
+			assert.Equal(t, Failure, st, "the inverter fails the sequence before last")
+			assert.Nil(t, tr.Ticking(), "nothing ticks between ticks")
+			require.NoError(t, tr.Blackboard().Set("c", 3))
+			assert.Equal(t, tc.want, got, "a write between ticks has no writer")
+			for i, stop := range stops {
+				stop()
+				stop() // twice: once
+				if i < len(stops)-1 {
+					assert.NotNil(t, tr.hooks, "still on for the other user")
+				}
+			}
+			assert.Nil(t, tr.hooks, "the common path again")
+			assert.Nil(t, tr.Ticking())
+		})
+	}
+}

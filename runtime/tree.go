@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -47,10 +48,14 @@ type Tree struct {
 	bb        *Blackboard
 	clock     Clock
 	observers []Observer
-	hooks     []TickHook // nil unless a debugger or recorder attached one
-	wake      chan struct{}
-	haltErr   error
-	ticks     uint64
+	hooks     []TickHook // nil unless a debugger attached one, or TrackTicking is on
+	// ticking is the node whose tick is under way while TrackTicking is
+	// on (tracking counts its users); nil otherwise.
+	ticking  *atomic.Pointer[Base]
+	tracking int
+	wake     chan struct{}
+	haltErr  error
+	ticks    uint64
 
 	explaining  bool   // nodes format their reasons (SetExplaining)
 	completions uint64 // SUCCESS and FAILURE results so far, to order them
@@ -192,6 +197,9 @@ func (t *Tree) tick(againOnWake bool) (st Status, err error) {
 		if r := recover(); r != nil {
 			err = &PanicError{Value: r, Stack: debug.Stack()}
 			st = Failure
+		}
+		if t.ticking != nil {
+			t.ticking.Store(nil) // a panic skipped the restores
 		}
 		if err != nil {
 			t.root.base().abandon(nil) // a panic's too: Explain has no run to explain

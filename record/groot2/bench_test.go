@@ -92,3 +92,92 @@ func BenchmarkTickObserved(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTickObservedAB: the overhead of the observers on one tick of
+// the patrol-like tree, measured as a pair in one run: a bare tree and an
+// observed one (the Groot2 server, a recorder of each format, or both)
+// tick in turn, 500 µs apart on the wall clock (as a loop paces them:
+// most ticks change nothing, every 20 ms a step ends with transitions and
+// blackboard writes), so that the machine's drift hits both alike.
+//
+//	go test -run '^$' -bench TickObservedAB -benchtime 4000x -count 5 ./record/groot2
+//
+// bare-ns and observed-ns are the mean tick times (the tick and OnTick);
+// overhead-% is observed over bare, less one.
+func BenchmarkTickObservedAB(b *testing.B) {
+	for _, tc := range []struct {
+		name, file string
+		serve      bool
+	}{
+		{"none", "", false}, // the two trees alike: the method's own bias
+		{"groot2", "", true},
+		{"btlog", "tick.btlog", false},
+		{"db3", "tick.db3", false},
+		{"btlog+groot2", "tick.btlog", true},
+		{"db3+groot2", "tick.db3", true},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			_, doc, _ := patrol(b)
+			bare, err := runtime.Build(runtime.NewRegistry(), doc, runtime.BuildConf{Clock: runtime.WallClock{}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			tree, err := runtime.Build(runtime.NewRegistry(), doc, runtime.BuildConf{Clock: runtime.WallClock{}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var rec *record.Recorder
+			detach := func() {}
+			if tc.file != "" {
+				if rec, err = record.New(record.Conf{Path: filepath.Join(b.TempDir(), tc.file), Tree: tree, Document: doc, MaxPending: 1 << 22}); err != nil {
+					b.Fatal(err)
+				}
+				detach = rec.Attach()
+			}
+			var srv *Server
+			unhook := func() {}
+			if tc.serve {
+				if srv, err = New(Conf{Tree: tree, Document: doc, Host: "127.0.0.1", Port: freePort(b)}); err != nil {
+					b.Fatal(err)
+				}
+				unhook = srv.Attach()
+			}
+			var inBare, inObserved time.Duration
+			b.ResetTimer()
+			for i := range b.N {
+				t0 := time.Now()
+				if _, err := bare.TickExactlyOnce(); err != nil {
+					b.Fatal(err)
+				}
+				inBare += time.Since(t0)
+				time.Sleep(250 * time.Microsecond)
+				t0 = time.Now()
+				st, err := tree.TickExactlyOnce()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if rec != nil {
+					rec.OnTick(runtime.TickReport{Seq: uint64(i), Start: t0, Status: st})
+				}
+				inObserved += time.Since(t0)
+				time.Sleep(250 * time.Microsecond)
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(inBare.Nanoseconds())/float64(b.N), "bare-ns")
+			b.ReportMetric(float64(inObserved.Nanoseconds())/float64(b.N), "observed-ns")
+			b.ReportMetric(100*(float64(inObserved)/float64(inBare)-1), "overhead-%")
+			unhook()
+			detach()
+			if srv != nil {
+				if err := srv.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if rec != nil {
+				if err := rec.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
