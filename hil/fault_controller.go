@@ -117,8 +117,8 @@ func (rec *recorder) awaitLeave(name string) {
 func (rec *recorder) onEvent(line string) {
 	var name string
 	for _, pat := range []string{"lockstep: peer %s left", "lockstep: peer %s is gone"} {
-		if n, _ := fmt.Sscanf(line, pat, &name); n == 1 {
-			break
+		if n, err := fmt.Sscanf(line, pat, &name); n == 1 && err == nil {
+			break // (a peer that joined scans its name, then fails on the word)
 		}
 		name = ""
 	}
