@@ -11,15 +11,25 @@
 //
 // Faults strike between two physics steps: at a simulated time (Node.At),
 // when a robot comes near a place (on the harness's samples, every 100 ms
-// of simulated time), or when a node of a robot's tree reaches a status
-// (before the simulator's next step; the simulator is held in the
-// lockstep meanwhile). The robots are sampled on the simulator's
-// goroutine, so what the expectations measure is taken at the same
-// simulated times on every run.
+// of simulated time), when a node of a robot's tree reaches a status or an
+// entry of its blackboard meets a condition (before the simulator's next
+// step; the simulator is held in the lockstep meanwhile). The robots are
+// sampled on the simulator's goroutine, so what the expectations measure
+// is taken at the same simulated times on every run.
+//
+// The faults of the controller's world (the master shuts it down, /clock
+// stops, its tick stalls) let the simulated world go on at real time
+// without waiting for the controllers, so that only the controller's own
+// fail-safe can stop the robot; what is measured after them depends on
+// the machine's speed.
 //
 // Files: scenario.go the model, load.go the loader (every problem at
 // file:line:col, unknown keys with the nearest known ones), fault.go and
-// expect.go the kinds of fault and expectation, run.go one run, record.go
-// what a run saw and the verdicts, campaign.go many runs, report.go the
-// console table and JUnit XML. docs/hil.md teaches the file format.
+// expect.go the kinds of fault and expectation, fault_controller.go the
+// faults of the controller's world, trigger_blackboard.go the blackboard
+// triggers, expect_measures.go the measured expectations (speed near
+// obstacles, blackboard values, errors logged, a steady process, a stable
+// period), run.go one run, record.go what a run saw and the verdicts,
+// campaign.go many runs, report.go the console table and JUnit XML.
+// docs/hil.md teaches the file format.
 package hil

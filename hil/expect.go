@@ -27,10 +27,14 @@ import (
 //	battery_never_below: 0.2     the charge, sampled every 100 ms, never fell below
 //	at_rest: {within: 1s, after: end}
 //	                             the robot stood still within 1 s of the mission's end
-//	                             (or of a simulated time: after: 30s)
+//	                             (or of a simulated time: after: 30s; or of the first
+//	                             fault that struck it or the world: after: fault)
 //	node: {path: while_powered/battery_ok, reaches: FAILURE}
 //	                             a node whose path ends so reached that status
 //	                             (never_reaches: never did)
+//
+// and those of expect_measures.go: speed_near_obstacles, blackboard,
+// no_errors, steady, period_stable.
 type Expectation struct {
 	Pos runtime.Pos
 	// Kind is the expectation's key in the scenario.
@@ -50,12 +54,17 @@ type Expectation struct {
 	Node   string         // node: the end of the node's path
 	Status runtime.Status // node: the status
 	Never  bool           // node: never_reaches
+	More   measures       // the kinds of expect_measures.go
 }
 
-// afterEnd is at_rest's After for "after the mission's end".
-const afterEnd time.Duration = -1
+// afterEnd and afterFault are at_rest's After for "after the mission's
+// end" and "after the first fault".
+const (
+	afterEnd   time.Duration = -1
+	afterFault time.Duration = -2
+)
 
-var expectKinds = []string{"outcome", "ends_within", "visits", "visits_in_order", "collisions_at_most", "battery_never_below", "at_rest", "node"}
+var expectKinds = append([]string{"outcome", "ends_within", "visits", "visits_in_order", "collisions_at_most", "battery_never_below", "at_rest", "node"}, measureKinds...)
 
 var outcomes = []string{"succeeded", "failed", "stopped", "aborted", "done"}
 
@@ -151,6 +160,10 @@ func (d *decoder) expectation(field string, v *yaml.Node, e *Expectation, s *Sce
 				if c.Kind == yaml.ScalarNode && c.Value == "end" {
 					return
 				}
+				if c.Kind == yaml.ScalarNode && c.Value == "fault" {
+					e.After = afterFault
+					return
+				}
 				e.After, okA = d.duration(join(field, k), c, true)
 			}
 		}) {
@@ -186,6 +199,8 @@ func (d *decoder) expectation(field string, v *yaml.Node, e *Expectation, s *Sce
 			}
 			ok = okP && okS
 		}
+	default:
+		ok = d.measure(field, v, e, s)
 	}
 	return ok
 }

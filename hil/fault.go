@@ -23,6 +23,9 @@ import (
 //	                                            ... the first time the robot is within 1 m of the kitchen
 //	{when: {node: patrol/to_lab, reaches: RUNNING}, move_base: stop}
 //	                                            ... the first time that node reaches that status
+//	{when: {entry: battery_pct, below: 0.3}, move_base: stop}
+//	                                            ... the first time, after a tick, that the root
+//	                                            blackboard's entry meets the condition
 //	{at: 10s, obstacle: {name: box, rect: [4.8, -1.1, 5.2, 1.1]}}
 //	                                            a box [minx, miny, maxx, maxy] in metres
 //	{at: 10s, obstacle: {name: box, place: kitchen, size: 1}}
@@ -33,7 +36,9 @@ import (
 //	{at: 10s, delay: {topic: scan, by: 2s}}     holds a topic's messages back
 //	{at: 10s, stall_wheel: left}                stalls a wheel (free_wheel: left frees it)
 //
-// Topics are those of sim.FaultTopics.
+// Topics are those of sim.FaultTopics. The faults of the controller's
+// world (master: shutdown, clock: stop, stall: 2s) are in
+// fault_controller.go.
 type Fault struct {
 	Pos runtime.Pos
 	// At is when the fault strikes, in simulated time.
@@ -51,8 +56,10 @@ type Fault struct {
 	Robot string
 	// Text says what the fault does, for reports.
 	Text string
-	// apply does it, between two physics steps.
+	// apply does it, between two physics steps; ctl, instead, for a
+	// fault of the controller's world (fault_controller.go).
 	apply func(w *sim.World) error
+	ctl   *ctlFault
 }
 
 // Near is a fault's trigger: Robot within Within metres of Place.
@@ -98,24 +105,32 @@ func (d *decoder) near(field string, n *yaml.Node, s *Scenario) *Near {
 }
 
 // When is a fault's trigger: a node of Robot's tree, whose path ends with
-// Node, reaches Status.
+// Node, reaches Status; or, with Entry, an entry of its root blackboard
+// meets a condition (trigger_blackboard.go).
 type When struct {
 	Robot, Node string
 	Status      runtime.Status
+	Entry       *EntryCondition
 }
 
-// when decodes {robot, node, reaches}; robot may be left out with one
-// robot.
+// when decodes {robot, node, reaches} or {robot, entry, <condition>};
+// robot may be left out with one robot.
 func (d *decoder) when(field string, n *yaml.Node, s *Scenario) *When {
+	if n.Kind == yaml.MappingNode && hasKey(n, "entry") {
+		return d.whenEntry(field, n, s)
+	}
 	t := &When{}
 	ok := true
-	if !d.fields(field, n, []string{"robot", "node", "reaches"}, func(k string, v *yaml.Node) {
+	if !d.fields(field, n, append([]string{"robot", "node", "reaches", "entry"}, conditionOps...), func(k string, v *yaml.Node) {
 		f := join(field, k)
 		switch k {
 		case "robot":
 			t.Robot = d.robotName(f, v, s)
 		case "node":
 			t.Node, _ = d.str(f, v)
+		case "entry", "equals", "at_least", "at_most", "above", "below":
+			d.add(v, f, "%s belongs to a blackboard trigger: want entry: a blackboard entry, and one of %s", k, strings.Join(conditionOps, ", "))
+			ok = false
 		case "reaches":
 			st, err := runtime.ParseStatus(v.Value)
 			if err != nil || v.Kind != yaml.ScalarNode {
@@ -131,7 +146,7 @@ func (d *decoder) when(field string, n *yaml.Node, s *Scenario) *When {
 		t.Robot = s.Robots[0].Name
 	}
 	if t.Node == "" || !hasKey(n, "reaches") || t.Robot == "" && len(s.Robots) > 1 {
-		d.add(n, field, "want node: the end of a node's path, reaches: a status, and robot: the robot (when there are several)")
+		d.add(n, field, "want node: the end of a node's path, reaches: a status, and robot: the robot (when there are several); or entry: a blackboard entry and a condition (below: 30)")
 		return nil
 	}
 	return t
@@ -139,7 +154,7 @@ func (d *decoder) when(field string, n *yaml.Node, s *Scenario) *When {
 
 // faultKinds are the keys a fault may have beside at and robot; robotFault
 // says which strike a robot.
-var faultKinds = []string{"battery", "obstacle", "clear_obstacle", "move_base", "freeze", "unfreeze", "delay", "stall_wheel", "free_wheel"}
+var faultKinds = append([]string{"battery", "obstacle", "clear_obstacle", "move_base", "freeze", "unfreeze", "delay", "stall_wheel", "free_wheel"}, ctlFaultKinds...)
 
 var robotFault = map[string]bool{
 	"battery": true, "move_base": true, "freeze": true, "unfreeze": true,
@@ -236,7 +251,7 @@ func (d *decoder) faults(n *yaml.Node, s *Scenario) []Fault {
 		case triggers > 1:
 			d.add(fn, field, "give one of at, near and when")
 		case triggers == 0:
-			d.add(fn, field, "no at: want at: the simulated time the fault strikes (30s), near: {place: kitchen, within: 1} or when: {node: battery_ok, reaches: FAILURE}")
+			d.add(fn, field, "no at: want at: the simulated time the fault strikes (30s), near: {place: kitchen, within: 1}, when: {node: battery_ok, reaches: FAILURE} or when: {entry: battery_pct, below: 0.3}")
 		case near != nil:
 			f.Near = d.near(join(field, "near"), near, s)
 		case when != nil:
@@ -249,7 +264,7 @@ func (d *decoder) faults(n *yaml.Node, s *Scenario) []Fault {
 			d.add(fn, field, "no fault: want one of %s", strings.Join(faultKinds, ", "))
 			continue
 		}
-		if robotFault[f.Kind] {
+		if robotFault[f.Kind] || ctlRobotFault[f.Kind] {
 			switch {
 			case robot != nil:
 				f.Robot = d.robotName(join(field, "robot"), robot, s)
@@ -265,7 +280,12 @@ func (d *decoder) faults(n *yaml.Node, s *Scenario) []Fault {
 		} else if robot != nil {
 			d.add(robot, join(field, "robot"), "%s strikes the world, not a robot: leave robot out", f.Kind)
 		}
-		if f.apply = d.fault(join(field, f.Kind), f.Kind, f.Robot, kind, s); f.apply != nil {
+		if slices.Contains(ctlFaultKinds, f.Kind) {
+			f.ctl = d.ctlFault(join(field, f.Kind), f.Kind, kind)
+		} else {
+			f.apply = d.fault(join(field, f.Kind), f.Kind, f.Robot, kind, s)
+		}
+		if f.apply != nil || f.ctl != nil {
 			out = append(out, f)
 		}
 	}

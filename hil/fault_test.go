@@ -1,6 +1,7 @@
 package hil
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -61,5 +62,33 @@ func TestFaultsChangeTheWorld(t *testing.T) {
 	} {
 		require.Less(t, i, len(s.Faults))
 		check(s.Faults[i].apply(w))
+	}
+}
+
+// TestTheWorldWaitsAgainOnceTheControllersLeft: the real-time run a
+// shutdown or a stopped clock began ends when every controller struck has
+// left the lockstep (or is gone), not when one joins or another leaves.
+func TestTheWorldWaitsAgainOnceTheControllersLeft(t *testing.T) {
+	rec := &recorder{leaving: map[string]bool{}}
+	rec.awaitLeave("/robot1/btrobot")
+	rec.awaitLeave("/robot2/btrobot")
+	cases := []struct {
+		line    string
+		waiting []string
+	}{
+		{"lockstep: peer /robot1/btrobot joined at 0s", []string{"/robot1/btrobot", "/robot2/btrobot"}},
+		{"lockstep: peer /robot3/btrobot left at 5s", []string{"/robot1/btrobot", "/robot2/btrobot"}},
+		{"lockstep: peer /robot1/btrobot left at 5.18s", []string{"/robot2/btrobot"}},
+		{"lockstep: still waiting for peer /robot2/btrobot (it let the simulation run to 5s)", []string{"/robot2/btrobot"}},
+		{"lockstep: peer /robot2/btrobot is gone; no longer waiting for it", nil},
+	}
+	for _, tc := range cases {
+		rec.onEvent(tc.line)
+		var waiting []string
+		for name := range rec.leaving {
+			waiting = append(waiting, name)
+		}
+		slices.Sort(waiting)
+		assert.Equal(t, tc.waiting, waiting, tc.line)
 	}
 }

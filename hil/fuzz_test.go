@@ -14,6 +14,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(base))
 	f.Add([]byte(base + "faults: [{at: 1s, obstacle: {name: b, place: lab, size: 1}}, {at: 2s, delay: {topic: scan, by: 1s}}]\n"))
 	f.Add([]byte(base + "  - node: {path: a/b, reaches: FAILURE}\n  - at_rest: {within: 1s, after: 2s}\n  - visits_in_order: [lab]\n"))
+	f.Add([]byte(base + "  - speed_near_obstacles: {max: 0.5, within: 0.4}\n  - blackboard: {a: 1, b: \"x\", c: null}\n  - no_errors: true\n  - steady: {goroutines: 3, heap: 1MiB, after: 1m}\n  - period_stable: {entry: n, tolerance: 0.5}\n"))
+	f.Add([]byte(base + "faults: [{at: 1s, master: shutdown}, {at: 2s, clock: stop}, {at: 3s, stall: 1s}, {when: {entry: a, below: 3}, battery: 0.1}, {when: {entry: b, equals: on}, stall: 2s}]\n"))
 	files, _ := filepath.Glob("../scenarios/*.scenario.yaml")
 	for _, p := range files {
 		data, err := os.ReadFile(p)

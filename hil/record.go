@@ -6,13 +6,19 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/places"
+	"github.com/btrobot/btrobot/ros/master"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/sim"
+	"github.com/btrobot/btrobot/sim/simnode"
 )
+
+// forever is simnode's RealTime until for good.
+const forever = simnode.Forever
 
 // recorder watches a run for the expectations: the simulator's state at
 // every sample (on the simulator's goroutine, between two physics steps,
@@ -24,22 +30,43 @@ type recorder struct {
 	robots []*robotRecord
 	watch  []watched // the places visits expectations name
 
+	// h is what the faults of the controller's world act on.
+	h *harness
+	// near is how near an obstacle the speed is kept (0: not kept);
+	// steady says the process is read every readEvery (simulated time).
+	near                   float64
+	steady                 bool
+	readEvery, nextReading time.Duration
+
 	mu          sync.Mutex
-	faultErrors []Verdict // faults the world refused
-	strikes     []strike  // faults applied, in order
-	nearDone    []bool    // per fault: a near trigger has fired
+	faultErrors []Verdict       // faults the world refused
+	strikes     []strike        // faults applied, in order
+	nearDone    []bool          // per fault: a near trigger has fired
+	leaving     map[string]bool // controllers struck that have not left the lockstep yet
+}
+
+// harness is what a run's faults of the controller's world act on.
+type harness struct {
+	node   *simnode.Node
+	master *master.Master
 }
 
 type strike struct {
-	at   time.Duration
-	text string
+	at    time.Duration
+	text  string
+	robot string // "" for the world
 }
 
 // strike applies a fault to the world, on the simulator's goroutine.
 func (rec *recorder) strike(f Fault, w *sim.World) {
-	err := f.apply(w)
+	var err error
+	if f.ctl != nil {
+		err = rec.strikeController(f, w)
+	} else {
+		err = f.apply(w)
+	}
 	rec.mu.Lock()
-	rec.strikes = append(rec.strikes, strike{w.Now(), f.Text})
+	rec.strikes = append(rec.strikes, strike{w.Now(), f.Text, f.Robot})
 	rec.mu.Unlock()
 	if err != nil {
 		rec.faultError(f, err)
@@ -83,9 +110,16 @@ type robotRecord struct {
 	visits  []visit         // entries into a place's visit radius, in order
 	inside  map[string]bool // the places the robot is within the radius of
 	whens   []Fault         // faults its tree triggers, not yet struck
-	battery []level         // the charge at each sample
-	moving  []motion        // changes between moving and at rest
-	hits    []level         // changes of the collision count
+	entries []Fault         // faults its blackboard triggers, not yet struck
+	stall   atomic.Int64    // a stall to take in the next tick (ns)
+	faultAt time.Duration   // when the first fault on it or the world struck
+	faulted bool            // ... if one did
+	measured
+	watchKeys []string    // the entries period_stable watches
+	res       []resources // readings of the process, for steady
+	battery   []level     // the charge at each sample
+	moving    []motion    // changes between moving and at rest
+	hits      []level     // changes of the collision count
 }
 
 type watched struct {
@@ -109,9 +143,15 @@ type motion struct {
 }
 
 func newRecorder(s *Scenario) *recorder {
-	rec := &recorder{s: s, nearDone: make([]bool, len(s.Faults))}
+	rec := &recorder{s: s, nearDone: make([]bool, len(s.Faults)), leaving: map[string]bool{}}
 	for _, r := range s.Robots {
 		rr := &robotRecord{name: r.Name, inside: map[string]bool{}}
+		rr.changes, rr.lastVal = map[string][]time.Duration{}, map[string]float64{}
+		for _, e := range s.Expect {
+			if e.Kind == "period_stable" && (e.Robot == "" || e.Robot == r.Name) && !slices.Contains(rr.watchKeys, e.More.Entry) {
+				rr.watchKeys = append(rr.watchKeys, e.More.Entry)
+			}
+		}
 		for _, e := range s.Expect {
 			if e.Kind == "node" && (e.Robot == "" || e.Robot == r.Name) {
 				rr.nodes = append(rr.nodes, e)
@@ -119,12 +159,17 @@ func newRecorder(s *Scenario) *recorder {
 			}
 		}
 		for _, f := range s.Faults {
-			if f.When != nil && f.When.Robot == r.Name {
+			switch {
+			case f.When != nil && f.When.Robot == r.Name && f.When.Entry != nil:
+				rr.entries = append(rr.entries, f)
+			case f.When != nil && f.When.Robot == r.Name:
 				rr.whens = append(rr.whens, f)
 			}
 		}
 		rec.robots = append(rec.robots, rr)
 	}
+	rec.near, rec.steady = rec.nearLimit(), rec.wantsSteady()
+	rec.readEvery = max(samplePeriod, (s.TimeLimit+time.Minute)/100)
 	for _, e := range s.Expect {
 		for _, p := range e.Places {
 			if slices.ContainsFunc(rec.watch, func(w watched) bool { return w.name == p }) {
@@ -136,6 +181,29 @@ func newRecorder(s *Scenario) *recorder {
 		}
 	}
 	return rec
+}
+
+// robot returns the record of the robot of that name.
+func (rec *recorder) robot(name string) *robotRecord {
+	for _, rr := range rec.robots {
+		if rr.name == name {
+			return rr
+		}
+	}
+	return nil
+}
+
+// firstStrike returns when the first fault that concerns the robot (its
+// own, or one on the world) struck.
+func (rec *recorder) firstStrike(robot string) (time.Duration, string, bool) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for _, st := range rec.strikes {
+		if st.robot == "" || st.robot == robot {
+			return st.at, st.text, true
+		}
+	}
+	return 0, "", false
 }
 
 func (rec *recorder) faultError(f Fault, err error) {
@@ -170,9 +238,16 @@ func (rec *recorder) settle() time.Duration {
 	t := end + endGrace
 	for _, e := range rec.s.Expect {
 		if e.Kind == "at_rest" {
-			if e.After == afterEnd {
+			switch e.After {
+			case afterEnd:
 				t = max(t, end+e.Within+endGrace)
-			} else {
+			case afterFault:
+				for _, rr := range rec.robots {
+					if at, _, ok := rec.firstStrike(rr.name); ok {
+						t = max(t, at+e.Within+endGrace)
+					}
+				}
+			default:
 				t = max(t, e.After+e.Within+endGrace)
 			}
 		}
@@ -185,6 +260,12 @@ func (rec *recorder) settle() time.Duration {
 func (rec *recorder) sample(w *sim.World) {
 	rec.trigger(w)
 	now := w.Now()
+	var reading *resources
+	if rec.steady && now >= rec.nextReading {
+		r := readResources(now)
+		reading = &r
+		rec.nextReading = now + rec.readEvery
+	}
 	for _, rr := range rec.robots {
 		r, ok := w.Robot(rr.name)
 		if !ok {
@@ -206,6 +287,12 @@ func (rec *recorder) sample(w *sim.World) {
 		}
 		if c := float64(r.Collisions()); len(rr.hits) == 0 || rr.hits[len(rr.hits)-1].v != c {
 			rr.hits = append(rr.hits, level{now, c})
+		}
+		if rec.near > 0 {
+			rr.measureNear(w, r, rec.near, now)
+		}
+		if reading != nil {
+			rr.res = append(rr.res, *reading)
 		}
 		rr.mu.Unlock()
 	}
@@ -255,6 +342,12 @@ func (rec *recorder) judge(reps []mission.Report) []Verdict {
 	rec.mu.Lock()
 	out = append(out, rec.faultErrors...)
 	rec.mu.Unlock()
+	for _, rr := range rec.robots {
+		at, _, ok := rec.firstStrike(rr.name)
+		rr.mu.Lock()
+		rr.faultAt, rr.faulted = at, ok
+		rr.mu.Unlock()
+	}
 	for _, e := range rec.s.Expect {
 		for i, rr := range rec.robots {
 			if e.Robot != "" && e.Robot != rr.name {
@@ -309,8 +402,14 @@ func (rr *robotRecord) judge(e Expectation, rep mission.Report) (bool, string) {
 		return low.v >= e.Level, fmt.Sprintf("lowest %.1f%% at %v", 100*low.v, low.at)
 	case "at_rest":
 		after := e.After
-		if after == afterEnd {
+		switch after {
+		case afterEnd:
 			after = rr.end
+		case afterFault:
+			if !rr.faulted {
+				return false, "no fault struck " + rr.name + " or the world"
+			}
+			after = rr.faultAt
 		}
 		rest := time.Duration(-1)
 		for _, m := range rr.moving {
@@ -342,6 +441,9 @@ func (rr *robotRecord) judge(e Expectation, rep mission.Report) (bool, string) {
 				return true, fmt.Sprintf("reached %s at %v", e.Status, at)
 			}
 		}
+	}
+	if slices.Contains(measureKinds, e.Kind) {
+		return rr.judgeMeasure(e, rep)
 	}
 	return false, "not judged: unknown expectation " + e.Kind
 }

@@ -156,6 +156,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 			evMu.Lock()
 			events = append(events, event{at, line})
 			evMu.Unlock()
+			rec.onEvent(line)
 			if c.Log != nil {
 				c.Log(fmt.Sprintf("%v %s", at.Round(time.Millisecond), line))
 			}
@@ -165,6 +166,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 		return res, err
 	}
 	defer node.Close()
+	rec.h = &harness{node: node, master: mst}
 	for _, f := range s.Faults {
 		if f.Near == nil && f.When == nil {
 			node.At(f.At, func(w *sim.World) { rec.strike(f, w) })
@@ -256,6 +258,11 @@ func runConf(s *Scenario, r Robot, m *mission.Mission, uri string, epoch time.Ti
 		return mission.RunConf{}, fmt.Errorf("%s: %s's blackboard: %w", r.Mission.Pos, r.Name, err)
 	}
 	origin := skills.Pose(r.Spawn)
+	stalls := false
+	for _, f := range s.Faults {
+		stalls = stalls || f.ctl != nil && f.ctl.kind == "stall" && f.Robot == r.Name
+	}
+	hooked := false
 	rc := mission.RunConf{
 		Mission: m, Seed: s.Seed, Lockstep: &ros.LockstepConf{}, OdomOrigin: &origin, Blackboard: bb,
 		ROS: ros.Conf{MasterURI: uri, Host: "127.0.0.1", Namespace: "/" + r.Name, Name: "btrobot"},
@@ -270,6 +277,16 @@ func runConf(s *Scenario, r Robot, m *mission.Mission, uri string, epoch time.Ti
 		OnTick: func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
 			now := t.Start.Sub(epoch)
 			rr.ticked(now)
+			if stalls && !hooked {
+				tree.Hook(stallHook{rr}) // between two ticks, as Hook wants
+				hooked = true
+			}
+			for _, f := range rr.entryFired(tree.Blackboard()) {
+				// As for a node's trigger: the simulator is held at this
+				// tick's time, so the fault strikes before its next step.
+				node.Do(func(w *sim.World) error { rec.strike(f, w); return nil })
+			}
+			rr.watchEntries(tree.Blackboard(), now)
 			if sw := r.Mission.StopWhen; sw != nil {
 				if v, ok := tree.Blackboard().Get(sw.Entry); ok {
 					if f, ok := number(v); ok && f >= sw.AtLeast {
@@ -283,11 +300,34 @@ func runConf(s *Scenario, r Robot, m *mission.Mission, uri string, epoch time.Ti
 			return "", false
 		},
 	}
-	if log != nil {
-		rc.Log = func(line string) { log(r.Name + ": " + line) }
+	rc.ROS.OnLog = func(level ros.LogLevel, msg string) {
+		if level >= ros.LogError {
+			rr.logError(msg)
+		}
+	}
+	rc.Log = func(line string) {
+		if strings.HasPrefix(line, "error ") {
+			rr.logError(line) // a Log node at level error (the ROS log's errors come through OnLog)
+		}
+		if log != nil {
+			log(r.Name + ": " + line)
+		}
 	}
 	return rc, nil
 }
+
+// stallHook blocks a tick, inside it (where the watchdog sees it), for the
+// stall a fault asked for.
+type stallHook struct{ rr *robotRecord }
+
+func (h stallHook) BeforeTick(*runtime.Base) runtime.Status {
+	if d := h.rr.stall.Swap(0); d > 0 {
+		time.Sleep(time.Duration(d))
+	}
+	return runtime.Idle
+}
+
+func (stallHook) AfterTick(*runtime.Base, runtime.Status) runtime.Status { return runtime.Idle }
 
 // number reads a blackboard value as a number.
 func number(v any) (float64, bool) {

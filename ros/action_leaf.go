@@ -103,6 +103,10 @@ func (r *actionRun) takeFeedback() any {
 
 var errTimeout = errors.New("the goal's timeout expired")
 
+// errStalled cancels the goals in flight when the watchdog sees a stuck
+// tick (Conn.cancelGoals).
+var errStalled = errors.New("the goal was cancelled: the controller stalled")
+
 // NewActionLeaf returns an action leaf, for a NodeType.New. With a Conn, the
 // action client is made at once (it registers topics with the master), so
 // that the server connects before the first goal.
@@ -150,6 +154,7 @@ func runGoal(ctx context.Context, client *ActionClient, clock runtime.Clock, con
 	}
 	gctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	defer client.ac.conn.trackGoal(cancel)()
 	if conf.Timeout > 0 {
 		expired, stop := clock.Timer(clock.Now().Add(conf.Timeout))
 		defer stop()
@@ -171,6 +176,8 @@ func runGoal(ctx context.Context, client *ActionClient, clock runtime.Clock, con
 		return ActionOutcome{Code: CodeTimeout, Err: fmt.Errorf("action %s: %w (%v)", client.Name(), errTimeout, conf.Timeout)}
 	case ctx.Err() != nil:
 		return ActionOutcome{Code: CodeCancelled, Err: ctx.Err()} // halted: dropped
+	case errors.Is(context.Cause(gctx), errStalled):
+		return ActionOutcome{Code: CodeCancelled, Err: fmt.Errorf("action %s: %w", client.Name(), errStalled)}
 	case errors.Is(err, ErrServerUnreachable):
 		return ActionOutcome{Code: CodeServerUnreachable, Err: err}
 	case err != nil:
@@ -263,6 +270,9 @@ func (o ActionOutcome) Reason(server string) string {
 	case CodeGoalRejected:
 		return server + " rejected the goal"
 	case CodeCancelled:
+		if errors.Is(o.Err, errStalled) {
+			return fmt.Sprintf("the goal of %s was cancelled: the controller stalled (the watchdog)", server)
+		}
 		return fmt.Sprintf("%s ended the goal %v (cancelled by someone else)", server, o.State)
 	}
 	if o.Err != nil {

@@ -202,6 +202,9 @@ type Conn struct {
 	// cancels are closed once their halted goal's server acknowledged the
 	// cancel (or cancelAckPatience passed); Close waits for them.
 	cancels []chan struct{}
+	// goals are the cancel functions of the action goals in flight
+	// (trackGoal), for cancelGoals.
+	goals   map[*goalEntry]struct{}
 	subs    map[string]*topicSub
 	pubs    map[string]*topicPub
 	svcs    map[string]*serviceClient
@@ -438,6 +441,40 @@ func (c *Conn) SetParam(name string, v any) error {
 		return fmt.Errorf("set parameter %s: %w", r, err)
 	}
 	return nil
+}
+
+type goalEntry struct{ cancel context.CancelCauseFunc }
+
+// trackGoal registers an action goal in flight, which cancelGoals cancels
+// with errStalled; the function returned unregisters it.
+func (c *Conn) trackGoal(cancel context.CancelCauseFunc) (untrack func()) {
+	e := &goalEntry{cancel}
+	c.mu.Lock()
+	if c.goals == nil {
+		c.goals = map[*goalEntry]struct{}{}
+	}
+	c.goals[e] = struct{}{}
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		delete(c.goals, e)
+		c.mu.Unlock()
+	}
+}
+
+// cancelGoals cancels every action goal in flight (their cancels are sent
+// to the servers, as a halt's are), and returns how many there were.
+func (c *Conn) cancelGoals() int {
+	c.mu.Lock()
+	goals := make([]*goalEntry, 0, len(c.goals))
+	for e := range c.goals {
+		goals = append(goals, e)
+	}
+	c.mu.Unlock()
+	for _, e := range goals {
+		e.cancel(errStalled)
+	}
+	return len(goals)
 }
 
 // trackCancel registers a halted goal's cancel, whose done is closed once

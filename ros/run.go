@@ -160,8 +160,12 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 					r.stop() // a pause a person asked for: no stall
 					return
 				}
-				conn.Logf(LogWarn, "a tick has run %v: stopping the robot", lc.Watchdog)
+				conn.Logf(LogWarn, "a tick has run %v: stopping the robot and cancelling its action goals", lc.Watchdog)
 				r.stop()
+				// An action server (move_base) would drive on after the
+				// zero velocity: its goals are cancelled, and the tree
+				// finds them so (CANCELLED) when it runs again.
+				conn.cancelGoals()
 				if conf.OnStall != nil {
 					conf.OnStall()
 				}
@@ -221,11 +225,10 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 		}
 		defer ls.close()
 		lc.Latch, lc.Flush = ls.latch, ls.flush
-		if lc.Watchdog > 0 {
-			// The latch may wait up to sensorPatience of wall time for
-			// the step's sensor messages: that is not a stuck tick.
-			lc.Watchdog += sensorPatience
-		}
+		// The latch may wait up to sensorPatience of wall time for the
+		// step's sensor messages, the world held meanwhile: that is not a
+		// stuck tick, so the watchdog starts after it.
+		lc.LatchWaits = true
 		lc.Observe = func(t runtime.TickReport) {
 			if conf.Observe != nil {
 				conf.Observe(t)

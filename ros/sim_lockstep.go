@@ -130,7 +130,14 @@ func (ls *lockstep) flush(now time.Time, st runtime.Status) error {
 // while the simulator waits at it. The next tick is due a period after
 // this one was, as the loop schedules it.
 func (ls *lockstep) observe(t runtime.TickReport) {
-	for !ls.next.After(t.Start) {
+	// Time may have gone on during the tick, when the simulator ran without
+	// waiting for the tree (simnode's RealTime, while the tree stalled):
+	// the next tick is then due after where time stands now.
+	from := t.Start
+	if now := ls.conn.Clock().Now(); now.After(from) {
+		from = now
+	}
+	for !ls.next.After(from) {
 		ls.next = ls.next.Add(ls.period)
 	}
 	if err := ls.peer.Ready(ls.next); err != nil && ls.readyErr == nil {

@@ -36,6 +36,11 @@ type LoopConf struct {
 	// controller is stuck. It runs on Wall.
 	Watchdog time.Duration
 	OnStall  func()
+	// LatchWaits says that Latch may wait on purpose (a simulator's lockstep
+	// waits for the sensor messages of the tick's time, while the simulated
+	// world is held): the watchdog then starts when Latch returns, so that
+	// it times the tree's tick and Flush only, with the same Watchdog.
+	LatchWaits bool
 	// Wall is the clock of the watchdog and of stall detection, which must
 	// not depend on the clock the tree follows: a simulated clock that stops
 	// would stop them too. WallClock when nil, except that a test pacing the
@@ -192,10 +197,15 @@ func (l *Loop) Run(ctx context.Context) (st Status, err error) {
 			}
 		}
 		start, startWall := clock.Now(), c.Wall.Now()
+		arm := func() {}
 		if dog != nil {
-			dog.arm(startWall)
+			if c.LatchWaits {
+				arm = func() { dog.arm(c.Wall.Now()) }
+			} else {
+				dog.arm(startWall)
+			}
 		}
-		st, err = l.scan(start)
+		st, err = l.scan(start, arm)
 		if dog != nil {
 			dog.disarm()
 		}
@@ -228,12 +238,18 @@ func (l *Loop) Run(ctx context.Context) (st Status, err error) {
 	}
 }
 
-func (l *Loop) scan(now time.Time) (Status, error) {
+// scan latches the inputs, calls arm (every time: the watchdog is
+// disarmed after it), ticks the tree and flushes the outputs.
+func (l *Loop) scan(now time.Time, arm func()) (Status, error) {
 	c := l.conf
 	if c.Latch != nil {
-		if err := c.Latch(now); err != nil {
+		err := c.Latch(now)
+		arm()
+		if err != nil {
 			return Failure, fmt.Errorf("latching inputs: %w", err)
 		}
+	} else {
+		arm()
 	}
 	st, err := c.Tree.TickExactlyOnce()
 	if err != nil {

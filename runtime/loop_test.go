@@ -7,6 +7,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // funcLeaf is a leaf whose Tick is a closure, for loop tests.
@@ -333,5 +336,78 @@ func TestHistogramQuantiles(t *testing.T) {
 	}
 	if h.Max() != time.Millisecond || h.Count() != 1000 {
 		t.Errorf("max %v count %d", h.Max(), h.Count())
+	}
+}
+
+// TestLoopWatchdogAndAWaitingLatch: a latch that waits on purpose
+// (LatchWaits: a simulator's lockstep holding the world) is not a stuck
+// tick, and the watchdog times the tick from when it returns, with the
+// same limit; without LatchWaits the latch counts.
+func TestLoopWatchdogAndAWaitingLatch(t *testing.T) {
+	cases := []struct {
+		name        string
+		latchWaits  bool
+		firesInLock bool // the watchdog fires while the latch waits
+	}{
+		{"the latch counts", false, true},
+		{"a latch that waits does not", true, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := NewManualClock(testEpoch)
+			inLatch, releaseLatch := make(chan struct{}, 1), make(chan struct{})
+			inTick, releaseTick := make(chan struct{}, 1), make(chan struct{})
+			tree := loopTree(t, clock, func(*funcLeaf) (Status, error) {
+				inTick <- struct{}{}
+				<-releaseTick
+				return Success, nil
+			})
+			stalled := make(chan struct{}, 2)
+			run := &loopRun{}
+			latched := false
+			startLoop(t, LoopConf{Tree: tree, Rate: 10, UntilDone: true, Watchdog: 300 * time.Millisecond, LatchWaits: tc.latchWaits,
+				OnStall: func() { stalled <- struct{}{} },
+				Latch: func(time.Time) error {
+					if !latched {
+						latched = true
+						inLatch <- struct{}{}
+						<-releaseLatch
+					}
+					return nil
+				}}, run)
+			<-inLatch
+			if tc.latchWaits {
+				time.Sleep(20 * time.Millisecond) // a watchdog timer would be pending by now
+				require.Empty(t, clock.Pending(), "no watchdog while the latch waits")
+			} else {
+				settle(t, clock)
+			}
+			clock.Advance(500 * time.Millisecond)
+			select {
+			case <-stalled:
+				assert.True(t, tc.firesInLock, "the watchdog fired while the latch waited")
+			case <-time.After(50 * time.Millisecond):
+				assert.False(t, tc.firesInLock, "the watchdog did not fire while the latch waited")
+			}
+			close(releaseLatch)
+			<-inTick
+			if tc.latchWaits {
+				settle(t, clock) // armed when the latch returned
+				clock.Advance(299 * time.Millisecond)
+				select {
+				case <-stalled:
+					t.Fatal("the watchdog fired early")
+				case <-time.After(20 * time.Millisecond):
+				}
+				clock.Advance(time.Millisecond)
+				select {
+				case <-stalled:
+				case <-time.After(5 * time.Second):
+					t.Fatal("the watchdog did not fire on the stuck tick")
+				}
+			}
+			close(releaseTick)
+			<-run.done
+		})
 	}
 }

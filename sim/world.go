@@ -326,6 +326,14 @@ func (w *World) collides(r *Robot, p Pose) (bool, *Robot) {
 
 // clearance returns the free distance around robot r's centre at p (to
 // walls, obstacles, the map edge or another robot's edge), up to limit.
+// Clearance returns the distance (m) from the robot's footprint to the
+// nearest obstacle — a wall of the map, a placed obstacle, another robot —
+// looking no further than limit metres beyond the footprint: limit when
+// nothing is nearer, 0 in contact.
+func (w *World) Clearance(r *Robot, limit float64) float64 {
+	return max(0, min(limit, w.clearance(r, r.pose, limit+r.conf.Radius)-r.conf.Radius))
+}
+
 func (w *World) clearance(r *Robot, p Pose, limit float64) float64 {
 	d := w.live.clearance(p.X, p.Y, limit)
 	for _, o := range w.robots {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/rosgraph_msgs"
@@ -85,6 +86,9 @@ type Node struct {
 	wake   chan struct{}
 
 	eventWake chan struct{} // events are waiting for deliverEvents
+
+	realUntil    atomic.Int64 // RealTime's until (simulated ns); 0: none
+	clockStopped atomic.Bool  // StopClock
 
 	clockPub, tfPub, eventsPub *ros.Publisher
 	pubs                       []*ros.Publisher // every publisher, for Stats
@@ -425,6 +429,7 @@ func (n *Node) loop() {
 	paceWall, paceSim := time.Now(), n.Now()
 	heartbeat := time.NewTicker(100 * time.Millisecond)
 	defer heartbeat.Stop()
+	wasReal := false
 	for {
 		n.mu.Lock()
 		n.stats.Wall = time.Since(start)
@@ -433,8 +438,16 @@ func (n *Node) loop() {
 			n.mu.Unlock()
 			return
 		}
-		wait := n.holdReason(now)
+		wait := ""
+		real := n.realTime(now)
+		if !real {
+			wait = n.holdReason(now)
+		}
 		n.mu.Unlock()
+		if real != wasReal {
+			// Into or out of a real-time run: pace from here.
+			wasReal, paceWall, paceSim = real, time.Now(), now
+		}
 		if wait != "" {
 			held := time.Now()
 			select {
@@ -456,8 +469,12 @@ func (n *Node) loop() {
 			paceWall, paceSim = time.Now(), now
 			continue
 		}
-		if n.conf.Speed > 0 {
-			due := paceWall.Add(time.Duration(float64(now+n.step-paceSim) / n.conf.Speed))
+		speed := n.conf.Speed
+		if real {
+			speed = 1
+		}
+		if speed > 0 {
+			due := paceWall.Add(time.Duration(float64(now+n.step-paceSim) / speed))
 			if d := time.Until(due); d > time.Millisecond {
 				t := time.NewTimer(d)
 				select {
@@ -536,7 +553,7 @@ func (n *Node) stepLocked(out *outbox) {
 }
 
 func (n *Node) publishClock() {
-	if n.conf.WallTime {
+	if n.conf.WallTime || n.clockStopped.Load() {
 		return
 	}
 	n.clockPub.Publish(&rosgraph_msgs.Clock{Clock: n.Stamp(n.Now())})
