@@ -1,0 +1,573 @@
+// btrobot studio: the page. Plain ES module, no build step. It draws the
+// tree of the selected run top-down, keeps its state from the server's
+// events (a snapshot, then deltas; on reconnect the browser names the last
+// event and the server resumes or sends a snapshot), and offers the
+// debugging actions when the server allows them.
+
+const $ = (s) => document.querySelector(s);
+const SVGNS = 'http://www.w3.org/2000/svg';
+const NODE_H = 44, GAP_X = 14, GAP_Y = 38, MAX_HISTORY = 20000;
+
+const S = {
+  control: false, runs: [], run: null, nodes: [], collapsed: new Set(),
+  status: [], reason: [], last: [], since: [], pos: [], els: [], edges: [],
+  history: [], n: 0, bb: new Map(), bbHist: new Map(), loop: null, debug: null,
+  end: null, explanation: [], now: 0, scrub: null, selected: 0, es: null,
+  dirty: new Set(), frame: 0, replay: null, timeline: [],
+  view: { x: 0, y: 0, k: 1 }, layoutW: 0, layoutH: 0,
+};
+// What a test or a benchmark reads: how far behind the tick the page is.
+window.studioStats = { events: 0, snapshots: 0, lagLast: 0, lagMax: 0, applied: 0, firstPaint: 0 };
+
+async function api(path, body) {
+  const opt = body === undefined ? {} : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+  const r = await fetch(path, opt);
+  if (!r.ok) throw new Error(await r.text());
+  return r.json();
+}
+
+function el(tag, attrs = {}, parent) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+function h(tag, attrs = {}, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k.startsWith('on')) e.addEventListener(k.slice(2), v); else if (v !== undefined && v !== null) e.setAttribute(k, v);
+  }
+  for (const k of kids) e.append(k instanceof Node ? k : document.createTextNode(String(k)));
+  return e;
+}
+
+// ---- runs ----
+
+async function start() {
+  const info = await api('api/runs');
+  S.control = info.control;
+  if (info.title) document.title = info.title + ' · btrobot studio';
+  $('#debug').hidden = !S.control;
+  $('#readonly').hidden = S.control;
+  const sel = $('#runs');
+  sel.replaceChildren(...info.runs.map((r) => h('option', { value: r.id }, `${r.kind === 'replay' ? 'recording' : 'live'} · ${r.name}`)));
+  sel.onchange = () => openRun(+sel.value);
+  S.runs = info.runs;
+  if (info.runs.length === 0) {
+    $('#conn').textContent = 'no run yet';
+    setTimeout(start, 300);
+    return;
+  }
+  const want = +(new URLSearchParams(location.search).get('run') || info.runs[0].id);
+  sel.value = want;
+  await openRun(want);
+}
+
+async function openRun(id) {
+  if (S.es) S.es.close();
+  const t = await api(`api/runs/${id}/tree`);
+  S.run = t.run; S.nodes = t.nodes;
+  const n = S.nodes.length;
+  S.status = new Array(n).fill('IDLE'); S.last = new Array(n).fill(''); S.reason = new Array(n).fill(''); S.since = new Array(n).fill(0);
+  S.history = []; S.n = 0; S.bb = new Map(); S.bbHist = new Map(); S.end = null; S.explanation = [];
+  S.scrub = null; S.selected = 0; S.collapsed = new Set(); S.timeline = [];
+  // Big trees open with their subtrees collapsed.
+  if (n > 300) for (const nd of S.nodes) if (nd.type === 'SubTree' && nd.parent) S.collapsed.add(nd.uid);
+  $('#replay').hidden = S.run.kind !== 'replay';
+  $('#map-box').hidden = !S.run.map;
+  $('#debug').hidden = !S.control || S.run.kind !== 'live';
+  layout(); draw(); fit();
+  if (S.run.kind === 'replay') {
+    S.timeline = await api(`api/runs/${id}/timeline`);
+  }
+  connect();
+  if (S.run.map) refreshMap();
+}
+
+function connect() {
+  const es = new EventSource(`api/runs/${S.run.id}/events`);
+  S.es = es;
+  const conn = $('#conn');
+  es.onopen = () => { conn.textContent = 'live'; conn.className = 'conn ok'; };
+  es.onerror = () => { conn.textContent = 'reconnecting…'; conn.className = 'conn bad'; };
+  es.addEventListener('snapshot', (e) => { window.studioStats.snapshots++; apply(JSON.parse(e.data), true); });
+  es.addEventListener('delta', (e) => apply(JSON.parse(e.data), false));
+}
+
+// ---- state ----
+
+function apply(d, snapshot) {
+  window.studioStats.events++;
+  if (snapshot) {
+    S.status = d.statuses; S.reason = d.reasons; S.last = new Array(S.nodes.length).fill(''); S.since = d.since || new Array(S.nodes.length).fill(0);
+    S.bb = new Map();
+    if (S.run.kind === 'live') S.history = d.transitions.slice();
+    for (const t of d.transitions) S.last[t[1] - 1] = t[3] === 'IDLE' ? t[2] : '';
+    for (let i = 0; i < S.nodes.length; i++) S.dirty.add(i + 1);
+  } else {
+    for (const t of d.transitions) {
+      const [n, uid, , to, at, reason] = t;
+      if (n <= S.n) continue;
+      if (to === 'IDLE') S.last[uid - 1] = t[2]; else S.last[uid - 1] = '';
+      S.status[uid - 1] = to; S.since[uid - 1] = at;
+      if (to !== 'IDLE') S.reason[uid - 1] = reason;
+      S.dirty.add(uid);
+      S.history.push(t);
+    }
+    if (S.history.length > MAX_HISTORY) S.history.splice(0, S.history.length - MAX_HISTORY);
+  }
+  S.n = Math.max(S.n, d.n || 0);
+  if (snapshot) S.n = d.n || 0;
+  for (const e of d.blackboard) {
+    const id = e.scope + '/' + e.key;
+    S.bb.set(id, e);
+    let hist = S.bbHist.get(id);
+    if (!hist) S.bbHist.set(id, hist = []);
+    if (!hist.length || hist[hist.length - 1].seq !== e.seq) hist.push(e);
+    if (hist.length > 64) hist.shift();
+  }
+  if (d.loop) S.loop = d.loop;
+  S.debug = d.debug || null;
+  S.now = d.now;
+  if (d.end) S.end = d.end;
+  S.explanation = (d.end && d.end.explanation && d.end.explanation.length) ? d.end.explanation : (d.explanation || []);
+  S.replay = d.extra && d.extra.replay;
+  if (d.loop && d.loop.tick_wall_ms) {
+    const lag = Date.now() - d.loop.tick_wall_ms;
+    window.studioStats.lagLast = lag;
+    window.studioStats.lagMax = Math.max(window.studioStats.lagMax, lag);
+  }
+  schedule();
+}
+
+function schedule() {
+  if (!S.frame) S.frame = requestAnimationFrame(render);
+}
+
+function render() {
+  S.frame = 0;
+  const status = shownStatus();
+  for (const uid of S.scrub !== null ? S.nodes.map((n) => n.uid) : S.dirty) paintNode(uid, status);
+  S.dirty.clear();
+  paintEdges(status);
+  paintBanners();
+  paintBlackboard();
+  paintLoop();
+  paintTimeline();
+  if (S.selected) paintNodePanel(false);
+  window.studioStats.applied = window.studioStats.events;
+  if (!window.studioStats.firstPaint) window.studioStats.firstPaint = performance.now();
+}
+
+// shownStatus is the statuses at the scrubbed instant, or now: the
+// transitions after it are undone, newest first.
+function shownStatus() {
+  if (S.scrub === null || S.run.kind !== 'live') return S.status;
+  const st = S.status.slice();
+  for (let i = S.history.length - 1; i >= 0 && S.history[i][4] > S.scrub; i--) st[S.history[i][1] - 1] = S.history[i][2];
+  return st;
+}
+
+function shownBlackboard() {
+  if (S.scrub === null || S.run.kind !== 'live') return [...S.bb.values()];
+  const out = [];
+  for (const hist of S.bbHist.values()) {
+    let pick = null;
+    for (const e of hist) if (e.stamp <= S.scrub) pick = e;
+    if (pick) out.push(pick);
+  }
+  return out;
+}
+
+// ---- layout and drawing ----
+
+function visibleChildren(nd) { return S.collapsed.has(nd.uid) ? [] : nd.children; }
+
+function boxWidth(nd) { return Math.max(90, 7 * Math.max(nd.name.length, nd.type.length + 2) + 20); }
+
+// layout places each node: leaves side by side, a parent centred over
+// its children, one row per depth.
+function layout() {
+  const n = S.nodes.length;
+  S.pos = new Array(n);
+  if (!n) return;
+  const root = S.nodes.find((x) => !x.parent) || S.nodes[0];
+  let cursor = 0, maxY = 0;
+  const place = (uid, depth) => {
+    const nd = S.nodes[uid - 1], w = boxWidth(nd);
+    const kids = visibleChildren(nd);
+    const y = depth * (NODE_H + GAP_Y);
+    maxY = Math.max(maxY, y);
+    if (!kids.length) {
+      S.pos[uid - 1] = { x: cursor, y, w };
+      cursor += w + GAP_X;
+      return;
+    }
+    const start = cursor;
+    for (const c of kids) place(c, depth + 1);
+    const first = S.pos[kids[0] - 1], last = S.pos[kids[kids.length - 1] - 1];
+    let cx = (first.x + first.w / 2 + last.x + last.w / 2) / 2;
+    let x = cx - w / 2;
+    if (x < start) { // a wide parent over narrow children: shift them
+      const dx = start - x;
+      shift(uid, dx); x += dx;
+    }
+    S.pos[uid - 1] = { x, y, w };
+    cursor = Math.max(cursor, x + w + GAP_X);
+  };
+  const shift = (uid, dx) => {
+    for (const c of visibleChildren(S.nodes[uid - 1])) { S.pos[c - 1].x += dx; shift(c, dx); }
+  };
+  place(root.uid, 0);
+  S.layoutW = cursor; S.layoutH = maxY + NODE_H;
+}
+
+function draw() {
+  const gN = $('#nodes'), gE = $('#edges');
+  gN.replaceChildren(); gE.replaceChildren();
+  S.els = new Array(S.nodes.length); S.edges = [];
+  for (const nd of S.nodes) {
+    const p = S.pos[nd.uid - 1];
+    if (!p) continue;
+    for (const c of visibleChildren(nd)) {
+      const q = S.pos[c - 1];
+      const x1 = p.x + p.w / 2, y1 = p.y + NODE_H, x2 = q.x + q.w / 2, y2 = q.y, my = (y1 + y2) / 2;
+      const path = el('path', { class: 'edge', d: `M${x1},${y1} C${x1},${my} ${x2},${my} ${x2},${y2}` }, gE);
+      S.edges.push({ parent: nd.uid, child: c, path });
+    }
+    const g = el('g', { class: 'node', 'data-uid': nd.uid, 'data-path': nd.path, 'data-status': 'IDLE', transform: `translate(${p.x},${p.y})` }, gN);
+    el('rect', { class: 'box', width: p.w, height: NODE_H }, g);
+    const name = el('text', { class: 'name', x: 8, y: 16 }, g); name.textContent = nd.name;
+    const type = el('text', { class: 'type', x: 8, y: 30 }, g); type.textContent = nd.name === nd.type ? '' : nd.type;
+    const reason = el('text', { class: 'reason', x: 8, y: 41 }, g);
+    const bp = el('circle', { class: 'bp', cx: p.w - 7, cy: 7, r: 4, visibility: 'hidden' }, g);
+    const forced = el('text', { class: 'forced', x: p.w - 16, y: 30 }, g);
+    const title = el('title', {}, g); title.textContent = nd.path;
+    if (nd.children.length) {
+      const t = el('g', { class: 'tg' }, g);
+      el('circle', { class: 'toggle', cx: p.w / 2, cy: NODE_H + 7, r: 7 }, t);
+      const tt = el('text', { class: 'toggle-t', x: p.w / 2, y: NODE_H + 11 }, t);
+      tt.textContent = S.collapsed.has(nd.uid) ? '+' : '−';
+      t.addEventListener('click', (e) => { e.stopPropagation(); toggle(nd.uid); });
+    }
+    g.addEventListener('click', () => select(nd.uid));
+    S.els[nd.uid - 1] = { g, reason, bp, forced };
+  }
+  for (const nd of S.nodes) S.dirty.add(nd.uid);
+  schedule();
+}
+
+function paintNode(uid, status) {
+  const e = S.els[uid - 1];
+  if (!e) return;
+  const st = status[uid - 1];
+  if (e.g.getAttribute('data-status') !== st) e.g.setAttribute('data-status', st);
+  const last = st === 'IDLE' && S.scrub === null ? (S.last[uid - 1] || '') : '';
+  if (e.g.getAttribute('data-last') !== last) e.g.setAttribute('data-last', last);
+  const r = st === 'IDLE' && !last ? '' : (S.reason[uid - 1] || '');
+  const text = r.length > 48 ? r.slice(0, 47) + '…' : r;
+  if (e.reason.textContent !== text) e.reason.textContent = text;
+}
+
+function paintEdges(status) {
+  for (const ed of S.edges) {
+    const run = status[ed.parent - 1] === 'RUNNING' && status[ed.child - 1] === 'RUNNING';
+    ed.path.classList.toggle('run', run);
+  }
+  const why = new Set(S.explanation.map((c) => c.path));
+  const d = S.debug || {};
+  const before = new Set(d.before || []), after = new Set(d.after || []);
+  const held = d.held ? d.held.uid : 0;
+  for (const nd of S.nodes) {
+    const e = S.els[nd.uid - 1];
+    if (!e) continue;
+    e.g.classList.toggle('why', why.has(nd.path));
+    e.g.classList.toggle('held', nd.uid === held);
+    e.g.classList.toggle('selected', nd.uid === S.selected);
+    const bp = before.has(nd.uid) || after.has(nd.uid);
+    e.bp.setAttribute('visibility', bp ? 'visible' : 'hidden');
+    const f = d.force && d.force[nd.uid];
+    e.forced.textContent = f ? (f === 'SUCCESS' ? '✓' : '✗') : '';
+  }
+}
+
+function toggle(uid) {
+  if (S.collapsed.has(uid)) S.collapsed.delete(uid); else S.collapsed.add(uid);
+  layout(); draw(); paintEdges(shownStatus());
+}
+
+// ---- pan and zoom ----
+
+function setView() {
+  $('#viewport').setAttribute('transform', `translate(${S.view.x},${S.view.y}) scale(${S.view.k})`);
+}
+
+function fit() {
+  const svg = $('#tree'), r = svg.getBoundingClientRect();
+  const pad = 20;
+  const k = Math.min(1.5, (r.width - 2 * pad) / Math.max(1, S.layoutW), (r.height - 2 * pad) / Math.max(1, S.layoutH + 14));
+  S.view = { k, x: (r.width - S.layoutW * k) / 2, y: pad };
+  setView();
+}
+
+function initPanZoom() {
+  const svg = $('#tree');
+  let drag = null;
+  svg.addEventListener('wheel', (e) => {
+    e.preventDefault();
+    const r = svg.getBoundingClientRect(), mx = e.clientX - r.left, my = e.clientY - r.top;
+    const f = Math.exp(-e.deltaY * 0.0015), k = Math.min(4, Math.max(0.02, S.view.k * f));
+    S.view.x = mx - (mx - S.view.x) * (k / S.view.k);
+    S.view.y = my - (my - S.view.y) * (k / S.view.k);
+    S.view.k = k; setView();
+  }, { passive: false });
+  svg.addEventListener('pointerdown', (e) => { if (e.button === 0) { drag = { x: e.clientX, y: e.clientY, vx: S.view.x, vy: S.view.y, moved: false }; } });
+  window.addEventListener('pointermove', (e) => {
+    if (!drag) return;
+    const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+    if (Math.abs(dx) + Math.abs(dy) > 3) { drag.moved = true; svg.classList.add('drag'); }
+    S.view.x = drag.vx + dx; S.view.y = drag.vy + dy; setView();
+  });
+  window.addEventListener('pointerup', () => { drag = null; svg.classList.remove('drag'); });
+  $('#btn-fit').onclick = fit;
+  $('#btn-expand').onclick = () => { S.collapsed.clear(); layout(); draw(); fit(); };
+  $('#btn-collapse').onclick = () => {
+    for (const nd of S.nodes) if (nd.type === 'SubTree' && nd.parent) S.collapsed.add(nd.uid);
+    layout(); draw(); fit();
+  };
+}
+
+// ---- panels ----
+
+function fmtMs(v) {
+  if (v < 1000) return `${v.toFixed(0)} ms`;
+  if (v < 60000) return `${(v / 1000).toFixed(1)} s`;
+  return `${Math.floor(v / 60000)} min ${((v % 60000) / 1000).toFixed(0)} s`;
+}
+
+function select(uid) {
+  S.selected = uid;
+  paintNodePanel(true);
+  paintEdges(shownStatus());
+}
+
+let nodeFetch = 0;
+async function paintNodePanel(fetchPorts) {
+  const uid = S.selected, nd = S.nodes[uid - 1];
+  if (!nd) return;
+  const panel = $('#node-panel');
+  const status = shownStatus()[uid - 1];
+  const at = S.scrub !== null ? S.scrub : S.now;
+  let sec = panel.querySelector('.status');
+  if (!fetchPorts && sec) {
+    sec.textContent = `${status} for ${fmtMs(Math.max(0, at - S.since[uid - 1]))}`;
+    panel.querySelector('.nreason').textContent = S.reason[uid - 1] || '';
+    const tr = panel.querySelector('#transitions');
+    if (tr) tr.replaceChildren(...recentOf(uid));
+    if (Date.now() - nodeFetch > 500) refreshPorts(uid);
+    return;
+  }
+  const kv = h('div', { class: 'kv' },
+    h('b', {}, 'type'), h('span', { id: 'node-type' }, nd.type),
+    h('b', {}, 'path'), h('span', { class: 'mono', id: 'node-path' }, nd.path),
+    h('b', {}, 'status'), h('span', { class: 'status', id: 'node-status' }, `${status} for ${fmtMs(Math.max(0, at - S.since[uid - 1]))}`),
+    h('b', {}, 'reason'), h('span', { class: 'nreason' }, S.reason[uid - 1] || ''));
+  const ports = h('table', { id: 'ports' }, h('thead', {}, h('tr', {}, h('th', {}, 'port'), h('th', {}, 'dir'), h('th', {}, 'type'), h('th', {}, 'set to'), h('th', {}, 'value'))), h('tbody'));
+  const kids = [h('h3', {}, nd.name), kv, h('h4', {}, 'Ports'), ports];
+  if (S.control && S.run.kind === 'live') {
+    const d = S.debug || { before: [], after: [], force: {} };
+    const on = (list) => (list || []).includes(uid);
+    const post = (body) => api(`api/runs/${S.run.id}/control`, body).then((st) => { S.debug = Object.assign(S.debug || {}, st); paintNodePanel(true); paintEdges(shownStatus()); }).catch(alert);
+    kids.push(h('h4', {}, 'Debug'), h('div', { class: 'row' },
+      h('button', { id: 'bp-before', class: on(d.before) ? 'on' : '', onclick: () => post({ op: 'break', uid, at: 'before', on: !on(d.before) }) }, 'Break before'),
+      h('button', { id: 'bp-after', class: on(d.after) ? 'on' : '', onclick: () => post({ op: 'break', uid, at: 'after', on: !on(d.after) }) }, 'Break after')),
+    h('div', { class: 'row' }, 'Force result: ',
+      ...['SUCCESS', 'FAILURE', 'IDLE'].map((s) => h('button', { id: 'force-' + s, class: (d.force || {})[uid] === s ? 'on' : '', onclick: () => post({ op: 'force', uid, status: s }) }, s === 'IDLE' ? 'tick normally' : s))));
+  }
+  kids.push(h('h4', {}, 'Recent transitions'), h('ol', { id: 'transitions', reversed: '' }, ...recentOf(uid)));
+  panel.replaceChildren(...kids);
+  refreshPorts(uid);
+}
+
+function recentOf(uid) {
+  const out = [];
+  const src = S.run.kind === 'replay' ? S.timeline : S.history;
+  for (let i = src.length - 1; i >= 0 && out.length < 8; i--) {
+    const t = src[i];
+    if (t[1] === uid && (S.scrub === null || t[4] <= S.scrub)) out.push(h('li', {}, `${fmtMs(t[4])}: ${t[2]} → ${t[3]}${t[5] ? ' · ' + t[5] : ''}`));
+  }
+  return out;
+}
+
+async function refreshPorts(uid) {
+  nodeFetch = Date.now();
+  const r = await api(`api/runs/${S.run.id}/nodes/${uid}`).catch(() => null);
+  if (!r || uid !== S.selected) return;
+  const body = $('#ports tbody');
+  if (!body) return;
+  body.replaceChildren(...r.ports.map((p) => h('tr', { 'data-port': p.name },
+    h('td', {}, p.name), h('td', {}, p.dir), h('td', {}, p.type), h('td', { class: 'mono' }, p.raw),
+    h('td', { class: 'value' }, JSON.stringify(p.value)))));
+}
+
+function paintBlackboard() {
+  const q = $('#bb-search').value.trim().toLowerCase();
+  const entries = shownBlackboard().sort((a, b) => (a.scope + '/' + a.key).localeCompare(b.scope + '/' + b.key));
+  const stale = new Set(entries.filter((e) => e.key.endsWith('_stale') && e.value === true).map((e) => e.scope + '/' + e.key.slice(0, -6)));
+  const now = S.scrub !== null ? S.scrub : S.now;
+  const rows = [];
+  let scope = null;
+  for (const e of entries) {
+    const id = e.scope + '/' + e.key, val = JSON.stringify(e.value);
+    if (q && !id.toLowerCase().includes(q) && !val.toLowerCase().includes(q)) continue;
+    if (e.scope !== scope) { scope = e.scope; rows.push(h('tr', {}, h('th', { colspan: 5 }, scope))); }
+    const age = Math.max(0, now - e.stamp);
+    const cls = stale.has(id) ? 'stale' : (age < 500 ? 'fresh' : '');
+    const value = h('td', { class: 'value' }, val.length > 200 ? val.slice(0, 199) + '…' : val);
+    if (S.control && S.run.kind === 'live') {
+      value.title = 'double-click to set';
+      value.addEventListener('dblclick', () => editEntry(e));
+    }
+    rows.push(h('tr', { 'data-key': id, class: cls }, h('td', { class: 'key' }, e.key), h('td', {}, e.type), value, h('td', {}, e.seq), h('td', {}, fmtMs(age))));
+  }
+  $('#bb tbody').replaceChildren(...rows);
+}
+
+function editEntry(e) {
+  const v = prompt(`Set ${e.scope}/${e.key} (${e.type}) to:`, JSON.stringify(e.value));
+  if (v === null) return;
+  setEntry(e.scope, e.key, v).catch((err) => alert(err.message));
+}
+
+function setEntry(scope, key, value) {
+  return api(`api/runs/${S.run.id}/control`, { op: 'set', scope, key, value });
+}
+
+function hist(counts, bounds) {
+  const m = Math.max(1, ...counts);
+  const bars = h('div', { class: 'hist' }, ...counts.map((c, i) => {
+    const d = h('div', { title: `${i < bounds.length ? '≤ ' + bounds[i] + ' ms' : '> ' + bounds[bounds.length - 1] + ' ms'}: ${c}` });
+    d.style.height = (100 * c / m) + '%';
+    return d;
+  }));
+  const labels = h('div', { class: 'hist-l' }, ...counts.map((_, i) => h('span', {}, i < bounds.length ? '≤' + bounds[i] : '>')));
+  return [bars, labels];
+}
+
+function paintLoop() {
+  const l = S.loop, box = $('#loop');
+  if (!l) { box.replaceChildren(h('p', { class: 'muted' }, S.run.kind === 'replay' ? 'A recording: see the timeline.' : 'no tick yet')); return; }
+  box.replaceChildren(
+    h('div', { class: 'kv' },
+      h('b', {}, 'rate'), h('span', { id: 'loop-rate' }, `${l.rate.toFixed(1)} Hz (target ${l.target} Hz)`),
+      h('b', {}, 'ticks'), h('span', { id: 'loop-ticks' }, `${l.ticks} (${l.early} early)`),
+      h('b', {}, 'overruns'), h('span', { id: 'loop-overruns' }, String(l.overruns)),
+      h('b', {}, 'duration'), h('span', {}, `last ${l.last_duration_ms.toFixed(2)} ms, max ${l.max_duration_ms.toFixed(2)} ms`),
+      h('b', {}, 'lateness'), h('span', {}, `max ${l.max_lateness_ms.toFixed(2)} ms`)),
+    h('h4', {}, 'Tick duration (ms)'), ...hist(l.duration, l.bounds_ms),
+    h('h4', {}, 'Lateness (ms)'), ...hist(l.lateness, l.bounds_ms));
+}
+
+function paintBanners() {
+  const pb = $('#paused-banner'), d = S.debug;
+  if (d && d.held) {
+    const nd = S.nodes[d.held.uid - 1];
+    pb.hidden = false;
+    pb.textContent = `Paused ${d.held.at} ${nd ? nd.path : '#' + d.held.uid}: the tree waits and the robot is stopped. Step (s) or Resume (r).`;
+  } else pb.hidden = true;
+  const eb = $('#end-banner');
+  if (S.end) {
+    eb.hidden = false;
+    eb.className = S.end.outcome === 'failed' || S.end.outcome === 'aborted' ? 'failed' : '';
+    eb.replaceChildren(h('span', { id: 'end-summary' }, S.end.summary),
+      ...(S.end.explanation.length ? [h('ol', { id: 'why' }, ...S.end.explanation.map((c) => h('li', {}, `${c.path} (${c.type}) ${c.status}${c.reason ? ': ' + c.reason : ''}`)))] : []));
+  } else eb.hidden = true;
+  const ti = $('#tickinfo');
+  if (S.run.kind === 'replay' && S.replay) {
+    ti.textContent = `recording · t = ${S.replay.at_s.toFixed(2)} s of ${S.replay.last_s.toFixed(2)} s`;
+    $('#btn-play').textContent = S.replay.playing ? 'Pause' : 'Play';
+  } else if (S.loop) ti.textContent = `tick ${S.loop.ticks} · t = ${fmtMs(S.now)}`;
+}
+
+// ---- timeline ----
+
+function span() {
+  if (S.run.kind === 'replay' && S.replay) return [S.replay.first_s * 1000, S.replay.last_s * 1000];
+  const first = S.history.length ? S.history[0][4] : 0;
+  return [first, Math.max(first + 1, S.now)];
+}
+
+function paintTimeline() {
+  const c = $('#marks'), r = c.getBoundingClientRect();
+  if (c.width !== Math.round(r.width)) c.width = Math.round(r.width);
+  c.height = 20;
+  const g = c.getContext('2d');
+  g.clearRect(0, 0, c.width, c.height);
+  const [a, b] = span();
+  const src = S.run.kind === 'replay' ? S.timeline : S.history;
+  const colors = { RUNNING: '#f0a020', SUCCESS: '#2e9d4f', FAILURE: '#d63b3b' };
+  const step = Math.max(1, Math.floor(src.length / 4000));
+  for (let i = 0; i < src.length; i += step) {
+    const t = src[i], col = colors[t[3]];
+    if (!col) continue;
+    g.fillStyle = col;
+    const x = ((t[4] - a) / (b - a)) * c.width;
+    g.fillRect(x, t[3] === 'FAILURE' ? 0 : 6, 1.5, t[3] === 'FAILURE' ? 20 : 14);
+  }
+  const seek = $('#seek');
+  if (document.activeElement !== seek) {
+    let at = S.run.kind === 'replay' && S.replay ? S.replay.at_s * 1000 : (S.scrub !== null ? S.scrub : b);
+    seek.value = String(Math.round(((at - a) / (b - a)) * 1000));
+  }
+  $('#at').textContent = S.run.kind === 'replay' && S.replay ? `${S.replay.at_s.toFixed(2)} s` : (S.scrub !== null ? `at ${fmtMs(S.scrub)}` : 'now');
+  $('#btn-live').hidden = !(S.run.kind === 'live' && S.scrub !== null);
+}
+
+function initTimeline() {
+  const seek = $('#seek');
+  seek.addEventListener('input', () => {
+    const [a, b] = span(), t = a + (b - a) * (+seek.value / 1000);
+    if (S.run.kind === 'replay') {
+      api(`api/runs/${S.run.id}/replay`, { op: 'seek', at_s: t / 1000 }).catch(() => {});
+    } else {
+      S.scrub = +seek.value >= 1000 ? null : t;
+      schedule();
+    }
+  });
+  $('#btn-live').onclick = () => { S.scrub = null; schedule(); };
+  $('#btn-play').onclick = () => api(`api/runs/${S.run.id}/replay`, { op: S.replay && S.replay.playing ? 'pause' : 'play' });
+  $('#speed').onchange = () => api(`api/runs/${S.run.id}/replay`, { op: 'speed', speed: +$('#speed').value });
+}
+
+// ---- debugging ----
+
+function initDebug() {
+  const post = (op) => S.run && api(`api/runs/${S.run.id}/control`, { op }).then((st) => { S.debug = Object.assign(S.debug || {}, st); schedule(); }).catch((e) => alert(e.message));
+  $('#btn-pause').onclick = () => post('pause');
+  $('#btn-step').onclick = () => post('step');
+  $('#btn-resume').onclick = () => post('resume');
+  window.addEventListener('keydown', (e) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+    if (e.key === 'f') fit();
+    if (!S.control || !S.run || S.run.kind !== 'live') return;
+    if (e.key === 'p') post('pause');
+    if (e.key === 's') post('step');
+    if (e.key === 'r') post('resume');
+  });
+}
+
+function refreshMap() {
+  const img = $('#map');
+  const next = () => { if (S.run && S.run.map) setTimeout(refreshMap, 500); };
+  const url = `api/runs/${S.run.id}/map.svg?t=${Date.now()}`;
+  const pre = new Image();
+  pre.onload = () => { img.src = pre.src; next(); };
+  pre.onerror = next;
+  pre.src = url;
+}
+
+$('#bb-search').addEventListener('input', () => paintBlackboard());
+initPanZoom(); initTimeline(); initDebug();
+window.addEventListener('resize', () => schedule());
+start().catch((e) => { $('#conn').textContent = 'error: ' + e.message; $('#conn').className = 'conn bad'; });

@@ -1,0 +1,135 @@
+package studio_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/btrobot/btrobot/mission"
+	"github.com/btrobot/btrobot/studio"
+)
+
+// TestStudioMonitorsAndDebugsALiveMission: the patrol on the simulator at
+// real time, shown by the studio with control allowed, in chromium. Each
+// step is what a user does in the page and what must follow; the steps run
+// in order on one run.
+func TestStudioMonitorsAndDebugsALiveMission(t *testing.T) {
+	rig := startSim(t)
+	srv := newServer(t, studio.Conf{AllowControl: true, Title: "patrol on the office"})
+	ctx := browser(t)
+	// The page opens before the run: it waits for it, then follows it
+	// from its first tick.
+	within(t, ctx, 20*time.Second, chromedp.Navigate(srv.URL()))
+	waitJS(t, ctx, 5*time.Second, `document.querySelector('#conn').textContent === 'no run yet'`, "the page waiting")
+	var sigs []string
+	stopSigs := make(chan struct{})
+	sigsDone := make(chan struct{})
+	go func() { // what the page shows, sampled while the run starts
+		defer close(sigsDone)
+		for {
+			select {
+			case <-stopSigs:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('g.node')].map(g => g.dataset.status + (g.dataset.last || '')).join()`))
+			if err == nil && v != "" && (len(sigs) == 0 || sigs[len(sigs)-1] != v) {
+				sigs = append(sigs, v)
+			}
+		}
+	}()
+	run := runPatrol(t, rig, srv)
+	waitJS(t, ctx, 15*time.Second, `document.querySelectorAll('g.node').length > 10`, "the tree drawn")
+	nav := `g.node[data-path$="/NavigateTo"]`
+
+	for _, step := range []struct {
+		name string
+		do   func(t *testing.T)
+	}{
+		{"statuses change in the page as the tree ticks", func(t *testing.T) {
+			waitJS(t, ctx, 20*time.Second, `!!document.querySelector('g.node[data-status=RUNNING]')`, "a RUNNING node")
+			waitJS(t, ctx, 30*time.Second, `!!document.querySelector('g.node[data-path$="/NavigateTo"][data-status=RUNNING]')`, "NavigateTo RUNNING")
+			close(stopSigs)
+			<-sigsDone
+			assert.GreaterOrEqual(t, len(sigs), 2, "the page's statuses changed as the run started and went on")
+			waitJS(t, ctx, 10*time.Second, `!!document.querySelector('path.edge.run')`, "the running path highlighted")
+			assert.Equal(t, "live", eval[string](t, ctx, `document.querySelector('#conn').textContent`))
+		}},
+		{"a selected node shows its type, path and ports with their values", func(t *testing.T) {
+			waitJS(t, ctx, 30*time.Second, `!!document.querySelector('`+nav+`')`, "a NavigateTo node")
+			eval[bool](t, ctx, `document.querySelector('`+nav+`').dispatchEvent(new MouseEvent('click', {bubbles: true}))`)
+			waitJS(t, ctx, 10*time.Second, `!!document.querySelector('#ports tr[data-port=goal]')`, "the goal port listed")
+			assert.Equal(t, "NavigateTo", eval[string](t, ctx, `document.querySelector('#node-type').textContent`))
+			assert.Contains(t, eval[string](t, ctx, `document.querySelector('#node-path').textContent`), "/NavigateTo")
+			raw := eval[string](t, ctx, `document.querySelector('#ports tr[data-port=goal] td.mono').textContent`)
+			assert.Equal(t, "{target}", raw, "the port's remapping as the tree wrote it")
+			waitJS(t, ctx, 20*time.Second, `document.querySelector('#ports tr[data-port=goal] td.value').textContent.startsWith('"')`, "the goal port's value: the place")
+		}},
+		{"a blackboard entry changes live", func(t *testing.T) {
+			row := `#bb tr[data-key="Patrol/x"]`
+			waitJS(t, ctx, 10*time.Second, `!!document.querySelector('`+row+`')`, "the x entry")
+			assert.Equal(t, "float64", eval[string](t, ctx, `document.querySelector('`+row+` td:nth-child(2)').textContent`))
+			seq0 := eval[string](t, ctx, `document.querySelector('`+row+` td:nth-child(4)').textContent`)
+			waitJS(t, ctx, 10*time.Second, `document.querySelector('`+row+` td:nth-child(4)').textContent !== `+jsq(seq0), "x written again")
+			eval[bool](t, ctx, `(() => { const s = document.querySelector('#bb-search'); s.value = 'battery_pct'; s.dispatchEvent(new Event('input')); return true })()`)
+			waitJS(t, ctx, 5*time.Second, `!document.querySelector('`+row+`') && !!document.querySelector('#bb tr[data-key="Patrol/battery_pct"]')`, "the search keeps battery_pct only")
+			eval[bool](t, ctx, `(() => { const s = document.querySelector('#bb-search'); s.value = ''; s.dispatchEvent(new Event('input')); return true })()`)
+			waitJS(t, ctx, 10*time.Second, `document.querySelector('#loop-rate') && parseFloat(document.querySelector('#loop-rate').textContent) > 5`, "the loop's rate")
+			screenshot(t, ctx, "studio-live")
+		}},
+		{"a breakpoint pauses the tree and the robot receives a zero Twist", func(t *testing.T) {
+			eval[bool](t, ctx, `document.querySelector('g.node[data-uid="1"]').dispatchEvent(new MouseEvent('click', {bubbles: true}))`)
+			waitJS(t, ctx, 5*time.Second, `!!document.querySelector('#bp-before')`, "the debug buttons")
+			before := rig.count()
+			eval[bool](t, ctx, `(document.querySelector('#bp-before').click(), true)`)
+			waitJS(t, ctx, 10*time.Second, `!document.querySelector('#paused-banner').hidden`, "the paused banner")
+			assert.Contains(t, eval[string](t, ctx, `document.querySelector('#paused-banner').textContent`), "Paused before")
+			waitJS(t, ctx, 5*time.Second, `!!document.querySelector('g.node.held')`, "the held node marked")
+			held := run.tick()
+			time.Sleep(1500 * time.Millisecond)
+			assert.Equal(t, held, run.tick(), "the tree waits at the breakpoint")
+			assert.Eventually(t, func() bool { return rig.zeroSince(before) }, 5*time.Second, 20*time.Millisecond, "a zero Twist reaches the separate subscriber")
+			screenshot(t, ctx, "studio-paused")
+		}},
+		{"step runs one tick and holds again", func(t *testing.T) {
+			held := run.tick()
+			eval[bool](t, ctx, `(document.querySelector('#btn-step').click(), true)`)
+			require.Eventually(t, func() bool { return run.tick() == held+1 }, 10*time.Second, 10*time.Millisecond, "one tick after step")
+			time.Sleep(500 * time.Millisecond)
+			assert.Equal(t, held+1, run.tick(), "held again before the next tick")
+			waitJS(t, ctx, 5*time.Second, `!document.querySelector('#paused-banner').hidden`, "still paused")
+		}},
+		{"resume lets the mission tick on", func(t *testing.T) {
+			eval[bool](t, ctx, `(document.querySelector('#bp-before').click(), true)`) // breakpoint off
+			waitJS(t, ctx, 5*time.Second, `!document.querySelector('#bp-before').classList.contains('on')`, "the breakpoint cleared")
+			held := run.tick()
+			eval[bool](t, ctx, `(document.querySelector('#btn-resume').click(), true)`)
+			require.Eventually(t, func() bool { return run.tick() > held+5 }, 10*time.Second, 10*time.Millisecond, "ticks after resume")
+			waitJS(t, ctx, 5*time.Second, `document.querySelector('#paused-banner').hidden`, "the banner gone")
+		}},
+		{"a blackboard value set from the page reaches the tree", func(t *testing.T) {
+			resp := eval[string](t, ctx, `fetch('api/runs/1/control', {method: 'POST', body: JSON.stringify({op: 'set', scope: 'Patrol', key: 'skipped', value: '41'})}).then(r => r.status + '')`)
+			assert.Equal(t, "200", resp)
+			waitJS(t, ctx, 10*time.Second, `(document.querySelector('#bb tr[data-key="Patrol/skipped"] td.value') || {}).textContent === '41'`, "skipped = 41 in the page")
+		}},
+		{"the timeline scrubs back: the tree shows an earlier instant", func(t *testing.T) {
+			eval[bool](t, ctx, `(() => { const s = document.querySelector('#seek'); s.value = '2'; s.dispatchEvent(new Event('input')); return true })()`)
+			waitJS(t, ctx, 5*time.Second, `!document.querySelector('#btn-live').hidden`, "the Live button while scrubbing")
+			assert.Contains(t, eval[string](t, ctx, `document.querySelector('#at').textContent`), "at ")
+			eval[bool](t, ctx, `(document.querySelector('#btn-live').click(), true)`)
+			waitJS(t, ctx, 5*time.Second, `document.querySelector('#btn-live').hidden`, "back to live")
+		}},
+	} {
+		if !t.Run(step.name, step.do) {
+			break
+		}
+	}
+	run.stop()
+	rep := run.ended(t)
+	assert.Equal(t, mission.Stopped, rep.Outcome, rep.Summary())
+	waitJS(t, ctx, 10*time.Second, `!document.querySelector('#end-banner').hidden`, "the end shown")
+	assert.Contains(t, eval[string](t, ctx, `document.querySelector('#end-summary').textContent`), "zero velocity")
+}
