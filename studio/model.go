@@ -152,6 +152,9 @@ func parseValue(text string) any {
 // entry is not set), with the key it resolved.
 func portValue(n *runtime.Base, p portInfo) json.RawMessage {
 	if p.Key == "" {
+		if p.Dir == "output" || p.Raw == "" {
+			return json.RawMessage("null")
+		}
 		return jsonValue(p.Raw)
 	}
 	v, ok := n.Blackboard().Get(p.Key)

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -197,7 +198,7 @@ func (s *Server) Debugger(c LiveConf) func(mission.Shown) mission.Debugger {
 
 // AddRecording shows a recording (.btlog or .db3), ready to play.
 func (s *Server) AddRecording(file string) error {
-	r := &session{Name: file, Kind: "replay", hub: newHub()}
+	r := &session{Name: filepath.Base(file), Kind: "replay", hub: newHub()}
 	rp, err := newReplay(r, file)
 	if err != nil {
 		return err

@@ -77,7 +77,7 @@ async function openRun(id) {
   $('#replay').hidden = S.run.kind !== 'replay';
   $('#map-box').hidden = !S.run.map;
   $('#debug').hidden = !S.control || S.run.kind !== 'live';
-  layout(); draw(); fit();
+  layout(); draw(); home();
   if (S.run.kind === 'replay') {
     S.timeline = await api(`api/runs/${id}/timeline`);
   }
@@ -89,7 +89,7 @@ function connect() {
   const es = new EventSource(`api/runs/${S.run.id}/events`);
   S.es = es;
   const conn = $('#conn');
-  es.onopen = () => { conn.textContent = 'live'; conn.className = 'conn ok'; };
+  es.onopen = () => { conn.textContent = S.run.kind === 'live' ? 'live' : 'connected'; conn.className = 'conn ok'; };
   es.onerror = () => { conn.textContent = 'reconnecting…'; conn.className = 'conn bad'; };
   es.addEventListener('snapshot', (e) => { window.studioStats.snapshots++; apply(JSON.parse(e.data), true); });
   es.addEventListener('delta', (e) => apply(JSON.parse(e.data), false));
@@ -306,8 +306,20 @@ function setView() {
 function fit() {
   const svg = $('#tree'), r = svg.getBoundingClientRect();
   const pad = 20;
-  const k = Math.min(1.5, (r.width - 2 * pad) / Math.max(1, S.layoutW), (r.height - 2 * pad) / Math.max(1, S.layoutH + 14));
+  const k = Math.min(1, (r.width - 2 * pad) / Math.max(1, S.layoutW), (r.height - 2 * pad) / Math.max(1, S.layoutH + 14));
   S.view = { k, x: (r.width - S.layoutW * k) / 2, y: pad };
+  setView();
+}
+
+// home is the first view: the whole tree when it is readable so, else
+// readable, the root centred at the top.
+function home() {
+  fit();
+  if (S.view.k >= 0.7) return;
+  const r = $('#tree').getBoundingClientRect(), root = S.pos[(S.nodes.find((x) => !x.parent) || S.nodes[0]).uid - 1];
+  S.view.k = 0.7;
+  S.view.x = r.width / 2 - (root.x + root.w / 2) * S.view.k;
+  S.view.y = 20;
   setView();
 }
 
@@ -408,7 +420,7 @@ async function refreshPorts(uid) {
   if (!body) return;
   body.replaceChildren(...r.ports.map((p) => h('tr', { 'data-port': p.name },
     h('td', {}, p.name), h('td', {}, p.dir), h('td', {}, p.type), h('td', { class: 'mono' }, p.raw),
-    h('td', { class: 'value' }, JSON.stringify(p.value)))));
+    h('td', { class: 'value' }, p.value === null ? '—' : JSON.stringify(p.value)))));
 }
 
 function paintBlackboard() {
@@ -424,7 +436,7 @@ function paintBlackboard() {
     if (e.scope !== scope) { scope = e.scope; rows.push(h('tr', {}, h('th', { colspan: 5 }, scope))); }
     const age = Math.max(0, now - e.stamp);
     const cls = stale.has(id) ? 'stale' : (age < 500 ? 'fresh' : '');
-    const value = h('td', { class: 'value' }, val.length > 200 ? val.slice(0, 199) + '…' : val);
+    const value = h('td', { class: 'value', title: val }, val.length > 120 ? val.slice(0, 119) + '…' : val);
     if (S.control && S.run.kind === 'live') {
       value.title = 'double-click to set';
       value.addEventListener('dblclick', () => editEntry(e));
