@@ -107,7 +107,10 @@ type live struct {
 	seen     map[string]uint64
 }
 
-func newLive(s *session, tree *runtime.Tree, rate float64) *live {
+func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) *live {
+	if every <= 0 {
+		every = PumpEvery
+	}
 	n := len(tree.Nodes())
 	l := &live{
 		run: s, tree: tree, t0: tree.Clock().Now(), scope: scopesOf(tree),
@@ -127,7 +130,7 @@ func newLive(s *session, tree *runtime.Tree, rate float64) *live {
 		l.status[i] = b.Status()
 		l.reason[i] = b.Reason()
 	}
-	go l.pump()
+	go l.pump(every)
 	return l
 }
 
@@ -241,10 +244,10 @@ func (l *live) shutdown() {
 	<-l.done
 }
 
-// pump sends the run's changes to its pages, at most every PumpEvery.
-func (l *live) pump() {
+// pump sends the run's changes to its pages, at most every period.
+func (l *live) pump(every time.Duration) {
 	defer close(l.done)
-	t := time.NewTicker(PumpEvery)
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {

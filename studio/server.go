@@ -43,6 +43,12 @@ type Conf struct {
 	Token string
 	// Title names what the studio shows, in the page's title.
 	Title string
+	// PumpEvery is how often at most a live run's changes are sent
+	// [PumpEvery].
+	PumpEvery time.Duration
+	// WriteTimeout is how long a page may take to accept an event before
+	// its stream is closed (it reconnects and resumes) [10 s].
+	WriteTimeout time.Duration
 }
 
 // Server is the studio's HTTP server and the runs it shows.
@@ -81,6 +87,9 @@ func New(conf Conf) (*Server, error) {
 	host, _, err := net.SplitHostPort(conf.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("studio: address %q: want HOST:PORT, such as %s", conf.Addr, DefaultAddr)
+	}
+	if conf.WriteTimeout <= 0 {
+		conf.WriteTimeout = defaultWriteTimeout
 	}
 	s := &Server{conf: conf, done: make(chan struct{})}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
@@ -190,7 +199,7 @@ func (s *Server) Debugger(c LiveConf) func(mission.Shown) mission.Debugger {
 			name = sh.Mission.TreeFile
 		}
 		r := &session{Name: name, Kind: "live", Rate: sh.Rate, HasMap: c.Map != nil, nodes: describe(sh.Tree), tree: sh.Tree, hub: newHub(), mapFn: c.Map}
-		r.live = newLive(r, sh.Tree, sh.Rate)
+		r.live = newLive(r, sh.Tree, sh.Rate, s.conf.PumpEvery)
 		s.add(r)
 		return r.live
 	}
@@ -234,7 +243,7 @@ func (s *Server) handler() http.Handler {
 	}))
 	mux.HandleFunc("GET /api/runs/{id}/events", s.withRun(func(w http.ResponseWriter, r *http.Request, run *session) {
 		snap := run.snapshot
-		serveEvents(w, r, run.hub, snap, s.done)
+		serveEvents(w, r, run.hub, snap, s.done, s.conf.WriteTimeout)
 	}))
 	mux.HandleFunc("GET /api/runs/{id}/nodes/{uid}", s.withRun(func(w http.ResponseWriter, r *http.Request, run *session) {
 		uid, err := strconv.Atoi(r.PathValue("uid"))

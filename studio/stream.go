@@ -12,9 +12,9 @@ import (
 // Stream sizes: how many events a reconnecting page can catch up on, and
 // how many a client may have queued before it is sent a snapshot instead.
 const (
-	historyEvents = 256
-	clientQueue   = 64
-	writeTimeout  = 10 * time.Second
+	historyEvents       = 256
+	clientQueue         = 64
+	defaultWriteTimeout = 10 * time.Second
 )
 
 // event is one server-sent event: its ID, its name ("snapshot", "delta")
@@ -135,7 +135,7 @@ func (h *hub) count() int {
 // serveEvents streams a run's events to one page: the events since its
 // Last-Event-ID when the history holds them, else a snapshot, then every
 // event as it comes; a page that fell behind gets a snapshot again.
-func serveEvents(w http.ResponseWriter, r *http.Request, h *hub, snapshot func() (uint64, []byte), done <-chan struct{}) {
+func serveEvents(w http.ResponseWriter, r *http.Request, h *hub, snapshot func() (uint64, []byte), done <-chan struct{}, writeTimeout time.Duration) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
