@@ -36,7 +36,7 @@ const (
 
 // browser starts Debian's chromium, headless, on a fresh profile, and
 // returns a tab's context. No chromium is a failure under CI=true.
-func browser(t *testing.T) context.Context {
+func browser(t testing.TB) context.Context {
 	t.Helper()
 	if _, err := os.Stat(chromium); err != nil {
 		msg := "needs Debian's chromium (apt-get install chromium; scripts/test installs it)"
@@ -63,7 +63,7 @@ func browser(t *testing.T) context.Context {
 }
 
 // within runs chromedp actions with a deadline.
-func within(t *testing.T, ctx context.Context, d time.Duration, actions ...chromedp.Action[chromedp.Void]) {
+func within(t testing.TB, ctx context.Context, d time.Duration, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	c, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
@@ -71,7 +71,7 @@ func within(t *testing.T, ctx context.Context, d time.Duration, actions ...chrom
 }
 
 // eval returns a JavaScript expression's value.
-func eval[T any](t *testing.T, ctx context.Context, js string) T {
+func eval[T any](t testing.TB, ctx context.Context, js string) T {
 	t.Helper()
 	c, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -81,7 +81,7 @@ func eval[T any](t *testing.T, ctx context.Context, js string) T {
 }
 
 // waitJS polls a JavaScript expression until it is true.
-func waitJS(t *testing.T, ctx context.Context, d time.Duration, js, what string) {
+func waitJS(t testing.TB, ctx context.Context, d time.Duration, js, what string) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for {

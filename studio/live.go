@@ -2,6 +2,8 @@ package studio
 
 import (
 	"encoding/json"
+	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -34,7 +36,49 @@ type trans struct {
 }
 
 func (t trans) MarshalJSON() ([]byte, error) {
-	return json.Marshal([]any{t.N, t.UID, t.From.String(), t.To.String(), t.At, t.Reason})
+	return t.appendJSON(make([]byte, 0, 48+len(t.Reason))), nil
+}
+
+// appendJSON appends the transition's JSON to b.
+func (t trans) appendJSON(b []byte) []byte {
+	b = append(b, '[')
+	b = strconv.AppendUint(b, t.N, 10)
+	b = append(b, ',')
+	b = strconv.AppendUint(b, uint64(t.UID), 10)
+	b = append(b, ",\""...)
+	b = append(b, t.From.String()...)
+	b = append(b, "\",\""...)
+	b = append(b, t.To.String()...)
+	b = append(b, "\","...)
+	b = strconv.AppendFloat(b, t.At, 'f', -1, 64)
+	b = append(b, ',')
+	if t.Reason == "" {
+		b = append(b, `""`...)
+	} else {
+		r, _ := json.Marshal(t.Reason)
+		b = append(b, r...)
+	}
+	return append(b, ']')
+}
+
+// encodeDelta writes a delta as JSON, its transitions (the bulk of a busy
+// tree's deltas) appended into one buffer rather than through
+// encoding/json, so that a big delta costs few allocations (the
+// collector's work would slow the tick).
+func encodeDelta(d delta) []byte {
+	trs := d.Transitions
+	d.Transitions = nil
+	rest, _ := json.Marshal(d)
+	b := make([]byte, 0, len(rest)+len(trs)*40+32)
+	b = append(b, `{"transitions":[`...)
+	for i, t := range trs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = t.appendJSON(b)
+	}
+	b = append(b, "],"...)
+	return append(b, rest[1:]...)
 }
 
 // loopStats is the loop as the page shows it.
@@ -90,14 +134,22 @@ type live struct {
 	done  chan struct{}
 	once  sync.Once
 
+	tickBuf []rawTrans // this tick's transitions; the tick's goroutine's alone
+
 	mu       sync.Mutex // what the tick's goroutine writes; the pump and snapshots read
 	status   []runtime.Status
 	reason   []string
 	since    []float64
+	last     []runtime.Status // what an IDLE node last was (IDLE after X, as Groot2 shows it)
+	sent     []nodeState      // each node as the pages last got it, for compacted deltas
 	n        uint64
 	recent   []trans // ring of recentTransitions, at recentAt
 	recentAt int
 	pending  []trans
+	spent    []trans      // the pending list last sent, reused
+	batches  [][]rawTrans // ticks' transitions the pump has not applied yet
+	batched  int
+	spare    [][]rawTrans // emptied buffers for the tick to reuse
 	overflow bool
 	loop     loopStats
 	rateWin  []time.Time // wall times of the last ticks, for the rate
@@ -115,7 +167,8 @@ func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) 
 	l := &live{
 		run: s, tree: tree, t0: tree.Clock().Now(), scope: scopesOf(tree),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		status: make([]runtime.Status, n), reason: make([]string, n), since: make([]float64, n),
+		status: make([]runtime.Status, n), reason: make([]string, n), since: make([]float64, n), last: make([]runtime.Status, n),
+		sent: make([]nodeState, n),
 		seen: map[string]uint64{},
 	}
 	l.loop.Target, l.loop.Bounds = rate, histBounds
@@ -124,7 +177,12 @@ func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) 
 	if tree.Root() != nil {
 		root = runtime.NodeOf(tree.Root()).UID()
 	}
-	l.dbg = newDebugger(root, func(Hold, bool) { l.touch() })
+	l.dbg = newDebugger(root, func(_ Hold, paused bool) {
+		if paused {
+			l.flushTick() // the page shows the tick as far as it went
+		}
+		l.touch()
+	})
 	for i, nd := range tree.Nodes() {
 		b := runtime.NodeOf(nd)
 		l.status[i] = b.Status()
@@ -134,32 +192,92 @@ func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) 
 	return l
 }
 
-// OnTransition keeps the node's status and queues the transition
-// (runtime.Observer, on the tick's goroutine).
+// rawTrans is a transition as the tick's goroutine notes it.
+type rawTrans struct {
+	uid      uint32
+	from, to runtime.Status
+	at       time.Time
+	reason   string
+}
+
+// OnTransition notes the transition (runtime.Observer, on the tick's
+// goroutine): an append to a buffer only that goroutine touches. OnTick
+// (or a pause) hands the buffer to the pump under the lock, once per
+// tick; the pump applies it to the state.
 func (l *live) OnTransition(t runtime.Transition) {
-	i := int(t.Node.UID()) - 1
-	at := ms(t.Time, l.t0)
+	l.tickBuf = append(l.tickBuf, rawTrans{uid: t.Node.UID(), from: t.From, to: t.To, at: t.Time, reason: t.Reason})
+}
+
+// flushTick hands the tick's transitions over; on the tick's goroutine.
+func (l *live) flushTick() {
+	if len(l.tickBuf) == 0 {
+		return
+	}
 	l.mu.Lock()
-	if i >= 0 && i < len(l.status) {
-		l.status[i], l.since[i] = t.To, at
-		if t.To != runtime.Idle {
-			l.reason[i] = t.Reason
+	l.handOverLocked()
+	l.mu.Unlock()
+}
+
+// handOverLocked queues the tick's buffer for the pump and takes a spare
+// one; under l.mu, on the tick's goroutine. Should the pump fall behind
+// by more than maxBatched transitions, the tick applies them itself, so
+// that memory stays bounded (and the state right) whatever happens.
+func (l *live) handOverLocked() {
+	if len(l.tickBuf) == 0 {
+		return
+	}
+	l.batches = append(l.batches, l.tickBuf)
+	l.batched += len(l.tickBuf)
+	if n := len(l.spare); n > 0 {
+		l.tickBuf, l.spare = l.spare[n-1], l.spare[:n-1]
+	} else {
+		l.tickBuf = nil
+	}
+	if l.batched > maxBatched {
+		l.applyLocked()
+	}
+}
+
+// maxBatched bounds the transitions waiting for the pump.
+const maxBatched = 4 * pendingTransitions
+
+// applyLocked applies the batched transitions to the state and queues
+// them for the pages; under l.mu.
+func (l *live) applyLocked() {
+	for _, batch := range l.batches {
+		for _, r := range batch {
+			tr := trans{UID: r.uid, From: r.from, To: r.to, At: ms(r.at, l.t0), Reason: r.reason}
+			i := int(tr.UID) - 1
+			if i >= 0 && i < len(l.status) {
+				l.status[i], l.since[i] = tr.To, tr.At
+				if tr.To != runtime.Idle {
+					l.reason[i] = tr.Reason
+					l.last[i] = runtime.Idle
+				} else {
+					l.last[i] = tr.From
+				}
+			}
+			l.n++
+			tr.N = l.n
+			if len(l.recent) < recentTransitions {
+				l.recent = append(l.recent, tr)
+			} else {
+				l.recent[l.recentAt] = tr
+				l.recentAt = (l.recentAt + 1) % recentTransitions
+			}
+			if len(l.pending) < pendingTransitions {
+				l.pending = append(l.pending, tr)
+			} else {
+				l.overflow = true
+			}
+		}
+		clear(batch)
+		if len(l.spare) < 4 {
+			l.spare = append(l.spare, batch[:0])
 		}
 	}
-	l.n++
-	tr := trans{N: l.n, UID: t.Node.UID(), From: t.From, To: t.To, At: at, Reason: t.Reason}
-	if len(l.recent) < recentTransitions {
-		l.recent = append(l.recent, tr)
-	} else {
-		l.recent[l.recentAt] = tr
-		l.recentAt = (l.recentAt + 1) % recentTransitions
-	}
-	if len(l.pending) < pendingTransitions {
-		l.pending = append(l.pending, tr)
-	} else {
-		l.overflow = true
-	}
-	l.mu.Unlock()
+	clear(l.batches)
+	l.batches, l.batched = l.batches[:0], 0
 }
 
 // BeforeTick and AfterTick are the debugger's (runtime.TickHook).
@@ -176,6 +294,7 @@ func (l *live) OnTick(t runtime.TickReport) {
 	}
 	now := time.Now()
 	l.mu.Lock()
+	l.handOverLocked()
 	lp := &l.loop
 	lp.Ticks++
 	if t.Early {
@@ -231,6 +350,7 @@ func (l *live) Resume() { l.dbg.release() }
 // Close shows how the run ended and stops the pump after its last event.
 func (l *live) Close(rep mission.Report) {
 	l.dbg.release()
+	l.flushTick() // the halt's transitions
 	l.mu.Lock()
 	l.end = &endInfo{Summary: rep.Summary(), Outcome: rep.Outcome.String(), Explanation: causes(rep.Explanation)}
 	l.dirty = true
@@ -264,44 +384,97 @@ func (l *live) pump(every time.Duration) {
 	}
 }
 
-// delta is what changed since the last event.
-type delta struct {
-	Now         float64        `json:"now"`
-	Transitions []trans        `json:"transitions"`
-	Blackboard  []bbEntry      `json:"blackboard"`
-	Loop        *loopStats     `json:"loop,omitempty"`
-	Debug       debugState     `json:"debug"`
-	End         *endInfo       `json:"end,omitempty"`
-	Explanation []causeInfo    `json:"explanation,omitempty"`
-	Statuses    []string       `json:"statuses,omitempty"` // snapshot only
-	Reasons     []string       `json:"reasons,omitempty"`
-	Since       []float64      `json:"since,omitempty"`
-	N           uint64         `json:"n"` // the transitions counted so far
-	Extra       map[string]any `json:"extra,omitempty"`
+// maxDeltaTransitions bounds the transitions of one delta: a page draws
+// a busy tree from the nodes' states instead.
+const maxDeltaTransitions = 2000
+
+// nodeState is a node as the page shows it.
+type nodeState struct {
+	status, last runtime.Status
+	reason       string
 }
 
-// publish sends one delta (or, after an overflow, a snapshot).
+// nodeJSON is a changed node of a compacted delta: [uid, status, last,
+// reason, since].
+type nodeJSON struct {
+	uid   uint32
+	state nodeState
+	since float64
+}
+
+func (n nodeJSON) MarshalJSON() ([]byte, error) {
+	return json.Marshal([]any{n.uid, n.state.status.String(), n.state.last.String(), n.state.reason, n.since})
+}
+
+// delta is what changed since the last event.
+type delta struct {
+	Now         float64     `json:"now"`
+	Transitions []trans     `json:"transitions"`
+	Blackboard  []bbEntry   `json:"blackboard"`
+	Loop        *loopStats  `json:"loop,omitempty"`
+	Debug       debugState  `json:"debug"`
+	End         *endInfo    `json:"end,omitempty"`
+	Explanation []causeInfo `json:"explanation,omitempty"`
+	Statuses    []string    `json:"statuses,omitempty"` // snapshot only
+	Reasons     []string    `json:"reasons,omitempty"`
+	Since       []float64   `json:"since,omitempty"`
+	N           uint64      `json:"n"` // the transitions counted so far
+	// Dropped transitions of a busy tree are not in Transitions: Nodes
+	// then says how the changed nodes are now.
+	Dropped int            `json:"dropped,omitempty"`
+	Nodes   []nodeJSON     `json:"nodes,omitempty"`
+	Extra   map[string]any `json:"extra,omitempty"`
+}
+
+// publish sends one delta (or, after an overflow, a snapshot). The lock
+// is held to apply the ticks' transitions and take what is to be sent;
+// the encoding happens outside it, so the tick never waits for it.
 func (l *live) publish() {
 	bb := readBlackboard(l.scope, l.t0, l.seen)
 	dbg := l.dbg.state()
 	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.applyLocked()
 	if l.overflow {
 		l.overflow, l.pending, l.dirty = false, l.pending[:0], false
 		data := l.snapshotLocked(dbg)
+		l.mu.Unlock()
 		l.run.hub.publish("snapshot", data)
 		return
 	}
 	if len(l.pending) == 0 && len(bb) == 0 && !l.dirty {
+		l.mu.Unlock()
 		return
 	}
 	d := delta{Now: l.loop.LastTick, Transitions: l.pending, Blackboard: bb, Debug: dbg, End: l.end, Explanation: l.lastExpl, N: l.n}
+	if len(l.pending) > maxDeltaTransitions {
+		// A busy tree: the nodes that changed, as they are now, and the
+		// last transitions for the timeline.
+		d.Dropped = len(l.pending) - maxDeltaTransitions
+		d.Transitions = l.pending[d.Dropped:]
+		for i := range l.status {
+			ns := nodeState{l.status[i], l.last[i], l.reason[i]}
+			if ns != l.sent[i] {
+				l.sent[i] = ns
+				d.Nodes = append(d.Nodes, nodeJSON{uint32(i + 1), ns, l.since[i]})
+			}
+		}
+	} else {
+		for _, tr := range l.pending {
+			i := tr.UID - 1
+			l.sent[i] = nodeState{l.status[i], l.last[i], l.reason[i]}
+		}
+	}
 	if l.dirty {
 		lp := l.loop
+		lp.Late, lp.Dur = slices.Clone(lp.Late), slices.Clone(lp.Dur)
 		d.Loop = &lp
 	}
-	data, _ := json.Marshal(d)
-	l.pending, l.dirty = l.pending[:0], false
+	l.pending, l.spent = l.spent[:0], l.pending
+	l.dirty = false
+	l.mu.Unlock()
+	data := encodeDelta(d)
+	// A snapshot taken since holds these transitions already: the page
+	// skips them by their count (N).
 	l.run.hub.publish("delta", data)
 }
 
@@ -312,7 +485,9 @@ func (l *live) snapshot() (uint64, []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	// Every event published so far is in this state: the pump publishes
-	// under l.mu.
+	// under l.mu. What the pump has not yet sent is in it too; the page
+	// skips those transitions when they come (by their count, N).
+	l.applyLocked()
 	return l.run.hub.current(), l.snapshotLocked(dbg)
 }
 
@@ -325,9 +500,11 @@ func (l *live) snapshotLocked(dbg debugState) []byte {
 		d.Statuses[i] = s.String()
 	}
 	d.Reasons, d.Since = l.reason, l.since
+	for i := range l.status {
+		l.sent[i] = nodeState{l.status[i], l.last[i], l.reason[i]}
+	}
 	d.Transitions = make([]trans, 0, len(l.recent))
 	d.Transitions = append(d.Transitions, l.recent[l.recentAt:]...)
 	d.Transitions = append(d.Transitions, l.recent[:l.recentAt]...)
-	data, _ := json.Marshal(d)
-	return data
+	return encodeDelta(d)
 }

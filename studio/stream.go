@@ -13,6 +13,7 @@ import (
 // how many a client may have queued before it is sent a snapshot instead.
 const (
 	historyEvents       = 256
+	historyBytes        = 8 << 20 // and at most this much of them
 	clientQueue         = 64
 	defaultWriteTimeout = 10 * time.Second
 )
@@ -31,7 +32,8 @@ type event struct {
 type hub struct {
 	mu      sync.Mutex
 	seq     uint64
-	history []event // the last historyEvents, oldest first
+	history []event // the last historyEvents (historyBytes), oldest first
+	bytes   int     // in history
 	clients map[*client]struct{}
 	closed  bool
 }
@@ -49,11 +51,18 @@ func (h *hub) publish(name string, data []byte) uint64 {
 	defer h.mu.Unlock()
 	h.seq++
 	e := event{id: h.seq, name: name, data: data}
-	if len(h.history) == historyEvents {
-		copy(h.history, h.history[1:])
-		h.history = h.history[:historyEvents-1]
-	}
 	h.history = append(h.history, e)
+	h.bytes += len(data)
+	drop := 0
+	for len(h.history)-drop > historyEvents || h.bytes > historyBytes && len(h.history)-drop > 1 {
+		h.bytes -= len(h.history[drop].data)
+		drop++
+	}
+	if drop > 0 {
+		n := copy(h.history, h.history[drop:])
+		clear(h.history[n:])
+		h.history = h.history[:n]
+	}
 	for c := range h.clients {
 		select {
 		case c.ch <- e:

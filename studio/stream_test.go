@@ -33,12 +33,12 @@ type sse struct {
 
 // sseReader reads a run's event stream.
 type sseReader struct {
-	t    *testing.T
+	t    testing.TB
 	resp *http.Response
 	r    *bufio.Reader
 }
 
-func openEvents(t *testing.T, srv *studio.Server, lastID string) *sseReader {
+func openEvents(t testing.TB, srv *studio.Server, lastID string) *sseReader {
 	t.Helper()
 	req, err := http.NewRequest("GET", "http://"+srv.Addr()+"/api/runs/1/events", nil)
 	require.NoError(t, err)

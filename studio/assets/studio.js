@@ -74,6 +74,7 @@ async function openRun(id) {
   S.scrub = null; S.selected = 0; S.collapsed = new Set(); S.timeline = [];
   // Big trees open with their subtrees collapsed.
   if (n > 300) for (const nd of S.nodes) if (nd.type === 'SubTree' && nd.parent) S.collapsed.add(nd.uid);
+  if (n > 1000) collapseDeep(600);
   $('#replay').hidden = S.run.kind !== 'replay';
   $('#map-box').hidden = !S.run.map;
   $('#debug').hidden = !S.control || S.run.kind !== 'live';
@@ -99,6 +100,7 @@ function connect() {
 
 function apply(d, snapshot) {
   window.studioStats.events++;
+  d.transitions = d.transitions || [];
   if (snapshot) {
     S.status = d.statuses; S.reason = d.reasons; S.last = new Array(S.nodes.length).fill(''); S.since = d.since || new Array(S.nodes.length).fill(0);
     S.bb = new Map();
@@ -114,6 +116,12 @@ function apply(d, snapshot) {
       if (to !== 'IDLE') S.reason[uid - 1] = reason;
       S.dirty.add(uid);
       S.history.push(t);
+    }
+    for (const [uid, st, last, reason, since] of d.nodes || []) {
+      // A busy tree's delta: the node as it is now.
+      S.status[uid - 1] = st; S.last[uid - 1] = st === 'IDLE' && last !== 'IDLE' ? last : '';
+      S.reason[uid - 1] = reason; S.since[uid - 1] = since;
+      S.dirty.add(uid);
     }
     if (S.history.length > MAX_HISTORY) S.history.splice(0, S.history.length - MAX_HISTORY);
   }
@@ -133,11 +141,6 @@ function apply(d, snapshot) {
   if (d.end) S.end = d.end;
   S.explanation = (d.end && d.end.explanation && d.end.explanation.length) ? d.end.explanation : (d.explanation || []);
   S.replay = d.extra && d.extra.replay;
-  if (d.loop && d.loop.tick_wall_ms) {
-    const lag = Date.now() - d.loop.tick_wall_ms;
-    window.studioStats.lagLast = lag;
-    window.studioStats.lagMax = Math.max(window.studioStats.lagMax, lag);
-  }
   schedule();
 }
 
@@ -152,11 +155,26 @@ function render() {
   S.dirty.clear();
   paintEdges(status);
   paintBanners();
-  paintBlackboard();
-  paintLoop();
-  paintTimeline();
-  if (S.selected) paintNodePanel(false);
+  // The panels change less often than the tree: at most four times a
+  // second (at once while scrubbing).
+  const now = performance.now();
+  if (S.scrub !== null || S.run.kind === 'replay' || now - (S.panelsAt || 0) > 250) {
+    S.panelsAt = now;
+    paintBlackboard();
+    paintLoop();
+    paintTimeline();
+    if (S.selected) paintNodePanel(false);
+  } else if (!S.panelsTimer) {
+    S.panelsTimer = setTimeout(() => { S.panelsTimer = 0; S.panelsAt = 0; schedule(); }, 260);
+  }
   window.studioStats.applied = window.studioStats.events;
+  if (S.loop && S.loop.tick_wall_ms && S.run.kind === 'live' && !S.end) {
+    // How far behind the tick the page is, once it has drawn it.
+    const lag = Date.now() - S.loop.tick_wall_ms;
+    window.studioStats.lagLast = lag;
+    window.studioStats.lagMax = Math.max(window.studioStats.lagMax, lag);
+    (window.studioStats.lags = window.studioStats.lags || []).push(lag);
+  }
   if (!window.studioStats.firstPaint) window.studioStats.firstPaint = performance.now();
 }
 
@@ -181,6 +199,22 @@ function shownBlackboard() {
 }
 
 // ---- layout and drawing ----
+
+// collapseDeep keeps about the first max nodes of a huge tree open, by
+// depth, and collapses the nodes below which the rest hang (expand them
+// one by one, or all at once).
+function collapseDeep(max) {
+  const depth = new Array(S.nodes.length).fill(0), count = [];
+  for (const nd of S.nodes) { // UID order is depth-first: parents first
+    const d = nd.parent ? depth[nd.parent - 1] + 1 : 0;
+    depth[nd.uid - 1] = d;
+    count[d] = (count[d] || 0) + 1;
+  }
+  let cut = 0, seen = 0;
+  while (cut < count.length && seen + count[cut] <= max) seen += count[cut++];
+  const at = Math.max(0, cut - 1);
+  for (const nd of S.nodes) if (depth[nd.uid - 1] === at && nd.children.length) S.collapsed.add(nd.uid);
+}
 
 function visibleChildren(nd) { return S.collapsed.has(nd.uid) ? [] : nd.children; }
 
@@ -226,7 +260,7 @@ function layout() {
 function draw() {
   const gN = $('#nodes'), gE = $('#edges');
   gN.replaceChildren(); gE.replaceChildren();
-  S.els = new Array(S.nodes.length); S.edges = [];
+  S.els = new Array(S.nodes.length); S.edges = []; S.marksKey = '';
   for (const nd of S.nodes) {
     const p = S.pos[nd.uid - 1];
     if (!p) continue;
@@ -270,23 +304,31 @@ function paintNode(uid, status) {
   if (e.reason.textContent !== text) e.reason.textContent = text;
 }
 
+// paintEdges highlights the running path and marks the nodes the
+// debugger and the explanation name. Only what changed is written: a
+// write, even of the same value, costs the browser a style pass.
 function paintEdges(status) {
   for (const ed of S.edges) {
     const run = status[ed.parent - 1] === 'RUNNING' && status[ed.child - 1] === 'RUNNING';
-    ed.path.classList.toggle('run', run);
+    if (ed.run !== run) { ed.run = run; ed.path.classList.toggle('run', run); }
   }
-  const why = new Set(S.explanation.map((c) => c.path));
   const d = S.debug || {};
+  const key = JSON.stringify([S.explanation.map((c) => c.path), d.before, d.after, d.held, d.force, S.selected]);
+  if (key === S.marksKey) return;
+  S.marksKey = key;
+  const why = new Set(S.explanation.map((c) => c.path));
   const before = new Set(d.before || []), after = new Set(d.after || []);
   const held = d.held ? d.held.uid : 0;
   for (const nd of S.nodes) {
     const e = S.els[nd.uid - 1];
     if (!e) continue;
+    const marks = [why.has(nd.path), nd.uid === held, nd.uid === S.selected, before.has(nd.uid) || after.has(nd.uid), (d.force && d.force[nd.uid]) || ''].join();
+    if (e.marks === marks) continue;
+    e.marks = marks;
     e.g.classList.toggle('why', why.has(nd.path));
     e.g.classList.toggle('held', nd.uid === held);
     e.g.classList.toggle('selected', nd.uid === S.selected);
-    const bp = before.has(nd.uid) || after.has(nd.uid);
-    e.bp.setAttribute('visibility', bp ? 'visible' : 'hidden');
+    e.bp.setAttribute('visibility', before.has(nd.uid) || after.has(nd.uid) ? 'visible' : 'hidden');
     const f = d.force && d.force[nd.uid];
     e.forced.textContent = f ? (f === 'SUCCESS' ? '✓' : '✗') : '';
   }
