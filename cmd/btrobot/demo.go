@@ -54,6 +54,10 @@ func demoCommand() *command {
 		if err != nil {
 			return flagExit(err)
 		}
+		if err := ui.check(); err != nil {
+			fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
+			return exitUsage
+		}
 		var problems []string
 		if len(pos) > 0 {
 			problems = append(problems, fmt.Sprintf("unexpected arguments %q", pos))

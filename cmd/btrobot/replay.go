@@ -31,6 +31,10 @@ func replayCommand() *command {
 		if err != nil {
 			return flagExit(err)
 		}
+		if err := ui.check(); err != nil {
+			fmt.Fprintf(env.stderr, "btrobot replay: %v\n", err)
+			return exitUsage
+		}
 		if len(pos) != 1 || *asJSON != (*at != "") || rc.Speed == 0 {
 			fs.Usage()
 			return exitUsage

@@ -59,6 +59,10 @@ func runCommand() *command {
 		if err != nil {
 			return flagExit(err)
 		}
+		if err := ui.check(); err != nil {
+			fmt.Fprintf(env.stderr, "btrobot run: %v\n", err)
+			return exitUsage
+		}
 		rateGiven := flagGiven(fs, "rate")
 		rosConf, rest, err := ros.ConfFromArgs("btrobot", pos, nil)
 		if err != nil {

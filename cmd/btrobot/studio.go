@@ -64,14 +64,19 @@ func uiArgs(args []string) []string {
 	return out
 }
 
+// check says what is wrong with the flags, before anything runs.
+func (u *uiFlags) check() error {
+	if u.allowControl && u.addr == "" {
+		return fmt.Errorf("--allow-control needs --ui: it lets the studio debug")
+	}
+	return nil
+}
+
 // start starts the studio when --ui was given (nil otherwise) and says
 // where to open it.
 func (u *uiFlags) start(env *cmdEnv, title string) (*studio.Server, error) {
 	if u.addr == "" {
-		if u.allowControl {
-			return nil, fmt.Errorf("--allow-control needs --ui")
-		}
-		return nil, nil
+		return nil, u.check()
 	}
 	s, err := studio.New(studio.Conf{Addr: u.addr, AllowControl: u.allowControl, Title: title})
 	if err != nil {
