@@ -129,3 +129,21 @@ func TestStudioPageOffersNoControlWithoutIt(t *testing.T) {
 		assert.False(t, eval[bool](t, ctx, `document.querySelector('#debug').hidden`), "debugging offered")
 	})
 }
+
+// TestStudioShowsEachRobotOfAFleet: two runs on one studio (as a fleet's
+// robots get, one per RunConf) are listed at the top of the page; choosing
+// one draws its tree.
+func TestStudioShowsEachRobotOfAFleet(t *testing.T) {
+	srv := newServer(t, studio.Conf{})
+	small, big := bigTree(t, 12), bigTree(t, 40)
+	_, d1 := attach(srv, small)
+	defer d1()
+	_, d2 := attach(srv, big)
+	defer d2()
+	ctx := browser(t)
+	within(t, ctx, 20*time.Second, chromedp.Navigate(srv.URL()))
+	waitJS(t, ctx, 10*time.Second, `document.querySelectorAll('g.node').length === 12`, "the first robot's tree")
+	assert.Equal(t, 2, eval[int](t, ctx, `document.querySelectorAll('#runs option').length`))
+	eval[bool](t, ctx, `(() => { const s = document.querySelector('#runs'); s.value = '2'; s.dispatchEvent(new Event('change')); return true })()`)
+	waitJS(t, ctx, 10*time.Second, `document.querySelectorAll('g.node').length === 40`, "the second robot's tree")
+}

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -128,8 +129,14 @@ func (s *Server) Token() string {
 }
 
 // URL returns the page's address, with the token when one is needed.
+// On every interface (0.0.0.0) it names this host.
 func (s *Server) URL() string {
-	u := "http://" + s.ln.Addr().String() + "/"
+	addr := s.ln.Addr().(*net.TCPAddr)
+	host := addr.IP.String()
+	if addr.IP.IsUnspecified() {
+		host, _ = os.Hostname()
+	}
+	u := "http://" + net.JoinHostPort(host, strconv.Itoa(addr.Port)) + "/"
 	if t := s.Token(); t != "" {
 		u += "?token=" + t
 	}
