@@ -173,11 +173,7 @@ func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) 
 	}
 	l.loop.Target, l.loop.Bounds = rate, histBounds
 	l.loop.Late, l.loop.Dur = make([]uint64, len(histBounds)+1), make([]uint64, len(histBounds)+1)
-	var root uint32
-	if tree.Root() != nil {
-		root = runtime.NodeOf(tree.Root()).UID()
-	}
-	l.dbg = newDebugger(root, func(_ Hold, paused bool) {
+	l.dbg = newDebugger(func(paused bool) {
 		if paused {
 			l.flushTick() // the page shows the tick as far as it went
 		}
@@ -281,9 +277,9 @@ func (l *live) applyLocked() {
 }
 
 // BeforeTick and AfterTick are the debugger's (runtime.TickHook).
-func (l *live) BeforeTick(n *runtime.Base) runtime.Status { return l.dbg.BeforeTick(n) }
+func (l *live) BeforeTick(n *runtime.Base) runtime.Status { return l.dbg.bp.BeforeTick(n) }
 func (l *live) AfterTick(n *runtime.Base, st runtime.Status) runtime.Status {
-	return l.dbg.AfterTick(n, st)
+	return l.dbg.bp.AfterTick(n, st)
 }
 
 // OnTick counts the tick in the loop's figures and wakes the pump.
@@ -342,14 +338,14 @@ func (l *live) touch() {
 }
 
 // Paused reports whether a breakpoint, a pause or a step holds the tree.
-func (l *live) Paused() bool { return l.dbg.paused.Load() }
+func (l *live) Paused() bool { return l.dbg.bp.Paused() }
 
 // Resume lets a held tick go and holds no more: the run ends.
-func (l *live) Resume() { l.dbg.release() }
+func (l *live) Resume() { l.dbg.bp.Close() }
 
 // Close shows how the run ended and stops the pump after its last event.
 func (l *live) Close(rep mission.Report) {
-	l.dbg.release()
+	l.dbg.bp.Close()
 	l.flushTick() // the halt's transitions
 	l.mu.Lock()
 	l.end = &endInfo{Summary: rep.Summary(), Outcome: rep.Outcome.String(), Explanation: causes(rep.Explanation)}

@@ -3,7 +3,6 @@ package studio
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -163,8 +162,3 @@ func portValue(n *runtime.Base, p portInfo) json.RawMessage {
 	}
 	return jsonValue(v)
 }
-
-func sortUIDs(s []uint32) { sort.Slice(s, func(i, j int) bool { return s[i] < s[j] }) }
-
-// typeOf names a Go value's type as the palette does.
-func typeOf(v any) string { return runtime.TypeName(reflect.TypeOf(v)) }

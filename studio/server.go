@@ -159,7 +159,7 @@ func (s *Server) Close() error {
 	for _, r := range runs {
 		r.hub.close()
 		if r.live != nil {
-			r.live.dbg.release()
+			r.live.dbg.bp.Close()
 			r.live.shutdown()
 		}
 		if r.replay != nil {
@@ -431,11 +431,11 @@ func (l *live) control(req controlRequest, nodes []treeNode) error {
 		}
 		l.dbg.setForce(req.UID, st)
 	case "pause":
-		l.dbg.pause()
+		l.dbg.bp.Pause()
 	case "step":
-		l.dbg.resume(true)
+		l.dbg.bp.Continue(true)
 	case "resume":
-		l.dbg.resume(false)
+		l.dbg.bp.Continue(false)
 	case "set":
 		var bb *runtime.Blackboard
 		for _, sc := range l.scope {

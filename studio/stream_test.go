@@ -127,7 +127,7 @@ func TestAStuckPageNeverHoldsTheTick(t *testing.T) {
 		closed       bool
 	}{
 		{name: "stuck for a while: a snapshot when it reads again", writeTimeout: 5 * time.Minute},
-		{name: "stuck past the write timeout: its stream is closed", writeTimeout: 100 * time.Millisecond, closed: true},
+		{name: "stuck past the write timeout: its stream is closed", writeTimeout: time.Second, closed: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newServer(t, studio.Conf{PumpEvery: time.Millisecond, WriteTimeout: tc.writeTimeout})
@@ -181,6 +181,9 @@ func TestAStuckPageNeverHoldsTheTick(t *testing.T) {
 				t.Fatal("the reading page did not follow to the last tick")
 			}
 
+			if tc.closed {
+				time.Sleep(tc.writeTimeout + 500*time.Millisecond) // stuck for longer than it may be
+			}
 			require.NoError(t, stuck.SetReadDeadline(time.Now().Add(30*time.Second)))
 			r := bufio.NewReaderSize(stuck, 1<<20)
 			var ids []int
