@@ -47,6 +47,9 @@ type Conf struct {
 	// PumpEvery is how often at most a live run's changes are sent
 	// [PumpEvery].
 	PumpEvery time.Duration
+	// Dir, when set, is the folder of trees the editor opens (its XML
+	// files, never anything outside it).
+	Dir string
 	// WriteTimeout is how long a page may take to accept an event before
 	// its stream is closed (it reconnects and resumes) [10 s].
 	WriteTimeout time.Duration
@@ -58,6 +61,8 @@ type Server struct {
 	ln     net.Listener
 	srv    *http.Server
 	remote bool // the address is not loopback: the token is needed
+
+	editor *editor
 
 	mu   sync.Mutex
 	runs []*session
@@ -101,6 +106,11 @@ func New(conf Conf) (*Server, error) {
 				return nil, err
 			}
 			s.conf.Token = hex.EncodeToString(b)
+		}
+	}
+	if conf.Dir != "" {
+		if s.editor, err = newEditor(conf.Dir); err != nil {
+			return nil, err
 		}
 	}
 	ln, err := net.Listen("tcp", conf.Addr)
@@ -167,6 +177,9 @@ func (s *Server) Close() error {
 				errs = append(errs, err)
 			}
 		}
+	}
+	if s.editor != nil {
+		errs = append(errs, s.editor.root.Close())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
@@ -243,7 +256,7 @@ func (s *Server) handler() http.Handler {
 		s.mu.Lock()
 		runs := append([]*session{}, s.runs...)
 		s.mu.Unlock()
-		writeJSON(w, map[string]any{"title": s.conf.Title, "control": s.conf.AllowControl, "runs": runs})
+		writeJSON(w, map[string]any{"title": s.conf.Title, "control": s.conf.AllowControl, "runs": runs, "editor": s.editor != nil})
 	})
 	mux.HandleFunc("GET /api/runs/{id}/tree", s.withRun(func(w http.ResponseWriter, r *http.Request, run *session) {
 		writeJSON(w, map[string]any{"run": run, "nodes": run.nodes})
@@ -317,6 +330,9 @@ func (s *Server) handler() http.Handler {
 		writeJSON(w, map[string]bool{"ok": true})
 	}))
 	mux.HandleFunc("POST /api/runs/{id}/control", s.withRun(s.control))
+	if s.editor != nil {
+		s.editor.routes(mux)
+	}
 	return s.guard(mux)
 }
 

@@ -71,6 +71,19 @@ func Parse(name string, data []byte) (*runtime.Document, error) {
 // then the checker's.
 func CheckFile(reg *runtime.Registry, path string) error {
 	doc, err := Load(path)
+	return check(reg, path, doc, err)
+}
+
+// CheckData checks XML text as CheckFile checks a file: name is the file
+// name positions report and relative <include>s start from (the studio's
+// editor checks a tree as it is typed with it).
+func CheckData(reg *runtime.Registry, name string, data []byte) error {
+	doc, err := Parse(name, data)
+	return check(reg, name, doc, err)
+}
+
+// check adds runtime.Check's problems to the loader's.
+func check(reg *runtime.Registry, path string, doc *runtime.Document, err error) error {
 	var le *LoadError
 	if err != nil && !errors.As(err, &le) {
 		return err

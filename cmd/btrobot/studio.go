@@ -17,6 +17,7 @@ import (
 type uiFlags struct {
 	addr         string // "" for no studio
 	allowControl bool
+	dir          string // the editor's folder (btrobot studio DIR)
 }
 
 // uiAddr is --ui: alone it means studio.DefaultAddr.
@@ -78,7 +79,7 @@ func (u *uiFlags) start(env *cmdEnv, title string) (*studio.Server, error) {
 	if u.addr == "" {
 		return nil, u.check()
 	}
-	s, err := studio.New(studio.Conf{Addr: u.addr, AllowControl: u.allowControl, Title: title})
+	s, err := studio.New(studio.Conf{Addr: u.addr, AllowControl: u.allowControl, Title: title, Dir: u.dir})
 	if err != nil {
 		return nil, err
 	}
@@ -104,9 +105,10 @@ func studioCommand() *command {
 	c := &command{
 		name: "studio",
 		args: "[DIR] [--ui ADDR] [--allow-control]",
-		summary: "Serve the browser studio on the recordings (.db3, .btlog) of DIR (default: the current directory): each\n" +
-			"one's tree, statuses, reasons and blackboard at any instant, played at a speed or sought. Runs show live\n" +
-			"with --ui on run, demo and replay. Serves until interrupted.",
+		summary: "Serve the browser studio on DIR (default: the current directory): its recordings (.db3, .btlog), each\n" +
+			"one's tree, statuses, reasons and blackboard at any instant, played at a speed or sought; and its XML\n" +
+			"trees in the editor (palette, inspector, checked as you type, saved as BT.CPP v4 XML; nothing outside\n" +
+			"DIR). Runs show live with --ui on run, demo, hil and replay. Serves until interrupted.",
 		example: "btrobot demo --record /tmp/rec/demo.db3 --speed 0 --headless && btrobot studio /tmp/rec",
 	}
 	c.run = func(env *cmdEnv, args []string) int {
@@ -133,6 +135,7 @@ func studioCommand() *command {
 		if ui.addr == "" {
 			ui.addr = studio.DefaultAddr
 		}
+		ui.dir = dir
 		srv, err := ui.start(env, "btrobot studio "+dir)
 		if err != nil {
 			fmt.Fprintf(env.stderr, "btrobot studio: %v\n", err)

@@ -52,8 +52,20 @@ async function start() {
   $('#readonly').hidden = S.control;
   const sel = $('#runs');
   sel.replaceChildren(...info.runs.map((r) => h('option', { value: r.id }, `${r.kind === 'replay' ? 'recording' : 'live'} · ${r.name}`)));
-  sel.onchange = () => openRun(+sel.value);
   S.runs = info.runs;
+  if (info.editor) {
+    const files = await api('api/files');
+    E.palette = await api('api/palette');
+    for (const f of files.files) sel.append(h('option', { value: 'file:' + f.path }, `edit · ${f.path}`));
+    sel.onchange = () => (sel.value.startsWith('file:') ? openFile(sel.value.slice(5)) : openRun(+sel.value));
+    const want = new URLSearchParams(location.search).get('file');
+    if (want || info.runs.length === 0) {
+      const first = want || (files.files[0] && files.files[0].path);
+      if (first) { sel.value = 'file:' + first; await openFile(first); }
+      else $('#conn').textContent = 'no recordings or trees in ' + files.dir;
+      return;
+    }
+  } else sel.onchange = () => openRun(+sel.value);
   if (info.runs.length === 0) {
     $('#conn').textContent = 'no run yet';
     setTimeout(start, 300);
@@ -66,6 +78,7 @@ async function start() {
 
 async function openRun(id) {
   if (S.es) S.es.close();
+  setMode('run');
   const t = await api(`api/runs/${id}/tree`);
   S.run = t.run; S.nodes = t.nodes;
   const n = S.nodes.length;
@@ -401,6 +414,7 @@ function fmtMs(v) {
 }
 
 function select(uid) {
+  if (S.mode === 'edit') { editSelect(uid); return; }
   S.selected = uid;
   paintNodePanel(true);
   paintEdges(shownStatus());
@@ -603,7 +617,8 @@ function initDebug() {
   $('#btn-resume').onclick = () => post('resume');
   window.addEventListener('keydown', (e) => {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
-    if (e.key === 'f') fit();
+    if (e.key === 'f' && !e.ctrlKey && !e.metaKey) fit();
+    if (S.mode === 'edit') return;
     if (!S.control || !S.run || S.run.kind !== 'live') return;
     if (e.key === 'p') post('pause');
     if (e.key === 's') post('step');
@@ -622,6 +637,298 @@ function refreshMap() {
 }
 
 $('#bb-search').addEventListener('input', () => paintBlackboard());
+initEditor();
 initPanZoom(); initTimeline(); initDebug();
 window.addEventListener('resize', () => schedule());
 start().catch((e) => { $('#conn').textContent = 'error: ' + e.message; $('#conn').className = 'conn bad'; });
+
+// ---- the editor (btrobot studio DIR) ----
+//
+// A file's trees as the server reads them (type, attributes in order,
+// children), edited here; every edit is checked by the server with the
+// checker of `btrobot check` and the problems marked on their nodes; Save
+// writes the file through the project's XML writer. Undo and redo keep
+// whole states of the file.
+
+const E = { path: '', doc: null, tree: 0, palette: [], undo: [], redo: [], problems: [], checkTimer: 0, checkSeq: 0, specs: [] };
+window.studioEditor = E;
+
+function setMode(mode) {
+  S.mode = mode;
+  $('#edit-bar').hidden = mode !== 'edit';
+  $('#edit-aside').hidden = mode !== 'edit';
+  $('#run-aside').hidden = mode === 'edit';
+  if (mode === 'edit') {
+    $('#debug').hidden = true; $('#readonly').hidden = true; $('#replay').hidden = true;
+    $('#timeline').style.visibility = 'hidden'; $('#paused-banner').hidden = true; $('#end-banner').hidden = true;
+  } else $('#timeline').style.visibility = '';
+}
+
+async function openFile(path) {
+  if (S.es) { S.es.close(); S.es = null; }
+  setMode('edit');
+  const r = await api('api/file?path=' + encodeURIComponent(path));
+  E.path = r.path; E.doc = r.doc; E.undo = []; E.redo = []; E.problems = r.problems;
+  E.tree = Math.max(0, E.doc.trees.findIndex((t) => t.id === E.doc.main));
+  $('#conn').textContent = 'editing'; $('#conn').className = 'conn ok';
+  $('#tickinfo').textContent = path;
+  editRedraw(true);
+}
+
+function nodeName(n) {
+  const a = n.attrs.find((x) => x[0] === 'name');
+  if (a && a[1]) return a[1];
+  if (n.type === 'SubTree') { const id = n.attrs.find((x) => x[0] === 'ID'); if (id) return id[1]; }
+  return n.type;
+}
+
+// editNodes turns the edited tree into what the drawing uses, and keeps
+// each drawn node's spec (E.specs[uid-1]) and its index over the file.
+function editNodes() {
+  const t = E.doc.trees[E.tree];
+  let offset = 0;
+  const count = (n) => (n ? 1 + n.children.reduce((a, c) => a + count(c), 0) : 0);
+  for (let i = 0; i < E.tree; i++) offset += count(E.doc.trees[i].root);
+  const nodes = [], specs = [];
+  const walk = (n, parent, path) => {
+    const uid = nodes.length + 1;
+    const nd = { uid, parent, name: nodeName(n), type: n.type, path: path + '/' + nodeName(n), children: [], ports: [], index: offset + uid - 1 };
+    nodes.push(nd); specs.push(n);
+    for (const c of n.children) nd.children.push(walk(c, uid, nd.path));
+    return uid;
+  };
+  if (t && t.root) walk(t.root, 0, t.id);
+  E.specs = specs;
+  return nodes;
+}
+
+function editRedraw(refit) {
+  const sel = $('#edit-tree');
+  sel.replaceChildren(...E.doc.trees.map((t, i) => h('option', { value: i }, t.id + (t.id === E.doc.main ? ' (main)' : ''))));
+  sel.value = E.tree;
+  S.nodes = editNodes();
+  S.status = new Array(S.nodes.length).fill('IDLE'); S.last = new Array(S.nodes.length).fill('');
+  S.reason = new Array(S.nodes.length).fill(''); S.since = new Array(S.nodes.length).fill(0);
+  S.explanation = []; S.debug = null; S.scrub = null; S.history = [];
+  if (S.selected > S.nodes.length) S.selected = 0;
+  layout(); draw();
+  if (refit) home();
+  paintProblems();
+  paintInspector();
+  paintPalette();
+  $('#btn-undo').disabled = !E.undo.length; $('#btn-redo').disabled = !E.redo.length;
+}
+
+function paintProblems() {
+  const byNode = new Map();
+  for (const p of E.problems) if (p.node >= 0) byNode.set(p.node, (byNode.get(p.node) || []).concat(p.msg));
+  for (const nd of S.nodes) {
+    const e = S.els[nd.uid - 1];
+    if (!e) continue;
+    const msgs = byNode.get(nd.index);
+    e.g.classList.toggle('bad', !!msgs);
+    e.g.classList.toggle('selected', nd.uid === S.selected);
+    e.g.setAttribute('data-problem', msgs ? msgs.join('\n') : '');
+  }
+  const list = $('#problems');
+  if (!E.problems.length) { list.replaceChildren(h('li', { class: 'ok' }, 'No problems: btrobot check would pass.')); return; }
+  list.replaceChildren(...E.problems.map((p) => h('li', { title: p.path || '', onclick: () => { const nd = S.nodes.find((n) => n.index === p.node); if (nd) editSelect(nd.uid); } }, p.msg)));
+  $('#edit-state').textContent = `${E.problems.length} problem${E.problems.length > 1 ? 's' : ''}`;
+}
+
+function typeOf(id) { return E.palette.find((t) => t.id === id); }
+
+function editSelect(uid) {
+  S.selected = uid;
+  paintProblems();
+  paintInspector();
+}
+
+function paintInspector() {
+  const box = $('#inspector');
+  const n = E.specs[S.selected - 1];
+  if (!n) { box.replaceChildren(h('p', { class: 'muted' }, 'Click a node of the tree.')); return; }
+  const t = typeOf(n.type);
+  const get = (k) => { const a = n.attrs.find((x) => x[0] === k); return a ? a[1] : ''; };
+  const field = (name, port) => {
+    const numeric = port && /^(int|uint|float64|float32|int64|uint64|double|time.Duration)$/.test(port.type) && port.type !== 'time.Duration';
+    const boolean = port && port.type === 'bool';
+    const value = get(name);
+    let input;
+    if (boolean && !/^\{/.test(value)) {
+      input = h('select', { 'data-attr': name }, h('option', { value: '' }, port.has_default ? `(default ${port.default})` : ''), h('option', {}, 'true'), h('option', {}, 'false'));
+      input.value = value;
+      input.addEventListener('change', () => editAttr(name, input.value));
+    } else {
+      input = h('input', { type: numeric && !/^\{/.test(value) ? 'text' : 'text', inputmode: numeric ? 'decimal' : undefined, 'data-attr': name, value,
+        placeholder: port ? (port.has_default ? `default ${port.default}` : (port.dir === 'output' ? '{key}' : '')) : '', list: 'bb-keys' });
+      input.addEventListener('input', () => editAttr(name, input.value));
+    }
+    const label = h('span', { class: port && port.required ? 'req' : '', title: port ? `${port.dir} ${port.type}: ${port.description}` : '' }, name);
+    return h('label', {}, label, input);
+  };
+  const keys = new Set();
+  const collect = (x) => { for (const [, v] of x.attrs) for (const m of v.matchAll(/\{@?([A-Za-z_][\w.]*)\}/g)) keys.add(m[1]); x.children.forEach(collect); };
+  E.doc.trees.forEach((tr) => tr.root && collect(tr.root));
+  const kids = [h('h3', {}, n.type), h('datalist', { id: 'bb-keys' }, ...[...keys].sort().map((k) => h('option', { value: '{' + k + '}' }))), field('name')];
+  const portNames = new Set(['name']);
+  for (const p of (t ? t.ports : [])) { kids.push(field(p.name, p)); portNames.add(p.name); }
+  for (const [k] of n.attrs) if (!portNames.has(k)) { kids.push(field(k)); portNames.add(k); }
+  if (t) kids.push(h('div', { class: 'doc' }, t.summary + (t.doc ? '\n\n' + t.doc : '')));
+  else kids.push(h('p', { class: 'muted' }, `${n.type} is not in the palette (a subtree, or an unknown type: see the problems).`));
+  box.replaceChildren(...kids);
+}
+
+function snapshot() { return JSON.stringify({ doc: E.doc, tree: E.tree, sel: S.selected }); }
+
+function edit(f) {
+  E.undo.push(snapshot());
+  if (E.undo.length > 500) E.undo.shift();
+  E.redo = [];
+  f();
+  editRedraw(false);
+  scheduleCheck();
+}
+
+let attrUndoAt = 0;
+function editAttr(name, value) {
+  const n = E.specs[S.selected - 1];
+  if (!n) return;
+  // Typing in one field is one undo step.
+  const now = Date.now();
+  if (now - attrUndoAt > 800) { E.undo.push(snapshot()); E.redo = []; }
+  attrUndoAt = now;
+  const i = n.attrs.findIndex((x) => x[0] === name);
+  if (value === '' && name !== 'ID') { if (i >= 0) n.attrs.splice(i, 1); }
+  else if (i >= 0) n.attrs[i][1] = value;
+  else n.attrs.push([name, value]);
+  S.nodes = editNodes();
+  const nd = S.nodes[S.selected - 1], e = S.els[S.selected - 1];
+  if (e && nd) e.g.querySelector('text.name').textContent = nd.name;
+  scheduleCheck();
+}
+
+function restore(state) {
+  const s = JSON.parse(state);
+  E.doc = s.doc; E.tree = s.tree; S.selected = s.sel;
+  editRedraw(false);
+  scheduleCheck();
+}
+
+function undo() { if (!E.undo.length) return; E.redo.push(snapshot()); restore(E.undo.pop()); }
+function redo() { if (!E.redo.length) return; E.undo.push(snapshot()); restore(E.redo.pop()); }
+
+// parentOf finds the spec holding the selected node, and its index there.
+function parentOf(uid) {
+  const nd = S.nodes[uid - 1];
+  if (!nd || !nd.parent) return null;
+  const parent = E.specs[nd.parent - 1];
+  return { parent, i: parent.children.indexOf(E.specs[uid - 1]), puid: nd.parent };
+}
+
+function addNode(typeID) {
+  const t = typeOf(typeID);
+  const n = { type: typeID, attrs: [], children: [] };
+  for (const p of (t ? t.ports : [])) if (p.required && p.dir !== 'output') n.attrs.push([p.name, '']);
+  edit(() => {
+    const tree = E.doc.trees[E.tree];
+    if (!tree.root) { tree.root = n; S.selected = 1; return; }
+    const sel = E.specs[S.selected - 1] || E.specs[0];
+    const st = typeOf(sel.type);
+    const takes = st ? st.max_children !== 0 : sel.type !== 'SubTree';
+    if (takes) sel.children.push(n);
+    else { const p = parentOf(S.selected); if (p) p.parent.children.splice(p.i + 1, 0, n); else sel.children.push(n); }
+  });
+  const uid = E.specs.indexOf(n) + 1;
+  if (uid > 0) editSelect(uid);
+}
+
+function deleteNode() {
+  const p = parentOf(S.selected);
+  if (!p) return;
+  edit(() => { p.parent.children.splice(p.i, 1); S.selected = p.puid; });
+}
+
+function moveNode(d) {
+  const p = parentOf(S.selected);
+  if (!p) return;
+  const j = p.i + d;
+  if (j < 0 || j >= p.parent.children.length) return;
+  const n = E.specs[S.selected - 1];
+  edit(() => { p.parent.children.splice(p.i, 1); p.parent.children.splice(j, 0, n); });
+  editSelect(E.specs.indexOf(n) + 1);
+}
+
+function scheduleCheck() {
+  clearTimeout(E.checkTimer);
+  $('#edit-state').textContent = 'checking…';
+  E.checkTimer = setTimeout(async () => {
+    const seq = ++E.checkSeq;
+    const r = await api('api/check', { path: E.path, doc: E.doc }).catch((e) => ({ problems: [{ msg: e.message, node: -1 }] }));
+    if (seq !== E.checkSeq) return;
+    E.problems = r.problems;
+    $('#edit-state').textContent = r.problems.length ? '' : 'checked';
+    paintProblems();
+  }, 120);
+}
+
+async function save() {
+  const r = await api('api/save', { path: E.path, doc: E.doc }).catch((e) => ({ error: e.message }));
+  if (r.error) { $('#edit-state').textContent = 'not saved: ' + r.error; return; }
+  E.problems = r.problems;
+  paintProblems();
+  $('#edit-state').textContent = r.problems.length ? `saved, with ${r.problems.length} problem${r.problems.length > 1 ? 's' : ''}` : 'saved';
+}
+
+function paintPalette() {
+  const q = $('#palette-search').value.trim().toLowerCase();
+  const groups = new Map();
+  for (const t of E.palette) {
+    if (q && !t.id.toLowerCase().includes(q) && !t.summary.toLowerCase().includes(q)) continue;
+    if (!groups.has(t.category)) groups.set(t.category, []);
+    groups.get(t.category).push(t);
+  }
+  const out = [];
+  for (const [cat, list] of groups) {
+    out.push(h('h5', {}, cat));
+    for (const t of list) out.push(h('div', { class: 'pt', 'data-type': t.id, title: t.summary, onclick: () => addNode(t.id) }, t.id, h('small', {}, t.summary)));
+  }
+  $('#palette').replaceChildren(...out);
+}
+
+function initEditor() {
+  $('#btn-undo').onclick = undo; $('#btn-redo').onclick = redo;
+  $('#btn-delete').onclick = deleteNode; $('#btn-save').onclick = save;
+  $('#btn-up').onclick = () => moveNode(-1); $('#btn-down').onclick = () => moveNode(1);
+  $('#edit-tree').onchange = () => { E.tree = +$('#edit-tree').value; S.selected = 0; editRedraw(true); };
+  const ps = $('#palette-search');
+  ps.addEventListener('input', paintPalette);
+  ps.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') { const first = $('#palette .pt'); if (first) addNode(first.dataset.type); ps.value = ''; paintPalette(); ps.blur(); }
+    if (e.key === 'Escape') ps.blur();
+  });
+  window.addEventListener('keydown', (e) => {
+    if (S.mode !== 'edit') return;
+    const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement;
+    const mod = e.ctrlKey || e.metaKey;
+    if (mod && e.key === 's') { e.preventDefault(); save(); return; }
+    if (typing) return;
+    if (mod && (e.key === 'z' || e.key === 'Z')) { e.preventDefault(); if (e.shiftKey) redo(); else undo(); return; }
+    if (mod && e.key === 'y') { e.preventDefault(); redo(); return; }
+    if (e.key === 'Delete' || e.key === 'Backspace') { e.preventDefault(); deleteNode(); return; }
+    if (e.altKey && e.key === 'ArrowUp') { e.preventDefault(); moveNode(-1); return; }
+    if (e.altKey && e.key === 'ArrowDown') { e.preventDefault(); moveNode(1); return; }
+    if (e.key === 'a') { e.preventDefault(); ps.focus(); return; }
+    // Arrows walk the tree: up to the parent, down to the first child,
+    // left and right among siblings.
+    const nd = S.nodes[S.selected - 1];
+    if (!nd) { if (e.key.startsWith('Arrow') && S.nodes.length) editSelect(1); return; }
+    if (e.key === 'ArrowUp' && nd.parent) editSelect(nd.parent);
+    if (e.key === 'ArrowDown' && nd.children.length) editSelect(nd.children[0]);
+    if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') {
+      const sib = nd.parent ? S.nodes[nd.parent - 1].children : [];
+      const j = sib.indexOf(nd.uid) + (e.key === 'ArrowLeft' ? -1 : 1);
+      if (j >= 0 && j < sib.length) editSelect(sib[j]);
+    }
+  });
+}
