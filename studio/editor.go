@@ -243,7 +243,9 @@ func (e *editor) check(p string, base *runtime.Document, d docJSON) ([]byte, []p
 	case err == nil:
 	case errors.As(err, &le):
 		for _, be := range le.Errs {
-			pr := problem{Msg: be.Error(), Line: be.Pos.Line, Col: be.Pos.Col, Path: be.Path, Node: -1}
+			// Named as in the folder, as `btrobot check` run there names it.
+			msg := strings.ReplaceAll(be.Error(), e.dir+string(filepath.Separator), "")
+			pr := problem{Msg: msg, Line: be.Pos.Line, Col: be.Pos.Col, Path: be.Path, Node: -1}
 			if n, ok := lines[be.Pos.Line]; ok && be.Pos.File == name {
 				pr.Node = n
 			}

@@ -171,13 +171,16 @@ func TestEditorInTheBrowser(t *testing.T) {
 			eval[bool](t, ctx, `(() => { const i = document.querySelector('#inspector input[data-attr="num_cycles"]'); i.value = 'three'; i.dispatchEvent(new Event('input')); return true })()`)
 			waitJS(t, ctx, 5*time.Second, `!!document.querySelector('g.node.bad[data-path$="/three_laps"]')`, "three_laps marked")
 			msg := eval[string](t, ctx, `document.querySelector('g.node.bad').dataset.problem`)
+			screenshot(t, ctx, "studio-editor")
 			assert.Contains(t, msg, "num_cycles")
 			bad := filepath.Join(t.TempDir(), "bad.xml")
 			data, _ := os.ReadFile(file)
 			require.NoError(t, os.WriteFile(bad, bytes.Replace(data, []byte(`num_cycles="3"`), []byte(`num_cycles="three"`), 1), 0o644))
 			c := mission.CheckFile(mission.Nodes(), bad)
 			require.NotEmpty(t, c.Problems)
-			assert.Contains(t, msg, strings.SplitN(c.Problems[0].Error(), ": ", 3)[2], "the same words as btrobot check")
+			words := strings.SplitN(c.Problems[0].Error(), ": ", 3)[2] // without file:line:col and the node path
+			assert.Contains(t, msg, words, "the same words as btrobot check")
+			assert.True(t, strings.HasPrefix(msg, "hello.xml:"), "named as in the folder: %s", msg)
 			eval[bool](t, ctx, `(() => { const i = document.querySelector('#inspector input[data-attr="num_cycles"]'); i.value = '3'; i.dispatchEvent(new Event('input')); return true })()`)
 			waitJS(t, ctx, 5*time.Second, `!document.querySelector('g.node.bad') && !!document.querySelector('#problems li.ok')`, "clean again")
 		}},
@@ -199,7 +202,6 @@ func TestEditorInTheBrowser(t *testing.T) {
 			waitJS(t, ctx, 5*time.Second, `document.querySelector('#edit-state').textContent === 'saved'`, "saved again")
 			orig := filepath.Join(missionsDir, "hello.xml")
 			assert.Equal(t, canonical(t, orig), canonical(t, file), "back to the shipped mission, in meaning")
-			screenshot(t, ctx, "studio-editor")
 		}},
 	} {
 		if !t.Run(step.name, step.do) {

@@ -658,6 +658,7 @@ function setMode(mode) {
   $('#edit-bar').hidden = mode !== 'edit';
   $('#edit-aside').hidden = mode !== 'edit';
   $('#run-aside').hidden = mode === 'edit';
+  document.querySelector('.legend').hidden = mode === 'edit';
   if (mode === 'edit') {
     $('#debug').hidden = true; $('#readonly').hidden = true; $('#replay').hidden = true;
     $('#timeline').style.visibility = 'hidden'; $('#paused-banner').hidden = true; $('#end-banner').hidden = true;
