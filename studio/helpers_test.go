@@ -93,6 +93,18 @@ func waitJS(t testing.TB, ctx context.Context, d time.Duration, js, what string)
 	}
 }
 
+// waitFor polls a JavaScript expression until it is true, and says
+// whether it became so in time.
+func waitFor(t testing.TB, ctx context.Context, d time.Duration, js string) bool {
+	t.Helper()
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if eval[bool](t, ctx, js) {
+			return true
+		}
+	}
+	return false
+}
+
 // screenshot writes the page to docs/img/NAME.png when
 // UPDATE_SCREENSHOTS=1; the test checks everything else without it.
 func screenshot(t *testing.T, ctx context.Context, name string) {

@@ -405,7 +405,7 @@ func (n nodeJSON) MarshalJSON() ([]byte, error) {
 // delta is what changed since the last event.
 type delta struct {
 	Now         float64     `json:"now"`
-	Transitions []trans     `json:"transitions"`
+	Transitions []trans     `json:"transitions,omitempty"` // encodeDelta writes them
 	Blackboard  []bbEntry   `json:"blackboard"`
 	Loop        *loopStats  `json:"loop,omitempty"`
 	Debug       debugState  `json:"debug"`

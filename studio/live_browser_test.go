@@ -1,6 +1,7 @@
 package studio_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -51,7 +52,31 @@ func TestStudioMonitorsAndDebugsALiveMission(t *testing.T) {
 	}{
 		{"statuses change in the page as the tree ticks", func(t *testing.T) {
 			waitJS(t, ctx, 20*time.Second, `!!document.querySelector('g.node[data-status=RUNNING]')`, "a RUNNING node")
-			waitJS(t, ctx, 30*time.Second, `!!document.querySelector('g.node[data-path$="/NavigateTo"][data-status=RUNNING]')`, "NavigateTo RUNNING")
+			if !waitFor(t, ctx, 30*time.Second, `!!document.querySelector('g.node[data-path$="/NavigateTo"][data-status=RUNNING]')`) {
+				t.Logf("tick %d; page: %s; blackboard: %s", run.tick(),
+					eval[string](t, ctx, `[...document.querySelectorAll('g.node')].filter(g => g.dataset.status !== 'IDLE').map(g => g.dataset.path + ':' + g.dataset.status + ':' + (g.querySelector('.reason').textContent)).join(' | ')`),
+					eval[string](t, ctx, `[...document.querySelectorAll('#bb tbody tr')].map(r => r.textContent).join(' | ')`))
+				pg := openEvents(t, srv, "")
+				snap := pg.next()
+				for range 4 {
+					e := pg.next()
+					tr, _ := e.data["transitions"].([]any)
+					first := any(nil)
+					if len(tr) > 0 {
+						first = tr[0]
+					}
+					t.Logf("event %s %s n=%v transitions=%d first=%v", e.id, e.name, e.data["n"], len(tr), first)
+				}
+				var running []string
+				for i, st := range snap.data["statuses"].([]any) {
+					if st != "IDLE" {
+						running = append(running, fmt.Sprint(i+1, st))
+					}
+				}
+				t.Logf("server snapshot n=%v running=%v; page: %s", snap.data["n"], running,
+					eval[string](t, ctx, `JSON.stringify({stats: window.studioStats.events, snaps: window.studioStats.snapshots, n: window.studioState.n, hist: window.studioState.history.length, last: window.studioState.history.slice(-3)})`))
+				t.FailNow()
+			}
 			close(stopSigs)
 			<-sigsDone
 			assert.GreaterOrEqual(t, len(sigs), 2, "the page's statuses changed as the run started and went on")

@@ -269,3 +269,30 @@ func TestAReconnectingPageResumes(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryTransitionReachesThePage: the transitions of every tick are in
+// the stream, each once, in order, counted without gaps.
+func TestEveryTransitionReachesThePage(t *testing.T) {
+	srv := newServer(t, studio.Conf{PumpEvery: time.Millisecond})
+	tree := bigTree(t, 30)
+	dbg, detach := attach(srv, tree)
+	defer detach()
+	page := openEvents(t, srv, "")
+	snap := page.next()
+	require.Equal(t, "snapshot", snap.name)
+	n := snap.data["n"].(float64)
+	const ticks = 20
+	tick(t, tree, dbg, ticks)
+	// Each tick: the root and KeepRunningUntilFailure enter RUNNING once,
+	// then every Sequence and leaf goes IDLE -> SUCCESS -> IDLE.
+	for n < float64(2+ticks*2*28) {
+		e := page.next()
+		trs, _ := e.data["transitions"].([]any)
+		require.NotEmpty(t, trs, "a delta with no transitions: %v", e.data)
+		for _, tr := range trs {
+			got := tr.([]any)[0].(float64)
+			require.Equal(t, n+1, got, "the transitions counted without gaps")
+			n = got
+		}
+	}
+}

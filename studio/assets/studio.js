@@ -17,6 +17,7 @@ const S = {
   view: { x: 0, y: 0, k: 1 }, layoutW: 0, layoutH: 0,
 };
 // What a test or a benchmark reads: how far behind the tick the page is.
+window.studioState = S;
 window.studioStats = { events: 0, snapshots: 0, lagLast: 0, lagMax: 0, applied: 0, firstPaint: 0 };
 
 async function api(path, body) {
