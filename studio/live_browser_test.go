@@ -2,6 +2,7 @@ package studio_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,6 +110,9 @@ func TestStudioMonitorsAndDebugsALiveMission(t *testing.T) {
 			eval[bool](t, ctx, `document.querySelector('g.node[data-uid="1"]').dispatchEvent(new MouseEvent('click', {bubbles: true}))`)
 			waitJS(t, ctx, 5*time.Second, `!!document.querySelector('#bp-before')`, "the debug buttons")
 			before := rig.count()
+			rig.mu.Lock()
+			logsBefore := len(rig.logs)
+			rig.mu.Unlock()
 			eval[bool](t, ctx, `(document.querySelector('#bp-before').click(), true)`)
 			waitJS(t, ctx, 10*time.Second, `!document.querySelector('#paused-banner').hidden`, "the paused banner")
 			assert.Contains(t, eval[string](t, ctx, `document.querySelector('#paused-banner').textContent`), "Paused before")
@@ -117,6 +121,11 @@ func TestStudioMonitorsAndDebugsALiveMission(t *testing.T) {
 			time.Sleep(1500 * time.Millisecond)
 			assert.Equal(t, held, run.tick(), "the tree waits at the breakpoint")
 			assert.Eventually(t, func() bool { return rig.zeroSince(before) }, 5*time.Second, 20*time.Millisecond, "a zero Twist reaches the separate subscriber")
+			time.Sleep(time.Second) // past the watchdog (3 periods): a pause a person asked for is no stall
+			rig.mu.Lock()
+			logs := strings.Join(rig.logs[logsBefore:], "\n")
+			rig.mu.Unlock()
+			assert.NotContains(t, logs, "a tick has run", "no watchdog warning while paused")
 			screenshot(t, ctx, "studio-paused")
 		}},
 		{"step runs one tick and holds again", func(t *testing.T) {
