@@ -186,3 +186,46 @@ func BenchmarkFirstPaint(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEditor2000 opens a file of 2,000 nodes in the editor, in
+// chromium, and edits a port: the time from navigation to the tree drawn
+// (laid out, every node shown), and from the edit to its check by the
+// server drawn on the page (mean of the edits).
+//
+//	go test -run '^$' -bench Editor2000 -benchtime 5x ./studio/
+func BenchmarkEditor2000(b *testing.B) {
+	dir := b.TempDir()
+	var sb strings.Builder
+	sb.WriteString(`<root BTCPP_format="4" main_tree_to_execute="Big"><BehaviorTree ID="Big"><Sequence name="root">`)
+	for made := 1; made < 2000; {
+		sb.WriteString(`<Sequence>`)
+		made++
+		for k := 0; k < 9 && made < 2000; k++ {
+			sb.WriteString(`<Repeat num_cycles="2"><AlwaysSuccess/></Repeat>`)
+			made += 2
+		}
+		sb.WriteString(`</Sequence>`)
+	}
+	sb.WriteString(`</Sequence></BehaviorTree></root>`)
+	require.NoError(b, os.WriteFile(filepath.Join(dir, "big.xml"), []byte(sb.String()), 0o644))
+	srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0", Dir: dir})
+	require.NoError(b, err)
+	defer srv.Close()
+	ctx := browser(b)
+	var open, check float64
+	for i := range b.N {
+		within(b, ctx, 30*time.Second, chromedp.Navigate(srv.URL()+"?file=big.xml"))
+		if !waitFor(b, ctx, 30*time.Second, `document.querySelectorAll('g.node').length >= 2000 && window.studioStats.firstPaint > 0`) {
+			b.Fatal(eval[string](b, ctx, `document.querySelectorAll('g.node').length + ' ' + document.querySelector('#conn').textContent + ' ' + window.studioStats.firstPaint`))
+		}
+		open += eval[float64](b, ctx, `window.studioStats.firstPaint`)
+		waitJS(b, ctx, 10*time.Second, `!!document.querySelector('#problems li')`, "the first check")
+		eval[bool](b, ctx, `(window.studioStats.checks = [], document.querySelector('g.node[data-uid="3"]').dispatchEvent(new MouseEvent('click', {bubbles: true})), true)`)
+		v := fmt.Sprint(3 + i%5)
+		eval[bool](b, ctx, `(() => { const x = document.querySelector('#inspector input[data-attr="num_cycles"]'); x.value = '`+v+`'; x.dispatchEvent(new Event('input')); return true })()`)
+		waitJS(b, ctx, 10*time.Second, `(window.studioStats.checks || []).length > 0`, "the edit checked")
+		check += eval[float64](b, ctx, `window.studioStats.checks[0]`)
+	}
+	b.ReportMetric(open/float64(b.N), "open-ms")
+	b.ReportMetric(check/float64(b.N), "edit-checked-ms")
+}

@@ -314,8 +314,56 @@ func (e *editor) routes(mux *http.ServeMux) {
 			writeJSON(w, map[string]any{"problems": probs, "saved": save && xml != nil})
 		}
 	}
+	mux.HandleFunc("POST /api/new", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Path string `json:"path"`
+		}
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<12)).Decode(&req); err != nil {
+			http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		p, err := e.clean(req.Path)
+		if err == nil {
+			err = e.create(p)
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		writeJSON(w, map[string]string{"path": p})
+	})
 	mux.HandleFunc("POST /api/check", edit(false))
 	mux.HandleFunc("POST /api/save", edit(true))
+}
+
+// newFile is the template of a new file: one tree that checks.
+const newFile = `<?xml version="1.0" encoding="UTF-8"?>
+<root BTCPP_format="4" main_tree_to_execute="Main">
+  <BehaviorTree ID="Main">
+    <Sequence name="main">
+      <AlwaysSuccess/>
+    </Sequence>
+  </BehaviorTree>
+</root>
+`
+
+// create makes a new file from the template; an existing file is left
+// alone.
+func (e *editor) create(p string) error {
+	if dir := path.Dir(p); dir != "." {
+		if err := e.root.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	f, err := e.root.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s exists already: open it instead", p)
+		}
+		return err
+	}
+	_, err = f.WriteString(newFile)
+	return errors.Join(err, f.Close())
 }
 
 // paletteType is a node type as the editor's palette lists it: the

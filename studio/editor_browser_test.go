@@ -203,6 +203,34 @@ func TestEditorInTheBrowser(t *testing.T) {
 			orig := filepath.Join(missionsDir, "hello.xml")
 			assert.Equal(t, canonical(t, orig), canonical(t, file), "back to the shipped mission, in meaning")
 		}},
+		{"copy a subtree, paste it elsewhere, cut it", func(t *testing.T) {
+			click(`g.node[data-path$="/three_laps/lap"]`)
+			key("c", "ctrl")
+			click(`g.node[data-uid="1"]`)
+			key("v", "ctrl")
+			waitJS(t, ctx, 5*time.Second, `document.querySelectorAll('g.node').length === 10`, "lap and its two children pasted")
+			assert.Equal(t, "lap", eval[string](t, ctx, `document.querySelector('#inspector input[data-attr="name"]').value`), "the pasted subtree selected")
+			assert.Equal(t, 2, eval[int](t, ctx, `document.querySelectorAll('g.node[data-path$="/lap"]').length`))
+			key("x", "ctrl")
+			waitJS(t, ctx, 5*time.Second, `document.querySelectorAll('g.node').length === 7`, "cut")
+			key("v", "ctrl")
+			waitJS(t, ctx, 5*time.Second, `document.querySelectorAll('g.node').length === 10`, "pasted again")
+			key("z", "ctrl")
+			waitJS(t, ctx, 5*time.Second, `document.querySelectorAll('g.node').length === 7`, "undone")
+		}},
+		{"a new file from the template, in a sub-folder", func(t *testing.T) {
+			eval[bool](t, ctx, `(window.prompt = () => 'drafts/new.xml', document.querySelector('#btn-new').click(), true)`)
+			waitJS(t, ctx, 5*time.Second, `document.querySelector('#tickinfo').textContent === 'drafts/new.xml' && document.querySelectorAll('g.node').length === 2`, "the new file open")
+			waitJS(t, ctx, 5*time.Second, `!!document.querySelector('#problems li.ok')`, "the template checks")
+			c := mission.CheckFile(mission.Nodes(), filepath.Join(dir, "drafts", "new.xml"))
+			assert.Empty(t, c.Problems, "btrobot check passes the template")
+			eval[bool](t, ctx, `(window.prompt = () => 'patrol.xml', document.querySelector('#btn-new').click(), true)`)
+			waitJS(t, ctx, 5*time.Second, `document.querySelector('#edit-state').textContent.includes('exists already')`, "an existing file is not replaced")
+			eval[bool](t, ctx, `(window.prompt = () => '../out.xml', document.querySelector('#btn-new').click(), true)`)
+			waitJS(t, ctx, 5*time.Second, `document.querySelector('#edit-state').textContent.includes('without ..')`, "nor one outside the folder")
+			_, err := os.Stat(filepath.Join(filepath.Dir(dir), "out.xml"))
+			assert.ErrorIs(t, err, os.ErrNotExist)
+		}},
 	} {
 		if !t.Run(step.name, step.do) {
 			break
