@@ -54,20 +54,31 @@ func openEvents(t testing.TB, srv *studio.Server, lastID string) *sseReader {
 
 func (s *sseReader) next() sse {
 	s.t.Helper()
+	e, err := s.nextErr()
+	require.NoError(s.t, err)
+	return e
+}
+
+// nextErr is next, saying why the stream ended instead of failing.
+func (s *sseReader) nextErr() (sse, error) {
 	var e sse
 	for {
 		line, err := s.r.ReadString('\n')
-		require.NoError(s.t, err)
+		if err != nil {
+			return e, err
+		}
 		line = strings.TrimRight(line, "\n")
 		switch {
 		case line == "" && e.name != "":
-			return e
+			return e, nil
 		case strings.HasPrefix(line, "id: "):
 			e.id = line[4:]
 		case strings.HasPrefix(line, "event: "):
 			e.name = line[7:]
 		case strings.HasPrefix(line, "data: "):
-			require.NoError(s.t, json.Unmarshal([]byte(line[6:]), &e.data))
+			if err := json.Unmarshal([]byte(line[6:]), &e.data); err != nil {
+				return e, err
+			}
 		}
 	}
 }
@@ -153,9 +164,16 @@ func TestAStuckPageNeverHoldsTheTick(t *testing.T) {
 			const ticks = 150
 			healthy := openEvents(t, srv, "")
 			followed := make(chan bool, 1)
-			go func() { // the reading page, as it reads
+			go func() { // the reading page, as it reads; closed when slow, it reconnects as a browser does
+				last := ""
 				for {
-					e := healthy.next()
+					e, err := healthy.nextErr()
+					if err != nil {
+						healthy.resp.Body.Close()
+						healthy = openEvents(t, srv, last)
+						continue
+					}
+					last = e.id
 					if loop, ok := e.data["loop"].(map[string]any); ok && loop["ticks"] == float64(ticks) {
 						followed <- true
 						return
