@@ -219,7 +219,8 @@ func (e *editor) check(p string, base *runtime.Document, d docJSON) ([]byte, []p
 	}
 	name := filepath.Join(e.dir, filepath.FromSlash(p))
 	lines := map[int]int{} // line of the written XML -> node index
-	if written, _ := trees.Parse(name, buf.Bytes()); written != nil {
+	written, perr := trees.Parse(name, buf.Bytes())
+	if written != nil {
 		i := 0
 		var walk func(n *runtime.NodeSpec)
 		walk = func(n *runtime.NodeSpec) {
@@ -237,7 +238,7 @@ func (e *editor) check(p string, base *runtime.Document, d docJSON) ([]byte, []p
 		}
 	}
 	probs := []problem{}
-	err := trees.CheckData(e.reg, name, buf.Bytes())
+	err := trees.CheckParsed(e.reg, name, written, perr) // trees.CheckData, the document kept
 	var le *trees.LoadError
 	switch {
 	case err == nil:

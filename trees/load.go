@@ -79,7 +79,14 @@ func CheckFile(reg *runtime.Registry, path string) error {
 // editor checks a tree as it is typed with it).
 func CheckData(reg *runtime.Registry, name string, data []byte) error {
 	doc, err := Parse(name, data)
-	return check(reg, name, doc, err)
+	return CheckParsed(reg, name, doc, err)
+}
+
+// CheckParsed is CheckFile's check of what Load or Parse returned (doc and
+// err, for a caller that keeps the document too): the loader's problems
+// and runtime.Check's, as a *LoadError; nil when all is well.
+func CheckParsed(reg *runtime.Registry, path string, doc *runtime.Document, err error) error {
+	return check(reg, path, doc, err)
 }
 
 // check adds runtime.Check's problems to the loader's.

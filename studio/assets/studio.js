@@ -732,6 +732,9 @@ function paintProblems() {
     const e = S.els[nd.uid - 1];
     if (!e) continue;
     const msgs = byNode.get(nd.index);
+    const mark = (msgs ? msgs.join('\n') : '') + (nd.uid === S.selected ? '\u0000sel' : '');
+    if (e.mark === mark) continue; // a write, even of the same value, costs a style pass
+    e.mark = mark;
     e.g.classList.toggle('bad', !!msgs);
     e.g.classList.toggle('selected', nd.uid === S.selected);
     e.g.setAttribute('data-problem', msgs ? msgs.join('\n') : '');
