@@ -189,9 +189,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 			return res, err
 		}
 		if c.Debugger != nil {
-			confs[i].Debugger = c.Debugger(s.Name+" · "+r.Name, func(w io.Writer) error {
-				return node.Do(func(sw *sim.World) error { return sim.RenderSVG(w, sw, sim.RenderOptions{Scale: 2}) })
-			})
+			confs[i].Debugger = c.Debugger(s.Name+" · "+r.Name, node.WriteSVG)
 		}
 	}
 	var reps []mission.Report

@@ -3,7 +3,6 @@ package studio_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -216,9 +215,7 @@ func runPatrol(t *testing.T, r *simRig, srv *studio.Server) *running {
 			mu.Unlock()
 			return "", false
 		},
-		Debugger: srv.Debugger(studio.LiveConf{Name: "robot1", Map: func(w io.Writer) error {
-			return r.node.Do(func(sw *sim.World) error { return sim.RenderSVG(w, sw, sim.RenderOptions{Scale: 2}) })
-		}}),
+		Debugger: srv.Debugger(studio.LiveConf{Name: "robot1", Map: r.node.WriteSVG}),
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	run := &running{srv: srv, stop: cancel, done: make(chan struct{}), tick: func() uint64 { mu.Lock(); defer mu.Unlock(); return seq }}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -208,9 +207,7 @@ func (d *demo) run() int {
 	}
 	if srv != nil {
 		defer srv.Close()
-		attachStudio(srv, &rc, studio.LiveConf{Name: "robot1 · office", Map: func(out io.Writer) error {
-			return node.Do(func(sw *sim.World) error { return sim.RenderSVG(out, sw, sim.RenderOptions{Scale: 2, Title: "office"}) })
-		}})
+		attachStudio(srv, &rc, studio.LiveConf{Name: "robot1 · office", Map: node.WriteSVG})
 	}
 	wallStart := time.Now()
 	code, rep := runMission(ctx, env, "btrobot demo", rc, false, stopSignals)
