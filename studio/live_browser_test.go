@@ -26,23 +26,15 @@ func TestStudioMonitorsAndDebugsALiveMission(t *testing.T) {
 	// from its first tick.
 	within(t, ctx, 20*time.Second, chromedp.Navigate(srv.URL()))
 	waitJS(t, ctx, 5*time.Second, `document.querySelector('#conn').textContent === 'no run yet'`, "the page waiting")
-	var sigs []string
-	stopSigs := make(chan struct{})
-	sigsDone := make(chan struct{})
-	go func() { // what the page shows, sampled while the run starts
-		defer close(sigsDone)
-		for {
-			select {
-			case <-stopSigs:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('g.node')].map(g => g.dataset.status + (g.dataset.last || '')).join()`))
-			if err == nil && v != "" && (len(sigs) == 0 || sigs[len(sigs)-1] != v) {
-				sigs = append(sigs, v)
-			}
-		}
-	}()
+	// What the page draws, recorded as it happens: each node's statuses
+	// in the order the page showed them.
+	eval[bool](t, ctx, `(() => {
+		window.seen = {};
+		new MutationObserver((ms) => { for (const m of ms) {
+			const g = m.target, st = g.dataset.status, uid = g.dataset.uid, list = window.seen[uid] = window.seen[uid] || [];
+			if (list[list.length - 1] !== st) list.push(st);
+		} }).observe(document.querySelector('#nodes'), {subtree: true, attributes: true, attributeFilter: ['data-status']});
+		return true })()`)
 	run := runPatrol(t, rig, srv)
 	waitJS(t, ctx, 15*time.Second, `document.querySelectorAll('g.node').length > 10`, "the tree drawn")
 	nav := `g.node[data-path$="/NavigateTo"]`
@@ -78,9 +70,9 @@ func TestStudioMonitorsAndDebugsALiveMission(t *testing.T) {
 					eval[string](t, ctx, `JSON.stringify({stats: window.studioStats.events, snaps: window.studioStats.snapshots, n: window.studioState.n, hist: window.studioState.history.length, last: window.studioState.history.slice(-3)})`))
 				t.FailNow()
 			}
-			close(stopSigs)
-			<-sigsDone
-			assert.GreaterOrEqual(t, len(sigs), 2, "the page's statuses changed as the run started and went on")
+			if !waitFor(t, ctx, 30*time.Second, `Object.values(window.seen).some(l => l.length >= 2)`) {
+				t.Fatalf("no node drawn in one status, then another: %s", eval[string](t, ctx, `JSON.stringify(window.seen)`))
+			}
 			waitJS(t, ctx, 10*time.Second, `!!document.querySelector('path.edge.run')`, "the running path highlighted")
 			assert.Equal(t, "live", eval[string](t, ctx, `document.querySelector('#conn').textContent`))
 		}},
