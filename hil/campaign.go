@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -108,6 +109,8 @@ type CampaignConf struct {
 	// Done, when set, is called as each case ends, from the goroutine
 	// that ran it.
 	Done func(Case)
+	// Debugger is each scenario's RunConf.Debugger.
+	Debugger func(name string, world func(io.Writer) error) func(mission.Shown) mission.Debugger
 }
 
 // RunCampaign runs scenarios, Jobs at a time, each on its own master,
@@ -123,7 +126,7 @@ func RunCampaign(ctx context.Context, c CampaignConf) []Case {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			rc := RunConf{Scenario: s}
+			rc := RunConf{Scenario: s, Debugger: c.Debugger}
 			if c.Log != nil {
 				rc.Log = func(line string) { c.Log(s, line) }
 			}

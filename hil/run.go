@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -25,6 +26,10 @@ type RunConf struct {
 	// Log, when set, receives the missions' warnings and the simulator's
 	// events as they happen, from any goroutine.
 	Log func(line string)
+	// Debugger, when set, gives each robot's mission a debugger (the
+	// browser studio's, studio.Server.Debugger): name names the run
+	// (scenario · robot), world draws the simulated world as SVG.
+	Debugger func(name string, world func(io.Writer) error) func(mission.Shown) mission.Debugger
 }
 
 // Result is how a scenario's run went: a verdict for each expectation (one
@@ -184,6 +189,9 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 		confs[i], err = runConf(s, r, missions[i], mst.URI(), epoch, node, rec, rec.robots[i], c.Log)
 		if err != nil {
 			return res, err
+		}
+		if c.Debugger != nil {
+			confs[i].Debugger = c.Debugger(s.Name+" · "+r.Name, node.WriteSVG)
 		}
 	}
 	var reps []mission.Report

@@ -100,6 +100,28 @@ type RunConf struct {
 	// (ros.RunConf.Transitions; "~transitions" is the node's private
 	// namespace), so that rosbag keeps them beside the sensor data.
 	Transitions string
+	// Debugger, when set, attaches a debugger (the browser studio, package
+	// studio) once the tree is built, beside the display; nil from it
+	// attaches none. While its Paused is true the robot is stopped and the
+	// watchdog stays quiet, as for a Groot2 breakpoint.
+	Debugger func(Shown) Debugger
+}
+
+// Debugger watches a run and may hold its tree (breakpoints, stepping):
+// an observer of its transitions and a tick hook, both on the tick's
+// goroutine, fed every tick's report, and closed with the run's report.
+type Debugger interface {
+	runtime.Observer
+	runtime.TickHook
+	OnTick(runtime.TickReport)
+	// Paused reports whether the debugger holds the tree now; safe from
+	// any goroutine.
+	Paused() bool
+	// Resume releases a held tick for a run that must end, and holds no
+	// more; safe from any goroutine.
+	Resume()
+	// Close shows how the run ended; no tick follows it.
+	Close(Report)
 }
 
 // ConnectError is a run that could not join the ROS graph.
@@ -236,11 +258,21 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 		return Report{}, err
 	}
 	defer w.close()
+	var dbg Debugger
+	if c.Debugger != nil {
+		dbg = c.Debugger(Shown{Mission: m, Tree: tree, Registry: reg, Conn: conn, Rate: rate})
+	}
+	if dbg != nil {
+		unobserve, unhook := tree.Observe(dbg), tree.Hook(dbg)
+		defer unobserve() // (after the tree's halt: the debugger sees it)
+		defer unhook()
+	}
+	paused := func() bool { return w.paused() || dbg != nil && dbg.Paused() }
 	conn.Logf(ros.LogInfo, "run %s: %s on %s at %g Hz", rep.RunID, m.TreeFile, rep.Robot, rate)
 
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	if w.srv != nil {
+	if w.srv != nil || dbg != nil {
 		// A tick held at a breakpoint does not see the run end: release it.
 		released := make(chan struct{})
 		defer close(released)
@@ -252,13 +284,19 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 				return
 			}
 			w.resume()
+			if dbg != nil {
+				dbg.Resume()
+			}
 		}()
 	}
 	runConf := ros.RunConf{
 		Conn: conn, Tree: tree, Profile: m.Profile, Rate: rate, UntilDone: true, Lockstep: c.Lockstep,
-		Paused: w.paused, Diagnostics: c.Diagnostics, Transitions: c.Transitions, RunID: rep.RunID.String(),
+		Paused: paused, Diagnostics: c.Diagnostics, Transitions: c.Transitions, RunID: rep.RunID.String(),
 		Observe: func(t runtime.TickReport) {
 			w.onTick(t)
+			if dbg != nil {
+				dbg.OnTick(t)
+			}
 			if v != nil {
 				v.OnTick(t)
 			}
@@ -300,6 +338,9 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 	}
 	if v != nil {
 		v.Close(rep.Summary())
+	}
+	if dbg != nil {
+		dbg.Close(rep)
 	}
 	return rep, nil
 }

@@ -188,3 +188,28 @@ func PortGiven(n Node, name string) bool {
 	p := n.base().port(name)
 	return p != nil && p.given
 }
+
+// PortInfo is one port of a node instance as the tree set it, for displays
+// (the studio's node panel).
+type PortInfo struct {
+	Name string
+	Dir  PortDir
+	// Type is the port's declared type (nil: any).
+	Type reflect.Type
+	// Raw is the text the tree gave (or the default); Key the blackboard
+	// key it names, looked up in the node's scope (empty for a literal).
+	Raw   string
+	Key   string
+	Given bool
+}
+
+// Ports returns the node's ports in the order the node type declares them.
+// The result is a copy, set when the tree was built: safe from any
+// goroutine.
+func (b *Base) Ports() []PortInfo {
+	out := make([]PortInfo, len(b.ports))
+	for i, p := range b.ports {
+		out[i] = PortInfo{Name: p.spec.Name, Dir: p.spec.Dir, Type: p.spec.Type, Raw: p.raw, Key: p.key, Given: p.given}
+	}
+	return out
+}

@@ -71,6 +71,26 @@ func Parse(name string, data []byte) (*runtime.Document, error) {
 // then the checker's.
 func CheckFile(reg *runtime.Registry, path string) error {
 	doc, err := Load(path)
+	return check(reg, path, doc, err)
+}
+
+// CheckData checks XML text as CheckFile checks a file: name is the file
+// name positions report and relative <include>s start from (the studio's
+// editor checks a tree as it is typed with it).
+func CheckData(reg *runtime.Registry, name string, data []byte) error {
+	doc, err := Parse(name, data)
+	return CheckParsed(reg, name, doc, err)
+}
+
+// CheckParsed is CheckFile's check of what Load or Parse returned (doc and
+// err, for a caller that keeps the document too): the loader's problems
+// and runtime.Check's, as a *LoadError; nil when all is well.
+func CheckParsed(reg *runtime.Registry, path string, doc *runtime.Document, err error) error {
+	return check(reg, path, doc, err)
+}
+
+// check adds runtime.Check's problems to the loader's.
+func check(reg *runtime.Registry, path string, doc *runtime.Document, err error) error {
 	var le *LoadError
 	if err != nil && !errors.As(err, &le) {
 		return err

@@ -16,6 +16,7 @@ import (
 	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/sim/simnode"
 	"github.com/btrobot/btrobot/skills"
+	"github.com/btrobot/btrobot/studio"
 	"github.com/btrobot/btrobot/view"
 )
 
@@ -29,7 +30,7 @@ const (
 func demoCommand() *command {
 	c := &command{
 		name: "demo",
-		args: "[--rounds N] [--speed X] [--battery F] [--headless] [--picture FILE.png] [--record FILE] [--groot PORT] [--diagnostics=false] [--transitions TOPIC]",
+		args: "[--rounds N] [--speed X] [--battery F] [--headless] [--picture FILE.png] [--record FILE] [--groot PORT] [--diagnostics=false] [--transitions TOPIC] [--ui [ADDR]] [--allow-control]",
 		summary: "Patrol the simulated office with charging: btrobot's own ROS master, the simulator and the\n" +
 			"patrol_with_charging mission, shown live at several times real time, until the robot has done its\n" +
 			"rounds; then a summary and a picture of the trajectory. Needs nothing but a checkout of btrobot.",
@@ -46,9 +47,15 @@ func demoCommand() *command {
 		seed := fs.Uint64("seed", 1, "seed of the simulator's random draws")
 		var watch watchFlags
 		watch.addFlags(fs, true)
-		pos, err := parseArgs(fs, args)
+		var ui uiFlags
+		ui.addFlags(fs)
+		pos, err := parseArgs(fs, uiArgs(args))
 		if err != nil {
 			return flagExit(err)
+		}
+		if err := ui.check(); err != nil {
+			fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
+			return exitUsage
 		}
 		var problems []string
 		if len(pos) > 0 {
@@ -72,7 +79,7 @@ func demoCommand() *command {
 			}
 			return exitUsage
 		}
-		d := &demo{env: env, rounds: *rounds, speed: *speed, battery: *battery, headless: *headless, picture: *picture, seed: *seed, watch: watch}
+		d := &demo{env: env, rounds: *rounds, speed: *speed, battery: *battery, headless: *headless, picture: *picture, seed: *seed, watch: watch, ui: ui}
 		return d.run()
 	}
 	return c
@@ -88,6 +95,7 @@ type demo struct {
 	picture  string
 	seed     uint64
 	watch    watchFlags
+	ui       uiFlags
 
 	docks  atomic.Int64 // dock goals that succeeded
 	logMu  sync.Mutex
@@ -192,6 +200,15 @@ func (d *demo) run() int {
 		},
 	}
 	d.watch.apply(&rc)
+	srv, err := d.ui.start(env, title)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "btrobot demo: --ui: %v\n", err)
+		return exitUsage
+	}
+	if srv != nil {
+		defer srv.Close()
+		attachStudio(srv, &rc, studio.LiveConf{Name: "robot1 · office", Map: node.WriteSVG})
+	}
 	wallStart := time.Now()
 	code, rep := runMission(ctx, env, "btrobot demo", rc, false, stopSignals)
 	wall := time.Since(wallStart)

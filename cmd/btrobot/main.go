@@ -48,6 +48,7 @@ func commands() []*command {
 		nodesCommand(),
 		masterCommand(),
 		simCommand(),
+		studioCommand(),
 	}
 }
 

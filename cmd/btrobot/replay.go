@@ -9,7 +9,7 @@ import (
 func replayCommand() *command {
 	c := &command{
 		name: "replay",
-		args: "FILE [--speed X] [--from T] [--until T] [--headless] | FILE --at T --json",
+		args: "FILE [--speed X] [--from T] [--until T] [--headless] | FILE --ui [ADDR] | FILE --at T --json",
 		summary: "Play a recording (--record FILE of run, demo, tick: .btlog or .db3) through the live view: the tree,\n" +
 			"statuses, reasons and the blackboard as they were. T is seconds since the start (12.5), a duration (1m30s)\n" +
 			"or an RFC 3339 time. With --at T --json, print the state at that instant as one JSON object instead.",
@@ -25,9 +25,15 @@ func replayCommand() *command {
 		headless := fs.Bool("headless", false, "plain lines instead of the live tree (the default when the output is not a terminal)")
 		at := fs.String("at", "", "with --json: the instant whose state is printed")
 		asJSON := fs.Bool("json", false, "print the state at --at as JSON and exit")
-		pos, err := parseArgs(fs, args)
+		var ui uiFlags
+		ui.addFlags(fs)
+		pos, err := parseArgs(fs, uiArgs(args))
 		if err != nil {
 			return flagExit(err)
+		}
+		if err := ui.check(); err != nil {
+			fmt.Fprintf(env.stderr, "btrobot replay: %v\n", err)
+			return exitUsage
 		}
 		if len(pos) != 1 || *asJSON != (*at != "") || rc.Speed == 0 {
 			fs.Usage()
@@ -36,6 +42,21 @@ func replayCommand() *command {
 		ctx, stop := interruptContext()
 		defer stop()
 		rc.File = pos[0]
+		if ui.addr != "" {
+			// The recording in the studio, played from the page, until
+			// interrupted.
+			srv, err := ui.start(env, "btrobot replay "+rc.File)
+			if err == nil {
+				defer srv.Close()
+				err = srv.AddRecording(rc.File)
+			}
+			if err != nil {
+				fmt.Fprintf(env.stderr, "btrobot replay: %v\n", err)
+				return exitFailed
+			}
+			serveUntil(ctx, env, srv)
+			return exitOK
+		}
 		rc.Display = func(s mission.Shown, title string, keys []string) mission.Display {
 			return liveDisplay(env, viewConf{keys: keys, title: title, headless: *headless})(s)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/studio"
 	"github.com/btrobot/btrobot/view"
 )
 
@@ -18,7 +19,7 @@ func runCommand() *command {
 	c := &command{
 		name: "run",
 		args: "--tree FILE [--robot PROFILE.yaml] [--places FILE|DIR] [--master URI|auto] [--rate HZ] [--ticks N] [--quiet] " +
-			"[--robot-ns NS]... [--record FILE] [--groot PORT] [--diagnostics=false] [--transitions TOPIC] [ROS args: __ns:=/robot1 from:=to _tree:=FILE ...]",
+			"[--robot-ns NS]... [--record FILE] [--groot PORT] [--diagnostics=false] [--transitions TOPIC] [--ui [ADDR]] [--allow-control] [ROS args: __ns:=/robot1 from:=to _tree:=FILE ...]",
 		summary: "Run a mission on a robot or the simulator until it finishes or is interrupted, showing the tree live.\n" +
 			"Ctrl-C (SIGINT) or SIGTERM halts the tree and stops the robot (zero velocity on the profile's safety topic).\n" +
 			"Without --tree, the files and the rate come from the node's private parameters ~tree, ~robot, ~places and\n" +
@@ -50,11 +51,17 @@ func runCommand() *command {
 			"process, each robot with its own connection, tree, blackboard and loop; lines are prefixed with the robot's name")
 		var watch watchFlags
 		watch.addFlags(fs, true)
+		var ui uiFlags
+		ui.addFlags(fs)
 		var show multiFlag
 		fs.Var(&show, "show", "a blackboard entry to show under the tree (repeatable; default: the profile's input fields)")
-		pos, err := parseArgs(fs, args)
+		pos, err := parseArgs(fs, uiArgs(args))
 		if err != nil {
 			return flagExit(err)
+		}
+		if err := ui.check(); err != nil {
+			fmt.Fprintf(env.stderr, "btrobot run: %v\n", err)
+			return exitUsage
 		}
 		rateGiven := flagGiven(fs, "rate")
 		rosConf, rest, err := ros.ConfFromArgs("btrobot", pos, nil)
@@ -144,6 +151,15 @@ func runCommand() *command {
 			Log: func(line string) { fmt.Fprintln(env.stderr, line) },
 		}
 		watch.apply(&rc)
+		srv, err := ui.start(env, "btrobot run "+s.Tree)
+		if err != nil {
+			fmt.Fprintf(env.stderr, "btrobot run: --ui: %v\n", err)
+			return exitUsage
+		}
+		if srv != nil {
+			defer srv.Close()
+			attachStudio(srv, &rc, studio.LiveConf{})
+		}
 		if *lockstep {
 			rc.Lockstep = &ros.LockstepConf{}
 		}

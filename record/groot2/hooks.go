@@ -3,10 +3,13 @@ package groot2
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 
 	"github.com/btrobot/btrobot/runtime"
 )
+
+// Groot2's hooks live in a runtime.Breakpoints, which the studio's
+// breakpoints use too: Groot2's positions are its Before and After, its
+// modes its Breakpoint and Replace.
 
 // insertHooks adds or updates the hooks of a HOOK_INSERT: one hook or an
 // array of them. A hook on a node the tree does not have is ignored, as
@@ -38,19 +41,8 @@ func (s *Server) insertHooks(arg []byte) error {
 		if j.UID == 0 || int(j.UID) > len(s.nodes) {
 			continue
 		}
-		s.hmu.Lock()
-		if h := s.hooks[j.Position][j.UID]; h != nil {
-			wasBreakpoint := h.Mode == modeBreakpoint
-			h.hookJSON, h.desired = j, desired
-			if wasBreakpoint && h.Mode == modeReplace {
-				h.ready = true
-				s.hcond.Broadcast()
-			}
-		} else {
-			s.hooks[j.Position][j.UID] = &hook{hookJSON: j, desired: desired}
-			s.nHooks.Add(1)
-		}
-		s.hmu.Unlock()
+		s.bp.Set(runtime.Hook{UID: uint32(j.UID), At: runtime.HookAt(j.Position), Mode: runtime.HookMode(j.Mode),
+			Status: desired, Once: j.Once, Enabled: j.Enabled})
 	}
 	return nil
 }
@@ -61,80 +53,23 @@ func (s *Server) unlock(pos int, uid uint16, desired runtime.Status, remove bool
 	if pos != posPre && pos != posPost {
 		return false
 	}
-	s.hmu.Lock()
-	defer s.hmu.Unlock()
-	h := s.hooks[pos][uid]
-	if h == nil {
-		return false
-	}
-	h.desired = desired
-	h.Once = h.Once || remove
-	if h.Mode == modeBreakpoint {
-		h.ready = true
-		s.hcond.Broadcast()
-	}
-	return true
+	return s.bp.Unlock(uint32(uid), runtime.HookAt(pos), desired, remove)
 }
 
 func (s *Server) removeHook(pos int, uid uint16) bool {
 	if pos != posPre && pos != posPost {
 		return false
 	}
-	s.hmu.Lock()
-	defer s.hmu.Unlock()
-	h := s.hooks[pos][uid]
-	if h == nil {
-		return false
-	}
-	h.Enabled = false
-	delete(s.hooks[pos], uid)
-	s.nHooks.Add(-1)
-	s.hcond.Broadcast()
-	return true
-}
-
-func (s *Server) removeAllHooks() {
-	s.hmu.Lock()
-	defer s.hmu.Unlock()
-	for pos := range s.hooks {
-		for uid, h := range s.hooks[pos] {
-			h.Enabled = false
-			delete(s.hooks[pos], uid)
-			s.nHooks.Add(-1)
-		}
-	}
-	s.hcond.Broadcast()
-}
-
-func (s *Server) enableAllHooks(enable bool) {
-	s.hmu.Lock()
-	defer s.hmu.Unlock()
-	for pos := range s.hooks {
-		for _, h := range s.hooks[pos] {
-			h.Enabled = enable
-		}
-	}
-	s.hcond.Broadcast()
+	return s.bp.Remove(uint32(uid), runtime.HookAt(pos))
 }
 
 // hooksDump lists the hooks as JSON, PRE hooks first, each by UID.
 func (s *Server) hooksDump() []byte {
-	s.hmu.Lock()
 	list := []hookJSON{}
-	for pos := range s.hooks {
-		uids := make([]int, 0, len(s.hooks[pos]))
-		for uid := range s.hooks[pos] {
-			uids = append(uids, int(uid))
-		}
-		sort.Ints(uids)
-		for _, uid := range uids {
-			h := s.hooks[pos][uint16(uid)]
-			j := h.hookJSON
-			j.DesiredStatus = h.desired.String()
-			list = append(list, j)
-		}
+	for _, h := range s.bp.List() {
+		list = append(list, hookJSON{DesiredStatus: h.Status.String(), Enabled: h.Enabled, Mode: int(h.Mode),
+			Once: h.Once, Position: int(h.At), UID: uint16(h.UID)})
 	}
-	s.hmu.Unlock()
 	out, _ := json.Marshal(list)
 	return out
 }

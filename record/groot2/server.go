@@ -82,20 +82,12 @@ type Server struct {
 	recorded    []transition // a ring of the last maxRecorded
 	recordedAt  int
 
-	// hooks, under hmu; hcond wakes paused ticks
-	hmu     sync.Mutex
-	hcond   *sync.Cond
-	hooks   [2]map[uint16]*hook // by position
-	nHooks  atomic.Int32        // 0: the tick hook returns at once
-	paused  atomic.Int32
+	// the hooks, and the tick they hold (shared with the studio's
+	// breakpoints: runtime.Breakpoints)
+	bp      *runtime.Breakpoints
+	cmu     sync.Mutex
 	closed  bool
 	lastReq atomic.Int64 // wall time of the last request, ns
-}
-
-type hook struct {
-	hookJSON
-	desired runtime.Status
-	ready   bool
 }
 
 type transition struct {
@@ -133,8 +125,20 @@ func New(conf Conf) (*Server, error) {
 		return nil, fmt.Errorf("groot2: %w", err)
 	}
 	s := &Server{conf: conf, treeID: conf.TreeID, xml: xml, scopes: map[string]*runtime.Blackboard{}, notes: make(chan []byte, 64)}
-	s.hcond = sync.NewCond(&s.hmu)
-	s.hooks = [2]map[uint16]*hook{{}, {}}
+	s.bp = runtime.NewBreakpoints(runtime.BreakpointsConf{
+		OnReach: func(h runtime.Hook) {
+			note := requestHeader{protocol: protocolID, typ: reqBreakpointReach, id: rand.Uint32()}.encode()
+			select {
+			case s.notes <- append(note, strconv.Itoa(int(h.UID))...):
+			default:
+			}
+		},
+		OnPause: func(n *runtime.Base, _ runtime.HookAt, paused bool) {
+			if conf.OnPause != nil {
+				conf.OnPause(n, paused)
+			}
+		},
+	})
 	for _, n := range conf.Tree.Nodes() {
 		s.nodes = append(s.nodes, runtime.NodeOf(n))
 	}
@@ -204,23 +208,23 @@ func (s *Server) Attach() (detach func()) {
 func (s *Server) Addr() string { return s.rep.Addr().String() }
 
 // Paused reports whether a breakpoint holds the tree now.
-func (s *Server) Paused() bool { return s.paused.Load() > 0 }
+func (s *Server) Paused() bool { return s.bp.Paused() }
 
 // Resume releases a paused tick and removes every hook, as Groot2's
 // "remove all hooks" does: call it when the run must stop (a signal, a
 // shutdown) so that the loop gets its tick back.
-func (s *Server) Resume() { s.removeAllHooks() }
+func (s *Server) Resume() { s.bp.RemoveAll() }
 
 // Close releases every paused tick, stops serving and closes the sockets.
 func (s *Server) Close() error {
-	s.hmu.Lock()
+	s.cmu.Lock()
 	if s.closed {
-		s.hmu.Unlock()
+		s.cmu.Unlock()
 		return nil
 	}
 	s.closed = true
-	s.hcond.Broadcast()
-	s.hmu.Unlock()
+	s.cmu.Unlock()
+	s.bp.Close()
 	s.cancel()
 	err := s.closeSockets()
 	s.wg.Wait()
@@ -263,73 +267,11 @@ func (s *Server) OnTransition(t runtime.Transition) {
 }
 
 // BeforeTick runs a PRE hook of n, if Groot2 set one (runtime.TickHook).
-func (s *Server) BeforeTick(n *runtime.Base) runtime.Status {
-	if s.nHooks.Load() == 0 {
-		return runtime.Idle
-	}
-	return s.runHook(posPre, n)
-}
+func (s *Server) BeforeTick(n *runtime.Base) runtime.Status { return s.bp.BeforeTick(n) }
 
 // AfterTick runs a POST hook of n, if Groot2 set one (runtime.TickHook).
-func (s *Server) AfterTick(n *runtime.Base, _ runtime.Status) runtime.Status {
-	if s.nHooks.Load() == 0 {
-		return runtime.Idle
-	}
-	return s.runHook(posPost, n)
-}
-
-// runHook is BT.CPP's: tell Groot2 the hook was reached; a breakpoint then
-// waits to be unlocked; the hook's status replaces the node's when it is
-// SUCCESS or FAILURE.
-func (s *Server) runHook(pos int, n *runtime.Base) runtime.Status {
-	uid := uint16(n.UID())
-	s.hmu.Lock()
-	h := s.hooks[pos][uid]
-	if h == nil || !h.Enabled || s.closed {
-		s.hmu.Unlock()
-		return runtime.Skipped
-	}
-	s.hmu.Unlock()
-
-	note := requestHeader{protocol: protocolID, typ: reqBreakpointReach, id: rand.Uint32()}.encode()
-	select {
-	case s.notes <- append(note, strconv.Itoa(int(uid))...):
-	default:
-	}
-
-	s.hmu.Lock()
-	if h.Mode == modeBreakpoint && h.Enabled && !h.ready && !s.closed {
-		s.hmu.Unlock()
-		s.paused.Add(1)
-		if s.conf.OnPause != nil {
-			s.conf.OnPause(n, true)
-		}
-		s.hmu.Lock()
-		for !h.ready && h.Enabled && !s.closed && h.Mode == modeBreakpoint {
-			s.hcond.Wait()
-		}
-		s.hmu.Unlock()
-		s.paused.Add(-1)
-		if s.conf.OnPause != nil {
-			s.conf.OnPause(n, false)
-		}
-		s.hmu.Lock()
-	}
-	h.ready = false
-	if !h.Enabled || s.closed {
-		s.hmu.Unlock()
-		return runtime.Skipped
-	}
-	desired := h.desired
-	if h.Once {
-		h.Enabled = false
-		if s.hooks[h.Position][uid] == h {
-			delete(s.hooks[h.Position], uid)
-			s.nHooks.Add(-1)
-		}
-	}
-	s.hmu.Unlock()
-	return desired
+func (s *Server) AfterTick(n *runtime.Base, st runtime.Status) runtime.Status {
+	return s.bp.AfterTick(n, st)
 }
 
 // serve answers requests until the server closes.
@@ -413,9 +355,9 @@ func (s *Server) answer(frames [][]byte) [][]byte {
 			return errorReply("Node ID not found")
 		}
 	case reqRemoveAllHooks:
-		s.removeAllHooks()
+		s.bp.RemoveAll()
 	case reqDisableAllHooks:
-		s.enableAllHooks(false)
+		s.bp.EnableAll(false)
 	case reqHookRemove:
 		a, ok := arg()
 		if !ok {
@@ -514,7 +456,7 @@ func (s *Server) heartbeat() {
 			was := alive
 			alive = now.Sub(time.Unix(0, s.lastReq.Load())) < s.conf.MaxHeartbeatDelay
 			if alive != was {
-				s.enableAllHooks(alive)
+				s.bp.EnableAll(alive)
 			}
 		}
 	}

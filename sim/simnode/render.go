@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,6 +70,22 @@ func (n *Node) Render(paths ...string) ([]string, error) {
 		written = append(written, p)
 	}
 	return written, nil
+}
+
+// WriteSVG draws the world as it is now, as Render does, as SVG to w
+// (the browser studio's robot view).
+func (n *Node) WriteSVG(w io.Writer) error {
+	var img bytes.Buffer
+	n.mu.Lock()
+	opt := n.renderOptions()
+	opt.Title = ""
+	err := sim.RenderSVG(&img, n.w, opt)
+	n.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	_, err = w.Write(img.Bytes())
+	return err
 }
 
 // renderOptions gathers the goals and paths to draw; under n.mu.

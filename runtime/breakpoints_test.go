@@ -1,0 +1,139 @@
+package runtime
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestBreakpoints: the hook table both the Groot2 server and the studio
+// hold trees with. Each case sets hooks on a Sequence of two actions and
+// says what a tick does: whether it is held (and where), and the root's
+// status and the actions' ticks once it is let go.
+func TestBreakpoints(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		set      func(b *Breakpoints)
+		held     string               // the name of the node it holds at ("": not held)
+		release  func(b *Breakpoints) // lets it go
+		status   Status
+		ticks    [2]int // of the two actions
+		heldNext bool   // the next tick is held too
+	}{
+		{name: "no hook: the tick runs", set: func(*Breakpoints) {}, status: Success, ticks: [2]int{1, 1}},
+		{name: "a breakpoint before the first action holds, unlocked it ticks it",
+			set:     func(b *Breakpoints) { b.Set(Hook{UID: 2, Mode: Breakpoint, Enabled: true}) },
+			held:    "a",
+			release: func(b *Breakpoints) { b.Unlock(2, Before, Skipped, false) },
+			status:  Success, ticks: [2]int{1, 1}, heldNext: true},
+		{name: "unlocked with FAILURE, the action is not ticked and fails",
+			set:     func(b *Breakpoints) { b.Set(Hook{UID: 2, Mode: Breakpoint, Enabled: true}) },
+			held:    "a",
+			release: func(b *Breakpoints) { b.Unlock(2, Before, Failure, true) },
+			status:  Failure, ticks: [2]int{0, 0}},
+		{name: "a breakpoint after the second action holds after its tick",
+			set:     func(b *Breakpoints) { b.Set(Hook{UID: 3, At: After, Mode: Breakpoint, Enabled: true}) },
+			held:    "b",
+			release: func(b *Breakpoints) { b.Continue(false) },
+			status:  Success, ticks: [2]int{1, 1}, heldNext: true},
+		{name: "a replace-hook: no hold, the node not ticked",
+			set: func(b *Breakpoints) {
+				b.Set(Hook{UID: 3, Mode: Replace, Status: Failure, Enabled: true})
+			},
+			status: Failure, ticks: [2]int{1, 0}},
+		{name: "a disabled hook does nothing",
+			set:    func(b *Breakpoints) { b.Set(Hook{UID: 2, Mode: Breakpoint}) },
+			status: Success, ticks: [2]int{1, 1}},
+		{name: "a once breakpoint holds once",
+			set:     func(b *Breakpoints) { b.Set(Hook{UID: 2, Mode: Breakpoint, Once: true, Enabled: true}) },
+			held:    "a",
+			release: func(b *Breakpoints) { b.Unlock(2, Before, Skipped, false) },
+			status:  Success, ticks: [2]int{1, 1}},
+		{name: "pause holds before the root; step runs the tick and holds the next",
+			set:     func(b *Breakpoints) { b.Pause() },
+			held:    "seq",
+			release: func(b *Breakpoints) { b.Continue(true) },
+			status:  Success, ticks: [2]int{1, 1}, heldNext: true},
+		{name: "a pause and a breakpoint on the root hold once",
+			set: func(b *Breakpoints) {
+				b.Set(Hook{UID: 1, Mode: Breakpoint, Enabled: true})
+				b.Pause()
+			},
+			held:    "seq",
+			release: func(b *Breakpoints) { b.Continue(false) },
+			status:  Success, ticks: [2]int{1, 1}, heldNext: true},
+		{name: "a breakpoint turned into a replace-hook lets the tick go with its status",
+			set:  func(b *Breakpoints) { b.Set(Hook{UID: 2, Mode: Breakpoint, Enabled: true}) },
+			held: "a",
+			release: func(b *Breakpoints) {
+				b.Set(Hook{UID: 2, Mode: Replace, Status: Success, Enabled: true})
+			},
+			status: Success, ticks: [2]int{0, 1}},
+		{name: "removing every hook lets the tick go",
+			set:     func(b *Breakpoints) { b.Set(Hook{UID: 3, Mode: Breakpoint, Enabled: true}) },
+			held:    "b",
+			release: func(b *Breakpoints) { b.RemoveAll() },
+			status:  Success, ticks: [2]int{1, 1}},
+		{name: "closed, nothing holds any more",
+			set:     func(b *Breakpoints) { b.Set(Hook{UID: 2, Mode: Breakpoint, Enabled: true}) },
+			held:    "a",
+			release: func(b *Breakpoints) { b.Close() },
+			status:  Success, ticks: [2]int{1, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			log := &eventLog{}
+			tree, _ := buildTest(t, N("Sequence", A("name", "seq"), S("a", "S,S"), S("b", "S,S")), log)
+			countTicks := func() (n [2]int) {
+				for _, e := range log.take() {
+					switch e {
+					case "a":
+						n[0]++
+					case "b":
+						n[1]++
+					}
+				}
+				return n
+			}
+			b := NewBreakpoints(BreakpointsConf{})
+			defer tree.Hook(b)()
+			tc.set(b)
+			done := make(chan Status, 1)
+			go func() {
+				st, err := tree.TickExactlyOnce()
+				assert.NoError(t, err)
+				done <- st
+			}()
+			if tc.held != "" {
+				require.Eventually(t, b.Paused, 5*time.Second, time.Millisecond, "held")
+				n, _, ok := b.Held()
+				require.True(t, ok)
+				assert.Equal(t, tc.held, n.Name())
+				select {
+				case <-done:
+					t.Fatal("the tick went on while held")
+				case <-time.After(50 * time.Millisecond):
+				}
+				tc.release(b)
+			}
+			select {
+			case st := <-done:
+				assert.Equal(t, tc.status, st)
+			case <-time.After(5 * time.Second):
+				t.Fatal("the tick was not let go")
+			}
+			assert.Equal(t, tc.ticks, countTicks())
+			assert.False(t, b.Paused())
+			go func() { st, _ := tree.TickExactlyOnce(); done <- st }()
+			select {
+			case <-done:
+				assert.False(t, tc.heldNext, "the next tick was not held")
+			case <-time.After(200 * time.Millisecond):
+				assert.True(t, tc.heldNext, "the next tick was held")
+				b.Close()
+				<-done
+			}
+		})
+	}
+}

@@ -1,0 +1,984 @@
+// btrobot studio: the page. Plain ES module, no build step. It draws the
+// tree of the selected run top-down, keeps its state from the server's
+// events (a snapshot, then deltas; on reconnect the browser names the last
+// event and the server resumes or sends a snapshot), and offers the
+// debugging actions when the server allows them.
+
+const $ = (s) => document.querySelector(s);
+const SVGNS = 'http://www.w3.org/2000/svg';
+const NODE_H = 44, GAP_X = 14, GAP_Y = 38, MAX_HISTORY = 20000;
+
+const S = {
+  control: false, runs: [], run: null, nodes: [], collapsed: new Set(),
+  status: [], reason: [], last: [], since: [], pos: [], els: [], edges: [],
+  history: [], n: 0, bb: new Map(), bbHist: new Map(), loop: null, debug: null,
+  end: null, explanation: [], now: 0, scrub: null, selected: 0, es: null,
+  dirty: new Set(), frame: 0, replay: null, timeline: [],
+  view: { x: 0, y: 0, k: 1 }, layoutW: 0, layoutH: 0,
+};
+// What a test or a benchmark reads: how far behind the tick the page is.
+window.studioState = S;
+window.studioStats = { events: 0, snapshots: 0, lagLast: 0, lagMax: 0, applied: 0, firstPaint: 0 };
+
+async function api(path, body) {
+  const opt = body === undefined ? {} : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+  const r = await fetch(path, opt);
+  if (!r.ok) throw new Error(await r.text());
+  return r.json();
+}
+
+function el(tag, attrs = {}, parent) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+function h(tag, attrs = {}, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k.startsWith('on')) e.addEventListener(k.slice(2), v); else if (v !== undefined && v !== null) e.setAttribute(k, v);
+  }
+  for (const k of kids) e.append(k instanceof Node ? k : document.createTextNode(String(k)));
+  return e;
+}
+
+// ---- runs ----
+
+async function start() {
+  const info = await api('api/runs');
+  S.control = info.control;
+  if (info.title) document.title = info.title + ' · btrobot studio';
+  $('#debug').hidden = !S.control;
+  $('#readonly').hidden = S.control;
+  const sel = $('#runs');
+  sel.replaceChildren(...info.runs.map((r) => h('option', { value: r.id }, `${r.kind === 'replay' ? 'recording' : 'live'} · ${r.name}`)));
+  S.runs = info.runs;
+  if (info.editor) {
+    const files = await api('api/files');
+    E.palette = await api('api/palette');
+    for (const f of files.files) sel.append(h('option', { value: 'file:' + f.path }, `edit · ${f.path}`));
+    sel.onchange = () => (sel.value.startsWith('file:') ? openFile(sel.value.slice(5)) : openRun(+sel.value));
+    const want = new URLSearchParams(location.search).get('file');
+    if (want || info.runs.length === 0) {
+      const first = want || (files.files[0] && files.files[0].path);
+      if (first) { sel.value = 'file:' + first; await openFile(first); }
+      else $('#conn').textContent = 'no recordings or trees in ' + files.dir;
+      return;
+    }
+  } else sel.onchange = () => openRun(+sel.value);
+  if (info.runs.length === 0) {
+    $('#conn').textContent = 'no run yet';
+    setTimeout(start, 300);
+    return;
+  }
+  const want = +(new URLSearchParams(location.search).get('run') || info.runs[0].id);
+  sel.value = want;
+  await openRun(want);
+}
+
+async function openRun(id) {
+  if (S.es) S.es.close();
+  setMode('run');
+  const t = await api(`api/runs/${id}/tree`);
+  S.run = t.run; S.nodes = t.nodes;
+  const n = S.nodes.length;
+  S.status = new Array(n).fill('IDLE'); S.last = new Array(n).fill(''); S.reason = new Array(n).fill(''); S.since = new Array(n).fill(0);
+  S.history = []; S.n = 0; S.bb = new Map(); S.bbHist = new Map(); S.end = null; S.explanation = [];
+  S.scrub = null; S.selected = 0; S.collapsed = new Set(); S.timeline = [];
+  // Big trees open with their subtrees collapsed.
+  if (n > 300) for (const nd of S.nodes) if (nd.type === 'SubTree' && nd.parent) S.collapsed.add(nd.uid);
+  if (n > 1000) collapseDeep(600);
+  $('#replay').hidden = S.run.kind !== 'replay';
+  $('#map-box').hidden = !S.run.map;
+  $('#debug').hidden = !S.control || S.run.kind !== 'live';
+  layout(); draw(); home();
+  if (S.run.kind === 'replay') {
+    S.timeline = await api(`api/runs/${id}/timeline`);
+  }
+  connect();
+  if (S.run.map) refreshMap();
+}
+
+function connect() {
+  const es = new EventSource(`api/runs/${S.run.id}/events`);
+  S.es = es;
+  const conn = $('#conn');
+  es.onopen = () => { conn.textContent = S.run.kind === 'live' ? 'live' : 'connected'; conn.className = 'conn ok'; };
+  es.onerror = () => { conn.textContent = 'reconnecting…'; conn.className = 'conn bad'; };
+  es.addEventListener('snapshot', (e) => { window.studioStats.snapshots++; apply(JSON.parse(e.data), true); });
+  es.addEventListener('delta', (e) => apply(JSON.parse(e.data), false));
+}
+
+// ---- state ----
+
+function apply(d, snapshot) {
+  window.studioStats.events++;
+  d.transitions = d.transitions || [];
+  if (snapshot) {
+    S.status = d.statuses; S.reason = d.reasons; S.last = new Array(S.nodes.length).fill(''); S.since = d.since || new Array(S.nodes.length).fill(0);
+    S.bb = new Map();
+    if (S.run.kind === 'live') S.history = d.transitions.slice();
+    for (const t of d.transitions) S.last[t[1] - 1] = t[3] === 'IDLE' ? t[2] : '';
+    for (let i = 0; i < S.nodes.length; i++) S.dirty.add(i + 1);
+  } else {
+    for (const t of d.transitions) {
+      const [n, uid, , to, at, reason] = t;
+      if (n <= S.n) continue;
+      if (to === 'IDLE') S.last[uid - 1] = t[2]; else S.last[uid - 1] = '';
+      S.status[uid - 1] = to; S.since[uid - 1] = at;
+      if (to !== 'IDLE') S.reason[uid - 1] = reason;
+      S.dirty.add(uid);
+      S.history.push(t);
+    }
+    for (const [uid, st, last, reason, since] of d.nodes || []) {
+      // A busy tree's delta: the node as it is now.
+      S.status[uid - 1] = st; S.last[uid - 1] = st === 'IDLE' && last !== 'IDLE' ? last : '';
+      S.reason[uid - 1] = reason; S.since[uid - 1] = since;
+      S.dirty.add(uid);
+    }
+    if (S.history.length > MAX_HISTORY) S.history.splice(0, S.history.length - MAX_HISTORY);
+  }
+  S.n = Math.max(S.n, d.n || 0);
+  if (snapshot) S.n = d.n || 0;
+  for (const e of d.blackboard) {
+    const id = e.scope + '/' + e.key;
+    S.bb.set(id, e);
+    let hist = S.bbHist.get(id);
+    if (!hist) S.bbHist.set(id, hist = []);
+    if (!hist.length || hist[hist.length - 1].seq !== e.seq) hist.push(e);
+    if (hist.length > 64) hist.shift();
+  }
+  if (d.loop) S.loop = d.loop;
+  S.debug = d.debug || null;
+  S.now = d.now;
+  if (d.end) S.end = d.end;
+  S.explanation = (d.end && d.end.explanation && d.end.explanation.length) ? d.end.explanation : (d.explanation || []);
+  S.replay = d.extra && d.extra.replay;
+  schedule();
+}
+
+function schedule() {
+  if (!S.frame) S.frame = requestAnimationFrame(render);
+}
+
+function render() {
+  S.frame = 0;
+  const status = shownStatus();
+  for (const uid of S.scrub !== null ? S.nodes.map((n) => n.uid) : S.dirty) paintNode(uid, status);
+  S.dirty.clear();
+  if (S.mode === 'edit') {
+    if (!window.studioStats.firstPaint) window.studioStats.firstPaint = performance.now();
+    return;
+  }
+  paintEdges(status);
+  paintBanners();
+  // The panels change less often than the tree: at most four times a
+  // second (at once while scrubbing).
+  const now = performance.now();
+  if (S.scrub !== null || S.run.kind === 'replay' || now - (S.panelsAt || 0) > 250) {
+    S.panelsAt = now;
+    paintBlackboard();
+    paintLoop();
+    paintTimeline();
+    if (S.selected) paintNodePanel(false);
+  } else if (!S.panelsTimer) {
+    S.panelsTimer = setTimeout(() => { S.panelsTimer = 0; S.panelsAt = 0; schedule(); }, 260);
+  }
+  window.studioStats.applied = window.studioStats.events;
+  if (S.loop && S.loop.tick_wall_ms && S.run.kind === 'live' && !S.end) {
+    // How far behind the tick the page is, once it has drawn it.
+    const lag = Date.now() - S.loop.tick_wall_ms;
+    window.studioStats.lagLast = lag;
+    window.studioStats.lagMax = Math.max(window.studioStats.lagMax, lag);
+    (window.studioStats.lags = window.studioStats.lags || []).push(lag);
+  }
+  if (!window.studioStats.firstPaint) window.studioStats.firstPaint = performance.now();
+}
+
+// shownStatus is the statuses at the scrubbed instant, or now: the
+// transitions after it are undone, newest first.
+function shownStatus() {
+  if (S.scrub === null || S.run.kind !== 'live') return S.status;
+  const st = S.status.slice();
+  for (let i = S.history.length - 1; i >= 0 && S.history[i][4] > S.scrub; i--) st[S.history[i][1] - 1] = S.history[i][2];
+  return st;
+}
+
+function shownBlackboard() {
+  if (S.scrub === null || S.run.kind !== 'live') return [...S.bb.values()];
+  const out = [];
+  for (const hist of S.bbHist.values()) {
+    let pick = null;
+    for (const e of hist) if (e.stamp <= S.scrub) pick = e;
+    if (pick) out.push(pick);
+  }
+  return out;
+}
+
+// ---- layout and drawing ----
+
+// collapseDeep keeps about the first max nodes of a huge tree open, by
+// depth, and collapses the nodes below which the rest hang (expand them
+// one by one, or all at once).
+function collapseDeep(max) {
+  const depth = new Array(S.nodes.length).fill(0), count = [];
+  for (const nd of S.nodes) { // UID order is depth-first: parents first
+    const d = nd.parent ? depth[nd.parent - 1] + 1 : 0;
+    depth[nd.uid - 1] = d;
+    count[d] = (count[d] || 0) + 1;
+  }
+  let cut = 0, seen = 0;
+  while (cut < count.length && seen + count[cut] <= max) seen += count[cut++];
+  const at = Math.max(0, cut - 1);
+  for (const nd of S.nodes) if (depth[nd.uid - 1] === at && nd.children.length) S.collapsed.add(nd.uid);
+}
+
+function visibleChildren(nd) { return S.collapsed.has(nd.uid) ? [] : nd.children; }
+
+function boxWidth(nd) { return Math.max(90, 7 * Math.max(nd.name.length, nd.type.length + 2) + 20); }
+
+// layout places each node: leaves side by side, a parent centred over
+// its children, one row per depth.
+function layout() {
+  const n = S.nodes.length;
+  S.pos = new Array(n);
+  if (!n) return;
+  const root = S.nodes.find((x) => !x.parent) || S.nodes[0];
+  let cursor = 0, maxY = 0;
+  const place = (uid, depth) => {
+    const nd = S.nodes[uid - 1], w = boxWidth(nd);
+    const kids = visibleChildren(nd);
+    const y = depth * (NODE_H + GAP_Y);
+    maxY = Math.max(maxY, y);
+    if (!kids.length) {
+      S.pos[uid - 1] = { x: cursor, y, w };
+      cursor += w + GAP_X;
+      return;
+    }
+    const start = cursor;
+    for (const c of kids) place(c, depth + 1);
+    const first = S.pos[kids[0] - 1], last = S.pos[kids[kids.length - 1] - 1];
+    let cx = (first.x + first.w / 2 + last.x + last.w / 2) / 2;
+    let x = cx - w / 2;
+    if (x < start) { // a wide parent over narrow children: shift them
+      const dx = start - x;
+      shift(uid, dx); x += dx;
+    }
+    S.pos[uid - 1] = { x, y, w };
+    cursor = Math.max(cursor, x + w + GAP_X);
+  };
+  const shift = (uid, dx) => {
+    for (const c of visibleChildren(S.nodes[uid - 1])) { S.pos[c - 1].x += dx; shift(c, dx); }
+  };
+  place(root.uid, 0);
+  S.layoutW = cursor; S.layoutH = maxY + NODE_H;
+}
+
+function draw() {
+  const gN = $('#nodes'), gE = $('#edges');
+  gN.replaceChildren(); gE.replaceChildren();
+  S.els = new Array(S.nodes.length); S.edges = []; S.marksKey = '';
+  for (const nd of S.nodes) {
+    const p = S.pos[nd.uid - 1];
+    if (!p) continue;
+    for (const c of visibleChildren(nd)) {
+      const q = S.pos[c - 1];
+      const x1 = p.x + p.w / 2, y1 = p.y + NODE_H, x2 = q.x + q.w / 2, y2 = q.y, my = (y1 + y2) / 2;
+      const path = el('path', { class: 'edge', d: `M${x1},${y1} C${x1},${my} ${x2},${my} ${x2},${y2}` }, gE);
+      S.edges.push({ parent: nd.uid, child: c, path });
+    }
+    const g = el('g', { class: 'node', 'data-uid': nd.uid, 'data-path': nd.path, 'data-status': 'IDLE', transform: `translate(${p.x},${p.y})` }, gN);
+    el('rect', { class: 'box', width: p.w, height: NODE_H }, g);
+    const name = el('text', { class: 'name', x: 8, y: 16 }, g); name.textContent = nd.name;
+    const type = el('text', { class: 'type', x: 8, y: 30 }, g); type.textContent = nd.name === nd.type ? '' : nd.type;
+    const reason = el('text', { class: 'reason', x: 8, y: 41 }, g);
+    const bp = el('circle', { class: 'bp', cx: p.w - 7, cy: 7, r: 4, visibility: 'hidden' }, g);
+    const forced = el('text', { class: 'forced', x: p.w - 16, y: 30 }, g);
+    const title = el('title', {}, g); title.textContent = nd.path;
+    if (nd.children.length) {
+      const t = el('g', { class: 'tg' }, g);
+      el('circle', { class: 'toggle', cx: p.w / 2, cy: NODE_H + 7, r: 7 }, t);
+      const tt = el('text', { class: 'toggle-t', x: p.w / 2, y: NODE_H + 11 }, t);
+      tt.textContent = S.collapsed.has(nd.uid) ? '+' : '−';
+      t.addEventListener('click', (e) => { e.stopPropagation(); toggle(nd.uid); });
+    }
+    g.addEventListener('click', () => select(nd.uid));
+    S.els[nd.uid - 1] = { g, reason, bp, forced };
+  }
+  for (const nd of S.nodes) S.dirty.add(nd.uid);
+  schedule();
+}
+
+function paintNode(uid, status) {
+  const e = S.els[uid - 1];
+  if (!e) return;
+  const st = status[uid - 1];
+  if (e.g.getAttribute('data-status') !== st) e.g.setAttribute('data-status', st);
+  const last = st === 'IDLE' && S.scrub === null ? (S.last[uid - 1] || '') : '';
+  if (e.g.getAttribute('data-last') !== last) e.g.setAttribute('data-last', last);
+  const r = st === 'IDLE' && !last ? '' : (S.reason[uid - 1] || '');
+  const text = r.length > 48 ? r.slice(0, 47) + '…' : r;
+  if (e.reason.textContent !== text) e.reason.textContent = text;
+}
+
+// paintEdges highlights the running path and marks the nodes the
+// debugger and the explanation name. Only what changed is written: a
+// write, even of the same value, costs the browser a style pass.
+function paintEdges(status) {
+  for (const ed of S.edges) {
+    const run = status[ed.parent - 1] === 'RUNNING' && status[ed.child - 1] === 'RUNNING';
+    if (ed.run !== run) { ed.run = run; ed.path.classList.toggle('run', run); }
+  }
+  const d = S.debug || {};
+  const key = JSON.stringify([S.explanation.map((c) => c.path), d.before, d.after, d.held, d.force, S.selected]);
+  if (key === S.marksKey) return;
+  S.marksKey = key;
+  const why = new Set(S.explanation.map((c) => c.path));
+  const before = new Set(d.before || []), after = new Set(d.after || []);
+  const held = d.held ? d.held.uid : 0;
+  for (const nd of S.nodes) {
+    const e = S.els[nd.uid - 1];
+    if (!e) continue;
+    const marks = [why.has(nd.path), nd.uid === held, nd.uid === S.selected, before.has(nd.uid) || after.has(nd.uid), (d.force && d.force[nd.uid]) || ''].join();
+    if (e.marks === marks) continue;
+    e.marks = marks;
+    e.g.classList.toggle('why', why.has(nd.path));
+    e.g.classList.toggle('held', nd.uid === held);
+    e.g.classList.toggle('selected', nd.uid === S.selected);
+    e.bp.setAttribute('visibility', before.has(nd.uid) || after.has(nd.uid) ? 'visible' : 'hidden');
+    const f = d.force && d.force[nd.uid];
+    e.forced.textContent = f ? (f === 'SUCCESS' ? '✓' : '✗') : '';
+  }
+}
+
+function toggle(uid) {
+  if (S.collapsed.has(uid)) S.collapsed.delete(uid); else S.collapsed.add(uid);
+  layout(); draw(); paintEdges(shownStatus());
+}
+
+// ---- pan and zoom ----
+
+function setView() {
+  $('#viewport').setAttribute('transform', `translate(${S.view.x},${S.view.y}) scale(${S.view.k})`);
+}
+
+function fit() {
+  const svg = $('#tree'), r = svg.getBoundingClientRect();
+  const pad = 20;
+  const k = Math.min(1, (r.width - 2 * pad) / Math.max(1, S.layoutW), (r.height - 2 * pad) / Math.max(1, S.layoutH + 14));
+  S.view = { k, x: (r.width - S.layoutW * k) / 2, y: pad };
+  setView();
+}
+
+// home is the first view: the whole tree when it is readable so, else
+// readable, the root centred at the top.
+function home() {
+  fit();
+  if (S.view.k >= 0.7) return;
+  const r = $('#tree').getBoundingClientRect(), root = S.pos[(S.nodes.find((x) => !x.parent) || S.nodes[0]).uid - 1];
+  S.view.k = 0.7;
+  S.view.x = r.width / 2 - (root.x + root.w / 2) * S.view.k;
+  S.view.y = 20;
+  setView();
+}
+
+function initPanZoom() {
+  const svg = $('#tree');
+  let drag = null;
+  svg.addEventListener('wheel', (e) => {
+    e.preventDefault();
+    const r = svg.getBoundingClientRect(), mx = e.clientX - r.left, my = e.clientY - r.top;
+    const f = Math.exp(-e.deltaY * 0.0015), k = Math.min(4, Math.max(0.02, S.view.k * f));
+    S.view.x = mx - (mx - S.view.x) * (k / S.view.k);
+    S.view.y = my - (my - S.view.y) * (k / S.view.k);
+    S.view.k = k; setView();
+  }, { passive: false });
+  svg.addEventListener('pointerdown', (e) => { if (e.button === 0) { drag = { x: e.clientX, y: e.clientY, vx: S.view.x, vy: S.view.y, moved: false }; } });
+  window.addEventListener('pointermove', (e) => {
+    if (!drag) return;
+    const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+    if (Math.abs(dx) + Math.abs(dy) > 3) { drag.moved = true; svg.classList.add('drag'); }
+    S.view.x = drag.vx + dx; S.view.y = drag.vy + dy; setView();
+  });
+  window.addEventListener('pointerup', () => { drag = null; svg.classList.remove('drag'); });
+  $('#btn-fit').onclick = fit;
+  $('#btn-expand').onclick = () => { S.collapsed.clear(); layout(); draw(); fit(); };
+  $('#btn-collapse').onclick = () => {
+    for (const nd of S.nodes) if (nd.type === 'SubTree' && nd.parent) S.collapsed.add(nd.uid);
+    layout(); draw(); fit();
+  };
+}
+
+// ---- panels ----
+
+function fmtMs(v) {
+  if (v < 1000) return `${v.toFixed(0)} ms`;
+  if (v < 60000) return `${(v / 1000).toFixed(1)} s`;
+  return `${Math.floor(v / 60000)} min ${((v % 60000) / 1000).toFixed(0)} s`;
+}
+
+function select(uid) {
+  if (S.mode === 'edit') { editSelect(uid); return; }
+  S.selected = uid;
+  paintNodePanel(true);
+  paintEdges(shownStatus());
+}
+
+let nodeFetch = 0;
+async function paintNodePanel(fetchPorts) {
+  const uid = S.selected, nd = S.nodes[uid - 1];
+  if (!nd) return;
+  const panel = $('#node-panel');
+  const status = shownStatus()[uid - 1];
+  const at = S.scrub !== null ? S.scrub : S.now;
+  let sec = panel.querySelector('.status');
+  if (!fetchPorts && sec) {
+    sec.textContent = `${status} for ${fmtMs(Math.max(0, at - S.since[uid - 1]))}`;
+    panel.querySelector('.nreason').textContent = S.reason[uid - 1] || '';
+    const tr = panel.querySelector('#transitions');
+    if (tr) tr.replaceChildren(...recentOf(uid));
+    if (Date.now() - nodeFetch > 500) refreshPorts(uid);
+    return;
+  }
+  const kv = h('div', { class: 'kv' },
+    h('b', {}, 'type'), h('span', { id: 'node-type' }, nd.type),
+    h('b', {}, 'path'), h('span', { class: 'mono', id: 'node-path' }, nd.path),
+    h('b', {}, 'status'), h('span', { class: 'status', id: 'node-status' }, `${status} for ${fmtMs(Math.max(0, at - S.since[uid - 1]))}`),
+    h('b', {}, 'reason'), h('span', { class: 'nreason' }, S.reason[uid - 1] || ''));
+  const ports = h('table', { id: 'ports' }, h('thead', {}, h('tr', {}, h('th', {}, 'port'), h('th', {}, 'dir'), h('th', {}, 'type'), h('th', {}, 'set to'), h('th', {}, 'value'))), h('tbody'));
+  const kids = [h('h3', {}, nd.name), kv, h('h4', {}, 'Ports'), ports];
+  if (S.control && S.run.kind === 'live') {
+    const d = S.debug || { before: [], after: [], force: {} };
+    const on = (list) => (list || []).includes(uid);
+    const post = (body) => api(`api/runs/${S.run.id}/control`, body).then((st) => { S.debug = Object.assign(S.debug || {}, st); paintNodePanel(true); paintEdges(shownStatus()); }).catch(alert);
+    kids.push(h('h4', {}, 'Debug'), h('div', { class: 'row' },
+      h('button', { id: 'bp-before', class: on(d.before) ? 'on' : '', onclick: () => post({ op: 'break', uid, at: 'before', on: !on(d.before) }) }, 'Break before'),
+      h('button', { id: 'bp-after', class: on(d.after) ? 'on' : '', onclick: () => post({ op: 'break', uid, at: 'after', on: !on(d.after) }) }, 'Break after')),
+    h('div', { class: 'row' }, 'Force result: ',
+      ...['SUCCESS', 'FAILURE', 'IDLE'].map((s) => h('button', { id: 'force-' + s, class: (d.force || {})[uid] === s ? 'on' : '', onclick: () => post({ op: 'force', uid, status: s }) }, s === 'IDLE' ? 'tick normally' : s))));
+  }
+  kids.push(h('h4', {}, 'Recent transitions'), h('ol', { id: 'transitions', reversed: '' }, ...recentOf(uid)));
+  panel.replaceChildren(...kids);
+  refreshPorts(uid);
+}
+
+function recentOf(uid) {
+  const out = [];
+  const src = S.run.kind === 'replay' ? S.timeline : S.history;
+  for (let i = src.length - 1; i >= 0 && out.length < 8; i--) {
+    const t = src[i];
+    if (t[1] === uid && (S.scrub === null || t[4] <= S.scrub)) out.push(h('li', {}, `${fmtMs(t[4])}: ${t[2]} → ${t[3]}${t[5] ? ' · ' + t[5] : ''}`));
+  }
+  return out;
+}
+
+async function refreshPorts(uid) {
+  nodeFetch = Date.now();
+  const r = await api(`api/runs/${S.run.id}/nodes/${uid}`).catch(() => null);
+  if (!r || uid !== S.selected) return;
+  const body = $('#ports tbody');
+  if (!body) return;
+  body.replaceChildren(...r.ports.map((p) => h('tr', { 'data-port': p.name },
+    h('td', {}, p.name), h('td', {}, p.dir), h('td', {}, p.type), h('td', { class: 'mono' }, p.raw),
+    h('td', { class: 'value' }, p.value === null ? '—' : JSON.stringify(p.value)))));
+}
+
+function paintBlackboard() {
+  const q = $('#bb-search').value.trim().toLowerCase();
+  const entries = shownBlackboard().sort((a, b) => (a.scope + '/' + a.key).localeCompare(b.scope + '/' + b.key));
+  const stale = new Set(entries.filter((e) => e.key.endsWith('_stale') && e.value === true).map((e) => e.scope + '/' + e.key.slice(0, -6)));
+  const now = S.scrub !== null ? S.scrub : S.now;
+  const rows = [];
+  let scope = null;
+  for (const e of entries) {
+    const id = e.scope + '/' + e.key, val = JSON.stringify(e.value);
+    if (q && !id.toLowerCase().includes(q) && !val.toLowerCase().includes(q)) continue;
+    if (e.scope !== scope) { scope = e.scope; rows.push(h('tr', {}, h('th', { colspan: 5 }, scope))); }
+    const age = Math.max(0, now - e.stamp);
+    const cls = stale.has(id) ? 'stale' : (age < 500 ? 'fresh' : '');
+    const value = h('td', { class: 'value', title: val }, val.length > 120 ? val.slice(0, 119) + '…' : val);
+    if (S.control && S.run.kind === 'live') {
+      value.title = 'double-click to set';
+      value.addEventListener('dblclick', () => editEntry(e));
+    }
+    rows.push(h('tr', { 'data-key': id, class: cls }, h('td', { class: 'key' }, e.key), h('td', {}, e.type), value, h('td', {}, e.seq), h('td', {}, fmtMs(age))));
+  }
+  $('#bb tbody').replaceChildren(...rows);
+}
+
+function editEntry(e) {
+  const v = prompt(`Set ${e.scope}/${e.key} (${e.type}) to:`, JSON.stringify(e.value));
+  if (v === null) return;
+  setEntry(e.scope, e.key, v).catch((err) => alert(err.message));
+}
+
+function setEntry(scope, key, value) {
+  return api(`api/runs/${S.run.id}/control`, { op: 'set', scope, key, value });
+}
+
+function hist(counts, bounds) {
+  const m = Math.max(1, ...counts);
+  const bars = h('div', { class: 'hist' }, ...counts.map((c, i) => {
+    const d = h('div', { title: `${i < bounds.length ? '≤ ' + bounds[i] + ' ms' : '> ' + bounds[bounds.length - 1] + ' ms'}: ${c}` });
+    d.style.height = (100 * c / m) + '%';
+    return d;
+  }));
+  const labels = h('div', { class: 'hist-l' }, ...counts.map((_, i) => h('span', {}, i < bounds.length ? '≤' + bounds[i] : '>')));
+  return [bars, labels];
+}
+
+function paintLoop() {
+  const l = S.loop, box = $('#loop');
+  if (!l) { box.replaceChildren(h('p', { class: 'muted' }, S.run.kind === 'replay' ? 'A recording: see the timeline.' : 'no tick yet')); return; }
+  box.replaceChildren(
+    h('div', { class: 'kv' },
+      h('b', {}, 'rate'), h('span', { id: 'loop-rate' }, `${l.rate.toFixed(1)} Hz (target ${l.target} Hz)`),
+      h('b', {}, 'ticks'), h('span', { id: 'loop-ticks' }, `${l.ticks} (${l.early} early)`),
+      h('b', {}, 'overruns'), h('span', { id: 'loop-overruns' }, String(l.overruns)),
+      h('b', {}, 'duration'), h('span', {}, `last ${l.last_duration_ms.toFixed(2)} ms, max ${l.max_duration_ms.toFixed(2)} ms`),
+      h('b', {}, 'lateness'), h('span', {}, `max ${l.max_lateness_ms.toFixed(2)} ms`)),
+    h('h4', {}, 'Tick duration (ms)'), ...hist(l.duration, l.bounds_ms),
+    h('h4', {}, 'Lateness (ms)'), ...hist(l.lateness, l.bounds_ms));
+}
+
+function paintBanners() {
+  const pb = $('#paused-banner'), d = S.debug;
+  if (d && d.held) {
+    const nd = S.nodes[d.held.uid - 1];
+    pb.hidden = false;
+    pb.textContent = `Paused ${d.held.at} ${nd ? nd.path : '#' + d.held.uid}: the tree waits and the robot is stopped. Step (s) or Resume (r).`;
+  } else pb.hidden = true;
+  const eb = $('#end-banner');
+  if (S.end) {
+    eb.hidden = false;
+    eb.className = S.end.outcome === 'failed' || S.end.outcome === 'aborted' ? 'failed' : '';
+    eb.replaceChildren(h('span', { id: 'end-summary' }, S.end.summary),
+      ...(S.end.explanation.length ? [h('ol', { id: 'why' }, ...S.end.explanation.map((c) => h('li', {}, `${c.path} (${c.type}) ${c.status}${c.reason ? ': ' + c.reason : ''}`)))] : []));
+  } else eb.hidden = true;
+  const ti = $('#tickinfo');
+  if (S.run.kind === 'replay' && S.replay) {
+    ti.textContent = `recording · t = ${S.replay.at_s.toFixed(2)} s of ${S.replay.last_s.toFixed(2)} s`;
+    $('#btn-play').textContent = S.replay.playing ? 'Pause' : 'Play';
+  } else if (S.loop) ti.textContent = `tick ${S.loop.ticks} · t = ${fmtMs(S.now)}`;
+}
+
+// ---- timeline ----
+
+function span() {
+  if (S.run.kind === 'replay' && S.replay) return [S.replay.first_s * 1000, S.replay.last_s * 1000];
+  const first = S.history.length ? S.history[0][4] : 0;
+  return [first, Math.max(first + 1, S.now)];
+}
+
+function paintTimeline() {
+  const c = $('#marks'), r = c.getBoundingClientRect();
+  if (c.width !== Math.round(r.width)) c.width = Math.round(r.width);
+  c.height = 20;
+  const g = c.getContext('2d');
+  g.clearRect(0, 0, c.width, c.height);
+  const [a, b] = span();
+  const src = S.run.kind === 'replay' ? S.timeline : S.history;
+  const colors = { RUNNING: '#f0a020', SUCCESS: '#2e9d4f', FAILURE: '#d63b3b' };
+  const step = Math.max(1, Math.floor(src.length / 4000));
+  for (let i = 0; i < src.length; i += step) {
+    const t = src[i], col = colors[t[3]];
+    if (!col) continue;
+    g.fillStyle = col;
+    const x = ((t[4] - a) / (b - a)) * c.width;
+    g.fillRect(x, t[3] === 'FAILURE' ? 0 : 6, 1.5, t[3] === 'FAILURE' ? 20 : 14);
+  }
+  const seek = $('#seek');
+  if (document.activeElement !== seek) {
+    let at = S.run.kind === 'replay' && S.replay ? S.replay.at_s * 1000 : (S.scrub !== null ? S.scrub : b);
+    seek.value = String(Math.round(((at - a) / (b - a)) * 1000));
+  }
+  $('#at').textContent = S.run.kind === 'replay' && S.replay ? `${S.replay.at_s.toFixed(2)} s` : (S.scrub !== null ? `at ${fmtMs(S.scrub)}` : 'now');
+  $('#btn-live').hidden = !(S.run.kind === 'live' && S.scrub !== null);
+}
+
+function initTimeline() {
+  const seek = $('#seek');
+  seek.addEventListener('input', () => {
+    const [a, b] = span(), t = a + (b - a) * (+seek.value / 1000);
+    if (S.run.kind === 'replay') {
+      api(`api/runs/${S.run.id}/replay`, { op: 'seek', at_s: t / 1000 }).catch(() => {});
+    } else {
+      S.scrub = +seek.value >= 1000 ? null : t;
+      schedule();
+    }
+  });
+  $('#btn-live').onclick = () => { S.scrub = null; schedule(); };
+  $('#btn-play').onclick = () => api(`api/runs/${S.run.id}/replay`, { op: S.replay && S.replay.playing ? 'pause' : 'play' });
+  $('#speed').onchange = () => api(`api/runs/${S.run.id}/replay`, { op: 'speed', speed: +$('#speed').value });
+}
+
+// ---- debugging ----
+
+function initDebug() {
+  const post = (op) => S.run && api(`api/runs/${S.run.id}/control`, { op }).then((st) => { S.debug = Object.assign(S.debug || {}, st); schedule(); }).catch((e) => alert(e.message));
+  $('#btn-pause').onclick = () => post('pause');
+  $('#btn-step').onclick = () => post('step');
+  $('#btn-resume').onclick = () => post('resume');
+  window.addEventListener('keydown', (e) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+    if (e.key === 'f' && !e.ctrlKey && !e.metaKey) fit();
+    if (S.mode === 'edit') return;
+    if (!S.control || !S.run || S.run.kind !== 'live') return;
+    if (e.key === 'p') post('pause');
+    if (e.key === 's') post('step');
+    if (e.key === 'r') post('resume');
+  });
+}
+
+function refreshMap() {
+  const img = $('#map');
+  const next = () => { if (S.run && S.run.map) setTimeout(refreshMap, 500); };
+  const url = `api/runs/${S.run.id}/map.svg?t=${Date.now()}`;
+  const pre = new Image();
+  pre.onload = () => { img.src = pre.src; next(); };
+  pre.onerror = next;
+  pre.src = url;
+}
+
+$('#bb-search').addEventListener('input', () => paintBlackboard());
+initEditor();
+initPanZoom(); initTimeline(); initDebug();
+window.addEventListener('resize', () => schedule());
+start().catch((e) => { $('#conn').textContent = 'error: ' + e.message; $('#conn').className = 'conn bad'; });
+
+// ---- the editor (btrobot studio DIR) ----
+//
+// A file's trees as the server reads them (type, attributes in order,
+// children), edited here; every edit is checked by the server with the
+// checker of `btrobot check` and the problems marked on their nodes; Save
+// writes the file through the project's XML writer. Undo and redo keep
+// whole states of the file.
+
+const E = { path: '', doc: null, tree: 0, palette: [], undo: [], redo: [], problems: [], checkTimer: 0, checkSeq: 0, specs: [] };
+window.studioEditor = E;
+
+function setMode(mode) {
+  S.mode = mode;
+  $('#edit-bar').hidden = mode !== 'edit';
+  $('#edit-aside').hidden = mode !== 'edit';
+  $('#run-aside').hidden = mode === 'edit';
+  document.querySelector('.legend').hidden = mode === 'edit';
+  if (mode === 'edit') {
+    $('#debug').hidden = true; $('#readonly').hidden = true; $('#replay').hidden = true;
+    $('#timeline').style.visibility = 'hidden'; $('#paused-banner').hidden = true; $('#end-banner').hidden = true;
+  } else $('#timeline').style.visibility = '';
+}
+
+async function openFile(path) {
+  if (S.es) { S.es.close(); S.es = null; }
+  setMode('edit');
+  const r = await api('api/file?path=' + encodeURIComponent(path));
+  E.path = r.path; E.doc = r.doc; E.undo = []; E.redo = []; E.problems = r.problems; S.collapsed = new Set();
+  E.tree = Math.max(0, E.doc.trees.findIndex((t) => t.id === E.doc.main));
+  $('#conn').textContent = 'editing'; $('#conn').className = 'conn ok';
+  $('#tickinfo').textContent = path;
+  editRedraw(true);
+}
+
+function nodeName(n) {
+  const a = n.attrs.find((x) => x[0] === 'name');
+  if (a && a[1]) return a[1];
+  if (n.type === 'SubTree') { const id = n.attrs.find((x) => x[0] === 'ID'); if (id) return id[1]; }
+  return n.type;
+}
+
+// editNodes turns the edited tree into what the drawing uses, and keeps
+// each drawn node's spec (E.specs[uid-1]) and its index over the file.
+function editNodes() {
+  const t = E.doc.trees[E.tree];
+  let offset = 0;
+  const count = (n) => (n ? 1 + n.children.reduce((a, c) => a + count(c), 0) : 0);
+  for (let i = 0; i < E.tree; i++) offset += count(E.doc.trees[i].root);
+  const nodes = [], specs = [];
+  const walk = (n, parent, path) => {
+    const uid = nodes.length + 1;
+    const nd = { uid, parent, name: nodeName(n), type: n.type, path: path + '/' + nodeName(n), children: [], ports: [], index: offset + uid - 1 };
+    nodes.push(nd); specs.push(n);
+    for (const c of n.children) nd.children.push(walk(c, uid, nd.path));
+    return uid;
+  };
+  if (t && t.root) walk(t.root, 0, t.id);
+  E.specs = specs;
+  return nodes;
+}
+
+function editRedraw(refit) {
+  const sel = $('#edit-tree');
+  sel.replaceChildren(...E.doc.trees.map((t, i) => h('option', { value: i }, t.id + (t.id === E.doc.main ? ' (main)' : ''))));
+  sel.value = E.tree;
+  S.nodes = editNodes();
+  S.status = new Array(S.nodes.length).fill('IDLE'); S.last = new Array(S.nodes.length).fill('');
+  S.reason = new Array(S.nodes.length).fill(''); S.since = new Array(S.nodes.length).fill(0);
+  S.explanation = []; S.debug = null; S.scrub = null; S.history = [];
+  if (S.selected > S.nodes.length) S.selected = 0;
+  layout(); draw();
+  if (refit) home();
+  paintProblems();
+  paintInspector();
+  paintPalette();
+  $('#btn-undo').disabled = !E.undo.length; $('#btn-redo').disabled = !E.redo.length;
+}
+
+function paintProblems() {
+  const byNode = new Map();
+  for (const p of E.problems) if (p.node >= 0) byNode.set(p.node, (byNode.get(p.node) || []).concat(p.msg));
+  for (const nd of S.nodes) {
+    const e = S.els[nd.uid - 1];
+    if (!e) continue;
+    const msgs = byNode.get(nd.index);
+    const mark = (msgs ? msgs.join('\n') : '') + (nd.uid === S.selected ? '\u0000sel' : '');
+    if (e.mark === mark) continue; // a write, even of the same value, costs a style pass
+    e.mark = mark;
+    e.g.classList.toggle('bad', !!msgs);
+    e.g.classList.toggle('selected', nd.uid === S.selected);
+    e.g.setAttribute('data-problem', msgs ? msgs.join('\n') : '');
+  }
+  const list = $('#problems');
+  if (!E.problems.length) { list.replaceChildren(h('li', { class: 'ok' }, 'No problems: btrobot check would pass.')); return; }
+  list.replaceChildren(...E.problems.map((p) => h('li', { title: p.path || '', onclick: () => { const nd = S.nodes.find((n) => n.index === p.node); if (nd) editSelect(nd.uid); } }, p.msg)));
+  $('#edit-state').textContent = `${E.problems.length} problem${E.problems.length > 1 ? 's' : ''}`;
+}
+
+function typeOf(id) { return E.palette.find((t) => t.id === id); }
+
+function editSelect(uid) {
+  S.selected = uid;
+  paintProblems();
+  paintInspector();
+}
+
+function paintInspector() {
+  const box = $('#inspector');
+  const n = E.specs[S.selected - 1];
+  if (!n) { box.replaceChildren(h('p', { class: 'muted' }, 'Click a node of the tree.')); return; }
+  const t = typeOf(n.type);
+  const get = (k) => { const a = n.attrs.find((x) => x[0] === k); return a ? a[1] : ''; };
+  const field = (name, port) => {
+    const numeric = port && /^(int|uint|float64|float32|int64|uint64|double|time.Duration)$/.test(port.type) && port.type !== 'time.Duration';
+    const boolean = port && port.type === 'bool';
+    const value = get(name);
+    let input;
+    if (boolean && !/^\{/.test(value)) {
+      input = h('select', { 'data-attr': name }, h('option', { value: '' }, port.has_default ? `(default ${port.default})` : ''), h('option', {}, 'true'), h('option', {}, 'false'));
+      input.value = value;
+      input.addEventListener('change', () => editAttr(name, input.value));
+    } else {
+      input = h('input', { type: numeric && !/^\{/.test(value) ? 'text' : 'text', inputmode: numeric ? 'decimal' : undefined, 'data-attr': name, value,
+        placeholder: port ? (port.has_default ? `default ${port.default}` : (port.dir === 'output' ? '{key}' : '')) : '', list: 'bb-keys' });
+      input.addEventListener('input', () => editAttr(name, input.value));
+    }
+    const label = h('span', { class: port && port.required ? 'req' : '', title: port ? `${port.dir} ${port.type}: ${port.description}` : '' }, name);
+    return h('label', {}, label, input);
+  };
+  const keys = new Set();
+  const collect = (x) => { for (const [, v] of x.attrs) for (const m of v.matchAll(/\{@?([A-Za-z_][\w.]*)\}/g)) keys.add(m[1]); x.children.forEach(collect); };
+  E.doc.trees.forEach((tr) => tr.root && collect(tr.root));
+  const kids = [h('h3', {}, n.type), h('datalist', { id: 'bb-keys' }, ...[...keys].sort().map((k) => h('option', { value: '{' + k + '}' }))), field('name')];
+  const portNames = new Set(['name']);
+  for (const p of (t ? t.ports : [])) { kids.push(field(p.name, p)); portNames.add(p.name); }
+  for (const [k] of n.attrs) if (!portNames.has(k)) { kids.push(field(k)); portNames.add(k); }
+  if (t) kids.push(h('div', { class: 'doc' }, t.summary + (t.doc ? '\n\n' + t.doc : '')));
+  else kids.push(h('p', { class: 'muted' }, `${n.type} is not in the palette (a subtree, or an unknown type: see the problems).`));
+  box.replaceChildren(...kids);
+}
+
+function snapshot() { return JSON.stringify({ doc: E.doc, tree: E.tree, sel: S.selected }); }
+
+function edit(f) {
+  E.undo.push(snapshot());
+  if (E.undo.length > 500) E.undo.shift();
+  E.redo = [];
+  f();
+  editRedraw(false);
+  scheduleCheck();
+}
+
+let attrUndoAt = 0;
+function editAttr(name, value) {
+  const n = E.specs[S.selected - 1];
+  if (!n) return;
+  // Typing in one field is one undo step.
+  const now = Date.now();
+  if (now - attrUndoAt > 800) { E.undo.push(snapshot()); E.redo = []; }
+  attrUndoAt = now;
+  const i = n.attrs.findIndex((x) => x[0] === name);
+  if (value === '' && name !== 'ID') { if (i >= 0) n.attrs.splice(i, 1); }
+  else if (i >= 0) n.attrs[i][1] = value;
+  else n.attrs.push([name, value]);
+  S.nodes = editNodes();
+  const nd = S.nodes[S.selected - 1], e = S.els[S.selected - 1];
+  if (e && nd) e.g.querySelector('text.name').textContent = nd.name;
+  scheduleCheck();
+}
+
+function restore(state) {
+  const s = JSON.parse(state);
+  E.doc = s.doc; E.tree = s.tree; S.selected = s.sel;
+  editRedraw(false);
+  scheduleCheck();
+}
+
+function undo() { if (!E.undo.length) return; E.redo.push(snapshot()); restore(E.undo.pop()); }
+function redo() { if (!E.redo.length) return; E.undo.push(snapshot()); restore(E.redo.pop()); }
+
+// parentOf finds the spec holding the selected node, and its index there.
+function parentOf(uid) {
+  const nd = S.nodes[uid - 1];
+  if (!nd || !nd.parent) return null;
+  const parent = E.specs[nd.parent - 1];
+  return { parent, i: parent.children.indexOf(E.specs[uid - 1]), puid: nd.parent };
+}
+
+function addNode(typeID) {
+  const t = typeOf(typeID);
+  const n = { type: typeID, attrs: [], children: [] };
+  for (const p of (t ? t.ports : [])) if (p.required && p.dir !== 'output') n.attrs.push([p.name, '']);
+  insertNode(n);
+}
+
+// copyNode keeps the selected subtree for pasting; cut removes it too.
+function copyNode(cut) {
+  const n = E.specs[S.selected - 1];
+  if (!n) return;
+  E.clip = JSON.stringify(n);
+  $('#edit-state').textContent = (cut ? 'cut ' : 'copied ') + nodeName(n);
+  if (cut) deleteNode();
+}
+
+function pasteNode() {
+  if (E.clip) insertNode(JSON.parse(E.clip));
+}
+
+// insertNode puts n under the selected node (after it, when that takes
+// no children), or makes it the root of an empty tree, and selects it.
+function insertNode(n) {
+  edit(() => {
+    const tree = E.doc.trees[E.tree];
+    if (!tree.root) { tree.root = n; S.selected = 1; return; }
+    const sel = E.specs[S.selected - 1] || E.specs[0];
+    const st = typeOf(sel.type);
+    const takes = st ? st.max_children !== 0 : sel.type !== 'SubTree';
+    if (takes) sel.children.push(n);
+    else { const p = parentOf(S.selected); if (p) p.parent.children.splice(p.i + 1, 0, n); else sel.children.push(n); }
+  });
+  const uid = E.specs.indexOf(n) + 1;
+  if (uid > 0) editSelect(uid);
+}
+
+function deleteNode() {
+  const p = parentOf(S.selected);
+  if (!p) return;
+  edit(() => { p.parent.children.splice(p.i, 1); S.selected = p.puid; });
+}
+
+function moveNode(d) {
+  const p = parentOf(S.selected);
+  if (!p) return;
+  const j = p.i + d;
+  if (j < 0 || j >= p.parent.children.length) return;
+  const n = E.specs[S.selected - 1];
+  edit(() => { p.parent.children.splice(p.i, 1); p.parent.children.splice(j, 0, n); });
+  editSelect(E.specs.indexOf(n) + 1);
+}
+
+function scheduleCheck() {
+  clearTimeout(E.checkTimer);
+  $('#edit-state').textContent = 'checking…';
+  const editedAt = E.editedAt || performance.now();
+  E.editedAt = editedAt;
+  E.checkTimer = setTimeout(async () => {
+    const seq = ++E.checkSeq;
+    const r = await api('api/check', { path: E.path, doc: E.doc }).catch((e) => ({ problems: [{ msg: e.message, node: -1 }] }));
+    if (seq !== E.checkSeq) return;
+    E.problems = r.problems;
+    $('#edit-state').textContent = r.problems.length ? '' : 'checked';
+    paintProblems();
+    // From the edit to its check drawn: what the editor's benchmark reads.
+    (window.studioStats.checks = window.studioStats.checks || []).push(performance.now() - editedAt);
+    E.editedAt = 0;
+  }, 30);
+}
+
+async function save() {
+  // The save is checked too: a check still to come would only repeat it.
+  clearTimeout(E.checkTimer);
+  E.checkSeq++;
+  E.editedAt = 0;
+  const r = await api('api/save', { path: E.path, doc: E.doc }).catch((e) => ({ error: e.message }));
+  if (r.error) { $('#edit-state').textContent = 'not saved: ' + r.error; return; }
+  E.problems = r.problems;
+  paintProblems();
+  $('#edit-state').textContent = r.problems.length ? `saved, with ${r.problems.length} problem${r.problems.length > 1 ? 's' : ''}` : 'saved';
+}
+
+function paintPalette() {
+  const q = $('#palette-search').value.trim().toLowerCase();
+  const groups = new Map();
+  for (const t of E.palette) {
+    if (q && !t.id.toLowerCase().includes(q) && !t.summary.toLowerCase().includes(q)) continue;
+    if (!groups.has(t.category)) groups.set(t.category, []);
+    groups.get(t.category).push(t);
+  }
+  const out = [];
+  for (const [cat, list] of groups) {
+    out.push(h('h5', {}, cat));
+    for (const t of list) out.push(h('div', { class: 'pt', 'data-type': t.id, title: t.summary, onclick: () => addNode(t.id) }, t.id, h('small', {}, t.summary)));
+  }
+  $('#palette').replaceChildren(...out);
+}
+
+function initEditor() {
+  $('#btn-undo').onclick = undo; $('#btn-redo').onclick = redo;
+  $('#btn-delete').onclick = deleteNode; $('#btn-save').onclick = save;
+  $('#btn-up').onclick = () => moveNode(-1); $('#btn-down').onclick = () => moveNode(1);
+  $('#btn-new').onclick = async () => {
+    const name = prompt('New file (relative to the folder):', 'mission.xml');
+    if (!name) return;
+    const r = await api('api/new', { path: name }).catch((e) => ({ error: e.message }));
+    if (r.error) { $('#edit-state').textContent = r.error; return; }
+    const sel = $('#runs');
+    sel.append(h('option', { value: 'file:' + r.path }, `edit · ${r.path}`));
+    sel.value = 'file:' + r.path;
+    openFile(r.path);
+  };
+  $('#edit-tree').onchange = () => { E.tree = +$('#edit-tree').value; S.selected = 0; editRedraw(true); };
+  const ps = $('#palette-search');
+  ps.addEventListener('input', paintPalette);
+  ps.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') { const first = $('#palette .pt'); if (first) addNode(first.dataset.type); ps.value = ''; paintPalette(); ps.blur(); }
+    if (e.key === 'Escape') ps.blur();
+  });
+  window.addEventListener('keydown', (e) => {
+    if (S.mode !== 'edit') return;
+    const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement;
+    const mod = e.ctrlKey || e.metaKey;
+    if (mod && e.key === 's') { e.preventDefault(); save(); return; }
+    if (typing) return;
+    if (mod && (e.key === 'z' || e.key === 'Z')) { e.preventDefault(); if (e.shiftKey) redo(); else undo(); return; }
+    if (mod && e.key === 'y') { e.preventDefault(); redo(); return; }
+    if (mod && e.key === 'c') { e.preventDefault(); copyNode(false); return; }
+    if (mod && e.key === 'x') { e.preventDefault(); copyNode(true); return; }
+    if (mod && e.key === 'v') { e.preventDefault(); pasteNode(); return; }
+    if (e.key === 'Delete' || e.key === 'Backspace') { e.preventDefault(); deleteNode(); return; }
+    if (e.altKey && e.key === 'ArrowUp') { e.preventDefault(); moveNode(-1); return; }
+    if (e.altKey && e.key === 'ArrowDown') { e.preventDefault(); moveNode(1); return; }
+    if (e.key === 'a') { e.preventDefault(); ps.focus(); return; }
+    // Arrows walk the tree: up to the parent, down to the first child,
+    // left and right among siblings.
+    const nd = S.nodes[S.selected - 1];
+    if (!nd) { if (e.key.startsWith('Arrow') && S.nodes.length) editSelect(1); return; }
+    if (e.key === 'ArrowUp' && nd.parent) editSelect(nd.parent);
+    if (e.key === 'ArrowDown' && nd.children.length) editSelect(nd.children[0]);
+    if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') {
+      const sib = nd.parent ? S.nodes[nd.parent - 1].children : [];
+      const j = sib.indexOf(nd.uid) + (e.key === 'ArrowLeft' ? -1 : 1);
+      if (j >= 0 && j < sib.length) editSelect(sib[j]);
+    }
+  });
+}

@@ -1,0 +1,231 @@
+package studio_test
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/btrobot/btrobot/mission"
+	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/studio"
+	"github.com/btrobot/btrobot/trees"
+)
+
+// BenchmarkTick5000At20Hz is the tick of a 5,000-node tree ticking at
+// 20 Hz (the time between ticks is not counted), explaining and with a
+// display-like observer as mission.Run has: alone, with the studio and no
+// page, and with a page reading its stream — what the studio costs the
+// loop's tick. Two trees: "busy", whose every leaf changes status on
+// every tick (the worst case for any observer: about 10,000 transitions
+// a tick), and "patrol", where a running path of a dozen nodes ticks
+// while the rest waits (as a mission mostly does).
+//
+//	go test -run '^$' -bench Tick5000At20Hz -benchtime 100x -count 3 ./studio/
+func BenchmarkTick5000At20Hz(b *testing.B) {
+	for _, shape := range []string{"busy", "patrol"} {
+		for _, bc := range []struct {
+			name   string
+			studio bool
+			page   bool
+		}{
+			{name: "alone"},
+			{name: "studio", studio: true},
+			{name: "studio+page", studio: true, page: true},
+		} {
+			b.Run(shape+"/"+bc.name, func(b *testing.B) {
+				var tree *runtime.Tree
+				if shape == "busy" {
+					tree = bigTree(b, 5000)
+				} else {
+					tree = patrolTree(b, 5000)
+				}
+				tree.SetExplaining(true)
+				tree.Observe(runtime.ObserverFunc(func(runtime.Transition) {})) // the display
+				var dbg mission.Debugger = nopDebugger{}
+				if bc.studio {
+					srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0"})
+					require.NoError(b, err)
+					defer srv.Close()
+					d, detach := attach(srv, tree)
+					defer detach()
+					dbg = d
+					if bc.page {
+						// A page's reading, here; its parsing happens in
+						// the browser's process, not the controller's.
+						page := openEvents(b, srv, "")
+						go io.Copy(io.Discard, page.resp.Body)
+					}
+				}
+				b.ResetTimer()
+				next := time.Now()
+				for range b.N {
+					tick(b, tree, dbg, 1)
+					b.StopTimer()
+					next = next.Add(50 * time.Millisecond)
+					time.Sleep(time.Until(next))
+					b.StartTimer()
+				}
+			})
+		}
+	}
+}
+
+// nopDebugger stands for no studio.
+type nopDebugger struct{ mission.Debugger }
+
+func (nopDebugger) OnTick(runtime.TickReport) {}
+
+// patrolTree is a tree of about n nodes shaped like a patrol: a
+// ReactiveSequence checks a few conditions every tick, then a long
+// action runs (here a Sleep that outlasts the benchmark) at the end of a
+// path of Sequences, beside a large idle part (fallback branches that
+// never start).
+func patrolTree(t testing.TB, n int) *runtime.Tree {
+	var sb strings.Builder
+	sb.WriteString(`<root BTCPP_format="4" main_tree_to_execute="Big"><BehaviorTree ID="Big"><ReactiveSequence>`)
+	made := 1
+	for range 4 {
+		sb.WriteString(`<ScriptCondition code="true"/>`)
+		made++
+	}
+	sb.WriteString(`<Sequence><Sequence><Sequence><Sleep msec="3600000"/></Sequence></Sequence>`)
+	made += 4
+	for made+1 < n {
+		sb.WriteString(`<Fallback>`)
+		made++
+		for k := 0; k < 9 && made < n; k++ {
+			sb.WriteString(`<AlwaysFailure/>`)
+			made++
+		}
+		sb.WriteString(`</Fallback>`)
+	}
+	sb.WriteString(`</Sequence></ReactiveSequence></BehaviorTree></root>`)
+	file := filepath.Join(t.TempDir(), "patrol.xml")
+	require.NoError(t, os.WriteFile(file, []byte(sb.String()), 0o644))
+	doc, err := trees.Load(file)
+	require.NoError(t, err)
+	tree, err := runtime.Build(mission.Nodes(), doc, runtime.BuildConf{})
+	require.NoError(t, err)
+	return tree
+}
+
+// BenchmarkPage5000At20Hz: the 5,000-node tree ticking at 20 Hz (real
+// time) with the studio open in chromium; how far behind the tick the
+// page has drawn (lag, ms: median, 99th percentile, max, from the page's
+// own clock against the tick's end) and how many events it received
+// against how many it drew (a growing backlog would show as drawn <
+// received). Run it with a number of ticks:
+//
+//	go test -run '^$' -bench Page5000 -benchtime 200x ./studio/
+func BenchmarkPage5000At20Hz(b *testing.B) {
+	t := b
+	ctx := browser(t)
+	srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0"})
+	require.NoError(b, err)
+	defer srv.Close()
+	tree := bigTree(b, 5000)
+	dbg, detach := attach(srv, tree)
+	defer detach()
+	tick(b, tree, dbg, 1)
+	within(t, ctx, 30*time.Second, chromedp.Navigate(srv.URL()))
+	waitJS(t, ctx, 30*time.Second, `document.querySelectorAll('g.node').length > 100 && window.studioStats.events > 0`, "the tree drawn")
+	eval[bool](t, ctx, `(window.studioStats.lags = [], window.studioStats.lagMax = 0, true)`)
+	b.ResetTimer()
+	next := time.Now()
+	for range b.N {
+		next = next.Add(50 * time.Millisecond)
+		tick(b, tree, dbg, 1)
+		time.Sleep(time.Until(next))
+	}
+	b.StopTimer()
+	time.Sleep(300 * time.Millisecond)
+	lags := eval[[]float64](t, ctx, `window.studioStats.lags`)
+	require.NotEmpty(b, lags)
+	sort.Float64s(lags)
+	b.ReportMetric(lags[len(lags)/2], "lag-p50-ms")
+	b.ReportMetric(lags[len(lags)*99/100], "lag-p99-ms")
+	b.ReportMetric(lags[len(lags)-1], "lag-max-ms")
+	b.ReportMetric(float64(len(lags)), "frames")
+}
+
+// BenchmarkFirstPaint is the time from navigation to the studio's first
+// contentful paint and to the tree drawn with its state (the page's own
+// mark), measured in chromium with the Performance API, for a small tree
+// and a 5,000-node one.
+//
+//	go test -run '^$' -bench FirstPaint -benchtime 5x ./studio/
+func BenchmarkFirstPaint(b *testing.B) {
+	for _, n := range []int{12, 5000} {
+		b.Run(fmt.Sprintf("%d-nodes", n), func(b *testing.B) {
+			t := b
+			ctx := browser(t)
+			srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0"})
+			require.NoError(b, err)
+			defer srv.Close()
+			tree := bigTree(b, n)
+			dbg, detach := attach(srv, tree)
+			defer detach()
+			tick(b, tree, dbg, 1)
+			var fcp, drawn float64
+			for range b.N {
+				within(t, ctx, 30*time.Second, chromedp.Navigate(srv.URL()))
+				waitJS(t, ctx, 30*time.Second, `window.studioStats.firstPaint > 0`, "the tree drawn")
+				fcp += eval[float64](t, ctx, `(performance.getEntriesByType('paint').find(e => e.name === 'first-contentful-paint') || performance.getEntriesByType('paint')[0] || {startTime: -1}).startTime`)
+				drawn += eval[float64](t, ctx, `window.studioStats.firstPaint`)
+			}
+			b.ReportMetric(fcp/float64(b.N), "fcp-ms")
+			b.ReportMetric(drawn/float64(b.N), "tree-drawn-ms")
+		})
+	}
+}
+
+// BenchmarkEditor2000 opens a file of 2,000 nodes in the editor, in
+// chromium, and edits a port: the time from navigation to the tree drawn
+// (laid out, every node shown), and from the edit to its check by the
+// server drawn on the page (mean of the edits).
+//
+//	go test -run '^$' -bench Editor2000 -benchtime 5x ./studio/
+func BenchmarkEditor2000(b *testing.B) {
+	dir := b.TempDir()
+	var sb strings.Builder
+	sb.WriteString(`<root BTCPP_format="4" main_tree_to_execute="Big"><BehaviorTree ID="Big"><Sequence name="root">`)
+	for made := 1; made < 2000; {
+		sb.WriteString(`<Sequence>`)
+		made++
+		for k := 0; k < 9 && made < 2000; k++ {
+			sb.WriteString(`<Repeat num_cycles="2"><AlwaysSuccess/></Repeat>`)
+			made += 2
+		}
+		sb.WriteString(`</Sequence>`)
+	}
+	sb.WriteString(`</Sequence></BehaviorTree></root>`)
+	require.NoError(b, os.WriteFile(filepath.Join(dir, "big.xml"), []byte(sb.String()), 0o644))
+	srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0", Dir: dir})
+	require.NoError(b, err)
+	defer srv.Close()
+	ctx := browser(b)
+	var open, check float64
+	for i := range b.N {
+		within(b, ctx, 30*time.Second, chromedp.Navigate(srv.URL()+"?file=big.xml"))
+		if !waitFor(b, ctx, 30*time.Second, `document.querySelectorAll('g.node').length >= 2000 && window.studioStats.firstPaint > 0`) {
+			b.Fatal(eval[string](b, ctx, `document.querySelectorAll('g.node').length + ' ' + document.querySelector('#conn').textContent + ' ' + window.studioStats.firstPaint`))
+		}
+		open += eval[float64](b, ctx, `window.studioStats.firstPaint`)
+		waitJS(b, ctx, 10*time.Second, `!!document.querySelector('#problems li')`, "the first check")
+		eval[bool](b, ctx, `(window.studioStats.checks = [], document.querySelector('g.node[data-uid="3"]').dispatchEvent(new MouseEvent('click', {bubbles: true})), true)`)
+		v := fmt.Sprint(3 + i%5)
+		eval[bool](b, ctx, `(() => { const x = document.querySelector('#inspector input[data-attr="num_cycles"]'); x.value = '`+v+`'; x.dispatchEvent(new Event('input')); return true })()`)
+		waitJS(b, ctx, 10*time.Second, `(window.studioStats.checks || []).length > 0`, "the edit checked")
+		check += eval[float64](b, ctx, `window.studioStats.checks[0]`)
+	}
+	b.ReportMetric(open/float64(b.N), "open-ms")
+	b.ReportMetric(check/float64(b.N), "edit-checked-ms")
+}

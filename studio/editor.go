@@ -1,0 +1,405 @@
+package studio
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/btrobot/btrobot/mission"
+	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/trees"
+)
+
+// The editor (Conf.Dir): the XML files of one folder, never anything
+// outside it (os.Root), each tree as the page edits it, checked by the
+// checker of `btrobot check` and saved through trees.Write.
+
+// docNode is a node as the page edits it: its type, its attributes in
+// order (name, value pairs) and its children.
+type docNode struct {
+	Type     string      `json:"type"`
+	Attrs    [][2]string `json:"attrs"`
+	Children []*docNode  `json:"children"`
+}
+
+// docTree is one <BehaviorTree>.
+type docTree struct {
+	ID    string      `json:"id"`
+	Attrs [][2]string `json:"attrs"`
+	Root  *docNode    `json:"root"`
+}
+
+// docJSON is a file's trees as the page edits them; what else the file
+// holds (node models, <root>'s other attributes, Groot2's metadata) stays
+// on the server and is written back as it was.
+type docJSON struct {
+	Main  string     `json:"main"`
+	Trees []*docTree `json:"trees"`
+}
+
+// problem is one problem of a file, with the node it belongs to (its
+// index in depth-first order over every tree, trees in order; -1: the
+// file's).
+type problem struct {
+	Msg  string `json:"msg"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+	Path string `json:"path,omitempty"`
+	Node int    `json:"node"`
+}
+
+func attrsJSON(as []runtime.Attr) [][2]string {
+	out := [][2]string{}
+	for _, a := range as {
+		out = append(out, [2]string{a.Name, a.Value})
+	}
+	return out
+}
+
+func attrsDoc(as [][2]string) []runtime.Attr {
+	var out []runtime.Attr
+	for _, a := range as {
+		out = append(out, runtime.Attr{Name: a[0], Value: a[1]})
+	}
+	return out
+}
+
+func nodeJSONOf(n *runtime.NodeSpec) *docNode {
+	if n == nil {
+		return nil
+	}
+	d := &docNode{Type: n.Type, Attrs: attrsJSON(n.Attrs), Children: []*docNode{}}
+	for _, c := range n.Children {
+		d.Children = append(d.Children, nodeJSONOf(c))
+	}
+	return d
+}
+
+func nodeSpecOf(n *docNode) *runtime.NodeSpec {
+	if n == nil {
+		return nil
+	}
+	s := &runtime.NodeSpec{Type: n.Type, Attrs: attrsDoc(n.Attrs)}
+	for _, c := range n.Children {
+		s.Children = append(s.Children, nodeSpecOf(c))
+	}
+	return s
+}
+
+func docJSONOf(doc *runtime.Document) docJSON {
+	d := docJSON{Main: doc.Main, Trees: []*docTree{}}
+	for _, t := range doc.Trees {
+		d.Trees = append(d.Trees, &docTree{ID: t.ID, Attrs: attrsJSON(t.Attrs), Root: nodeJSONOf(t.Root)})
+	}
+	return d
+}
+
+// withTrees is base (the file as read) with the page's trees.
+func withTrees(base *runtime.Document, d docJSON) *runtime.Document {
+	out := &runtime.Document{Main: d.Main, Models: base.Models, Attrs: base.Attrs}
+	for _, t := range d.Trees {
+		out.Trees = append(out.Trees, &runtime.TreeSpec{ID: t.ID, Attrs: attrsDoc(t.Attrs), Root: nodeSpecOf(t.Root)})
+	}
+	return out
+}
+
+// editor serves the files of one folder.
+type editor struct {
+	dir  string
+	root *os.Root
+	reg  *runtime.Registry
+}
+
+func newEditor(dir string) (*editor, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("studio: %w", err)
+	}
+	return &editor{dir: abs, root: root, reg: mission.Nodes()}, nil
+}
+
+// clean checks a path the page gives: relative, inside the folder, an
+// XML file.
+func (e *editor) clean(p string) (string, error) {
+	c := path.Clean("/" + p)[1:]
+	if p == "" || strings.HasPrefix(p, "/") || filepath.IsAbs(p) || c != p && c != strings.TrimPrefix(p, "./") || strings.Contains("/"+p+"/", "/../") {
+		return "", fmt.Errorf("path %q: want a path inside %s, relative to it, without ..", p, e.dir)
+	}
+	if strings.ToLower(path.Ext(c)) != ".xml" {
+		return "", fmt.Errorf("path %q: the editor opens .xml files", p)
+	}
+	return c, nil
+}
+
+// read loads a file of the folder as trees.Load does, includes followed
+// (they are checked to be inside the folder as the file is).
+func (e *editor) read(p string) (*runtime.Document, []byte, error) {
+	data, err := e.root.ReadFile(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, m := range includeRE.FindAllSubmatch(data, -1) {
+		inc := filepath.FromSlash(string(m[1]))
+		if !filepath.IsAbs(inc) {
+			inc = filepath.Join(filepath.Dir(filepath.Join(e.dir, filepath.FromSlash(p))), inc)
+		}
+		if rel, err := filepath.Rel(e.dir, inc); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, nil, fmt.Errorf("%s: <include path=%q> leaves %s: the editor opens nothing outside its folder", p, m[1], e.dir)
+		}
+	}
+	doc, err := trees.Parse(filepath.Join(e.dir, filepath.FromSlash(p)), data)
+	return doc, data, err
+}
+
+// includeRE finds the paths of a file's <include>s.
+var includeRE = regexp.MustCompile(`<include\s[^>]*?path\s*=\s*["']([^"']*)["']`)
+
+// fileInfo is one file of the folder.
+type fileInfo struct {
+	Path     string   `json:"path"`
+	Trees    []string `json:"trees"`
+	Problems int      `json:"problems"`
+	Error    string   `json:"error,omitempty"`
+}
+
+// files lists the folder's XML files and their trees.
+func (e *editor) files() []fileInfo {
+	out := []fileInfo{}
+	_ = fs.WalkDir(e.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if p != "." && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if strings.ToLower(path.Ext(p)) != ".xml" {
+			return nil
+		}
+		fi := fileInfo{Path: p, Trees: []string{}}
+		doc, _, err := e.read(p)
+		if doc != nil {
+			for _, t := range doc.Trees {
+				fi.Trees = append(fi.Trees, t.ID)
+			}
+		}
+		if err != nil && doc == nil {
+			fi.Error = err.Error()
+		}
+		out = append(out, fi)
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// check writes d as the file would be saved and checks that text with
+// `btrobot check`'s checker; each problem is given the node it names (by
+// the line the writer put the node on: one node a line).
+func (e *editor) check(p string, base *runtime.Document, d docJSON) ([]byte, []problem, error) {
+	doc := withTrees(base, d)
+	var buf bytes.Buffer
+	if err := trees.Write(&buf, doc); err != nil {
+		return nil, []problem{{Msg: err.Error(), Node: -1}}, nil
+	}
+	name := filepath.Join(e.dir, filepath.FromSlash(p))
+	lines := map[int]int{} // line of the written XML -> node index
+	written, perr := trees.Parse(name, buf.Bytes())
+	if written != nil {
+		i := 0
+		var walk func(n *runtime.NodeSpec)
+		walk = func(n *runtime.NodeSpec) {
+			if n == nil {
+				return
+			}
+			lines[n.Pos.Line] = i
+			i++
+			for _, c := range n.Children {
+				walk(c)
+			}
+		}
+		for _, t := range written.Trees {
+			walk(t.Root)
+		}
+	}
+	probs := []problem{}
+	err := trees.CheckParsed(e.reg, name, written, perr) // trees.CheckData, the document kept
+	var le *trees.LoadError
+	switch {
+	case err == nil:
+	case errors.As(err, &le):
+		for _, be := range le.Errs {
+			// Named as in the folder, as `btrobot check` run there names it.
+			msg := strings.ReplaceAll(be.Error(), e.dir+string(filepath.Separator), "")
+			pr := problem{Msg: msg, Line: be.Pos.Line, Col: be.Pos.Col, Path: be.Path, Node: -1}
+			if n, ok := lines[be.Pos.Line]; ok && be.Pos.File == name {
+				pr.Node = n
+			}
+			probs = append(probs, pr)
+		}
+	default:
+		probs = append(probs, problem{Msg: err.Error(), Node: -1})
+	}
+	return buf.Bytes(), probs, nil
+}
+
+// routes adds the editor's API to mux.
+func (e *editor) routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /api/files", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"dir": e.dir, "files": e.files()})
+	})
+	mux.HandleFunc("GET /api/palette", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, paletteOf(e.reg))
+	})
+	mux.HandleFunc("GET /api/file", func(w http.ResponseWriter, r *http.Request) {
+		p, err := e.clean(r.URL.Query().Get("path"))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		doc, _, err := e.read(p)
+		if doc == nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		d := docJSONOf(doc)
+		_, probs, _ := e.check(p, doc, d)
+		writeJSON(w, map[string]any{"path": p, "doc": d, "problems": probs})
+	})
+	edit := func(save bool) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			var req struct {
+				Path string  `json:"path"`
+				Doc  docJSON `json:"doc"`
+			}
+			dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<20))
+			if err := dec.Decode(&req); err != nil {
+				http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			p, err := e.clean(req.Path)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			base, _, err := e.read(p)
+			if base == nil {
+				if !errors.Is(err, fs.ErrNotExist) {
+					http.Error(w, err.Error(), http.StatusBadRequest)
+					return
+				}
+				base = &runtime.Document{} // a new file
+			}
+			xml, probs, _ := e.check(p, base, req.Doc)
+			if save && xml != nil {
+				if err := e.root.WriteFile(p, xml, 0o644); err != nil {
+					http.Error(w, err.Error(), http.StatusInternalServerError)
+					return
+				}
+			}
+			writeJSON(w, map[string]any{"problems": probs, "saved": save && xml != nil})
+		}
+	}
+	mux.HandleFunc("POST /api/new", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Path string `json:"path"`
+		}
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<12)).Decode(&req); err != nil {
+			http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		p, err := e.clean(req.Path)
+		if err == nil {
+			err = e.create(p)
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		writeJSON(w, map[string]string{"path": p})
+	})
+	mux.HandleFunc("POST /api/check", edit(false))
+	mux.HandleFunc("POST /api/save", edit(true))
+}
+
+// newFile is the template of a new file: one tree that checks.
+const newFile = `<?xml version="1.0" encoding="UTF-8"?>
+<root BTCPP_format="4" main_tree_to_execute="Main">
+  <BehaviorTree ID="Main">
+    <Sequence name="main">
+      <AlwaysSuccess/>
+    </Sequence>
+  </BehaviorTree>
+</root>
+`
+
+// create makes a new file from the template; an existing file is left
+// alone.
+func (e *editor) create(p string) error {
+	if dir := path.Dir(p); dir != "." {
+		if err := e.root.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	f, err := e.root.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s exists already: open it instead", p)
+		}
+		return err
+	}
+	_, err = f.WriteString(newFile)
+	return errors.Join(err, f.Close())
+}
+
+// paletteType is a node type as the editor's palette lists it: the
+// registry's declaration (the text of docs/nodes.md).
+type paletteType struct {
+	ID       string        `json:"id"`
+	Kind     string        `json:"kind"`
+	Category string        `json:"category"`
+	Summary  string        `json:"summary"`
+	Doc      string        `json:"doc"`
+	Ports    []palettePort `json:"ports"`
+	Min      int           `json:"min_children"`
+	Max      int           `json:"max_children"`
+}
+
+type palettePort struct {
+	Name        string `json:"name"`
+	Dir         string `json:"dir"`
+	Type        string `json:"type"`
+	Default     string `json:"default,omitempty"`
+	HasDefault  bool   `json:"has_default"`
+	Required    bool   `json:"required"`
+	Description string `json:"description"`
+}
+
+func paletteOf(reg *runtime.Registry) []paletteType {
+	out := []paletteType{}
+	for _, t := range reg.Types() {
+		lo, hi := t.ChildBounds()
+		pt := paletteType{ID: t.ID, Kind: t.Kind.String(), Category: t.Category, Summary: t.Summary, Doc: t.Doc, Ports: []palettePort{}, Min: lo, Max: hi}
+		for _, p := range t.Ports {
+			pt.Ports = append(pt.Ports, palettePort{Name: p.Name, Dir: p.Dir.String(), Type: runtime.TypeName(p.Type), Default: p.Default,
+				HasDefault: p.HasDefault, Required: p.Required(), Description: p.Description})
+		}
+		out = append(out, pt)
+	}
+	return out
+}

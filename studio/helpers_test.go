@@ -1,0 +1,299 @@
+package studio_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/btrobot/btrobot/mission"
+	"github.com/btrobot/btrobot/record"
+	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/ros/rostest"
+	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/sim"
+	"github.com/btrobot/btrobot/sim/simnode"
+	"github.com/btrobot/btrobot/studio"
+	"github.com/btrobot/btrobot/trees"
+)
+
+const (
+	officeWorld = "../worlds/office"
+	simProfile  = "../robots/sim.yaml"
+	missionsDir = "../trees/missions"
+	chromium    = "/usr/bin/chromium"
+)
+
+// browser starts Debian's chromium, headless, on a fresh profile, and
+// returns a tab's context. No chromium is a failure under CI=true.
+func browser(t testing.TB) context.Context {
+	t.Helper()
+	if _, err := os.Stat(chromium); err != nil {
+		msg := "needs Debian's chromium (apt-get install chromium; scripts/test installs it)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg + " (CI=true, so this fails instead of skipping)")
+		}
+		t.Skip(msg)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(1500, 950),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		cancelC()
+		cancelA()
+	})
+	require.NoError(t, chromedp.Do(ctx), "chromium did not start")
+	return ctx
+}
+
+// within runs chromedp actions with a deadline.
+func within(t testing.TB, ctx context.Context, d time.Duration, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	require.NoError(t, chromedp.Do(c, actions...))
+}
+
+// eval returns a JavaScript expression's value.
+func eval[T any](t testing.TB, ctx context.Context, js string) T {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(c, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	require.NoError(t, err, "evaluating %s", js)
+	return v
+}
+
+// waitJS polls a JavaScript expression until it is true.
+func waitJS(t testing.TB, ctx context.Context, d time.Duration, js, what string) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		if eval[bool](t, ctx, js) {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "waited %v for %s (%s)", d, what, js)
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitFor polls a JavaScript expression until it is true, and says
+// whether it became so in time.
+func waitFor(t testing.TB, ctx context.Context, d time.Duration, js string) bool {
+	t.Helper()
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if eval[bool](t, ctx, js) {
+			return true
+		}
+	}
+	return false
+}
+
+// screenshot writes the page to docs/img/NAME.png when
+// UPDATE_SCREENSHOTS=1; the test checks everything else without it.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	if os.Getenv("UPDATE_SCREENSHOTS") != "1" {
+		return
+	}
+	time.Sleep(300 * time.Millisecond)
+	c, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(c, chromedp.CaptureScreenshot())
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join("..", "docs", "img", name+".png"), png, 0o644))
+}
+
+// simRig is btrobot's simulator on the office world at real time, on a
+// master of its own, with a separate subscriber of robot1's cmd_vel.
+type simRig struct {
+	uri  string
+	node *simnode.Node
+
+	mu   sync.Mutex
+	cmds []geometry_msgs.Twist
+	logs []string
+}
+
+func startSim(t *testing.T) *simRig {
+	t.Helper()
+	r := &simRig{uri: rostest.StartMaster(t)}
+	w, err := sim.LoadWorld(officeWorld, sim.WorldConf{Seed: 1})
+	require.NoError(t, err)
+	sp, _ := w.Places().Spawn("robot1")
+	_, err = w.AddRobot(sim.RobotConf{Name: "robot1", Spawn: sp.Pose})
+	require.NoError(t, err)
+	conn, err := ros.Connect(ros.Conf{MasterURI: r.uri, Host: "127.0.0.1", Name: "sim"})
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close() })
+	r.node, err = simnode.Start(simnode.Conf{World: w, Conn: conn, Speed: 1})
+	require.NoError(t, err)
+	t.Cleanup(func() { r.node.Close() })
+	// A separate subscriber: what reaches the robot, not what was sent.
+	watcher, err := ros.Connect(ros.Conf{MasterURI: r.uri, Host: "127.0.0.1", Name: "cmd_vel_watcher"})
+	require.NoError(t, err)
+	t.Cleanup(func() { watcher.Close() })
+	_, err = ros.Subscribe(watcher, "/robot1/cmd_vel", func(m *geometry_msgs.Twist) {
+		r.mu.Lock()
+		r.cmds = append(r.cmds, *m)
+		r.mu.Unlock()
+	})
+	require.NoError(t, err)
+	return r
+}
+
+// commands returns how many Twists reached the watcher, and whether one
+// after the first skip was zero.
+func (r *simRig) zeroSince(skip int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.cmds[min(skip, len(r.cmds)):] {
+		if c == (geometry_msgs.Twist{}) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *simRig) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.cmds)
+}
+
+// running is a mission running on the rig, shown by a studio.
+type running struct {
+	srv  *studio.Server
+	stop context.CancelFunc
+	done chan struct{} // closed when the run ended, with rep
+	rep  mission.Report
+	tick func() uint64
+}
+
+// ended waits for the run's end and returns its report.
+func (r *running) ended(t *testing.T) mission.Report {
+	t.Helper()
+	select {
+	case <-r.done:
+		return r.rep
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run did not end")
+		return mission.Report{}
+	}
+}
+
+// runPatrol runs the patrol mission on the rig with srv as its debugger;
+// it returns once the run ticks.
+func runPatrol(t *testing.T, r *simRig, srv *studio.Server) *running {
+	t.Helper()
+	m, err := mission.Load(mission.LoadConf{Tree: missionsDir + "/patrol.xml", Profile: simProfile, Places: officeWorld})
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var seq uint64
+	rc := mission.RunConf{
+		Mission: m, Seed: 1,
+		ROS: ros.Conf{MasterURI: r.uri, Host: "127.0.0.1", Namespace: "/robot1", Name: "btrobot"},
+		Log: func(line string) { r.mu.Lock(); r.logs = append(r.logs, line); r.mu.Unlock() },
+		OnTick: func(_ *runtime.Tree, tr runtime.TickReport) (string, bool) {
+			mu.Lock()
+			seq = tr.Seq
+			mu.Unlock()
+			return "", false
+		},
+		Debugger: srv.Debugger(studio.LiveConf{Name: "robot1", Map: r.node.WriteSVG}),
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	run := &running{srv: srv, stop: cancel, done: make(chan struct{}), tick: func() uint64 { mu.Lock(); defer mu.Unlock(); return seq }}
+	go func() {
+		defer close(run.done)
+		rep, err := mission.Run(ctx, rc)
+		if err != nil {
+			rep.Why = err.Error()
+		}
+		run.rep = rep
+	}()
+	t.Cleanup(func() {
+		cancel()
+		run.ended(t)
+	})
+	for deadline := time.Now().Add(30 * time.Second); run.tick() < 5; time.Sleep(20 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "the mission did not tick")
+	}
+	return run
+}
+
+// newServer starts a studio on a free loopback port (or addr).
+func newServer(t *testing.T, conf studio.Conf) *studio.Server {
+	t.Helper()
+	if conf.Addr == "" {
+		conf.Addr = "127.0.0.1:0"
+	}
+	srv, err := studio.New(conf)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, srv.Close()) })
+	return srv
+}
+
+// offlineTree builds a tree of the shipped palette with no robot, on a
+// manual clock.
+func offlineTree(t *testing.T, file string) (*runtime.Tree, *runtime.Document, *runtime.ManualClock) {
+	t.Helper()
+	doc, err := trees.Load(file)
+	require.NoError(t, err)
+	clock := runtime.NewManualClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	tree, err := runtime.Build(mission.Nodes(), doc, runtime.BuildConf{Clock: clock, Blackboard: runtime.NewBlackboard(clock.Now)})
+	require.NoError(t, err)
+	tree.SetExplaining(true)
+	return tree, doc, clock
+}
+
+// recordHello records ticks of hello.xml, one simulated second apart, to
+// a SQLite recording, and returns its path.
+func recordHello(t *testing.T, ticks int) string {
+	t.Helper()
+	tree, doc, clock := offlineTree(t, missionsDir+"/hello.xml")
+	path := filepath.Join(t.TempDir(), "hello.db3")
+	rec, err := record.New(record.Conf{Path: path, Tree: tree, Document: doc, Palette: mission.Nodes(), Reason: func(b *runtime.Base) string { return b.Reason() }})
+	require.NoError(t, err)
+	detach := rec.Attach()
+	for i := 1; i <= ticks; i++ {
+		clock.Advance(time.Second)
+		start := clock.Now()
+		st, err := tree.TickExactlyOnce()
+		require.NoError(t, err)
+		rec.OnTick(runtime.TickReport{Seq: uint64(i), Start: start, Status: st})
+	}
+	detach()
+	require.NoError(t, rec.Close())
+	return path
+}
+
+// jsq quotes a string for JavaScript.
+func jsq(s string) string { return fmt.Sprintf("%q", s) }
+
+// has reports whether s holds every part.
+func has(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}
+
+var _ = exec.Command

@@ -1,0 +1,506 @@
+package studio
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/btrobot/btrobot/mission"
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// PumpEvery is how often at most a run's changes are sent to its pages.
+const PumpEvery = 50 * time.Millisecond
+
+// Sizes that bound a live run's memory whatever the tree does.
+const (
+	recentTransitions  = 4000  // kept for the timeline of a page that connects
+	pendingTransitions = 50000 // between two pumps; beyond, pages get a snapshot
+)
+
+// latency buckets of the loop's histograms, upper bounds in ms (the last
+// is open).
+var histBounds = []float64{0.01, 0.03, 0.1, 0.3, 1, 3, 10, 30, 100, 300}
+
+// trans is one transition as the page gets it: [n, uid, from, to, at ms,
+// reason], n counting the run's transitions from 1.
+type trans struct {
+	N      uint64
+	UID    uint32
+	From   runtime.Status
+	To     runtime.Status
+	At     float64
+	Reason string
+}
+
+func (t trans) MarshalJSON() ([]byte, error) {
+	return t.appendJSON(make([]byte, 0, 48+len(t.Reason))), nil
+}
+
+// appendJSON appends the transition's JSON to b.
+func (t trans) appendJSON(b []byte) []byte {
+	b = append(b, '[')
+	b = strconv.AppendUint(b, t.N, 10)
+	b = append(b, ',')
+	b = strconv.AppendUint(b, uint64(t.UID), 10)
+	b = append(b, ",\""...)
+	b = append(b, t.From.String()...)
+	b = append(b, "\",\""...)
+	b = append(b, t.To.String()...)
+	b = append(b, "\","...)
+	b = strconv.AppendFloat(b, t.At, 'f', -1, 64)
+	b = append(b, ',')
+	if t.Reason == "" {
+		b = append(b, `""`...)
+	} else {
+		r, _ := json.Marshal(t.Reason)
+		b = append(b, r...)
+	}
+	return append(b, ']')
+}
+
+// encodeDelta writes a delta as JSON, its transitions (the bulk of a busy
+// tree's deltas) appended into one buffer rather than through
+// encoding/json, so that a big delta costs few allocations (the
+// collector's work would slow the tick).
+func encodeDelta(d delta) []byte {
+	trs := d.Transitions
+	d.Transitions = nil
+	rest, _ := json.Marshal(d)
+	b := make([]byte, 0, len(rest)+len(trs)*40+32)
+	b = append(b, `{"transitions":[`...)
+	for i, t := range trs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = t.appendJSON(b)
+	}
+	b = append(b, "],"...)
+	return append(b, rest[1:]...)
+}
+
+// loopStats is the loop as the page shows it.
+type loopStats struct {
+	Ticks    uint64    `json:"ticks"`
+	Early    uint64    `json:"early"`
+	Overruns uint64    `json:"overruns"`
+	Rate     float64   `json:"rate"`   // measured over the last second or so, Hz
+	Target   float64   `json:"target"` // the loop's rate, Hz
+	LastDur  float64   `json:"last_duration_ms"`
+	MaxDur   float64   `json:"max_duration_ms"`
+	MaxLate  float64   `json:"max_lateness_ms"`
+	Late     []uint64  `json:"lateness"`
+	Dur      []uint64  `json:"duration"`
+	Bounds   []float64 `json:"bounds_ms"`
+	LastTick float64   `json:"last_tick_ms"` // when the last tick started
+	// TickWall is the wall time the last tick ended, in Unix ms: the page
+	// measures how far behind the tick it is.
+	TickWall float64 `json:"tick_wall_ms"`
+}
+
+// endInfo is how a run ended.
+type endInfo struct {
+	Summary     string      `json:"summary"`
+	Outcome     string      `json:"outcome"`
+	Explanation []causeInfo `json:"explanation"`
+}
+
+type causeInfo struct {
+	Path   string `json:"path"`
+	Type   string `json:"type"`
+	Status string `json:"status"`
+	Reason string `json:"reason"`
+}
+
+func causes(cs []runtime.Cause) []causeInfo {
+	out := []causeInfo{}
+	for _, c := range cs {
+		out = append(out, causeInfo{Path: c.Path, Type: c.Type, Status: c.Status.String(), Reason: c.Reason})
+	}
+	return out
+}
+
+// live is a running tree shown by the studio: a mission.Debugger.
+type live struct {
+	run   *session
+	tree  *runtime.Tree
+	t0    time.Time
+	dbg   *debugger
+	scope []scope
+	wake  chan struct{}
+	stop  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+
+	tickBuf []rawTrans // this tick's transitions; the tick's goroutine's alone
+
+	mu       sync.Mutex // what the tick's goroutine writes; the pump and snapshots read
+	status   []runtime.Status
+	reason   []string
+	since    []float64
+	last     []runtime.Status // what an IDLE node last was (IDLE after X, as Groot2 shows it)
+	sent     []nodeState      // each node as the pages last got it, for compacted deltas
+	n        uint64
+	recent   []trans // ring of recentTransitions, at recentAt
+	recentAt int
+	pending  []trans
+	spent    []trans      // the pending list last sent, reused
+	batches  [][]rawTrans // ticks' transitions the pump has not applied yet
+	batched  int
+	spare    [][]rawTrans // emptied buffers for the tick to reuse
+	overflow bool
+	loop     loopStats
+	rateWin  []time.Time // wall times of the last ticks, for the rate
+	lastExpl []causeInfo // the failure explanation of the last completed root
+	end      *endInfo
+	dirty    bool // something beside transitions changed
+	seen     map[string]uint64
+}
+
+func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) *live {
+	if every <= 0 {
+		every = PumpEvery
+	}
+	n := len(tree.Nodes())
+	l := &live{
+		run: s, tree: tree, t0: tree.Clock().Now(), scope: scopesOf(tree),
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		status: make([]runtime.Status, n), reason: make([]string, n), since: make([]float64, n), last: make([]runtime.Status, n),
+		sent: make([]nodeState, n),
+		seen: map[string]uint64{},
+	}
+	l.loop.Target, l.loop.Bounds = rate, histBounds
+	l.loop.Late, l.loop.Dur = make([]uint64, len(histBounds)+1), make([]uint64, len(histBounds)+1)
+	l.dbg = newDebugger(func(paused bool) {
+		if paused {
+			l.flushTick() // the page shows the tick as far as it went
+		}
+		l.touch()
+	})
+	for i, nd := range tree.Nodes() {
+		b := runtime.NodeOf(nd)
+		l.status[i] = b.Status()
+		l.reason[i] = b.Reason()
+	}
+	go l.pump(every)
+	return l
+}
+
+// rawTrans is a transition as the tick's goroutine notes it.
+type rawTrans struct {
+	uid      uint32
+	from, to runtime.Status
+	at       time.Time
+	reason   string
+}
+
+// OnTransition notes the transition (runtime.Observer, on the tick's
+// goroutine): an append to a buffer only that goroutine touches. OnTick
+// (or a pause) hands the buffer to the pump under the lock, once per
+// tick; the pump applies it to the state.
+func (l *live) OnTransition(t runtime.Transition) {
+	l.tickBuf = append(l.tickBuf, rawTrans{uid: t.Node.UID(), from: t.From, to: t.To, at: t.Time, reason: t.Reason})
+}
+
+// flushTick hands the tick's transitions over; on the tick's goroutine.
+func (l *live) flushTick() {
+	if len(l.tickBuf) == 0 {
+		return
+	}
+	l.mu.Lock()
+	l.handOverLocked()
+	l.mu.Unlock()
+}
+
+// handOverLocked queues the tick's buffer for the pump and takes a spare
+// one; under l.mu, on the tick's goroutine. Should the pump fall behind
+// by more than maxBatched transitions, the tick applies them itself, so
+// that memory stays bounded (and the state right) whatever happens.
+func (l *live) handOverLocked() {
+	if len(l.tickBuf) == 0 {
+		return
+	}
+	l.batches = append(l.batches, l.tickBuf)
+	l.batched += len(l.tickBuf)
+	if n := len(l.spare); n > 0 {
+		l.tickBuf, l.spare = l.spare[n-1], l.spare[:n-1]
+	} else {
+		l.tickBuf = nil
+	}
+	if l.batched > maxBatched {
+		l.applyLocked()
+	}
+}
+
+// maxBatched bounds the transitions waiting for the pump.
+const maxBatched = 4 * pendingTransitions
+
+// applyLocked applies the batched transitions to the state and queues
+// them for the pages; under l.mu.
+func (l *live) applyLocked() {
+	for _, batch := range l.batches {
+		for _, r := range batch {
+			tr := trans{UID: r.uid, From: r.from, To: r.to, At: ms(r.at, l.t0), Reason: r.reason}
+			i := int(tr.UID) - 1
+			if i >= 0 && i < len(l.status) {
+				l.status[i], l.since[i] = tr.To, tr.At
+				if tr.To != runtime.Idle {
+					l.reason[i] = tr.Reason
+					l.last[i] = runtime.Idle
+				} else {
+					l.last[i] = tr.From
+				}
+			}
+			l.n++
+			tr.N = l.n
+			if len(l.recent) < recentTransitions {
+				l.recent = append(l.recent, tr)
+			} else {
+				l.recent[l.recentAt] = tr
+				l.recentAt = (l.recentAt + 1) % recentTransitions
+			}
+			if len(l.pending) < pendingTransitions {
+				l.pending = append(l.pending, tr)
+			} else {
+				l.overflow = true
+			}
+		}
+		clear(batch)
+		if len(l.spare) < 4 {
+			l.spare = append(l.spare, batch[:0])
+		}
+	}
+	clear(l.batches)
+	l.batches, l.batched = l.batches[:0], 0
+}
+
+// BeforeTick and AfterTick are the debugger's (runtime.TickHook).
+func (l *live) BeforeTick(n *runtime.Base) runtime.Status { return l.dbg.bp.BeforeTick(n) }
+func (l *live) AfterTick(n *runtime.Base, st runtime.Status) runtime.Status {
+	return l.dbg.bp.AfterTick(n, st)
+}
+
+// OnTick counts the tick in the loop's figures and wakes the pump.
+func (l *live) OnTick(t runtime.TickReport) {
+	var expl []causeInfo
+	if t.Status.Completed() {
+		expl = causes(l.tree.Explain())
+	}
+	now := time.Now()
+	l.mu.Lock()
+	l.handOverLocked()
+	lp := &l.loop
+	lp.Ticks++
+	if t.Early {
+		lp.Early++
+	}
+	if lp.Target > 0 && t.Lateness >= time.Duration(float64(time.Second)/lp.Target) {
+		lp.Overruns++
+	}
+	late, dur := float64(t.Lateness.Microseconds())/1000, float64(t.Duration.Microseconds())/1000
+	lp.Late[bucket(late)]++
+	lp.Dur[bucket(dur)]++
+	lp.LastDur, lp.MaxDur, lp.MaxLate = dur, max(lp.MaxDur, dur), max(lp.MaxLate, late)
+	lp.LastTick = ms(t.Start, l.t0)
+	lp.TickWall = float64(now.UnixMicro()) / 1000
+	l.rateWin = append(l.rateWin, now)
+	for len(l.rateWin) > 1 && now.Sub(l.rateWin[0]) > time.Second {
+		l.rateWin = l.rateWin[1:]
+	}
+	if k := len(l.rateWin); k > 1 {
+		lp.Rate = float64(k-1) / now.Sub(l.rateWin[0]).Seconds()
+	}
+	if expl != nil {
+		l.lastExpl = expl
+	}
+	l.dirty = true
+	l.mu.Unlock()
+	l.touch()
+}
+
+func bucket(v float64) int {
+	for i, b := range histBounds {
+		if v <= b {
+			return i
+		}
+	}
+	return len(histBounds)
+}
+
+// touch wakes the pump; never blocks.
+func (l *live) touch() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Paused reports whether a breakpoint, a pause or a step holds the tree.
+func (l *live) Paused() bool { return l.dbg.bp.Paused() }
+
+// Resume lets a held tick go and holds no more: the run ends.
+func (l *live) Resume() { l.dbg.bp.Close() }
+
+// Close shows how the run ended and stops the pump after its last event.
+func (l *live) Close(rep mission.Report) {
+	l.dbg.bp.Close()
+	l.flushTick() // the halt's transitions
+	l.mu.Lock()
+	l.end = &endInfo{Summary: rep.Summary(), Outcome: rep.Outcome.String(), Explanation: causes(rep.Explanation)}
+	l.dirty = true
+	l.mu.Unlock()
+	l.shutdown()
+}
+
+// shutdown stops the pump once it has sent what is left.
+func (l *live) shutdown() {
+	l.once.Do(func() { close(l.stop) })
+	<-l.done
+}
+
+// pump sends the run's changes to its pages, at most every period.
+func (l *live) pump(every time.Duration) {
+	defer close(l.done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			l.publish()
+			return
+		case <-t.C:
+		}
+		select {
+		case <-l.wake:
+			l.publish()
+		default:
+		}
+	}
+}
+
+// maxDeltaTransitions bounds the transitions of one delta: a page draws
+// a busy tree from the nodes' states instead.
+const maxDeltaTransitions = 2000
+
+// nodeState is a node as the page shows it.
+type nodeState struct {
+	status, last runtime.Status
+	reason       string
+}
+
+// nodeJSON is a changed node of a compacted delta: [uid, status, last,
+// reason, since].
+type nodeJSON struct {
+	uid   uint32
+	state nodeState
+	since float64
+}
+
+func (n nodeJSON) MarshalJSON() ([]byte, error) {
+	return json.Marshal([]any{n.uid, n.state.status.String(), n.state.last.String(), n.state.reason, n.since})
+}
+
+// delta is what changed since the last event.
+type delta struct {
+	Now         float64     `json:"now"`
+	Transitions []trans     `json:"transitions,omitempty"` // encodeDelta writes them
+	Blackboard  []bbEntry   `json:"blackboard"`
+	Loop        *loopStats  `json:"loop,omitempty"`
+	Debug       debugState  `json:"debug"`
+	End         *endInfo    `json:"end,omitempty"`
+	Explanation []causeInfo `json:"explanation,omitempty"`
+	Statuses    []string    `json:"statuses,omitempty"` // snapshot only
+	Reasons     []string    `json:"reasons,omitempty"`
+	Since       []float64   `json:"since,omitempty"`
+	N           uint64      `json:"n"` // the transitions counted so far
+	// Dropped transitions of a busy tree are not in Transitions: Nodes
+	// then says how the changed nodes are now.
+	Dropped int            `json:"dropped,omitempty"`
+	Nodes   []nodeJSON     `json:"nodes,omitempty"`
+	Extra   map[string]any `json:"extra,omitempty"`
+}
+
+// publish sends one delta (or, after an overflow, a snapshot). The lock
+// is held to apply the ticks' transitions and take what is to be sent;
+// the encoding happens outside it, so the tick never waits for it.
+func (l *live) publish() {
+	bb := readBlackboard(l.scope, l.t0, l.seen)
+	dbg := l.dbg.state()
+	l.mu.Lock()
+	l.applyLocked()
+	if l.overflow {
+		l.overflow, l.pending, l.dirty = false, l.pending[:0], false
+		data := l.snapshotLocked(dbg)
+		l.mu.Unlock()
+		l.run.hub.publish("snapshot", data)
+		return
+	}
+	if len(l.pending) == 0 && len(bb) == 0 && !l.dirty {
+		l.mu.Unlock()
+		return
+	}
+	d := delta{Now: l.loop.LastTick, Transitions: l.pending, Blackboard: bb, Debug: dbg, End: l.end, Explanation: l.lastExpl, N: l.n}
+	if len(l.pending) > maxDeltaTransitions {
+		// A busy tree: the nodes that changed, as they are now, and the
+		// last transitions for the timeline.
+		d.Dropped = len(l.pending) - maxDeltaTransitions
+		d.Transitions = l.pending[d.Dropped:]
+		for i := range l.status {
+			ns := nodeState{l.status[i], l.last[i], l.reason[i]}
+			if ns != l.sent[i] {
+				l.sent[i] = ns
+				d.Nodes = append(d.Nodes, nodeJSON{uint32(i + 1), ns, l.since[i]})
+			}
+		}
+	} else {
+		for _, tr := range l.pending {
+			i := tr.UID - 1
+			l.sent[i] = nodeState{l.status[i], l.last[i], l.reason[i]}
+		}
+	}
+	if l.dirty {
+		lp := l.loop
+		lp.Late, lp.Dur = slices.Clone(lp.Late), slices.Clone(lp.Dur)
+		d.Loop = &lp
+	}
+	l.pending, l.spent = l.spent[:0], l.pending
+	l.dirty = false
+	l.mu.Unlock()
+	data := encodeDelta(d)
+	// A snapshot taken since holds these transitions already: the page
+	// skips them by their count (N).
+	l.run.hub.publish("delta", data)
+}
+
+// snapshot is the whole state now, with the ID of the last event it
+// includes.
+func (l *live) snapshot() (uint64, []byte) {
+	dbg := l.dbg.state()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	// Every event published so far is in this state: the pump publishes
+	// under l.mu. What the pump has not yet sent is in it too; the page
+	// skips those transitions when they come (by their count, N).
+	l.applyLocked()
+	return l.run.hub.current(), l.snapshotLocked(dbg)
+}
+
+func (l *live) snapshotLocked(dbg debugState) []byte {
+	d := delta{Now: l.loop.LastTick, Blackboard: readBlackboard(l.scope, l.t0, nil), Debug: dbg, End: l.end, Explanation: l.lastExpl, N: l.n}
+	lp := l.loop
+	d.Loop = &lp
+	d.Statuses = make([]string, len(l.status))
+	for i, s := range l.status {
+		d.Statuses[i] = s.String()
+	}
+	d.Reasons, d.Since = l.reason, l.since
+	for i := range l.status {
+		l.sent[i] = nodeState{l.status[i], l.last[i], l.reason[i]}
+	}
+	d.Transitions = make([]trans, 0, len(l.recent))
+	d.Transitions = append(d.Transitions, l.recent[l.recentAt:]...)
+	d.Transitions = append(d.Transitions, l.recent[:l.recentAt]...)
+	return encodeDelta(d)
+}
