@@ -33,13 +33,25 @@ type recorder struct {
 type strike struct {
 	at   time.Duration
 	text string
+	// x, y is where the fault struck: its robot's position (the first
+	// robot's for a fault on the world).
+	x, y float64
 }
 
 // strike applies a fault to the world, on the simulator's goroutine.
 func (rec *recorder) strike(f Fault, w *sim.World) {
 	err := f.apply(w)
+	st := strike{at: w.Now(), text: f.Text}
+	name := f.Robot
+	if name == "" && len(rec.s.Robots) > 0 {
+		name = rec.s.Robots[0].Name
+	}
+	if r, ok := w.Robot(name); ok {
+		p := r.Pose()
+		st.x, st.y = p.X, p.Y
+	}
 	rec.mu.Lock()
-	rec.strikes = append(rec.strikes, strike{w.Now(), f.Text})
+	rec.strikes = append(rec.strikes, st)
 	rec.mu.Unlock()
 	if err != nil {
 		rec.faultError(f, err)
@@ -86,7 +98,13 @@ type robotRecord struct {
 	battery []level         // the charge at each sample
 	moving  []motion        // changes between moving and at rest
 	hits    []level         // changes of the collision count
+	track   []TrackPoint    // the pose at each sample
+	changes []NodeChange    // the tree's transitions, up to maxChanges
 }
+
+// maxChanges bounds the transitions a run keeps of each robot for its
+// report.
+const maxChanges = 20000
 
 type watched struct {
 	name string
@@ -200,6 +218,7 @@ func (rec *recorder) sample(w *sim.World) {
 			rr.inside[p.name] = in
 		}
 		rr.battery = append(rr.battery, level{now, r.Battery().Percentage})
+		rr.track = append(rr.track, TrackPoint{At: now, X: pose.X, Y: pose.Y, Yaw: pose.Yaw})
 		moving := math.Abs(tw.Linear) > restSpeed || math.Abs(tw.Angular) > restSpeed
 		if n := len(rr.moving); n == 0 || rr.moving[n-1].moving != moving {
 			rr.moving = append(rr.moving, motion{now, moving})
@@ -218,10 +237,14 @@ func (rr *robotRecord) ticked(now time.Duration) {
 	rr.mu.Unlock()
 }
 
-// transition records a node's transition for the node expectations.
-func (rr *robotRecord) transition(path string, to runtime.Status, at time.Duration) {
+// transition records a node's transition for the node expectations and
+// the report.
+func (rr *robotRecord) transition(path string, from, to runtime.Status, at time.Duration) {
 	rr.mu.Lock()
 	defer rr.mu.Unlock()
+	if len(rr.changes) < maxChanges {
+		rr.changes = append(rr.changes, NodeChange{At: at, Robot: rr.name, Path: path, From: from, To: to})
+	}
 	for i, e := range rr.nodes {
 		if rr.reached[i] < 0 && to == e.Status && pathEnds(path, e.Node) {
 			rr.reached[i] = at

@@ -1,9 +1,13 @@
 package hil
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -25,6 +29,44 @@ type RunConf struct {
 	// Log, when set, receives the missions' warnings and the simulator's
 	// events as they happen, from any goroutine.
 	Log func(line string)
+	// Record, when set, is a directory (made when missing) where each
+	// robot's mission is recorded (mission.RunConf.Record), as
+	// RunFile(Scenario, robot, ".btlog"): btrobot replay plays it.
+	Record string
+	// Picture, when set, makes Result.Picture: the world at the end as
+	// SVG, with the robots' trails and the faults marked.
+	Picture bool
+}
+
+// TrackPoint is a robot's pose at a sample, in the map frame.
+type TrackPoint struct {
+	At        time.Duration
+	X, Y, Yaw float64
+}
+
+// Track is a robot's trajectory as the harness sampled it (every
+// samplePeriod of simulated time, on the simulator's goroutine, so at the
+// same simulated times on every run).
+type Track struct {
+	Robot  string
+	Points []TrackPoint
+}
+
+// NodeChange is a transition of a node of a robot's tree, at simulated
+// time At.
+type NodeChange struct {
+	At       time.Duration
+	Robot    string
+	Path     string
+	From, To runtime.Status
+}
+
+// Strike is a fault as it struck: when, what, and where (its robot's
+// position then, the first robot's for a fault on the world).
+type Strike struct {
+	At   time.Duration
+	Text string
+	X, Y float64
 }
 
 // Result is how a scenario's run went: a verdict for each expectation (one
@@ -41,6 +83,18 @@ type Result struct {
 	// Events are the simulator's events (faults applied, goals ended),
 	// each after its simulated time.
 	Events []string
+	// Strikes are the faults that struck, in order.
+	Strikes []Strike
+	// Tracks are the robots' sampled trajectories, in the order of
+	// Scenario.Robots; Changes their trees' transitions in time order
+	// (the first maxChanges of each robot).
+	Tracks  []Track
+	Changes []NodeChange
+	// Recordings are the robots' recordings (RunConf.Record), in the
+	// order of Scenario.Robots.
+	Recordings []string
+	// Picture is the world at the end as SVG (RunConf.Picture).
+	Picture []byte
 }
 
 // Passed reports whether every expectation held.
@@ -178,10 +232,19 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 
 	epoch := node.Stamp(0)
 	confs := make([]mission.RunConf, len(s.Robots))
+	if c.Record != "" {
+		if err := os.MkdirAll(c.Record, 0o755); err != nil {
+			return res, fmt.Errorf("recordings: %w", err)
+		}
+	}
 	for i, r := range s.Robots {
 		confs[i], err = runConf(s, r, missions[i], mst.URI(), epoch, node, rec, rec.robots[i], c.Log)
 		if err != nil {
 			return res, err
+		}
+		if c.Record != "" {
+			confs[i].Record = filepath.Join(c.Record, RunFile(s, r.Name, ".btlog"))
+			res.Recordings = append(res.Recordings, confs[i].Record)
 		}
 	}
 	var reps []mission.Report
@@ -209,9 +272,13 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 		}
 	}
 	res.SimTime = min(end, node.Now())
+	if c.Picture {
+		res.Picture = picture(node, s, rec.struck())
+	}
 	evMu.Lock()
 	for _, st := range rec.struck() {
 		events = append(events, event{st.at, "fault " + st.text})
+		res.Strikes = append(res.Strikes, Strike{At: st.at, Text: st.text, X: st.x, Y: st.y})
 	}
 	sort.SliceStable(events, func(i, j int) bool { return events[i].at < events[j].at })
 	for _, e := range events {
@@ -221,8 +288,63 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	}
 	evMu.Unlock()
 	res.Verdicts = rec.judge(reps)
+	for _, rr := range rec.robots {
+		rr.mu.Lock()
+		res.Tracks = append(res.Tracks, Track{Robot: rr.name, Points: slices.Clone(rr.track)})
+		for _, ch := range rr.changes {
+			if ch.At <= res.SimTime {
+				res.Changes = append(res.Changes, ch)
+			}
+		}
+		rr.mu.Unlock()
+	}
+	sort.SliceStable(res.Changes, func(i, j int) bool { return res.Changes[i].At < res.Changes[j].At })
 	res.Wall = time.Since(start)
 	return res, nil
+}
+
+// picture draws the world as it is, with the faults marked F1, F2...
+func picture(node *simnode.Node, s *Scenario, strikes []strike) []byte {
+	var buf bytes.Buffer
+	opt := sim.RenderOptions{Scale: 2}
+	for i, st := range strikes {
+		opt.Marks = append(opt.Marks, sim.Mark{X: st.x, Y: st.y, Label: fmt.Sprintf("F%d", i+1)})
+	}
+	if err := node.Do(func(w *sim.World) error { return sim.RenderSVG(&buf, w, opt) }); err != nil {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+// RunFile names a file of a run of s: the run's name made safe for a
+// file name (letters, digits, '.', '-', '_'), then "." and the robot when
+// there is one, then ext.
+func RunFile(s *Scenario, robot, ext string) string {
+	name := slug(s.Name)
+	if robot != "" {
+		name += "." + slug(robot)
+	}
+	return name + ext
+}
+
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range s {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_'
+		switch {
+		case ok:
+			b.WriteRune(r)
+			dash = false
+		case r == '=':
+			b.WriteRune('-')
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteRune('_')
+			dash = true
+		}
+	}
+	return strings.TrimRight(b.String(), "_")
 }
 
 // loadMissions loads each robot's mission; robots with the same mission
@@ -260,7 +382,7 @@ func runConf(s *Scenario, r Robot, m *mission.Mission, uri string, epoch time.Ti
 		Mission: m, Seed: s.Seed, Lockstep: &ros.LockstepConf{}, OdomOrigin: &origin, Blackboard: bb,
 		ROS: ros.Conf{MasterURI: uri, Host: "127.0.0.1", Namespace: "/" + r.Name, Name: "btrobot"},
 		Observers: []runtime.Observer{runtime.ObserverFunc(func(t runtime.Transition) {
-			rr.transition(t.Node.Path(), t.To, t.Time.Sub(epoch))
+			rr.transition(t.Node.Path(), t.From, t.To, t.Time.Sub(epoch))
 			for _, f := range rr.fired(t.Node.Path(), t.To) {
 				// In lockstep the simulator is held at this tick's time:
 				// the fault strikes before its next step.
