@@ -129,7 +129,7 @@ func newBrowser(t *testing.T) context.Context {
 // split, and a run's files are named by its parameters.
 func TestReplayCommandAndFileNames(t *testing.T) {
 	for _, tc := range []struct {
-		s             *Scenario
+		s            *Scenario
 		replay, file string
 	}{
 		{&Scenario{File: "scenarios/patrol.scenario.yaml", Name: "patrol happy path"}, "btrobot hil scenarios/patrol.scenario.yaml", "patrol_happy_path.robot1.btlog"},
