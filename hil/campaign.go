@@ -138,9 +138,9 @@ type CampaignConf struct {
 	// Done, when set, is called as each case ends, from the goroutine
 	// that ran it.
 	Done func(Case)
-	// Record and Picture are RunConf's, for every run.
-	Record  string
-	Picture bool
+	// Record, Picture and Master are RunConf's, for every run.
+	Record, Master string
+	Picture        bool
 }
 
 // RunCampaign runs scenarios, Jobs at a time, each on its own master,
@@ -156,7 +156,7 @@ func RunCampaign(ctx context.Context, c CampaignConf) []Case {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			rc := RunConf{Scenario: s, Record: c.Record, Picture: c.Picture}
+			rc := RunConf{Scenario: s, Record: c.Record, Picture: c.Picture, Master: c.Master}
 			if c.Log != nil {
 				rc.Log = func(line string) { c.Log(s, line) }
 			}

@@ -36,6 +36,9 @@ type RunConf struct {
 	// Picture, when set, makes Result.Picture: the world at the end as
 	// SVG, with the robots' trails and the faults marked.
 	Picture bool
+	// Master, when set, is the ROS master of a running simulator or robot
+	// to run against instead (see RunExternal): nothing is started.
+	Master string
 }
 
 // TrackPoint is a robot's pose at a sample, in the map frame.
@@ -165,6 +168,9 @@ const endGrace = time.Second
 // could not start (a mission that does not load, a port that cannot be
 // had); ctx cancelled stops the missions, and the verdicts say so.
 func Run(ctx context.Context, c RunConf) (Result, error) {
+	if c.Master != "" {
+		return RunExternal(ctx, c)
+	}
 	s := c.Scenario
 	start := time.Now()
 	res := Result{Scenario: s}
