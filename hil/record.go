@@ -208,25 +208,41 @@ func (rec *recorder) sample(w *sim.World) {
 		if !ok {
 			continue
 		}
-		pose, tw := r.Pose(), r.Twist()
-		rr.mu.Lock()
-		for _, p := range rec.watch {
-			in := math.Hypot(pose.X-p.pose.X, pose.Y-p.pose.Y) <= rec.s.VisitRadius
-			if in && !rr.inside[p.name] {
-				rr.visits = append(rr.visits, visit{p.name, now})
-			}
-			rr.inside[p.name] = in
+		rr.observe(rec, now, reading{pose: r.Pose(), twist: r.Twist(), battery: r.Battery().Percentage, collisions: r.Collisions()})
+	}
+}
+
+// reading is what the harness sees of a robot at a sample: in the
+// simulator, or on an external target's topics.
+type reading struct {
+	pose       sim.Pose
+	twist      sim.Twist
+	battery    float64
+	collisions int
+}
+
+// observe records one sample of the robot at now.
+func (rr *robotRecord) observe(rec *recorder, now time.Duration, r reading) {
+	pose, tw := r.pose, r.twist
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	for _, p := range rec.watch {
+		in := math.Hypot(pose.X-p.pose.X, pose.Y-p.pose.Y) <= rec.s.VisitRadius
+		if in && !rr.inside[p.name] {
+			rr.visits = append(rr.visits, visit{p.name, now})
 		}
-		rr.battery = append(rr.battery, level{now, r.Battery().Percentage})
-		rr.track = append(rr.track, TrackPoint{At: now, X: pose.X, Y: pose.Y, Yaw: pose.Yaw})
-		moving := math.Abs(tw.Linear) > restSpeed || math.Abs(tw.Angular) > restSpeed
-		if n := len(rr.moving); n == 0 || rr.moving[n-1].moving != moving {
-			rr.moving = append(rr.moving, motion{now, moving})
-		}
-		if c := float64(r.Collisions()); len(rr.hits) == 0 || rr.hits[len(rr.hits)-1].v != c {
-			rr.hits = append(rr.hits, level{now, c})
-		}
-		rr.mu.Unlock()
+		rr.inside[p.name] = in
+	}
+	if !math.IsNaN(r.battery) { // NaN: no reading yet
+		rr.battery = append(rr.battery, level{now, r.battery})
+	}
+	rr.track = append(rr.track, TrackPoint{At: now, X: pose.X, Y: pose.Y, Yaw: pose.Yaw})
+	moving := math.Abs(tw.Linear) > restSpeed || math.Abs(tw.Angular) > restSpeed
+	if n := len(rr.moving); n == 0 || rr.moving[n-1].moving != moving {
+		rr.moving = append(rr.moving, motion{now, moving})
+	}
+	if c := float64(r.collisions); len(rr.hits) == 0 || rr.hits[len(rr.hits)-1].v != c {
+		rr.hits = append(rr.hits, level{now, c})
 	}
 }
 

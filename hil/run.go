@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -239,17 +238,18 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	epoch := node.Stamp(0)
 	confs := make([]mission.RunConf, len(s.Robots))
 	if c.Record != "" {
-		if err := os.MkdirAll(c.Record, 0o755); err != nil {
-			return res, fmt.Errorf("recordings: %w", err)
+		if err := mkdir(c.Record); err != nil {
+			return res, err
 		}
 	}
 	for i, r := range s.Robots {
-		confs[i], err = runConf(s, r, missions[i], mst.URI(), epoch, node, rec, rec.robots[i], c.Log)
+		strikeWhen := func(f Fault) { node.Do(func(w *sim.World) error { rec.strike(f, w); return nil }) }
+		confs[i], err = runConf(s, r, missions[i], mst.URI(), epoch, strikeWhen, rec.robots[i], c.Log)
 		if err != nil {
 			return res, err
 		}
 		if c.Record != "" {
-			confs[i].Record = filepath.Join(c.Record, RunFile(s, r.Name, ".btlog"))
+			confs[i].Record = recordPath(c.Record, s, r.Name)
 			res.Recordings = append(res.Recordings, confs[i].Record)
 		}
 	}
@@ -286,7 +286,11 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 		events = append(events, event{st.at, "fault " + st.text})
 		res.Strikes = append(res.Strikes, Strike{At: st.at, Text: st.text, X: st.x, Y: st.y})
 	}
-	sort.SliceStable(events, func(i, j int) bool { return events[i].at < events[j].at })
+	// In time order; events of one simulated time, which may come from
+	// several goroutines, in text order, so that a run repeats exactly.
+	sort.SliceStable(events, func(i, j int) bool {
+		return events[i].at < events[j].at || events[i].at == events[j].at && events[i].line < events[j].line
+	})
 	for _, e := range events {
 		if e.at <= res.SimTime {
 			res.Events = append(res.Events, fmt.Sprintf("%v %s", e.at.Round(time.Millisecond), e.line))
@@ -296,7 +300,13 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	res.Verdicts = rec.judge(reps)
 	for _, rr := range rec.robots {
 		rr.mu.Lock()
-		res.Tracks = append(res.Tracks, Track{Robot: rr.name, Points: slices.Clone(rr.track)})
+		tr := Track{Robot: rr.name}
+		for _, p := range rr.track {
+			if p.At <= res.SimTime {
+				tr.Points = append(tr.Points, p)
+			}
+		}
+		res.Tracks = append(res.Tracks, tr)
 		for _, ch := range rr.changes {
 			if ch.At <= res.SimTime {
 				res.Changes = append(res.Changes, ch)
@@ -320,6 +330,18 @@ func picture(node *simnode.Node, s *Scenario, strikes []strike) []byte {
 		return nil
 	}
 	return buf.Bytes()
+}
+
+// recordPath is where a robot's recording of a run goes.
+func recordPath(dir string, s *Scenario, robot string) string {
+	return filepath.Join(dir, RunFile(s, robot, ".btlog"))
+}
+
+func mkdir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("recordings: %w", err)
+	}
+	return nil
 }
 
 // RunFile names a file of a run of s: the run's name made safe for a
@@ -378,7 +400,7 @@ func loadMissions(s *Scenario) ([]*mission.Mission, error) {
 
 // runConf is robot r's mission run: in lockstep, stopped at the time limit
 // or when its stop_when holds, watched by the recorder.
-func runConf(s *Scenario, r Robot, m *mission.Mission, uri string, epoch time.Time, node *simnode.Node, rec *recorder, rr *robotRecord, log func(string)) (mission.RunConf, error) {
+func runConf(s *Scenario, r Robot, m *mission.Mission, uri string, epoch time.Time, strikeWhen func(Fault), rr *robotRecord, log func(string)) (mission.RunConf, error) {
 	bb, err := mission.Entries(r.Mission.Blackboard)
 	if err != nil {
 		return mission.RunConf{}, fmt.Errorf("%s: %s's blackboard: %w", r.Mission.Pos, r.Name, err)
@@ -392,7 +414,7 @@ func runConf(s *Scenario, r Robot, m *mission.Mission, uri string, epoch time.Ti
 			for _, f := range rr.fired(t.Node.Path(), t.To) {
 				// In lockstep the simulator is held at this tick's time:
 				// the fault strikes before its next step.
-				node.Do(func(w *sim.World) error { rec.strike(f, w); return nil })
+				strikeWhen(f)
 			}
 		})},
 		OnTick: func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {

@@ -262,6 +262,9 @@ func (r *run) stop() {
 	if rep.Topic != "" && !rep.Delivered {
 		r.conn.Logf(LogError, "could not stop the robot: %v", rep)
 	}
+	if rep.Delivered {
+		r.conn.lockstep.sent() // a lockstep simulator counts it among the commands
+	}
 	r.mu.Lock()
 	r.last = rep
 	r.mu.Unlock()

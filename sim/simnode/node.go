@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -94,9 +95,10 @@ type Node struct {
 	scheduled []scheduled
 	nextSched int // insertion counter, for a stable order
 	peers     map[string]*peer
-	started   bool   // the awaited peers have joined
-	cmdsIn    uint64 // cmd_vel messages received
-	leftSent  uint64 // cmd_vel messages sent by peers that have left
+	started   bool      // the awaited peers have joined
+	cmdsIn    uint64    // cmd_vel messages, goals and cancels received
+	countWait time.Time // since when the loop waits for counted messages
+	leftSent  uint64    // cmd_vel messages sent by peers that have left
 	events    []event
 	stats     Stats
 	closed    bool
@@ -418,11 +420,16 @@ func (n *Node) loop() {
 		f.publish(&out, true)
 	}
 	n.mu.Unlock()
+	// Kept to be said again until the first step: a lockstep peer's first
+	// tick waits for every sensor's message of time zero, and a subscriber
+	// that connected after it went out would wait for ever.
+	zero := slices.Clone(out.msgs)
 	out.send()
 	n.publishClock()
 
 	// Pacing: simulated time paceSim is due at wall time paceWall.
 	paceWall, paceSim := time.Now(), n.Now()
+	goalsSaid := time.Duration(-1) // the time publishGoalsEnded last said
 	heartbeat := time.NewTicker(100 * time.Millisecond)
 	defer heartbeat.Stop()
 	for {
@@ -436,6 +443,10 @@ func (n *Node) loop() {
 		wait := n.holdReason(now)
 		n.mu.Unlock()
 		if wait != "" {
+			if now != goalsSaid {
+				goalsSaid = now
+				n.publishGoalsEnded()
+			}
 			held := time.Now()
 			select {
 			case <-n.ctx.Done():
@@ -445,6 +456,14 @@ func (n *Node) loop() {
 				// Late subscribers (and peers whose stamp has passed
 				// but who missed the /clock that said so) see where
 				// time stands.
+				n.mu.Lock()
+				atZero := n.stats.Steps == 0
+				n.mu.Unlock()
+				if atZero {
+					for _, m := range zero {
+						m.pub.Publish(m.msg)
+					}
+				}
 				n.publishClock()
 				n.checkPeers()
 			}
@@ -484,6 +503,7 @@ func (n *Node) loop() {
 		n.stepLocked(&out)
 		n.mu.Unlock()
 		out.send()
+		n.awaitPublished()
 		n.publishClock()
 		n.flushEvents()
 	}
