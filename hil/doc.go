@@ -17,9 +17,17 @@
 // goroutine, so what the expectations measure is taken at the same
 // simulated times on every run.
 //
+// A file's matrix expands it into runs named by their parameters
+// (LoadRuns); Plan makes a campaign of files, with seeds, a selection and
+// a shard; a run is recorded (RunConf.Record) and drawn (RunConf.Picture)
+// for its HTML report (WriteReports). With RunConf.Master, RunExternal runs
+// against a running simulator or robot instead, starting nothing.
+//
 // Files: scenario.go the model, load.go the loader (every problem at
-// file:line:col, unknown keys with the nearest known ones), fault.go and
-// expect.go the kinds of fault and expectation, run.go one run, record.go
-// what a run saw and the verdicts, campaign.go many runs, report.go the
-// console table and JUnit XML. docs/hil.md teaches the file format.
+// file:line:col, unknown keys with the nearest known ones), matrix.go the
+// matrix, fault.go and expect.go the kinds of fault and expectation, run.go
+// one run, external.go one run against a target on another master,
+// record.go what a run saw and the verdicts, campaign.go many runs,
+// report.go the console table and JUnit XML, html.go the HTML report.
+// docs/hil.md teaches the file format.
 package hil
