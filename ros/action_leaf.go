@@ -202,6 +202,8 @@ func runGoal(ctx context.Context, client *ActionClient, clock runtime.Clock, con
 	// on the wall clock like the other liveness checks: under a simulator
 	// in lockstep, which does not wait for goals, simulated time may run
 	// far ahead of a goal still on its way.
+	// In lockstep, the cancels of goals halted before this one go first.
+	client.ac.conn.cancelsFirst(cancelAckPatience)
 	out, err := client.Run(gctx, goal, GoalConf{AckTimeout: conf.ServerTimeout, OnFeedback: r.setFeedback,
 		OnSent: r.finishSend, OnTerminal: func() { r.terminal.Store(true) }})
 	switch {
@@ -328,6 +330,11 @@ func (a *ActionLeaf) Halt() {
 	if r := a.run; r != nil {
 		if !r.halted && a.conf.Conn != nil {
 			r.held(&a.conf.Conn.lockstep) // the cancel, in lockstep
+			r.mu.Lock()
+			if !r.returned {
+				r.releases = append(r.releases, a.conf.Conn.lockstep.halting())
+			}
+			r.mu.Unlock()
 		}
 		r.halted = true
 	}

@@ -35,9 +35,11 @@ type lockstepActions struct {
 	peer  atomic.Pointer[LockstepPeer]
 	ended atomic.Uint64 // terminal states received, every goal of the connection
 
-	mu    sync.Mutex
-	holds int // goals and cancels a tick asked for and not yet published
-	zero  chan struct{}
+	mu     sync.Mutex
+	holds  int // goals and cancels a tick asked for and not yet published
+	zero   chan struct{}
+	halts  int // halted goals whose cancel is not yet out
+	halted chan struct{}
 }
 
 // sent counts a goal or a cancel published, when the connection is a
@@ -71,6 +73,69 @@ func (l *lockstepActions) hold() (release func()) {
 			}
 			l.mu.Unlock()
 		})
+	}
+}
+
+// halting notes a halted goal whose cancel is on its way; the returned
+// release notes it out. A goal sent meanwhile waits for it (cancelsFirst).
+func (l *lockstepActions) halting() (release func()) {
+	if !l.active() {
+		return func() {}
+	}
+	l.mu.Lock()
+	l.halts++
+	l.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			l.mu.Lock()
+			l.halts--
+			if l.halts == 0 && l.halted != nil {
+				close(l.halted)
+				l.halted = nil
+			}
+			l.mu.Unlock()
+		})
+	}
+}
+
+// cancelsFirst waits, in lockstep, until the cancels of goals halted so far
+// are out and their servers have taken them (Conn.trackCancel), at most
+// patience each: a tick that halts one goal and starts another sends the
+// cancel before the goal, so that the simulator takes them in that order on
+// every run (they travel on different topics).
+func (c *Conn) cancelsFirst(patience time.Duration) {
+	l := &c.lockstep
+	if !l.active() {
+		return
+	}
+	l.mu.Lock()
+	var halted chan struct{}
+	if l.halts > 0 {
+		if l.halted == nil {
+			l.halted = make(chan struct{})
+		}
+		halted = l.halted
+	}
+	l.mu.Unlock()
+	t := time.NewTimer(patience)
+	defer t.Stop()
+	if halted != nil {
+		select {
+		case <-halted:
+		case <-t.C:
+			return
+		}
+	}
+	c.mu.Lock()
+	pending := append([]chan struct{}(nil), c.cancels...)
+	c.mu.Unlock()
+	for _, ch := range pending {
+		select {
+		case <-ch:
+		case <-t.C:
+			return
+		}
 	}
 }
 

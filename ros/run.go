@@ -209,6 +209,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 			return ended(runtime.Idle, runtime.LoopStats{}, err)
 		}
 		defer ls.close()
+		ls.untilDone = conf.UntilDone
 		lc.Latch, lc.Flush = ls.latch, ls.flush
 		if lc.Watchdog > 0 {
 			// The latch may wait up to sensorPatience of wall time for

@@ -3,6 +3,7 @@ package ros
 import (
 	"context"
 	"fmt"
+	"math"
 	"path"
 	"reflect"
 	"sync"
@@ -51,6 +52,17 @@ const SensorPeriodsParam = "sensor_periods"
 // same inputs on every run.
 const SensorsAtZeroParam = "sensors_at_zero"
 
+// SensorPhasesParam and PhysicsStepParam, beside SensorPeriodsParam, say
+// when the simulator's sensors are stamped: a sensor's messages fall due at
+// its phase plus each multiple of its period, and are stamped with the
+// first physics step at or after that (PhysicsStepParam: seconds). A tick
+// in lockstep then knows the stamp of the newest message of each sensor at
+// its time, and waits for exactly that one.
+const (
+	SensorPhasesParam = "sensor_phases"
+	PhysicsStepParam  = "physics_step"
+)
+
 // LockstepConf makes Run take part in the simulator's lockstep (btrobot sim
 // --peers 1, the demo's simulator): after each tick the tree counts the
 // velocity command it published and lets the simulator run to the next
@@ -80,7 +92,9 @@ type lockstep struct {
 	period      time.Duration
 	next        time.Time
 	readyErr    error
-	goals       *Subscription // the simulator's count of the robot's ended goals
+	goals       *Subscription   // the simulator's count of the robot's ended goals
+	ctx         context.Context // the run's: once it ends, the simulator is not let go again
+	untilDone   bool            // the run ends when the root completes (RunConf.UntilDone)
 	goalsWarned bool
 	goalsLost   uint64 // terminal states the simulator counted that never came
 	sendWarned  bool
@@ -94,7 +108,7 @@ func startLockstep(ctx context.Context, conn *Conn, p *Profile, conf LockstepCon
 		topic = LockstepTopic
 	}
 	ls := &lockstep{conn: conn, bridge: bridge, hold: conf.Hold, bb: tree.Blackboard(), period: period,
-		velocityKey: velocityOutputKey(p)}
+		velocityKey: velocityOutputKey(p), ctx: ctx}
 	if ls.velocityKey != "" {
 		// A command sent before the simulator has connected is lost, and
 		// the simulator would wait for it for ever.
@@ -195,6 +209,12 @@ func (ls *lockstep) observe(t runtime.TickReport) {
 		ls.sendWarned = true
 		ls.conn.Logf(LogWarn, "lockstep: a goal or cancel was not sent within %v; the run may not repeat exactly", sensorPatience)
 	}
+	if ls.ctx.Err() != nil || ls.untilDone && t.Status.Completed() && !ls.hold {
+		// The run ends after this tick: the simulator stays at its time
+		// while the tree is halted and the robot stopped, and counts what
+		// that sends before it goes on without the peer (close).
+		return
+	}
 	if err := ls.peer.Ready(ls.next); err != nil && ls.readyErr == nil {
 		ls.readyErr = err
 		ls.conn.Logf(LogError, "lockstep: %v", err)
@@ -245,14 +265,35 @@ const sensorPatience = time.Second
 type sensorWait struct {
 	subs    []*Subscription
 	periods []time.Duration
-	atZero  []bool // published at time zero (SensorsAtZeroParam)
+	phases  []time.Duration // SensorPhasesParam; used with step
+	step    time.Duration   // PhysicsStepParam; 0 when not advertised
+	atZero  []bool          // published at time zero (SensorsAtZeroParam)
 	started bool
+}
+
+// newest is the stamp of the newest message a sensor's schedule has by
+// now: its phase plus the last multiple of its period, rounded up to the
+// physics step; ok is false when that cannot be told.
+func (s *sensorWait) newest(i int, now time.Time) (time.Time, bool) {
+	if s.step <= 0 {
+		return time.Time{}, false
+	}
+	t := now.Sub(time.Unix(0, 0)) - s.phases[i]
+	if t < 0 {
+		return time.Time{}, false
+	}
+	due := s.phases[i] + t/s.periods[i]*s.periods[i]
+	due = (due + s.step - 1) / s.step * s.step
+	return time.Unix(0, 0).Add(due), true
 }
 
 // newSensorWait subscribes to the profile's inputs whose period the
 // simulator advertises under param (see SensorPeriodsParam).
 func newSensorWait(conn *Conn, p *Profile, simNS string) (*sensorWait, error) {
 	s := &sensorWait{}
+	if secs, err := conn.ParamFloat64(path.Join(simNS, PhysicsStepParam)); err == nil && secs > 0 {
+		s.step = time.Duration(math.Round(secs * float64(time.Second)))
+	}
 	param := path.Join(simNS, SensorPeriodsParam)
 	for _, in := range p.Inputs {
 		name := param + conn.Resolve(in.Topic)
@@ -271,6 +312,11 @@ func newSensorWait(conn *Conn, p *Profile, simNS string) (*sensorWait, error) {
 		s.subs, s.periods = append(s.subs, sub), append(s.periods, time.Duration(secs*float64(time.Second)))
 		atZero, _ := conn.HasParam(path.Join(simNS, SensorsAtZeroParam) + conn.Resolve(in.Topic))
 		s.atZero = append(s.atZero, atZero)
+		phase, err := conn.ParamFloat64(path.Join(simNS, SensorPhasesParam) + conn.Resolve(in.Topic))
+		if err != nil {
+			phase = 0
+		}
+		s.phases = append(s.phases, time.Duration(math.Round(phase*float64(time.Second))))
 	}
 	return s, nil
 }
@@ -310,6 +356,9 @@ func (s *sensorWait) wait(now time.Time) {
 					st = time.Unix(0, 0) // ROS time zero
 				}
 				stale = !st.After(now.Add(-s.periods[i]))
+				if want, ok := s.newest(i, now); ok {
+					stale = st.Before(want)
+				}
 			}
 			if stale {
 				ok = false

@@ -102,6 +102,13 @@ func (f *face) advertise() error {
 		if err := n.conn.SetParam(param, 1/rate); err != nil {
 			return err
 		}
+		phase := 0.0
+		if topic == sim.TopicScan {
+			phase = n.step.Seconds() // the scans' schedule starts at the first step
+		}
+		if err := n.conn.SetParam("~"+ros.SensorPhasesParam+n.conn.Resolve(f.topic(topic)), phase); err != nil {
+			return err
+		}
 		if topic != sim.TopicScan { // the first scan comes with the first step
 			if err := n.conn.SetParam("~"+ros.SensorsAtZeroParam+n.conn.Resolve(f.topic(topic)), true); err != nil {
 				return err
