@@ -163,7 +163,9 @@ const endGrace = time.Second
 // loopback port, the simulator on it, the robots' missions in lockstep
 // with it (mission.Run, mission.RunFleet for a fleet), the faults at their
 // simulated times; then each expectation is judged. The same scenario
-// with the same seed gives the same verdicts. The error is for a run that
+// with the same seed gives the same run: trajectories, transitions,
+// verdicts and events (docs/hil.md says the one known gap). With
+// RunConf.Master it is RunExternal instead. The error is for a run that
 // could not start (a mission that does not load, a port that cannot be
 // had); ctx cancelled stops the missions, and the verdicts say so.
 func Run(ctx context.Context, c RunConf) (Result, error) {
