@@ -234,7 +234,7 @@ func TestTopicFaultsAreRecordedForTheROSFace(t *testing.T) {
 		}
 	}
 	err := r.SetTopicFault("odometry", sim.TopicFault{Frozen: true})
-	if want := `topic fault on "odometry" for robot r: no such topic; want one of cmd_vel, odom, scan, battery_state, bumper, tf`; err == nil || err.Error() != want {
+	if want := `topic fault on "odometry" for robot r: no such topic; want one of cmd_vel, odom, scan, battery_state, bumper, docked, tf`; err == nil || err.Error() != want {
 		t.Errorf("unknown topic: %v", err)
 	}
 	err = r.SetTopicFault("scan", sim.TopicFault{Delay: -time.Second})
