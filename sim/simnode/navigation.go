@@ -434,6 +434,15 @@ func (f *face) execute(ctx context.Context, goal any, feedback func(any)) (any, 
 	defer close(m.returned)
 	select {
 	case <-m.done:
+		if m.err == errSuperseded {
+			// A newer goal on this server ended it as it was accepted;
+			// the server cancels this one next: end it PREEMPTED.
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(time.Second):
+			}
+		}
 		return nil, m.err
 	case <-ctx.Done():
 		n.mu.Lock()

@@ -423,7 +423,7 @@ func (n *Node) loop() {
 	// Kept to be said again until the first step: a lockstep peer's first
 	// tick waits for every sensor's message of time zero, and a subscriber
 	// that connected after it went out would wait for ever.
-	zero := slices.Clone(out.msgs)
+	zero := n.sensorsAtZero(out.msgs)
 	out.send()
 	n.publishClock()
 
@@ -457,12 +457,17 @@ func (n *Node) loop() {
 				// but who missed the /clock that said so) see where
 				// time stands.
 				n.mu.Lock()
-				atZero := n.stats.Steps == 0
-				n.mu.Unlock()
-				if atZero {
-					for _, m := range zero {
-						m.pub.Publish(m.msg)
+				var again []outMsg
+				if n.stats.Steps == 0 {
+					for _, z := range zero {
+						if !z.face.frozen(z.topic) { // a fault set since holds
+							again = append(again, z.outMsg)
+						}
 					}
+				}
+				n.mu.Unlock()
+				for _, m := range again {
+					m.pub.Publish(m.msg)
 				}
 				n.publishClock()
 				n.checkPeers()
@@ -507,6 +512,30 @@ func (n *Node) loop() {
 		n.publishClock()
 		n.flushEvents()
 	}
+}
+
+// zeroMsg is a sensor message of time zero, said again until the first
+// step.
+type zeroMsg struct {
+	outMsg
+	face  *face
+	topic string
+}
+
+// sensorsAtZero picks, from the messages of time zero, the sensors'
+// (ros.SensorsAtZeroParam), with their faces and topics.
+func (n *Node) sensorsAtZero(msgs []outMsg) []zeroMsg {
+	var out []zeroMsg
+	for _, m := range msgs {
+		for _, f := range n.faces {
+			topic := map[*ros.Publisher]string{f.odomPub: sim.TopicOdom, f.batteryPub: sim.TopicBattery,
+				f.bumperPub: sim.TopicBumper, f.dockedPub: sim.TopicDocked}[m.pub]
+			if topic != "" {
+				out = append(out, zeroMsg{m, f, topic})
+			}
+		}
+	}
+	return out
 }
 
 // faultsChanged acts on faults set through the core's API that need the
