@@ -342,5 +342,6 @@ func (a *ActionLeaf) Halt() {
 }
 
 // asyncPatience bounds how long a tick waits for the work of a goal that
-// has ended to return: it has nothing left to do but return.
-const asyncPatience = 100 * time.Millisecond
+// has ended to return: it has nothing left to do but return, which a
+// machine under load may take a while to schedule.
+const asyncPatience = time.Second
