@@ -8,7 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/btrobot/btrobot/mission"
@@ -53,16 +56,43 @@ func Files(paths []string) ([]string, error) {
 
 // Check loads a scenario and the missions it runs, as Run would: every
 // problem of the file and of its missions' trees and profiles, each at
-// file:line:col.
+// file:line:col. A file with a matrix gives its first run; CheckRuns
+// checks and gives them all.
 func Check(path string) (*Scenario, error) {
-	s, err := Load(path)
+	runs, err := CheckRuns(path, nil)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := loadMissions(s); err != nil {
+	return runs[0], nil
+}
+
+// CheckRuns is LoadRuns with every run's missions loaded, as Run would
+// load them; a problem shared by runs is said once.
+func CheckRuns(path string, seeds []uint64) ([]*Scenario, error) {
+	runs, err := LoadRuns(path, seeds)
+	if err != nil {
 		return nil, err
 	}
-	return s, nil
+	checked := map[string]bool{}
+	var errs []error
+	for _, s := range runs {
+		var keys []string
+		for _, r := range s.Robots {
+			keys = append(keys, strings.Join([]string{r.Mission.Tree, r.Mission.Main, r.Mission.Profile, r.Mission.Places}, "\x00"))
+		}
+		key := strings.Join(keys, "\x01")
+		if checked[key] {
+			continue
+		}
+		checked[key] = true
+		if _, err := loadMissions(s); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return runs, nil
 }
 
 // CheckFile is Check as btrobot check reports it.
@@ -111,6 +141,9 @@ type CampaignConf struct {
 	Done func(Case)
 	// Debugger is each scenario's RunConf.Debugger.
 	Debugger func(name string, world func(io.Writer) error) func(mission.Shown) mission.Debugger
+	// Record, Picture and Master are RunConf's, for every run.
+	Record, Master string
+	Picture        bool
 }
 
 // RunCampaign runs scenarios, Jobs at a time, each on its own master,
@@ -126,7 +159,7 @@ func RunCampaign(ctx context.Context, c CampaignConf) []Case {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			rc := RunConf{Scenario: s, Debugger: c.Debugger}
+			rc := RunConf{Scenario: s, Debugger: c.Debugger, Record: c.Record, Picture: c.Picture, Master: c.Master}
 			if c.Log != nil {
 				rc.Log = func(line string) { c.Log(s, line) }
 			}
@@ -141,10 +174,29 @@ func RunCampaign(ctx context.Context, c CampaignConf) []Case {
 	return cases
 }
 
-// CheckAll expands paths (Files) and checks every scenario found, with its
-// missions (Check), before anything runs: the error holds every problem of
+// Selection chooses the runs of a campaign (Plan): every run of every
+// file, or those of some seeds, of some parameters, of one shard.
+type Selection struct {
+	// Seeds, when not nil, replace every file's seeds (--seeds A..B).
+	Seeds []uint64
+	// Only keeps the runs whose parameters match (--only).
+	Only Selector
+	// Shard and Shards, when Shards > 0, keep shard Shard of Shards
+	// (--shard K/N): see ShardOf.
+	Shard, Shards int
+}
+
+// CheckAll expands paths (Files) and checks every run of every scenario
+// found (CheckRuns) before anything runs: the error holds every problem of
 // every file.
-func CheckAll(paths []string) ([]*Scenario, error) {
+func CheckAll(paths []string) ([]*Scenario, error) { return Plan(paths, Selection{}) }
+
+// Plan is CheckAll with a selection: the campaign's runs, in the order of
+// the files and of their matrices, then those the selection keeps. A
+// selection that keeps nothing is an error (a CI job that runs nothing
+// should say so), unless it is a shard: a campaign may have fewer runs
+// than shards.
+func Plan(paths []string, sel Selection) ([]*Scenario, error) {
 	files, err := Files(paths)
 	if err != nil {
 		return nil, err
@@ -152,17 +204,52 @@ func CheckAll(paths []string) ([]*Scenario, error) {
 	var out []*Scenario
 	var errs []error
 	for _, f := range files {
-		s, err := Check(f)
+		runs, err := CheckRuns(f, sel.Seeds)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		out = append(out, s)
+		out = append(out, runs...)
 	}
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("%w\n%d bad %s; nothing ran", errors.Join(errs...), len(errs), map[bool]string{true: "scenario", false: "scenarios"}[len(errs) == 1])
 	}
+	if len(sel.Only) > 0 {
+		out = slices.DeleteFunc(out, func(s *Scenario) bool { return !sel.Only.Match(s) })
+		if len(out) == 0 {
+			return nil, fmt.Errorf("no run has %s", sel.Only)
+		}
+	}
+	if sel.Shards > 0 {
+		out = ShardOf(out, sel.Shard, sel.Shards)
+	}
 	return out, nil
+}
+
+// ShardOf returns shard k (1 to n) of a campaign's runs: the runs whose
+// place in the campaign, counted from 0, is k-1 modulo n. The n shards
+// partition the campaign exactly, each within one run of the others in
+// size, and a shard is the same on every machine that plans the same
+// files.
+func ShardOf(runs []*Scenario, k, n int) []*Scenario {
+	var out []*Scenario
+	for i, s := range runs {
+		if i%n == k-1 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ParseShard reads --shard K/N: 1 ≤ K ≤ N.
+func ParseShard(s string) (k, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	k, errK := strconv.Atoi(strings.TrimSpace(a))
+	n, errN := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || errK != nil || errN != nil || n < 1 || k < 1 || k > n {
+		return 0, 0, fmt.Errorf("shard %q: want K/N with 1 ≤ K ≤ N, such as 2/4", s)
+	}
+	return k, n, nil
 }
 
 // AllPassed reports whether every case ran and held all its expectations.

@@ -23,13 +23,21 @@
 // fail-safe can stop the robot; what is measured after them depends on
 // the machine's speed.
 //
+// A file's matrix expands it into runs named by their parameters
+// (LoadRuns); Plan makes a campaign of files, with seeds, a selection and
+// a shard; a run is recorded (RunConf.Record) and drawn (RunConf.Picture)
+// for its HTML report (WriteReports). With RunConf.Master, RunExternal runs
+// against a running simulator or robot instead, starting nothing.
+//
 // Files: scenario.go the model, load.go the loader (every problem at
-// file:line:col, unknown keys with the nearest known ones), fault.go and
-// expect.go the kinds of fault and expectation, fault_controller.go the
-// faults of the controller's world, trigger_blackboard.go the blackboard
-// triggers, expect_measures.go the measured expectations (speed near
-// obstacles, blackboard values, errors logged, a steady process, a stable
-// period), run.go one run, record.go what a run saw and the verdicts,
-// campaign.go many runs, report.go the console table and JUnit XML.
+// file:line:col, unknown keys with the nearest known ones), matrix.go the
+// matrix, fault.go and expect.go the kinds of fault and expectation,
+// fault_controller.go the faults of the controller's world,
+// trigger_blackboard.go the blackboard triggers, expect_measures.go the
+// measured expectations (speed near obstacles, blackboard values, errors
+// logged, a steady process, a stable period), run.go one run, external.go
+// one run against a target on another master, record.go what a run saw and
+// the verdicts, campaign.go many runs, report.go the console table and
+// JUnit XML, html.go the HTML report.
 // docs/hil.md teaches the file format.
 package hil

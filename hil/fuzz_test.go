@@ -34,3 +34,21 @@ func FuzzParse(f *testing.F) {
 		require.NotEmpty(t, s.Expect)
 	})
 }
+
+// FuzzParseRuns: a matrix expands into runs or errors placed in the file,
+// never more than MaxRuns, never a panic or a hang.
+func FuzzParseRuns(f *testing.F) {
+	f.Add([]byte(matrixBase))
+	f.Add([]byte("matrix: {seed: 1..3, x: [a, b]}\n" + base + "scenario: ${x}\n"))
+	f.Add([]byte("matrix: {x: [&a true]}\n" + base + "faults: [{if: \"${x}\", at: 1s, battery: 0.5}, {if: *a, at: 2s, battery: 0.4}]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		runs, err := ParseRuns(file, data, nil)
+		if err != nil {
+			require.Nil(t, runs)
+			require.Contains(t, err.Error(), file)
+			return
+		}
+		require.NotEmpty(t, runs)
+		require.LessOrEqual(t, len(runs), MaxRuns)
+	})
+}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,8 +44,22 @@ func IsScenario(path string) bool {
 // once, as a runtime.ErrorList in file order, each at file:line:col naming
 // the field (faults[2].at) and what would be right; a file that cannot be
 // opened is the system's *fs.PathError. The missions' trees and profiles
-// are not loaded here (Run loads them; Check does both).
+// are not loaded here (Run loads them; Check does both). A file with a
+// matrix gives its first run; LoadRuns gives them all.
 func Load(path string) (*Scenario, error) {
+	runs, err := LoadRuns(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	return runs[0], nil
+}
+
+// LoadRuns reads a scenario file and expands its matrix (see matrix.go)
+// into its runs, in the matrix's order; a file without one is one run.
+// seeds, when not nil, replace the seeds of the matrix (or of the file):
+// each run is made once per seed. Errors are Load's, each given once
+// however many runs share it.
+func LoadRuns(path string, seeds []uint64) ([]*Scenario, error) {
 	data, err := input.ReadFile(path, input.Scenario)
 	if be, ok := err.(*runtime.BuildError); ok {
 		return nil, runtime.ErrorList{be}
@@ -51,12 +67,23 @@ func Load(path string) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	return ParseRuns(path, data, seeds)
 }
 
 // Parse parses a scenario document; file names it in errors and its
-// directory is where relative paths start.
+// directory is where relative paths start. A document with a matrix
+// gives its first run (ParseRuns gives them all).
 func Parse(file string, data []byte) (*Scenario, error) {
+	runs, err := ParseRuns(file, data, nil)
+	if err != nil {
+		return nil, err
+	}
+	return runs[0], nil
+}
+
+// ParseRuns parses a scenario document and expands its matrix, as
+// LoadRuns does; it returns at least one run or the errors.
+func ParseRuns(file string, data []byte, seeds []uint64) ([]*Scenario, error) {
 	if err := input.Scenario.CheckSize(file, data); err != nil {
 		return nil, runtime.ErrorList{err.(*runtime.BuildError)}
 	}
@@ -65,11 +92,60 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		return nil, runtime.ErrorList{err.(*runtime.BuildError)}
 	}
 	d := &decoder{file: file, dir: filepath.Dir(file)}
-	s := d.scenario(root)
-	if len(d.errs) > 0 {
-		return nil, d.errs
+	params := d.matrix(root, seeds)
+	if root != nil && len(params) > 0 {
+		d.checkRefs(root, params)
+		for _, p := range params {
+			if p.name != "seed" || p.key == nil || seeds != nil || root.Kind != yaml.MappingNode {
+				continue
+			}
+			for i := 0; i+1 < len(root.Content); i += 2 {
+				if v := root.Content[i+1]; root.Content[i].Value == "seed" && !strings.Contains(v.Value, "${seed}") {
+					d.add(v, "seed", "the matrix gives the seeds; leave seed: out")
+				}
+			}
+		}
 	}
-	return s, nil
+	if len(d.errs) > 0 {
+		return nil, d.sorted()
+	}
+	var runs []*Scenario
+	said := map[string]bool{}
+	for _, values := range combinations(params) {
+		rd := &decoder{file: file, dir: d.dir}
+		doc := rd.instantiate(root, params, values)
+		s := rd.scenario(doc)
+		for _, e := range rd.errs {
+			if !said[e.Error()] {
+				said[e.Error()] = true
+				d.errs = append(d.errs, e)
+			}
+		}
+		if len(rd.errs) > 0 || s == nil {
+			continue
+		}
+		for i, p := range params {
+			s.Params = append(s.Params, Param{p.name, values[i].Value})
+			if p.name == "seed" {
+				s.Seed, _ = strconv.ParseUint(values[i].Value, 10, 64)
+			}
+		}
+		s.Name = runName(s.Name, s.Params)
+		runs = append(runs, s)
+	}
+	if len(d.errs) > 0 {
+		return nil, d.sorted()
+	}
+	return runs, nil
+}
+
+// sorted returns the problems in file order.
+func (d *decoder) sorted() runtime.ErrorList {
+	sort.SliceStable(d.errs, func(i, j int) bool {
+		a, b := d.errs[i].Pos, d.errs[j].Pos
+		return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
+	})
+	return d.errs
 }
 
 // decoder collects the problems of one file.

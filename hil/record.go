@@ -55,6 +55,9 @@ type strike struct {
 	at    time.Duration
 	text  string
 	robot string // "" for the world
+	// x, y is where the fault struck: its robot's position (the first
+	// robot's for a fault on the world).
+	x, y float64
 }
 
 // strike applies a fault to the world, on the simulator's goroutine.
@@ -65,8 +68,17 @@ func (rec *recorder) strike(f Fault, w *sim.World) {
 	} else {
 		err = f.apply(w)
 	}
+	st := strike{at: w.Now(), text: f.Text, robot: f.Robot}
+	name := f.Robot
+	if name == "" && len(rec.s.Robots) > 0 {
+		name = rec.s.Robots[0].Name
+	}
+	if r, ok := w.Robot(name); ok {
+		p := r.Pose()
+		st.x, st.y = p.X, p.Y
+	}
 	rec.mu.Lock()
-	rec.strikes = append(rec.strikes, strike{w.Now(), f.Text, f.Robot})
+	rec.strikes = append(rec.strikes, st)
 	rec.mu.Unlock()
 	if err != nil {
 		rec.faultError(f, err)
@@ -115,12 +127,18 @@ type robotRecord struct {
 	faultAt time.Duration   // when the first fault on it or the world struck
 	faulted bool            // ... if one did
 	measured
-	watchKeys []string    // the entries period_stable watches
-	res       []resources // readings of the process, for steady
-	battery   []level     // the charge at each sample
-	moving    []motion    // changes between moving and at rest
-	hits      []level     // changes of the collision count
+	watchKeys   []string     // the entries period_stable watches
+	res         []resources  // readings of the process, for steady
+	battery     []level      // the charge at each sample
+	moving      []motion     // changes between moving and at rest
+	hits        []level      // changes of the collision count
+	track       []TrackPoint // the pose at each sample
+	nodeChanges []NodeChange // the tree's transitions, up to maxChanges
 }
+
+// maxChanges bounds the transitions a run keeps of each robot for its
+// report.
+const maxChanges = 20000
 
 type watched struct {
 	name string
@@ -260,10 +278,10 @@ func (rec *recorder) settle() time.Duration {
 func (rec *recorder) sample(w *sim.World) {
 	rec.trigger(w)
 	now := w.Now()
-	var reading *resources
+	var res *resources
 	if rec.steady && now >= rec.nextReading {
 		r := readResources(now)
-		reading = &r
+		res = &r
 		rec.nextReading = now + rec.readEvery
 	}
 	for _, rr := range rec.robots {
@@ -271,30 +289,49 @@ func (rec *recorder) sample(w *sim.World) {
 		if !ok {
 			continue
 		}
-		pose, tw := r.Pose(), r.Twist()
+		rr.observe(rec, now, reading{pose: r.Pose(), twist: r.Twist(), battery: r.Battery().Percentage, collisions: r.Collisions()})
 		rr.mu.Lock()
-		for _, p := range rec.watch {
-			in := math.Hypot(pose.X-p.pose.X, pose.Y-p.pose.Y) <= rec.s.VisitRadius
-			if in && !rr.inside[p.name] {
-				rr.visits = append(rr.visits, visit{p.name, now})
-			}
-			rr.inside[p.name] = in
-		}
-		rr.battery = append(rr.battery, level{now, r.Battery().Percentage})
-		moving := math.Abs(tw.Linear) > restSpeed || math.Abs(tw.Angular) > restSpeed
-		if n := len(rr.moving); n == 0 || rr.moving[n-1].moving != moving {
-			rr.moving = append(rr.moving, motion{now, moving})
-		}
-		if c := float64(r.Collisions()); len(rr.hits) == 0 || rr.hits[len(rr.hits)-1].v != c {
-			rr.hits = append(rr.hits, level{now, c})
-		}
 		if rec.near > 0 {
 			rr.measureNear(w, r, rec.near, now)
 		}
-		if reading != nil {
-			rr.res = append(rr.res, *reading)
+		if res != nil {
+			rr.res = append(rr.res, *res)
 		}
 		rr.mu.Unlock()
+	}
+}
+
+// reading is what the harness sees of a robot at a sample: in the
+// simulator, or on an external target's topics.
+type reading struct {
+	pose       sim.Pose
+	twist      sim.Twist
+	battery    float64
+	collisions int
+}
+
+// observe records one sample of the robot at now.
+func (rr *robotRecord) observe(rec *recorder, now time.Duration, r reading) {
+	pose, tw := r.pose, r.twist
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	for _, p := range rec.watch {
+		in := math.Hypot(pose.X-p.pose.X, pose.Y-p.pose.Y) <= rec.s.VisitRadius
+		if in && !rr.inside[p.name] {
+			rr.visits = append(rr.visits, visit{p.name, now})
+		}
+		rr.inside[p.name] = in
+	}
+	if !math.IsNaN(r.battery) { // NaN: no reading yet
+		rr.battery = append(rr.battery, level{now, r.battery})
+	}
+	rr.track = append(rr.track, TrackPoint{At: now, X: pose.X, Y: pose.Y, Yaw: pose.Yaw})
+	moving := math.Abs(tw.Linear) > restSpeed || math.Abs(tw.Angular) > restSpeed
+	if n := len(rr.moving); n == 0 || rr.moving[n-1].moving != moving {
+		rr.moving = append(rr.moving, motion{now, moving})
+	}
+	if c := float64(r.collisions); len(rr.hits) == 0 || rr.hits[len(rr.hits)-1].v != c {
+		rr.hits = append(rr.hits, level{now, c})
 	}
 }
 
@@ -305,10 +342,14 @@ func (rr *robotRecord) ticked(now time.Duration) {
 	rr.mu.Unlock()
 }
 
-// transition records a node's transition for the node expectations.
-func (rr *robotRecord) transition(path string, to runtime.Status, at time.Duration) {
+// transition records a node's transition for the node expectations and
+// the report.
+func (rr *robotRecord) transition(path string, from, to runtime.Status, at time.Duration) {
 	rr.mu.Lock()
 	defer rr.mu.Unlock()
+	if len(rr.nodeChanges) < maxChanges {
+		rr.nodeChanges = append(rr.nodeChanges, NodeChange{At: at, Robot: rr.name, Path: path, From: from, To: to})
+	}
 	for i, e := range rr.nodes {
 		if rr.reached[i] < 0 && to == e.Status && pathEnds(path, e.Node) {
 			rr.reached[i] = at

@@ -1,10 +1,13 @@
 package hil
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -30,6 +33,47 @@ type RunConf struct {
 	// browser studio's, studio.Server.Debugger): name names the run
 	// (scenario · robot), world draws the simulated world as SVG.
 	Debugger func(name string, world func(io.Writer) error) func(mission.Shown) mission.Debugger
+	// Record, when set, is a directory (made when missing) where each
+	// robot's mission is recorded (mission.RunConf.Record), as
+	// RunFile(Scenario, robot, ".btlog"): btrobot replay plays it.
+	Record string
+	// Picture, when set, makes Result.Picture: the world at the end as
+	// SVG, with the robots' trails and the faults marked.
+	Picture bool
+	// Master, when set, is the ROS master of a running simulator or robot
+	// to run against instead (see RunExternal): nothing is started.
+	Master string
+}
+
+// TrackPoint is a robot's pose at a sample, in the map frame.
+type TrackPoint struct {
+	At        time.Duration
+	X, Y, Yaw float64
+}
+
+// Track is a robot's trajectory as the harness sampled it (every
+// samplePeriod of simulated time, on the simulator's goroutine, so at the
+// same simulated times on every run).
+type Track struct {
+	Robot  string
+	Points []TrackPoint
+}
+
+// NodeChange is a transition of a node of a robot's tree, at simulated
+// time At.
+type NodeChange struct {
+	At       time.Duration
+	Robot    string
+	Path     string
+	From, To runtime.Status
+}
+
+// Strike is a fault as it struck: when, what, and where (its robot's
+// position then, the first robot's for a fault on the world).
+type Strike struct {
+	At   time.Duration
+	Text string
+	X, Y float64
 }
 
 // Result is how a scenario's run went: a verdict for each expectation (one
@@ -46,6 +90,18 @@ type Result struct {
 	// Events are the simulator's events (faults applied, goals ended),
 	// each after its simulated time.
 	Events []string
+	// Strikes are the faults that struck, in order.
+	Strikes []Strike
+	// Tracks are the robots' sampled trajectories, in the order of
+	// Scenario.Robots; Changes their trees' transitions in time order
+	// (the first maxChanges of each robot).
+	Tracks  []Track
+	Changes []NodeChange
+	// Recordings are the robots' recordings (RunConf.Record), in the
+	// order of Scenario.Robots.
+	Recordings []string
+	// Picture is the world at the end as SVG (RunConf.Picture).
+	Picture []byte
 }
 
 // Passed reports whether every expectation held.
@@ -112,10 +168,15 @@ const endGrace = time.Second
 // loopback port, the simulator on it, the robots' missions in lockstep
 // with it (mission.Run, mission.RunFleet for a fleet), the faults at their
 // simulated times; then each expectation is judged. The same scenario
-// with the same seed gives the same verdicts. The error is for a run that
+// with the same seed gives the same run: trajectories, transitions,
+// verdicts and events (docs/hil.md says the one known gap). With
+// RunConf.Master it is RunExternal instead. The error is for a run that
 // could not start (a mission that does not load, a port that cannot be
 // had); ctx cancelled stops the missions, and the verdicts say so.
 func Run(ctx context.Context, c RunConf) (Result, error) {
+	if c.Master != "" {
+		return RunExternal(ctx, c)
+	}
 	s := c.Scenario
 	start := time.Now()
 	res := Result{Scenario: s}
@@ -185,13 +246,23 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 
 	epoch := node.Stamp(0)
 	confs := make([]mission.RunConf, len(s.Robots))
+	if c.Record != "" {
+		if err := mkdir(c.Record); err != nil {
+			return res, err
+		}
+	}
 	for i, r := range s.Robots {
-		confs[i], err = runConf(s, r, missions[i], mst.URI(), epoch, node, rec, rec.robots[i], c.Log)
+		strikeWhen := func(f Fault) { node.Do(func(w *sim.World) error { rec.strike(f, w); return nil }) }
+		confs[i], err = runConf(s, r, missions[i], mst.URI(), epoch, strikeWhen, rec.robots[i], c.Log)
 		if err != nil {
 			return res, err
 		}
 		if c.Debugger != nil {
 			confs[i].Debugger = c.Debugger(s.Name+" · "+r.Name, node.WriteSVG)
+		}
+		if c.Record != "" {
+			confs[i].Record = recordPath(c.Record, s, r.Name)
+			res.Recordings = append(res.Recordings, confs[i].Record)
 		}
 	}
 	var reps []mission.Report
@@ -219,11 +290,19 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 		}
 	}
 	res.SimTime = min(end, node.Now())
+	if c.Picture {
+		res.Picture = picture(node, s, rec.struck())
+	}
 	evMu.Lock()
 	for _, st := range rec.struck() {
 		events = append(events, event{st.at, "fault " + st.text})
+		res.Strikes = append(res.Strikes, Strike{At: st.at, Text: st.text, X: st.x, Y: st.y})
 	}
-	sort.SliceStable(events, func(i, j int) bool { return events[i].at < events[j].at })
+	// In time order; events of one simulated time, which may come from
+	// several goroutines, in text order, so that a run repeats exactly.
+	sort.SliceStable(events, func(i, j int) bool {
+		return events[i].at < events[j].at || events[i].at == events[j].at && events[i].line < events[j].line
+	})
 	for _, e := range events {
 		if e.at <= res.SimTime {
 			res.Events = append(res.Events, fmt.Sprintf("%v %s", e.at.Round(time.Millisecond), e.line))
@@ -231,8 +310,81 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	}
 	evMu.Unlock()
 	res.Verdicts = rec.judge(reps)
+	for _, rr := range rec.robots {
+		rr.mu.Lock()
+		tr := Track{Robot: rr.name}
+		for _, p := range rr.track {
+			if p.At <= res.SimTime {
+				tr.Points = append(tr.Points, p)
+			}
+		}
+		res.Tracks = append(res.Tracks, tr)
+		for _, ch := range rr.nodeChanges {
+			if ch.At <= res.SimTime {
+				res.Changes = append(res.Changes, ch)
+			}
+		}
+		rr.mu.Unlock()
+	}
+	sort.SliceStable(res.Changes, func(i, j int) bool { return res.Changes[i].At < res.Changes[j].At })
 	res.Wall = time.Since(start)
 	return res, nil
+}
+
+// picture draws the world as it is, with the faults marked F1, F2...
+func picture(node *simnode.Node, s *Scenario, strikes []strike) []byte {
+	var buf bytes.Buffer
+	opt := sim.RenderOptions{Scale: 2}
+	for i, st := range strikes {
+		opt.Marks = append(opt.Marks, sim.Mark{X: st.x, Y: st.y, Label: fmt.Sprintf("F%d", i+1)})
+	}
+	if err := node.Do(func(w *sim.World) error { return sim.RenderSVG(&buf, w, opt) }); err != nil {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+// recordPath is where a robot's recording of a run goes.
+func recordPath(dir string, s *Scenario, robot string) string {
+	return filepath.Join(dir, RunFile(s, robot, ".btlog"))
+}
+
+func mkdir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("recordings: %w", err)
+	}
+	return nil
+}
+
+// RunFile names a file of a run of s: the run's name made safe for a
+// file name (letters, digits, '.', '-', '_'), then "." and the robot when
+// there is one, then ext.
+func RunFile(s *Scenario, robot, ext string) string {
+	name := slug(s.Name)
+	if robot != "" {
+		name += "." + slug(robot)
+	}
+	return name + ext
+}
+
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range s {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_'
+		switch {
+		case ok:
+			b.WriteRune(r)
+			dash = false
+		case r == '=':
+			b.WriteRune('-')
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteRune('_')
+			dash = true
+		}
+	}
+	return strings.TrimRight(b.String(), "_")
 }
 
 // loadMissions loads each robot's mission; robots with the same mission
@@ -260,7 +412,7 @@ func loadMissions(s *Scenario) ([]*mission.Mission, error) {
 
 // runConf is robot r's mission run: in lockstep, stopped at the time limit
 // or when its stop_when holds, watched by the recorder.
-func runConf(s *Scenario, r Robot, m *mission.Mission, uri string, epoch time.Time, node *simnode.Node, rec *recorder, rr *robotRecord, log func(string)) (mission.RunConf, error) {
+func runConf(s *Scenario, r Robot, m *mission.Mission, uri string, epoch time.Time, strikeWhen func(Fault), rr *robotRecord, log func(string)) (mission.RunConf, error) {
 	bb, err := mission.Entries(r.Mission.Blackboard)
 	if err != nil {
 		return mission.RunConf{}, fmt.Errorf("%s: %s's blackboard: %w", r.Mission.Pos, r.Name, err)
@@ -275,11 +427,11 @@ func runConf(s *Scenario, r Robot, m *mission.Mission, uri string, epoch time.Ti
 		Mission: m, Seed: s.Seed, Lockstep: &ros.LockstepConf{}, OdomOrigin: &origin, Blackboard: bb,
 		ROS: ros.Conf{MasterURI: uri, Host: "127.0.0.1", Namespace: "/" + r.Name, Name: "btrobot"},
 		Observers: []runtime.Observer{runtime.ObserverFunc(func(t runtime.Transition) {
-			rr.transition(t.Node.Path(), t.To, t.Time.Sub(epoch))
+			rr.transition(t.Node.Path(), t.From, t.To, t.Time.Sub(epoch))
 			for _, f := range rr.fired(t.Node.Path(), t.To) {
 				// In lockstep the simulator is held at this tick's time:
 				// the fault strikes before its next step.
-				node.Do(func(w *sim.World) error { rec.strike(f, w); return nil })
+				strikeWhen(f)
 			}
 		})},
 		OnTick: func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
@@ -292,7 +444,7 @@ func runConf(s *Scenario, r Robot, m *mission.Mission, uri string, epoch time.Ti
 			for _, f := range rr.entryFired(tree.Blackboard()) {
 				// As for a node's trigger: the simulator is held at this
 				// tick's time, so the fault strikes before its next step.
-				node.Do(func(w *sim.World) error { rec.strike(f, w); return nil })
+				strikeWhen(f)
 			}
 			rr.watchEntries(tree.Blackboard(), now)
 			if sw := r.Mission.StopWhen; sw != nil {

@@ -15,8 +15,12 @@ import (
 type Scenario struct {
 	// File is the file the scenario was read from.
 	File string
-	// Name is the scenario's name [the file's name].
+	// Name is the scenario's name [the file's name]; a run of a matrix
+	// has its parameters after it: "patrol [seed=2 battery=0.12]".
 	Name string
+	// Params are the run's parameters, in the matrix's order (seed among
+	// them when the matrix or --seeds gave it); none without a matrix.
+	Params []Param
 	// World is the world's directory (its map and places.yaml).
 	World string
 	// Places are the world's places, read at load time so that every name

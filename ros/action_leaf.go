@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/btrobot/btrobot/runtime"
@@ -82,9 +83,38 @@ type actionRun struct {
 	halted    bool // tick's goroutine only
 	collected bool
 	outcome   ActionOutcome
+	terminal  atomic.Bool // the goal's terminal state has arrived
 
 	mu       sync.Mutex
 	feedback any
+	returned bool     // the work has returned
+	releases []func() // lockstep holds released when the work returns
+	send     func()   // the hold of the goal's send, released once it is out
+}
+
+// held adds a lockstep hold (lockstepActions.hold) that the work's return
+// releases; none once it has returned.
+func (r *actionRun) held(l *lockstepActions) func() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.returned {
+		return func() {}
+	}
+	rel := l.hold()
+	r.releases = append(r.releases, rel)
+	return rel
+}
+
+// finish releases the holds, as the work returns.
+func (r *actionRun) finish() {
+	r.mu.Lock()
+	r.returned = true
+	rel := r.releases
+	r.releases = nil
+	r.mu.Unlock()
+	for _, f := range rel {
+		f()
+	}
 }
 
 func (r *actionRun) setFeedback(fb any) {
@@ -141,7 +171,14 @@ func (a *ActionLeaf) start(n *runtime.Leaf) (runtime.AsyncWork, error) {
 	r := &actionRun{}
 	a.run = r
 	client, conf, clock := a.client, a.conf, a.conf.Conn.Clock()
+	// In lockstep, the tick's acknowledgement waits for the goal to be
+	// out, when it goes at once (lockstep_actions.go).
+	ls := &conf.Conn.lockstep
+	if client.Ready() {
+		r.send = r.held(ls)
+	}
 	return func(ctx context.Context) (runtime.Status, error) {
+		defer r.finish()
 		r.outcome = runGoal(ctx, client, clock, conf, goal, r)
 		return runtime.Success, nil // the leaf's status is decided on the tick
 	}, nil
@@ -170,7 +207,10 @@ func runGoal(ctx context.Context, client *ActionClient, clock runtime.Clock, con
 	// on the wall clock like the other liveness checks: under a simulator
 	// in lockstep, which does not wait for goals, simulated time may run
 	// far ahead of a goal still on its way.
-	out, err := client.Run(gctx, goal, GoalConf{AckTimeout: conf.ServerTimeout, OnFeedback: r.setFeedback})
+	// In lockstep, the cancels of goals halted before this one go first.
+	client.ac.conn.cancelsFirst(cancelAckPatience)
+	out, err := client.Run(gctx, goal, GoalConf{AckTimeout: conf.ServerTimeout, OnFeedback: r.setFeedback,
+		OnSent: r.finishSend, OnTerminal: func() { r.terminal.Store(true) }})
 	switch {
 	case errors.Is(context.Cause(gctx), errTimeout):
 		return ActionOutcome{Code: CodeTimeout, Err: fmt.Errorf("action %s: %w (%v)", client.Name(), errTimeout, conf.Timeout)}
@@ -202,10 +242,23 @@ func runGoal(ctx context.Context, client *ActionClient, clock runtime.Clock, con
 	return o
 }
 
+// finishSend releases the hold of the goal's send once the goal is out;
+// r.send is written before the work starts.
+func (r *actionRun) finishSend() {
+	if r.send != nil {
+		r.send() // releasing twice is harmless
+	}
+}
+
 // Tick runs the async leaf, hands the newest feedback to OnFeedback, and on
 // the tick that collects the outcome decides the status and writes the
 // error code.
 func (a *ActionLeaf) Tick() (runtime.Status, error) {
+	if r := a.run; r != nil && !r.halted && r.terminal.Load() {
+		// The goal has ended: let its work return, so that this tick
+		// collects it whatever the scheduling (the lockstep counts on it).
+		a.Leaf.AwaitAsync(asyncPatience)
+	}
 	st, err := a.Leaf.Tick()
 	r := a.run
 	if r == nil || r.halted {
@@ -284,8 +337,21 @@ func (o ActionOutcome) Reason(server string) string {
 // Halt cancels the running goal (in the background) and leaves the leaf
 // IDLE; the halted goal's feedback and outcome are dropped.
 func (a *ActionLeaf) Halt() {
-	if a.run != nil {
-		a.run.halted = true
+	if r := a.run; r != nil {
+		if !r.halted && a.conf.Conn != nil {
+			r.held(&a.conf.Conn.lockstep) // the cancel, in lockstep
+			r.mu.Lock()
+			if !r.returned {
+				r.releases = append(r.releases, a.conf.Conn.lockstep.halting())
+			}
+			r.mu.Unlock()
+		}
+		r.halted = true
 	}
 	a.Leaf.Halt()
 }
+
+// asyncPatience bounds how long a tick waits for the work of a goal that
+// has ended to return: it has nothing left to do but return, which a
+// machine under load may take a while to schedule.
+const asyncPatience = time.Second

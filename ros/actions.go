@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2"
@@ -193,6 +194,11 @@ type GoalConf struct {
 	OnFeedback func(fb any)
 	// OnAccepted, when set, is called once the server acknowledged the goal.
 	OnAccepted func()
+	// OnSent, when set, is called once the goal has been published.
+	OnSent func()
+	// OnTerminal, when set, is called, on a goroutine of the connection,
+	// when the goal's terminal state arrives, before Run returns it.
+	OnTerminal func()
 }
 
 // GoalOutcome is how a goal ended, with the server's result (a pointer to
@@ -231,11 +237,20 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 	// Transitions come from goroslib's callbacks, under its lock: pass them
 	// on without blocking. Eight states at most, so the buffer never fills.
 	events := make(chan event, 16)
+	var terminal atomic.Bool
 	onTransition := reflect.MakeFunc(
 		reflect.FuncOf([]reflect.Type{reflect.TypeFor[*goroslib.ActionClientGoalHandler](), reflect.PointerTo(ac.res)}, nil, false),
 		func(in []reflect.Value) []reflect.Value {
 			gh := in[0].Interface().(*goroslib.ActionClientGoalHandler)
 			e := event{comm: gh.CommState(), result: in[1].Interface()}
+			if e.comm == goroslib.ActionClientCommStateDone && terminal.CompareAndSwap(false, true) {
+				// Counted for the lockstep (lockstep_actions.go), even
+				// for a goal Run has given up on.
+				if conf.OnTerminal != nil {
+					conf.OnTerminal()
+				}
+				ac.conn.lockstep.ended.Add(1)
+			}
 			if ts, err := gh.TerminalState(); err == nil {
 				e.terminal = ts
 			}
@@ -261,6 +276,10 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 	if err != nil {
 		return GoalOutcome{}, fmt.Errorf("action %s: send goal: %w", ac.name, err)
 	}
+	ac.conn.lockstep.sent()
+	if conf.OnSent != nil {
+		conf.OnSent()
+	}
 	var ackTimer <-chan struct{}
 	if conf.AckTimeout > 0 {
 		clock := conf.Clock
@@ -279,6 +298,7 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 				awaitAck(events, ackTimer, ac.conn.closing)
 			}
 			gh.Cancel()
+			ac.conn.lockstep.sent()
 			// Follow the goal until its server has acknowledged the
 			// cancel, so that closing the connection waits for it (a
 			// cancel still on its way when the connection closes is
@@ -306,6 +326,7 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 			return GoalOutcome{}, ctx.Err()
 		case <-ackTimer:
 			gh.Cancel()
+			ac.conn.lockstep.sent()
 			return GoalOutcome{}, fmt.Errorf("action server %s did not acknowledge the goal within %v: %w", ac.name, conf.AckTimeout, ErrServerUnreachable)
 		case e := <-events:
 			acked = true
@@ -395,6 +416,17 @@ type ActionServerConf struct {
 	// Preempt runs one goal at a time, as actionlib's SimpleActionServer
 	// and move_base do: a new goal cancels the running one.
 	Preempt bool
+	// Cancel, when set, is called with the goal a client cancels, before
+	// Execute's ctx ends: a server that must stop at once (a simulator in
+	// lockstep) stops there.
+	Cancel func(goal any)
+	// OnTaken, when set, is called once each goal has been accepted or
+	// rejected and each cancel handled: a simulator in lockstep counts
+	// them (lockstep_actions.go).
+	OnTaken func()
+	// OnEnd, when set, is called with each goal once its terminal state
+	// (succeeded, aborted, cancelled, rejected) has been published.
+	OnEnd func(goal any)
 }
 
 // ActionServer serves an action until closed.
@@ -404,7 +436,7 @@ type ActionServer struct {
 	res    reflect.Type
 	fb     reflect.Type
 	mu     sync.Mutex
-	goals  map[*goroslib.ActionServerGoalHandler]context.CancelFunc
+	goals  map[*goroslib.ActionServerGoalHandler]serverGoal
 	wg     sync.WaitGroup
 	closed bool
 	once   sync.Once
@@ -430,7 +462,7 @@ func NewActionServer(conf ActionServerConf) (*ActionServer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("action %s: %s is not an action type: %v", conf.Name, t, err)
 	}
-	s := &ActionServer{conf: conf, res: reflect.TypeOf(res), fb: reflect.TypeOf(fb), goals: map[*goroslib.ActionServerGoalHandler]context.CancelFunc{}}
+	s := &ActionServer{conf: conf, res: reflect.TypeOf(res), fb: reflect.TypeOf(fb), goals: map[*goroslib.ActionServerGoalHandler]serverGoal{}}
 	onGoal := reflect.MakeFunc(
 		reflect.FuncOf([]reflect.Type{reflect.TypeFor[*goroslib.ActionServerGoalHandler](), reflect.PointerTo(reflect.TypeOf(goal))}, nil, false),
 		func(in []reflect.Value) []reflect.Value {
@@ -456,24 +488,45 @@ func NewActionServer(conf ActionServerConf) (*ActionServer, error) {
 
 func (s *ActionServer) zeroResult() any { return reflect.New(s.res).Interface() }
 
+// serverGoal is a goal Execute works on.
+type serverGoal struct {
+	goal   any
+	cancel context.CancelFunc
+}
+
+func (s *ActionServer) taken() {
+	if s.conf.OnTaken != nil {
+		s.conf.OnTaken()
+	}
+}
+
+func (s *ActionServer) ended(goal any) {
+	if s.conf.OnEnd != nil {
+		s.conf.OnEnd(goal)
+	}
+}
+
 func (s *ActionServer) onGoal(gh *goroslib.ActionServerGoalHandler, goal any) {
+	defer s.taken()
 	if s.conf.Accept != nil && !s.conf.Accept(goal) {
 		gh.SetRejected(s.zeroResult())
+		s.ended(goal)
 		return
 	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		gh.SetRejected(s.zeroResult())
+		s.ended(goal)
 		return
 	}
 	if s.conf.Preempt {
-		for _, cancel := range s.goals {
-			cancel()
+		for _, g := range s.goals {
+			g.cancel()
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s.goals[gh] = cancel
+	s.goals[gh] = serverGoal{goal, cancel}
 	s.wg.Add(1)
 	s.mu.Unlock()
 	gh.SetAccepted()
@@ -503,6 +556,7 @@ func (s *ActionServer) execute(ctx context.Context, gh *goroslib.ActionServerGoa
 	default:
 		gh.SetSucceeded(p)
 	}
+	s.ended(goal)
 }
 
 // value turns v (a value, a pointer or nil) into a pointer of type t.
@@ -520,14 +574,19 @@ func (s *ActionServer) value(v any, t reflect.Type) (any, bool) {
 }
 
 func (s *ActionServer) onCancel(gh *goroslib.ActionServerGoalHandler) {
+	defer s.taken()
 	s.mu.Lock()
-	cancel, running := s.goals[gh]
+	g, running := s.goals[gh]
 	s.mu.Unlock()
 	if running {
-		cancel()
+		if s.conf.Cancel != nil {
+			s.conf.Cancel(g.goal)
+		}
+		g.cancel()
 		return
 	}
 	gh.SetCanceled(s.zeroResult())
+	s.ended(nil)
 }
 
 // Close cancels the running goals, waits for their Execute to return, and
@@ -536,8 +595,8 @@ func (s *ActionServer) Close() {
 	s.once.Do(func() {
 		s.mu.Lock()
 		s.closed = true
-		for _, cancel := range s.goals {
-			cancel()
+		for _, g := range s.goals {
+			g.cancel()
 		}
 		s.mu.Unlock()
 		s.wg.Wait()

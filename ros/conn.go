@@ -215,6 +215,8 @@ type Conn struct {
 
 	slaveURI string // the node's own slave API, as the master knows it
 	lost     lostState
+
+	lockstep lockstepActions // see lockstep_actions.go
 }
 
 // namespaceEnvMu serialises Connect when ROS_NAMESPACE must be overridden.

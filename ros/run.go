@@ -224,6 +224,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 			return ended(runtime.Idle, runtime.LoopStats{}, err)
 		}
 		defer ls.close()
+		ls.untilDone = conf.UntilDone
 		lc.Latch, lc.Flush = ls.latch, ls.flush
 		// The latch may wait up to sensorPatience of wall time for the
 		// step's sensor messages, the world held meanwhile: that is not a
@@ -322,6 +323,9 @@ func (r *run) stop() {
 	rep := r.bridge.Stop()
 	if rep.Topic != "" && !rep.Delivered {
 		r.conn.Logf(LogError, "could not stop the robot: %v", rep)
+	}
+	if rep.Delivered {
+		r.conn.lockstep.sent() // a lockstep simulator counts it among the commands
 	}
 	r.mu.Lock()
 	r.last = rep

@@ -3,6 +3,7 @@ package ros
 import (
 	"context"
 	"fmt"
+	"math"
 	"path"
 	"reflect"
 	"sync"
@@ -24,13 +25,14 @@ import (
 //	          physics step at or after stamp and waits there, having
 //	          published /clock, until the peer sends a later stamp
 //	seq       how many messages the peer has published on the robots'
-//	          cmd_vel topics so far; the simulator also waits until it has
+//	          cmd_vel topics, and goals and cancels to the robots' action
+//	          servers, so far; the simulator also waits until it has
 //	          received that many (summed over its peers), so that a command
 //	          sent before the acknowledgement acts at the step it was sent at
 //
-// A zero stamp means the peer leaves. Service calls and action goals need no
-// counting: a peer waits for the reply (or the goal's ACTIVE status) before it
-// acknowledges, and the simulator has then taken them in.
+// A zero stamp means the peer leaves. Service calls need no counting: a peer
+// waits for the reply before it acknowledges, and the simulator has then
+// taken them in. lockstep_actions.go has the goals' part.
 
 // LockstepTopic is the topic lockstep peers report on, where btrobot's
 // simulator listens when its node has the default name "sim".
@@ -42,6 +44,24 @@ const LockstepTopic = "/sim/lockstep"
 // name, such as /sim/sensor_periods/robot1/odom = 0.05. A tree in lockstep
 // waits, before each tick, for the messages of the sensors found there.
 const SensorPeriodsParam = "sensor_periods"
+
+// SensorsAtZeroParam is where, beside SensorPeriodsParam, the simulator
+// names the sensors it publishes at time zero, before its first step (the
+// parameter SensorsAtZeroParam + the topic's global name is true): a tree
+// in lockstep waits for them before its first tick, which then sees the
+// same inputs on every run.
+const SensorsAtZeroParam = "sensors_at_zero"
+
+// SensorPhasesParam and PhysicsStepParam, beside SensorPeriodsParam, say
+// when the simulator's sensors are stamped: a sensor's messages fall due at
+// its phase plus each multiple of its period, and are stamped with the
+// first physics step at or after that (PhysicsStepParam: seconds). A tick
+// in lockstep then knows the stamp of the newest message of each sensor at
+// its time, and waits for exactly that one.
+const (
+	SensorPhasesParam = "sensor_phases"
+	PhysicsStepParam  = "physics_step"
+)
 
 // LockstepConf makes Run take part in the simulator's lockstep (btrobot sim
 // --peers 1, the demo's simulator): after each tick the tree counts the
@@ -72,6 +92,13 @@ type lockstep struct {
 	period      time.Duration
 	next        time.Time
 	readyErr    error
+	goals       *Subscription   // the simulator's count of the robot's ended goals
+	ctx         context.Context // the run's: once it ends, the simulator is not let go again
+	untilDone   bool            // the run ends when the root completes (RunConf.UntilDone)
+	goalsWarned bool
+	goalsLost   uint64 // terminal states the simulator counted that never came
+	sendWarned  bool
+	ticked      bool // a tick has latched
 }
 
 // startLockstep joins the lockstep once the simulator's clock has started.
@@ -81,7 +108,7 @@ func startLockstep(ctx context.Context, conn *Conn, p *Profile, conf LockstepCon
 		topic = LockstepTopic
 	}
 	ls := &lockstep{conn: conn, bridge: bridge, hold: conf.Hold, bb: tree.Blackboard(), period: period,
-		velocityKey: velocityOutputKey(p)}
+		velocityKey: velocityOutputKey(p), ctx: ctx}
 	if ls.velocityKey != "" {
 		// A command sent before the simulator has connected is lost, and
 		// the simulator would wait for it for ever.
@@ -96,7 +123,12 @@ func startLockstep(ctx context.Context, conn *Conn, p *Profile, conf LockstepCon
 	if ls.peer, err = NewLockstepPeer(conn, topic); err != nil {
 		return nil, err
 	}
-	if ls.sensors, err = newSensorWait(conn, p, path.Join(path.Dir(conn.Resolve(topic)), SensorPeriodsParam)); err != nil {
+	if ls.sensors, err = newSensorWait(conn, p, path.Dir(conn.Resolve(topic))); err != nil {
+		ls.close()
+		return nil, err
+	}
+	ended := path.Join(path.Dir(conn.Resolve(topic)), RobotName(conn), GoalsEndedTopic)
+	if ls.goals, err = NewSubscriber(SubscriberConf{Conn: conn, Topic: ended, Msg: &std_msgs.Header{}}); err != nil {
 		ls.close()
 		return nil, err
 	}
@@ -104,10 +136,48 @@ func startLockstep(ctx context.Context, conn *Conn, p *Profile, conf LockstepCon
 	return ls, nil
 }
 
-// latch waits for the sensor messages of the tick's time, then latches.
+// latch waits for the sensor messages of the tick's time and for the
+// terminal states of the goals the simulator ended before it, then
+// latches.
 func (ls *lockstep) latch(now time.Time) error {
 	ls.sensors.wait(now)
+	ls.waitGoals(now)
 	return ls.bridge.Latch(now)
+}
+
+// waitGoals waits, when the simulator counts the robot's ended goals
+// (GoalsEndedTopic), for its count at now and for as many terminal states
+// to have arrived; at most sensorPatience.
+func (ls *lockstep) waitGoals(now time.Time) {
+	first := !ls.ticked
+	ls.ticked = true
+	if ls.goals == nil || first {
+		return // the simulator has not stepped before the first tick
+	}
+	deadline := time.Now().Add(sensorPatience)
+	for {
+		msg, _, count := ls.goals.Newest()
+		if count == 0 {
+			return // not btrobot's simulator, or not yet started
+		}
+		h := msg.(*std_msgs.Header)
+		got := ls.conn.lockstep.ended.Load() + ls.goalsLost
+		if !h.Stamp.Before(now) && got >= uint64(h.Seq) {
+			return
+		}
+		if time.Now().After(deadline) {
+			if !h.Stamp.Before(now) {
+				// Lost on the way: wait for them no more.
+				ls.goalsLost += uint64(h.Seq) - got
+			}
+			if !ls.goalsWarned {
+				ls.goalsWarned = true
+				ls.conn.Logf(LogWarn, "lockstep: the goals the simulator ended by %v have not all come back; the run may not repeat exactly", now)
+			}
+			return
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
 }
 
 // flush publishes the outputs and counts the velocity command among them.
@@ -140,6 +210,18 @@ func (ls *lockstep) observe(t runtime.TickReport) {
 	for !ls.next.After(from) {
 		ls.next = ls.next.Add(ls.period)
 	}
+	// The goals and cancels the tick sent are out before it lets the
+	// simulator go (lockstep_actions.go).
+	if !ls.conn.lockstep.wait(sensorPatience) && !ls.sendWarned {
+		ls.sendWarned = true
+		ls.conn.Logf(LogWarn, "lockstep: a goal or cancel was not sent within %v; the run may not repeat exactly", sensorPatience)
+	}
+	if ls.ctx.Err() != nil || ls.untilDone && t.Status.Completed() && !ls.hold {
+		// The run ends after this tick: the simulator stays at its time
+		// while the tree is halted and the robot stopped, and counts what
+		// that sends before it goes on without the peer (close).
+		return
+	}
 	if err := ls.peer.Ready(ls.next); err != nil && ls.readyErr == nil {
 		ls.readyErr = err
 		ls.conn.Logf(LogError, "lockstep: %v", err)
@@ -151,9 +233,15 @@ func (ls *lockstep) close() {
 	if ls.sensors != nil {
 		ls.sensors.close()
 	}
+	if ls.goals != nil {
+		ls.goals.Close()
+	}
 	if ls.hold || ls.peer == nil {
 		return
 	}
+	// The halt's cancels are out before the peer leaves, so that they
+	// count among what it sent.
+	ls.conn.lockstep.wait(sensorPatience)
 	leave, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	ls.peer.Leave(leave)
@@ -184,13 +272,36 @@ const sensorPatience = time.Second
 type sensorWait struct {
 	subs    []*Subscription
 	periods []time.Duration
+	phases  []time.Duration // SensorPhasesParam; used with step
+	step    time.Duration   // PhysicsStepParam; 0 when not advertised
+	atZero  []bool          // published at time zero (SensorsAtZeroParam)
 	started bool
+}
+
+// newest is the stamp of the newest message a sensor's schedule has by
+// now: its phase plus the last multiple of its period, rounded up to the
+// physics step; ok is false when that cannot be told.
+func (s *sensorWait) newest(i int, now time.Time) (time.Time, bool) {
+	if s.step <= 0 {
+		return time.Time{}, false
+	}
+	t := now.Sub(time.Unix(0, 0)) - s.phases[i]
+	if t < 0 {
+		return time.Time{}, false
+	}
+	due := s.phases[i] + t/s.periods[i]*s.periods[i]
+	due = (due + s.step - 1) / s.step * s.step
+	return time.Unix(0, 0).Add(due), true
 }
 
 // newSensorWait subscribes to the profile's inputs whose period the
 // simulator advertises under param (see SensorPeriodsParam).
-func newSensorWait(conn *Conn, p *Profile, param string) (*sensorWait, error) {
+func newSensorWait(conn *Conn, p *Profile, simNS string) (*sensorWait, error) {
 	s := &sensorWait{}
+	if secs, err := conn.ParamFloat64(path.Join(simNS, PhysicsStepParam)); err == nil && secs > 0 {
+		s.step = time.Duration(math.Round(secs * float64(time.Second)))
+	}
+	param := path.Join(simNS, SensorPeriodsParam)
 	for _, in := range p.Inputs {
 		name := param + conn.Resolve(in.Topic)
 		if ok, err := conn.HasParam(name); err != nil || !ok {
@@ -206,30 +317,57 @@ func newSensorWait(conn *Conn, p *Profile, param string) (*sensorWait, error) {
 			return nil, err
 		}
 		s.subs, s.periods = append(s.subs, sub), append(s.periods, time.Duration(secs*float64(time.Second)))
+		atZero, _ := conn.HasParam(path.Join(simNS, SensorsAtZeroParam) + conn.Resolve(in.Topic))
+		s.atZero = append(s.atZero, atZero)
+		phase, err := conn.ParamFloat64(path.Join(simNS, SensorPhasesParam) + conn.Resolve(in.Topic))
+		if err != nil {
+			phase = 0
+		}
+		s.phases = append(s.phases, time.Duration(math.Round(phase*float64(time.Second))))
 	}
 	return s, nil
 }
 
 // wait returns once every sensor that has spoken has a message from its
 // last period before now (by its header stamp, else its receive time), or
-// after sensorPatience.
+// after sensorPatience; before the first tick, once every sensor has
+// spoken (its message of time zero).
 func (s *sensorWait) wait(now time.Time) {
-	if !s.started {
-		s.started = true // the simulator has not stepped before the first tick
-		return
-	}
+	first := !s.started
+	s.started = true
 	deadline := time.Now().Add(sensorPatience)
 	for {
 		ok := true
 		for i, sub := range s.subs {
 			msg, at, count := sub.Newest()
-			if count == 0 {
+			switch {
+			case count == 0 && first && s.atZero[i]:
+				// The simulator publishes it at time zero, before the
+				// first tick (and again until its first step): wait.
+				ok = false
+			case count == 0 || first:
 				continue
 			}
-			if st, has := headerStamp(msg); has {
-				at = st
+			if !ok {
+				break
 			}
-			if at.Before(now.Add(-s.periods[i])) {
+			// The simulator publishes a sensor at the first step at or
+			// after each multiple of its period, so by its stamp its
+			// newest message at a tick is less than a period old (one a
+			// period old is the one before). A message without a header
+			// goes by the time it came, on a clock that lags: a period
+			// old is as new as can be told.
+			stale := at.Before(now.Add(-s.periods[i]))
+			if st, has := headerStamp(msg); has {
+				if st.IsZero() {
+					st = time.Unix(0, 0) // ROS time zero
+				}
+				stale = !st.After(now.Add(-s.periods[i]))
+				if want, ok := s.newest(i, now); ok {
+					stale = st.Before(want)
+				}
+			}
+			if stale {
 				ok = false
 				break
 			}
@@ -295,7 +433,9 @@ func NewLockstepPeer(c *Conn, topic string) (*LockstepPeer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lockstep: %w", err)
 	}
-	return &LockstepPeer{conn: c, pub: pub, topic: pub.Topic()}, nil
+	p := &LockstepPeer{conn: c, pub: pub, topic: pub.Topic()}
+	c.lockstep.peer.Store(p)
+	return p, nil
 }
 
 // CountSent records that n more messages went out on cmd_vel topics the

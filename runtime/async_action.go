@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync/atomic"
+	"time"
 )
 
 // AsyncWork is the work of an async action. It runs in a goroutine of its
@@ -178,5 +179,26 @@ func AsyncActionType(id string, ports []PortSpec, start AsyncStart) NodeType {
 			}
 			return NewAsyncAction(start), nil
 		},
+	}
+}
+
+// AwaitAsync waits, up to patience, for the async work of the leaf's
+// running run (if any, and not halted) to return, so that the next Tick
+// collects it. An async action that knows its work is about to return (its
+// result is in) calls it before Tick, so that the tick that follows the
+// result collects it whatever the goroutines' scheduling. It reports
+// whether no work is left running.
+func (n *Leaf) AwaitAsync(patience time.Duration) bool {
+	a, ok := n.logic.(*asyncLogic)
+	if !ok || a.run == nil || a.run.halted {
+		return true
+	}
+	t := time.NewTimer(patience)
+	defer t.Stop()
+	select {
+	case <-a.run.done:
+		return true
+	case <-t.C:
+		return false
 	}
 }

@@ -23,6 +23,9 @@ type RenderOptions struct {
 	// Goals and Paths are drawn in the colour of the robot they belong to.
 	Goals []GoalMarker
 	Paths []PathMarker
+	// Marks are points to call out (where faults struck, in hil's
+	// reports): a red cross, labelled.
+	Marks []Mark
 	// NoTrails leaves out the robots' trajectories; NoPlaces the waypoints,
 	// docks and spawn poses.
 	NoTrails, NoPlaces bool
@@ -32,6 +35,12 @@ type RenderOptions struct {
 type GoalMarker struct {
 	Robot string
 	Pose  Pose
+}
+
+// Mark is a labelled point, in map coordinates.
+type Mark struct {
+	X, Y  float64
+	Label string
 }
 
 // PathMarker is a planned path to draw.
@@ -49,6 +58,7 @@ var (
 	colWaypoint = color.RGBA{60, 90, 200, 255}
 	colSpawn    = color.RGBA{130, 130, 140, 255}
 	colText     = color.RGBA{20, 20, 25, 255}
+	colMark     = color.RGBA{210, 0, 0, 255}
 	colWhite    = color.RGBA{255, 255, 255, 255}
 	robotColors = []color.RGBA{
 		{30, 110, 230, 255}, {220, 50, 47, 255}, {150, 60, 190, 255}, {0, 150, 150, 255},
@@ -181,6 +191,15 @@ func (s *scene) draw(c canvas) {
 		hx, hy := s.heading(gm.Pose, 0.4)
 		c.polyline([][2]float64{{x, y}, {hx, hy}}, col, 2, false)
 		s.mark(x, y, 7)
+	}
+	for _, m := range s.opt.Marks {
+		x, y := s.px(m.X, m.Y)
+		c.polyline([][2]float64{{x - 5, y - 5}, {x + 5, y + 5}}, colMark, 3, false)
+		c.polyline([][2]float64{{x - 5, y + 5}, {x + 5, y - 5}}, colMark, 3, false)
+		s.mark(x, y, 6)
+		if m.Label != "" {
+			s.labels = append(s.labels, pendingLabel{x, y, 8, m.Label, colMark})
+		}
 	}
 	for k, r := range s.w.robots {
 		x, y := s.px(r.pose.X, r.pose.Y)

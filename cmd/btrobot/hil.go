@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/btrobot/btrobot/hil"
 	"github.com/btrobot/btrobot/mission"
@@ -11,16 +12,25 @@ import (
 
 func hilCommand() *command {
 	c := &command{
-		name:    "hil",
-		args:    "SCENARIO|DIR... [-j N] [--junit FILE] [-v] [--ui [ADDR]] [--allow-control]",
-		summary: "Run scenarios (*.scenario.yaml: robots, missions, faults, expectations) against the simulator in this process, in lockstep; exit 1 when an expectation failed (docs/hil.md).",
-		example: "btrobot hil scenarios/ -j 2 --junit hil.xml\n" +
+		name: "hil",
+		args: "SCENARIO|DIR... [-j N] [--seeds A..B] [--only K=V,...] [--shard K/N] [--junit FILE] [--report DIR] [--record DIR|none] [--master URI] [-v] [--ui [ADDR]] [--allow-control]",
+		summary: "Run scenarios (*.scenario.yaml: robots, missions, faults, expectations, a matrix) against the simulator in this process, in lockstep, " +
+			"or against a running simulator or robot (--master); every run is recorded; exit 1 when an expectation failed (docs/hil.md).",
+		example: "btrobot hil scenarios/ -j 2 --junit hil.xml --report hil-report\n" +
 			"patrol happy path  1  pass  0/7  1m27s  1.2s",
 	}
 	c.run = func(env *cmdEnv, args []string) int {
 		fs := newFlags(env, c)
-		jobs := fs.Int("j", 1, "scenarios run at once (each on its own master)")
+		jobs := fs.Int("j", 1, "runs at once (each on its own master)")
+		seeds := fs.String("seeds", "", "run every scenario once per seed of `A..B` (replaces the files' seeds and their matrices' seed)")
+		only := fs.String("only", "", "run only the runs whose parameters are `K=V,...` (the replay command of a report uses it)")
+		shard := fs.String("shard", "", "run shard `K/N` of the campaign: every N-th run from the K-th (the N shards partition it)")
 		junit := fs.String("junit", "", "also write the results as JUnit XML to `FILE`")
+		report := fs.String("report", "", "write an HTML report per run, and index.html, to `DIR`")
+		record := fs.String("record", "", "record every run's missions (.btlog, btrobot replay plays them) to `DIR` [the --report DIR, else a new\n"+
+			"directory under the system's temporary one]; none: do not record")
+		masterURI := fs.String("master", "", "run against the simulator or robot on this ROS master (`URI`): start nothing, use the faults it offers,\n"+
+			"read the expectations from its topics")
 		verbose := fs.Bool("v", false, "print the simulator's events and the missions' warnings as they happen")
 		var ui uiFlags
 		ui.addFlags(fs)
@@ -36,14 +46,41 @@ func hilCommand() *command {
 			fs.Usage()
 			return exitUsage
 		}
-		scenarios, err := hil.CheckAll(pos) // every scenario checked before any runs
+		var sel hil.Selection
+		if *seeds != "" {
+			if sel.Seeds, err = hil.ParseSeeds(*seeds); err != nil {
+				return hilUsage(env, err)
+			}
+		}
+		if *only != "" {
+			if sel.Only, err = hil.ParseSelector(*only); err != nil {
+				return hilUsage(env, err)
+			}
+		}
+		if *shard != "" {
+			if sel.Shard, sel.Shards, err = hil.ParseShard(*shard); err != nil {
+				return hilUsage(env, err)
+			}
+		}
+		runs, err := hil.Plan(pos, sel) // every run checked before any runs
 		if err != nil {
-			fmt.Fprintf(env.stderr, "btrobot hil: %v\n", err)
-			return exitUsage
+			return hilUsage(env, err)
+		}
+		conf := hil.CampaignConf{Scenarios: runs, Jobs: *jobs, Master: *masterURI, Picture: *report != ""}
+		switch {
+		case *record == "none":
+		case *record != "":
+			conf.Record = *record
+		case *report != "":
+			conf.Record = *report
+		default:
+			if conf.Record, err = os.MkdirTemp("", "btrobot-hil-"); err != nil {
+				fmt.Fprintf(env.stderr, "btrobot hil: %v\n", err)
+				return exitFailed
+			}
 		}
 		ctx, stop := interruptContext()
 		defer stop()
-		conf := hil.CampaignConf{Scenarios: scenarios, Jobs: *jobs}
 		if *verbose {
 			conf.Log = func(s *hil.Scenario, line string) { fmt.Fprintf(env.stderr, "%s: %s\n", s.Name, line) }
 		}
@@ -63,6 +100,15 @@ func hilCommand() *command {
 		if err == nil && *junit != "" {
 			err = hil.WriteJUnitFile(*junit, cases)
 		}
+		if err == nil && *report != "" {
+			var index string
+			if index, err = hil.WriteReports(*report, cases); err == nil {
+				fmt.Fprintf(env.stdout, "reports: %s\n", index)
+			}
+		}
+		if conf.Record != "" {
+			fmt.Fprintf(env.stdout, "recordings: %s\n", conf.Record)
+		}
 		switch {
 		case err != nil:
 			fmt.Fprintf(env.stderr, "btrobot hil: %v\n", err)
@@ -73,4 +119,9 @@ func hilCommand() *command {
 		return exitOK
 	}
 	return c
+}
+
+func hilUsage(env *cmdEnv, err error) int {
+	fmt.Fprintf(env.stderr, "btrobot hil: %v\n", err)
+	return exitUsage
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,6 +31,10 @@ func TestHilExitCodes(t *testing.T) {
 		{"no scenario in a directory", []string{dir}, exitUsage, "", "no scenario (*.scenario.yaml) in it"},
 		{"no argument", nil, exitUsage, "", "Usage: btrobot hil"},
 		{"bad -j", []string{"-j", "0", "x"}, exitUsage, "", "Usage: btrobot hil"},
+		{"bad --seeds", []string{"--seeds", "5..1", "../../scenarios/patrol.scenario.yaml"}, exitUsage, "", `seeds "5..1": want A..B with A ≤ B`},
+		{"bad --shard", []string{"--shard", "3/2", "../../scenarios/patrol.scenario.yaml"}, exitUsage, "", `shard "3/2": want K/N with 1 ≤ K ≤ N`},
+		{"bad --only", []string{"--only", "seed", "../../scenarios/patrol.scenario.yaml"}, exitUsage, "", `want name=value pairs`},
+		{"--only matching nothing", []string{"--only", "seed=9", "../../scenarios/patrol.scenario.yaml"}, exitUsage, "", `no run has seed=9`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			junit := filepath.Join(dir, tc.name+".xml")
@@ -63,4 +68,45 @@ func TestCheckScenarios(t *testing.T) {
 	code, stdout, _ = runCLI("check", bad)
 	assert.Equal(t, exitFailed, code)
 	assert.Contains(t, stdout, "x.scenario.yaml:1:8: world: ../nowhere does not exist")
+}
+
+// TestHilCampaignFlags: --seeds makes a run per seed, --only and --shard
+// choose among them, --report writes a page per run and an index, and
+// every run is recorded (beside the reports, or where --record says).
+func TestHilCampaignFlags(t *testing.T) {
+	dir := t.TempDir()
+	scenario := "../../scenarios/dead_move_base.scenario.yaml"
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		runs    []string // rows of the table
+		pages   int      // HTML pages beside index.html
+		records int
+	}{
+		{"two seeds", []string{"--seeds", "3..4", "--report", filepath.Join(dir, "a")}, []string{"dead move_base [seed=3]", "dead move_base [seed=4]"}, 2, 2},
+		{"one of them", []string{"--seeds", "3..4", "--only", "seed=4", "--report", filepath.Join(dir, "b")}, []string{"dead move_base [seed=4]"}, 1, 1},
+		{"shard 2 of 2", []string{"--seeds", "3..5", "--shard", "2/2", "--report", filepath.Join(dir, "c"), "--record", filepath.Join(dir, "c-rec")}, []string{"dead move_base [seed=4]"}, 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(append([]string{"hil", scenario, "-j", "2"}, tc.args...)...)
+			require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			for _, r := range tc.runs {
+				assert.Contains(t, stdout, r)
+			}
+			assert.Contains(t, stdout, fmt.Sprintf("%d of %d scenarios passed", len(tc.runs), len(tc.runs)))
+			report := tc.args[len(tc.args)-1]
+			if tc.records == 0 {
+				report = tc.args[len(tc.args)-3]
+			}
+			pages, _ := filepath.Glob(filepath.Join(report, "*.html"))
+			assert.Len(t, pages, tc.pages+1)
+			assert.Contains(t, stdout, "reports: "+filepath.Join(report, "index.html"))
+			recs, _ := filepath.Glob(filepath.Join(report, "*.btlog"))
+			assert.Len(t, recs, tc.records)
+			if tc.records == 0 {
+				recs, _ = filepath.Glob(filepath.Join(dir, "c-rec", "*.btlog"))
+				assert.Len(t, recs, len(tc.runs))
+			}
+		})
+	}
 }

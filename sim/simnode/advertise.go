@@ -36,6 +36,11 @@ func (n *Node) advertise() error {
 	if err != nil {
 		return err
 	}
+	// The physics step, for lockstep peers that know the sensors' stamps
+	// (ros.PhysicsStepParam).
+	if err := n.conn.SetParam("~"+ros.PhysicsStepParam, n.step.Seconds()); err != nil {
+		return err
+	}
 	for _, r := range n.w.Robots() {
 		n.faces = append(n.faces, n.newFace(r))
 	}

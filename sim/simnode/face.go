@@ -86,6 +86,12 @@ func (f *face) advertise() error {
 	if err != nil {
 		return err
 	}
+	// The count of ended goals, for lockstep peers (ros.GoalsEndedTopic).
+	f.endedPub, err = ros.NewPublisher(ros.PublisherConf{Conn: n.conn, Topic: "~" + f.r.Name() + "/" + ros.GoalsEndedTopic, Msg: &std_msgs.Header{}, Latch: true})
+	if err != nil {
+		return err
+	}
+	n.closers = append(n.closers, f.endedPub.Close)
 	// The sensors' periods, for lockstep peers that wait for a tick's
 	// messages (ros.SensorPeriodsParam).
 	for topic, rate := range map[string]float64{
@@ -95,6 +101,18 @@ func (f *face) advertise() error {
 		param := "~" + ros.SensorPeriodsParam + n.conn.Resolve(f.topic(topic))
 		if err := n.conn.SetParam(param, 1/rate); err != nil {
 			return err
+		}
+		phase := 0.0
+		if topic == sim.TopicScan {
+			phase = n.step.Seconds() // the scans' schedule starts at the first step
+		}
+		if err := n.conn.SetParam("~"+ros.SensorPhasesParam+n.conn.Resolve(f.topic(topic)), phase); err != nil {
+			return err
+		}
+		if topic != sim.TopicScan { // the first scan comes with the first step
+			if err := n.conn.SetParam("~"+ros.SensorsAtZeroParam+n.conn.Resolve(f.topic(topic)), true); err != nil {
+				return err
+			}
 		}
 	}
 	sub, err := ros.Subscribe(n.conn, f.topic(sim.TopicCmdVel), f.onCmdVel)

@@ -77,8 +77,17 @@ func (n *Node) holdReason(now time.Duration) string {
 		return reason
 	}
 	if n.cmdsIn < sent {
-		return fmt.Sprintf("waiting for %d cmd_vel messages the lockstep peers sent", sent-n.cmdsIn)
+		switch {
+		case n.countWait.IsZero():
+			n.countWait = time.Now()
+		case time.Since(n.countWait) > countPatience:
+			n.event("lockstep: %d of the messages the lockstep peers sent never came; going on", sent-n.cmdsIn)
+			n.cmdsIn, n.countWait = sent, time.Time{}
+			return ""
+		}
+		return fmt.Sprintf("waiting for %d messages (cmd_vel, goals, cancels) the lockstep peers sent", sent-n.cmdsIn)
 	}
+	n.countWait = time.Time{}
 	return ""
 }
 
@@ -127,3 +136,69 @@ func (n *Node) checkPeers() {
 }
 
 func (n *Node) lockstepTopic() string { return n.conn.Resolve("~lockstep") }
+
+// taken counts a goal or a cancel one of the robots' action servers has
+// taken in, among the messages the peers sent (ros/lockstep_actions.go).
+func (n *Node) taken() {
+	n.mu.Lock()
+	n.cmdsIn++
+	n.mu.Unlock()
+	n.signal()
+}
+
+// countPatience bounds the wait for messages the peers say they sent: one
+// that never comes (a goal to a server that closed as it was sent) must
+// not stop the simulation.
+const countPatience = time.Second
+
+// unpublished reports whether a goal has ended in the world without its
+// terminal state being out yet; under n.mu.
+func (n *Node) unpublished() bool {
+	for _, f := range n.faces {
+		if f.unpublished > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// awaitPublished waits, up to countPatience, until the terminal states of
+// the goals ended so far are out, so that a peer's tick after this step
+// finds them (ros/lockstep_actions.go).
+func (n *Node) awaitPublished() {
+	deadline := time.Now().Add(countPatience)
+	for {
+		n.mu.Lock()
+		busy := n.unpublished()
+		if busy && time.Now().After(deadline) {
+			for _, f := range n.faces {
+				f.unpublished = 0
+			}
+			n.event("lockstep: a goal's end was not published within %v", countPatience)
+			busy = false
+		}
+		n.mu.Unlock()
+		if !busy {
+			return
+		}
+		time.Sleep(20 * time.Microsecond)
+	}
+}
+
+// publishGoalsEnded says, for each robot, how many of its goals have ended
+// by now (ros.GoalsEndedTopic); the loop calls it where it waits for a
+// peer.
+func (n *Node) publishGoalsEnded() {
+	n.mu.Lock()
+	stamp := n.Stamp(n.w.Now())
+	counts := make([]uint32, len(n.faces))
+	for i, f := range n.faces {
+		counts[i] = f.goalsEnded
+	}
+	n.mu.Unlock()
+	for i, f := range n.faces {
+		if f.endedPub != nil {
+			f.endedPub.Publish(&std_msgs.Header{Seq: counts[i], Stamp: stamp})
+		}
+	}
+}

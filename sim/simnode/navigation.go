@@ -45,6 +45,13 @@ type mission struct {
 	feedback func(fb any) // set once Execute has started
 }
 
+// Lockstep (ros/lockstep_actions.go): the robot's servers count the goals
+// and cancels they take in among the messages the peers sent, a cancel
+// stops the robot as it arrives, and a goal ended in the world holds the
+// next /clock until its terminal state is out (unpublished), so that a
+// tick after it finds it; goalsEnded counts the terminal states, for
+// ros.GoalsEndedTopic.
+
 // navigation is the part of a face that serves the action servers.
 type navigation struct {
 	nav     *sim.Navigator // move_base's; also drives to a dock's approach pose
@@ -52,6 +59,10 @@ type navigation struct {
 	drive   *mission       // the mission driving the base, nil when none
 	pending map[any]*mission
 	goals   []sim.GoalMarker
+
+	unpublished int    // goals ended in the world, terminal state not yet out (under n.mu)
+	goalsEnded  uint32 // terminal states published (under n.mu)
+	endedPub    *ros.Publisher
 
 	moveBaseUp bool          // whether move_base should be served (under n.mu)
 	lifecycle  chan struct{} // wakes the goroutine that stops and starts it
@@ -111,7 +122,38 @@ func (f *face) newServer(kind missionKind) (*ros.ActionServer, error) {
 		Accept:  func(goal any) bool { return f.accept(kind, goal) },
 		Execute: f.execute,
 		Preempt: true,
+		Cancel:  f.cancel,
+		OnTaken: f.n.taken,
+		OnEnd:   f.published,
 	})
+}
+
+// cancel stops the mission of a goal its client cancels, as the cancel
+// arrives.
+func (f *face) cancel(goal any) {
+	n := f.n
+	n.mu.Lock()
+	if m := f.pending[goal]; m != nil && !m.ended {
+		f.halt(m, context.Canceled)
+	}
+	n.mu.Unlock()
+	n.signal()
+	n.flushEvents()
+}
+
+// published notes a goal's terminal state out.
+func (f *face) published(goal any) {
+	n := f.n
+	n.mu.Lock()
+	f.goalsEnded++
+	if m := f.pending[goal]; m != nil {
+		delete(f.pending, goal)
+		if m.ended && f.unpublished > 0 {
+			f.unpublished--
+		}
+	}
+	n.mu.Unlock()
+	n.signal()
 }
 
 // stopServers unadvertises the action servers; running goals end preempted.
@@ -228,8 +270,11 @@ func (f *face) accept(kind missionKind, goal any) bool {
 	f.pending[goal] = m
 	// A goal on the same server is preempted by the server itself, which
 	// cancels it as this goal is accepted; one on another server ends here.
-	if d := f.drive; d != nil && d.kind != kind {
+	switch d := f.drive; {
+	case d != nil && d.kind != kind:
 		f.end(d, fmt.Errorf("preempted by a %s goal", serverNames[kind]))
+	case d != nil:
+		f.end(d, errSuperseded) // now, not when the server's cancel reaches Execute
 	}
 	f.drive = m
 	var err error
@@ -341,6 +386,7 @@ func (f *face) end(m *mission, err error) {
 	}
 	m.ended, m.err = true, err
 	close(m.done)
+	f.unpublished++
 	if f.drive == m {
 		f.drive = nil
 	}
@@ -377,8 +423,7 @@ func (f *face) halt(m *mission, err error) {
 func (f *face) execute(ctx context.Context, goal any, feedback func(any)) (any, error) {
 	n := f.n
 	n.mu.Lock()
-	m := f.pending[goal]
-	delete(f.pending, goal)
+	m := f.pending[goal] // published removes it
 	if m != nil {
 		m.feedback = feedback
 	}
@@ -389,6 +434,15 @@ func (f *face) execute(ctx context.Context, goal any, feedback func(any)) (any, 
 	defer close(m.returned)
 	select {
 	case <-m.done:
+		if m.err == errSuperseded {
+			// A newer goal on this server ended it as it was accepted;
+			// the server cancels this one next: end it PREEMPTED.
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(time.Second):
+			}
+		}
 		return nil, m.err
 	case <-ctx.Done():
 		n.mu.Lock()

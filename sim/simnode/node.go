@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -98,9 +99,10 @@ type Node struct {
 	scheduled []scheduled
 	nextSched int // insertion counter, for a stable order
 	peers     map[string]*peer
-	started   bool   // the awaited peers have joined
-	cmdsIn    uint64 // cmd_vel messages received
-	leftSent  uint64 // cmd_vel messages sent by peers that have left
+	started   bool      // the awaited peers have joined
+	cmdsIn    uint64    // cmd_vel messages, goals and cancels received
+	countWait time.Time // since when the loop waits for counted messages
+	leftSent  uint64    // cmd_vel messages sent by peers that have left
 	events    []event
 	stats     Stats
 	closed    bool
@@ -319,11 +321,11 @@ func (n *Node) Do(f func(w *sim.World) error) error {
 func (n *Node) At(t time.Duration, f func(w *sim.World)) {
 	n.mu.Lock()
 	n.nextSched++
-	n.scheduled = append(n.scheduled, scheduled{at: t, seq: n.nextSched, f: f})
-	sort.Slice(n.scheduled, func(i, j int) bool {
-		a, b := n.scheduled[i], n.scheduled[j]
-		return a.at < b.at || a.at == b.at && a.seq < b.seq
-	})
+	// After every one due at t or earlier: in time order, and in the
+	// order given among those of one time. A binary search, not a sort:
+	// hil schedules thousands of samples at once.
+	i := sort.Search(len(n.scheduled), func(i int) bool { return n.scheduled[i].at > t })
+	n.scheduled = slices.Insert(n.scheduled, i, scheduled{at: t, seq: n.nextSched, f: f})
 	n.mu.Unlock()
 	n.signal()
 }
@@ -422,11 +424,16 @@ func (n *Node) loop() {
 		f.publish(&out, true)
 	}
 	n.mu.Unlock()
+	// Kept to be said again until the first step: a lockstep peer's first
+	// tick waits for every sensor's message of time zero, and a subscriber
+	// that connected after it went out would wait for ever.
+	zero := n.sensorsAtZero(out.msgs)
 	out.send()
 	n.publishClock()
 
 	// Pacing: simulated time paceSim is due at wall time paceWall.
 	paceWall, paceSim := time.Now(), n.Now()
+	goalsSaid := time.Duration(-1) // the time publishGoalsEnded last said
 	heartbeat := time.NewTicker(100 * time.Millisecond)
 	defer heartbeat.Stop()
 	wasReal := false
@@ -449,6 +456,10 @@ func (n *Node) loop() {
 			wasReal, paceWall, paceSim = real, time.Now(), now
 		}
 		if wait != "" {
+			if now != goalsSaid {
+				goalsSaid = now
+				n.publishGoalsEnded()
+			}
 			held := time.Now()
 			select {
 			case <-n.ctx.Done():
@@ -458,6 +469,19 @@ func (n *Node) loop() {
 				// Late subscribers (and peers whose stamp has passed
 				// but who missed the /clock that said so) see where
 				// time stands.
+				n.mu.Lock()
+				var again []outMsg
+				if n.stats.Steps == 0 {
+					for _, z := range zero {
+						if !z.face.frozen(z.topic) { // a fault set since holds
+							again = append(again, z.outMsg)
+						}
+					}
+				}
+				n.mu.Unlock()
+				for _, m := range again {
+					m.pub.Publish(m.msg)
+				}
 				n.publishClock()
 				n.checkPeers()
 			}
@@ -501,9 +525,34 @@ func (n *Node) loop() {
 		n.stepLocked(&out)
 		n.mu.Unlock()
 		out.send()
+		n.awaitPublished()
 		n.publishClock()
 		n.flushEvents()
 	}
+}
+
+// zeroMsg is a sensor message of time zero, said again until the first
+// step.
+type zeroMsg struct {
+	outMsg
+	face  *face
+	topic string
+}
+
+// sensorsAtZero picks, from the messages of time zero, the sensors'
+// (ros.SensorsAtZeroParam), with their faces and topics.
+func (n *Node) sensorsAtZero(msgs []outMsg) []zeroMsg {
+	var out []zeroMsg
+	for _, m := range msgs {
+		for _, f := range n.faces {
+			topic := map[*ros.Publisher]string{f.odomPub: sim.TopicOdom, f.batteryPub: sim.TopicBattery,
+				f.bumperPub: sim.TopicBumper, f.dockedPub: sim.TopicDocked}[m.pub]
+			if topic != "" {
+				out = append(out, zeroMsg{m, f, topic})
+			}
+		}
+	}
+	return out
 }
 
 // faultsChanged acts on faults set through the core's API that need the

@@ -1,0 +1,86 @@
+package hil
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+// TestSameSeedSameRun: a scenario run twice with the same seed gives the
+// same run bit for bit: the sampled trajectories (every pose, exactly),
+// the faults' times and places, the trees' transitions, the verdicts with
+// what they measured, and the report pages but for the wall time (and
+// the controller's stalls, which are measured on it). The
+// scenarios cover navigation goals and their ends, a battery drop that
+// sends the robot to its dock (a goal halted and another started in one
+// tick) and a stop when the mission is done. Not yet covered, and known
+// to differ between runs by a step: recoveries that spin
+// (blocked_corridor, from 1 min), and a move_base server stopped under a
+// goal, whose failure is a wall-clock timeout (move_base_dies_on_goal).
+func TestSameSeedSameRun(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for _, path := range []string{
+		"../scenarios/patrol.scenario.yaml",
+		"../scenarios/battery_drop_docks.scenario.yaml",
+		"../scenarios/blocked_corridor.scenario.yaml",
+	} {
+		t.Run(path, func(t *testing.T) {
+			s, err := Check(path)
+			require.NoError(t, err)
+			var runs [2]Result
+			for i := range runs {
+				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+				runs[i], err = Run(ctx, RunConf{Scenario: s})
+				cancel()
+				require.NoError(t, err)
+			}
+			a, b := runs[0], runs[1]
+			require.Equal(t, len(a.Tracks), len(b.Tracks))
+			for i := range a.Tracks {
+				require.NotEmpty(t, a.Tracks[i].Points)
+				require.Equal(t, len(a.Tracks[i].Points), len(b.Tracks[i].Points), "samples of %s", a.Tracks[i].Robot)
+				for k, p := range a.Tracks[i].Points {
+					if p != b.Tracks[i].Points[k] {
+						t.Fatalf("%s: the trajectories part at sample %d: %+v, then %+v", a.Tracks[i].Robot, k, p, b.Tracks[i].Points[k])
+					}
+				}
+			}
+			assert.Equal(t, a.SimTime, b.SimTime)
+			assert.Equal(t, a.Strikes, b.Strikes)
+			assert.Equal(t, verdictTexts(a), verdictTexts(b))
+			assert.Equal(t, a.Changes, b.Changes)
+			assert.Equal(t, a.Events, b.Events)
+			// The pages, wall times aside.
+			var pa, pb bytes.Buffer
+			a.Wall, b.Wall = 0, 0
+			for i := range a.Reports {
+				// Wall time, and the stalls measured on it, aside.
+				for _, r := range []*Result{&a, &b} {
+					r.Reports[i].Wall, r.Reports[i].Stats.Stalls, r.Reports[i].Stats.LongestStall = 0, 0, 0
+				}
+			}
+			require.NoError(t, WriteHTML(&pa, Case{File: s.File, Result: a}, ""))
+			require.NoError(t, WriteHTML(&pb, Case{File: s.File, Result: b}, ""))
+			la, lb := strings.Split(pa.String(), "\n"), strings.Split(pb.String(), "\n")
+			for i := range min(len(la), len(lb)) {
+				require.Equal(t, la[i], lb[i], "the pages part at line %d", i+1)
+			}
+			assert.Equal(t, len(la), len(lb))
+		})
+	}
+}
+
+func verdictTexts(r Result) []string {
+	var out []string
+	for _, v := range r.Verdicts {
+		out = append(out, fmt.Sprint(v))
+	}
+	return out
+}
