@@ -144,14 +144,7 @@ func RunExternal(ctx context.Context, c RunConf) (Result, error) {
 			return res, err
 		}
 	}
-	var reps []mission.Report
-	if len(confs) == 1 {
-		var rep mission.Report
-		rep, err = mission.Run(ctx, confs[0])
-		reps = []mission.Report{rep}
-	} else {
-		reps, err = mission.RunFleet(ctx, confs)
-	}
+	reps, err := runMissions(ctx, confs)
 	res.Reports = reps
 	if err != nil {
 		stopSampling()

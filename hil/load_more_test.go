@@ -125,7 +125,7 @@ func TestParseErrorsOfTheNewKinds(t *testing.T) {
 		{"at_rest after: a word", "  - at_rest: {within: 1s, after: crash}", []string{`:9:34: expect[1].at_rest.after: want a duration such as 30s, 2m or 500ms, got "crash"`}},
 		{"speed: no within", "  - speed_near_obstacles: {max: 0.5}", []string{":9:27: expect[1].speed_near_obstacles: want max: the fastest allowed (m/s) and within: how near an obstacle (m)"}},
 		{"speed: too fast", "  - speed_near_obstacles: {max: 50, within: 1}", []string{":9:33: expect[1].speed_near_obstacles.max: want a speed in (0, 10] m/s, got 50"}},
-		{"speed: unknown key", "  - speed_near_obstacles: {max: 1, near: 1}", []string{`:9:36: expect[1].speed_near_obstacles: unknown key "near"; want one of max, within`, ":9:27: expect[1].speed_near_obstacles: want max:"}},
+		{"speed: unknown key", "  - speed_near_obstacles: {max: 1, near: 1}", []string{":9:27: expect[1].speed_near_obstacles: want max:", `:9:36: expect[1].speed_near_obstacles: unknown key "near"; want one of max, within`}},
 		{"blackboard: empty", "  - blackboard: {}", []string{":9:17: expect[1].blackboard: want a mapping of entries and their values at the end ({visits: 3}), got a mapping"}},
 		{"blackboard: a list value", "  - blackboard: {a: [1]}", []string{":9:21: expect[1].blackboard.a: want a number, true, false, text or null, got a list"}},
 		{"blackboard: twice", "  - blackboard: {a: 1, a: 2}", []string{":9:24: expect[1].blackboard.a: given twice"}},

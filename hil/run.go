@@ -265,14 +265,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 			res.Recordings = append(res.Recordings, confs[i].Record)
 		}
 	}
-	var reps []mission.Report
-	if len(confs) == 1 {
-		var rep mission.Report
-		rep, err = mission.Run(ctx, confs[0])
-		reps = []mission.Report{rep}
-	} else {
-		reps, err = mission.RunFleet(ctx, confs)
-	}
+	reps, err := runMissions(ctx, confs)
 	res.Reports = reps
 	if err != nil {
 		return res, err
@@ -504,4 +497,14 @@ func number(v any) (float64, bool) {
 		return float64(x), true
 	}
 	return 0, false
+}
+
+// runMissions runs the robots' missions: one on its own, several as a
+// fleet in this process.
+func runMissions(ctx context.Context, confs []mission.RunConf) ([]mission.Report, error) {
+	if len(confs) == 1 {
+		rep, err := mission.Run(ctx, confs[0])
+		return []mission.Report{rep}, err
+	}
+	return mission.RunFleet(ctx, confs)
 }

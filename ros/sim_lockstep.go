@@ -260,8 +260,12 @@ func velocityOutputKey(p *Profile) string {
 }
 
 // sensorPatience bounds the wait for one tick's sensor messages: a sensor
-// whose topic a fault has frozen must not stop the run.
-const sensorPatience = time.Second
+// whose topic a fault has frozen must not stop the run. On loopback the
+// messages come within milliseconds; the bound also holds back the
+// watchdog, which in lockstep times the tick from the latch's return: at
+// a second, a stalled controller's robot drove on for 1.7 s (hil's stall
+// scenarios), at a quarter of one it is at rest within the second.
+const sensorPatience = 250 * time.Millisecond
 
 // sensorWait makes a tick in lockstep wait for the sensor messages of its
 // time. The lockstep orders time, not topics: the simulator publishes a
