@@ -165,6 +165,9 @@ func (ls *lockstep) waitGoals(now time.Time) {
 		if !h.Stamp.Before(now) && got >= uint64(h.Seq) {
 			return
 		}
+		if ls.sensors.clock.Now().After(now) {
+			return // the simulator went on without waiting (see sensorWait.clock)
+		}
 		if time.Now().After(deadline) {
 			if !h.Stamp.Before(now) {
 				// Lost on the way: wait for them no more.
@@ -260,12 +263,8 @@ func velocityOutputKey(p *Profile) string {
 }
 
 // sensorPatience bounds the wait for one tick's sensor messages: a sensor
-// whose topic a fault has frozen must not stop the run. On loopback the
-// messages come within milliseconds; the bound also holds back the
-// watchdog, which in lockstep times the tick from the latch's return: at
-// a second, a stalled controller's robot drove on for 1.7 s (hil's stall
-// scenarios), at a quarter of one it is at rest within the second.
-const sensorPatience = 250 * time.Millisecond
+// whose topic a fault has frozen must not stop the run.
+const sensorPatience = time.Second
 
 // sensorWait makes a tick in lockstep wait for the sensor messages of its
 // time. The lockstep orders time, not topics: the simulator publishes a
@@ -280,6 +279,14 @@ type sensorWait struct {
 	step    time.Duration   // PhysicsStepParam; 0 when not advertised
 	atZero  []bool          // published at time zero (SensorsAtZeroParam)
 	started bool
+	// clock is the tree's (simulated) clock. When it passes the tick's
+	// time during the wait, the simulator has gone on without waiting
+	// for the tick (it runs at real time while a controller's fault is
+	// played out, see simnode.Node.RealTime): its messages are not held
+	// for this tick, and waiting for them would only hold back the tick
+	// and the watchdog that times it (a stalled controller's robot drove
+	// on for 1.7 s).
+	clock runtime.Clock
 }
 
 // newest is the stamp of the newest message a sensor's schedule has by
@@ -301,7 +308,7 @@ func (s *sensorWait) newest(i int, now time.Time) (time.Time, bool) {
 // newSensorWait subscribes to the profile's inputs whose period the
 // simulator advertises under param (see SensorPeriodsParam).
 func newSensorWait(conn *Conn, p *Profile, simNS string) (*sensorWait, error) {
-	s := &sensorWait{}
+	s := &sensorWait{clock: conn.Clock()}
 	if secs, err := conn.ParamFloat64(path.Join(simNS, PhysicsStepParam)); err == nil && secs > 0 {
 		s.step = time.Duration(math.Round(secs * float64(time.Second)))
 	}
@@ -376,7 +383,7 @@ func (s *sensorWait) wait(now time.Time) {
 				break
 			}
 		}
-		if ok || time.Now().After(deadline) {
+		if ok || time.Now().After(deadline) || s.clock != nil && s.clock.Now().After(now) {
 			return
 		}
 		time.Sleep(100 * time.Microsecond)
