@@ -23,14 +23,14 @@ const shapeJS = `(() => {
 	return f(E.doc.trees[E.tree].root);
 })()`
 
-// pointJS is a point of a node's box: across its width at the fraction
-// given, halfway down.
+// pointJS is a point of a node's box (or of another element, such as
+// the tree's pane): across its width at the fraction given, halfway down.
 func pointJS(node string, across float64) string {
-	return fmt.Sprintf(`const r = document.querySelector(%s).querySelector('rect.box').getBoundingClientRect();
+	return fmt.Sprintf(`const el = document.querySelector(%s), r = (el.querySelector('rect.box') || el).getBoundingClientRect();
 	const x = r.left + r.width * %g, y = r.top + r.height / 2;`, jsq(node), across)
 }
 
-// dragTypeJS drags a palette type onto a node as the browser's drag and
+// dragTypeJS drags a palette type onto a node (or the pane) as the browser's drag and
 // drop does: dragstart on the palette, dragover and drop on the tree.
 func dragTypeJS(typ, node string, across float64) string {
 	return `(() => { const dt = new DataTransfer();
@@ -72,6 +72,7 @@ func TestEditorDragAndDrop(t *testing.T) {
 		drag     string
 		want     string
 		selected string // the inspector's node after the drop
+		marked   string // a node the checker then marks, if any
 	}{
 		{name: "a palette type into a Sequence: its last child", drag: dragTypeJS("AlwaysFailure", node("lap"), 0.5),
 			want: "hello(start,three_laps(lap(battery_ok,drive_lap,AlwaysFailure)),greet)", selected: "AlwaysFailure"},
@@ -81,7 +82,7 @@ func TestEditorDragAndDrop(t *testing.T) {
 			want: "hello(start,three_laps(lap(battery_ok,drive_lap)),greet,AlwaysFailure)", selected: "AlwaysFailure"},
 		{name: "a palette type into a decorator that has its child: refused by the checker, not by the drop",
 			drag: dragTypeJS("AlwaysFailure", node("three_laps"), 0.5),
-			want: "hello(start,three_laps(lap(battery_ok,drive_lap),AlwaysFailure),greet)", selected: "AlwaysFailure"},
+			want: "hello(start,three_laps(lap(battery_ok,drive_lap),AlwaysFailure),greet)", selected: "AlwaysFailure", marked: node("three_laps")},
 		{name: "a node re-parented into another", drag: dragNodeJS(node("greet"), node("lap"), 0.5),
 			want: "hello(start,three_laps(lap(battery_ok,drive_lap,greet)))", selected: "Script"},
 		{name: "a node reordered before its sibling", drag: dragNodeJS(node("drive_lap"), node("battery_ok"), 0.1),
@@ -98,6 +99,9 @@ func TestEditorDragAndDrop(t *testing.T) {
 			waitJS(t, ctx, 5*time.Second, shapeJS+` === `+jsq(tc.want), "the drop: "+tc.want)
 			if tc.selected != "" {
 				assert.Equal(t, tc.selected, eval[string](t, ctx, `document.querySelector('#inspector h3').textContent`), "the dropped node selected")
+			}
+			if tc.marked != "" {
+				waitJS(t, ctx, 5*time.Second, `!!document.querySelector(`+jsq(tc.marked+".bad")+`)`, "the checker's mark")
 			}
 			assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('g.node.drop').length`), "no drop mark left")
 			eval[bool](t, ctx, `(window.dispatchEvent(new KeyboardEvent('keydown', {key: 'z', ctrlKey: true, bubbles: true})), true)`)
