@@ -1,6 +1,7 @@
 package studio_test
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -23,39 +24,34 @@ const shapeJS = `(() => {
 	return f(E.doc.trees[E.tree].root);
 })()`
 
-// pointJS is a point of a node's box (or of another element, such as
-// the tree's pane): across its width at the fraction given, halfway down.
-func pointJS(node string, across float64) string {
-	return fmt.Sprintf(`const el = document.querySelector(%s), r = (el.querySelector('rect.box') || el).getBoundingClientRect();
-	const x = r.left + r.width * %g, y = r.top + r.height / 2;`, jsq(node), across)
+// drag drags what from names (a palette type's entry, or a node of the
+// tree) with chromium's own mouse input onto the element onto names (a
+// node, or the tree's pane): at the fraction across of its box's width,
+// halfway down. A palette entry is a native HTML5 drag (dragstart,
+// dragover, drop), a node a pointer drag; chromedp.DragAndDropXY does both.
+func drag(t *testing.T, ctx context.Context, from, onto string, across float64) {
+	t.Helper()
+	// A check's answer redraws the problems' list above the palette and
+	// moves its entries: the drag starts once the last edit is checked.
+	waitJS(t, ctx, 5*time.Second, `document.querySelector('#edit-state').textContent !== 'checking…'`, "the last edit checked")
+	pts := eval[[]float64](t, ctx, fmt.Sprintf(`(() => {
+	const f = document.querySelector(%s);
+	f.scrollIntoView({block: 'center'});
+	const box = (el) => (el.querySelector('rect.box') || el).getBoundingClientRect();
+	const a = box(f), b = box(document.querySelector(%s));
+	return [a.left + Math.min(20, a.width / 2), a.top + a.height / 2, b.left + b.width * %g, b.top + b.height / 2];
+})()`, jsq(from), jsq(onto), across))
+	require.Len(t, pts, 4)
+	within(t, ctx, 10*time.Second, chromedp.DragAndDropXY(pts[0], pts[1], pts[2], pts[3]))
 }
 
-// dragTypeJS drags a palette type onto a node (or the pane) as the browser's drag and
-// drop does: dragstart on the palette, dragover and drop on the tree.
-func dragTypeJS(typ, node string, across float64) string {
-	return `(() => { const dt = new DataTransfer();
-	document.querySelector('#palette .pt[data-type=` + jsq(typ) + `]').dispatchEvent(new DragEvent('dragstart', {dataTransfer: dt, bubbles: true}));
-	` + pointJS(node, across) + `
-	const at = document.elementFromPoint(x, y);
-	for (const kind of ['dragover', 'drop']) at.dispatchEvent(new DragEvent(kind, {dataTransfer: dt, clientX: x, clientY: y, bubbles: true, cancelable: true}));
-	return true })()`
-}
-
-// dragNodeJS drags a node of the tree by the pointer onto another.
-func dragNodeJS(from, node string, across float64) string {
-	return `(() => { const s = document.querySelector(` + jsq(from) + ` + ' rect.box').getBoundingClientRect();
-	document.querySelector(` + jsq(from) + ` + ' rect.box').dispatchEvent(new PointerEvent('pointerdown', {clientX: s.left + 10, clientY: s.top + 10, button: 0, bubbles: true}));
-	` + pointJS(node, across) + `
-	window.dispatchEvent(new PointerEvent('pointermove', {clientX: (s.left + x) / 2, clientY: (s.top + y) / 2, bubbles: true}));
-	window.dispatchEvent(new PointerEvent('pointermove', {clientX: x, clientY: y, bubbles: true}));
-	window.dispatchEvent(new PointerEvent('pointerup', {clientX: x, clientY: y, bubbles: true}));
-	return true })()`
-}
+func paletteType(typ string) string { return `#palette .pt[data-type=` + jsq(typ) + `]` }
 
 func node(name string) string { return `g.node[data-path$="/` + name + `"]` }
 
 // TestEditorDragAndDrop: node types dragged from the palette onto the
-// tree, and nodes of the tree dragged onto others, in chromium: where a
+// tree, and nodes of the tree dragged onto others, in chromium with its
+// own mouse input: where a
 // drop puts the node (left quarter of a box: before it, right quarter:
 // after it, elsewhere: into it), and undo restores the tree every time.
 func TestEditorDragAndDrop(t *testing.T) {
@@ -69,33 +65,35 @@ func TestEditorDragAndDrop(t *testing.T) {
 
 	for _, tc := range []struct {
 		name     string
-		drag     string
+		from     string // a palette entry or a node
+		onto     string
+		across   float64
 		want     string
 		selected string // the inspector's node after the drop
 		marked   string // a node the checker then marks, if any
 	}{
-		{name: "a palette type into a Sequence: its last child", drag: dragTypeJS("AlwaysFailure", node("lap"), 0.5),
+		{name: "a palette type into a Sequence: its last child", from: paletteType("AlwaysFailure"), onto: node("lap"), across: 0.5,
 			want: "hello(start,three_laps(lap(battery_ok,drive_lap,AlwaysFailure)),greet)", selected: "AlwaysFailure"},
-		{name: "a palette type on a node's left quarter: before it", drag: dragTypeJS("AlwaysFailure", node("start"), 0.1),
+		{name: "a palette type on a node's left quarter: before it", from: paletteType("AlwaysFailure"), onto: node("start"), across: 0.1,
 			want: "hello(AlwaysFailure,start,three_laps(lap(battery_ok,drive_lap)),greet)", selected: "AlwaysFailure"},
-		{name: "a palette type on a leaf's right half: after it", drag: dragTypeJS("AlwaysFailure", node("greet"), 0.6),
+		{name: "a palette type on a leaf's right half: after it", from: paletteType("AlwaysFailure"), onto: node("greet"), across: 0.6,
 			want: "hello(start,three_laps(lap(battery_ok,drive_lap)),greet,AlwaysFailure)", selected: "AlwaysFailure"},
 		{name: "a palette type into a decorator that has its child: refused by the checker, not by the drop",
-			drag: dragTypeJS("AlwaysFailure", node("three_laps"), 0.5),
+			from: paletteType("AlwaysFailure"), onto: node("three_laps"), across: 0.5,
 			want: "hello(start,three_laps(lap(battery_ok,drive_lap),AlwaysFailure),greet)", selected: "AlwaysFailure", marked: node("three_laps")},
-		{name: "a node re-parented into another", drag: dragNodeJS(node("greet"), node("lap"), 0.5),
+		{name: "a node re-parented into another", from: node("greet"), onto: node("lap"), across: 0.5,
 			want: "hello(start,three_laps(lap(battery_ok,drive_lap,greet)))", selected: "Script"},
-		{name: "a node reordered before its sibling", drag: dragNodeJS(node("drive_lap"), node("battery_ok"), 0.1),
+		{name: "a node reordered before its sibling", from: node("drive_lap"), onto: node("battery_ok"), across: 0.1,
 			want: "hello(start,three_laps(lap(drive_lap,battery_ok)),greet)", selected: "Script"},
-		{name: "a node reordered after its sibling", drag: dragNodeJS(node("start"), node("greet"), 0.9),
+		{name: "a node reordered after its sibling", from: node("start"), onto: node("greet"), across: 0.9,
 			want: "hello(three_laps(lap(battery_ok,drive_lap)),greet,start)", selected: "Script"},
-		{name: "a node on its own child: refused", drag: dragNodeJS(node("three_laps"), node("battery_ok"), 0.5),
+		{name: "a node on its own child: refused", from: node("three_laps"), onto: node("battery_ok"), across: 0.5,
 			want: hello},
-		{name: "the root: not moved", drag: dragNodeJS(`g.node[data-uid="1"]`, node("lap"), 0.5),
+		{name: "the root: not moved", from: `g.node[data-uid="1"]`, onto: node("lap"), across: 0.5,
 			want: hello},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			eval[bool](t, ctx, tc.drag)
+			drag(t, ctx, tc.from, tc.onto, tc.across)
 			waitJS(t, ctx, 5*time.Second, shapeJS+` === `+jsq(tc.want), "the drop: "+tc.want)
 			if tc.selected != "" {
 				assert.Equal(t, tc.selected, eval[string](t, ctx, `document.querySelector('#inspector h3').textContent`), "the dropped node selected")
@@ -110,7 +108,7 @@ func TestEditorDragAndDrop(t *testing.T) {
 	}
 
 	t.Run("a drop saved", func(t *testing.T) {
-		eval[bool](t, ctx, dragNodeJS(node("greet"), node("lap"), 0.5))
+		drag(t, ctx, node("greet"), node("lap"), 0.5)
 		waitJS(t, ctx, 5*time.Second, shapeJS+` === "hello(start,three_laps(lap(battery_ok,drive_lap,greet)))"`, "greet in lap")
 		eval[bool](t, ctx, `(document.querySelector('#btn-save').click(), true)`)
 		waitJS(t, ctx, 5*time.Second, `document.querySelector('#edit-state').textContent.startsWith('saved')`, "saved")

@@ -42,7 +42,7 @@ func TestEditorBuildsTheREADMEsFirstMission(t *testing.T) {
 			click(t, ctx, `#palette .pt[data-type=`+jsq(typ)+`]`)
 		}},
 		{name: "by drag and drop: the type dropped on its parent", add: func(t *testing.T, ctx context.Context, typ, onto string) {
-			eval[bool](t, ctx, dragTypeJS(typ, onto, 0.5))
+			drag(t, ctx, paletteType(typ), onto, 0.5)
 		}},
 	} {
 		t.Run(how.name, func(t *testing.T) {
@@ -101,7 +101,9 @@ func buildFirstMission(t *testing.T, dir string, add func(t *testing.T, ctx cont
 	} {
 		t.Run(step.name, func(t *testing.T) {
 			add(t, ctx, step.add, step.onto)
-			waitJS(t, ctx, 5*time.Second, shapeJS+` === `+jsq(step.want), step.want)
+			if !waitFor(t, ctx, 5*time.Second, shapeJS+` === `+jsq(step.want)) {
+				require.Fail(t, "the tree after the step", "want %s, have %s", step.want, eval[string](t, ctx, shapeJS))
+			}
 			assert.Equal(t, step.add, eval[string](t, ctx, `document.querySelector('#inspector h3').textContent`), "the new node selected")
 			for _, a := range step.attrs {
 				set(a[0], a[1])
