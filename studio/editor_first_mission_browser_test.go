@@ -24,8 +24,8 @@ const emptyFile = `<root BTCPP_format="4" main_tree_to_execute="Main">
 // TestEditorBuildsTheREADMEsFirstMission: the README's first mission
 // ("A first mission") built in chromium from an empty file with the
 // palette (by clicks, and by drag and drop) and the inspector alone,
-// saved, and then `btrobot check` and
-// `btrobot tick --ticks 3` on the saved file say what the README says.
+// saved, and then `btrobot check` and `btrobot tick --ticks 3` on the
+// saved file say what the README says.
 func TestEditorBuildsTheREADMEsFirstMission(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "btrobot")
 	out, err := exec.Command("go", "build", "-o", bin, "../cmd/btrobot").CombinedOutput()
@@ -39,7 +39,7 @@ func TestEditorBuildsTheREADMEsFirstMission(t *testing.T) {
 			if onto != "#tree" {
 				click(t, ctx, onto)
 			}
-			click(t, ctx, `#palette .pt[data-type=`+jsq(typ)+`]`)
+			click(t, ctx, paletteType(typ))
 		}},
 		{name: "by drag and drop: the type dropped on its parent", add: func(t *testing.T, ctx context.Context, typ, onto string) {
 			drag(t, ctx, paletteType(typ), onto, 0.5)
