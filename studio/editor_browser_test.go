@@ -88,32 +88,63 @@ func TestEditorKeepsItsFolder(t *testing.T) {
 	})
 }
 
-// TestEditorSavesEveryShippedMissionUnchangedInMeaning: each shipped
-// mission opened in the editor and saved without edits loads as it did
-// (load → write → load identical), and checks as before.
-func TestEditorSavesEveryShippedMissionUnchangedInMeaning(t *testing.T) {
-	dir := copyMissions(t)
-	srv := newServer(t, studio.Conf{Dir: dir})
-	files, _ := filepath.Glob(filepath.Join(dir, "*.xml"))
-	require.NotEmpty(t, files)
+// nav2Dir holds Nav2's own behavior trees (trees/testdata/nav2).
+const nav2Dir = "../trees/testdata/nav2"
+
+// copyNav2 copies Nav2's trees (and the file of their node models) into
+// the folder nav2/ of dir.
+func copyNav2(t *testing.T, dir string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(nav2Dir, "*.xml"))
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "nav2"), 0o755))
 	for _, f := range files {
-		name := filepath.Base(f)
-		t.Run(name, func(t *testing.T) {
-			before := canonical(t, f)
-			resp, err := http.Get("http://" + srv.Addr() + "/api/file?path=" + name)
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "nav2", filepath.Base(f)), data, 0o644))
+	}
+}
+
+// TestEditorSavesEveryTreeUnchangedInMeaning: each shipped mission and
+// each Nav2 tree of the test data, opened in the editor and saved without
+// edits through its save path, loads as it did (load → write → load
+// identical).
+func TestEditorSavesEveryTreeUnchangedInMeaning(t *testing.T) {
+	dir := copyMissions(t)
+	copyNav2(t, dir)
+	srv := newServer(t, studio.Conf{Dir: dir})
+	for _, set := range []struct {
+		name, glob string
+		atLeast    int
+	}{
+		{name: "shipped missions", glob: "*.xml", atLeast: 5},
+		{name: "Nav2 trees", glob: "nav2/*.xml", atLeast: 7},
+	} {
+		files, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(set.glob)))
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, len(files), set.atLeast, set.name)
+		for _, f := range files {
+			name, err := filepath.Rel(dir, f)
 			require.NoError(t, err)
-			var got struct {
-				Doc json.RawMessage `json:"doc"`
-			}
-			require.NoError(t, json.NewDecoder(resp.Body).Decode(&got))
-			resp.Body.Close()
-			body, _ := json.Marshal(map[string]any{"path": name, "doc": got.Doc})
-			resp, err = http.Post("http://"+srv.Addr()+"/api/save", "application/json", bytes.NewReader(body))
-			require.NoError(t, err)
-			resp.Body.Close()
-			require.Equal(t, 200, resp.StatusCode)
-			assert.Equal(t, before, canonical(t, f), "the same document once saved")
-		})
+			name = filepath.ToSlash(name)
+			t.Run(set.name+"/"+name, func(t *testing.T) {
+				before := canonical(t, f)
+				resp, err := http.Get("http://" + srv.Addr() + "/api/file?path=" + url.QueryEscape(name))
+				require.NoError(t, err)
+				var got struct {
+					Doc json.RawMessage `json:"doc"`
+				}
+				require.NoError(t, json.NewDecoder(resp.Body).Decode(&got))
+				resp.Body.Close()
+				require.Equal(t, 200, resp.StatusCode)
+				body, _ := json.Marshal(map[string]any{"path": name, "doc": got.Doc})
+				resp, err = http.Post("http://"+srv.Addr()+"/api/save", "application/json", bytes.NewReader(body))
+				require.NoError(t, err)
+				resp.Body.Close()
+				require.Equal(t, 200, resp.StatusCode)
+				assert.Equal(t, before, canonical(t, f), "the same document once saved")
+			})
+		}
 	}
 }
 
