@@ -165,7 +165,7 @@ func (ls *lockstep) waitGoals(now time.Time) {
 		if !h.Stamp.Before(now) && got >= uint64(h.Seq) {
 			return
 		}
-		if ls.sensors.clock.Now().After(now) {
+		if ls.sensors.movedOn(now) {
 			return // the simulator went on without waiting (see sensorWait.clock)
 		}
 		if time.Now().After(deadline) {
@@ -383,11 +383,23 @@ func (s *sensorWait) wait(now time.Time) {
 				break
 			}
 		}
-		if ok || time.Now().After(deadline) || s.clock != nil && s.clock.Now().After(now) {
+		if ok || time.Now().After(deadline) || s.movedOn(now) {
 			return
 		}
 		time.Sleep(100 * time.Microsecond)
 	}
+}
+
+// movedOn reports whether the simulated clock has gone past the tick's
+// time by more than the simulator's hold allows: a simulator in lockstep
+// holds at the first physics step at or after the tick's time, so the
+// clock may stand up to a step past it; two steps past, it runs on its own.
+func (s *sensorWait) movedOn(now time.Time) bool {
+	margin := 2 * s.step
+	if margin <= 0 {
+		margin = 100 * time.Millisecond // the step is not advertised
+	}
+	return s.clock != nil && s.clock.Now().After(now.Add(margin))
 }
 
 func (s *sensorWait) close() {
