@@ -36,7 +36,7 @@ func drag(t *testing.T, ctx context.Context, from, onto string, across float64) 
 	waitJS(t, ctx, 5*time.Second, `document.querySelector('#edit-state').textContent !== 'checking…'`, "the last edit checked")
 	pts := eval[[]float64](t, ctx, fmt.Sprintf(`(() => {
 	const f = document.querySelector(%s);
-	f.scrollIntoView({block: 'center'});
+	f.scrollIntoView({block: 'center', behavior: 'instant'});
 	const box = (el) => (el.querySelector('rect.box') || el).getBoundingClientRect();
 	const a = box(f), b = box(document.querySelector(%s));
 	return [a.left + Math.min(20, a.width / 2), a.top + a.height / 2, b.left + b.width * %g, b.top + b.height / 2];

@@ -70,7 +70,9 @@ func TestStudioMonitorsAndDebugsALiveMission(t *testing.T) {
 					eval[string](t, ctx, `JSON.stringify({stats: window.studioStats.events, snaps: window.studioStats.snapshots, n: window.studioState.n, hist: window.studioState.history.length, last: window.studioState.history.slice(-3)})`))
 				t.FailNow()
 			}
-			if !waitFor(t, ctx, 30*time.Second, `Object.values(window.seen).some(l => l.length >= 2)`) {
+			// A status changes when the robot reaches a place: at real
+			// time, seconds; on a loaded machine, tens of seconds.
+			if !waitFor(t, ctx, 60*time.Second, `Object.values(window.seen).some(l => l.length >= 2)`) {
 				t.Fatalf("no node drawn in one status, then another: %s", eval[string](t, ctx, `JSON.stringify(window.seen)`))
 			}
 			waitJS(t, ctx, 10*time.Second, `!!document.querySelector('path.edge.run')`, "the running path highlighted")
