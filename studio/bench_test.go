@@ -16,7 +16,6 @@ import (
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/studio"
-	"github.com/btrobot/btrobot/trees"
 )
 
 // BenchmarkTick5000At20Hz is the tick of a 5,000-node tree ticking at
@@ -108,13 +107,7 @@ func patrolTree(t testing.TB, n int) *runtime.Tree {
 		sb.WriteString(`</Fallback>`)
 	}
 	sb.WriteString(`</Sequence></ReactiveSequence></BehaviorTree></root>`)
-	file := filepath.Join(t.TempDir(), "patrol.xml")
-	require.NoError(t, os.WriteFile(file, []byte(sb.String()), 0o644))
-	doc, err := trees.Load(file)
-	require.NoError(t, err)
-	tree, err := runtime.Build(mission.Nodes(), doc, runtime.BuildConf{})
-	require.NoError(t, err)
-	return tree
+	return buildXML(t, "patrol.xml", sb.String())
 }
 
 // BenchmarkPage5000At20Hz: the 5,000-node tree ticking at 20 Hz (real

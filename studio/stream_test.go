@@ -99,8 +99,14 @@ func bigTree(t testing.TB, n int) *runtime.Tree {
 		sb.WriteString(`</Sequence>`)
 	}
 	sb.WriteString(`</Sequence></KeepRunningUntilFailure></BehaviorTree></root>`)
-	file := filepath.Join(t.TempDir(), "big.xml")
-	require.NoError(t, os.WriteFile(file, []byte(sb.String()), 0o644))
+	return buildXML(t, "big.xml", sb.String())
+}
+
+// buildXML builds a tree of the shipped palette from a document written to
+// a file named name, as the loader reads missions.
+func buildXML(t testing.TB, name, xml string) *runtime.Tree {
+	file := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(file, []byte(xml), 0o644))
 	doc, err := trees.Load(file)
 	require.NoError(t, err)
 	tree, err := runtime.Build(mission.Nodes(), doc, runtime.BuildConf{})
