@@ -157,6 +157,17 @@ func startSim(t *testing.T) *simRig {
 	return r
 }
 
+// freeze stops (or restarts) the messages of one of robot1's topics.
+func (r *simRig) freeze(t *testing.T, topic string, on bool) {
+	t.Helper()
+	require.NoError(t, r.node.Do(func(w *sim.World) error {
+		rb := w.Robots()[0]
+		f := rb.TopicFault(topic)
+		f.Frozen = on
+		return rb.SetTopicFault(topic, f)
+	}))
+}
+
 // commands returns how many Twists reached the watcher, and whether one
 // after the first skip was zero.
 func (r *simRig) zeroSince(skip int) bool {

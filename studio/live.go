@@ -177,7 +177,7 @@ func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) 
 		if paused {
 			l.flushTick() // the page shows the tick as far as it went
 		}
-		l.touch()
+		l.debugChanged()
 	})
 	for i, nd := range tree.Nodes() {
 		b := runtime.NodeOf(nd)
@@ -327,6 +327,16 @@ func bucket(v float64) int {
 		}
 	}
 	return len(histBounds)
+}
+
+// debugChanged has the pump send the debugger's state even when nothing
+// else changed: a breakpoint that holds the tree before its first node
+// leaves no transition to carry it.
+func (l *live) debugChanged() {
+	l.mu.Lock()
+	l.dirty = true
+	l.mu.Unlock()
+	l.touch()
 }
 
 // touch wakes the pump; never blocks.

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/mission"
+	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/studio"
 )
 
@@ -70,11 +71,20 @@ func TestStudioMonitorsAndDebugsALiveMission(t *testing.T) {
 					eval[string](t, ctx, `JSON.stringify({stats: window.studioStats.events, snaps: window.studioStats.snapshots, n: window.studioState.n, hist: window.studioState.history.length, last: window.studioState.history.slice(-3)})`))
 				t.FailNow()
 			}
-			// A status changes when the robot reaches a place: at real
-			// time, seconds; on a loaded machine, tens of seconds.
-			if !waitFor(t, ctx, 60*time.Second, `Object.values(window.seen).some(l => l.length >= 2)`) {
-				t.Fatalf("no node drawn in one status, then another: %s", eval[string](t, ctx, `JSON.stringify(window.seen)`))
+			// Between places the patrol's statuses hold still (reaching a
+			// place ends one step and starts the next in one tick): the
+			// bumper falls silent, the guarded navigation fails and the
+			// recovery ladder backs the robot up (2 s) — drawn RUNNING,
+			// then done — until the bumper talks again.
+			backUp := `g.node[data-path$="/recovery_ladder/back_up_and_retry"]`
+			rig.freeze(t, sim.TopicBumper, true)
+			ok := waitFor(t, ctx, 30*time.Second, `(() => { const g = document.querySelector('`+backUp+`'); const l = g && window.seen[g.dataset.uid] || [];
+				const i = l.indexOf('RUNNING'); return i >= 0 && l.length > i + 1 })()`)
+			rig.freeze(t, sim.TopicBumper, false)
+			if !ok {
+				t.Fatalf("back_up_and_retry not drawn RUNNING, then done, while the bumper was silent: %s", eval[string](t, ctx, `JSON.stringify(window.seen)`))
 			}
+			waitJS(t, ctx, 30*time.Second, `!!document.querySelector('`+nav+`[data-status=RUNNING]') && document.querySelector('`+backUp+`').dataset.status === 'IDLE'`, "the navigation again, the recovery done")
 			waitJS(t, ctx, 10*time.Second, `!!document.querySelector('path.edge.run')`, "the running path highlighted")
 			assert.Equal(t, "live", eval[string](t, ctx, `document.querySelector('#conn').textContent`))
 		}},

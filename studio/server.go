@@ -474,6 +474,7 @@ func (l *live) control(req controlRequest, nodes []treeNode) error {
 	default:
 		return fmt.Errorf("unknown operation %q: want break, force, pause, step, resume or set", req.Op)
 	}
+	l.debugChanged() // every page shows it, not only the one that asked
 	return nil
 }
 

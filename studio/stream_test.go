@@ -320,3 +320,59 @@ func TestEveryTransitionReachesThePage(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryPageSeesTheTreeHeld: a hold reaches the stream even when it
+// leaves nothing else to send — a breakpoint before the root holds the
+// tick before any node has moved, and the tree's blackboard is quiet.
+// (The page that asked learns of its action from the answer; every other
+// page, and the asking page once the tick reaches the breakpoint, only
+// from the stream.)
+func TestEveryPageSeesTheTreeHeld(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ask  string
+		want string // the hold the stream must show: uid and where
+	}{
+		{"a breakpoint before the root", `{"op":"break","uid":1,"at":"before","on":true}`, "1 before"},
+		{"a pause", `{"op":"pause"}`, "1 before"},
+		{"a breakpoint after the root", `{"op":"break","uid":1,"at":"after","on":true}`, "1 after"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t, studio.Conf{AllowControl: true, PumpEvery: 2 * time.Millisecond})
+			tree := buildXML(t, "quiet.xml", `<root BTCPP_format="4"><BehaviorTree ID="Quiet">
+				<KeepRunningUntilFailure><AlwaysSuccess/></KeepRunningUntilFailure></BehaviorTree></root>`)
+			dbg, detach := attach(srv, tree)
+			defer detach()
+			tick(t, tree, dbg, 2)
+			page := openEvents(t, srv, "")
+			require.Equal(t, "snapshot", page.next().name)
+			held := make(chan string, 64)
+			go func() {
+				for {
+					e, err := page.nextErr()
+					if err != nil {
+						close(held)
+						return
+					}
+					d, _ := e.data["debug"].(map[string]any)
+					if h, ok := d["held"].(map[string]any); ok {
+						held <- fmt.Sprint(h["uid"], " ", h["at"])
+					}
+				}
+			}()
+			code, body := post(t, srv.Addr(), "", tc.ask)
+			require.Equal(t, http.StatusOK, code, body)
+			ticked := make(chan struct{})
+			go func() { defer close(ticked); tick(t, tree, dbg, 1) }()
+			select {
+			case got := <-held:
+				assert.Equal(t, tc.want, got)
+			case <-time.After(5 * time.Second):
+				t.Error("the stream never showed the tree held")
+			}
+			require.True(t, dbg.Paused())
+			dbg.Resume()
+			<-ticked
+		})
+	}
+}

@@ -27,6 +27,14 @@ async function api(path, body) {
   return r.json();
 }
 
+// refused says in the header why the server refused an action (an alert
+// would block the page, and with it the stream it draws).
+function refused(err) {
+  const c = $('#conn');
+  c.textContent = 'refused: ' + (err.message || err);
+  c.className = 'conn bad';
+}
+
 function el(tag, attrs = {}, parent) {
   const e = document.createElementNS(SVGNS, tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
@@ -452,7 +460,7 @@ async function paintNodePanel(fetchPorts) {
   if (S.control && S.run.kind === 'live') {
     const d = S.debug || { before: [], after: [], force: {} };
     const on = (list) => (list || []).includes(uid);
-    const post = (body) => api(`api/runs/${S.run.id}/control`, body).then((st) => { S.debug = Object.assign(S.debug || {}, st); paintNodePanel(true); paintEdges(shownStatus()); }).catch(alert);
+    const post = (body) => api(`api/runs/${S.run.id}/control`, body).then((st) => { S.debug = Object.assign(S.debug || {}, st); paintNodePanel(true); paintEdges(shownStatus()); }).catch(refused);
     kids.push(h('h4', {}, 'Debug'), h('div', { class: 'row' },
       h('button', { id: 'bp-before', class: on(d.before) ? 'on' : '', onclick: () => post({ op: 'break', uid, at: 'before', on: !on(d.before) }) }, 'Break before'),
       h('button', { id: 'bp-after', class: on(d.after) ? 'on' : '', onclick: () => post({ op: 'break', uid, at: 'after', on: !on(d.after) }) }, 'Break after')),
@@ -511,7 +519,7 @@ function paintBlackboard() {
 function editEntry(e) {
   const v = prompt(`Set ${e.scope}/${e.key} (${e.type}) to:`, JSON.stringify(e.value));
   if (v === null) return;
-  setEntry(e.scope, e.key, v).catch((err) => alert(err.message));
+  setEntry(e.scope, e.key, v).catch(refused);
 }
 
 function setEntry(scope, key, value) {
@@ -617,7 +625,7 @@ function initTimeline() {
 // ---- debugging ----
 
 function initDebug() {
-  const post = (op) => S.run && api(`api/runs/${S.run.id}/control`, { op }).then((st) => { S.debug = Object.assign(S.debug || {}, st); schedule(); }).catch((e) => alert(e.message));
+  const post = (op) => S.run && api(`api/runs/${S.run.id}/control`, { op }).then((st) => { S.debug = Object.assign(S.debug || {}, st); schedule(); }).catch(refused);
   $('#btn-pause').onclick = () => post('pause');
   $('#btn-step').onclick = () => post('step');
   $('#btn-resume').onclick = () => post('resume');
