@@ -100,7 +100,7 @@ async function openRun(id) {
   $('#replay').hidden = S.run.kind !== 'replay';
   $('#map-box').hidden = !S.run.map;
   $('#debug').hidden = !S.control || S.run.kind !== 'live';
-  layout(); draw(); home();
+  layout(); home(); draw();
   if (S.run.kind === 'replay') {
     S.timeline = await api(`api/runs/${id}/timeline`);
   }
@@ -176,7 +176,7 @@ function render() {
   for (const uid of S.scrub !== null ? S.nodes.map((n) => n.uid) : S.dirty) paintNode(uid, status);
   S.dirty.clear();
   if (S.mode === 'edit') {
-    if (!window.studioStats.firstPaint) window.studioStats.firstPaint = performance.now();
+    firstPainted();
     return;
   }
   paintEdges(status);
@@ -201,7 +201,15 @@ function render() {
     window.studioStats.lagMax = Math.max(window.studioStats.lagMax, lag);
     (window.studioStats.lags = window.studioStats.lags || []).push(lag);
   }
-  if (!window.studioStats.firstPaint) window.studioStats.firstPaint = performance.now();
+  firstPainted();
+}
+
+// firstPainted notes when the first drawing of the page was painted: a
+// task queued from the frame that drew it runs once the frame is shown.
+function firstPainted() {
+  if (window.studioStats.firstPaint || S.firstPaintQueued) return;
+  S.firstPaintQueued = true;
+  setTimeout(() => { window.studioStats.firstPaint = performance.now(); }, 0);
 }
 
 // shownStatus is the statuses at the scrubbed instant, or now: the
@@ -283,40 +291,93 @@ function layout() {
   S.layoutW = cursor; S.layoutH = maxY + NODE_H;
 }
 
+// A tree of more than CULL_ABOVE nodes has only the nodes near the view
+// in the page (those in it and half a pane around it), added and removed
+// as the view moves: a browser lays out and paints every element it
+// holds, and 2,000 nodes of a few elements each cost it a third of a
+// second per change.
+const CULL_ABOVE = 400;
+
 function draw() {
-  const gN = $('#nodes'), gE = $('#edges');
-  gN.replaceChildren(); gE.replaceChildren();
+  $('#nodes').replaceChildren(); $('#edges').replaceChildren();
   S.els = new Array(S.nodes.length); S.edges = []; S.marksKey = '';
+  drawNear();
+}
+
+// nearBox is the part of the layout to keep drawn (null: all of it).
+function nearBox() {
+  if (S.nodes.length <= CULL_ABOVE) return null;
+  const r = $('#tree').getBoundingClientRect(), k = S.view.k;
+  const w = Math.max(r.width, 200) / k, hh = Math.max(r.height, 200) / k, x = -S.view.x / k, y = -S.view.y / k;
+  return { x0: x - w / 2, x1: x + w * 1.5, y0: y - hh / 2, y1: y + hh * 1.5 };
+}
+
+function near(p, box) { return !box || (p.x + p.w >= box.x0 && p.x <= box.x1 && p.y + NODE_H >= box.y0 && p.y <= box.y1); }
+
+// drawNear draws the nodes near the view that are not drawn yet, removes
+// those gone far from it, and draws the edges of what is drawn.
+function drawNear() {
+  const box = nearBox(), gN = $('#nodes'), gE = $('#edges');
+  let changed = false;
+  for (const nd of S.nodes) {
+    const i = nd.uid - 1, p = S.pos[i], e = S.els[i];
+    if (!p) continue;
+    if (e && !near(p, box)) { e.g.remove(); S.els[i] = undefined; changed = true; }
+    else if (!e && near(p, box)) { drawNode(nd, p, gN); S.dirty.add(nd.uid); changed = true; }
+  }
+  if (!changed && S.edges.length) return;
+  gE.replaceChildren(); S.edges = []; S.marksKey = '';
   for (const nd of S.nodes) {
     const p = S.pos[nd.uid - 1];
     if (!p) continue;
     for (const c of visibleChildren(nd)) {
+      if (!S.els[nd.uid - 1] && !S.els[c - 1]) continue;
       const q = S.pos[c - 1];
       const x1 = p.x + p.w / 2, y1 = p.y + NODE_H, x2 = q.x + q.w / 2, y2 = q.y, my = (y1 + y2) / 2;
       const path = el('path', { class: 'edge', d: `M${x1},${y1} C${x1},${my} ${x2},${my} ${x2},${y2}` }, gE);
       S.edges.push({ parent: nd.uid, child: c, path });
     }
-    const g = el('g', { class: 'node', 'data-uid': nd.uid, 'data-path': nd.path, 'data-status': 'IDLE', transform: `translate(${p.x},${p.y})` }, gN);
-    el('rect', { class: 'box', width: p.w, height: NODE_H }, g);
-    const name = el('text', { class: 'name', x: 8, y: 16 }, g); name.textContent = nd.name;
-    const type = el('text', { class: 'type', x: 8, y: 30 }, g); type.textContent = nd.name === nd.type ? '' : nd.type;
-    const reason = el('text', { class: 'reason', x: 8, y: 41 }, g);
-    const bp = el('circle', { class: 'bp', cx: p.w - 7, cy: 7, r: 4, visibility: 'hidden' }, g);
-    const forced = el('text', { class: 'forced', x: p.w - 16, y: 30 }, g);
-    const title = el('title', {}, g); title.textContent = nd.path;
-    if (nd.children.length) {
-      const t = el('g', { class: 'tg' }, g);
-      el('circle', { class: 'toggle', cx: p.w / 2, cy: NODE_H + 7, r: 7 }, t);
-      const tt = el('text', { class: 'toggle-t', x: p.w / 2, y: NODE_H + 11 }, t);
-      tt.textContent = S.collapsed.has(nd.uid) ? '+' : '−';
-      t.addEventListener('click', (e) => { e.stopPropagation(); toggle(nd.uid); });
-    }
-    g.addEventListener('click', () => select(nd.uid));
-    g.addEventListener('pointerdown', (e) => { if (S.mode === 'edit' && e.button === 0) { e.stopPropagation(); startNodeDrag(nd.uid, e); } });
-    S.els[nd.uid - 1] = { g, reason, bp, forced };
   }
-  for (const nd of S.nodes) S.dirty.add(nd.uid);
+  if (S.mode === 'edit' && E.doc) paintProblems(); else if (S.run) paintEdges(shownStatus());
   schedule();
+}
+
+let nearFrame = 0;
+function scheduleNear() {
+  if (S.nodes.length > CULL_ABOVE && !nearFrame) nearFrame = requestAnimationFrame(() => { nearFrame = 0; drawNear(); });
+}
+
+function drawNode(nd, p, gN) {
+  const g = el('g', { class: 'node', 'data-uid': nd.uid, 'data-path': nd.path, 'data-status': 'IDLE', transform: `translate(${p.x},${p.y})` }, gN);
+  el('rect', { class: 'box', width: p.w, height: NODE_H }, g);
+  const name = el('text', { class: 'name', x: 8, y: 16 }, g); name.textContent = nd.name;
+  const type = el('text', { class: 'type', x: 8, y: 30 }, g); type.textContent = nd.name === nd.type ? '' : nd.type;
+  const reason = el('text', { class: 'reason', x: 8, y: 41 }, g);
+  const bp = el('circle', { class: 'bp', cx: p.w - 7, cy: 7, r: 4, visibility: 'hidden' }, g);
+  const forced = el('text', { class: 'forced', x: p.w - 16, y: 30 }, g);
+  const title = el('title', {}, g); title.textContent = nd.path;
+  if (nd.children.length) {
+    const t = el('g', { class: 'tg' }, g);
+    el('circle', { class: 'toggle', cx: p.w / 2, cy: NODE_H + 7, r: 7 }, t);
+    const tt = el('text', { class: 'toggle-t', x: p.w / 2, y: NODE_H + 11 }, t);
+    tt.textContent = S.collapsed.has(nd.uid) ? '+' : '−';
+    t.addEventListener('click', (e) => { e.stopPropagation(); toggle(nd.uid); });
+  }
+  g.addEventListener('click', () => select(nd.uid));
+  g.addEventListener('pointerdown', (e) => { if (S.mode === 'edit' && e.button === 0) { e.stopPropagation(); startNodeDrag(nd.uid, e); } });
+  S.els[nd.uid - 1] = { g, reason, bp, forced };
+}
+
+// reveal pans the view, when node uid lies outside it, to show it.
+function reveal(uid) {
+  const p = S.pos[uid - 1];
+  if (!p) return;
+  const r = $('#tree').getBoundingClientRect(), k = S.view.k;
+  const x = p.x * k + S.view.x, y = p.y * k + S.view.y;
+  if (x >= 0 && y >= 0 && x + p.w * k <= r.width && y + NODE_H * k <= r.height) return;
+  S.view.x = r.width / 2 - (p.x + p.w / 2) * k;
+  S.view.y = r.height / 3 - p.y * k;
+  setView();
 }
 
 function paintNode(uid, status) {
@@ -370,6 +431,7 @@ function toggle(uid) {
 
 function setView() {
   $('#viewport').setAttribute('transform', `translate(${S.view.x},${S.view.y}) scale(${S.view.k})`);
+  scheduleNear();
 }
 
 function fit() {
@@ -412,7 +474,7 @@ function initPanZoom() {
   });
   window.addEventListener('pointerup', () => { drag = null; svg.classList.remove('drag'); });
   $('#btn-fit').onclick = fit;
-  $('#btn-expand').onclick = () => { S.collapsed.clear(); layout(); draw(); fit(); };
+  $('#btn-expand').onclick = () => { S.collapsed.clear(); layout(); fit(); draw(); };
   $('#btn-collapse').onclick = () => {
     for (const nd of S.nodes) if (nd.type === 'SubTree' && nd.parent) S.collapsed.add(nd.uid);
     layout(); draw(); fit();
@@ -664,7 +726,7 @@ start().catch((e) => { $('#conn').textContent = 'error: ' + e.message; $('#conn'
 // writes the file through the project's XML writer. Undo and redo keep
 // whole states of the file.
 
-const E = { path: '', doc: null, tree: 0, palette: [], undo: [], redo: [], problems: [], checkTimer: 0, checkSeq: 0, specs: [] };
+const E = { path: '', doc: null, tree: 0, palette: [], undo: [], redo: [], problems: [], checking: false, checkAgain: false, checkSeq: 0, specs: [] };
 window.studioEditor = E;
 
 function setMode(mode) {
@@ -726,8 +788,9 @@ function editRedraw(refit) {
   S.reason = new Array(S.nodes.length).fill(''); S.since = new Array(S.nodes.length).fill(0);
   S.explanation = []; S.debug = null; S.scrub = null; S.history = [];
   if (S.selected > S.nodes.length) S.selected = 0;
-  layout(); draw();
+  layout();
   if (refit) home();
+  draw();
   paintProblems();
   paintInspector();
   paintPalette();
@@ -758,6 +821,7 @@ function typeOf(id) { return E.palette.find((t) => t.id === id); }
 
 function editSelect(uid) {
   S.selected = uid;
+  if (uid) reveal(uid);
   paintProblems();
   paintInspector();
 }
@@ -800,6 +864,7 @@ function paintInspector() {
 function snapshot() { return JSON.stringify({ doc: E.doc, tree: E.tree, sel: S.selected }); }
 
 function edit(f) {
+  E.editedAt = E.editedAt || performance.now();
   E.undo.push(snapshot());
   if (E.undo.length > 500) E.undo.shift();
   E.redo = [];
@@ -812,6 +877,7 @@ let attrUndoAt = 0;
 function editAttr(name, value) {
   const n = E.specs[S.selected - 1];
   if (!n) return;
+  E.editedAt = E.editedAt || performance.now();
   // Typing in one field is one undo step.
   const now = Date.now();
   if (now - attrUndoAt > 800) { E.undo.push(snapshot()); E.redo = []; }
@@ -827,6 +893,7 @@ function editAttr(name, value) {
 }
 
 function restore(state) {
+  E.editedAt = E.editedAt || performance.now();
   const s = JSON.parse(state);
   E.doc = s.doc; E.tree = s.tree; S.selected = s.sel;
   editRedraw(false);
@@ -1020,28 +1087,36 @@ function moveNode(d) {
   editSelect(E.specs.indexOf(n) + 1);
 }
 
+// scheduleCheck has the server check the file as edited: at once when no
+// check is on its way, else as soon as that one is back (the edits made
+// meanwhile are checked together; a result older than an edit is not
+// shown).
 function scheduleCheck() {
-  clearTimeout(E.checkTimer);
   $('#edit-state').textContent = 'checking…';
-  const editedAt = E.editedAt || performance.now();
-  E.editedAt = editedAt;
-  E.checkTimer = setTimeout(async () => {
-    const seq = ++E.checkSeq;
-    const r = await api('api/check', { path: E.path, doc: E.doc }).catch((e) => ({ problems: [{ msg: e.message, node: -1 }] }));
-    if (seq !== E.checkSeq) return;
-    E.problems = r.problems;
-    $('#edit-state').textContent = r.problems.length ? '' : 'checked';
-    paintProblems();
-    // From the edit to its check drawn: what the editor's benchmark reads.
-    (window.studioStats.checks = window.studioStats.checks || []).push(performance.now() - editedAt);
-    E.editedAt = 0;
-  }, 30);
+  E.editedAt = E.editedAt || performance.now();
+  if (E.checking) { E.checkAgain = true; return; }
+  runCheck();
+}
+
+async function runCheck() {
+  E.checking = true; E.checkAgain = false;
+  const seq = ++E.checkSeq, editedAt = E.editedAt;
+  const r = await api('api/check', { path: E.path, doc: E.doc }).catch((e) => ({ problems: [{ msg: e.message, node: -1 }] }));
+  E.checking = false;
+  if (E.checkAgain) { runCheck(); return; }
+  if (seq !== E.checkSeq) return; // saved meanwhile: the save's check is shown
+  E.problems = r.problems;
+  $('#edit-state').textContent = r.problems.length ? '' : 'checked';
+  paintProblems();
+  E.editedAt = 0;
+  // From the edit to the frame that shows its check: what the editor's
+  // benchmark reads.
+  requestAnimationFrame(() => setTimeout(() => (window.studioStats.checks = window.studioStats.checks || []).push(performance.now() - editedAt), 0));
 }
 
 async function save() {
   // The save is checked too: a check still to come would only repeat it.
-  clearTimeout(E.checkTimer);
-  E.checkSeq++;
+  E.checkSeq++; E.checkAgain = false;
   E.editedAt = 0;
   const r = await api('api/save', { path: E.path, doc: E.doc }).catch((e) => ({ error: e.message }));
   if (r.error) { $('#edit-state').textContent = 'not saved: ' + r.error; return; }
