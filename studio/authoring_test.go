@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -390,4 +391,58 @@ func FuzzScriptEndpoint(f *testing.F) {
 			t.Fatalf("status %d: %s", resp.StatusCode, out)
 		}
 	})
+}
+
+// BenchmarkSubtrees2000: the file's subtrees and their ports (the keys
+// each uses), asked after every edit of a file of several trees, on a
+// file of 2,000 nodes in 20 trees.
+//
+//	go test -run '^$' -bench 'Subtrees2000|ScriptCheck' ./studio/
+func BenchmarkSubtrees2000(b *testing.B) {
+	dir := b.TempDir()
+	var sb strings.Builder
+	sb.WriteString(`<root BTCPP_format="4" main_tree_to_execute="T0">`)
+	for tr := 0; tr < 20; tr++ {
+		sb.WriteString(`<BehaviorTree ID="T` + strconv.Itoa(tr) + `"><Sequence>`)
+		for k := 0; k < 33; k++ {
+			sb.WriteString(`<Repeat num_cycles="{n` + strconv.Itoa(k) + `}"><Script code="x` + strconv.Itoa(k) + ` += 1; y := x` + strconv.Itoa(k) + ` * 2"/></Repeat>`)
+		}
+		sb.WriteString(`<AlwaysSuccess/></Sequence></BehaviorTree>`)
+	}
+	sb.WriteString(`</root>`)
+	require.NoError(b, os.WriteFile(filepath.Join(dir, "big.xml"), []byte(sb.String()), 0o644))
+	srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0", Dir: dir})
+	require.NoError(b, err)
+	defer srv.Close()
+	resp, err := http.Get("http://" + srv.Addr() + "/api/file?path=big.xml")
+	require.NoError(b, err)
+	var got struct {
+		Doc json.RawMessage `json:"doc"`
+	}
+	require.NoError(b, json.NewDecoder(resp.Body).Decode(&got))
+	resp.Body.Close()
+	body, err := json.Marshal(map[string]any{"path": "big.xml", "doc": got.Doc})
+	require.NoError(b, err)
+	b.ResetTimer()
+	for range b.N {
+		resp, err := http.Post("http://"+srv.Addr()+"/api/subtrees", "application/json", bytes.NewReader(body))
+		require.NoError(b, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		require.Equal(b, 200, resp.StatusCode)
+	}
+}
+
+// BenchmarkScriptCheck: one script checked as it is typed.
+func BenchmarkScriptCheck(b *testing.B) {
+	srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0", Dir: b.TempDir()})
+	require.NoError(b, err)
+	defer srv.Close()
+	body := []byte(`{"code":"visits += 1; rounds += (left == 0) ? 1 : 0"}`)
+	for range b.N {
+		resp, err := http.Post("http://"+srv.Addr()+"/api/script", "application/json", bytes.NewReader(body))
+		require.NoError(b, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
 }

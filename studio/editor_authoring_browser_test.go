@@ -248,6 +248,7 @@ func TestEditorInspectorFitsThePorts(t *testing.T) {
 			assert.True(t, eval[bool](t, ctx, `!!document.querySelector('#inspector select[data-attr="_autoremap"]')`))
 			assert.Equal(t, "{x}", eval[string](t, ctx, `document.querySelector('#inspector [data-attr="goal"]').value`))
 			assert.Equal(t, "default {reached}", eval[string](t, ctx, `document.querySelector('#inspector [data-attr="reached"]').placeholder`))
+			screenshot(t, ctx, "studio-subtree")
 		}},
 		{"pre/post-conditions: collapsed when unused", "nap", func(t *testing.T) {
 			assert.False(t, eval[bool](t, ctx, `document.querySelector('#inspector details.conds').open`))
@@ -259,6 +260,7 @@ func TestEditorInspectorFitsThePorts(t *testing.T) {
 			setField(t, ctx, "_skipIf", "x ==")
 			waitJS(t, ctx, 5*time.Second, `document.querySelector('#inspector [data-attr="_skipIf"]').classList.contains('invalid')`, "marked")
 			assert.Contains(t, fieldMsg(t, ctx, "_skipIf"), "script: 1:5")
+			screenshot(t, ctx, "studio-authoring")
 			setField(t, ctx, "_onSuccess", "done := true")
 			setField(t, ctx, "_skipIf", "x == 0")
 			waitJS(t, ctx, 5*time.Second, `!document.querySelector('#inspector [data-attr="_skipIf"]').classList.contains('invalid')`, "clean")
@@ -282,6 +284,24 @@ func TestEditorInspectorFitsThePorts(t *testing.T) {
 			click(t, ctx, "#btn-back")
 			waitJS(t, ctx, 2*time.Second, `document.querySelector('#edit-tree').selectedOptions[0].textContent.startsWith('Main')`, "Main again")
 			assert.Equal(t, sel, eval[int](t, ctx, `window.studioState.selected`))
+		}},
+		{"a subtree from the selection: a clash said in the bar, one undo step", "guard", func(t *testing.T) {
+			click(t, ctx, "#btn-subtree")
+			waitJS(t, ctx, 2*time.Second, `!document.querySelector('#subtree-box').hidden`, "the ID asked")
+			assert.Equal(t, "Guard", eval[string](t, ctx, `document.querySelector('#subtree-id').value`))
+			eval[bool](t, ctx, `(document.querySelector('#subtree-id').value = 'Go', true)`)
+			click(t, ctx, "#subtree-ok")
+			waitJS(t, ctx, 5*time.Second, `document.querySelector('#subtree-msg').textContent.includes('has a tree Go already')`, "the clash said")
+			eval[bool](t, ctx, `(document.querySelector('#subtree-id').value = 'Guarded', true)`)
+			click(t, ctx, "#subtree-ok")
+			waitJS(t, ctx, 5*time.Second, `window.studioEditor.doc.trees.length === 3`, "the new tree")
+			assert.Equal(t, "{x}", eval[string](t, ctx, attrJS("x")), "the guard's key remapped")
+			assert.Equal(t, "Guarded", eval[string](t, ctx, attrJS("ID")))
+			assert.True(t, eval[bool](t, ctx, `document.querySelector('#subtree-box').hidden`))
+			waitJS(t, ctx, 5*time.Second, `!!document.querySelector('#problems li.ok')`, "it checks")
+			click(t, ctx, "#btn-undo")
+			waitJS(t, ctx, 5*time.Second, `window.studioEditor.doc.trees.length === 2`, "undone in one step")
+			assert.Equal(t, "Precondition", eval[string](t, ctx, inspectorJS))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -885,7 +885,7 @@ function editAttr(name, value) {
   if (!n) return;
   // Typing in one field is one undo step.
   const now = Date.now();
-  if (now - attrUndoAt > 800) { E.undo.push(snapshot()); E.redo = []; }
+  if (now - attrUndoAt > 800) { E.undo.push(snapshot()); E.redo = []; $('#btn-undo').disabled = false; $('#btn-redo').disabled = true; }
   attrUndoAt = now;
   const i = n.attrs.findIndex((x) => x[0] === name);
   if (value === '' && name !== 'ID') { if (i >= 0) n.attrs.splice(i, 1); }
@@ -895,6 +895,7 @@ function editAttr(name, value) {
   const nd = S.nodes[S.selected - 1], e = S.els[S.selected - 1];
   if (e && nd) e.g.querySelector('text.name').textContent = nd.name;
   scheduleCheck();
+  refreshSubtrees();
 }
 
 function restore(state) {
@@ -1163,6 +1164,9 @@ function paintPalette() {
 
 function refreshSubtrees() {
   clearTimeout(E.subTimer);
+  // A file of one tree offers no subtree: no request (a 2,000-node file's
+  // edits are checked without it).
+  if (!E.doc || E.doc.trees.length < 2) { E.subSeq = (E.subSeq || 0) + 1; if ((E.subtrees || []).length) { E.subtrees = []; paintPalette(); } return; }
   E.subTimer = setTimeout(async () => {
     const seq = (E.subSeq = (E.subSeq || 0) + 1);
     const r = await api('api/subtrees', { path: E.path, doc: E.doc }).catch(() => null);
@@ -1191,7 +1195,7 @@ function openSubtree(uid) {
 
 function back() {
   const b = E.back.pop();
-  if (!b) return;
+  if (!b || b.tree >= E.doc.trees.length) { $('#btn-back').disabled = !E.back.length; return; } // an undo took that tree away
   E.tree = b.tree; S.selected = b.sel;
   editRedraw(true);
   $('#btn-back').disabled = !E.back.length;
