@@ -132,6 +132,20 @@ func TestEditorKeyboardOnly(t *testing.T) {
 			press(t, ctx, "y", chromedp.ModifierCtrl)
 			waitJS(t, ctx, 5*time.Second, `document.querySelectorAll('g.node').length === 6`, "redone")
 		}},
+		{"move, copy, paste and delete by keys", func(t *testing.T) {
+			pathsJS := `[...document.querySelectorAll('g.node')].map((g) => g.dataset.path.split('/').pop()).join(',')`
+			const before = "hello,start,three_laps,Lap,greet,AlwaysSuccess"
+			require.Equal(t, before, eval[string](t, ctx, pathsJS))
+			press(t, ctx, kb.ArrowUp, chromedp.ModifierAlt)
+			waitJS(t, ctx, 5*time.Second, pathsJS+` === 'hello,start,three_laps,Lap,AlwaysSuccess,greet'`, "moved up")
+			press(t, ctx, kb.ArrowDown, chromedp.ModifierAlt)
+			waitJS(t, ctx, 5*time.Second, pathsJS+` === `+jsq(before), "moved back")
+			press(t, ctx, "c", chromedp.ModifierCtrl)
+			press(t, ctx, "v", chromedp.ModifierCtrl)
+			waitJS(t, ctx, 5*time.Second, `document.querySelectorAll('g.node').length === 7`, "pasted after it")
+			press(t, ctx, kb.Delete)
+			waitJS(t, ctx, 5*time.Second, pathsJS+` === `+jsq(before), "the copy deleted")
+		}},
 		{"Ctrl+S saves the file expected, which ticks as hello does", func(t *testing.T) {
 			checked()
 			press(t, ctx, "s", chromedp.ModifierCtrl)
