@@ -77,7 +77,9 @@ type keysOf struct {
 func newKeysOf(reg *runtime.Registry, d docJSON) *keysOf {
 	k := &keysOf{reg: reg, trees: map[string]*docTree{}, seen: map[string]bool{}, keys: map[string]bool{}}
 	for _, t := range d.Trees {
-		k.trees[t.ID] = t
+		if t != nil {
+			k.trees[t.ID] = t
+		}
 	}
 	return k
 }
@@ -272,7 +274,7 @@ func extractSubtree(reg *runtime.Registry, models []*runtime.NodeModel, req subt
 // idFree says why id cannot name a new tree of d, if it cannot.
 func idFree(reg *runtime.Registry, models []*runtime.NodeModel, d docJSON, id string) error {
 	for _, t := range d.Trees {
-		if t.ID == id {
+		if t != nil && t.ID == id {
 			return fmt.Errorf("subtree ID %q: the file has a tree %s already; choose another", id, id)
 		}
 	}
@@ -300,6 +302,9 @@ type subtreeInfo struct {
 func subtreesOf(reg *runtime.Registry, models []*runtime.NodeModel, d docJSON) []subtreeInfo {
 	out := []subtreeInfo{}
 	for _, t := range d.Trees {
+		if t == nil {
+			continue
+		}
 		si := subtreeInfo{ID: t.ID, Ports: []palettePort{}}
 		var model *runtime.NodeModel
 		for _, m := range models {

@@ -446,3 +446,42 @@ func BenchmarkScriptCheck(b *testing.B) {
 		resp.Body.Close()
 	}
 }
+
+// FuzzSubtreeRequest: whatever is posted to make a subtree or to list a
+// file's subtrees, the server answers 200 or 400 with a message and
+// never panics.
+func FuzzSubtreeRequest(f *testing.F) {
+	dir := f.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "first.xml"), []byte(readmeFirst), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	doc := `{"main":"Main","trees":[{"id":"Main","attrs":[],"root":{"type":"Sequence","attrs":[],"children":[{"type":"Script","attrs":[["code","count := 0"]],"children":[]}]}}]}`
+	for _, seed := range []string{
+		`{"path":"first.xml","doc":` + doc + `,"tree":0,"node":1,"id":"Init"}`,
+		`{"path":"first.xml","doc":` + doc + `,"tree":0,"node":0,"id":"Main"}`,
+		`{"path":"first.xml","doc":{"trees":[null]},"tree":0,"node":0,"id":"X"}`,
+		`{"path":"first.xml","doc":{"trees":[{"id":"A","root":null}]},"tree":0,"node":0,"id":"X"}`,
+		`{"path":"first.xml","doc":{"trees":[{"id":"A","root":{"type":"SubTree","attrs":[["ID","A"],["_autoremap","true"]],"children":[null]}}]},"tree":0,"node":0,"id":"B"}`,
+		`{"path":"../x.xml"}`, `{"tree":-1}`, `[]`, ``,
+	} {
+		f.Add(seed)
+	}
+	srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0", Dir: dir})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { srv.Close() })
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, path := range []string{"/api/subtree", "/api/subtrees"} {
+			resp, err := http.Post("http://"+srv.Addr()+path, "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 && resp.StatusCode != 400 || resp.StatusCode == 400 && len(out) == 0 {
+				t.Fatalf("%s: status %d: %s", path, resp.StatusCode, out)
+			}
+		}
+	})
+}
