@@ -68,20 +68,32 @@ func isCondition(name string) bool {
 // the keys its tree uses. Keys of the root scope ({@key}) and keys
 // starting with '_' (never remapped) are left out.
 type keysOf struct {
-	reg   *runtime.Registry
-	trees map[string]*docTree
-	seen  map[string]bool // trees followed, against cycles
-	keys  map[string]bool
+	reg    *runtime.Registry
+	models []*runtime.NodeModel
+	trees  map[string]*docTree
+	seen   map[string]bool // trees followed, against cycles
+	keys   map[string]bool
 }
 
-func newKeysOf(reg *runtime.Registry, d docJSON) *keysOf {
-	k := &keysOf{reg: reg, trees: map[string]*docTree{}, seen: map[string]bool{}, keys: map[string]bool{}}
+func newKeysOf(reg *runtime.Registry, models []*runtime.NodeModel, d docJSON) *keysOf {
+	k := &keysOf{reg: reg, models: models, trees: map[string]*docTree{}, seen: map[string]bool{}, keys: map[string]bool{}}
 	for _, t := range d.Trees {
 		if t != nil {
 			k.trees[t.ID] = t
 		}
 	}
 	return k
+}
+
+// subtreeModel is the <TreeNodesModel> entry of subtree id, if the file
+// has one.
+func subtreeModel(models []*runtime.NodeModel, id string) *runtime.NodeModel {
+	for _, m := range models {
+		if m.ID == id && m.Kind == runtime.SubTreeKind {
+			return m
+		}
+	}
+	return nil
 }
 
 func (k *keysOf) add(key string) {
@@ -157,10 +169,22 @@ func (k *keysOf) node(n *docNode) {
 	if n.Type == "SubTree" {
 		id, _ := get("ID")
 		auto, _ := get("_autoremap")
-		if on, _ := strconv.ParseBool(strings.TrimSpace(auto)); on && !k.seen[id] && k.trees[id] != nil {
+		on, _ := strconv.ParseBool(strings.TrimSpace(auto))
+		if m := subtreeModel(k.models, id); m != nil && !on {
+			// A port of its model left out takes its default: a {key} of
+			// this scope.
+			for _, p := range m.Ports {
+				if _, set := get(p.Name); !set && p.HasDefault {
+					if key, ok := runtime.BlackboardKey(p.Default, p.Name); ok {
+						k.add(key)
+					}
+				}
+			}
+		}
+		if on && !k.seen[id] && k.trees[id] != nil {
 			// Every key of that tree not remapped by the node resolves here.
 			k.seen[id] = true
-			inner := &keysOf{reg: k.reg, trees: k.trees, seen: k.seen, keys: map[string]bool{}}
+			inner := &keysOf{reg: k.reg, models: k.models, trees: k.trees, seen: k.seen, keys: map[string]bool{}}
 			inner.node(k.trees[id].Root)
 			for key := range inner.keys {
 				if _, remapped := get(key); !remapped {
@@ -248,7 +272,7 @@ func extractSubtree(reg *runtime.Registry, models []*runtime.NodeModel, req subt
 	if err := idFree(reg, models, d, id); err != nil {
 		return d, nil, err
 	}
-	keys := newKeysOf(reg, d)
+	keys := newKeysOf(reg, models, d)
 	keys.node(n)
 	used := keys.sorted()
 	for _, k := range used {
@@ -306,13 +330,7 @@ func subtreesOf(reg *runtime.Registry, models []*runtime.NodeModel, d docJSON) [
 			continue
 		}
 		si := subtreeInfo{ID: t.ID, Ports: []palettePort{}}
-		var model *runtime.NodeModel
-		for _, m := range models {
-			if m.ID == t.ID && m.Kind == runtime.SubTreeKind {
-				model = m
-			}
-		}
-		if model != nil {
+		if model := subtreeModel(models, t.ID); model != nil {
 			si.Model = true
 			for _, p := range model.Ports {
 				typ := model.TypeNames[p.Name]
@@ -323,7 +341,7 @@ func subtreesOf(reg *runtime.Registry, models []*runtime.NodeModel, d docJSON) [
 					HasDefault: p.HasDefault, Required: !p.HasDefault || p.Default == "", Description: p.Description})
 			}
 		} else {
-			k := newKeysOf(reg, d)
+			k := newKeysOf(reg, models, d)
 			k.seen[t.ID] = true
 			k.node(t.Root)
 			for _, key := range k.sorted() {

@@ -297,6 +297,18 @@ func TestSubtreesOfAFile(t *testing.T) {
 		names = append(names, p.Name)
 	}
 	assert.Equal(t, []string{"last", "n"}, names, "the keys Count's script uses (a string's braces are no key)")
+
+	t.Run("a subtree made of Main remaps the keys of the subtrees it calls", func(t *testing.T) {
+		status, body := postJSON(t, srv, "/api/subtree", map[string]any{"path": "m.xml", "doc": fileDoc(t, srv, "m.xml"), "tree": 0, "node": 0, "id": "All"})
+		require.Equal(t, 200, status, string(body))
+		var got struct {
+			Keys []string `json:"keys"`
+		}
+		require.NoError(t, json.Unmarshal(body, &got))
+		// target: Go's remapping; reached: the default of Go's model;
+		// last and n: Count's, through _autoremap.
+		assert.Equal(t, []string{"last", "n", "reached", "target"}, got.Keys)
+	})
 }
 
 // TestPaletteChoicesAndScripts: the palette's ports say the values of a

@@ -1280,6 +1280,7 @@ function initEditor() {
     const mod = e.ctrlKey || e.metaKey;
     if (mod && e.key === 's') { e.preventDefault(); save(); return; }
     if (typing) return;
+    if (e.target instanceof HTMLButtonElement && (e.key === 'Enter' || e.key === ' ')) return; // a focused button is pressed
     if (mod && (e.key === 'z' || e.key === 'Z')) { e.preventDefault(); if (e.shiftKey) redo(); else undo(); return; }
     if (mod && e.key === 'y') { e.preventDefault(); redo(); return; }
     if (mod && e.key === 'c') { e.preventDefault(); copyNode(false); return; }
