@@ -388,8 +388,17 @@ func choicesOf(typ reflect.Type) []string {
 	return out
 }
 
+// conditionNames are the pre/post-condition attributes, as the runtime
+// evaluates them: the inspector's fields.
+func conditionNames() []string {
+	return append(append([]string{}, runtime.PreConditions[:]...), runtime.PostConditions[:]...)
+}
+
 // authoringRoutes adds the authoring API to mux.
 func (e *editor) authoringRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /api/conditions", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, conditionNames())
+	})
 	mux.HandleFunc("POST /api/script", func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Code string `json:"code"`

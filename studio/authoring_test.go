@@ -359,6 +359,15 @@ func TestPaletteChoicesAndScripts(t *testing.T) {
 			assert.Equal(t, tc.script, script)
 		})
 	}
+	t.Run("the pre/post-conditions, as the runtime names them", func(t *testing.T) {
+		resp, err := http.Get("http://" + srv.Addr() + "/api/conditions")
+		require.NoError(t, err)
+		var got []string
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&got))
+		resp.Body.Close()
+		assert.Equal(t, append(runtime.PreConditions[:], runtime.PostConditions[:]...), got)
+		assert.Contains(t, got, "_skipIf")
+	})
 }
 
 // FuzzScriptEndpoint: whatever is posted as a script to check, the server

@@ -656,7 +656,7 @@ start().catch((e) => { $('#conn').textContent = 'error: ' + e.message; $('#conn'
 // writes the file through the project's XML writer. Undo and redo keep
 // whole states of the file.
 
-const E = { path: '', doc: null, tree: 0, palette: [], undo: [], redo: [], problems: [], checkTimer: 0, checkSeq: 0, specs: [] };
+const E = { path: '', doc: null, tree: 0, palette: [], undo: [], redo: [], problems: [], checkTimer: 0, checkSeq: 0, specs: [], conditions: [] };
 window.studioEditor = E;
 
 function setMode(mode) {
@@ -680,6 +680,9 @@ async function openFile(path) {
   $('#conn').textContent = 'editing'; $('#conn').className = 'conn ok';
   $('#tickinfo').textContent = path;
   E.back = []; E.subtrees = [];
+  // The pre/post-condition scripts every node accepts, as the runtime
+  // names and evaluates them (runtime/conditions.go).
+  if (!E.conditions.length) E.conditions = await api('api/conditions').catch(() => []);
   editRedraw(true);
   refreshSubtrees();
 }
@@ -756,9 +759,6 @@ function editSelect(uid) {
   paintInspector();
 }
 
-// The pre/post-condition scripts every node accepts (runtime/conditions.go),
-// in the inspector's order.
-const CONDITIONS = ['_skipIf', '_failureIf', '_successIf', '_while', '_onSuccess', '_onFailure', '_onHalted', '_post'];
 const INT_TYPES = /^(u?int(8|16|32|64)?)$/, FLOAT_TYPES = /^(float32|float64)$/;
 
 // literalProblem says what is wrong with a port's text for its type, at
@@ -838,7 +838,7 @@ function paintInspector() {
     return row;
   };
   const kids = [h('h3', {}, n.type), h('datalist', { id: 'bb-keys' }, ...keyRefs.map((k) => h('option', { value: k }))), field('name')];
-  const shown = new Set(['name', ...CONDITIONS]);
+  const shown = new Set(['name', ...E.conditions]);
   if (n.type === 'SubTree') {
     // A SubTree: the tree it runs, _autoremap, and one remapping field
     // per port of that tree (its model's, else the keys it uses).
@@ -857,9 +857,9 @@ function paintInspector() {
   for (const p of (t && n.type !== 'SubTree' ? t.ports : [])) { kids.push(field(p.name, p)); shown.add(p.name); }
   for (const [k] of n.attrs) if (!shown.has(k)) { kids.push(field(k)); shown.add(k); }
   // The pre/post-condition scripts, collapsed while none is set.
-  const set = CONDITIONS.filter((c) => get(c) !== '');
+  const set = E.conditions.filter((c) => get(c) !== '');
   const conds = h('details', { class: 'conds' }, h('summary', {}, `Pre/post-conditions${set.length ? ` (${set.length} set)` : ''}`),
-    ...CONDITIONS.map((c) => field(c, null, { script: true, title: 'a script (runtime/conditions.go)', placeholder: 'script' })));
+    ...E.conditions.map((c) => field(c, null, { script: true, title: 'a script (runtime/conditions.go)', placeholder: 'script' })));
   conds.open = set.length > 0;
   kids.push(conds);
   if (t) kids.push(h('div', { class: 'doc' }, t.summary + (t.doc ? '\n\n' + t.doc : '')));
