@@ -263,6 +263,11 @@ func TestEditorInspectorFitsThePorts(t *testing.T) {
 			assert.Equal(t, "{x}", eval[string](t, ctx, `document.querySelector('#inspector [data-attr="goal"]').value`))
 			assert.Equal(t, "default {reached}", eval[string](t, ctx, `document.querySelector('#inspector [data-attr="reached"]').placeholder`))
 			screenshot(t, ctx, "studio-subtree")
+			setField(t, ctx, "ID", "Main")
+			// Main has no model: its fields are the keys it uses.
+			waitJS(t, ctx, 2*time.Second, `document.querySelector('#inspector h3').textContent === 'SubTree → Main' && !!document.querySelector('#inspector [data-attr="x"]')`, "another tree's fields")
+			setField(t, ctx, "ID", "Go")
+			waitJS(t, ctx, 2*time.Second, `!document.querySelector('#inspector [data-attr="x"]')`, "Go's fields again")
 		}},
 		{"pre/post-conditions: collapsed when unused", "nap", func(t *testing.T) {
 			assert.False(t, eval[bool](t, ctx, `document.querySelector('#inspector details.conds').open`))

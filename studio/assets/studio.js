@@ -819,7 +819,7 @@ function paintInspector() {
       if (value && !vals.includes(value)) vals.push(value);
       input = h('select', { 'data-attr': name }, h('option', { value: '' }, dflt), ...vals.map((v) => h('option', { value: v }, v)));
       input.value = value;
-      input.addEventListener('change', () => editAttr(name, input.value));
+      input.addEventListener('change', () => { editAttr(name, input.value); if (opts.repaint) { paintInspector(); $(`#inspector [data-attr="${name}"]`).focus(); } });
     } else {
       const script = opts.script || (port && port.script);
       input = h('input', { type: 'text', 'data-attr': name, value, list: script ? undefined : 'bb-keys', spellcheck: 'false',
@@ -845,7 +845,7 @@ function paintInspector() {
     const id = get('ID');
     kids[0] = h('h3', {}, 'SubTree → ' + id);
     kids.push(h('p', {}, h('button', { type: 'button', title: 'open its tree (Enter, double-click)', onclick: () => openSubtree(S.selected) }, 'Open ' + id)));
-    kids.push(field('ID', null, { choices: E.doc.trees.map((tr) => tr.id), title: 'the tree this node runs' }));
+    kids.push(field('ID', null, { choices: E.doc.trees.map((tr) => tr.id), title: 'the tree this node runs', repaint: true }));
     kids.push(field('_autoremap', { name: '_autoremap', type: 'bool', dir: 'input', has_default: true, default: 'false', description: 'every other key of the subtree is the caller\'s' }));
     shown.add('ID'); shown.add('_autoremap');
     const st = (E.subtrees || []).find((x) => x.id === id);
