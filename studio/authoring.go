@@ -48,12 +48,7 @@ func checkScript(src string) scriptCheck {
 
 // isCondition reports whether an attribute is a pre/post-condition script.
 func isCondition(name string) bool {
-	for _, c := range runtime.PreConditions {
-		if c == name {
-			return true
-		}
-	}
-	for _, c := range runtime.PostConditions {
+	for _, c := range conditionNames() {
 		if c == name {
 			return true
 		}
@@ -62,11 +57,12 @@ func isCondition(name string) bool {
 }
 
 // keysOf collects the blackboard keys that a node and its children use in
-// their scope: the keys their ports name ({key}, {=}), the defaults of
-// ports left out that name one, the variables of their scripts (script
-// ports and pre/post-conditions), and, through a SubTree with _autoremap,
-// the keys its tree uses. Keys of the root scope ({@key}) and keys
-// starting with '_' (never remapped) are left out.
+// their scope: the keys their ports name ({key}, {=}) or write into a text
+// ("giving up {target}"), the defaults of ports left out that name one
+// (the registry's, a subtree model's), the variables of their scripts
+// (script ports and pre/post-conditions), and, through a SubTree with
+// _autoremap, the keys its tree uses. Keys of the root scope ({@key}) and
+// keys starting with '_' (never remapped) are left out.
 type keysOf struct {
 	reg    *runtime.Registry
 	models []*runtime.NodeModel
