@@ -506,3 +506,64 @@ func FuzzSubtreeRequest(f *testing.F) {
 		}
 	})
 }
+
+// TestSubtreeFromAnyNodeChecksClean: in every shipped mission, any node
+// of any tree made a subtree leaves a file that `btrobot check`'s checker
+// passes, as it passed the mission.
+func TestSubtreeFromAnyNodeChecksClean(t *testing.T) {
+	dir := copyMissions(t)
+	srv := newServer(t, studio.Conf{Dir: dir})
+	files, err := filepath.Glob(filepath.Join(dir, "*.xml"))
+	require.NoError(t, err)
+	type node struct {
+		Children []*node `json:"children"`
+	}
+	count := func(n *node) int {
+		var f func(n *node) int
+		f = func(n *node) int {
+			if n == nil {
+				return 0
+			}
+			c := 1
+			for _, k := range n.Children {
+				c += f(k)
+			}
+			return c
+		}
+		return f(n)
+	}
+	tried := 0
+	for _, f := range files {
+		name := filepath.Base(f)
+		t.Run(name, func(t *testing.T) {
+			doc := fileDoc(t, srv, name)
+			status, body := postJSON(t, srv, "/api/check", map[string]any{"path": name, "doc": doc})
+			require.Equal(t, 200, status)
+			if !assert.JSONEq(t, `{"problems":[],"saved":false}`, string(body), "the mission checks") {
+				return
+			}
+			var d struct {
+				Trees []struct {
+					ID   string `json:"id"`
+					Root *node  `json:"root"`
+				} `json:"trees"`
+			}
+			require.NoError(t, json.Unmarshal(doc, &d))
+			for ti, tr := range d.Trees {
+				for ni := range count(tr.Root) {
+					status, body := postJSON(t, srv, "/api/subtree", map[string]any{"path": name, "doc": doc, "tree": ti, "node": ni, "id": "Extracted"})
+					require.Equal(t, 200, status, "%s node %d: %s", tr.ID, ni, body)
+					var got struct {
+						Doc json.RawMessage `json:"doc"`
+					}
+					require.NoError(t, json.Unmarshal(body, &got))
+					status, body = postJSON(t, srv, "/api/check", map[string]any{"path": name, "doc": got.Doc})
+					require.Equal(t, 200, status)
+					assert.JSONEq(t, `{"problems":[],"saved":false}`, string(body), "%s: node %d of %s made a subtree", name, ni, tr.ID)
+					tried++
+				}
+			}
+		})
+	}
+	assert.Greater(t, tried, 100, "nodes tried")
+}
