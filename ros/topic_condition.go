@@ -31,7 +31,7 @@ func topicConditionType(deps Deps) runtime.NodeType {
 		Ports: []runtime.PortSpec{
 			runtime.InputPort[string]("topic", "ROS topic to watch"),
 			runtime.InputPort[string]("msg_type", "ROS message type, like sensor_msgs/BatteryState"),
-			runtime.InputPort[string]("script", "condition on msg, the newest message, like msg.percentage > 0.2"),
+			runtime.InputPort[string]("script", "condition on msg, the newest message, like msg.percentage > 0.2").AsScript(),
 			runtime.InputPort[time.Duration]("max_age", "FAILURE when the newest message is older (0: any age; default: the profile input's)").WithDefault("0"),
 		},
 		New: func(c *runtime.Config) (runtime.Node, error) {

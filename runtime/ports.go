@@ -39,6 +39,10 @@ type PortSpec struct {
 	// default; reading one that is not set is an error the node handles.
 	Optional    bool
 	Description string
+	// Script marks a string input that holds a script (Script's code,
+	// Precondition's if): editors check its syntax and read the blackboard
+	// keys it uses.
+	Script bool
 }
 
 // InputPort declares an input port of type T.
@@ -66,6 +70,12 @@ func (p PortSpec) WithDefault(value string) PortSpec {
 // AsOptional returns the port marked optional: the tree may leave it out.
 func (p PortSpec) AsOptional() PortSpec {
 	p.Optional = true
+	return p
+}
+
+// AsScript returns the port marked as holding a script.
+func (p PortSpec) AsScript() PortSpec {
+	p.Script = true
 	return p
 }
 

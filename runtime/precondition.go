@@ -33,7 +33,7 @@ func preconditionTypes() []NodeType {
 		ID: "Precondition", Kind: DecoratorKind,
 		Summary: "Ticks its child only when the script \"if\" is true; otherwise returns \"else\".",
 		Ports: []PortSpec{
-			InputPort[string]("if", "A script: the child is ticked when it is true."),
+			InputPort[string]("if", "A script: the child is ticked when it is true.").AsScript(),
 			InputPort[Status]("else", "Return status if condition is false").WithDefault("FAILURE"),
 		},
 		New: func(c *Config) (Node, error) {

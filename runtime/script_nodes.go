@@ -52,13 +52,13 @@ func scriptTypes() []NodeType {
 		{
 			ID: "Script", Kind: ActionKind,
 			Summary: "Runs a script on the blackboard; returns SUCCESS.",
-			Ports:   []PortSpec{InputPort[string]("code", "Piece of code that can be parsed")},
+			Ports:   []PortSpec{InputPort[string]("code", "Piece of code that can be parsed").AsScript()},
 			New:     mk(false),
 		},
 		{
 			ID: "ScriptCondition", Kind: ConditionKind,
 			Summary: "Runs a script; SUCCESS when its value is true, FAILURE when false.",
-			Ports:   []PortSpec{InputPort[string]("code", "Piece of code that can be parsed. Must return false or true")},
+			Ports:   []PortSpec{InputPort[string]("code", "Piece of code that can be parsed. Must return false or true").AsScript()},
 			New:     mk(true),
 		},
 	}

@@ -335,6 +335,7 @@ func (e *editor) routes(mux *http.ServeMux) {
 	})
 	mux.HandleFunc("POST /api/check", edit(false))
 	mux.HandleFunc("POST /api/save", edit(true))
+	e.authoringRoutes(mux)
 }
 
 // newFile is the template of a new file: one tree that checks.
@@ -388,6 +389,10 @@ type palettePort struct {
 	HasDefault  bool   `json:"has_default"`
 	Required    bool   `json:"required"`
 	Description string `json:"description"`
+	// Choices are the values of a type with a fixed set of them (a
+	// select in the inspector); Script marks a port holding a script.
+	Choices []string `json:"choices,omitempty"`
+	Script  bool     `json:"script,omitempty"`
 }
 
 func paletteOf(reg *runtime.Registry) []paletteType {
@@ -397,7 +402,7 @@ func paletteOf(reg *runtime.Registry) []paletteType {
 		pt := paletteType{ID: t.ID, Kind: t.Kind.String(), Category: t.Category, Summary: t.Summary, Doc: t.Doc, Ports: []palettePort{}, Min: lo, Max: hi}
 		for _, p := range t.Ports {
 			pt.Ports = append(pt.Ports, palettePort{Name: p.Name, Dir: p.Dir.String(), Type: runtime.TypeName(p.Type), Default: p.Default,
-				HasDefault: p.HasDefault, Required: p.Required(), Description: p.Description})
+				HasDefault: p.HasDefault, Required: p.Required(), Description: p.Description, Choices: choicesOf(p.Type), Script: p.Script})
 		}
 		out = append(out, pt)
 	}

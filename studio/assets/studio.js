@@ -726,7 +726,7 @@ start().catch((e) => { $('#conn').textContent = 'error: ' + e.message; $('#conn'
 // writes the file through the project's XML writer. Undo and redo keep
 // whole states of the file.
 
-const E = { path: '', doc: null, tree: 0, palette: [], undo: [], redo: [], problems: [], checking: false, checkAgain: false, checkSeq: 0, specs: [] };
+const E = { path: '', doc: null, tree: 0, palette: [], undo: [], redo: [], problems: [], checking: false, checkAgain: false, checkSeq: 0, specs: [], conditions: [] };
 window.studioEditor = E;
 
 function setMode(mode) {
@@ -749,7 +749,12 @@ async function openFile(path) {
   E.tree = Math.max(0, E.doc.trees.findIndex((t) => t.id === E.doc.main));
   $('#conn').textContent = 'editing'; $('#conn').className = 'conn ok';
   $('#tickinfo').textContent = path;
+  E.back = []; E.subtrees = [];
+  // The pre/post-condition scripts every node accepts, as the runtime
+  // names and evaluates them (runtime/conditions.go).
+  if (!E.conditions.length) E.conditions = await api('api/conditions').catch(() => []);
   editRedraw(true);
+  refreshSubtrees();
 }
 
 function nodeName(n) {
@@ -826,36 +831,109 @@ function editSelect(uid) {
   paintInspector();
 }
 
+const INT_TYPES = /^(u?int(8|16|32|64)?)$/, FLOAT_TYPES = /^(float32|float64)$/;
+
+// literalProblem says what is wrong with a port's text for its type, at
+// once, before the server's check: '' when it fits (or is a {key}).
+function literalProblem(port, v) {
+  if (!port || v === '' || /^\{.*\}$/.test(v.trim())) return '';
+  const t = port.type;
+  if (INT_TYPES.test(t) && !/^\s*[+-]?\d+\s*$/.test(v)) return `not an integer (${t}): write a whole number or a {key}`;
+  if (FLOAT_TYPES.test(t) && (v.trim() === '' || !isFinite(Number(v)))) return `not a number (${t}): write a number like 0.5, or a {key}`;
+  if (t === 'time.Duration' && !isFinite(Number(v)) && !/^\s*([+-]?(\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+\s*$/.test(v)) return 'not a duration: write 1.5s, 200ms, or a number of milliseconds, or a {key}';
+  return '';
+}
+
+// markField shows a field's problem on it (and under it), or clears it.
+function markField(input, msg) {
+  input.classList.toggle('invalid', !!msg);
+  input.title = msg || '';
+  const m = input.parentElement && input.parentElement.querySelector('.field-msg');
+  if (m) m.textContent = msg || '';
+}
+
+// checkScriptField has a script field checked by btrobot's own parser
+// (POST api/script) as it is typed; the answer marks the field with the
+// parser's message and column.
+function checkScriptField(input) {
+  clearTimeout(input.checkTimer);
+  input.checkTimer = setTimeout(async () => {
+    const code = input.value, seq = (input.checkSeq = (input.checkSeq || 0) + 1);
+    if (/^\{.*\}$/.test(code.trim())) { markField(input, ''); return; } // the script is in an entry
+    const r = await api('api/script', { code }).catch((e) => ({ ok: false, msg: e.message }));
+    if (seq !== input.checkSeq) return;
+    markField(input, r.ok ? '' : `script: ${r.msg}`);
+    input.dataset.checked = code;
+  }, 60);
+}
+
 function paintInspector() {
   const box = $('#inspector');
   const n = E.specs[S.selected - 1];
   if (!n) { box.replaceChildren(h('p', { class: 'muted' }, 'Click a node of the tree.')); return; }
   const t = typeOf(n.type);
   const get = (k) => { const a = n.attrs.find((x) => x[0] === k); return a ? a[1] : ''; };
-  const field = (name, port) => {
-    const numeric = port && /^(int|uint|float64|float32|int64|uint64|double|time.Duration)$/.test(port.type) && port.type !== 'time.Duration';
-    const boolean = port && port.type === 'bool';
-    const value = get(name);
-    let input;
-    if (boolean && !/^\{/.test(value)) {
-      input = h('select', { 'data-attr': name }, h('option', { value: '' }, port.has_default ? `(default ${port.default})` : ''), h('option', {}, 'true'), h('option', {}, 'false'));
-      input.value = value;
-      input.addEventListener('change', () => editAttr(name, input.value));
-    } else {
-      input = h('input', { type: numeric && !/^\{/.test(value) ? 'text' : 'text', inputmode: numeric ? 'decimal' : undefined, 'data-attr': name, value,
-        placeholder: port ? (port.has_default ? `default ${port.default}` : (port.dir === 'output' ? '{key}' : '')) : '', list: 'bb-keys' });
-      input.addEventListener('input', () => editAttr(name, input.value));
-    }
-    const label = h('span', { class: port && port.required ? 'req' : '', title: port ? `${port.dir} ${port.type}: ${port.description}` : '' }, name);
-    return h('label', {}, label, input);
-  };
   const keys = new Set();
   const collect = (x) => { for (const [, v] of x.attrs) for (const m of v.matchAll(/\{@?([A-Za-z_][\w.]*)\}/g)) keys.add(m[1]); x.children.forEach(collect); };
   E.doc.trees.forEach((tr) => tr.root && collect(tr.root));
-  const kids = [h('h3', {}, n.type), h('datalist', { id: 'bb-keys' }, ...[...keys].sort().map((k) => h('option', { value: '{' + k + '}' }))), field('name')];
-  const portNames = new Set(['name']);
-  for (const p of (t ? t.ports : [])) { kids.push(field(p.name, p)); portNames.add(p.name); }
-  for (const [k] of n.attrs) if (!portNames.has(k)) { kids.push(field(k)); portNames.add(k); }
+  const keyRefs = [...keys].sort().map((k) => '{' + k + '}');
+  // field is one attribute's input, fitted to its port: a select for
+  // booleans and types with a fixed set of values (and the keys), a
+  // number or duration checked at once, a script checked by the server.
+  const field = (name, port, opts = {}) => {
+    const value = get(name);
+    const boolean = port && port.type === 'bool';
+    const choices = boolean ? ['true', 'false'] : (port && port.choices) || (opts.choices || null);
+    let input;
+    if (choices && !(boolean && /^\{/.test(value))) {
+      const dflt = port && port.has_default ? `(default ${port.default})` : (opts.placeholder || '');
+      const vals = [...choices, ...(boolean ? [] : keyRefs)];
+      if (value && !vals.includes(value)) vals.push(value);
+      input = h('select', { 'data-attr': name }, h('option', { value: '' }, dflt), ...vals.map((v) => h('option', { value: v }, v)));
+      input.value = value;
+      input.addEventListener('change', () => { editAttr(name, input.value); if (opts.repaint) { paintInspector(); $(`#inspector [data-attr="${name}"]`).focus(); } });
+    } else {
+      const script = opts.script || (port && port.script);
+      input = h('input', { type: 'text', 'data-attr': name, value, list: script ? undefined : 'bb-keys', spellcheck: 'false',
+        inputmode: port && (INT_TYPES.test(port.type) || FLOAT_TYPES.test(port.type)) ? 'decimal' : undefined,
+        placeholder: opts.placeholder || (port ? (port.has_default ? `default ${port.default}` : (port.dir === 'output' ? '{key}' : '')) : '') });
+      if (script) input.classList.add('script');
+      input.addEventListener('input', () => {
+        editAttr(name, input.value);
+        if (script) checkScriptField(input); else markField(input, literalProblem(port, input.value));
+      });
+      if (script && value) checkScriptField(input);
+    }
+    const label = h('span', { class: port && port.required ? 'req' : '', title: port ? `${port.dir} ${port.type}: ${port.description}` : (opts.title || '') }, name);
+    const row = h('label', {}, label, input, h('small', { class: 'field-msg' }));
+    if (input.tagName === 'INPUT' && !(opts.script || (port && port.script))) markField(input, literalProblem(port, value));
+    return row;
+  };
+  const kids = [h('h3', {}, n.type), h('datalist', { id: 'bb-keys' }, ...keyRefs.map((k) => h('option', { value: k }))), field('name')];
+  const shown = new Set(['name', ...E.conditions]);
+  if (n.type === 'SubTree') {
+    // A SubTree: the tree it runs, _autoremap, and one remapping field
+    // per port of that tree (its model's, else the keys it uses).
+    const id = get('ID');
+    kids[0] = h('h3', {}, 'SubTree → ' + id);
+    kids.push(h('p', {}, h('button', { type: 'button', title: 'open its tree (Enter, double-click)', onclick: () => openSubtree(S.selected) }, 'Open ' + id)));
+    kids.push(field('ID', null, { choices: E.doc.trees.map((tr) => tr.id), title: 'the tree this node runs', repaint: true }));
+    kids.push(field('_autoremap', { name: '_autoremap', type: 'bool', dir: 'input', has_default: true, default: 'false', description: 'every other key of the subtree is the caller\'s' }));
+    shown.add('ID'); shown.add('_autoremap');
+    const st = (E.subtrees || []).find((x) => x.id === id);
+    if (st) {
+      kids.push(h('p', { class: 'muted' }, st.model ? `Remapping: the ports of ${id}'s model.` : `Remapping: the keys ${id} uses ({key}: the caller's key).`));
+      for (const p of st.ports) { kids.push(field(p.name, p, { placeholder: p.has_default ? `default ${p.default}` : '{' + p.name + '}' })); shown.add(p.name); }
+    }
+  }
+  for (const p of (t && n.type !== 'SubTree' ? t.ports : [])) { kids.push(field(p.name, p)); shown.add(p.name); }
+  for (const [k] of n.attrs) if (!shown.has(k)) { kids.push(field(k)); shown.add(k); }
+  // The pre/post-condition scripts, collapsed while none is set.
+  const set = E.conditions.filter((c) => get(c) !== '');
+  const conds = h('details', { class: 'conds' }, h('summary', {}, `Pre/post-conditions${set.length ? ` (${set.length} set)` : ''}`),
+    ...E.conditions.map((c) => field(c, null, { script: true, title: 'a script (runtime/conditions.go)', placeholder: 'script' })));
+  conds.open = set.length > 0;
+  kids.push(conds);
   if (t) kids.push(h('div', { class: 'doc' }, t.summary + (t.doc ? '\n\n' + t.doc : '')));
   else kids.push(h('p', { class: 'muted' }, `${n.type} is not in the palette (a subtree, or an unknown type: see the problems).`));
   box.replaceChildren(...kids);
@@ -871,6 +949,7 @@ function edit(f) {
   f();
   editRedraw(false);
   scheduleCheck();
+  refreshSubtrees();
 }
 
 let attrUndoAt = 0;
@@ -880,7 +959,7 @@ function editAttr(name, value) {
   E.editedAt = E.editedAt || performance.now();
   // Typing in one field is one undo step.
   const now = Date.now();
-  if (now - attrUndoAt > 800) { E.undo.push(snapshot()); E.redo = []; }
+  if (now - attrUndoAt > 800) { E.undo.push(snapshot()); E.redo = []; $('#btn-undo').disabled = false; $('#btn-redo').disabled = true; }
   attrUndoAt = now;
   const i = n.attrs.findIndex((x) => x[0] === name);
   if (value === '' && name !== 'ID') { if (i >= 0) n.attrs.splice(i, 1); }
@@ -890,6 +969,7 @@ function editAttr(name, value) {
   const nd = S.nodes[S.selected - 1], e = S.els[S.selected - 1];
   if (e && nd) e.g.querySelector('text.name').textContent = nd.name;
   scheduleCheck();
+  refreshSubtrees();
 }
 
 function restore(state) {
@@ -898,6 +978,7 @@ function restore(state) {
   E.doc = s.doc; E.tree = s.tree; S.selected = s.sel;
   editRedraw(false);
   scheduleCheck();
+  refreshSubtrees();
 }
 
 function undo() { if (!E.undo.length) return; E.redo.push(snapshot()); restore(E.undo.pop()); }
@@ -911,8 +992,16 @@ function parentOf(uid) {
   return { parent, i: parent.children.indexOf(E.specs[uid - 1]), puid: nd.parent };
 }
 
-// newNode is a node of the type, with its required input ports.
+// newNode is a node of the type, with its required input ports; for
+// "SubTree:ID" (the palette's Subtrees group), a SubTree node running
+// tree ID with a remapping field for each of that tree's ports.
 function newNode(typeID) {
+  if (typeID.startsWith('SubTree:')) {
+    const id = typeID.slice(8), st = (E.subtrees || []).find((x) => x.id === id);
+    const n = { type: 'SubTree', attrs: [['ID', id]], children: [] };
+    for (const p of (st ? st.ports : [])) if (!p.has_default) n.attrs.push([p.name, '{' + p.name + '}']);
+    return n;
+  }
   const t = typeOf(typeID);
   const n = { type: typeID, attrs: [], children: [] };
   for (const p of (t ? t.ports : [])) if (p.required && p.dir !== 'output') n.attrs.push([p.name, '']);
@@ -1133,14 +1222,105 @@ function paintPalette() {
     if (!groups.has(t.category)) groups.set(t.category, []);
     groups.get(t.category).push(t);
   }
+  // The file's own trees (and its includes'), but the one edited: each
+  // adds a SubTree node running it.
+  const cur = E.doc && E.doc.trees[E.tree] ? E.doc.trees[E.tree].id : '';
+  const subs = (E.subtrees || []).filter((st) => st.id !== cur && (!q || st.id.toLowerCase().includes(q)))
+    .map((st) => ({ id: 'SubTree:' + st.id, label: st.id, summary: st.ports.length ? 'ports: ' + st.ports.map((p) => p.name).join(', ') : 'a tree of the file' }));
+  if (subs.length) groups.set('Subtrees', subs);
   const out = [];
   for (const [cat, list] of groups) {
     out.push(h('h5', {}, cat));
     for (const t of list) out.push(h('div', { class: 'pt', 'data-type': t.id, title: t.summary, draggable: 'true',
       ondragstart: (e) => { e.dataTransfer.setData('application/x-btrobot-type', t.id); e.dataTransfer.effectAllowed = 'copy'; },
-      onclick: () => addNode(t.id) }, t.id, h('small', {}, t.summary)));
+      onclick: () => addNode(t.id) }, t.label || t.id, h('small', {}, t.summary)));
   }
   $('#palette').replaceChildren(...out);
+}
+
+// ---- subtrees ----
+//
+// The file's trees as SubTree nodes may run them (api/subtrees: each with
+// its ports), a subtree made from the selected node and its children
+// (api/subtree: the server moves them and remaps their keys; one edit),
+// and opening a SubTree node's tree with a way back.
+
+function refreshSubtrees() {
+  clearTimeout(E.subTimer);
+  // A file of one tree offers no subtree: no request (a 2,000-node file's
+  // edits are checked without it).
+  if (!E.doc || E.doc.trees.length < 2) { E.subSeq = (E.subSeq || 0) + 1; if ((E.subtrees || []).length) { E.subtrees = []; paintPalette(); } return; }
+  E.subTimer = setTimeout(async () => {
+    const seq = (E.subSeq = (E.subSeq || 0) + 1);
+    const r = await api('api/subtrees', { path: E.path, doc: E.doc }).catch(() => null);
+    if (!r || seq !== E.subSeq) return;
+    E.subtrees = r;
+    paintPalette();
+    const n = E.specs[S.selected - 1];
+    const active = document.activeElement;
+    if (n && n.type === 'SubTree' && !(active && $('#inspector').contains(active))) paintInspector();
+  }, 40);
+}
+
+// openSubtree shows the tree a SubTree node runs; back() returns.
+function openSubtree(uid) {
+  const n = E.specs[uid - 1];
+  if (!n || n.type !== 'SubTree') return false;
+  const id = (n.attrs.find((a) => a[0] === 'ID') || [])[1];
+  const i = E.doc.trees.findIndex((t) => t.id === id);
+  if (i < 0) { $('#edit-state').textContent = `no tree ${id} in the file`; return true; }
+  E.back.push({ tree: E.tree, sel: uid });
+  E.tree = i; S.selected = 1;
+  editRedraw(true);
+  $('#btn-back').disabled = false;
+  return true;
+}
+
+function back() {
+  const b = E.back.pop();
+  if (!b || b.tree >= E.doc.trees.length) { $('#btn-back').disabled = !E.back.length; return; } // an undo took that tree away
+  E.tree = b.tree; S.selected = b.sel;
+  editRedraw(true);
+  $('#btn-back').disabled = !E.back.length;
+}
+
+// subtreeID proposes an ID for a subtree made from node n: its name in
+// CamelCase, numbered when the file or the palette has it already.
+function subtreeID(n) {
+  let base = nodeName(n).split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0].toUpperCase() + w.slice(1)).join('') || 'Subtree';
+  if (/^[0-9]/.test(base)) base = 'T' + base;
+  const taken = (id) => E.doc.trees.some((t) => t.id === id) || !!typeOf(id);
+  let id = base;
+  for (let i = 2; taken(id); i++) id = base + i;
+  return id;
+}
+
+// askSubtree asks for the new subtree's ID in the edit bar (Enter makes
+// it, Escape gives up).
+function askSubtree() {
+  const n = E.specs[S.selected - 1];
+  if (!n) { $('#edit-state').textContent = 'select the node to make a subtree of'; return; }
+  const box = $('#subtree-box'), input = $('#subtree-id');
+  box.hidden = false; $('#subtree-msg').textContent = '';
+  input.value = subtreeID(n);
+  input.focus(); input.select();
+}
+
+async function makeSubtree(id) {
+  const sel = S.selected;
+  const r = await api('api/subtree', { path: E.path, doc: E.doc, tree: E.tree, node: sel - 1, id }).catch((e) => ({ error: e.message }));
+  if (r.error) { $('#subtree-msg').textContent = r.error.trim(); return; }
+  $('#subtree-box').hidden = true;
+  edit(() => { E.doc = r.doc; S.selected = sel; });
+  editSelect(sel);
+  $('#edit-state').textContent = `subtree ${id}` + (r.keys.length ? `, remapping ${r.keys.join(', ')}` : '');
+  $('#tree').focus();
+}
+
+// focusInspector puts the keyboard in the selected node's first field.
+function focusInspector() {
+  const f = $('#inspector input, #inspector select');
+  if (f) { f.focus(); if (f.select) f.select(); }
 }
 
 function initEditor() {
@@ -1148,6 +1328,16 @@ function initEditor() {
   $('#btn-undo').onclick = undo; $('#btn-redo').onclick = redo;
   $('#btn-delete').onclick = deleteNode; $('#btn-save').onclick = save;
   $('#btn-up').onclick = () => moveNode(-1); $('#btn-down').onclick = () => moveNode(1);
+  $('#btn-subtree').onclick = askSubtree; $('#btn-open').onclick = () => openSubtree(S.selected); $('#btn-back').onclick = back;
+  const sid = $('#subtree-id');
+  sid.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') { e.preventDefault(); e.stopPropagation(); makeSubtree(sid.value); }
+    if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); $('#subtree-box').hidden = true; $('#tree').focus(); }
+  });
+  $('#subtree-ok').onclick = () => makeSubtree(sid.value);
+  $('#tree').addEventListener('dblclick', (e) => { if (S.mode === 'edit') openSubtree(nodeAt(e.clientX, e.clientY)); });
+  // Escape in the inspector gives the keyboard back to the tree.
+  $('#inspector').addEventListener('keydown', (e) => { if (e.key === 'Escape') { e.preventDefault(); e.target.blur(); $('#tree').focus(); } });
   $('#btn-new').onclick = async () => {
     const name = prompt('New file (relative to the folder):', 'mission.xml');
     if (!name) return;
@@ -1165,12 +1355,15 @@ function initEditor() {
     if (e.key === 'Enter') { const first = $('#palette .pt'); if (first) addNode(first.dataset.type); ps.value = ''; paintPalette(); ps.blur(); }
     if (e.key === 'Escape') ps.blur();
   });
+  window.addEventListener('keypress', (e) => { if (E.swallow && e.key === E.swallow) e.preventDefault(); E.swallow = ''; }, true);
+  window.addEventListener('keyup', () => { E.swallow = ''; }, true);
   window.addEventListener('keydown', (e) => {
     if (S.mode !== 'edit') return;
-    const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement;
+    const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.target instanceof HTMLTextAreaElement;
     const mod = e.ctrlKey || e.metaKey;
     if (mod && e.key === 's') { e.preventDefault(); save(); return; }
     if (typing) return;
+    if (e.target instanceof HTMLButtonElement && (e.key === 'Enter' || e.key === ' ')) return; // a focused button is pressed
     if (mod && (e.key === 'z' || e.key === 'Z')) { e.preventDefault(); if (e.shiftKey) redo(); else undo(); return; }
     if (mod && e.key === 'y') { e.preventDefault(); redo(); return; }
     if (mod && e.key === 'c') { e.preventDefault(); copyNode(false); return; }
@@ -1179,7 +1372,14 @@ function initEditor() {
     if (e.key === 'Delete' || e.key === 'Backspace') { e.preventDefault(); deleteNode(); return; }
     if (e.altKey && e.key === 'ArrowUp') { e.preventDefault(); moveNode(-1); return; }
     if (e.altKey && e.key === 'ArrowDown') { e.preventDefault(); moveNode(1); return; }
+    // A key that moves the keyboard into a field must not be typed
+    // there too (chromium's char event follows the keydown).
+    if (['a', 'g', 'e'].includes(e.key)) E.swallow = e.key;
     if (e.key === 'a') { e.preventDefault(); ps.focus(); return; }
+    if (e.altKey && e.key === 'ArrowLeft') { e.preventDefault(); back(); return; }
+    if (e.key === 'g') { e.preventDefault(); askSubtree(); return; }
+    if (e.key === 'e' || e.key === 'F2') { e.preventDefault(); focusInspector(); return; }
+    if (e.key === 'Enter') { e.preventDefault(); if (!openSubtree(S.selected)) focusInspector(); return; }
     // Arrows walk the tree: up to the parent, down to the first child,
     // left and right among siblings.
     const nd = S.nodes[S.selected - 1];
