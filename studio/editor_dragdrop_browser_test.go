@@ -33,15 +33,28 @@ func drag(t *testing.T, ctx context.Context, from, onto string, across float64) 
 	t.Helper()
 	// A check's answer redraws the problems' list above the palette and
 	// moves its entries: the drag starts once the last edit is checked.
-	waitJS(t, ctx, 5*time.Second, `document.querySelector('#edit-state').textContent !== 'checking…'`, "the last edit checked")
-	pts := eval[[]float64](t, ctx, fmt.Sprintf(`(() => {
-	const f = document.querySelector(%s);
+	waitJS(t, ctx, 5*time.Second, `document.querySelector('#edit-state').textContent !== 'checking…' && !window.studioEditor.checking`, "the last edit checked")
+	// The points are taken, and each checked to hit what it should, in
+	// one task after two frames (the page has laid out what it drew); a
+	// point that hits something else (the page moved meanwhile) is taken
+	// again.
+	var pts []float64
+	for try := 0; ; try++ {
+		pts = eval[[]float64](t, ctx, fmt.Sprintf(`new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(() => {
+	const f = document.querySelector(%[1]s), o = document.querySelector(%[2]s);
 	f.scrollIntoView({block: 'center', behavior: 'instant'});
 	const box = (el) => (el.querySelector('rect.box') || el).getBoundingClientRect();
-	const a = box(f), b = box(document.querySelector(%s));
-	return [a.left + Math.min(20, a.width / 2), a.top + a.height / 2, b.left + b.width * %g, b.top + b.height / 2];
-})()`, jsq(from), jsq(onto), across))
-	require.Len(t, pts, 4)
+	const a = box(f), b = box(o);
+	const p = [a.left + Math.min(20, a.width / 2), a.top + a.height / 2, b.left + b.width * %[3]g, b.top + b.height / 2];
+	const hits = (x, y, el) => { const e = document.elementFromPoint(x, y); return !!e && (e === el || el.contains(e)); };
+	res(hits(p[0], p[1], f) && hits(p[2], p[3], o) ? p : []);
+})))`, jsq(from), jsq(onto), across))
+		if len(pts) == 4 || try == 20 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	require.Len(t, pts, 4, "the points of %s and %s hit them", from, onto)
 	within(t, ctx, 10*time.Second, chromedp.DragAndDropXY(pts[0], pts[1], pts[2], pts[3]))
 }
 

@@ -23,7 +23,7 @@ const emptyFile = `<root BTCPP_format="4" main_tree_to_execute="Main">
 
 // TestEditorBuildsTheREADMEsFirstMission: the README's first mission
 // ("A first mission") built in chromium from an empty file with the
-// palette (by clicks) and the inspector alone,
+// palette (by clicks, and by drag and drop) and the inspector alone,
 // saved, and then `btrobot check` and `btrobot tick --ticks 3` on the
 // saved file say what the README says.
 func TestEditorBuildsTheREADMEsFirstMission(t *testing.T) {
@@ -41,9 +41,9 @@ func TestEditorBuildsTheREADMEsFirstMission(t *testing.T) {
 			}
 			click(t, ctx, paletteType(typ))
 		}},
-		// Building it by drag and drop as well failed here on an idle
-		// machine (a palette entry far down the list was dragged from
-		// where another stood): TestEditorDragAndDrop covers the drops.
+		{name: "by drag and drop: the type dropped on its parent", add: func(t *testing.T, ctx context.Context, typ, onto string) {
+			drag(t, ctx, paletteType(typ), onto, 0.5)
+		}},
 	} {
 		t.Run(how.name, func(t *testing.T) {
 			dir := t.TempDir()
