@@ -27,7 +27,8 @@ import (
 //     awaited (RUNNING) for up to 2 s, since it travels apart from the
 //     server's result; FAILURE otherwise, with
 //     error_code as NavigateTo's (ABORTED: no path to the dock, or the
-//     robot could not line up within the dock's tolerance);
+//     robot could not line up within the dock's tolerance), or
+//     UNCONFIRMED when the server succeeded but the flag never agreed;
 //   - halting cancels the goal in the background and commands a zero
 //     velocity: the robot stops within one tick.
 type Dock struct {
@@ -51,7 +52,7 @@ func dockType(e *env) runtime.NodeType {
 			runtime.InputPort[time.Duration]("timeout", "cancel and FAIL (TIMEOUT) after this (0: the profile's, else none)").WithDefault("0"),
 			runtime.OutputPort[float64]("distance_remaining", "distance to the docked pose, m (when the places know the dock)"),
 			runtime.OutputPort[float64]("elapsed", "seconds since docking started"),
-			runtime.OutputPort[string]("error_code", "NONE, SERVER_UNREACHABLE, GOAL_REJECTED, ABORTED, CANCELLED or TIMEOUT"),
+			runtime.OutputPort[string]("error_code", "NONE, SERVER_UNREACHABLE, GOAL_REJECTED, ABORTED, CANCELLED, TIMEOUT or UNCONFIRMED (the docked flag disagreed)"),
 		},
 		New: func(c *runtime.Config) (runtime.Node, error) {
 			if name, ok := runtime.LiteralAs[string](c, "dock"); ok && name != "" && e.Places != nil {

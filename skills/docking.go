@@ -103,6 +103,11 @@ func explainGoal(a *ros.ActionLeaf, goal string) {
 // between.
 const confirmWindow = 2 * time.Second
 
+// CodeUnconfirmed is Dock's and Undock's error_code when their server
+// succeeded but the robot's docked flag did not agree within
+// confirmWindow (the server wrote NONE by then).
+const CodeUnconfirmed = "UNCONFIRMED"
+
 // dockConfirm holds a docking skill at RUNNING after its server succeeded
 // until the robot's docked flag says want, for at most confirmWindow.
 type dockConfirm struct {
@@ -130,6 +135,9 @@ func (c *dockConfirm) tick(e *env, a *ros.ActionLeaf, start time.Time, goal stri
 	}
 	c.until = time.Time{}
 	if err != nil && !isUnavailable(err) {
+		return runtime.Failure, err
+	}
+	if err := runtime.SetOutput(a.Leaf, "error_code", CodeUnconfirmed); err != nil {
 		return runtime.Failure, err
 	}
 	if a.Explaining() {

@@ -330,10 +330,11 @@ func TestDockingOnSim(t *testing.T) {
 				}
 			}},
 			before: func(t *testing.T, w *world, r *rig) { r.tree.SetExplaining(true) },
-			xml:    `<Dock/>`,
+			xml:    `<Dock error_code="{code}"/>`,
 			check: func(t *testing.T, w *world, r *rig) {
 				_, _, _, state := w.robot("robot1")
 				assert.Equal(t, sim.Docked, state, "the simulator docked the robot")
+				wantEntry(t, r, "code", CodeUnconfirmed)
 				chain := r.tree.Explain()
 				require.NotEmpty(t, chain)
 				assert.Equal(t, `/robot1/dock reported the robot docked, but the docked flag ("docked") is stale`, chain[len(chain)-1].Reason)

@@ -18,7 +18,8 @@ import (
 //   - SUCCESS once the server reports the robot off the dock and, when the
 //     robot has a docked flag (skills.Keys), the flag agrees (awaited for
 //     up to 2 s, as Dock's); FAILURE otherwise, with
-//     error_code as NavigateTo's (ABORTED: the robot was not docked);
+//     error_code as NavigateTo's (ABORTED: the robot was not docked), or
+//     UNCONFIRMED when the server succeeded but the flag never agreed;
 //   - halting cancels the goal in the background and commands a zero
 //     velocity.
 type Undock struct {
@@ -36,7 +37,7 @@ func undockType(e *env) runtime.NodeType {
 		Ports: []runtime.PortSpec{
 			runtime.InputPort[time.Duration]("timeout", "cancel and FAIL (TIMEOUT) after this (0: the profile's, else none)").WithDefault("0"),
 			runtime.OutputPort[float64]("elapsed", "seconds since undocking started"),
-			runtime.OutputPort[string]("error_code", "NONE, SERVER_UNREACHABLE, GOAL_REJECTED, ABORTED, CANCELLED or TIMEOUT"),
+			runtime.OutputPort[string]("error_code", "NONE, SERVER_UNREACHABLE, GOAL_REJECTED, ABORTED, CANCELLED, TIMEOUT or UNCONFIRMED (the docked flag disagreed)"),
 		},
 		New: func(c *runtime.Config) (runtime.Node, error) {
 			u := &Undock{e: e}
