@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -85,19 +84,6 @@ func (c *grootClient) do(cmd map[string]any) [][]byte {
 	return frames
 }
 
-// grootPort is a free port whose next one is free too.
-func grootPort(t *testing.T) int {
-	for range 50 {
-		p := rostest.FreePort(t)
-		if l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p+1)); err == nil {
-			l.Close()
-			return p
-		}
-	}
-	t.Fatal("no two free ports in a row")
-	return 0
-}
-
 // TestGrootBreakpointStopsTheRobot: the patrol on the simulator at real
 // time, served to Groot2 (RunConf.Groot). A breakpoint on the root pauses
 // the tree: a zero Twist reaches the robot's cmd_vel, and neither the
@@ -138,7 +124,7 @@ func TestGrootBreakpointStopsTheRobot(t *testing.T) {
 
 			m, err := mission.Load(mission.LoadConf{Tree: missionsDir + "/patrol.xml", Profile: simProfile, Places: officeWorld})
 			require.NoError(t, err)
-			port := grootPort(t)
+			port := rostest.FreePortPair(t)
 			var ticks sync.Map
 			rc := mission.RunConf{
 				Mission: m, Seed: 1, Groot: port,

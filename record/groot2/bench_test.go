@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/btrobot/btrobot/record"
+	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -55,7 +56,7 @@ func BenchmarkTickObserved(b *testing.B) {
 					defer rec.Attach()()
 				}
 				if tc.serve {
-					srv, err := New(Conf{Tree: tree, Document: doc, Host: "127.0.0.1", Port: freePort(b)})
+					srv, err := New(Conf{Tree: tree, Document: doc, Host: "127.0.0.1", Port: rostest.FreePortPair(b)})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -137,7 +138,7 @@ func BenchmarkTickObservedAB(b *testing.B) {
 			var srv *Server
 			unhook := func() {}
 			if tc.serve {
-				if srv, err = New(Conf{Tree: tree, Document: doc, Host: "127.0.0.1", Port: freePort(b)}); err != nil {
+				if srv, err = New(Conf{Tree: tree, Document: doc, Host: "127.0.0.1", Port: rostest.FreePortPair(b)}); err != nil {
 					b.Fatal(err)
 				}
 				unhook = srv.Attach()

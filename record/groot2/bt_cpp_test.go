@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"
 )
@@ -57,7 +58,7 @@ func TestSameRepliesAsBTCPP(t *testing.T) {
 	clock := runtime.NewManualClock(time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC))
 	tree, err := runtime.Build(runtime.NewRegistry(), doc, runtime.BuildConf{Clock: clock})
 	require.NoError(t, err)
-	port := freePort(t)
+	port := rostest.FreePortPair(t)
 	id := uuid.New()
 	srv, err := New(Conf{Tree: tree, Document: doc, Host: "127.0.0.1", Port: port, TreeID: id})
 	require.NoError(t, err)

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"testing"
@@ -124,23 +123,6 @@ func header(typ byte, id uint32) []byte {
 // replyHeader is what every reply must start with.
 func replyHeader(typ byte, id uint32, tree uuid.UUID) []byte {
 	return append(header(typ, id), tree[:]...)
-}
-
-// freePort returns a port whose next one is free too.
-func freePort(t testing.TB) int {
-	t.Helper()
-	for range 50 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		port := l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		if l2, err := net.Listen("tcp", "127.0.0.1:"+itoa(port+1)); err == nil {
-			l2.Close()
-			return port
-		}
-	}
-	t.Fatal("no two free ports in a row")
-	return 0
 }
 
 const patrolXML = `<root BTCPP_format="4" main_tree_to_execute="Patrol">

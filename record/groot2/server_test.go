@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/btrobot/btrobot/record"
+	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"
 )
@@ -39,7 +40,7 @@ func serve(t *testing.T, heartbeat time.Duration) *served {
 	t.Helper()
 	requirePyZMQ(t)
 	tree, doc, clock := patrol(t)
-	port := freePort(t)
+	port := rostest.FreePortPair(t)
 	s := &served{tree: tree, clock: clock, id: uuid.New(), pauses: make(chan bool, 16)}
 	srv, err := New(Conf{Tree: tree, Document: doc, Host: "127.0.0.1", Port: port, TreeID: s.id, MaxHeartbeatDelay: heartbeat,
 		OnPause: func(_ *runtime.Base, paused bool) { s.pauses <- paused }})
@@ -226,7 +227,7 @@ func TestTooManyNodes(t *testing.T) {
 	require.NoError(t, err)
 	tree, err := runtime.Build(runtime.NewRegistry(), doc, runtime.BuildConf{})
 	require.NoError(t, err)
-	_, err = New(Conf{Tree: tree, Document: doc, Host: "127.0.0.1", Port: freePort(t)})
+	_, err = New(Conf{Tree: tree, Document: doc, Host: "127.0.0.1", Port: rostest.FreePortPair(t)})
 	var tooMany *record.TooManyNodesError
 	require.ErrorAs(t, err, &tooMany)
 	assert.Equal(t, "groot2: the tree has 65537 nodes; BT.CPP's .btlog and Groot2 number nodes in 16 bits (at most 65535): split the mission or record it as SQLite (.db3)", err.Error())

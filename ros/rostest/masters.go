@@ -3,8 +3,11 @@ package rostest
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
+	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -116,4 +119,38 @@ func freePort() (int, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// FreePortPair returns a TCP port p on 127.0.0.1 such that p and p+1 were
+// both free a moment ago (Groot2's server takes two ports in a row). The
+// ports are drawn below the kernel's ephemeral range, where no outgoing
+// connection takes its local port: on a machine busy with connections
+// (tens of thousands in TIME_WAIT after a test suite) two free ports in a
+// row are rare inside that range.
+func FreePortPair(t testing.TB) int {
+	t.Helper()
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if v, err := strconv.Atoi(f[0]); err == nil && v > 11000 {
+				low = v
+			}
+		}
+	}
+	for range 500 {
+		p := 10000 + rand.IntN(low-10002)
+		a, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err != nil {
+			continue
+		}
+		b, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p+1))
+		a.Close()
+		if err != nil {
+			continue
+		}
+		b.Close()
+		return p
+	}
+	t.Fatalf("no two free ports in a row between 10000 and %d", low)
+	return 0
 }
