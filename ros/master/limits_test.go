@@ -103,15 +103,17 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 
 			require.NoError(t, Probe(context.Background(), m.URI()), "the master does not answer others while a client stalls")
 
-			c.SetReadDeadline(time.Now().Add(10 * timeout)) //nolint:errcheck
+			// Upper bounds are wide: a loaded machine delays the cut-off,
+			// never brings it earlier.
+			c.SetReadDeadline(time.Now().Add(30 * timeout)) //nolint:errcheck
 			got, err := io.ReadAll(c)
 			elapsed := time.Since(start)
-			require.NoError(t, err, "the master did not close the connection within %v", 10*timeout)
+			require.NoError(t, err, "the master did not close the connection within %v", 30*timeout)
 			assert.GreaterOrEqual(t, elapsed, timeout-50*time.Millisecond, "cut off before the timeout")
 			assert.NotContains(t, string(got), "methodResponse", "a stalled request was answered as if complete")
 			if tc.name != "stalls in the header" {
 				assert.Eventually(t, func() bool { return strings.Contains(log.all(), "did not arrive within 500ms") },
-					time.Second, 10*time.Millisecond, "no log line for the cut-off request")
+					10*time.Second, 10*time.Millisecond, "no log line for the cut-off request")
 			}
 		})
 	}
