@@ -46,10 +46,10 @@
 // becomes `<?xml version="1.0" encoding="UTF-8"?>`; a byte order mark,
 // CRLF line ends and processing instructions are not kept; a comment on
 // the line of an element gets a line of its own; blank lines between two
-// comments go. Comments that the model has no place for move rather than
-// go: those inside a node model (between its ports, inside a port or its
-// <MetadataFields>) are written after its ports, those after </root>
-// before it. Comments inside an <include> element, or inside an element
+// comments, or between the last comment and an end tag, go. Comments that
+// the model has no place for move rather than go: those inside a node
+// model (between its ports, inside a port or its <MetadataFields>) are
+// written after its ports, those after </root> before it. Comments inside an <include> element, or inside an element
 // the loader reports as unknown, are not kept. Nav2's trees
 // (testdata/nav2) save with 3 of their 412 lines changed, in white space
 // only (TestNav2SaveKeepsMeaning logs them).
