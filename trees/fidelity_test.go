@@ -205,15 +205,32 @@ func TestCommentsKept(t *testing.T) {
 	}
 }
 
-// TestWriteRefusesComment: a comment XML cannot hold is an error, as an
-// attribute that XML cannot hold is.
-func TestWriteRefusesComment(t *testing.T) {
-	doc := &runtime.Document{Trees: []*runtime.TreeSpec{{ID: "M", Root: &runtime.NodeSpec{Type: "AlwaysSuccess", Notes: &runtime.Notes{Comments: []string{"a --> b"}}}}}}
-	var out bytes.Buffer
-	err := Write(&out, doc)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), `comment "a --> b": a comment cannot hold -->`)
-	assert.Zero(t, out.Len(), "nothing written")
+// TestWriteRefusesNotes: a comment XML cannot hold, or a tree from an
+// include the document does not list, is an error, and nothing is
+// written.
+func TestWriteRefusesNotes(t *testing.T) {
+	leaf := func(notes *runtime.Notes) *runtime.NodeSpec { return &runtime.NodeSpec{Type: "AlwaysSuccess", Notes: notes} }
+	cases := []struct {
+		name string
+		doc  *runtime.Document
+		want string
+	}{
+		{"a comment holding -->", &runtime.Document{Trees: []*runtime.TreeSpec{{ID: "M", Root: leaf(&runtime.Notes{Comments: []string{"a --> b"}})}}},
+			`comment "a --> b": a comment cannot hold -->`},
+		{"a comment with a control character", &runtime.Document{Notes: &runtime.Notes{End: []string{"\x01"}}},
+			`comment: character U+0001 cannot be written in XML`},
+		{"a tree of an include not listed", &runtime.Document{Trees: []*runtime.TreeSpec{{ID: "M", Root: leaf(nil), Include: &runtime.Include{Path: "x.xml"}}}},
+			`tree M comes from an <include> that the document does not list`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := Write(&out, c.doc)
+			require.Error(t, err)
+			assert.Equal(t, c.want, err.Error())
+			assert.Zero(t, out.Len(), "nothing written")
+		})
+	}
 }
 
 // TestIncludesKept: a file's <include>s are written back as they were,

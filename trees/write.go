@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -62,18 +61,15 @@ func Write(w io.Writer, doc *runtime.Document) error {
 	x.raw(">\n")
 	written := false // something is written inside <root>
 	inc := 0         // the includes written
-	includes := func(upTo int) {
-		for ; inc < len(doc.Includes) && doc.Includes[inc].At <= upTo; inc++ {
-			x.include(doc.Includes[inc])
-			written = true
-		}
-	}
-	own := 0
+	own := 0         // the trees written
 	for _, t := range doc.Trees {
 		if t.Include != nil {
 			continue
 		}
-		includes(own)
+		for ; inc < len(doc.Includes) && doc.Includes[inc].At <= own; inc++ {
+			x.include(doc.Includes[inc])
+			written = true
+		}
 		own++
 		x.lead(t.Notes, 1, written)
 		written = true
@@ -95,7 +91,10 @@ func Write(w io.Writer, doc *runtime.Document) error {
 		x.end(t.Notes, 1)
 		x.raw("</BehaviorTree>\n")
 	}
-	includes(math.MaxInt)
+	for ; inc < len(doc.Includes); inc++ {
+		x.include(doc.Includes[inc])
+		written = true
+	}
 	models := 0
 	for _, m := range doc.Models {
 		if m.Include == nil {
@@ -152,16 +151,18 @@ func checkWritable(doc *runtime.Document) error {
 		if n == nil {
 			return
 		}
-		for _, c := range append(slices.Clip(n.Comments), n.End...) {
-			text(pos, "comment", c)
-			if strings.Contains(c, "-->") {
-				add(pos, "comment %q: a comment cannot hold -->", c)
+		for _, cs := range [2][]string{n.Comments, n.End} {
+			for _, c := range cs {
+				text(pos, "comment", c)
+				if strings.Contains(c, "-->") {
+					add(pos, "comment %q: a comment cannot hold -->", c)
+				}
 			}
 		}
 	}
-	included := func(pos runtime.Pos, what string, inc *runtime.Include) {
+	included := func(pos runtime.Pos, what, id string, inc *runtime.Include) {
 		if inc != nil && !slices.Contains(doc.Includes, inc) {
-			add(pos, "%s comes from an <include> that the document does not list", what)
+			add(pos, "%s %s comes from an <include> that the document does not list", what, id)
 		}
 	}
 	text(runtime.Pos{}, "main_tree_to_execute", doc.Main)
@@ -210,7 +211,7 @@ func checkWritable(doc *runtime.Document) error {
 	for _, t := range doc.Trees {
 		text(t.Pos, "tree ID", t.ID)
 		notes(t.Pos, t.Notes)
-		included(t.Pos, "tree "+t.ID, t.Include)
+		included(t.Pos, "tree", t.ID, t.Include)
 		attrs(t.Pos, "BehaviorTree", t.Attrs, "ID")
 		if t.Root != nil {
 			walk(t.Root, 2)
@@ -219,7 +220,7 @@ func checkWritable(doc *runtime.Document) error {
 	for _, m := range doc.Models {
 		text(m.Pos, "model ID", m.ID)
 		notes(m.Pos, m.Notes)
-		included(m.Pos, "model "+m.ID, m.Include)
+		included(m.Pos, "model", m.ID, m.Include)
 		text(m.Pos, "description of model "+m.ID, m.Description)
 		attrs(m.Pos, m.Kind.String(), m.Attrs, "ID")
 		attrs(m.Pos, "Metadata", m.Metadata)
