@@ -209,7 +209,9 @@ func TestCommentsKept(t *testing.T) {
 // include the document does not list, is an error, and nothing is
 // written.
 func TestWriteRefusesNotes(t *testing.T) {
-	leaf := func(notes *runtime.Notes) *runtime.NodeSpec { return &runtime.NodeSpec{Type: "AlwaysSuccess", Notes: notes} }
+	leaf := func(notes *runtime.Notes) *runtime.NodeSpec {
+		return &runtime.NodeSpec{Type: "AlwaysSuccess", Notes: notes}
+	}
 	cases := []struct {
 		name string
 		doc  *runtime.Document
