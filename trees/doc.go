@@ -49,10 +49,10 @@
 // comments, or between the last comment and an end tag, go. Comments that
 // the model has no place for move rather than go: those inside a node
 // model (between its ports, inside a port or its <MetadataFields>) are
-// written after its ports, those after </root> before it. Comments inside an <include> element, or inside an element
-// the loader reports as unknown, are not kept. Nav2's trees
-// (testdata/nav2) save with 3 of their 412 lines changed, in white space
-// only (TestNav2SaveKeepsMeaning logs them).
+// written after its ports, those after </root> before it. Comments inside
+// an element the loader reports as unknown are not kept (nor is the
+// element). Nav2's trees (testdata/nav2) save with 3 of their 412 lines
+// changed, in white space only (TestNav2SaveKeepsMeaning logs them).
 //
 // Like BehaviorTree.CPP, the loader reads some files that are not
 // well-formed XML ("--" inside a comment, say), which xmllint, browsers and

@@ -177,6 +177,19 @@ func TestCommentsKept(t *testing.T) {
 			moved: tree("  <TreeNodesModel>\n    <Action ID=\"A\">\n      <input_port name=\"x\">what x is</input_port>\n      <output_port name=\"y\"/>\n      <!-- x first -->\n      <!-- in x -->\n    </Action>\n  </TreeNodesModel>\n"),
 		},
 		{
+			name: "inside an include",
+			xml:  tree("  <include path=\"missions/models.xml\">\n    <!-- the skills' models -->\n  </include>\n"),
+			got:  func(d *runtime.Document) []string { return d.Includes[0].Notes.End },
+			want: []string{" the skills' models "},
+		},
+		{
+			name:  "inside a model's metadata: after its ports",
+			xml:   tree("  <TreeNodesModel>\n    <Action ID=\"A\">\n      <MetadataFields>\n        <!-- why -->\n        <Metadata description=\"d\"><!-- inside --></Metadata>\n      </MetadataFields>\n    </Action>\n  </TreeNodesModel>\n"),
+			got:   func(d *runtime.Document) []string { return d.Models[0].Notes.End },
+			want:  []string{" why ", " inside "},
+			moved: tree("  <TreeNodesModel>\n    <Action ID=\"A\">\n      <MetadataFields>\n        <Metadata description=\"d\"/>\n      </MetadataFields>\n      <!-- why -->\n      <!-- inside -->\n    </Action>\n  </TreeNodesModel>\n"),
+		},
+		{
 			name:  "after </root>: before it",
 			xml:   tree("  <BehaviorTree ID=\"M\">\n    <AlwaysSuccess/>\n  </BehaviorTree>\n") + "<!-- trailer -->\n",
 			got:   func(d *runtime.Document) []string { return d.Notes.End },

@@ -494,7 +494,11 @@ func (f *fileReader) children(tok *token, elem string, each func(child *token, n
 	}
 }
 
-func (f *fileReader) skip(tok *token) {
+func (f *fileReader) skip(tok *token) { f.skipKeeping(tok, nil) }
+
+// skipKeeping is skip, adding the comments inside the element to
+// comments (when not nil).
+func (f *fileReader) skipKeeping(tok *token, comments *[]string) {
 	if tok.empty {
 		return
 	}
@@ -503,6 +507,9 @@ func (f *fileReader) skip(tok *token) {
 		t := f.next()
 		if t == nil || t.kind == tokEOF {
 			return
+		}
+		if t.kind == tokComment && comments != nil {
+			*comments = append(*comments, commentText(t))
 		}
 		if t.kind == tokStart && !f.countElement(t.off) {
 			return
@@ -876,7 +883,7 @@ func (f *fileReader) metadata(tok *token, m *runtime.NodeModel, inner *[]string)
 		} else {
 			f.errorf(tok.off, "unknown element <%s> in <MetadataFields>: it holds <Metadata key=\"value\"/> elements", tok.name)
 		}
-		f.skip(tok)
+		f.skipKeeping(tok, inner)
 	})
 	if end != nil {
 		*inner = append(*inner, end.End...)
@@ -888,7 +895,17 @@ func (f *fileReader) metadata(tok *token, m *runtime.NodeModel, inner *[]string)
 // includes are kept in Document.Includes, and what they bring in is
 // marked with theirs.
 func (f *fileReader) include(tok *token, notes *runtime.Notes) {
-	defer f.skip(tok)
+	var inc *runtime.Include // the top file's include
+	defer func() {           // past the element, keeping the comments inside it
+		var inside []string
+		f.skipKeeping(tok, &inside)
+		if inc != nil && len(inside) > 0 {
+			if inc.Notes == nil {
+				inc.Notes = &runtime.Notes{}
+			}
+			inc.Notes.End = inside
+		}
+	}()
 	a, hasPath := attrOf(tok, "path")
 	path := ""
 	if hasPath {
@@ -896,7 +913,7 @@ func (f *fileReader) include(tok *token, notes *runtime.Notes) {
 	}
 	pkg, hasPkg := attrOf(tok, "ros_pkg")
 	if f.top {
-		inc := &runtime.Include{Path: path, At: f.l.ownTrees, Notes: notes, Pos: f.pos(tok.off)}
+		inc = &runtime.Include{Path: path, At: f.l.ownTrees, Notes: notes, Pos: f.pos(tok.off)}
 		if hasPkg {
 			inc.RosPkg = f.value(pkg)
 		}

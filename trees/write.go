@@ -344,7 +344,13 @@ func (x *xmlWriter) include(inc *runtime.Include) {
 	if inc.Path != "" || inc.RosPkg == "" {
 		x.attr("path", inc.Path)
 	}
-	x.raw("/>\n")
+	if !hasEnd(inc.Notes) {
+		x.raw("/>\n")
+		return
+	}
+	x.raw(">\n")
+	x.end(inc.Notes, 1)
+	x.raw("</include>\n")
 }
 
 func (x *xmlWriter) raw(s string) { x.w.WriteString(s) }
