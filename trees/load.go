@@ -896,7 +896,8 @@ func (f *fileReader) metadata(tok *token, m *runtime.NodeModel, inner *[]string)
 // marked with theirs.
 func (f *fileReader) include(tok *token, notes *runtime.Notes) {
 	var inc *runtime.Include // the top file's include
-	defer func() {           // past the element, keeping the comments inside it
+	// Past the element, keeping the comments inside it.
+	defer func() {
 		var inside []string
 		f.skipKeeping(tok, &inside)
 		if inc != nil && len(inside) > 0 {
