@@ -36,7 +36,7 @@ type NodeSpec struct {
 	Attrs    []Attr
 	Children []*NodeSpec
 	Pos      Pos
-	Notes    *Notes // comments and blank lines around the node as written; nil when none
+	Notes    *Notes // its comments and layout as written (for round trips); nil when none
 }
 
 // Attr returns the value of attribute name.
@@ -79,11 +79,12 @@ type TreeSpec struct {
 	Root  *NodeSpec
 	Attrs []Attr // attributes of the BehaviorTree element besides ID
 	Pos   Pos
-	Notes *Notes // comments and blank lines around the <BehaviorTree>; nil when none
+	Notes *Notes // its comments and layout as written (for round trips); nil when none
 	// Include is the <include> of the document's file that brought this
-	// tree in (directly, or through the included file's own includes); nil
-	// for a tree of the file itself. Writing the file writes the include,
-	// not the tree.
+	// tree in (directly, or through the included file's own includes; Pos
+	// names the file that holds it); nil for a tree of the file itself.
+	// Writing the file writes the include, not the tree. Check and Build
+	// do not look at it: an included tree is a tree like any other.
 	Include *Include
 }
 
@@ -101,9 +102,10 @@ type Document struct {
 	// Include.
 	Includes []*Include
 	// Notes are the comments before <root> (Comments) and before </root>
-	// (End), and the blank line that opens the file. The loader always
-	// sets them; nil means a document built in Go, which trees.Write lays
-	// out its own way (a blank line between trees).
+	// (End), the blank line that opens the file and <root>'s wrapped
+	// attributes. The loader always sets them; nil means a document built
+	// in Go, which trees.Write lays out its own way (a blank line between
+	// trees).
 	Notes *Notes
 	// ModelsNotes are the comments around the file's <TreeNodesModel>.
 	ModelsNotes *Notes
