@@ -315,4 +315,16 @@ func TestEditorCommentsAndIncludesInThePage(t *testing.T) {
       <Script name="setup" code="x := 1"/>
 `, 1), string(got))
 	})
+	t.Run("a pasted copy has the comment too", func(t *testing.T) {
+		click(`g.node[data-path="Main/main/setup"]`)
+		key("c", "ctrl")
+		click(`g.node[data-path="Main/main"]`)
+		key("v", "ctrl")
+		waitJS(t, ctx, 5*time.Second, `document.querySelectorAll('g.node').length === 4`, "pasted")
+		key("s", "ctrl")
+		waitJS(t, ctx, 5*time.Second, `document.querySelector('#edit-state').textContent.startsWith('saved')`, "saved")
+		got, err := os.ReadFile(filepath.Join(dir, "main.xml"))
+		require.NoError(t, err)
+		assert.Equal(t, 2, strings.Count(string(got), "      <!-- set up -->\n      <Script name=\"setup\" code=\"x := 1\"/>\n"), string(got))
+	})
 }
