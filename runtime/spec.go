@@ -136,8 +136,10 @@ type Notes struct {
 	Apart    bool     // a blank line between the comments and the element
 	EndBlank bool     // a blank line before its end tag (before End's first comment)
 	// Breaks names the attributes written on a line of their own, the
-	// start tag continued (nodes, trees and <root>).
-	Breaks []string
+	// start tag continued, and Multiline those whose value was written
+	// over several lines (nodes, trees and <root>).
+	Breaks    []string
+	Multiline []string
 }
 
 // Tree returns the tree with the given ID.

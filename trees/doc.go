@@ -35,13 +35,15 @@
 //     <include> is;
 //   - blank lines before an element, between its comments and it, and
 //     before an end tag; attributes the file put on lines of their own
-//     (aligned under the first); whether the file had an XML declaration;
+//     (aligned under the first) and values it wrote over several lines (a
+//     script); whether the file had an XML declaration;
 //   - attribute order, editors' own attributes, models and metadata.
 //
 // What the text loses (the meaning stays): indentation is two spaces a
-// level, continuation lines of a tag align under its first attribute;
-// "<X />" and "<X></X>" become "<X/>"; values are written in double
-// quotes with the writer's escapes (&gt;, &#10; for a line end); <root>
+// level, an element a line, continuation lines of a tag align under its
+// first attribute; "<X />" and "<X></X>" become "<X/>"; values are
+// written in double quotes with the writer's escapes (&gt;, &quot;, and
+// &#10; for a line end in a value the file wrote on one line); <root>
 // starts with BTCPP_format and main_tree_to_execute; any XML declaration
 // becomes `<?xml version="1.0" encoding="UTF-8"?>`; a byte order mark,
 // CRLF line ends and processing instructions are not kept; a comment on
@@ -52,7 +54,9 @@
 // written after its ports, those after </root> before it. Comments inside
 // an element the loader reports as unknown are not kept (nor is the
 // element). Nav2's trees (testdata/nav2) save with 3 of their 412 lines
-// changed, in white space only (TestNav2SaveKeepsMeaning logs them).
+// changed, in white space only (TestNav2SaveKeepsMeaning logs them); of
+// the 118 files of missions/ and testdata/ that load, 109 are written back
+// byte for byte.
 //
 // Like BehaviorTree.CPP, the loader reads some files that are not
 // well-formed XML ("--" inside a comment, say), which xmllint, browsers and

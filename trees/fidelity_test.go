@@ -218,6 +218,31 @@ func TestCommentsKept(t *testing.T) {
 	}
 }
 
+// TestLayoutKept: what a file's text says besides its elements and
+// comments — blank lines, attributes on lines of their own, values over
+// several lines, the XML declaration — is written back as it was.
+func TestLayoutKept(t *testing.T) {
+	cases := []struct {
+		name string
+		xml  string
+	}{
+		{"blank lines between elements, after comments and before end tags",
+			"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\n<!-- c -->\n\n<root BTCPP_format=\"4\">\n\n  <BehaviorTree ID=\"M\">\n    <Sequence>\n      <AlwaysSuccess/>\n\n      <AlwaysSuccess/>\n\n    </Sequence>\n  </BehaviorTree>\n  <BehaviorTree ID=\"N\">\n    <AlwaysSuccess/>\n  </BehaviorTree>\n\n</root>\n"},
+		{"attributes on lines of their own",
+			"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<root BTCPP_format=\"4\"\n      main_tree_to_execute=\"M\">\n  <BehaviorTree ID=\"M\"\n                _description=\"d\">\n    <Script name=\"s\"\n            code=\"x := 1\"/>\n  </BehaviorTree>\n</root>\n"},
+		{"a value over several lines",
+			"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<root BTCPP_format=\"4\">\n  <BehaviorTree ID=\"M\">\n    <Script name=\"one&#10;line\" code=\"\n\tx := 1;\n      y := 2\"/>\n  </BehaviorTree>\n</root>\n"},
+		{"no XML declaration",
+			"\n<root BTCPP_format=\"4\">\n  <BehaviorTree ID=\"M\">\n    <AlwaysSuccess/>\n  </BehaviorTree>\n</root>\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			doc := mustParse(t, "t.xml", c.xml)
+			assert.Equal(t, c.xml, roundTrip(t, "t.xml", doc))
+		})
+	}
+}
+
 // TestWriteRefusesNotes: a comment XML cannot hold, or a tree from an
 // include the document does not list, is an error, and nothing is
 // written.

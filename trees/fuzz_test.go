@@ -34,6 +34,7 @@ func FuzzParse(f *testing.F) {
 		"<!-- a --><root>\n\n<!-- b -->\n\n<include path=\"inc.xml\"/><!--c--><BehaviorTree ID=\"M\"><!-- d --><Sequence><!-- e --><SubTree ID=\"Inc\"/><!-- f --></Sequence><!-- g --></BehaviorTree>\n<!-- h --><TreeNodesModel><!-- i --><Action ID=\"A\"><!-- j --><input_port name=\"x\"><!-- k -->d</input_port><!-- l --></Action><!-- m --></TreeNodesModel><!-- n --></root><!-- o -->",
 		"<?xml version=\"1.0\"?>\n\n<root main_tree_to_execute=\"M\"\n      BTCPP_format=\"4\"><BehaviorTree ID=\"M\"><Script\n code=\"x := 1\"\n   name=\"n\"/></BehaviorTree>\n\n<include path=\"inc.xml\"/></root>",
 		`<root><include path="sub/deep.xml"/><include path="inc.xml"/><include path="inc.xml"/></root>`,
+		"<root><BehaviorTree ID='M'><Script code='a := 1;\r\n\tb := 2;\rc := &#10;3' name=\"x&#9;\ny\"/></BehaviorTree></root>",
 	} {
 		f.Add([]byte(seed))
 	}

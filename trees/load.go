@@ -264,7 +264,7 @@ func (l *loader) read(name, abs, src string, top bool) {
 		if notes == nil {
 			notes = &runtime.Notes{}
 		}
-		f.l.doc.Notes = f.breaks(notes, tok, false)
+		f.l.doc.Notes = f.attrLayout(notes, tok, false)
 		f.l.doc.NoDecl = !sc.decl
 	}
 	f.root(tok, top)
@@ -301,20 +301,28 @@ func startNotes(pend *runtime.Notes, tok *token) *runtime.Notes {
 	return pend
 }
 
-// breaks adds to n the attributes of tok that start a line of their own
-// (but for ID, when the element names its type with it: that is not kept
-// as an attribute).
-func (f *fileReader) breaks(n *runtime.Notes, tok *token, skipID bool) *runtime.Notes {
+// attrLayout adds to n the attributes of tok that start a line of their
+// own, and those whose value spans lines (but for ID, when the element
+// names its type with it: that is not kept as an attribute).
+func (f *fileReader) attrLayout(n *runtime.Notes, tok *token, skipID bool) *runtime.Notes {
 	prev := tok.off + 1 + len(tok.name)
 	for i := range tok.attrs {
 		a := &tok.attrs[i]
-		if strings.IndexByte(f.sc.src[prev:a.off], '\n') >= 0 && !(skipID && a.name == "ID") {
-			if n == nil {
-				n = &runtime.Notes{}
-			}
+		newLine := strings.IndexByte(f.sc.src[prev:a.off], '\n') >= 0
+		lines := strings.IndexAny(a.value, "\n\r") >= 0
+		prev = a.valOff + len(a.value) + 1
+		if !newLine && !lines || skipID && a.name == "ID" {
+			continue
+		}
+		if n == nil {
+			n = &runtime.Notes{}
+		}
+		if newLine {
 			n.Breaks = append(n.Breaks, a.name)
 		}
-		prev = a.valOff + len(a.value) + 1
+		if lines {
+			n.Multiline = append(n.Multiline, a.name)
+		}
 	}
 	return n
 }
@@ -521,7 +529,7 @@ func (f *fileReader) skipKeeping(tok *token, comments *[]string) {
 }
 
 func (f *fileReader) behaviorTree(tok *token, notes *runtime.Notes) *runtime.TreeSpec {
-	t := &runtime.TreeSpec{Pos: f.pos(tok.off), Notes: f.breaks(notes, tok, false), Include: f.l.include}
+	t := &runtime.TreeSpec{Pos: f.pos(tok.off), Notes: f.attrLayout(notes, tok, false), Include: f.l.include}
 	if f.top {
 		f.l.ownTrees++
 	}
@@ -618,7 +626,7 @@ func (f *fileReader) node(tok *token, notes *runtime.Notes) *runtime.NodeSpec {
 		if len(attrs) > 0 {
 			s.Attrs = attrs
 		}
-		s.Notes = f.breaks(s.Notes, tok, explicit)
+		s.Notes = f.attrLayout(s.Notes, tok, explicit)
 	}
 	if tok.empty {
 		return s

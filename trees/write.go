@@ -273,17 +273,21 @@ func xmlName(s string) bool {
 
 type xmlWriter struct {
 	w      *bufio.Writer
-	loaded bool     // the document was read from a file: blank lines are where its notes say
-	breaks []string // the attributes of the start tag being written that start a line
-	col    int      // where those lines start the attribute
+	loaded bool // the document was read from a file: blank lines are where its notes say
+	// The layout of the start tag being written: the attributes that
+	// start a line, where that line starts them, and the attributes whose
+	// line ends are written as they are.
+	breaks, lines []string
+	col           int
 }
 
 // start begins the attributes of element elem at level: those n.Breaks
-// names are written on a line of their own, under the first.
+// names are written on a line of their own, under the first, and those
+// n.Multiline names with their line ends as they are.
 func (x *xmlWriter) start(n *runtime.Notes, level int, elem string) {
-	x.breaks = nil
+	x.breaks, x.lines = nil, nil
 	if n != nil {
-		x.breaks = n.Breaks
+		x.breaks, x.lines = n.Breaks, n.Multiline
 		x.col = len(indentUnit)*level + 1 + len(elem) + 1
 	}
 }
@@ -334,7 +338,7 @@ func (x *xmlWriter) comments(cs []string, level int) {
 func hasEnd(n *runtime.Notes) bool { return n != nil && len(n.End) > 0 }
 
 func (x *xmlWriter) include(inc *runtime.Include) {
-	x.breaks = nil
+	x.breaks, x.lines = nil, nil
 	x.lead(inc.Notes, 1, false)
 	x.indent(1)
 	x.raw("<include")
@@ -365,7 +369,9 @@ func (x *xmlWriter) indent(level int) {
 
 // attr writes ` name="value"`, escaping so that any parser reads value back
 // exactly: line ends and tabs as character references, since XML parsers
-// that normalize attribute values would turn them into spaces.
+// that normalize attribute values would turn them into spaces — unless
+// the file wrote the value over several lines (a script, say), which is
+// written so again.
 func (x *xmlWriter) attr(name, value string) {
 	if len(x.breaks) > 0 && slices.Contains(x.breaks, name) {
 		x.w.WriteByte('\n')
@@ -377,11 +383,13 @@ func (x *xmlWriter) attr(name, value string) {
 	}
 	x.w.WriteString(name)
 	x.w.WriteString(`="`)
-	x.escape(value, true)
+	x.escape(value, true, len(x.lines) > 0 && slices.Contains(x.lines, name))
 	x.w.WriteByte('"')
 }
 
-func (x *xmlWriter) escape(s string, attr bool) {
+// escape writes s escaped for an attribute value (attr) or for text; lines
+// keeps an attribute's line ends and tabs as they are.
+func (x *xmlWriter) escape(s string, attr, lines bool) {
 	last := 0
 	for i := 0; i < len(s); i++ {
 		var esc string
@@ -398,14 +406,14 @@ func (x *xmlWriter) escape(s string, attr bool) {
 			}
 			esc = "&quot;"
 		case '\n':
-			if !attr {
+			if !attr || lines {
 				continue
 			}
 			esc = "&#10;"
 		case '\r':
 			esc = "&#13;"
 		case '\t':
-			if !attr {
+			if !attr || lines {
 				continue
 			}
 			esc = "&#9;"
@@ -441,7 +449,7 @@ func (x *xmlWriter) node(n *runtime.NodeSpec, level int) {
 	elem, explicit := nodeElement(n)
 	x.raw(elem)
 	if explicit {
-		x.breaks = nil
+		x.breaks, x.lines = nil, nil
 		x.attr("ID", n.Type)
 	}
 	x.start(n.Notes, level, elem)
@@ -465,7 +473,7 @@ func (x *xmlWriter) node(n *runtime.NodeSpec, level int) {
 // model writes one node model; typeNames overrides the type names derived
 // from the ports' Go types.
 func (x *xmlWriter) model(m *runtime.NodeModel, typeNames map[string]string) {
-	x.breaks = nil
+	x.breaks, x.lines = nil, nil
 	x.lead(m.Notes, 2, false)
 	x.indent(2)
 	x.w.WriteByte('<')
@@ -504,7 +512,7 @@ func (x *xmlWriter) model(m *runtime.NodeModel, typeNames map[string]string) {
 			continue
 		}
 		x.w.WriteByte('>')
-		x.escape(desc, false)
+		x.escape(desc, false, false)
 		x.raw("</")
 		x.raw(elem)
 		x.raw(">\n")
