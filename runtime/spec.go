@@ -36,6 +36,7 @@ type NodeSpec struct {
 	Attrs    []Attr
 	Children []*NodeSpec
 	Pos      Pos
+	Notes    *Notes // its comments and layout as written (for round trips); nil when none
 }
 
 // Attr returns the value of attribute name.
@@ -78,6 +79,13 @@ type TreeSpec struct {
 	Root  *NodeSpec
 	Attrs []Attr // attributes of the BehaviorTree element besides ID
 	Pos   Pos
+	Notes *Notes // its comments and layout as written (for round trips); nil when none
+	// Include is the <include> of the document's file that brought this
+	// tree in (directly, or through the included file's own includes; Pos
+	// names the file that holds it); nil for a tree of the file itself.
+	// Writing the file writes the include, not the tree. Check and Build
+	// do not look at it: an included tree is a tree like any other.
+	Include *Include
 }
 
 // Document is a set of trees and node models as one file (and its includes)
@@ -89,6 +97,49 @@ type Document struct {
 	// Attrs are the other attributes of <root> (Groot2's project_name...),
 	// kept for round trips.
 	Attrs []Attr
+	// Includes are the file's own <include> elements, in order; the trees
+	// and models they bring in are in Trees and Models, marked with their
+	// Include.
+	Includes []*Include
+	// Notes are the comments before <root> (Comments) and before </root>
+	// (End), the blank line that opens the file and <root>'s wrapped
+	// attributes. The loader always sets them; nil means a document built
+	// in Go, which trees.Write lays out its own way (a blank line between
+	// trees).
+	Notes *Notes
+	// ModelsNotes are the comments around the file's <TreeNodesModel>.
+	ModelsNotes *Notes
+	// NoDecl says the file had no XML declaration (<?xml …?>).
+	NoDecl bool
+}
+
+// Include is an <include> element of a file, as written.
+type Include struct {
+	Path   string // the path attribute: a file, relative to the including one
+	RosPkg string // the ros_pkg attribute, "" when absent
+	// At is where the element stood: after this many of the file's own
+	// trees (0: before the first).
+	At    int
+	Notes *Notes
+	Pos   Pos
+}
+
+// Notes are what a file says around an element besides the element: its
+// comments and the lines it was laid out on. The loader records them and
+// trees.Write writes them back, so that a file opened and saved keeps
+// them; nothing else reads them. A comment is the text between <!-- and
+// -->.
+type Notes struct {
+	Comments []string // the comments before the element, in order
+	End      []string // the comments after its last child, before its end tag
+	Blank    bool     // a blank line before the element (before its first comment)
+	Apart    bool     // a blank line between the comments and the element
+	EndBlank bool     // a blank line before its end tag (before End's first comment)
+	// Breaks names the attributes written on a line of their own, the
+	// start tag continued, and Multiline those whose value was written
+	// over several lines (nodes, trees and <root>).
+	Breaks    []string
+	Multiline []string
 }
 
 // Tree returns the tree with the given ID.
@@ -125,6 +176,11 @@ type NodeModel struct {
 	Attrs    []Attr
 	Metadata []Attr
 	Pos      Pos
+	// Notes are the comments before the model element (Comments) and
+	// inside it (End: those between its ports are written after them).
+	Notes *Notes
+	// Include is the <include> that brought the model in, as for a tree.
+	Include *Include
 }
 
 // N is shorthand for building a NodeSpec in Go:

@@ -24,23 +24,31 @@ import (
 // checker of `btrobot check` and saved through trees.Write.
 
 // docNode is a node as the page edits it: its type, its attributes in
-// order (name, value pairs) and its children.
+// order (name, value pairs) and its children. Notes (its comments) the
+// page passes back untouched, so they go where the node goes.
 type docNode struct {
-	Type     string      `json:"type"`
-	Attrs    [][2]string `json:"attrs"`
-	Children []*docNode  `json:"children"`
+	Type     string         `json:"type"`
+	Attrs    [][2]string    `json:"attrs"`
+	Children []*docNode     `json:"children"`
+	Notes    *runtime.Notes `json:"notes,omitempty"`
 }
 
-// docTree is one <BehaviorTree>.
+// docTree is one <BehaviorTree>. File names the file of the folder it
+// comes from when an <include> brought it in: the page shows it, and it
+// is read-only there (the file's own version is what is saved: the
+// <include>).
 type docTree struct {
-	ID    string      `json:"id"`
-	Attrs [][2]string `json:"attrs"`
-	Root  *docNode    `json:"root"`
+	ID    string         `json:"id"`
+	Attrs [][2]string    `json:"attrs"`
+	Root  *docNode       `json:"root"`
+	Notes *runtime.Notes `json:"notes,omitempty"`
+	File  string         `json:"file,omitempty"`
 }
 
 // docJSON is a file's trees as the page edits them; what else the file
-// holds (node models, <root>'s other attributes, Groot2's metadata) stays
-// on the server and is written back as it was.
+// holds (node models, <root>'s other attributes, Groot2's metadata, its
+// <include>s and the comments around them) stays on the server and is
+// written back as it was.
 type docJSON struct {
 	Main  string     `json:"main"`
 	Trees []*docTree `json:"trees"`
@@ -77,7 +85,7 @@ func nodeJSONOf(n *runtime.NodeSpec) *docNode {
 	if n == nil {
 		return nil
 	}
-	d := &docNode{Type: n.Type, Attrs: attrsJSON(n.Attrs), Children: []*docNode{}}
+	d := &docNode{Type: n.Type, Attrs: attrsJSON(n.Attrs), Children: []*docNode{}, Notes: n.Notes}
 	for _, c := range n.Children {
 		d.Children = append(d.Children, nodeJSONOf(c))
 	}
@@ -88,28 +96,84 @@ func nodeSpecOf(n *docNode) *runtime.NodeSpec {
 	if n == nil {
 		return nil
 	}
-	s := &runtime.NodeSpec{Type: n.Type, Attrs: attrsDoc(n.Attrs)}
+	s := &runtime.NodeSpec{Type: n.Type, Attrs: attrsDoc(n.Attrs), Notes: n.Notes}
 	for _, c := range n.Children {
 		s.Children = append(s.Children, nodeSpecOf(c))
 	}
 	return s
 }
 
-func docJSONOf(doc *runtime.Document) docJSON {
+// docJSONOf is a file's document as the page edits it; the trees of its
+// includes are named by their file, relative to the folder.
+func (e *editor) docJSONOf(doc *runtime.Document) docJSON {
 	d := docJSON{Main: doc.Main, Trees: []*docTree{}}
 	for _, t := range doc.Trees {
-		d.Trees = append(d.Trees, &docTree{ID: t.ID, Attrs: attrsJSON(t.Attrs), Root: nodeJSONOf(t.Root)})
+		dt := &docTree{ID: t.ID, Attrs: attrsJSON(t.Attrs), Root: nodeJSONOf(t.Root), Notes: t.Notes}
+		if t.Include != nil {
+			dt.File = t.Include.Path
+			if rel, err := filepath.Rel(e.dir, t.Pos.File); err == nil && t.Pos.File != "" {
+				dt.File = filepath.ToSlash(rel)
+			}
+		}
+		d.Trees = append(d.Trees, dt)
 	}
 	return d
 }
 
-// withTrees is base (the file as read) with the page's trees.
+// withTrees is base (the file as read) with the page's trees: the file's
+// own trees as the page has them, the trees of its includes as base has
+// them (they are read-only here; editedIncluded says whether the page
+// changed one).
 func withTrees(base *runtime.Document, d docJSON) *runtime.Document {
-	out := &runtime.Document{Main: d.Main, Models: base.Models, Attrs: base.Attrs}
+	out := *base
+	out.Main, out.Trees = d.Main, nil
+	taken := map[*runtime.TreeSpec]bool{}
 	for _, t := range d.Trees {
-		out.Trees = append(out.Trees, &runtime.TreeSpec{ID: t.ID, Attrs: attrsDoc(t.Attrs), Root: nodeSpecOf(t.Root)})
+		if t.File != "" {
+			if bt := includedTree(base, t.ID); bt != nil && !taken[bt] {
+				out.Trees = append(out.Trees, bt)
+				taken[bt] = true
+			}
+			continue
+		}
+		out.Trees = append(out.Trees, &runtime.TreeSpec{ID: t.ID, Attrs: attrsDoc(t.Attrs), Root: nodeSpecOf(t.Root), Notes: t.Notes})
 	}
-	return out
+	for _, bt := range base.Trees { // the page lost none of them
+		if bt.Include != nil && !taken[bt] {
+			out.Trees = append(out.Trees, bt)
+		}
+	}
+	return &out
+}
+
+// includedTree returns base's tree id that an include brought in.
+func includedTree(base *runtime.Document, id string) *runtime.TreeSpec {
+	for _, t := range base.Trees {
+		if t.ID == id && t.Include != nil {
+			return t
+		}
+	}
+	return nil
+}
+
+// editedIncluded returns a tree of an included file that the page
+// changed, or nil.
+func editedIncluded(base *runtime.Document, d docJSON) *docTree {
+	for _, t := range d.Trees {
+		if t.File == "" {
+			continue
+		}
+		bt := includedTree(base, t.ID)
+		if bt == nil {
+			return t
+		}
+		was, _ := json.Marshal(&docTree{ID: bt.ID, Attrs: attrsJSON(bt.Attrs), Root: nodeJSONOf(bt.Root), Notes: bt.Notes, File: t.File})
+		now, _ := json.Marshal(t)
+		if !bytes.Equal(was, now) {
+			return t
+		}
+	}
+	return nil
 }
 
 // editor serves the files of one folder.
@@ -161,6 +225,20 @@ func (e *editor) read(p string) (*runtime.Document, []byte, error) {
 		}
 	}
 	doc, err := trees.Parse(filepath.Join(e.dir, filepath.FromSlash(p)), data)
+	if doc != nil { // what the includes included: inside the folder too
+		var files []string
+		for _, t := range doc.Trees {
+			files = append(files, t.Pos.File)
+		}
+		for _, m := range doc.Models {
+			files = append(files, m.Pos.File)
+		}
+		for _, f := range files {
+			if rel, rerr := filepath.Rel(e.dir, f); rerr != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return nil, nil, fmt.Errorf("%s includes %s, outside %s: the editor opens nothing outside its folder", p, f, e.dir)
+			}
+		}
+	}
 	return doc, data, err
 }
 
@@ -218,7 +296,7 @@ func (e *editor) check(p string, base *runtime.Document, d docJSON) ([]byte, []p
 		return nil, []problem{{Msg: err.Error(), Node: -1}}, nil
 	}
 	name := filepath.Join(e.dir, filepath.FromSlash(p))
-	lines := map[int]int{} // line of the written XML -> node index
+	lines := map[runtime.Pos]int{} // file and line (an include's nodes are in their file) -> node index
 	written, perr := trees.Parse(name, buf.Bytes())
 	if written != nil {
 		i := 0
@@ -227,7 +305,7 @@ func (e *editor) check(p string, base *runtime.Document, d docJSON) ([]byte, []p
 			if n == nil {
 				return
 			}
-			lines[n.Pos.Line] = i
+			lines[runtime.Pos{File: n.Pos.File, Line: n.Pos.Line}] = i
 			i++
 			for _, c := range n.Children {
 				walk(c)
@@ -247,7 +325,7 @@ func (e *editor) check(p string, base *runtime.Document, d docJSON) ([]byte, []p
 			// Named as in the folder, as `btrobot check` run there names it.
 			msg := strings.ReplaceAll(be.Error(), e.dir+string(filepath.Separator), "")
 			pr := problem{Msg: msg, Line: be.Pos.Line, Col: be.Pos.Col, Path: be.Path, Node: -1}
-			if n, ok := lines[be.Pos.Line]; ok && be.Pos.File == name {
+			if n, ok := lines[runtime.Pos{File: be.Pos.File, Line: be.Pos.Line}]; ok {
 				pr.Node = n
 			}
 			probs = append(probs, pr)
@@ -277,7 +355,7 @@ func (e *editor) routes(mux *http.ServeMux) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		d := docJSONOf(doc)
+		d := e.docJSONOf(doc)
 		_, probs, _ := e.check(p, doc, d)
 		writeJSON(w, map[string]any{"path": p, "doc": d, "problems": probs})
 	})
@@ -304,6 +382,12 @@ func (e *editor) routes(mux *http.ServeMux) {
 					return
 				}
 				base = &runtime.Document{} // a new file
+			}
+			if t := editedIncluded(base, req.Doc); save && t != nil {
+				// Saving writes this file only: an edit of another's tree
+				// would be lost.
+				http.Error(w, fmt.Sprintf("tree %s is in %s, read-only in %s: open %s to edit it", t.ID, t.File, p, t.File), http.StatusConflict)
+				return
 			}
 			xml, probs, _ := e.check(p, base, req.Doc)
 			if save && xml != nil {

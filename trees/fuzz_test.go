@@ -13,7 +13,8 @@ import (
 
 // FuzzParse: no input makes the loader (or the checker behind it) panic;
 // every error has a position; whatever loads cleanly writes, and loads back
-// as the same document. Run it with
+// as the same document — comments, blank lines and <include>s (of a file
+// beside it, inc.xml, and one that inc.xml includes) with it. Run it with
 //
 //	go test ./trees/ -run XXX -fuzz FuzzParse -fuzztime 5m
 //
@@ -30,6 +31,10 @@ func FuzzParse(f *testing.F) {
 		`<root><![CDATA[x]]><!-- c --><?pi x?></root>`,
 		"\uFEFF<root>\r\n<BehaviorTree ID='x'/>\r\n</root>",
 		`<root><include path="nowhere.xml"/></root>`,
+		"<!-- a --><root>\n\n<!-- b -->\n\n<include path=\"inc.xml\"/><!--c--><BehaviorTree ID=\"M\"><!-- d --><Sequence><!-- e --><SubTree ID=\"Inc\"/><!-- f --></Sequence><!-- g --></BehaviorTree>\n<!-- h --><TreeNodesModel><!-- i --><Action ID=\"A\"><!-- j --><input_port name=\"x\"><!-- k -->d</input_port><!-- l --></Action><!-- m --></TreeNodesModel><!-- n --></root><!-- o -->",
+		"<?xml version=\"1.0\"?>\n\n<root main_tree_to_execute=\"M\"\n      BTCPP_format=\"4\"><BehaviorTree ID=\"M\"><Script\n code=\"x := 1\"\n   name=\"n\"/></BehaviorTree>\n\n<include path=\"inc.xml\"/></root>",
+		`<root><include path="sub/deep.xml"/><include path="inc.xml"/><include path="inc.xml"/></root>`,
+		"<root><BehaviorTree ID='M'><Script code='a := 1;\r\n\tb := 2;\rc := &#10;3' name=\"x&#9;\ny\"/></BehaviorTree></root>",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -41,6 +46,17 @@ func FuzzParse(f *testing.F) {
 	}
 	reg := runtime.NewRegistry()
 	dir := f.TempDir()
+	for name, text := range map[string]string{
+		"inc.xml":      `<root><!-- inc --><include path="sub/deep.xml"/><BehaviorTree ID="Inc"><AlwaysSuccess/></BehaviorTree><TreeNodesModel><Action ID="B"/></TreeNodesModel></root>`,
+		"sub/deep.xml": `<root><BehaviorTree ID="Deep"><!-- deep --><AlwaysFailure/></BehaviorTree></root>`,
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			f.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			f.Fatal(err)
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		name := filepath.Join(dir, "fuzz.xml")
 		doc, err := Parse(name, data)

@@ -12,19 +12,27 @@ import (
 
 // stripped returns a deep copy of doc with every position zeroed, so that
 // documents read from different files (or built in Go) compare equal when
-// they say the same thing.
+// they say the same thing — comments, blank lines and includes included.
 func stripped(doc *runtime.Document) *runtime.Document {
 	if doc == nil {
 		return nil
 	}
-	out := &runtime.Document{Main: doc.Main, Attrs: strippedAttrs(doc.Attrs)}
+	out := &runtime.Document{Main: doc.Main, Attrs: strippedAttrs(doc.Attrs), Notes: doc.Notes, ModelsNotes: doc.ModelsNotes, NoDecl: doc.NoDecl}
+	incs := map[*runtime.Include]*runtime.Include{}
+	for _, inc := range doc.Includes {
+		c := *inc
+		c.Pos = runtime.Pos{}
+		incs[inc] = &c
+		out.Includes = append(out.Includes, &c)
+	}
 	for _, t := range doc.Trees {
-		out.Trees = append(out.Trees, &runtime.TreeSpec{ID: t.ID, Root: strippedNode(t.Root), Attrs: strippedAttrs(t.Attrs)})
+		out.Trees = append(out.Trees, &runtime.TreeSpec{ID: t.ID, Root: strippedNode(t.Root), Attrs: strippedAttrs(t.Attrs), Notes: t.Notes, Include: incs[t.Include]})
 	}
 	for _, m := range doc.Models {
 		c := *m
 		c.Pos = runtime.Pos{}
 		c.Attrs, c.Metadata = strippedAttrs(m.Attrs), strippedAttrs(m.Metadata)
+		c.Include = incs[m.Include]
 		out.Models = append(out.Models, &c)
 	}
 	return out
@@ -34,7 +42,7 @@ func strippedNode(n *runtime.NodeSpec) *runtime.NodeSpec {
 	if n == nil {
 		return nil
 	}
-	c := &runtime.NodeSpec{Type: n.Type, Attrs: strippedAttrs(n.Attrs)}
+	c := &runtime.NodeSpec{Type: n.Type, Attrs: strippedAttrs(n.Attrs), Notes: n.Notes}
 	for _, k := range n.Children {
 		c.Children = append(c.Children, strippedNode(k))
 	}
@@ -93,4 +101,35 @@ func dump(doc *runtime.Document) string {
 		fmt.Fprintf(&sb, "model %s: %+v types %v attrs %v metadata %v\n", m.ID, m.Ports, m.TypeNames, m.Attrs, m.Metadata)
 	}
 	return sb.String()
+}
+
+// bare is stripped without the layout (comments, blank lines, the XML
+// declaration): what a document means.
+func bare(doc *runtime.Document) *runtime.Document {
+	out := stripped(doc)
+	if out == nil {
+		return nil
+	}
+	out.Notes, out.ModelsNotes, out.NoDecl = nil, nil, false
+	for _, inc := range out.Includes {
+		inc.Notes = nil
+	}
+	var walk func(n *runtime.NodeSpec)
+	walk = func(n *runtime.NodeSpec) {
+		if n == nil {
+			return
+		}
+		n.Notes = nil
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	for _, t := range out.Trees {
+		t.Notes = nil
+		walk(t.Root)
+	}
+	for _, m := range out.Models {
+		m.Notes = nil
+	}
+	return out
 }

@@ -152,6 +152,9 @@ type loader struct {
 	mainPos    runtime.Pos
 	alloc      specAlloc
 	kids       []*runtime.NodeSpec // children being collected, a stack
+	include    *runtime.Include    // the top file's <include> being read; nil in the top file
+	ownModels  bool                // the top file declares a model of its own
+	ownTrees   int                 // the top file's own trees read so far
 }
 
 // fileReader reads one file.
@@ -162,6 +165,7 @@ type fileReader struct {
 	sc    *scanner
 	lc    lineCounter
 	fatal bool
+	top   bool // the file asked for, not one it includes
 }
 
 func (f *fileReader) pos(off int) runtime.Pos {
@@ -229,7 +233,7 @@ func (f *fileReader) countElement(off int) bool {
 }
 
 func (l *loader) read(name, abs, src string, top bool) {
-	f := &fileReader{l: l, name: name, dir: filepath.Dir(name), lc: newLineCounter(src)}
+	f := &fileReader{l: l, name: name, dir: filepath.Dir(name), lc: newLineCounter(src), top: top}
 	l.stack = append(l.stack, name)
 	l.stackAbs = append(l.stackAbs, abs)
 	defer func() {
@@ -242,7 +246,12 @@ func (l *loader) read(name, abs, src string, top bool) {
 		return
 	}
 	f.sc = sc
+	var pend *runtime.Notes
 	tok := f.next()
+	for tok != nil && tok.kind == tokComment {
+		pend = lead(pend, tok)
+		tok = f.next()
+	}
 	if tok == nil {
 		return
 	}
@@ -250,7 +259,94 @@ func (l *loader) read(name, abs, src string, top bool) {
 		f.syntax(errAt(tok.off, "the root element is <%s>; a BehaviorTree.CPP tree file starts with <root BTCPP_format=\"4\">", tok.name))
 		return
 	}
+	if top {
+		notes := startNotes(pend, tok)
+		if notes == nil {
+			notes = &runtime.Notes{}
+		}
+		f.l.doc.Notes = f.attrLayout(notes, tok, false)
+		f.l.doc.NoDecl = !sc.decl
+	}
 	f.root(tok, top)
+}
+
+// lead adds a comment read before an element to the notes that element
+// will get, made on the first one.
+func lead(n *runtime.Notes, t *token) *runtime.Notes {
+	if n == nil {
+		n = &runtime.Notes{Blank: t.blank}
+	}
+	n.Comments = append(n.Comments, commentText(t))
+	return n
+}
+
+// commentText is a comment's text with its line ends read as XML reads
+// them ("\r\n" and "\r" as "\n").
+func commentText(t *token) string {
+	if t.plain {
+		return t.text
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(t.text, "\r\n", "\n"), "\r", "\n")
+}
+
+// startNotes are the notes of the element tok opens: the comments before
+// it, or only the blank line before it.
+func startNotes(pend *runtime.Notes, tok *token) *runtime.Notes {
+	switch {
+	case pend == nil && tok.blank:
+		return &runtime.Notes{Blank: true}
+	case pend != nil:
+		pend.Apart = tok.blank
+	}
+	return pend
+}
+
+// attrLayout adds to n the attributes of tok that start a line of their
+// own, and those whose value spans lines (but for ID, when the element
+// names its type with it: that is not kept as an attribute).
+func (f *fileReader) attrLayout(n *runtime.Notes, tok *token, skipID bool) *runtime.Notes {
+	prev := tok.off + 1 + len(tok.name)
+	for i := range tok.attrs {
+		a := &tok.attrs[i]
+		newLine := strings.IndexByte(f.sc.src[prev:a.off], '\n') >= 0
+		lines := strings.IndexAny(a.value, "\n\r") >= 0
+		prev = a.valOff + len(a.value) + 1
+		if !newLine && !lines || skipID && a.name == "ID" {
+			continue
+		}
+		if n == nil {
+			n = &runtime.Notes{}
+		}
+		if newLine {
+			n.Breaks = append(n.Breaks, a.name)
+		}
+		if lines {
+			n.Multiline = append(n.Multiline, a.name)
+		}
+	}
+	return n
+}
+
+// endNotes adds to n the comments read after an element's last child
+// (tail) and the blank line before its end tag (end is that tag; blank
+// lines are kept where the writer writes an end tag: written says so, or
+// there are comments).
+func endNotes(n, tail *runtime.Notes, end *token, written bool) *runtime.Notes {
+	blank := end != nil && end.blank
+	if tail != nil {
+		blank = tail.Blank
+	}
+	if tail == nil && !(blank && written) {
+		return n
+	}
+	if n == nil {
+		n = &runtime.Notes{}
+	}
+	if tail != nil {
+		n.End = append(n.End, tail.Comments...)
+	}
+	n.EndBlank = blank
+	return n
 }
 
 func (f *fileReader) root(tok *token, top bool) {
@@ -274,6 +370,7 @@ func (f *fileReader) root(tok *token, top bool) {
 	}
 	var ids []*runtime.TreeSpec // trees of this file without an ID
 	elements := 0
+	var pend *runtime.Notes // comments not yet given to an element
 	for {
 		tok := f.next()
 		if tok == nil {
@@ -281,10 +378,18 @@ func (f *fileReader) root(tok *token, top bool) {
 		}
 		switch tok.kind {
 		case tokEOF:
+			if top && pend != nil { // comments after </root>: kept before it
+				f.l.doc.Notes.End = append(f.l.doc.Notes.End, pend.Comments...)
+			}
 			f.finish(top, ids, elements)
 			return
 		case tokEnd:
-			continue
+			if top {
+				endNotes(f.l.doc.Notes, pend, tok, true)
+			}
+			pend = nil
+		case tokComment:
+			pend = lead(pend, tok)
 		case tokText:
 			f.noText(tok, "root")
 		case tokStart:
@@ -292,16 +397,18 @@ func (f *fileReader) root(tok *token, top bool) {
 			if !f.countElement(tok.off) {
 				return
 			}
+			notes := startNotes(pend, tok)
+			pend = nil
 			switch tok.name {
 			case "BehaviorTree":
 				_, hasID := attrOf(tok, "ID")
-				if t := f.behaviorTree(tok); !hasID {
+				if t := f.behaviorTree(tok, notes); !hasID {
 					ids = append(ids, t)
 				}
 			case "TreeNodesModel":
-				f.treeNodesModel(tok)
+				f.treeNodesModel(tok, notes)
 			case "include":
-				f.include(tok)
+				f.include(tok, notes)
 			default:
 				hint := didYouMean(tok.name, []string{"BehaviorTree", "TreeNodesModel", "include"})
 				f.errorf(tok.off, "unknown element <%s> in <root>%s: a tree file holds <BehaviorTree>, <TreeNodesModel> and <include> elements", tok.name, hint)
@@ -316,6 +423,13 @@ func (f *fileReader) root(tok *token, top bool) {
 func (f *fileReader) finish(top bool, ids []*runtime.TreeSpec, elements int) {
 	if len(ids) == 1 && elements == 1 {
 		ids[0].ID = "BehaviorTree_0"
+	}
+	if top && !f.l.ownModels {
+		// An empty <TreeNodesModel> is not written: nor are its notes,
+		// but for its comments.
+		if m := f.l.doc.ModelsNotes; m != nil && len(m.Comments)+len(m.End) == 0 {
+			f.l.doc.ModelsNotes = nil
+		}
 	}
 	if top && f.l.doc.Main != "" && f.l.doc.Tree(f.l.doc.Main) == nil && !f.l.unreadable {
 		treeIDs := make([]string, 0, len(f.l.doc.Trees))
@@ -357,32 +471,42 @@ func (f *fileReader) noText(tok *token, elem string) {
 // skip reads past the element tok opened.
 // children walks the child elements of tok, an element called elem: text
 // between them is an error, each is counted against MaxElements and handed
-// to each. It reports whether tok's end tag was reached (false: the input
-// ended, or became unreadable).
-func (f *fileReader) children(tok *token, elem string, each func(child *token)) bool {
+// to each with the comments before it. It reports whether tok's end tag was
+// reached (false: the input ended, or became unreadable), and the notes of
+// that end: the comments after the last child, the blank line before it.
+func (f *fileReader) children(tok *token, elem string, each func(child *token, notes *runtime.Notes)) (bool, *runtime.Notes) {
 	if tok.empty {
-		return true
+		return true, nil
 	}
+	var pend *runtime.Notes
 	for {
 		c := f.next()
 		if c == nil {
-			return false
+			return false, nil
 		}
 		switch c.kind {
 		case tokEnd:
-			return true
+			return true, endNotes(nil, pend, c, true)
+		case tokComment:
+			pend = lead(pend, c)
 		case tokText:
 			f.noText(c, elem)
 		case tokStart:
 			if !f.countElement(c.off) {
-				return false
+				return false, nil
 			}
-			each(c)
+			notes := startNotes(pend, c)
+			pend = nil
+			each(c, notes)
 		}
 	}
 }
 
-func (f *fileReader) skip(tok *token) {
+func (f *fileReader) skip(tok *token) { f.skipKeeping(tok, nil) }
+
+// skipKeeping is skip, adding the comments inside the element to
+// comments (when not nil).
+func (f *fileReader) skipKeeping(tok *token, comments *[]string) {
 	if tok.empty {
 		return
 	}
@@ -391,6 +515,9 @@ func (f *fileReader) skip(tok *token) {
 		t := f.next()
 		if t == nil || t.kind == tokEOF {
 			return
+		}
+		if t.kind == tokComment && comments != nil {
+			*comments = append(*comments, commentText(t))
 		}
 		if t.kind == tokStart && !f.countElement(t.off) {
 			return
@@ -401,8 +528,11 @@ func (f *fileReader) skip(tok *token) {
 	}
 }
 
-func (f *fileReader) behaviorTree(tok *token) *runtime.TreeSpec {
-	t := &runtime.TreeSpec{Pos: f.pos(tok.off)}
+func (f *fileReader) behaviorTree(tok *token, notes *runtime.Notes) *runtime.TreeSpec {
+	t := &runtime.TreeSpec{Pos: f.pos(tok.off), Notes: f.attrLayout(notes, tok, false), Include: f.l.include}
+	if f.top {
+		f.l.ownTrees++
+	}
 	for i := range tok.attrs {
 		a := &tok.attrs[i]
 		v := f.value(a)
@@ -416,6 +546,7 @@ func (f *fileReader) behaviorTree(tok *token) *runtime.TreeSpec {
 	if tok.empty {
 		return t
 	}
+	var pend *runtime.Notes
 	for {
 		tok := f.next()
 		if tok == nil {
@@ -423,12 +554,17 @@ func (f *fileReader) behaviorTree(tok *token) *runtime.TreeSpec {
 		}
 		switch tok.kind {
 		case tokEnd:
+			t.Notes = endNotes(t.Notes, pend, tok, t.Root != nil)
 			return t
+		case tokComment:
+			pend = lead(pend, tok)
 		case tokText:
 			f.noText(tok, "BehaviorTree")
 		case tokStart:
 			off, name := tok.off, tok.name
-			n := f.node(tok)
+			notes := startNotes(pend, tok)
+			pend = nil
+			n := f.node(tok, notes)
 			if f.fatal {
 				return t
 			}
@@ -451,14 +587,16 @@ func explicitKind(name string) bool {
 	return false
 }
 
-// node reads the element tok opened, and its children, as a NodeSpec.
-func (f *fileReader) node(tok *token) *runtime.NodeSpec {
+// node reads the element tok opened, and its children, as a NodeSpec;
+// notes are the comments before it.
+func (f *fileReader) node(tok *token, notes *runtime.Notes) *runtime.NodeSpec {
 	if !f.countElement(tok.off) {
 		return nil
 	}
 	l := f.l
 	s := l.alloc.spec()
 	s.Pos = f.pos(tok.off)
+	s.Notes = notes
 	s.Type = tok.name
 	explicit := explicitKind(tok.name)
 	if explicit {
@@ -488,12 +626,14 @@ func (f *fileReader) node(tok *token) *runtime.NodeSpec {
 		if len(attrs) > 0 {
 			s.Attrs = attrs
 		}
+		s.Notes = f.attrLayout(s.Notes, tok, explicit)
 	}
 	if tok.empty {
 		return s
 	}
 	elem := tok.name
 	base := len(l.kids)
+	var pend *runtime.Notes
 	for {
 		tok := f.next()
 		if tok == nil {
@@ -506,11 +646,15 @@ func (f *fileReader) node(tok *token) *runtime.NodeSpec {
 				s.Children = l.alloc.children(l.kids[base:])
 			}
 			l.kids = l.kids[:base]
+			s.Notes = endNotes(s.Notes, pend, tok, len(s.Children) > 0)
 			return s
+		case tokComment:
+			pend = lead(pend, tok)
 		case tokText:
 			f.noText(tok, elem)
 		case tokStart:
-			child := f.node(tok)
+			child := f.node(tok, startNotes(pend, tok))
+			pend = nil
 			if f.fatal {
 				l.kids = l.kids[:base]
 				return s
@@ -520,9 +664,11 @@ func (f *fileReader) node(tok *token) *runtime.NodeSpec {
 	}
 }
 
-// treeNodesModel reads the node models of a <TreeNodesModel>.
-func (f *fileReader) treeNodesModel(tok *token) {
-	f.children(tok, "TreeNodesModel", func(tok *token) {
+// treeNodesModel reads the node models of a <TreeNodesModel>; notes are
+// the comments before it. The comments of a file's <TreeNodesModel>s go
+// to Document.ModelsNotes, as they are written as one.
+func (f *fileReader) treeNodesModel(tok *token, notes *runtime.Notes) {
+	_, end := f.children(tok, "TreeNodesModel", func(tok *token, notes *runtime.Notes) {
 		kind, ok := runtime.ParseKind(tok.name)
 		if !ok {
 			hint := didYouMean(tok.name, []string{"Action", "Condition", "Control", "Decorator", "SubTree"})
@@ -530,8 +676,24 @@ func (f *fileReader) treeNodesModel(tok *token) {
 			f.skip(tok)
 			return
 		}
-		f.model(tok, kind)
+		f.model(tok, kind, notes)
 	})
+	if !f.top {
+		return
+	}
+	d := f.l.doc
+	if d.ModelsNotes == nil {
+		d.ModelsNotes = notes
+		if d.ModelsNotes == nil {
+			d.ModelsNotes = &runtime.Notes{}
+		}
+	} else if notes != nil {
+		d.ModelsNotes.Comments = append(d.ModelsNotes.Comments, notes.Comments...)
+	}
+	if end != nil {
+		d.ModelsNotes.End = append(d.ModelsNotes.End, end.End...)
+		d.ModelsNotes.EndBlank = d.ModelsNotes.EndBlank || end.EndBlank
+	}
 }
 
 var portDirs = map[string]runtime.PortDir{
@@ -544,8 +706,8 @@ var portDirs = map[string]runtime.PortDir{
 
 // model reads one <Action ID="…"> (or Condition, Control, Decorator,
 // SubTree) of a <TreeNodesModel>.
-func (f *fileReader) model(tok *token, kind runtime.Kind) {
-	m := &runtime.NodeModel{Kind: kind, Pos: f.pos(tok.off)}
+func (f *fileReader) model(tok *token, kind runtime.Kind, notes *runtime.Notes) {
+	m := &runtime.NodeModel{Kind: kind, Pos: f.pos(tok.off), Notes: notes, Include: f.l.include}
 	elem, off := tok.name, tok.off
 	for i := range tok.attrs {
 		a := &tok.attrs[i]
@@ -558,13 +720,17 @@ func (f *fileReader) model(tok *token, kind runtime.Kind) {
 	if m.ID == "" {
 		f.errorf(tok.off, "<%s> in <TreeNodesModel> needs an ID attribute naming the node type", elem)
 	}
-	ended := f.children(tok, elem, func(tok *token) {
+	var inner []string // comments inside the model, written after its ports
+	ended, end := f.children(tok, elem, func(tok *token, notes *runtime.Notes) {
+		if notes != nil {
+			inner = append(inner, notes.Comments...)
+		}
 		if dir, ok := portDirs[tok.name]; ok {
-			f.port(tok, dir, m)
+			f.port(tok, dir, m, &inner)
 			return
 		}
 		if tok.name == "MetadataFields" {
-			f.metadata(tok, m)
+			f.metadata(tok, m, &inner)
 			return
 		}
 		hint := didYouMean(tok.name, []string{"input_port", "output_port", "inout_port", "MetadataFields"})
@@ -574,11 +740,25 @@ func (f *fileReader) model(tok *token, kind runtime.Kind) {
 	if !ended || f.fatal || m.ID == "" {
 		return
 	}
+	if end != nil {
+		inner = append(inner, end.End...)
+	}
+	// Blank lines kept where the writer writes an end tag.
+	blank := end != nil && end.EndBlank && (len(m.Ports) > 0 || m.Description != "" || len(m.Metadata) > 0 || len(inner) > 0)
+	if len(inner) > 0 || blank {
+		if m.Notes == nil {
+			m.Notes = &runtime.Notes{}
+		}
+		m.Notes.End, m.Notes.EndBlank = inner, blank
+	}
 	if prev, dup := f.l.models[m.ID]; dup {
 		if !sameModel(prev, m) {
 			f.errorf(off, "node model %q is declared twice, differently (first at %s)", m.ID, prev.Pos)
 		}
 		return
+	}
+	if f.top {
+		f.l.ownModels = true
 	}
 	f.l.models[m.ID] = m
 	f.l.doc.Models = append(f.l.doc.Models, m)
@@ -594,7 +774,8 @@ func sameAttrs(a, b []runtime.Attr) bool {
 	return slices.EqualFunc(a, b, func(x, y runtime.Attr) bool { return x.Name == y.Name && x.Value == y.Value })
 }
 
-func (f *fileReader) port(tok *token, dir runtime.PortDir, m *runtime.NodeModel) {
+// port reads one port of model m; comments inside it are added to inner.
+func (f *fileReader) port(tok *token, dir runtime.PortDir, m *runtime.NodeModel, inner *[]string) {
 	p := runtime.PortSpec{Dir: dir}
 	elem, off := tok.name, tok.off
 	hasName, hasDesc := false, false
@@ -623,6 +804,8 @@ func (f *fileReader) port(tok *token, dir runtime.PortDir, m *runtime.NodeModel)
 			switch tok.kind {
 			case tokEnd:
 				break loop
+			case tokComment:
+				*inner = append(*inner, commentText(tok))
 			case tokText:
 				if text.Len()+len(tok.text) <= MaxAttrSize {
 					text.WriteString(f.text(tok))
@@ -692,8 +875,11 @@ func validPortName(s string) bool {
 
 // metadata reads <MetadataFields><Metadata key="value"/>…: every entry is
 // kept in order, and the description becomes the model's.
-func (f *fileReader) metadata(tok *token, m *runtime.NodeModel) {
-	f.children(tok, "MetadataFields", func(tok *token) {
+func (f *fileReader) metadata(tok *token, m *runtime.NodeModel, inner *[]string) {
+	_, end := f.children(tok, "MetadataFields", func(tok *token, notes *runtime.Notes) {
+		if notes != nil {
+			*inner = append(*inner, notes.Comments...)
+		}
 		if tok.name == "Metadata" {
 			for i := range tok.attrs {
 				a := &tok.attrs[i]
@@ -705,25 +891,53 @@ func (f *fileReader) metadata(tok *token, m *runtime.NodeModel) {
 		} else {
 			f.errorf(tok.off, "unknown element <%s> in <MetadataFields>: it holds <Metadata key=\"value\"/> elements", tok.name)
 		}
-		f.skip(tok)
+		f.skipKeeping(tok, inner)
 	})
+	if end != nil {
+		*inner = append(*inner, end.End...)
+	}
 }
 
 // include reads the file an <include path="…"/> names, relative to the
-// including file.
-func (f *fileReader) include(tok *token) {
-	defer f.skip(tok)
-	if _, ok := attrOf(tok, "ros_pkg"); ok {
-		a, _ := attrOf(tok, "ros_pkg")
-		f.errorf(a.off, "<include ros_pkg=…>: ROS package paths are not resolved here; give path relative to %s", f.name)
+// including file; notes are the comments before it. The top file's
+// includes are kept in Document.Includes, and what they bring in is
+// marked with theirs.
+func (f *fileReader) include(tok *token, notes *runtime.Notes) {
+	var inc *runtime.Include // the top file's include
+	// Past the element, keeping the comments inside it.
+	defer func() {
+		var inside []string
+		f.skipKeeping(tok, &inside)
+		if inc != nil && len(inside) > 0 {
+			if inc.Notes == nil {
+				inc.Notes = &runtime.Notes{}
+			}
+			inc.Notes.End = inside
+		}
+	}()
+	a, hasPath := attrOf(tok, "path")
+	path := ""
+	if hasPath {
+		path = f.value(a)
+	}
+	pkg, hasPkg := attrOf(tok, "ros_pkg")
+	if f.top {
+		inc = &runtime.Include{Path: path, At: f.l.ownTrees, Notes: notes, Pos: f.pos(tok.off)}
+		if hasPkg {
+			inc.RosPkg = f.value(pkg)
+		}
+		f.l.doc.Includes = append(f.l.doc.Includes, inc)
+		f.l.include = inc
+		defer func() { f.l.include = nil }()
+	}
+	if hasPkg {
+		f.errorf(pkg.off, "<include ros_pkg=…>: ROS package paths are not resolved here; give path relative to %s", f.name)
 		return
 	}
-	a, ok := attrOf(tok, "path")
-	if !ok || f.value(a) == "" {
+	if path == "" {
 		f.errorf(tok.off, "<include> needs a path attribute naming the file to include, relative to %s", f.name)
 		return
 	}
-	path := f.value(a)
 	full := path
 	if !filepath.IsAbs(path) {
 		full = filepath.Join(f.dir, path)

@@ -102,7 +102,7 @@ func WriteXSD(w io.Writer, reg *runtime.Registry) error {
 		fmt.Fprintf(bw, "      <xs:element name=\"%s\" type=\"node.%s\">\n", t.ID, t.ID)
 		if t.Summary != "" {
 			x.raw("        <xs:annotation><xs:documentation>")
-			x.escape(t.Summary, false)
+			x.escape(t.Summary, false, false)
 			x.raw("</xs:documentation></xs:annotation>\n")
 		}
 		x.raw("      </xs:element>\n")
@@ -138,7 +138,7 @@ func WriteXSD(w io.Writer, reg *runtime.Registry) error {
 			}
 			if doc != "" {
 				x.raw("      <xs:annotation><xs:documentation>")
-				x.escape(doc, false)
+				x.escape(doc, false, false)
 				x.raw("</xs:documentation></xs:annotation>\n")
 			}
 			x.raw("    </xs:attribute>\n")

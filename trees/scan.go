@@ -24,8 +24,12 @@ type scanner struct {
 	attrs []rawAttr
 	tok   token
 	root  bool // the root element has started
+	decl  bool // the file opens with an XML declaration
 	// dupe is reused to find duplicate attributes on elements with many.
 	dupe map[string]struct{}
+	// gap is where the white space before the next token may start: the
+	// end of the last token, comment or processing instruction.
+	gap int
 }
 
 type openElement struct {
@@ -36,10 +40,11 @@ type openElement struct {
 type tokenKind uint8
 
 const (
-	tokEOF   tokenKind = iota
-	tokStart           // <name attr="v"> or <name/>
-	tokEnd             // </name>
-	tokText            // character data or a CDATA section
+	tokEOF     tokenKind = iota
+	tokStart             // <name attr="v"> or <name/>
+	tokEnd               // </name>
+	tokText              // character data or a CDATA section
+	tokComment           // <!-- text -->
 )
 
 // token is one piece of the file. Its fields stay valid until the next call
@@ -50,8 +55,9 @@ type token struct {
 	name  string // element name (tokStart, tokEnd)
 	attrs []rawAttr
 	empty bool   // <name/>: no tokEnd follows
-	text  string // raw character data (tokText)
+	text  string // raw character data (tokText), the comment's text (tokComment)
 	plain bool   // text needs no decoding
+	blank bool   // a blank line comes before the token (tokStart, tokEnd, tokComment)
 }
 
 // rawAttr is an attribute as written: its value still holds entity
@@ -91,6 +97,7 @@ func newScanner(src string) (*scanner, *syntaxError) {
 	if strings.HasPrefix(src, "\uFEFF") {
 		s.off = 3 // the byte order mark
 	}
+	s.gap = s.off
 	if err := checkChars(src, s.off); err != nil {
 		return nil, err
 	}
@@ -178,9 +185,34 @@ func describeByte(src string, i int) string {
 // depth returns how many elements are open.
 func (s *scanner) depth() int { return len(s.stack) }
 
-// next returns the next token. Comments and processing instructions are
-// skipped; character data outside the root element must be white space.
+// next returns the next token. Processing instructions are skipped;
+// character data outside the root element must be white space.
 func (s *scanner) next() (*token, *syntaxError) {
+	tok, err := s.scan()
+	if tok != nil {
+		s.gap = s.off
+	}
+	return tok, err
+}
+
+// blankBefore reports whether the white space between the last token and
+// off holds a blank line (an empty first line, at the start of the file).
+func (s *scanner) blankBefore(off int) bool {
+	lines, need := 0, 2
+	if s.gap == 0 || s.gap == 3 && strings.HasPrefix(s.src, "\uFEFF") {
+		need = 1
+	}
+	for i := s.gap; i < off; i++ {
+		if s.src[i] == '\n' {
+			if lines++; lines >= need {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (s *scanner) scan() (*token, *syntaxError) {
 	for {
 		if s.off >= len(s.src) {
 			if n := len(s.stack); n > 0 {
@@ -209,7 +241,10 @@ func (s *scanner) next() (*token, *syntaxError) {
 			if end < 0 {
 				return nil, errAt(s.off, "comment is not closed (no -->)")
 			}
+			text := rest[4 : 4+end]
+			s.tok = token{kind: tokComment, off: s.off, text: text, plain: strings.IndexByte(text, '\r') < 0, blank: s.blankBefore(s.off)}
 			s.off += 4 + end + 3
+			return &s.tok, nil
 		case strings.HasPrefix(rest, "<![CDATA["):
 			if len(s.stack) == 0 {
 				return nil, errAt(s.off, "CDATA section outside the root element")
@@ -283,6 +318,7 @@ func (s *scanner) procInst() *syntaxError {
 	}
 	body := s.src[start+2 : start+2+end]
 	s.off = start + 2 + end + 2
+	s.gap = s.off
 	target, _, err := s.name(start+2, "a processing instruction name after '<?'")
 	if err != nil {
 		return err
@@ -297,6 +333,7 @@ func (s *scanner) procInst() *syntaxError {
 	if target != "xml" || start != first {
 		return errAt(start, "the XML declaration <?xml …?> may only open the file")
 	}
+	s.decl = true
 	if i := strings.Index(body, "encoding"); i >= 0 {
 		rest := strings.TrimLeft(body[i+len("encoding"):], " \t\r\n")
 		rest = strings.TrimPrefix(rest, "=")
@@ -389,7 +426,7 @@ func (s *scanner) startTag() (*token, *syntaxError) {
 		s.stack = append(s.stack, openElement{name: name, off: start})
 	}
 	s.off = i
-	s.tok = token{kind: tokStart, off: start, name: name, attrs: attrs, empty: empty}
+	s.tok = token{kind: tokStart, off: start, name: name, attrs: attrs, empty: empty, blank: s.blankBefore(start)}
 	return &s.tok, nil
 }
 
@@ -436,7 +473,7 @@ func (s *scanner) endTag() (*token, *syntaxError) {
 	}
 	s.stack = s.stack[:n-1]
 	s.off = i + 1
-	s.tok = token{kind: tokEnd, off: start, name: name}
+	s.tok = token{kind: tokEnd, off: start, name: name, blank: s.blankBefore(start)}
 	return &s.tok, nil
 }
 

@@ -941,7 +941,17 @@ function paintInspector() {
 
 function snapshot() { return JSON.stringify({ doc: E.doc, tree: E.tree, sel: S.selected }); }
 
+// readOnly says so, and is true, when the tree shown is an included
+// file's: it is edited in that file (saving writes only the file open).
+function readOnly() {
+  const t = E.doc.trees[E.tree];
+  if (!t || !t.file) return false;
+  $('#edit-state').textContent = `${t.id} is in ${t.file}, read-only here: open ${t.file} to edit it`;
+  return true;
+}
+
 function edit(f) {
+  if (readOnly()) return;
   E.editedAt = E.editedAt || performance.now();
   E.undo.push(snapshot());
   if (E.undo.length > 500) E.undo.shift();
@@ -956,6 +966,7 @@ let attrUndoAt = 0;
 function editAttr(name, value) {
   const n = E.specs[S.selected - 1];
   if (!n) return;
+  if (readOnly()) { paintInspector(); return; }
   E.editedAt = E.editedAt || performance.now();
   // Typing in one field is one undo step.
   const now = Date.now();
