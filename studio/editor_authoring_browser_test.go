@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -150,8 +151,13 @@ func TestEditorKeyboardOnly(t *testing.T) {
 			checked()
 			press(t, ctx, "s", chromedp.ModifierCtrl)
 			waitJS(t, ctx, 5*time.Second, `document.querySelector('#edit-state').textContent === 'saved'`, "saved")
+			// hello.xml's header comment stays where it was.
+			orig, err := os.ReadFile(filepath.Join(missionsDir, "hello.xml"))
+			require.NoError(t, err)
+			header := string(orig[:strings.Index(string(orig), "<root")])
+			require.Contains(t, header, "<!-- The first mission")
 			want := filepath.Join(t.TempDir(), "want.xml")
-			require.NoError(t, os.WriteFile(want, []byte(helloWithLap), 0o644))
+			require.NoError(t, os.WriteFile(want, []byte(header+helloWithLap), 0o644))
 			assert.Equal(t, canonical(t, want), canonical(t, file))
 			wantSt, wantBB := ticks(t, filepath.Join(missionsDir, "hello.xml"), 5)
 			gotSt, gotBB := ticks(t, file, 5)
@@ -348,22 +354,13 @@ func TestEditorAddUndoRedoSave(t *testing.T) {
 	waitJS(t, ctx, 5*time.Second, `document.querySelectorAll('g.node').length === 8`, "redone")
 	click(t, ctx, "#btn-save")
 	waitJS(t, ctx, 5*time.Second, `document.querySelector('#edit-state').textContent.startsWith('saved')`, "saved")
-	want := filepath.Join(t.TempDir(), "want.xml")
-	require.NoError(t, os.WriteFile(want, []byte(`<root BTCPP_format="4" main_tree_to_execute="Hello">
-  <BehaviorTree ID="Hello">
-    <Sequence name="hello">
-      <Script name="start" code="laps := 0; battery := 1.0; greeting := ''"/>
-      <Repeat name="three_laps" num_cycles="3">
-        <Sequence name="lap">
-          <ScriptCondition name="battery_ok" code="battery &gt; 0.2"/>
-          <Script name="drive_lap" code="laps += 1; battery -= 0.25"/>
-        </Sequence>
-      </Repeat>
-      <Script name="greet" code="greeting := 'hello, world: ' .. laps .. ' laps done'"/>
-      <AlwaysFailure/>
-    </Sequence>
-  </BehaviorTree>
-</root>
-`), 0o644))
-	assert.Equal(t, canonical(t, want), canonical(t, filepath.Join(dir, "hello.xml")))
+	// The file as it was, comments and all, with the one line added.
+	orig, err := os.ReadFile(filepath.Join(missionsDir, "hello.xml"))
+	require.NoError(t, err)
+	greet := "      <Script name=\"greet\" code=\"greeting := 'hello, world: ' .. laps .. ' laps done'\"/>\n"
+	require.Contains(t, string(orig), greet)
+	want := strings.Replace(string(orig), greet, greet+"      <AlwaysFailure/>\n", 1)
+	got, err := os.ReadFile(filepath.Join(dir, "hello.xml"))
+	require.NoError(t, err)
+	assert.Equal(t, want, string(got))
 }

@@ -110,7 +110,10 @@ func buildFirstMission(t *testing.T, dir string, add func(t *testing.T, ctx cont
 			}
 		})
 	}
-	waitJS(t, ctx, 5*time.Second, `!!document.querySelector('#problems li.ok')`, "no problems")
+	if !waitFor(t, ctx, 10*time.Second, `!!document.querySelector('#problems li.ok')`) {
+		t.Fatalf("problems left: %s; the tree: %s", eval[string](t, ctx, `JSON.stringify(window.studioEditor.problems)`),
+			eval[string](t, ctx, `JSON.stringify(window.studioEditor.doc.trees[0].root)`))
+	}
 	eval[bool](t, ctx, `(document.querySelector('#btn-save').click(), true)`)
 	waitJS(t, ctx, 5*time.Second, `document.querySelector('#edit-state').textContent === 'saved'`, "saved")
 }
