@@ -99,6 +99,7 @@ func TestEditorRunsTheMissionOnTheSimulator(t *testing.T) {
 			choose("#run-world", "btrobot:worlds/office")
 			waitJS(t, ctx, 10*time.Second, `document.querySelector('#edit-state').textContent === 'checked' && !!document.querySelector('#problems li.ok')`, "checked clean")
 			assert.True(t, eval[bool](t, ctx, `window.studioEditor.palette.some(p => p.id === 'NavigateTo')`), "the profile's palette")
+			screenshot(t, ctx, "studio-editor-run")
 		}},
 		{"an unsaved edit", func(t *testing.T) {
 			click(t, ctx, `g.node[data-uid="1"]`)

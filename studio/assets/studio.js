@@ -1154,6 +1154,7 @@ async function loadTargets() {
 // targetChanged re-reads the palette of the chosen profile and checks the
 // file again.
 async function targetChanged() {
+  runState('');
   E.palette = await api('api/palette' + targetQuery('?'));
   paintPalette();
   if (E.doc) { paintInspector(); scheduleCheck(); }
