@@ -19,7 +19,7 @@ import (
 )
 
 // getJSON reads a JSON answer of the studio at addr.
-func getJSON(t *testing.T, addr, path string, v any) {
+func getJSON(t testing.TB, addr, path string, v any) {
 	t.Helper()
 	resp, err := http.Get("http://" + addr + path)
 	require.NoError(t, err)
@@ -30,7 +30,7 @@ func getJSON(t *testing.T, addr, path string, v any) {
 }
 
 // postJSON posts body to the studio at addr; the status and the answer.
-func postJSON(t *testing.T, addr, path string, body any) (int, []byte) {
+func postJSON(t testing.TB, addr, path string, body any) (int, []byte) {
 	t.Helper()
 	data, err := json.Marshal(body)
 	require.NoError(t, err)
