@@ -280,15 +280,19 @@ func (s *Server) launchMission(m *mission.Mission, dir, name string, speed float
 			l.log = append(l.log, "closing the simulator: "+cerr.Error())
 		}
 	}()
+	shown := func(r *session) *launched {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.id = r.ID
+		return l
+	}
 	select {
 	case r := <-attached:
-		l.id = r.ID
-		return l, nil
+		return shown(r), nil
 	case <-l.done:
 		select {
 		case r := <-attached:
-			l.id = r.ID
-			return l, nil
+			return shown(r), nil // it ended at once, but the page can show how
 		default:
 		}
 		l.mu.Lock()

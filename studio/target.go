@@ -76,6 +76,8 @@ type shipped struct {
 	err     error
 }
 
+var errStudioClosed = errors.New("the studio is closed")
+
 func (s *shipped) path(rel string) (string, error) {
 	s.once.Do(func() {
 		var need []string
@@ -92,7 +94,7 @@ func (s *shipped) path(rel string) (string, error) {
 }
 
 func (s *shipped) close() {
-	s.once.Do(func() {}) // none made after Close
+	s.once.Do(func() { s.err = errStudioClosed }) // none made after Close
 	if s.cleanup != nil {
 		s.cleanup()
 	}

@@ -179,11 +179,13 @@ func TestEditorChecksAgainstTheProfile(t *testing.T) {
 		assert.True(t, strings.HasPrefix(probs[1].Msg, "broken.yaml:5:11: "), probs[1].Msg)
 	})
 	t.Run("a profile outside the folder is refused, saying so", func(t *testing.T) {
-		for _, id := range []string{"../mine.yaml", "/etc/passwd", "btrobot:robots/nowhere.yaml"} {
+		outside := writeIn(t, t.TempDir(), "outside.yaml", string(simYAML))
+		require.NoError(t, os.Symlink(outside, filepath.Join(dir, "link.yaml")))
+		for _, id := range []string{"../mine.yaml", "/etc/passwd", "btrobot:robots/nowhere.yaml", "link.yaml"} {
 			probs := check(id, "")
 			require.NotEmpty(t, probs, id)
 			assert.Equal(t, -1, probs[0].Node, id)
-			assert.Regexp(t, `want a path inside|btrobot ships`, probs[0].Msg, id)
+			assert.Regexp(t, `want a path inside|btrobot ships|escapes`, probs[0].Msg, id)
 		}
 	})
 	t.Run("the palette of a profile", func(t *testing.T) {
