@@ -189,7 +189,7 @@ func (d *demo) run() int {
 	}
 	if srv != nil {
 		defer srv.Close()
-		attachStudio(srv, &rc, studio.LiveConf{Name: "robot1 · office", Map: node.WriteSVG})
+		attachStudio(srv, &rc, studio.LiveConf{Name: "robot1 · office", Map: node.WriteSVG, Master: simr.URI()})
 	}
 	wallStart := time.Now()
 	code, rep := runMission(ctx, env, "btrobot demo", rc, false, stopSignals)
