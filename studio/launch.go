@@ -144,7 +144,11 @@ func (s *Server) launchRoutes(mux *http.ServeMux) {
 		}
 		info, saved, err := s.startRun(req)
 		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+			msg := err.Error()
+			if saved {
+				msg = "saved, but not run: " + msg
+			}
+			http.Error(w, msg, http.StatusBadRequest)
 			return
 		}
 		writeJSON(w, map[string]any{"run": info.Run, "master": info.Master, "saved": saved})

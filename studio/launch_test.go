@@ -3,6 +3,8 @@ package studio_test
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -91,6 +93,22 @@ func TestRunStartsStopsAndReplaces(t *testing.T) {
 			assert.Contains(t, string(body), tc.want)
 		})
 	}
+	t.Run("an edited file that does not load: saved, and says so", func(t *testing.T) {
+		var file struct {
+			Doc map[string]any `json:"doc"`
+		}
+		getJSON(t, srv.Addr(), "/api/file?path=nowhere.xml", &file)
+		file.Doc["main"] = "M"
+		tree := file.Doc["trees"].([]any)[0].(map[string]any)
+		tree["root"].(map[string]any)["attrs"] = [][2]string{{"goal", "mars"}}
+		code, body := postJSON(t, srv.Addr(), "/api/run", with(sim, "path", "nowhere.xml", "doc", file.Doc))
+		assert.Equal(t, http.StatusBadRequest, code)
+		assert.Contains(t, string(body), `saved, but not run: nowhere.xml:`)
+		assert.Contains(t, string(body), `"mars" is neither a place of the world`)
+		data, err := os.ReadFile(filepath.Join(dir, "nowhere.xml"))
+		require.NoError(t, err)
+		assert.Contains(t, string(data), `goal="mars"`)
+	})
 	code, body := postJSON(t, srv.Addr(), "/api/run/stop", map[string]any{})
 	assert.Equal(t, http.StatusBadRequest, code, "nothing to stop")
 	assert.Contains(t, string(body), "no run to stop")
