@@ -124,14 +124,17 @@ func RunExternal(ctx context.Context, c RunConf) (Result, error) {
 
 	confs := make([]mission.RunConf, len(s.Robots))
 	for i, r := range s.Robots {
-		confs[i], err = runConf(s, r, missions[i], c.Master, epoch, func(f Fault) { go strike(f) }, rec.robots[i], c.Log)
+		origin := skills.Pose(r.Spawn)
+		base := mission.RunConf{
+			Mission: missions[i], OdomOrigin: &origin,
+			ROS: ros.Conf{MasterURI: c.Master, Namespace: "/" + r.Name, Name: "btrobot"},
+		}
+		confs[i], err = runConf(s, r, base, epoch, func(f Fault) { go strike(f) }, rec.robots[i], c.Log)
 		if err != nil {
 			stopSampling()
 			<-sampled
 			return res, err
 		}
-		confs[i].Lockstep = nil
-		confs[i].ROS.Host = ""
 		if c.Record != "" {
 			confs[i].Record = recordPath(c.Record, s, r.Name)
 			res.Recordings = append(res.Recordings, confs[i].Record)

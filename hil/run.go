@@ -15,11 +15,9 @@ import (
 
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
-	"github.com/btrobot/btrobot/ros/master"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/sim/simnode"
-	"github.com/btrobot/btrobot/skills"
 )
 
 // RunConf configures Run.
@@ -195,20 +193,6 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 			return res, fmt.Errorf("%s: %w", r.Pos, err)
 		}
 	}
-	mst, err := master.New(master.Conf{Host: "127.0.0.1", Port: 0})
-	if err == nil {
-		err = mst.Start()
-	}
-	if err != nil {
-		return res, fmt.Errorf("start the ROS master: %w", err)
-	}
-	defer mst.Close()
-	simConn, err := ros.Connect(ros.Conf{MasterURI: mst.URI(), Host: "127.0.0.1", Name: "sim"})
-	if err != nil {
-		return res, err
-	}
-	defer simConn.Close()
-
 	rec := newRecorder(s)
 	var evMu sync.Mutex
 	type event struct {
@@ -216,8 +200,8 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 		line string
 	}
 	var events []event
-	node, err := simnode.Start(simnode.Conf{
-		World: w, Conn: simConn, Peers: len(s.Robots), PeerTimeout: 10 * time.Second,
+	simr, err := mission.StartSim(mission.SimConf{
+		World: w,
 		OnEvent: func(at time.Duration, line string) {
 			evMu.Lock()
 			events = append(events, event{at, line})
@@ -231,8 +215,9 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	defer node.Close()
-	rec.h = &harness{node: node, master: mst}
+	defer simr.Close()
+	node := simr.Node
+	rec.h = &harness{node: node, master: simr.Master}
 	for _, f := range s.Faults {
 		if f.Near == nil && f.When == nil {
 			node.At(f.At, func(w *sim.World) { rec.strike(f, w) })
@@ -253,7 +238,11 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	}
 	for i, r := range s.Robots {
 		strikeWhen := func(f Fault) { node.Do(func(w *sim.World) error { rec.strike(f, w); return nil }) }
-		confs[i], err = runConf(s, r, missions[i], mst.URI(), epoch, strikeWhen, rec.robots[i], c.Log)
+		base, err := simr.RunConf(missions[i], r.Name)
+		if err != nil {
+			return res, err
+		}
+		confs[i], err = runConf(s, r, base, epoch, strikeWhen, rec.robots[i], c.Log)
 		if err != nil {
 			return res, err
 		}
@@ -405,53 +394,49 @@ func loadMissions(s *Scenario) ([]*mission.Mission, error) {
 
 // runConf is robot r's mission run: in lockstep, stopped at the time limit
 // or when its stop_when holds, watched by the recorder.
-func runConf(s *Scenario, r Robot, m *mission.Mission, uri string, epoch time.Time, strikeWhen func(Fault), rr *robotRecord, log func(string)) (mission.RunConf, error) {
+func runConf(s *Scenario, r Robot, rc mission.RunConf, epoch time.Time, strikeWhen func(Fault), rr *robotRecord, log func(string)) (mission.RunConf, error) {
 	bb, err := mission.Entries(r.Mission.Blackboard)
 	if err != nil {
 		return mission.RunConf{}, fmt.Errorf("%s: %s's blackboard: %w", r.Mission.Pos, r.Name, err)
 	}
-	origin := skills.Pose(r.Spawn)
 	stalls := false
 	for _, f := range s.Faults {
 		stalls = stalls || f.ctl != nil && f.ctl.kind == "stall" && f.Robot == r.Name
 	}
 	hooked := false
-	rc := mission.RunConf{
-		Mission: m, Seed: s.Seed, Lockstep: &ros.LockstepConf{}, OdomOrigin: &origin, Blackboard: bb,
-		ROS: ros.Conf{MasterURI: uri, Host: "127.0.0.1", Namespace: "/" + r.Name, Name: "btrobot"},
-		Observers: []runtime.Observer{runtime.ObserverFunc(func(t runtime.Transition) {
-			rr.transition(t.Node.Path(), t.From, t.To, t.Time.Sub(epoch))
-			for _, f := range rr.fired(t.Node.Path(), t.To) {
-				// In lockstep the simulator is held at this tick's time:
-				// the fault strikes before its next step.
-				strikeWhen(f)
-			}
-		})},
-		OnTick: func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
-			now := t.Start.Sub(epoch)
-			rr.ticked(now)
-			if stalls && !hooked {
-				tree.Hook(stallHook{rr}) // between two ticks, as Hook wants
-				hooked = true
-			}
-			for _, f := range rr.entryFired(tree.Blackboard()) {
-				// As for a node's trigger: the simulator is held at this
-				// tick's time, so the fault strikes before its next step.
-				strikeWhen(f)
-			}
-			rr.watchEntries(tree.Blackboard(), now)
-			if sw := r.Mission.StopWhen; sw != nil {
-				if v, ok := tree.Blackboard().Get(sw.Entry); ok {
-					if f, ok := number(v); ok && f >= sw.AtLeast {
-						return sw.String(), true
-					}
+	rc.Seed, rc.Blackboard = s.Seed, bb
+	rc.Observers = []runtime.Observer{runtime.ObserverFunc(func(t runtime.Transition) {
+		rr.transition(t.Node.Path(), t.From, t.To, t.Time.Sub(epoch))
+		for _, f := range rr.fired(t.Node.Path(), t.To) {
+			// In lockstep the simulator is held at this tick's time:
+			// the fault strikes before its next step.
+			strikeWhen(f)
+		}
+	})}
+	rc.OnTick = func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
+		now := t.Start.Sub(epoch)
+		rr.ticked(now)
+		if stalls && !hooked {
+			tree.Hook(stallHook{rr}) // between two ticks, as Hook wants
+			hooked = true
+		}
+		for _, f := range rr.entryFired(tree.Blackboard()) {
+			// As for a node's trigger: the simulator is held at this
+			// tick's time, so the fault strikes before its next step.
+			strikeWhen(f)
+		}
+		rr.watchEntries(tree.Blackboard(), now)
+		if sw := r.Mission.StopWhen; sw != nil {
+			if v, ok := tree.Blackboard().Get(sw.Entry); ok {
+				if f, ok := number(v); ok && f >= sw.AtLeast {
+					return sw.String(), true
 				}
 			}
-			if now >= s.TimeLimit {
-				return fmt.Sprintf("time limit %v reached", s.TimeLimit), false
-			}
-			return "", false
-		},
+		}
+		if now >= s.TimeLimit {
+			return fmt.Sprintf("time limit %v reached", s.TimeLimit), false
+		}
+		return "", false
 	}
 	rc.ROS.OnLog = func(level ros.LogLevel, msg string) {
 		if level >= ros.LogError {

@@ -21,6 +21,11 @@
 // ros.RunConf.Paused); Replay plays a recording through a Display, and
 // ReplayAt gives the state at one instant as JSON.
 //
+// StartSim starts btrobot's simulator on a ROS master of its own (a
+// world, its robots) and gives each robot's mission its RunConf, in
+// lockstep with it: what btrobot demo, btrobot hil and the studio's Run
+// start.
+//
 // The package prints nothing: what a run shows is the caller's Display,
 // and how it ended is the Report's.
 package mission

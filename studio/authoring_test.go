@@ -36,19 +36,6 @@ const readmeFirst = `<root BTCPP_format="4" main_tree_to_execute="Main">
 </root>
 `
 
-// postJSON posts v as JSON and returns the status and the body.
-func postJSON(t *testing.T, srv *studio.Server, path string, v any) (int, []byte) {
-	t.Helper()
-	body, err := json.Marshal(v)
-	require.NoError(t, err)
-	resp, err := http.Post("http://"+srv.Addr()+path, "application/json", bytes.NewReader(body))
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp.StatusCode, out
-}
-
 // fileDoc is the page's view of a file of the folder.
 func fileDoc(t *testing.T, srv *studio.Server, name string) json.RawMessage {
 	t.Helper()
@@ -81,7 +68,7 @@ func TestScriptEndpoint(t *testing.T) {
 		{name: "an unclosed string", code: "greeting := 'hello", col: 13, saying: "string"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			status, body := postJSON(t, srv, "/api/script", map[string]string{"code": tc.code})
+			status, body := postJSON(t, srv.Addr(), "/api/script", map[string]string{"code": tc.code})
 			require.Equal(t, 200, status, string(body))
 			var got struct {
 				OK  bool   `json:"ok"`
@@ -153,7 +140,7 @@ func TestSubtreeFromSelection(t *testing.T) {
 			require.NoError(t, os.WriteFile(orig, data, 0o644))
 			wantSt, wantBB := ticks(t, orig, tc.ticks)
 
-			status, body := postJSON(t, srv, "/api/subtree", map[string]any{"path": tc.file, "doc": fileDoc(t, srv, tc.file), "tree": 0, "node": tc.node, "id": tc.id})
+			status, body := postJSON(t, srv.Addr(), "/api/subtree", map[string]any{"path": tc.file, "doc": fileDoc(t, srv, tc.file), "tree": 0, "node": tc.node, "id": tc.id})
 			require.Equal(t, 200, status, string(body))
 			var got struct {
 				Doc  json.RawMessage `json:"doc"`
@@ -166,7 +153,7 @@ func TestSubtreeFromSelection(t *testing.T) {
 
 			saved := filepath.Join(t.TempDir(), tc.file)
 			require.NoError(t, os.WriteFile(saved, data, 0o644))
-			status, body = postJSON(t, srv, "/api/save", map[string]any{"path": tc.file, "doc": got.Doc})
+			status, body = postJSON(t, srv.Addr(), "/api/save", map[string]any{"path": tc.file, "doc": got.Doc})
 			require.Equal(t, 200, status, string(body))
 			assert.JSONEq(t, `{"problems":[],"saved":true}`, string(body), "checks clean")
 			doc, err := trees.Load(filepath.Join(dir, tc.file))
@@ -210,7 +197,7 @@ func TestSubtreeFromSelection(t *testing.T) {
 			{name: "no such node", id: "Lap", node: 70, saying: "no such node"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				status, body := postJSON(t, srv, "/api/subtree", map[string]any{"path": "hello.xml", "doc": fileDoc(t, srv, "hello.xml"), "tree": 0, "node": tc.node, "id": tc.id})
+				status, body := postJSON(t, srv.Addr(), "/api/subtree", map[string]any{"path": "hello.xml", "doc": fileDoc(t, srv, "hello.xml"), "tree": 0, "node": tc.node, "id": tc.id})
 				assert.Equal(t, 400, status)
 				assert.Contains(t, string(body), tc.saying)
 			})
@@ -235,7 +222,7 @@ func TestSubtreeFromSelection(t *testing.T) {
 		require.GreaterOrEqual(t, step, 0)
 		// Node 5 of PatrolStep: step, next_place, peek_next, new_round,
 		// SetPlace, PopPlace, then SubTree Visit is node 6.
-		status, body := postJSON(t, srv, "/api/subtree", map[string]any{"path": "patrol.xml", "doc": doc, "tree": step, "node": 6, "id": "VisitCall"})
+		status, body := postJSON(t, srv.Addr(), "/api/subtree", map[string]any{"path": "patrol.xml", "doc": doc, "tree": step, "node": 6, "id": "VisitCall"})
 		require.Equal(t, 200, status, string(body))
 		var got struct {
 			Keys []string `json:"keys"`
@@ -268,7 +255,7 @@ func TestSubtreesOfAFile(t *testing.T) {
 </root>
 `), 0o644))
 	srv := newServer(t, studio.Conf{Dir: dir})
-	status, body := postJSON(t, srv, "/api/subtrees", map[string]any{"path": "m.xml", "doc": fileDoc(t, srv, "m.xml")})
+	status, body := postJSON(t, srv.Addr(), "/api/subtrees", map[string]any{"path": "m.xml", "doc": fileDoc(t, srv, "m.xml")})
 	require.Equal(t, 200, status, string(body))
 	var got []struct {
 		ID    string `json:"id"`
@@ -299,7 +286,7 @@ func TestSubtreesOfAFile(t *testing.T) {
 	assert.Equal(t, []string{"last", "n"}, names, "the keys Count's script uses (a string's braces are no key)")
 
 	t.Run("a subtree made of Main remaps the keys of the subtrees it calls", func(t *testing.T) {
-		status, body := postJSON(t, srv, "/api/subtree", map[string]any{"path": "m.xml", "doc": fileDoc(t, srv, "m.xml"), "tree": 0, "node": 0, "id": "All"})
+		status, body := postJSON(t, srv.Addr(), "/api/subtree", map[string]any{"path": "m.xml", "doc": fileDoc(t, srv, "m.xml"), "tree": 0, "node": 0, "id": "All"})
 		require.Equal(t, 200, status, string(body))
 		var got struct {
 			Keys []string `json:"keys"`
@@ -537,7 +524,7 @@ func TestSubtreeFromAnyNodeChecksClean(t *testing.T) {
 		name := filepath.Base(f)
 		t.Run(name, func(t *testing.T) {
 			doc := fileDoc(t, srv, name)
-			status, body := postJSON(t, srv, "/api/check", map[string]any{"path": name, "doc": doc})
+			status, body := postJSON(t, srv.Addr(), "/api/check", map[string]any{"path": name, "doc": doc})
 			require.Equal(t, 200, status)
 			if !assert.JSONEq(t, `{"problems":[],"saved":false}`, string(body), "the mission checks") {
 				return
@@ -551,13 +538,13 @@ func TestSubtreeFromAnyNodeChecksClean(t *testing.T) {
 			require.NoError(t, json.Unmarshal(doc, &d))
 			for ti, tr := range d.Trees {
 				for ni := range count(tr.Root) {
-					status, body := postJSON(t, srv, "/api/subtree", map[string]any{"path": name, "doc": doc, "tree": ti, "node": ni, "id": "Extracted"})
+					status, body := postJSON(t, srv.Addr(), "/api/subtree", map[string]any{"path": name, "doc": doc, "tree": ti, "node": ni, "id": "Extracted"})
 					require.Equal(t, 200, status, "%s node %d: %s", tr.ID, ni, body)
 					var got struct {
 						Doc json.RawMessage `json:"doc"`
 					}
 					require.NoError(t, json.Unmarshal(body, &got))
-					status, body = postJSON(t, srv, "/api/check", map[string]any{"path": name, "doc": got.Doc})
+					status, body = postJSON(t, srv.Addr(), "/api/check", map[string]any{"path": name, "doc": got.Doc})
 					require.Equal(t, 200, status)
 					assert.JSONEq(t, `{"problems":[],"saved":false}`, string(body), "%s: node %d of %s made a subtree", name, ni, tr.ID)
 					tried++

@@ -181,6 +181,8 @@ type editor struct {
 	dir  string
 	root *os.Root
 	reg  *runtime.Registry
+
+	shipped shipped // the shipped profiles and worlds on disk (target.go)
 }
 
 func newEditor(dir string) (*editor, error) {
@@ -287,9 +289,10 @@ func (e *editor) files() []fileInfo {
 }
 
 // check writes d as the file would be saved and checks that text with
-// `btrobot check`'s checker; each problem is given the node it names (by
-// the line the writer put the node on: one node a line).
-func (e *editor) check(p string, base *runtime.Document, d docJSON) ([]byte, []problem, error) {
+// `btrobot check`'s checker, against t's robot profile and places (as
+// mission.Load does) when chosen; each problem is given the node it names
+// (by the line the writer put the node on: one node a line).
+func (e *editor) check(p string, base *runtime.Document, d docJSON, t target) ([]byte, []problem, error) {
 	doc := withTrees(base, d)
 	var buf bytes.Buffer
 	if err := trees.Write(&buf, doc); err != nil {
@@ -316,7 +319,11 @@ func (e *editor) check(p string, base *runtime.Document, d docJSON) ([]byte, []p
 		}
 	}
 	probs := []problem{}
-	err := trees.CheckParsed(e.reg, name, written, perr) // trees.CheckData, the document kept
+	reg, terrs := e.registry(t)
+	for _, te := range terrs {
+		probs = append(probs, problem{Msg: strings.ReplaceAll(te.Error(), e.dir+string(filepath.Separator), ""), Node: -1})
+	}
+	err := trees.CheckParsed(reg, name, written, perr) // trees.CheckData, the document kept
 	var le *trees.LoadError
 	switch {
 	case err == nil:
@@ -342,7 +349,8 @@ func (e *editor) routes(mux *http.ServeMux) {
 		writeJSON(w, map[string]any{"dir": e.dir, "files": e.files()})
 	})
 	mux.HandleFunc("GET /api/palette", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, paletteOf(e.reg))
+		reg, _ := e.registry(target{Profile: r.URL.Query().Get("profile"), World: r.URL.Query().Get("world")})
+		writeJSON(w, paletteOf(reg))
 	})
 	mux.HandleFunc("GET /api/file", func(w http.ResponseWriter, r *http.Request) {
 		p, err := e.clean(r.URL.Query().Get("path"))
@@ -356,7 +364,7 @@ func (e *editor) routes(mux *http.ServeMux) {
 			return
 		}
 		d := e.docJSONOf(doc)
-		_, probs, _ := e.check(p, doc, d)
+		_, probs, _ := e.check(p, doc, d, target{Profile: r.URL.Query().Get("profile"), World: r.URL.Query().Get("world")})
 		writeJSON(w, map[string]any{"path": p, "doc": d, "problems": probs})
 	})
 	edit := func(save bool) http.HandlerFunc {
@@ -364,6 +372,7 @@ func (e *editor) routes(mux *http.ServeMux) {
 			var req struct {
 				Path string  `json:"path"`
 				Doc  docJSON `json:"doc"`
+				target
 			}
 			dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<20))
 			if err := dec.Decode(&req); err != nil {
@@ -389,7 +398,7 @@ func (e *editor) routes(mux *http.ServeMux) {
 				http.Error(w, fmt.Sprintf("tree %s is in %s, read-only in %s: open %s to edit it", t.ID, t.File, p, t.File), http.StatusConflict)
 				return
 			}
-			xml, probs, _ := e.check(p, base, req.Doc)
+			xml, probs, _ := e.check(p, base, req.Doc, req.target)
 			if save && xml != nil {
 				if err := e.root.WriteFile(p, xml, 0o644); err != nil {
 					http.Error(w, err.Error(), http.StatusInternalServerError)

@@ -63,6 +63,7 @@ type Server struct {
 	remote bool // the address is not loopback: the token is needed
 
 	editor *editor
+	launch launcher // the run the editor started (launch.go)
 
 	mu   sync.Mutex
 	runs []*session
@@ -72,17 +73,21 @@ type Server struct {
 
 // session is one run the studio shows: live or recorded.
 type session struct {
-	ID     int        `json:"id"`
-	Name   string     `json:"name"`
-	Kind   string     `json:"kind"` // "live" or "replay"
-	Rate   float64    `json:"rate,omitempty"`
-	HasMap bool       `json:"map"`
-	nodes  []treeNode // static
-	tree   *runtime.Tree
-	hub    *hub
-	live   *live
-	replay *replay
-	mapFn  func(io.Writer) error
+	ID     int     `json:"id"`
+	Name   string  `json:"name"`
+	Kind   string  `json:"kind"` // "live" or "replay"
+	Rate   float64 `json:"rate,omitempty"`
+	HasMap bool    `json:"map"`
+	// Master is the ROS master the run is on, when known (LiveConf.Master).
+	Master string `json:"master,omitempty"`
+	// Launched marks the runs the editor's Run started.
+	Launched bool       `json:"launched,omitempty"`
+	nodes    []treeNode // static
+	tree     *runtime.Tree
+	hub      *hub
+	live     *live
+	replay   *replay
+	mapFn    func(io.Writer) error
 }
 
 // New listens on conf.Addr and serves the studio until Close.
@@ -163,9 +168,13 @@ func (s *Server) Close() error {
 	default:
 	}
 	close(s.done)
+	s.mu.Unlock()
+	// The run the editor started stops first: its robot stopped, its
+	// simulator and master closed, before its run is shut.
+	errs := []error{s.launch.close()}
+	s.mu.Lock()
 	runs := s.runs
 	s.mu.Unlock()
-	var errs []error
 	for _, r := range runs {
 		r.hub.close()
 		if r.live != nil {
@@ -179,6 +188,7 @@ func (s *Server) Close() error {
 		}
 	}
 	if s.editor != nil {
+		s.editor.shipped.close()
 		errs = append(errs, s.editor.root.Close())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -208,24 +218,32 @@ type LiveConf struct {
 	// Map, when set, draws the simulated world now as SVG (the page asks
 	// for it about twice a second).
 	Map func(io.Writer) error
+	// Master, when set, is the URI of the ROS master the run is on, given
+	// in the run's info (/api/runs) for tests and ROS tools.
+	Master string
+
+	launched bool // the editor's Run started it
 }
 
 // Debugger returns what mission.RunConf.Debugger wants: each run it is
 // given to (each robot of a fleet) becomes a run of the studio.
 func (s *Server) Debugger(c LiveConf) func(mission.Shown) mission.Debugger {
-	return func(sh mission.Shown) mission.Debugger {
-		name := c.Name
-		if name == "" && sh.Conn != nil {
-			name = sh.Conn.Namespace()
-		}
-		if name == "" && sh.Mission != nil {
-			name = sh.Mission.TreeFile
-		}
-		r := &session{Name: name, Kind: "live", Rate: sh.Rate, HasMap: c.Map != nil, nodes: describe(sh.Tree), tree: sh.Tree, hub: newHub(), mapFn: c.Map}
-		r.live = newLive(r, sh.Tree, sh.Rate, s.conf.PumpEvery)
-		s.add(r)
-		return r.live
+	return func(sh mission.Shown) mission.Debugger { return s.attach(c, sh).live }
+}
+
+// attach makes a live run of the studio of the run sh shows.
+func (s *Server) attach(c LiveConf, sh mission.Shown) *session {
+	name := c.Name
+	if name == "" && sh.Conn != nil {
+		name = sh.Conn.Namespace()
 	}
+	if name == "" && sh.Mission != nil {
+		name = sh.Mission.TreeFile
+	}
+	r := &session{Name: name, Kind: "live", Rate: sh.Rate, HasMap: c.Map != nil, Master: c.Master, Launched: c.launched, nodes: describe(sh.Tree), tree: sh.Tree, hub: newHub(), mapFn: c.Map}
+	r.live = newLive(r, sh.Tree, sh.Rate, s.conf.PumpEvery)
+	s.add(r)
+	return r
 }
 
 // AddRecording shows a recording (.btlog or .db3), ready to play.
@@ -335,6 +353,7 @@ func (s *Server) handler() http.Handler {
 	mux.HandleFunc("POST /api/runs/{id}/control", s.withRun(s.control))
 	if s.editor != nil {
 		s.editor.routes(mux)
+		s.launchRoutes(mux)
 	}
 	return s.guard(mux)
 }

@@ -10,12 +10,8 @@ import (
 	"time"
 
 	"github.com/btrobot/btrobot/mission"
-	"github.com/btrobot/btrobot/ros"
-	"github.com/btrobot/btrobot/ros/master"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/sim"
-	"github.com/btrobot/btrobot/sim/simnode"
-	"github.com/btrobot/btrobot/skills"
 	"github.com/btrobot/btrobot/studio"
 	"github.com/btrobot/btrobot/view"
 )
@@ -136,36 +132,23 @@ func (d *demo) run() int {
 		fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
 		return exitFailed
 	}
-	origin := skills.Pose(robot.OdomOrigin())
 
 	ctx, stopSignals := interruptContext()
 	defer stopSignals()
-	// Its own master on a free port of the loopback interface: the demo
-	// never meets another ROS graph, and needs no host name to resolve.
-	mst, err := master.New(master.Conf{Host: "127.0.0.1", Port: 0, OnLog: func(msg string) { d.show("ROS master: " + msg) }})
-	if err == nil {
-		err = mst.Start()
-	}
-	if err != nil {
-		fmt.Fprintf(env.stderr, "btrobot demo: start the ROS master: %v\n", err)
-		return exitFailed
-	}
-	defer mst.Close()
-	simConn, err := ros.Connect(ros.Conf{MasterURI: mst.URI(), Host: "127.0.0.1", Name: "sim"})
-	if err != nil {
-		fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
-		return exitFailed
-	}
-	defer simConn.Close()
-	node, err := simnode.Start(simnode.Conf{
-		World: w, Conn: simConn, Speed: d.speed, Peers: 1, PeerTimeout: 10 * time.Second,
-		OnEvent: d.event,
+	simr, err := mission.StartSim(mission.SimConf{
+		World: w, Speed: d.speed, OnEvent: d.event, MasterLog: func(msg string) { d.show("ROS master: " + msg) },
 	})
 	if err != nil {
 		fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
 		return exitFailed
 	}
-	defer node.Close()
+	defer simr.Close()
+	node := simr.Node
+	rc, err := simr.RunConf(m, "robot1")
+	if err != nil {
+		fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
+		return exitFailed
+	}
 
 	pace := fmt.Sprintf("×%g", d.speed)
 	if d.speed == 0 {
@@ -177,27 +160,26 @@ func (d *demo) run() int {
 		keys:  []string{"rounds", "visits", "charges", "recoveries", "skipped", "target", "battery_pct"},
 		title: title, headless: d.headless,
 	})
-	rc := mission.RunConf{
-		Mission: m, Seed: 1, Lockstep: &ros.LockstepConf{Hold: true}, OdomOrigin: &origin,
-		ROS: ros.Conf{MasterURI: mst.URI(), Host: "127.0.0.1", Namespace: "/robot1", Name: "btrobot"},
-		Log: func(line string) { fmt.Fprintln(env.stderr, line) },
-		Display: func(s mission.Shown) mission.Display {
-			v := show(s)
-			d.setLog(v.Log)
-			return v
-		},
-		OnTick: func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
-			if simStart.IsZero() {
-				simStart = t.Start
-			}
-			if n, ok := intValue(tree.Blackboard(), "rounds"); ok && n >= d.rounds {
-				return fmt.Sprintf("%d %s done", n, plural(n, "round", "rounds")), true
-			}
-			if t.Start.Sub(simStart) > time.Duration(d.rounds)*demoTimeLimit {
-				return fmt.Sprintf("not %d rounds after %v of simulated time", d.rounds, t.Start.Sub(simStart).Round(time.Second)), false
-			}
-			return "", false
-		},
+	// The simulator stays at the run's last moment: the summary reads it
+	// and the picture draws it there.
+	rc.Seed, rc.Lockstep.Hold = 1, true
+	rc.Log = func(line string) { fmt.Fprintln(env.stderr, line) }
+	rc.Display = func(s mission.Shown) mission.Display {
+		v := show(s)
+		d.setLog(v.Log)
+		return v
+	}
+	rc.OnTick = func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
+		if simStart.IsZero() {
+			simStart = t.Start
+		}
+		if n, ok := intValue(tree.Blackboard(), "rounds"); ok && n >= d.rounds {
+			return fmt.Sprintf("%d %s done", n, plural(n, "round", "rounds")), true
+		}
+		if t.Start.Sub(simStart) > time.Duration(d.rounds)*demoTimeLimit {
+			return fmt.Sprintf("not %d rounds after %v of simulated time", d.rounds, t.Start.Sub(simStart).Round(time.Second)), false
+		}
+		return "", false
 	}
 	d.watch.apply(&rc)
 	srv, err := d.ui.start(env, title)
@@ -207,7 +189,7 @@ func (d *demo) run() int {
 	}
 	if srv != nil {
 		defer srv.Close()
-		attachStudio(srv, &rc, studio.LiveConf{Name: "robot1 · office", Map: node.WriteSVG})
+		attachStudio(srv, &rc, studio.LiveConf{Name: "robot1 · office", Map: node.WriteSVG, Master: simr.URI()})
 	}
 	wallStart := time.Now()
 	code, rep := runMission(ctx, env, "btrobot demo", rc, false, stopSignals)

@@ -107,8 +107,10 @@ func studioCommand() *command {
 		args: "[DIR] [--ui ADDR] [--allow-control]",
 		summary: "Serve the browser studio on DIR (default: the current directory): its recordings (.db3, .btlog), each\n" +
 			"one's tree, statuses, reasons and blackboard at any instant, played at a speed or sought; and its XML\n" +
-			"trees in the editor (palette, inspector, checked as you type, saved as BT.CPP v4 XML; nothing outside\n" +
-			"DIR). Runs show live with --ui on run, demo, hil and replay. Serves until interrupted.",
+			"trees in the editor (palette, inspector, checked as you type against a robot profile and a world,\n" +
+			"saved as BT.CPP v4 XML; nothing outside DIR but the shipped profiles and worlds), and Run: the edited\n" +
+			"mission on the simulator in this process (its own ROS master on loopback; no --allow-control needed),\n" +
+			"shown live until Stop. Runs show live with --ui on run, demo, hil and replay. Serves until interrupted.",
 		example: "btrobot demo --record /tmp/rec/demo.db3 --speed 0 --headless && btrobot studio /tmp/rec",
 	}
 	c.run = func(env *cmdEnv, args []string) int {

@@ -744,7 +744,7 @@ function setMode(mode) {
 async function openFile(path) {
   if (S.es) { S.es.close(); S.es = null; }
   setMode('edit');
-  const r = await api('api/file?path=' + encodeURIComponent(path));
+  const r = await api('api/file?path=' + encodeURIComponent(path) + targetQuery('&'));
   E.path = r.path; E.doc = r.doc; E.undo = []; E.redo = []; E.problems = r.problems; S.collapsed = new Set();
   E.tree = Math.max(0, E.doc.trees.findIndex((t) => t.id === E.doc.main));
   $('#conn').textContent = 'editing'; $('#conn').className = 'conn ok';
@@ -1201,7 +1201,7 @@ function scheduleCheck() {
 async function runCheck() {
   E.checking = true; E.checkAgain = false;
   const seq = ++E.checkSeq, editedAt = E.editedAt;
-  const r = await api('api/check', { path: E.path, doc: E.doc }).catch((e) => ({ problems: [{ msg: e.message, node: -1 }] }));
+  const r = await api('api/check', { path: E.path, doc: E.doc, ...runTarget() }).catch((e) => ({ problems: [{ msg: e.message, node: -1 }] }));
   E.checking = false;
   if (E.checkAgain) { runCheck(); return; }
   if (seq !== E.checkSeq) return; // saved meanwhile: the save's check is shown
@@ -1218,7 +1218,7 @@ async function save() {
   // The save is checked too: a check still to come would only repeat it.
   E.checkSeq++; E.checkAgain = false;
   E.editedAt = 0;
-  const r = await api('api/save', { path: E.path, doc: E.doc }).catch((e) => ({ error: e.message }));
+  const r = await api('api/save', { path: E.path, doc: E.doc, ...runTarget() }).catch((e) => ({ error: e.message }));
   if (r.error) { $('#edit-state').textContent = 'not saved: ' + r.error; return; }
   E.problems = r.problems;
   paintProblems();
@@ -1404,3 +1404,119 @@ function initEditor() {
     }
   });
 }
+
+// ---- the robot profile, the world, and Run (btrobot studio DIR) ----
+//
+// The profile and the world chosen beside Run: the palette is the one of
+// the registry wired to that profile, and every check is the mission's
+// check against the profile and the world's places (as a run loads it).
+// Run saves the file when it has unsaved edits, then the server starts the
+// mission on its simulator (its own ROS master, the world, robot1 at its
+// spawn) and the page switches to that run's monitor; Stop stops it (the
+// robot gets a zero velocity), as does a second Run.
+
+const R = { run: 0, master: '', starting: false, timer: 0 };
+window.studioRun = R;
+
+// runTarget is what checks and runs are against: choice IDs, '' for none.
+function runTarget() {
+  const p = $('#run-profile'), w = $('#run-world');
+  return { profile: p ? p.value : '', world: w ? w.value : '' };
+}
+
+function targetQuery(sep) {
+  const t = runTarget();
+  const q = [];
+  if (t.profile) q.push('profile=' + encodeURIComponent(t.profile));
+  if (t.world) q.push('world=' + encodeURIComponent(t.world));
+  return q.length ? sep + q.join('&') : '';
+}
+
+function runState(text, bad) {
+  const st = $('#run-state');
+  st.textContent = text;
+  st.classList.toggle('bad', !!bad);
+}
+
+async function loadTargets() {
+  const t = await api('api/targets');
+  const opts = (list, none) => [h('option', { value: '' }, none), ...list.map((c) => h('option', { value: c.id }, c.name + (c.shipped ? ' (shipped)' : '')))];
+  $('#run-profile').replaceChildren(...opts(t.profiles, 'no robot profile'));
+  $('#run-world').replaceChildren(...opts(t.worlds, 'no world'));
+}
+
+// targetChanged re-reads the palette of the chosen profile and checks the
+// file again.
+async function targetChanged() {
+  runState('');
+  E.palette = await api('api/palette' + targetQuery('?'));
+  paintPalette();
+  if (E.doc) { paintInspector(); scheduleCheck(); }
+}
+
+async function runMission() {
+  if (S.mode !== 'edit' || !E.path || R.starting) return;
+  const t = runTarget();
+  if (!t.profile || !t.world) { runState('choose a robot profile and a world to run on', true); return; }
+  R.starting = true;
+  $('#btn-run').disabled = true;
+  runState('starting…');
+  try {
+    const r = await api('api/run', { path: E.path, doc: E.doc, ...t, speed: +$('#run-speed').value });
+    R.run = r.run; R.master = r.master;
+    const info = await api('api/runs');
+    S.runs = info.runs;
+    const run = info.runs.find((x) => x.id === r.run);
+    const sel = $('#runs');
+    sel.insertBefore(h('option', { value: r.run }, `live · ${run ? run.name : r.run}`), sel.querySelector('option[value^="file:"]'));
+    sel.value = String(r.run);
+    await openRun(r.run);
+    $('#btn-stop').hidden = false;
+    runState((r.saved ? 'saved; ' : '') + 'running on the simulator');
+    clearInterval(R.timer);
+    R.timer = setInterval(watchRun, 1000);
+  } catch (e) {
+    runState('not started: ' + e.message, true);
+  } finally {
+    R.starting = false;
+    $('#btn-run').disabled = false;
+  }
+}
+
+// watchRun notices a run that ended by itself.
+async function watchRun() {
+  const r = await api('api/run').catch(() => null);
+  if (!r || r.running) return;
+  clearInterval(R.timer);
+  endedRun(r);
+}
+
+function endedRun(r) {
+  $('#btn-stop').hidden = true;
+  const opt = $('#runs').querySelector(`option[value="${r.run}"]`);
+  if (opt && !opt.textContent.startsWith('ended')) opt.textContent = opt.textContent.replace(/^live/, 'ended');
+  runState('ended: ' + (r.end || ''));
+}
+
+async function stopRun() {
+  runState('stopping…');
+  clearInterval(R.timer);
+  try {
+    endedRun(await api('api/run/stop', {}));
+  } catch (e) { runState(e.message, true); }
+}
+
+function initRun() {
+  if (!$('#btn-run')) return;
+  $('#run-profile').onchange = targetChanged;
+  $('#run-world').onchange = targetChanged;
+  $('#btn-run').onclick = runMission;
+  $('#btn-stop').onclick = stopRun;
+  // Ctrl+Enter runs the file being edited.
+  window.addEventListener('keydown', (e) => {
+    if (S.mode === 'edit' && (e.ctrlKey || e.metaKey) && e.key === 'Enter') { e.preventDefault(); runMission(); }
+  });
+  api('api/runs').then((info) => info.editor && loadTargets()).catch((e) => runState('profiles and worlds: ' + e.message, true));
+}
+
+initRun();

@@ -1,0 +1,109 @@
+package mission
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/ros/master"
+	"github.com/btrobot/btrobot/sim"
+	"github.com/btrobot/btrobot/sim/simnode"
+	"github.com/btrobot/btrobot/skills"
+)
+
+// SimConf configures StartSim.
+type SimConf struct {
+	// World is the world to simulate, its robots added (required). The
+	// simulator owns it once started: read it through Node.Do.
+	World *sim.World
+	// Speed is how many simulated seconds pass per wall second; 0 runs as
+	// fast as the machine and the missions in lockstep allow.
+	Speed float64
+	// OnEvent, when set, receives the simulator's events (a goal's end, a
+	// fault) with their simulated time, from a goroutine of the simulator.
+	OnEvent func(at time.Duration, line string)
+	// MasterLog, when set, receives what the ROS master's operator should
+	// hear about (a shutdown call, a request refused), from any goroutine.
+	MasterLog func(line string)
+}
+
+// Simulator is btrobot's simulator serving a world on a ROS master of its
+// own, on a free port of the loopback interface: it never meets another
+// ROS graph and needs no host name to resolve. Missions join it in
+// lockstep (RunConf), so a run repeats whatever the machine's load. The
+// demo, the HIL harness and the studio's Run start it so.
+type Simulator struct {
+	// Master is the ROS master the simulator and the missions are on.
+	Master *master.Master
+	// Node is the simulator's ROS node.
+	Node *simnode.Node
+
+	conn    *ros.Conn
+	origins map[string]skills.Pose // each robot's odom frame in the map frame
+}
+
+// simPeerTimeout is how long the simulator waits on a quiet mission before
+// asking the master whether it is still there: a mission's tick may take
+// long on a loaded machine, and a wrong "gone" would let time run on.
+const simPeerTimeout = 10 * time.Second
+
+// StartSim starts the master and the simulator on it. Time starts when
+// every robot's mission has joined the lockstep (one peer per robot of the
+// world). Close stops both.
+func StartSim(c SimConf) (*Simulator, error) {
+	if c.World == nil {
+		return nil, errors.New("the simulator: no world")
+	}
+	robots := c.World.Robots()
+	s := &Simulator{origins: map[string]skills.Pose{}}
+	for _, r := range robots {
+		s.origins[r.Name()] = skills.Pose(r.OdomOrigin())
+	}
+	mst, err := master.New(master.Conf{Host: "127.0.0.1", Port: 0, OnLog: c.MasterLog})
+	if err == nil {
+		err = mst.Start()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("start the ROS master: %w", err)
+	}
+	s.Master = mst
+	s.conn, err = ros.Connect(ros.Conf{MasterURI: mst.URI(), Host: "127.0.0.1", Name: "sim"})
+	if err != nil {
+		return nil, errors.Join(err, mst.Close())
+	}
+	s.Node, err = simnode.Start(simnode.Conf{
+		World: c.World, Conn: s.conn, Speed: c.Speed, Peers: len(robots), PeerTimeout: simPeerTimeout,
+		OnEvent: c.OnEvent,
+	})
+	if err != nil {
+		return nil, errors.Join(err, s.conn.Close(), mst.Close())
+	}
+	return s, nil
+}
+
+// URI is the master's URI: for the missions, and for any ROS tool that
+// wants to watch (rostopic echo /robot1/cmd_vel).
+func (s *Simulator) URI() string { return s.Master.URI() }
+
+// RunConf is robot's mission m on the simulator: on its master, in the
+// robot's namespace (/robot1) as node btrobot, in lockstep with the
+// simulator, the odom frame's origin at the robot's spawn. The caller adds
+// what its run needs (seed, display, OnTick, debugger) and runs it with
+// Run; an unknown robot is an error.
+func (s *Simulator) RunConf(m *Mission, robot string) (RunConf, error) {
+	origin, ok := s.origins[robot]
+	if !ok {
+		return RunConf{}, fmt.Errorf("the simulator has no robot %q", robot)
+	}
+	return RunConf{
+		Mission: m, Lockstep: &ros.LockstepConf{}, OdomOrigin: &origin,
+		ROS: ros.Conf{MasterURI: s.URI(), Host: "127.0.0.1", Namespace: "/" + robot, Name: "btrobot"},
+	}, nil
+}
+
+// Close stops the simulator, then the master. The missions on it should
+// have ended: a mission still running loses its master.
+func (s *Simulator) Close() error {
+	return errors.Join(s.Node.Close(), s.conn.Close(), s.Master.Close())
+}

@@ -1,0 +1,86 @@
+package studio_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/btrobot/btrobot/studio"
+)
+
+// BenchmarkCheckPatrol: a check of patrol.xml (POST /api/check, the file
+// as the page has it) against the palette wired to no robot, and against
+// the sim profile and the office's places (read and wired anew for each
+// check).
+//
+//	go test -run '^$' -bench CheckPatrol -benchtime 200x ./studio/
+func BenchmarkCheckPatrol(b *testing.B) {
+	dir := b.TempDir()
+	copyMissionsTo(b, dir)
+	srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0", Dir: dir})
+	require.NoError(b, err)
+	defer srv.Close()
+	resp, err := http.Get("http://" + srv.Addr() + "/api/file?path=patrol.xml")
+	require.NoError(b, err)
+	var file struct {
+		Doc json.RawMessage `json:"doc"`
+	}
+	require.NoError(b, json.NewDecoder(resp.Body).Decode(&file))
+	resp.Body.Close()
+	for _, bc := range []struct {
+		name           string
+		profile, world string
+	}{
+		{"no-profile", "", ""},
+		{"sim-office", "btrobot:robots/sim.yaml", "btrobot:worlds/office"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			req := map[string]any{"path": "patrol.xml", "doc": file.Doc, "profile": bc.profile, "world": bc.world}
+			for b.Loop() {
+				code, body := postJSON(b, srv.Addr(), "/api/check", req)
+				if code != http.StatusOK {
+					b.Fatal(string(body))
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRunStart: from Run (POST /api/run) to the run shown by the
+// studio (master, simulator and mission started, the tree built), then
+// Stop (the robot stopped, the simulator and master closed).
+//
+//	go test -run '^$' -bench RunStart -benchtime 10x ./studio/
+func BenchmarkRunStart(b *testing.B) {
+	dir := b.TempDir()
+	copyMissionsTo(b, dir)
+	srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0", Dir: dir})
+	require.NoError(b, err)
+	defer srv.Close()
+	req := map[string]any{"path": "patrol.xml", "profile": "btrobot:robots/sim.yaml", "world": "btrobot:worlds/office"}
+	for b.Loop() {
+		code, body := postJSON(b, srv.Addr(), "/api/run", req)
+		if code != http.StatusOK {
+			b.Fatal(string(body))
+		}
+		b.StopTimer()
+		postJSON(b, srv.Addr(), "/api/run/stop", map[string]any{})
+		b.StartTimer()
+	}
+}
+
+// copyMissionsTo copies the shipped missions into dir.
+func copyMissionsTo(tb testing.TB, dir string) {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join(missionsDir, "*.xml"))
+	require.NoError(tb, err)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(tb, err)
+		require.NoError(tb, os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644))
+	}
+}
