@@ -405,31 +405,10 @@ func (e *editor) authoringRoutes(mux *http.ServeMux) {
 		}
 		writeJSON(w, checkScript(req.Code))
 	})
-	// models reads the node models of the file the page edits (none for a
-	// new file).
-	models := func(p string) ([]*runtime.NodeModel, error) {
-		base, _, err := e.read(p)
-		if base == nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, nil
-			}
-			return nil, err
-		}
-		return base.Models, nil
-	}
 	mux.HandleFunc("POST /api/subtree", func(w http.ResponseWriter, r *http.Request) {
 		var req subtreeRequest
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<20)).Decode(&req); err != nil {
-			http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
-			return
-		}
-		p, err := e.clean(req.Path)
-		var ms []*runtime.NodeModel
-		if err == nil {
-			ms, err = models(p)
-		}
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		ms, ok := e.modelsFor(w, r, &req, &req.Path)
+		if !ok {
 			return
 		}
 		d, keys, err := extractSubtree(e.reg, ms, req)
@@ -444,19 +423,36 @@ func (e *editor) authoringRoutes(mux *http.ServeMux) {
 			Path string  `json:"path"`
 			Doc  docJSON `json:"doc"`
 		}
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<20)).Decode(&req); err != nil {
-			http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
-			return
-		}
-		p, err := e.clean(req.Path)
-		var ms []*runtime.NodeModel
-		if err == nil {
-			ms, err = models(p)
-		}
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		ms, ok := e.modelsFor(w, r, &req, &req.Path)
+		if !ok {
 			return
 		}
 		writeJSON(w, subtreesOf(e.reg, ms, req.Doc))
 	})
+}
+
+// modelsFor decodes a request about a file of the folder into req (whose
+// path field is path) and reads the node models of that file (none for a
+// new file); a bad request is answered here, and ok is false.
+func (e *editor) modelsFor(w http.ResponseWriter, r *http.Request, req any, path *string) (ms []*runtime.NodeModel, ok bool) {
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<20)).Decode(req); err != nil {
+		http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
+		return nil, false
+	}
+	p, err := e.clean(*path)
+	if err == nil {
+		var base *runtime.Document
+		base, _, err = e.read(p)
+		switch {
+		case base != nil:
+			ms, err = base.Models, nil
+		case errors.Is(err, fs.ErrNotExist):
+			err = nil
+		}
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return nil, false
+	}
+	return ms, true
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -35,20 +34,6 @@ const readmeFirst = `<root BTCPP_format="4" main_tree_to_execute="Main">
   </BehaviorTree>
 </root>
 `
-
-// fileDoc is the page's view of a file of the folder.
-func fileDoc(t *testing.T, srv *studio.Server, name string) json.RawMessage {
-	t.Helper()
-	resp, err := http.Get("http://" + srv.Addr() + "/api/file?path=" + url.QueryEscape(name))
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, 200, resp.StatusCode)
-	var got struct {
-		Doc json.RawMessage `json:"doc"`
-	}
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&got))
-	return got.Doc
-}
 
 // TestScriptEndpoint: a script is parsed by btrobot's own parser; what
 // does not parse comes back with the parser's message and its column.
@@ -422,14 +407,7 @@ func BenchmarkSubtrees2000(b *testing.B) {
 	srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0", Dir: dir})
 	require.NoError(b, err)
 	defer srv.Close()
-	resp, err := http.Get("http://" + srv.Addr() + "/api/file?path=big.xml")
-	require.NoError(b, err)
-	var got struct {
-		Doc json.RawMessage `json:"doc"`
-	}
-	require.NoError(b, json.NewDecoder(resp.Body).Decode(&got))
-	resp.Body.Close()
-	body, err := json.Marshal(map[string]any{"path": "big.xml", "doc": got.Doc})
+	body, err := json.Marshal(map[string]any{"path": "big.xml", "doc": fileDoc(b, srv, "big.xml")})
 	require.NoError(b, err)
 	b.ResetTimer()
 	for range b.N {

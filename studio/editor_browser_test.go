@@ -129,16 +129,8 @@ func TestEditorSavesEveryTreeUnchangedInMeaning(t *testing.T) {
 			name = filepath.ToSlash(name)
 			t.Run(set.name+"/"+name, func(t *testing.T) {
 				before := canonical(t, f)
-				resp, err := http.Get("http://" + srv.Addr() + "/api/file?path=" + url.QueryEscape(name))
-				require.NoError(t, err)
-				var got struct {
-					Doc json.RawMessage `json:"doc"`
-				}
-				require.NoError(t, json.NewDecoder(resp.Body).Decode(&got))
-				resp.Body.Close()
-				require.Equal(t, 200, resp.StatusCode)
-				body, _ := json.Marshal(map[string]any{"path": name, "doc": got.Doc})
-				resp, err = http.Post("http://"+srv.Addr()+"/api/save", "application/json", bytes.NewReader(body))
+				body, _ := json.Marshal(map[string]any{"path": name, "doc": fileDoc(t, srv, name)})
+				resp, err := http.Post("http://"+srv.Addr()+"/api/save", "application/json", bytes.NewReader(body))
 				require.NoError(t, err)
 				resp.Body.Close()
 				require.Equal(t, 200, resp.StatusCode)

@@ -95,13 +95,8 @@ type editorFile struct {
 
 func openFile(t *testing.T, srv *studio.Server, path string) editorFile {
 	t.Helper()
-	resp, err := http.Get("http://" + srv.Addr() + "/api/file?path=" + url.QueryEscape(path))
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
 	var f editorFile
-	require.NoError(t, json.Unmarshal(body, &f))
+	getJSON(t, srv.Addr(), "/api/file?path="+url.QueryEscape(path), &f)
 	return f
 }
 

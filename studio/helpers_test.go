@@ -2,7 +2,11 @@ package studio_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -308,3 +312,37 @@ func has(s string, parts ...string) bool {
 }
 
 var _ = exec.Command
+
+// getJSON reads a JSON answer of the studio at addr.
+func getJSON(t testing.TB, addr, path string, v any) {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + path)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	require.NoError(t, json.Unmarshal(body, v), string(body))
+}
+
+// postJSON posts body to the studio at addr; the status and the answer.
+func postJSON(t testing.TB, addr, path string, body any) (int, []byte) {
+	t.Helper()
+	data, err := json.Marshal(body)
+	require.NoError(t, err)
+	resp, err := http.Post("http://"+addr+path, "application/json", strings.NewReader(string(data)))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, out
+}
+
+// fileDoc is the page's view of a file of the folder: its trees as
+// GET /api/file gives them.
+func fileDoc(t testing.TB, srv *studio.Server, name string) json.RawMessage {
+	t.Helper()
+	var got struct {
+		Doc json.RawMessage `json:"doc"`
+	}
+	getJSON(t, srv.Addr(), "/api/file?path="+url.QueryEscape(name), &got)
+	return got.Doc
+}

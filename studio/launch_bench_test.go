@@ -1,7 +1,6 @@
 package studio_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -24,13 +23,7 @@ func BenchmarkCheckPatrol(b *testing.B) {
 	srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0", Dir: dir})
 	require.NoError(b, err)
 	defer srv.Close()
-	resp, err := http.Get("http://" + srv.Addr() + "/api/file?path=patrol.xml")
-	require.NoError(b, err)
-	var file struct {
-		Doc json.RawMessage `json:"doc"`
-	}
-	require.NoError(b, json.NewDecoder(resp.Body).Decode(&file))
-	resp.Body.Close()
+	doc := fileDoc(b, srv, "patrol.xml")
 	for _, bc := range []struct {
 		name           string
 		profile, world string
@@ -39,7 +32,7 @@ func BenchmarkCheckPatrol(b *testing.B) {
 		{"sim-office", "btrobot:robots/sim.yaml", "btrobot:worlds/office"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			req := map[string]any{"path": "patrol.xml", "doc": file.Doc, "profile": bc.profile, "world": bc.world}
+			req := map[string]any{"path": "patrol.xml", "doc": doc, "profile": bc.profile, "world": bc.world}
 			for b.Loop() {
 				code, body := postJSON(b, srv.Addr(), "/api/check", req)
 				if code != http.StatusOK {

@@ -3,7 +3,6 @@ package studio_test
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -17,29 +16,6 @@ import (
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/studio"
 )
-
-// getJSON reads a JSON answer of the studio at addr.
-func getJSON(t testing.TB, addr, path string, v any) {
-	t.Helper()
-	resp, err := http.Get("http://" + addr + path)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
-	require.NoError(t, json.Unmarshal(body, v), string(body))
-}
-
-// postJSON posts body to the studio at addr; the status and the answer.
-func postJSON(t testing.TB, addr, path string, body any) (int, []byte) {
-	t.Helper()
-	data, err := json.Marshal(body)
-	require.NoError(t, err)
-	resp, err := http.Post("http://"+addr+path, "application/json", strings.NewReader(string(data)))
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, out
-}
 
 func writeIn(t *testing.T, dir, name, content string) string {
 	t.Helper()

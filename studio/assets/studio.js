@@ -745,15 +745,17 @@ async function openFile(path) {
   if (S.es) { S.es.close(); S.es = null; }
   setMode('edit');
   const r = await api('api/file?path=' + encodeURIComponent(path) + targetQuery('&'));
-  E.path = r.path; E.doc = r.doc; E.undo = []; E.redo = []; E.problems = r.problems; S.collapsed = new Set();
-  E.tree = Math.max(0, E.doc.trees.findIndex((t) => t.id === E.doc.main));
-  $('#conn').textContent = 'editing'; $('#conn').className = 'conn ok';
-  $('#tickinfo').textContent = path;
-  E.back = []; E.subtrees = [];
   // The pre/post-condition scripts every node accepts, as the runtime
   // names and evaluates them (runtime/conditions.go).
   if (!E.conditions.length) E.conditions = await api('api/conditions').catch(() => []);
+  E.path = r.path; E.doc = r.doc; E.undo = []; E.redo = []; E.problems = r.problems; S.collapsed = new Set();
+  E.tree = Math.max(0, E.doc.trees.findIndex((t) => t.id === E.doc.main));
+  E.back = []; E.subtrees = [];
   editRedraw(true);
+  // Said once the file is drawn and the palette offered: what a user (and
+  // a test) waits for before editing.
+  $('#conn').textContent = 'editing'; $('#conn').className = 'conn ok';
+  $('#tickinfo').textContent = path;
   refreshSubtrees();
 }
 
