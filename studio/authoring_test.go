@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/studio"
 	"github.com/btrobot/btrobot/trees"
@@ -82,11 +81,7 @@ func TestScriptEndpoint(t *testing.T) {
 // status at each of n ticks and the main scope's blackboard after them.
 func ticks(t *testing.T, file string, n int) ([]string, map[string]any) {
 	t.Helper()
-	doc, err := trees.Load(file)
-	require.NoError(t, err)
-	clock := runtime.NewManualClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	tree, err := runtime.Build(mission.Nodes(), doc, runtime.BuildConf{Clock: clock, Blackboard: runtime.NewBlackboard(clock.Now)})
-	require.NoError(t, err)
+	tree, _, clock := offlineTree(t, file)
 	var out []string
 	for range n {
 		clock.Advance(time.Second)

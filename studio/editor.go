@@ -258,18 +258,9 @@ type fileInfo struct {
 // files lists the folder's XML files and their trees.
 func (e *editor) files() []fileInfo {
 	out := []fileInfo{}
-	_ = fs.WalkDir(e.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			if p != "." && strings.HasPrefix(d.Name(), ".") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if strings.ToLower(path.Ext(p)) != ".xml" {
-			return nil
+	e.walk(func(p string, d fs.DirEntry) {
+		if d.IsDir() || strings.ToLower(path.Ext(p)) != ".xml" {
+			return
 		}
 		fi := fileInfo{Path: p, Trees: []string{}}
 		doc, _, err := e.read(p)
@@ -282,10 +273,25 @@ func (e *editor) files() []fileInfo {
 			fi.Error = err.Error()
 		}
 		out = append(out, fi)
-		return nil
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
+}
+
+// walk calls f for each file and folder of the editor's folder (itself
+// included, as "."), but not in hidden folders (.git and the like);
+// what cannot be read is passed over.
+func (e *editor) walk(f func(p string, d fs.DirEntry)) {
+	_ = fs.WalkDir(e.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && p != "." && strings.HasPrefix(d.Name(), ".") {
+			return fs.SkipDir
+		}
+		f(p, d)
+		return nil
+	})
 }
 
 // check writes d as the file would be saved and checks that text with

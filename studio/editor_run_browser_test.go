@@ -5,68 +5,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/studio"
 )
-
-// cmdVelWatcher is a separate ROS node subscribed to robot1's cmd_vel on
-// the master at uri: what reaches the robot, not what was sent.
-type cmdVelWatcher struct {
-	mu   sync.Mutex
-	cmds []geometry_msgs.Twist
-	odom int // robot1's odometry messages received: the watcher is on the graph
-}
-
-func watchCmdVel(t *testing.T, uri string) *cmdVelWatcher {
-	t.Helper()
-	w := &cmdVelWatcher{}
-	conn, err := ros.Connect(ros.Conf{MasterURI: uri, Host: "127.0.0.1", Name: "cmd_vel_watcher"})
-	require.NoError(t, err)
-	t.Cleanup(func() { conn.Close() })
-	_, err = ros.Subscribe(conn, "/robot1/cmd_vel", func(m *geometry_msgs.Twist) {
-		w.mu.Lock()
-		w.cmds = append(w.cmds, *m)
-		w.mu.Unlock()
-	})
-	require.NoError(t, err)
-	_, err = ros.Subscribe(conn, "/robot1/odom", func(*nav_msgs.Odometry) {
-		w.mu.Lock()
-		w.odom++
-		w.mu.Unlock()
-	})
-	require.NoError(t, err)
-	return w
-}
-
-// ready reports whether the watcher hears the simulator: its links to the
-// graph's publishers are up.
-func (w *cmdVelWatcher) ready() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.odom > 0
-}
-
-// zero reports whether a zero Twist reached the watcher.
-func (w *cmdVelWatcher) zero() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, c := range w.cmds {
-		if c == (geometry_msgs.Twist{}) {
-			return true
-		}
-	}
-	return false
-}
 
 // TestEditorRunsTheMissionOnTheSimulator: a shipped mission opened in the
 // editor, the sim profile and the office chosen, an edit, Run: the file is

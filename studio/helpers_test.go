@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
@@ -128,10 +129,9 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 type simRig struct {
 	uri  string
 	node *simnode.Node
+	*cmdVelWatcher
 
-	mu   sync.Mutex
-	cmds []geometry_msgs.Twist
-	logs []string
+	logs []string // the mission's log lines, under the watcher's mu
 }
 
 func startSim(t *testing.T) *simRig {
@@ -148,16 +148,7 @@ func startSim(t *testing.T) *simRig {
 	r.node, err = simnode.Start(simnode.Conf{World: w, Conn: conn, Speed: 1})
 	require.NoError(t, err)
 	t.Cleanup(func() { r.node.Close() })
-	// A separate subscriber: what reaches the robot, not what was sent.
-	watcher, err := ros.Connect(ros.Conf{MasterURI: r.uri, Host: "127.0.0.1", Name: "cmd_vel_watcher"})
-	require.NoError(t, err)
-	t.Cleanup(func() { watcher.Close() })
-	_, err = ros.Subscribe(watcher, "/robot1/cmd_vel", func(m *geometry_msgs.Twist) {
-		r.mu.Lock()
-		r.cmds = append(r.cmds, *m)
-		r.mu.Unlock()
-	})
-	require.NoError(t, err)
+	r.cmdVelWatcher = watchCmdVel(t, r.uri)
 	return r
 }
 
@@ -172,12 +163,49 @@ func (r *simRig) freeze(t *testing.T, topic string, on bool) {
 	}))
 }
 
-// commands returns how many Twists reached the watcher, and whether one
-// after the first skip was zero.
-func (r *simRig) zeroSince(skip int) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, c := range r.cmds[min(skip, len(r.cmds)):] {
+// cmdVelWatcher is a separate ROS node subscribed to robot1's cmd_vel on
+// the master at uri: what reaches the robot, not what was sent.
+type cmdVelWatcher struct {
+	mu   sync.Mutex
+	cmds []geometry_msgs.Twist
+	odom int // robot1's odometry messages received: the watcher is on the graph
+}
+
+func watchCmdVel(t *testing.T, uri string) *cmdVelWatcher {
+	t.Helper()
+	w := &cmdVelWatcher{}
+	conn, err := ros.Connect(ros.Conf{MasterURI: uri, Host: "127.0.0.1", Name: "cmd_vel_watcher"})
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close() })
+	_, err = ros.Subscribe(conn, "/robot1/cmd_vel", func(m *geometry_msgs.Twist) {
+		w.mu.Lock()
+		w.cmds = append(w.cmds, *m)
+		w.mu.Unlock()
+	})
+	require.NoError(t, err)
+	_, err = ros.Subscribe(conn, "/robot1/odom", func(*nav_msgs.Odometry) {
+		w.mu.Lock()
+		w.odom++
+		w.mu.Unlock()
+	})
+	require.NoError(t, err)
+	return w
+}
+
+// ready reports whether the watcher hears the simulator: its links to the
+// graph's publishers are up.
+func (w *cmdVelWatcher) ready() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.odom > 0
+}
+
+// zeroSince reports whether a Twist after the first skip that reached the
+// watcher was zero.
+func (w *cmdVelWatcher) zeroSince(skip int) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, c := range w.cmds[min(skip, len(w.cmds)):] {
 		if c == (geometry_msgs.Twist{}) {
 			return true
 		}
@@ -185,10 +213,14 @@ func (r *simRig) zeroSince(skip int) bool {
 	return false
 }
 
-func (r *simRig) count() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.cmds)
+// zero reports whether a zero Twist reached the watcher.
+func (w *cmdVelWatcher) zero() bool { return w.zeroSince(0) }
+
+// count is how many Twists reached the watcher.
+func (w *cmdVelWatcher) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.cmds)
 }
 
 // running is a mission running on the rig, shown by a studio.

@@ -112,26 +112,19 @@ func (e *editor) choices() (profiles, worlds []choice) {
 		worlds = append(worlds, choice{ID: shippedPrefix + w, Name: w, Shipped: true})
 	}
 	var mine, theirs []choice
-	_ = fs.WalkDir(e.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
+	e.walk(func(p string, d fs.DirEntry) {
 		if d.IsDir() {
-			if p != "." && strings.HasPrefix(d.Name(), ".") {
-				return fs.SkipDir
-			}
 			if _, err := e.root.Stat(path.Join(p, "places.yaml")); err == nil {
 				theirs = append(theirs, choice{ID: p, Name: p})
 			}
-			return nil
+			return
 		}
 		if ext := strings.ToLower(path.Ext(p)); ext != ".yaml" && ext != ".yml" || d.Name() == "places.yaml" {
-			return nil
+			return
 		}
 		if _, err := e.profile(p); err == nil {
 			mine = append(mine, choice{ID: p, Name: p})
 		}
-		return nil
 	})
 	sort.Slice(mine, func(i, j int) bool { return mine[i].ID < mine[j].ID })
 	sort.Slice(theirs, func(i, j int) bool { return theirs[i].ID < theirs[j].ID })
