@@ -287,6 +287,10 @@ type sensorWait struct {
 	// and the watchdog that times it (a stalled controller's robot drove
 	// on for 1.7 s).
 	clock runtime.Clock
+	// warn says, once, that a tick went on without its sensor messages:
+	// the run may not repeat exactly.
+	warn   func(now time.Time)
+	warned bool
 }
 
 // newest is the stamp of the newest message a sensor's schedule has by
@@ -308,7 +312,9 @@ func (s *sensorWait) newest(i int, now time.Time) (time.Time, bool) {
 // newSensorWait subscribes to the profile's inputs whose period the
 // simulator advertises under param (see SensorPeriodsParam).
 func newSensorWait(conn *Conn, p *Profile, simNS string) (*sensorWait, error) {
-	s := &sensorWait{clock: conn.Clock()}
+	s := &sensorWait{clock: conn.Clock(), warn: func(now time.Time) {
+		conn.Logf(LogWarn, "lockstep: the sensor messages of %v did not all come within %v; the run may not repeat exactly", now, sensorPatience)
+	}}
 	if secs, err := conn.ParamFloat64(path.Join(simNS, PhysicsStepParam)); err == nil && secs > 0 {
 		s.step = time.Duration(math.Round(secs * float64(time.Second)))
 	}
@@ -383,7 +389,14 @@ func (s *sensorWait) wait(now time.Time) {
 				break
 			}
 		}
-		if ok || time.Now().After(deadline) || s.movedOn(now) {
+		if ok || s.movedOn(now) {
+			return
+		}
+		if time.Now().After(deadline) {
+			if !s.warned && s.warn != nil {
+				s.warned = true
+				s.warn(now)
+			}
 			return
 		}
 		time.Sleep(100 * time.Microsecond)
