@@ -48,6 +48,14 @@ func TestEditorRunsTheMissionOnTheSimulator(t *testing.T) {
 			assert.True(t, eval[bool](t, ctx, `window.studioEditor.palette.some(p => p.id === 'NavigateTo')`), "the profile's palette")
 			screenshot(t, ctx, "studio-editor-run")
 		}},
+		{"the choice is kept for the folder: a reload offers it again", func(t *testing.T) {
+			within(t, ctx, 20*time.Second, chromedp.Navigate(srv.URL()+"?file=patrol.xml"))
+			waitJS(t, ctx, 10*time.Second, `document.querySelector('#run-profile').value === 'btrobot:robots/sim.yaml' && document.querySelector('#run-world').value === 'btrobot:worlds/office'`, "the profile and world chosen before")
+			waitJS(t, ctx, 10*time.Second, `document.querySelector('#tickinfo').textContent === 'patrol.xml' && !!document.querySelector('#problems li.ok')`, "patrol.xml open again, clean")
+			// Run, below, runs on them: it would ask for a profile and a
+			// world otherwise.
+			eval[bool](t, ctx, `(window.errs = [], window.addEventListener('error', (e) => window.errs.push(e.message)), window.addEventListener('unhandledrejection', (e) => window.errs.push(String(e.reason))), true)`)
+		}},
 		{"an unsaved edit", func(t *testing.T) {
 			click(t, ctx, `g.node[data-uid="1"]`)
 			waitJS(t, ctx, 5*time.Second, `!!document.querySelector('#inspector input[data-attr=name]')`, "the inspector")

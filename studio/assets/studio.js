@@ -1445,11 +1445,24 @@ async function loadTargets() {
   const opts = (list, none) => [h('option', { value: '' }, none), ...list.map((c) => h('option', { value: c.id }, c.name + (c.shipped ? ' (shipped)' : '')))];
   $('#run-profile').replaceChildren(...opts(t.profiles, 'no robot profile'));
   $('#run-world').replaceChildren(...opts(t.worlds, 'no world'));
+  // The last choice made for this folder, when it is still offered.
+  let kept = {};
+  try { kept = JSON.parse(localStorage.getItem(targetKey()) || '{}'); } catch { kept = {}; }
+  let changed = false;
+  for (const [sel, id] of [['#run-profile', kept.profile], ['#run-world', kept.world]]) {
+    if (id && [...$(sel).options].some((o) => o.value === id)) { $(sel).value = id; changed = true; }
+  }
+  if (changed) await targetChanged();
 }
+
+// targetKey names the folder's remembered profile and world (one studio
+// serves one folder; its address tells them apart).
+function targetKey() { return 'btrobot.studio.target:' + location.host + location.pathname; }
 
 // targetChanged re-reads the palette of the chosen profile and checks the
 // file again.
 async function targetChanged() {
+  try { localStorage.setItem(targetKey(), JSON.stringify(runTarget())); } catch { /* storage off: not remembered */ }
   runState('');
   E.palette = await api('api/palette' + targetQuery('?'));
   paintPalette();
