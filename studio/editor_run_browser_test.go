@@ -78,6 +78,7 @@ func TestEditorRunsTheMissionOnTheSimulator(t *testing.T) {
 			eval[bool](t, ctx, `(window.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', ctrlKey: true})), true)`)
 			waitJS(t, ctx, 60*time.Second, `window.studioState.mode === 'run' && !!window.studioState.run && window.studioState.run.kind === 'live'`, "the monitor of the run")
 			assert.Contains(t, eval[string](t, ctx, `document.querySelector('#run-state').textContent`), "saved; running on the simulator")
+			waitJS(t, ctx, 10*time.Second, `!document.querySelector('#log-box').hidden && [...document.querySelectorAll('#run-log li')].some(li => li.textContent.includes('sim: lockstep: peer /robot1/btrobot joined'))`, "the run's log in the page")
 			assert.False(t, eval[bool](t, ctx, `document.querySelector('#btn-stop').hidden`), "Stop offered")
 			data, err := os.ReadFile(filepath.Join(dir, "patrol.xml"))
 			require.NoError(t, err)

@@ -100,6 +100,7 @@ async function openRun(id) {
   $('#replay').hidden = S.run.kind !== 'replay';
   $('#map-box').hidden = !S.run.map;
   $('#debug').hidden = !S.control || S.run.kind !== 'live';
+  $('#log-box').hidden = true; // the editor's Run shows its log (watchRun)
   layout(); home(); draw();
   if (S.run.kind === 'replay') {
     S.timeline = await api(`api/runs/${id}/timeline`);
@@ -1490,6 +1491,7 @@ async function runMission() {
     runState((r.saved ? 'saved; ' : '') + 'running on the simulator');
     clearInterval(R.timer);
     R.timer = setInterval(watchRun, 1000);
+    watchRun();
   } catch (e) {
     runState('not started: ' + e.message, true);
   } finally {
@@ -1498,12 +1500,26 @@ async function runMission() {
   }
 }
 
-// watchRun notices a run that ended by itself.
+// watchRun shows the run's log (the simulator's events, the mission's
+// warnings) and notices a run that ended by itself.
 async function watchRun() {
   const r = await api('api/run').catch(() => null);
-  if (!r || r.running) return;
+  if (!r) return;
+  paintRunLog(r);
+  if (r.running) return;
   clearInterval(R.timer);
   endedRun(r);
+}
+
+function paintRunLog(r) {
+  const box = $('#log-box');
+  box.hidden = !(S.run && S.run.id === r.run);
+  if (box.hidden) return;
+  const lines = r.log.slice(-40);
+  const list = $('#run-log');
+  if (list.dataset.n === String(r.log.length) + (r.end || '')) return; // unchanged: no repaint
+  list.dataset.n = String(r.log.length) + (r.end || '');
+  list.replaceChildren(...lines.map((l) => h('li', { class: 'mono' }, l)), ...(r.end ? [h('li', { class: 'end' }, 'ended: ' + r.end)] : []));
 }
 
 function endedRun(r) {
@@ -1517,7 +1533,9 @@ async function stopRun() {
   runState('stopping…');
   clearInterval(R.timer);
   try {
-    endedRun(await api('api/run/stop', {}));
+    const r = await api('api/run/stop', {});
+    paintRunLog(r);
+    endedRun(r);
   } catch (e) { runState(e.message, true); }
 }
 
