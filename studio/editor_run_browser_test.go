@@ -74,8 +74,11 @@ func TestEditorRunsTheMissionOnTheSimulator(t *testing.T) {
 				} }).observe(document.querySelector('#nodes'), {subtree: true, attributes: true, attributeFilter: ['data-status', 'data-last']});
 				return true })()`)
 			choose("#run-speed", "10")
-			// Ctrl+Enter: Run.
+			// Ctrl+Enter: Run — and only Run, even on a SubTree node
+			// (Enter alone would open its tree).
+			click(t, ctx, `g.node[data-path$="/WaitForRobot"]`)
 			eval[bool](t, ctx, `(window.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', ctrlKey: true})), true)`)
+			assert.Equal(t, "Patrol", eval[string](t, ctx, `window.studioEditor.doc.trees[window.studioEditor.tree].id`), "Ctrl+Enter opened no subtree")
 			waitJS(t, ctx, 60*time.Second, `window.studioState.mode === 'run' && !!window.studioState.run && window.studioState.run.kind === 'live'`, "the monitor of the run")
 			assert.Contains(t, eval[string](t, ctx, `document.querySelector('#run-state').textContent`), "saved; running on the simulator")
 			waitJS(t, ctx, 10*time.Second, `!document.querySelector('#log-box').hidden && [...document.querySelectorAll('#run-log li')].some(li => li.textContent.includes('sim: lockstep: peer /robot1/btrobot joined'))`, "the run's log in the page")

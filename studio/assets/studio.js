@@ -1383,6 +1383,7 @@ function initEditor() {
     if (mod && e.key === 'c') { e.preventDefault(); copyNode(false); return; }
     if (mod && e.key === 'x') { e.preventDefault(); copyNode(true); return; }
     if (mod && e.key === 'v') { e.preventDefault(); pasteNode(); return; }
+    if (mod) return; // Ctrl+Enter runs (initRun); the browser's own Ctrl keys stay its own
     if (e.key === 'Delete' || e.key === 'Backspace') { e.preventDefault(); deleteNode(); return; }
     if (e.altKey && e.key === 'ArrowUp') { e.preventDefault(); moveNode(-1); return; }
     if (e.altKey && e.key === 'ArrowDown') { e.preventDefault(); moveNode(1); return; }
