@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,12 +49,7 @@ func checkScript(src string) scriptCheck {
 
 // isCondition reports whether an attribute is a pre/post-condition script.
 func isCondition(name string) bool {
-	for _, c := range conditionNames() {
-		if c == name {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(runtime.PreConditions[:], name) || slices.Contains(runtime.PostConditions[:], name)
 }
 
 // keysOf collects the blackboard keys that a node and its children use in
@@ -132,15 +128,21 @@ func (k *keysOf) node(n *docNode) {
 	if t, ok := k.reg.Lookup(n.Type); ok {
 		ports = t.Ports
 	}
-	isScript := map[string]bool{}
-	for _, p := range ports {
-		isScript[p.Name] = p.Script
-		if _, set := get(p.Name); !set && p.HasDefault {
-			if key, ok := runtime.BlackboardKey(p.Default, p.Name); ok {
-				k.add(key)
+	// A port left out takes its default: a {key} there is of this scope.
+	defaults := func(ports []runtime.PortSpec) {
+		for _, p := range ports {
+			if _, set := get(p.Name); !set && p.HasDefault {
+				if key, ok := runtime.BlackboardKey(p.Default, p.Name); ok {
+					k.add(key)
+				}
 			}
 		}
 	}
+	isScript := map[string]bool{}
+	for _, p := range ports {
+		isScript[p.Name] = p.Script
+	}
+	defaults(ports)
 	for _, a := range n.Attrs {
 		switch {
 		case isCondition(a[0]) || isScript[a[0]]:
@@ -167,15 +169,7 @@ func (k *keysOf) node(n *docNode) {
 		auto, _ := get("_autoremap")
 		on, _ := strconv.ParseBool(strings.TrimSpace(auto))
 		if m := subtreeModel(k.models, id); m != nil && !on {
-			// A port of its model left out takes its default: a {key} of
-			// this scope.
-			for _, p := range m.Ports {
-				if _, set := get(p.Name); !set && p.HasDefault {
-					if key, ok := runtime.BlackboardKey(p.Default, p.Name); ok {
-						k.add(key)
-					}
-				}
-			}
+			defaults(m.Ports)
 		}
 		if on && !k.seen[id] && k.trees[id] != nil {
 			// Every key of that tree not remapped by the node resolves here.

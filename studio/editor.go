@@ -111,8 +111,8 @@ func (e *editor) docJSONOf(doc *runtime.Document) docJSON {
 		dt := &docTree{ID: t.ID, Attrs: attrsJSON(t.Attrs), Root: nodeJSONOf(t.Root), Notes: t.Notes}
 		if t.Include != nil {
 			dt.File = t.Include.Path
-			if rel, err := filepath.Rel(e.dir, t.Pos.File); err == nil && t.Pos.File != "" {
-				dt.File = filepath.ToSlash(rel)
+			if t.Pos.File != "" {
+				dt.File = e.rel(t.Pos.File)
 			}
 		}
 		d.Trees = append(d.Trees, dt)
@@ -197,17 +197,39 @@ func newEditor(dir string) (*editor, error) {
 	return &editor{dir: abs, root: root, reg: mission.Nodes()}, nil
 }
 
-// clean checks a path the page gives: relative, inside the folder, an
-// XML file.
+// clean checks a path of an XML file the page gives (inFolder).
 func (e *editor) clean(p string) (string, error) {
-	c := path.Clean("/" + p)[1:]
-	if p == "" || strings.HasPrefix(p, "/") || filepath.IsAbs(p) || c != p && c != strings.TrimPrefix(p, "./") || strings.Contains("/"+p+"/", "/../") {
-		return "", fmt.Errorf("path %q: want a path inside %s, relative to it, without ..", p, e.dir)
+	c, err := e.inFolder(p)
+	if err != nil {
+		return "", fmt.Errorf("path %w", err)
 	}
 	if strings.ToLower(path.Ext(c)) != ".xml" {
 		return "", fmt.Errorf("path %q: the editor opens .xml files", p)
 	}
 	return c, nil
+}
+
+// inFolder checks a path of the folder the page names: relative,
+// slash-separated, without . or .. elements (but for a leading ./, and
+// "." for the folder itself).
+func (e *editor) inFolder(p string) (string, error) {
+	c := strings.TrimPrefix(p, "./")
+	if p == "" || filepath.IsAbs(p) || !fs.ValidPath(c) || strings.Contains(p, "\\") {
+		return "", fmt.Errorf("%q: want a path inside %s, relative to it, without ..", p, e.dir)
+	}
+	return c, nil
+}
+
+// named is a message with the folder's files named relative to it, as
+// `btrobot check` run there names them.
+func (e *editor) named(msg string) string {
+	return strings.ReplaceAll(msg, e.dir+string(filepath.Separator), "")
+}
+
+// inside reports whether the file abs lies in the editor's folder.
+func (e *editor) inside(abs string) bool {
+	rel, err := filepath.Rel(e.dir, abs)
+	return err == nil && filepath.IsLocal(rel)
 }
 
 // read loads a file of the folder as trees.Load does, includes followed
@@ -217,12 +239,14 @@ func (e *editor) read(p string) (*runtime.Document, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// The file's own includes are checked before the parser reads them;
+	// theirs once read (below).
 	for _, m := range includeRE.FindAllSubmatch(data, -1) {
 		inc := filepath.FromSlash(string(m[1]))
 		if !filepath.IsAbs(inc) {
 			inc = filepath.Join(filepath.Dir(filepath.Join(e.dir, filepath.FromSlash(p))), inc)
 		}
-		if rel, err := filepath.Rel(e.dir, inc); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if !e.inside(inc) {
 			return nil, nil, fmt.Errorf("%s: <include path=%q> leaves %s: the editor opens nothing outside its folder", p, m[1], e.dir)
 		}
 	}
@@ -236,7 +260,7 @@ func (e *editor) read(p string) (*runtime.Document, []byte, error) {
 			files = append(files, m.Pos.File)
 		}
 		for _, f := range files {
-			if rel, rerr := filepath.Rel(e.dir, f); rerr != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			if !e.inside(f) {
 				return nil, nil, fmt.Errorf("%s includes %s, outside %s: the editor opens nothing outside its folder", p, f, e.dir)
 			}
 		}
@@ -327,7 +351,7 @@ func (e *editor) check(p string, base *runtime.Document, d docJSON, t target) ([
 	probs := []problem{}
 	reg, terrs := e.registry(t)
 	for _, te := range terrs {
-		probs = append(probs, problem{Msg: strings.ReplaceAll(te.Error(), e.dir+string(filepath.Separator), ""), Node: -1})
+		probs = append(probs, problem{Msg: e.named(te.Error()), Node: -1})
 	}
 	err := trees.CheckParsed(reg, name, written, perr) // trees.CheckData, the document kept
 	var le *trees.LoadError
@@ -335,8 +359,7 @@ func (e *editor) check(p string, base *runtime.Document, d docJSON, t target) ([
 	case err == nil:
 	case errors.As(err, &le):
 		for _, be := range le.Errs {
-			// Named as in the folder, as `btrobot check` run there names it.
-			msg := strings.ReplaceAll(be.Error(), e.dir+string(filepath.Separator), "")
+			msg := e.named(be.Error())
 			pr := problem{Msg: msg, Line: be.Pos.Line, Col: be.Pos.Col, Path: be.Path, Node: -1}
 			if n, ok := lines[runtime.Pos{File: be.Pos.File, Line: be.Pos.Line}]; ok {
 				pr.Node = n
@@ -355,7 +378,7 @@ func (e *editor) routes(mux *http.ServeMux) {
 		writeJSON(w, map[string]any{"dir": e.dir, "files": e.files()})
 	})
 	mux.HandleFunc("GET /api/palette", func(w http.ResponseWriter, r *http.Request) {
-		reg, _ := e.registry(target{Profile: r.URL.Query().Get("profile"), World: r.URL.Query().Get("world")})
+		reg, _ := e.registry(targetOf(r))
 		writeJSON(w, paletteOf(reg))
 	})
 	mux.HandleFunc("GET /api/file", func(w http.ResponseWriter, r *http.Request) {
@@ -370,7 +393,7 @@ func (e *editor) routes(mux *http.ServeMux) {
 			return
 		}
 		d := e.docJSONOf(doc)
-		_, probs, _ := e.check(p, doc, d, target{Profile: r.URL.Query().Get("profile"), World: r.URL.Query().Get("world")})
+		_, probs, _ := e.check(p, doc, d, targetOf(r))
 		writeJSON(w, map[string]any{"path": p, "doc": d, "problems": probs})
 	})
 	edit := func(save bool) http.HandlerFunc {

@@ -22,16 +22,10 @@ import (
 )
 
 // copyMissions copies the shipped missions into a temporary folder.
-func copyMissions(t *testing.T) string {
+func copyMissions(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
-	files, err := filepath.Glob(filepath.Join(missionsDir, "*.xml"))
-	require.NoError(t, err)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644))
-	}
+	copyMissionsTo(t, dir)
 	return dir
 }
 

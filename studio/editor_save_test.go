@@ -76,8 +76,7 @@ func commentedFolder(t *testing.T) string {
 </root>
 `,
 	} {
-		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+		writeIn(t, dir, name, text)
 	}
 	return dir
 }

@@ -378,3 +378,25 @@ func fileDoc(t testing.TB, srv *studio.Server, name string) json.RawMessage {
 	getJSON(t, srv.Addr(), "/api/file?path="+url.QueryEscape(name), &got)
 	return got.Doc
 }
+
+// copyMissionsTo copies the shipped missions into dir.
+func copyMissionsTo(tb testing.TB, dir string) {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join(missionsDir, "*.xml"))
+	require.NoError(tb, err)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(tb, err)
+		require.NoError(tb, os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644))
+	}
+}
+
+// writeIn writes content to name (slash-separated) under dir, making its
+// folders, and returns its path.
+func writeIn(t testing.TB, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	return p
+}

@@ -347,7 +347,7 @@ func (e *editor) saveEdits(p string, d *docJSON, t target) (bool, error) {
 // inDir names the folder's files relative to it in err, as `btrobot
 // check` run there names them.
 func (e *editor) inDir(err error) error {
-	return errors.New(strings.ReplaceAll(err.Error(), e.dir+string(filepath.Separator), ""))
+	return errors.New(e.named(err.Error()))
 }
 
 // rel names a path of the folder relative to it.

@@ -2,8 +2,6 @@ package studio_test
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -18,8 +16,7 @@ import (
 //
 //	go test -run '^$' -bench CheckPatrol -benchtime 200x ./studio/
 func BenchmarkCheckPatrol(b *testing.B) {
-	dir := b.TempDir()
-	copyMissionsTo(b, dir)
+	dir := copyMissions(b)
 	srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0", Dir: dir})
 	require.NoError(b, err)
 	defer srv.Close()
@@ -49,8 +46,7 @@ func BenchmarkCheckPatrol(b *testing.B) {
 //
 //	go test -run '^$' -bench RunStart -benchtime 10x ./studio/
 func BenchmarkRunStart(b *testing.B) {
-	dir := b.TempDir()
-	copyMissionsTo(b, dir)
+	dir := copyMissions(b)
 	srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0", Dir: dir})
 	require.NoError(b, err)
 	defer srv.Close()
@@ -63,17 +59,5 @@ func BenchmarkRunStart(b *testing.B) {
 		b.StopTimer()
 		postJSON(b, srv.Addr(), "/api/run/stop", map[string]any{})
 		b.StartTimer()
-	}
-}
-
-// copyMissionsTo copies the shipped missions into dir.
-func copyMissionsTo(tb testing.TB, dir string) {
-	tb.Helper()
-	files, err := filepath.Glob(filepath.Join(missionsDir, "*.xml"))
-	require.NoError(tb, err)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		require.NoError(tb, err)
-		require.NoError(tb, os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644))
 	}
 }

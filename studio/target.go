@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -34,6 +36,12 @@ const shippedPrefix = "btrobot:"
 type target struct {
 	Profile string `json:"profile"`
 	World   string `json:"world"`
+}
+
+// targetOf is the target a GET request names in its query.
+func targetOf(r *http.Request) target {
+	q := r.URL.Query()
+	return target{Profile: q.Get("profile"), World: q.Get("world")}
 }
 
 // choice is a robot profile or a world the page offers.
@@ -135,7 +143,7 @@ func (e *editor) choices() (profiles, worlds []choice) {
 // one (an ID with shippedPrefix).
 func (e *editor) profile(id string) (*ros.Profile, error) {
 	if rel, ok := strings.CutPrefix(id, shippedPrefix); ok {
-		if !contains(shippedProfiles(), rel) {
+		if !slices.Contains(shippedProfiles(), rel) {
 			return nil, fmt.Errorf("robot profile %q: btrobot ships %s", id, strings.Join(shippedProfiles(), ", "))
 		}
 		p, err := e.shipped.path(rel)
@@ -158,7 +166,7 @@ func (e *editor) profile(id string) (*ros.Profile, error) {
 // world resolves a world's ID to its folder on disk and reads its places.
 func (e *editor) world(id string) (string, *places.Places, error) {
 	if rel, ok := strings.CutPrefix(id, shippedPrefix); ok {
-		if !contains(shippedWorlds(), rel) {
+		if !slices.Contains(shippedWorlds(), rel) {
 			return "", nil, fmt.Errorf("world %q: btrobot ships %s", id, strings.Join(shippedWorlds(), ", "))
 		}
 		dir, err := e.shipped.path(rel)
@@ -189,15 +197,6 @@ func (e *editor) world(id string) (string, *places.Places, error) {
 		}
 	}
 	return dir, pl, err
-}
-
-// inFolder checks a path of the folder the page names.
-func (e *editor) inFolder(id string) (string, error) {
-	c := path.Clean(id)
-	if id == "" || !fs.ValidPath(c) || strings.Contains(id, "\\") {
-		return "", fmt.Errorf("%q: want a path inside %s, relative to it, without ..", id, e.dir)
-	}
-	return c, nil
 }
 
 // registry is the palette wired to t's profile and places, and the
@@ -246,13 +245,4 @@ func flatten(err error) []error {
 		return out
 	}
 	return []error{err}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -17,14 +17,6 @@ import (
 	"github.com/btrobot/btrobot/studio"
 )
 
-func writeIn(t *testing.T, dir, name, content string) string {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(name))
-	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
-	return p
-}
-
 // TestEditorOffersProfilesAndWorlds: the shipped profiles and worlds (the
 // binary's), then the folder's own profiles (the YAML files that parse as
 // profiles, nothing else) and world folders (those with a places.yaml).
