@@ -418,7 +418,8 @@ type ActionServerConf struct {
 	Preempt bool
 	// Cancel, when set, is called with the goal a client cancels, before
 	// Execute's ctx ends: a server that must stop at once (a simulator in
-	// lockstep) stops there.
+	// lockstep) stops there. The goal ends PREEMPTED whatever Execute
+	// returns, even when it returns before its ctx ends.
 	Cancel func(goal any)
 	// OnTaken, when set, is called once each goal has been accepted or
 	// rejected and each cancel handled: a simulator in lockstep counts
@@ -492,6 +493,10 @@ func (s *ActionServer) zeroResult() any { return reflect.New(s.res).Interface() 
 type serverGoal struct {
 	goal   any
 	cancel context.CancelFunc
+	// cancelled is set before Cancel and the ctx's end: a goal whose
+	// Execute returns because Cancel stopped it (before its ctx ended) is
+	// still PREEMPTED, not ABORTED.
+	cancelled *atomic.Bool
 }
 
 func (s *ActionServer) taken() {
@@ -526,15 +531,17 @@ func (s *ActionServer) onGoal(gh *goroslib.ActionServerGoalHandler, goal any) {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s.goals[gh] = serverGoal{goal, cancel}
+	g := serverGoal{goal, cancel, new(atomic.Bool)}
+	s.goals[gh] = g
 	s.wg.Add(1)
 	s.mu.Unlock()
 	gh.SetAccepted()
-	go s.execute(ctx, gh, goal)
+	go s.execute(ctx, gh, g)
 }
 
-func (s *ActionServer) execute(ctx context.Context, gh *goroslib.ActionServerGoalHandler, goal any) {
+func (s *ActionServer) execute(ctx context.Context, gh *goroslib.ActionServerGoalHandler, g serverGoal) {
 	defer s.wg.Done()
+	goal := g.goal
 	feedback := func(fb any) {
 		if p, ok := s.value(fb, s.fb); ok && ctx.Err() == nil {
 			gh.PublishFeedback(p)
@@ -549,7 +556,7 @@ func (s *ActionServer) execute(ctx context.Context, gh *goroslib.ActionServerGoa
 	delete(s.goals, gh)
 	s.mu.Unlock()
 	switch {
-	case ctx.Err() != nil:
+	case ctx.Err() != nil || g.cancelled.Load():
 		gh.SetCanceled(p)
 	case err != nil:
 		gh.SetAborted(p)
@@ -579,6 +586,7 @@ func (s *ActionServer) onCancel(gh *goroslib.ActionServerGoalHandler) {
 	g, running := s.goals[gh]
 	s.mu.Unlock()
 	if running {
+		g.cancelled.Store(true)
 		if s.conf.Cancel != nil {
 			s.conf.Cancel(g.goal)
 		}

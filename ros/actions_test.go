@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib"
 
 	"github.com/btrobot/btrobot/ros/rostest"
@@ -357,5 +358,71 @@ func TestCancelRightAfterTheGoal(t *testing.T) {
 				t.Errorf("%d of %d goals reached the server before their cancel; want all", reached, tc.goals)
 			}
 		})
+	}
+}
+
+// TestCancelStoppedByTheCancelHook: a server whose Cancel hook stops the
+// goal (the simulator's: it brakes and ends the mission there) has Execute
+// return before the goal's ctx ends; the goal still ends PREEMPTED, as the
+// client asked, not ABORTED. The hook here lingers after stopping the goal,
+// so that Execute has returned well before the ctx ends: before the fix the
+// goal ended ABORTED every time.
+func TestCancelStoppedByTheCancelHook(t *testing.T) {
+	uri := rostest.StartMaster(t)
+	sc := connect(t, uri, "stopper")
+	stop := make(chan struct{})
+	var once sync.Once
+	_, err := NewActionServer(ActionServerConf{
+		Conn: sc, Name: "stoppable", Action: actionlib.TwoIntsAction{},
+		Cancel: func(any) {
+			once.Do(func() { close(stop) })
+			time.Sleep(200 * time.Millisecond)
+		},
+		Execute: func(ctx context.Context, _ any, _ func(any)) (any, error) {
+			select {
+			case <-stop:
+				return nil, errors.New("stopped by the cancel hook")
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, uri, "btrobot")
+	client, err := goroslib.NewActionClient(goroslib.ActionClientConf{Node: c.node, Name: "/stoppable", Action: &actionlib.TwoIntsAction{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	client.WaitForServer()
+	states := make(chan goroslib.ActionClientCommState, 16)
+	terminal := make(chan goroslib.ActionClientTerminalState, 1)
+	gh, err := client.SendGoal(goroslib.ActionClientGoalConf{
+		Goal: &actionlib.TwoIntsActionGoal{A: 1, B: 2},
+		OnTransition: func(gh *goroslib.ActionClientGoalHandler, _ *actionlib.TwoIntsActionResult) {
+			states <- gh.CommState()
+			if ts, err := gh.TerminalState(); err == nil {
+				terminal <- ts
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := range states {
+		if s == goroslib.ActionClientCommStateActive {
+			break
+		}
+	}
+	gh.Cancel()
+	select {
+	case ts := <-terminal:
+		if ts != goroslib.ActionClientTerminalStatePreempted {
+			t.Errorf("the cancelled goal ended %v, want PREEMPTED", ts)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled goal never ended")
 	}
 }
