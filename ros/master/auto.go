@@ -86,8 +86,15 @@ func isLoopbackName(host string) bool {
 // Probe reports nil when a ROS master answers getPid at uri within ctx and
 // two seconds.
 func Probe(ctx context.Context, uri string) error {
+	_, err := ProbePid(ctx, uri)
+	return err
+}
+
+// ProbePid is Probe that also returns the process ID the master gave: a
+// caller that started a master checks it reached that one.
+func ProbePid(ctx context.Context, uri string) (int, error) {
 	if _, _, err := splitMasterURI(uri); err != nil {
-		return err
+		return 0, err
 	}
 	u, _ := url.Parse(uri)
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
@@ -95,8 +102,7 @@ func Probe(ctx context.Context, uri string) error {
 	transport := &http.Transport{}
 	defer transport.CloseIdleConnections()
 	client := &http.Client{Transport: ctxTransport{ctx: ctx, next: transport}}
-	_, err := apislave.NewClient(u.Host, "/btrobot_probe", client).GetPid()
-	return err
+	return apislave.NewClient(u.Host, "/btrobot_probe", client).GetPid()
 }
 
 // ctxTransport attaches a context to requests made by clients (goroslib's)

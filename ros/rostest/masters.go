@@ -65,7 +65,7 @@ func startRosmaster(t testing.TB) string {
 	// A free port can be taken between the check and rosmaster's bind:
 	// try again on another.
 	for attempt := 0; attempt < 3; attempt++ {
-		port, err := freePort()
+		port, err := freePorts(1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,16 +80,22 @@ func startRosmaster(t testing.TB) string {
 	return ""
 }
 
-// waitForMaster polls getPid until the master answers, its process exits
+// waitForMaster polls getPid until the rosmaster started as p answers (a
+// master of another process on the port does not count), its process exits
 // or the start timeout passes.
 func waitForMaster(uri string, p *Process) error {
 	deadline := time.Now().Add(rosmasterStartTimeout)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := master.Probe(ctx, uri)
+		pid, err := master.ProbePid(ctx, uri)
 		cancel()
-		if err == nil {
+		if err == nil && pid == p.Pid() {
 			return nil
+		}
+		if err == nil {
+			// Another master holds the port (rosmaster cannot bind it):
+			// its nodes are another test's.
+			return fmt.Errorf("%s is answered by process %d, not by the rosmaster started (%d)", uri, pid, p.Pid())
 		}
 		select {
 		case <-p.exited:
@@ -102,55 +108,69 @@ func waitForMaster(uri string, p *Process) error {
 	}
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago,
+// drawn below the kernel's ephemeral range (see freePorts).
 func FreePort(t testing.TB) int {
 	t.Helper()
-	port, err := freePort()
+	port, err := freePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return port
 }
 
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
 // FreePortPair returns a TCP port p on 127.0.0.1 such that p and p+1 were
-// both free a moment ago (Groot2's server takes two ports in a row). The
-// ports are drawn below the kernel's ephemeral range, where no outgoing
-// connection takes its local port: on a machine busy with connections
-// (tens of thousands in TIME_WAIT after a test suite) two free ports in a
-// row are rare inside that range.
+// both free a moment ago (Groot2's server takes two ports in a row), drawn
+// below the kernel's ephemeral range (see freePorts).
 func FreePortPair(t testing.TB) int {
 	t.Helper()
-	low := 32768
+	port, err := freePorts(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return port
+}
+
+// freePorts returns a port p on 127.0.0.1 such that p to p+n-1 were free a
+// moment ago, drawn at random below the kernel's ephemeral range. A port
+// found free inside that range is what the kernel hands out next to any
+// listener on port 0 (the embedded masters of the tests running beside
+// this one) and to outgoing connections: a rosmaster started on it a
+// moment later could find it taken, and its URI would then reach the other
+// test's master. Inside the range, n free ports in a row are also rare on a
+// machine busy with connections (tens of thousands in TIME_WAIT after a
+// test suite).
+func freePorts(n int) (int, error) {
+	low := ephemeralLow()
+	for range 500 {
+		p := 10000 + rand.IntN(low-10000-n)
+		var held []net.Listener
+		for i := range n {
+			ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p+i))
+			if err != nil {
+				break
+			}
+			held = append(held, ln)
+		}
+		for _, ln := range held {
+			ln.Close()
+		}
+		if len(held) == n {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("no %d free ports in a row between 10000 and %d", n, low)
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range (32768
+// where it cannot be read).
+func ephemeralLow() int {
 	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
 		if f := strings.Fields(string(b)); len(f) == 2 {
 			if v, err := strconv.Atoi(f[0]); err == nil && v > 11000 {
-				low = v
+				return v
 			}
 		}
 	}
-	for range 500 {
-		p := 10000 + rand.IntN(low-10002)
-		a, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
-		if err != nil {
-			continue
-		}
-		b, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p+1))
-		a.Close()
-		if err != nil {
-			continue
-		}
-		b.Close()
-		return p
-	}
-	t.Fatalf("no two free ports in a row between 10000 and %d", low)
-	return 0
+	return 32768
 }

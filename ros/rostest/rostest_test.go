@@ -3,6 +3,8 @@ package rostest
 import (
 	"context"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -146,6 +148,52 @@ func TestMastersAnswerAndStop(t *testing.T) {
 			}
 			if err := master.Probe(context.Background(), uri); err == nil {
 				t.Errorf("%s at %s still answers after its test ended", kind.Name, uri)
+			}
+		})
+	}
+}
+
+// TestRosmasterOnATakenPortIsNotTaken: a rosmaster started on a port
+// another test's master holds cannot bind it, while that master answers its
+// URI; waiting for the rosmaster must not take the other master for it (its
+// nodes are the other test's: a node registered there under a name in use
+// shuts down the other test's node of that name).
+func TestRosmasterOnATakenPortIsNotTaken(t *testing.T) {
+	Require(t, "rosmaster")
+	uri := StartMaster(t)
+	port := uri[strings.LastIndex(uri, ":")+1 : len(uri)-1]
+	p := start(t, Env(t, uri), "rosmaster", "--core", "-p", port)
+	err := waitForMaster(uri, p)
+	if err == nil || !strings.Contains(err.Error(), "not by the rosmaster started") {
+		t.Fatalf("waiting for a rosmaster on the embedded master's port: %v; want an error saying another master answers", err)
+	}
+}
+
+// TestFreePortsBelowTheEphemeralRange: the ports drawn are free and below
+// the range the kernel hands to listeners on port 0 and outgoing
+// connections.
+func TestFreePortsBelowTheEphemeralRange(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		get  func(testing.TB) int
+		n    int
+	}{
+		{"FreePort", FreePort, 1},
+		{"FreePortPair", FreePortPair, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for range 20 {
+				p := tc.get(t)
+				if low := ephemeralLow(); p < 10000 || p+tc.n-1 >= low {
+					t.Fatalf("port %d (and %d after it) outside 10000-%d", p, tc.n-1, low-1)
+				}
+				for i := range tc.n {
+					ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p+i))
+					if err != nil {
+						t.Fatalf("port %d given as free: %v", p+i, err)
+					}
+					ln.Close()
+				}
 			}
 		})
 	}
