@@ -432,10 +432,16 @@ type ActionServerConf struct {
 
 // ActionServer serves an action until closed.
 type ActionServer struct {
-	conf   ActionServerConf
-	as     *goroslib.ActionServer
-	res    reflect.Type
-	fb     reflect.Type
+	conf ActionServerConf
+	as   *goroslib.ActionServer
+	res  reflect.Type
+	fb   reflect.Type
+	// admit is held through the whole of onGoal and by onCancel: goroslib
+	// delivers a goal and a cancel of it on goroutines of their own, and a
+	// cancel handled while its goal was being accepted (Accept may wait
+	// for the simulator's lock) found no goal to stop, and the goal then
+	// ran: a robot drove on after its controller cancelled.
+	admit  sync.Mutex
 	mu     sync.Mutex
 	goals  map[*goroslib.ActionServerGoalHandler]serverGoal
 	wg     sync.WaitGroup
@@ -513,6 +519,8 @@ func (s *ActionServer) ended(goal any) {
 
 func (s *ActionServer) onGoal(gh *goroslib.ActionServerGoalHandler, goal any) {
 	defer s.taken()
+	s.admit.Lock()
+	defer s.admit.Unlock()
 	if s.conf.Accept != nil && !s.conf.Accept(goal) {
 		gh.SetRejected(s.zeroResult())
 		s.ended(goal)
@@ -582,6 +590,8 @@ func (s *ActionServer) value(v any, t reflect.Type) (any, bool) {
 
 func (s *ActionServer) onCancel(gh *goroslib.ActionServerGoalHandler) {
 	defer s.taken()
+	s.admit.Lock()
+	defer s.admit.Unlock()
 	s.mu.Lock()
 	g, running := s.goals[gh]
 	s.mu.Unlock()

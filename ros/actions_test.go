@@ -426,3 +426,79 @@ func TestCancelStoppedByTheCancelHook(t *testing.T) {
 		t.Fatal("the cancelled goal never ended")
 	}
 }
+
+// TestCancelWhileTheGoalIsAccepted: a cancel that reaches the server while
+// its goal is still being accepted (Accept waits, as the simulator's does
+// for its lock) stops the goal once accepted. goroslib hands the goal and
+// the cancel to the server on goroutines of their own; the cancel used to
+// find no goal to stop, and the goal then ran to its end: in a hil run the
+// robot drove on to its next place after the mission had stopped.
+func TestCancelWhileTheGoalIsAccepted(t *testing.T) {
+	uri := rostest.StartMaster(t)
+	sc := connect(t, uri, "slow_acceptor")
+	accepting, release := make(chan struct{}), make(chan struct{})
+	ran := make(chan error, 1)
+	_, err := NewActionServer(ActionServerConf{
+		Conn: sc, Name: "slow", Action: actionlib.TwoIntsAction{},
+		Accept: func(any) bool {
+			close(accepting)
+			<-release
+			return true
+		},
+		Execute: func(ctx context.Context, _ any, _ func(any)) (any, error) {
+			select {
+			case <-ctx.Done():
+				ran <- ctx.Err()
+				return nil, ctx.Err()
+			case <-time.After(5 * time.Second):
+				ran <- errors.New("ran to its end: the cancel was lost")
+				return nil, nil
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, uri, "btrobot")
+	client, err := goroslib.NewActionClient(goroslib.ActionClientConf{Node: c.node, Name: "/slow", Action: &actionlib.TwoIntsAction{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	client.WaitForServer()
+	terminal := make(chan goroslib.ActionClientTerminalState, 1)
+	gh, err := client.SendGoal(goroslib.ActionClientGoalConf{
+		Goal: &actionlib.TwoIntsActionGoal{A: 1, B: 2},
+		OnTransition: func(gh *goroslib.ActionClientGoalHandler, _ *actionlib.TwoIntsActionResult) {
+			if ts, err := gh.TerminalState(); err == nil {
+				select {
+				case terminal <- ts:
+				default:
+				}
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-accepting
+	gh.Cancel()
+	time.Sleep(300 * time.Millisecond) // the cancel reaches the server meanwhile
+	close(release)
+	select {
+	case err := <-ran:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the goal cancelled while accepted: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Execute never returned")
+	}
+	select {
+	case ts := <-terminal:
+		if ts != goroslib.ActionClientTerminalStatePreempted {
+			t.Errorf("the goal ended %v, want PREEMPTED", ts)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the goal never ended")
+	}
+}
