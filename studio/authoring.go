@@ -285,6 +285,74 @@ func extractSubtree(reg *runtime.Registry, models []*runtime.NodeModel, req subt
 	return d, used, nil
 }
 
+// withNewModels gives each tree of d that is new in this save (not in
+// base, the file as read) and that a SubTree node calls a <TreeNodesModel>
+// entry declaring the keys it uses as inout ports, when the file already
+// keeps entries for its subtrees, as files Groot2 saves do: Groot2 draws a
+// subtree's remapping from its entry, and BehaviorTree.CPP then checks
+// that every call remaps those ports (a subtree made from a selection
+// remaps them all). A file without such entries gets none. The entry
+// takes Groot2's editable attribute from the file's other entries.
+func withNewModels(reg *runtime.Registry, base, doc *runtime.Document, d docJSON) {
+	var like *runtime.NodeModel
+	for _, m := range base.Models {
+		if m.Kind == runtime.SubTreeKind && m.Include == nil {
+			like = m
+			break
+		}
+	}
+	if like == nil {
+		return
+	}
+	old := map[string]bool{}
+	for _, t := range base.Trees {
+		old[t.ID] = true
+	}
+	called := map[string]bool{}
+	var calls func(n *docNode)
+	calls = func(n *docNode) {
+		if n == nil {
+			return
+		}
+		if n.Type == "SubTree" {
+			for _, a := range n.Attrs {
+				if a[0] == "ID" {
+					called[a[1]] = true
+				}
+			}
+		}
+		for _, c := range n.Children {
+			calls(c)
+		}
+	}
+	for _, t := range d.Trees {
+		if t != nil {
+			calls(t.Root)
+		}
+	}
+	models := doc.Models
+	for _, t := range d.Trees {
+		if t == nil || t.File != "" || old[t.ID] || !called[t.ID] || subtreeModel(models, t.ID) != nil {
+			continue
+		}
+		k := newKeysOf(reg, models, d)
+		k.seen[t.ID] = true
+		k.node(t.Root)
+		m := &runtime.NodeModel{ID: t.ID, Kind: runtime.SubTreeKind}
+		for _, a := range like.Attrs {
+			if a.Name == "editable" {
+				m.Attrs = append(m.Attrs, a)
+			}
+		}
+		for _, key := range k.sorted() {
+			m.Ports = append(m.Ports, runtime.PortSpec{Name: key, Dir: runtime.InOut})
+		}
+		// A new slice: doc shares base's.
+		models = append(slices.Clip(models), m)
+	}
+	doc.Models = models
+}
+
 // idFree says why id cannot name a new tree of d, if it cannot.
 func idFree(reg *runtime.Registry, models []*runtime.NodeModel, d docJSON, id string) error {
 	for _, t := range d.Trees {

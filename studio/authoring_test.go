@@ -527,3 +527,76 @@ func TestSubtreeFromAnyNodeChecksClean(t *testing.T) {
 	}
 	assert.Greater(t, tried, 100, "nodes tried")
 }
+
+// TestNewSubtreeGetsAModel: a subtree made from a selection in a file that
+// keeps <TreeNodesModel> entries for its subtrees (as Groot2 saves them)
+// gets one, declaring the keys it uses as ports, so that Groot2 shows its
+// remapping; saving again keeps one entry; a file without such entries
+// gets none.
+func TestNewSubtreeGetsAModel(t *testing.T) {
+	const modelled = `<?xml version="1.0" encoding="UTF-8"?>
+<root BTCPP_format="4" main_tree_to_execute="Main">
+  <BehaviorTree ID="Main">
+    <Sequence>
+      <Script code="count := 0; limit := 3"/>
+      <SubTree ID="Counter" count="{count}"/>
+      <Repeat num_cycles="2">
+        <Script code="count += limit"/>
+      </Repeat>
+    </Sequence>
+  </BehaviorTree>
+
+  <BehaviorTree ID="Counter">
+    <Script code="count += 1"/>
+  </BehaviorTree>
+
+  <TreeNodesModel>
+    <SubTree ID="Counter" editable="true">
+      <inout_port name="count"/>
+    </SubTree>
+  </TreeNodesModel>
+</root>
+`
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "modelled.xml"), []byte(modelled), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "first.xml"), []byte(readmeFirst), 0o644))
+	srv := newServer(t, studio.Conf{Dir: dir})
+	for _, tc := range []struct {
+		name, file, id string
+		node           int
+		want           string // the new tree's entry as saved; "" for none
+	}{
+		{name: "a file with subtree models", file: "modelled.xml", id: "AddLimit", node: 3,
+			want: "    <SubTree ID=\"AddLimit\" editable=\"true\">\n      <inout_port name=\"count\"/>\n      <inout_port name=\"limit\"/>\n    </SubTree>\n"},
+		{name: "a file without", file: "first.xml", id: "Count", node: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, body := postJSON(t, srv.Addr(), "/api/subtree", map[string]any{"path": tc.file, "doc": fileDoc(t, srv, tc.file), "tree": 0, "node": tc.node, "id": tc.id})
+			require.Equal(t, 200, status, string(body))
+			var got struct {
+				Doc json.RawMessage `json:"doc"`
+			}
+			require.NoError(t, json.Unmarshal(body, &got))
+			for save := 1; save <= 2; save++ {
+				doc := got.Doc
+				if save == 2 {
+					doc = fileDoc(t, srv, tc.file) // the file as saved, saved again
+				}
+				status, body = postJSON(t, srv.Addr(), "/api/save", map[string]any{"path": tc.file, "doc": doc})
+				require.Equal(t, 200, status, string(body))
+				assert.JSONEq(t, `{"problems":[],"saved":true}`, string(body), "save %d checks clean", save)
+				data, err := os.ReadFile(filepath.Join(dir, tc.file))
+				require.NoError(t, err)
+				text := string(data)
+				if tc.want == "" {
+					assert.NotContains(t, text, "TreeNodesModel", "save %d", save)
+					continue
+				}
+				assert.Equal(t, 1, strings.Count(text, tc.want), "save %d: one entry for %s in\n%s", save, tc.id, text)
+				assert.Equal(t, 1, strings.Count(text, `<SubTree ID="Counter" editable="true">`), "save %d: the file's own entry kept", save)
+			}
+			_, err := trees.Load(filepath.Join(dir, tc.file))
+			require.NoError(t, err, "the saved file loads")
+		})
+	}
+}

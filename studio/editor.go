@@ -324,6 +324,8 @@ func (e *editor) walk(f func(p string, d fs.DirEntry)) {
 // (by the line the writer put the node on: one node a line).
 func (e *editor) check(p string, base *runtime.Document, d docJSON, t target) ([]byte, []problem, error) {
 	doc := withTrees(base, d)
+	reg, terrs := e.registry(t)
+	withNewModels(reg, base, doc, d)
 	var buf bytes.Buffer
 	if err := trees.Write(&buf, doc); err != nil {
 		return nil, []problem{{Msg: err.Error(), Node: -1}}, nil
@@ -349,7 +351,6 @@ func (e *editor) check(p string, base *runtime.Document, d docJSON, t target) ([
 		}
 	}
 	probs := []problem{}
-	reg, terrs := e.registry(t)
 	for _, te := range terrs {
 		probs = append(probs, problem{Msg: e.named(te.Error()), Node: -1})
 	}
