@@ -43,6 +43,11 @@ type PortSpec struct {
 	// Precondition's if): editors check its syntax and read the blackboard
 	// keys it uses.
 	Script bool
+	// EntryName marks a string input whose text names a blackboard entry
+	// of the node's scope (UnsetBlackboard's key, TopicFresh's key):
+	// editors count that entry among the keys the node uses, as they do a
+	// "{key}".
+	EntryName bool
 }
 
 // InputPort declares an input port of type T.
@@ -76,6 +81,12 @@ func (p PortSpec) AsOptional() PortSpec {
 // AsScript returns the port marked as holding a script.
 func (p PortSpec) AsScript() PortSpec {
 	p.Script = true
+	return p
+}
+
+// AsEntryName returns the port marked as naming a blackboard entry.
+func (p PortSpec) AsEntryName() PortSpec {
+	p.EntryName = true
 	return p
 }
 

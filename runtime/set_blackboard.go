@@ -44,7 +44,7 @@ func setBlackboardTypes() []NodeType {
 		Summary: "Writes value (text, or a copy of {entry}) into the blackboard entry output_key.",
 		Ports: []PortSpec{
 			InputPort[any]("value", "Value to be written into the output_key"),
-			InOutPort[any]("output_key", "Name of the blackboard entry where the value should be written"),
+			InOutPort[any]("output_key", "Name of the blackboard entry where the value should be written").AsEntryName(),
 		},
 		New: func(*Config) (Node, error) { return &SetBlackboard{}, nil },
 	}}

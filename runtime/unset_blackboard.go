@@ -18,7 +18,7 @@ func unsetBlackboardTypes() []NodeType {
 	return []NodeType{{
 		ID: "UnsetBlackboard", Kind: ActionKind,
 		Summary: "Removes the blackboard entry key; SUCCESS.",
-		Ports:   []PortSpec{InputPort[string]("key", "Key of the entry to remove")},
+		Ports:   []PortSpec{InputPort[string]("key", "Key of the entry to remove").AsEntryName()},
 		New:     func(*Config) (Node, error) { return &UnsetBlackboard{}, nil },
 	}}
 }

@@ -86,7 +86,7 @@ type EntryUpdated struct {
 	childRunning bool
 }
 
-var entryPort = InputPort[any]("entry", "Entry to check: {key} or key")
+var entryPort = InputPort[any]("entry", "Entry to check: {key} or key").AsEntryName()
 
 func wasEntryUpdatedTypes() []NodeType {
 	return []NodeType{{

@@ -32,7 +32,7 @@ func topicFreshType(e *env) runtime.NodeType {
 		ID: "TopicFresh", Kind: runtime.ConditionKind,
 		Summary: "SUCCESS while a latched topic's entry was received no longer than max_age ago.",
 		Ports: []runtime.PortSpec{
-			runtime.InputPort[string]("key", "the blackboard entry, as written (odom, scan, battery_pct...)"),
+			runtime.InputPort[string]("key", "the blackboard entry, as written (odom, scan, battery_pct...)").AsEntryName(),
 			runtime.InputPort[time.Duration]("max_age", "how old the newest message may be").WithDefault("1s"),
 		},
 		New: func(c *runtime.Config) (runtime.Node, error) {

@@ -53,7 +53,8 @@ func isCondition(name string) bool {
 }
 
 // keysOf collects the blackboard keys that a node and its children use in
-// their scope: the keys their ports name ({key}, {=}) or write into a text
+// their scope: the keys their ports name ({key}, {=}, or as text where the
+// port names an entry: UnsetBlackboard's key) or write into a text
 // ("giving up {target}"), the defaults of ports left out that name one
 // (the registry's, a subtree model's), the variables of their scripts
 // (script ports and pre/post-conditions), and, through a SubTree with
@@ -138,9 +139,9 @@ func (k *keysOf) node(n *docNode) {
 			}
 		}
 	}
-	isScript := map[string]bool{}
+	isScript, isEntry := map[string]bool{}, map[string]bool{}
 	for _, p := range ports {
-		isScript[p.Name] = p.Script
+		isScript[p.Name], isEntry[p.Name] = p.Script, p.EntryName
 	}
 	defaults(ports)
 	for _, a := range n.Attrs {
@@ -155,6 +156,10 @@ func (k *keysOf) node(n *docNode) {
 		default:
 			if key, ok := runtime.BlackboardKey(a[1], a[0]); ok {
 				k.add(key)
+				continue
+			}
+			if name := strings.TrimSpace(a[1]); isEntry[a[0]] && treeIDRE.MatchString(name) {
+				k.add(name) // the entry named as text: TopicFresh key="odom"
 				continue
 			}
 			// Keys written into a text ("giving up {target}": Log's
@@ -262,6 +267,17 @@ func extractSubtree(reg *runtime.Registry, models []*runtime.NodeModel, req subt
 	if err := idFree(reg, models, d, id); err != nil {
 		return d, nil, err
 	}
+	if u := find(n, "UnsetBlackboard"); u != nil {
+		// BehaviorTree.CPP's unset acts on the scope's own entries and
+		// does not follow a remapping.
+		key := ""
+		for _, a := range u.Attrs {
+			if a[0] == "key" {
+				key = a[1]
+			}
+		}
+		return d, nil, fmt.Errorf("UnsetBlackboard key=%q would remove the subtree's own entry, not this tree's (an unset does not follow a SubTree's remapping): leave it out of the subtree", key)
+	}
 	keys := newKeysOf(reg, models, d)
 	keys.node(n)
 	used := keys.sorted()
@@ -351,6 +367,22 @@ func withNewModels(reg *runtime.Registry, base, doc *runtime.Document, d docJSON
 		models = append(slices.Clip(models), m)
 	}
 	doc.Models = models
+}
+
+// find returns the first node of type typ among n and its children.
+func find(n *docNode, typ string) *docNode {
+	if n == nil {
+		return nil
+	}
+	if n.Type == typ {
+		return n
+	}
+	for _, c := range n.Children {
+		if f := find(c, typ); f != nil {
+			return f
+		}
+	}
+	return nil
 }
 
 // idFree says why id cannot name a new tree of d, if it cannot.

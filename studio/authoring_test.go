@@ -2,6 +2,7 @@ package studio_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -92,6 +93,24 @@ func ticks(t *testing.T, file string, n int) ([]string, map[string]any) {
 	return out, tree.Blackboard().Snapshot()
 }
 
+// entriesByName names blackboard entries as text (SetBlackboard's
+// output_key, WasEntryUpdated's entry, UnsetBlackboard's key), not as
+// {key}.
+const entriesByName = `<root BTCPP_format="4" main_tree_to_execute="Main">
+  <BehaviorTree ID="Main">
+    <Sequence>
+      <Script code="seen := 0; flag := true"/>
+      <Sequence name="clear">
+        <SetBlackboard value="5" output_key="seen"/>
+        <WasEntryUpdated entry="seen"/>
+      </Sequence>
+      <UnsetBlackboard key="flag"/>
+      <Script code="seen += 1"/>
+    </Sequence>
+  </BehaviorTree>
+</root>
+`
+
 // TestSubtreeFromSelection: a node and its children, moved into a
 // subtree of the file by the editor's endpoint and saved, leave a file
 // that checks clean and ticks as before, tick by tick, with the same
@@ -99,6 +118,7 @@ func ticks(t *testing.T, file string, n int) ([]string, map[string]any) {
 func TestSubtreeFromSelection(t *testing.T) {
 	dir := copyMissions(t)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "first.xml"), []byte(readmeFirst), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "entries.xml"), []byte(entriesByName), 0o644))
 	srv := newServer(t, studio.Conf{Dir: dir})
 	for _, tc := range []struct {
 		name, file string
@@ -112,6 +132,7 @@ func TestSubtreeFromSelection(t *testing.T) {
 		{name: "hello's lap: scripts' keys", file: "hello.xml", node: 3, id: "Lap", ticks: 5, keys: []string{"battery", "laps"}},
 		{name: "hello's three laps, a decorator", file: "hello.xml", node: 2, id: "ThreeLaps", ticks: 5, keys: []string{"battery", "laps"}},
 		{name: "hello's greeting, a leaf", file: "hello.xml", node: 6, id: "Greet", ticks: 5, keys: []string{"greeting", "laps"}},
+		{name: "entries named as text", file: "entries.xml", node: 2, id: "Clear", ticks: 2, keys: []string{"seen"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			orig := filepath.Join(t.TempDir(), tc.file)
@@ -168,16 +189,20 @@ func TestSubtreeFromSelection(t *testing.T) {
 	t.Run("refused", func(t *testing.T) {
 		for _, tc := range []struct {
 			name, id string
+			file     string // hello.xml when empty
 			node     int
 			saying   string
 		}{
+			{name: "an UnsetBlackboard", id: "Unset", file: "entries.xml", node: 5,
+				saying: `UnsetBlackboard key="flag" would remove the subtree's own entry, not this tree's`},
 			{name: "an ID the file has", id: "Hello", node: 3, saying: "has a tree Hello already"},
 			{name: "a node type's name", id: "Sequence", node: 3, saying: "node type of the palette"},
 			{name: "not a name", id: "3 laps", node: 3, saying: "letters, digits and _"},
 			{name: "no such node", id: "Lap", node: 70, saying: "no such node"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				status, body := postJSON(t, srv.Addr(), "/api/subtree", map[string]any{"path": "hello.xml", "doc": fileDoc(t, srv, "hello.xml"), "tree": 0, "node": tc.node, "id": tc.id})
+				file := cmp.Or(tc.file, "hello.xml")
+				status, body := postJSON(t, srv.Addr(), "/api/subtree", map[string]any{"path": file, "doc": fileDoc(t, srv, file), "tree": 0, "node": tc.node, "id": tc.id})
 				assert.Equal(t, 400, status)
 				assert.Contains(t, string(body), tc.saying)
 			})
