@@ -211,9 +211,10 @@ type GoalOutcome struct {
 // Run sends goal (a value or pointer of the goal type) and waits for its
 // outcome. When ctx ends first, the goal is cancelled (the cancel is sent;
 // Run does not wait for the server to confirm it) and ctx's error is
-// returned. A goal sent less than goalTransit ago that the server has not
-// yet acknowledged is cancelled once it has (within AckTimeout and a second
-// at most), so that the cancel cannot overtake the goal.
+// returned. A goal sent less than goalTransit ago (in lockstep, any goal)
+// that the server has not yet acknowledged is cancelled once it has (within
+// AckTimeout and a second at most), so that the cancel cannot overtake the
+// goal.
 func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOutcome, error) {
 	ac := a.ac
 	v := reflect.ValueOf(goal)
@@ -294,7 +295,10 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 	for {
 		select {
 		case <-ctx.Done():
-			if !acked && time.Since(sent) < goalTransit {
+			// In lockstep the simulator is held at the tick until it has
+			// the cancel, so waiting for the ack costs no simulated time,
+			// however long the goal took on the wall clock.
+			if !acked && (time.Since(sent) < goalTransit || ac.conn.lockstep.active()) {
 				awaitAck(events, ackTimer, ac.conn.closing)
 			}
 			gh.Cancel()
