@@ -313,30 +313,32 @@ func TestPaletteChoicesAndScripts(t *testing.T) {
 	var pal []struct {
 		ID    string `json:"id"`
 		Ports []struct {
-			Name    string   `json:"name"`
-			Choices []string `json:"choices"`
-			Script  bool     `json:"script"`
+			Name      string   `json:"name"`
+			Choices   []string `json:"choices"`
+			Script    bool     `json:"script"`
+			EntryName bool     `json:"entry_name"`
 		} `json:"ports"`
 	}
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&pal))
 	resp.Body.Close()
-	port := func(typ, name string) (choices []string, script bool) {
+	port := func(typ, name string) (choices []string, script, entry bool) {
 		for _, p := range pal {
 			if p.ID == typ {
 				for _, q := range p.Ports {
 					if q.Name == name {
-						return q.Choices, q.Script
+						return q.Choices, q.Script, q.EntryName
 					}
 				}
 			}
 		}
 		t.Fatalf("no port %s.%s in the palette", typ, name)
-		return nil, false
+		return nil, false, false
 	}
 	for _, tc := range []struct {
 		typ, port string
 		choices   []string
 		script    bool
+		entry     bool // names a blackboard entry as text
 	}{
 		{typ: "Precondition", port: "else", choices: []string{"IDLE", "RUNNING", "SUCCESS", "FAILURE", "SKIPPED"}},
 		{typ: "Log", port: "level", choices: []string{"debug", "info", "warn", "error"}},
@@ -344,11 +346,17 @@ func TestPaletteChoicesAndScripts(t *testing.T) {
 		{typ: "Script", port: "code", script: true},
 		{typ: "ScriptCondition", port: "code", script: true},
 		{typ: "Precondition", port: "if", script: true},
+		{typ: "UnsetBlackboard", port: "key", entry: true},
+		{typ: "SetBlackboard", port: "output_key", entry: true},
+		{typ: "SetBlackboard", port: "value"},
+		{typ: "WasEntryUpdated", port: "entry", entry: true},
+		{typ: "TopicFresh", port: "key", entry: true},
 	} {
 		t.Run(tc.typ+"."+tc.port, func(t *testing.T) {
-			choices, script := port(tc.typ, tc.port)
+			choices, script, entry := port(tc.typ, tc.port)
 			assert.Equal(t, tc.choices, choices)
 			assert.Equal(t, tc.script, script)
+			assert.Equal(t, tc.entry, entry)
 		})
 	}
 	t.Run("the pre/post-conditions, as the runtime names them", func(t *testing.T) {

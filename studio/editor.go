@@ -513,9 +513,12 @@ type palettePort struct {
 	Required    bool   `json:"required"`
 	Description string `json:"description"`
 	// Choices are the values of a type with a fixed set of them (a
-	// select in the inspector); Script marks a port holding a script.
-	Choices []string `json:"choices,omitempty"`
-	Script  bool     `json:"script,omitempty"`
+	// select in the inspector); Script marks a port holding a script,
+	// EntryName one naming a blackboard entry as text (the inspector
+	// offers the keys as names, not as {key}).
+	Choices   []string `json:"choices,omitempty"`
+	Script    bool     `json:"script,omitempty"`
+	EntryName bool     `json:"entry_name,omitempty"`
 }
 
 func paletteOf(reg *runtime.Registry) []paletteType {
@@ -525,7 +528,7 @@ func paletteOf(reg *runtime.Registry) []paletteType {
 		pt := paletteType{ID: t.ID, Kind: t.Kind.String(), Category: t.Category, Summary: t.Summary, Doc: t.Doc, Ports: []palettePort{}, Min: lo, Max: hi}
 		for _, p := range t.Ports {
 			pt.Ports = append(pt.Ports, palettePort{Name: p.Name, Dir: p.Dir.String(), Type: runtime.TypeName(p.Type), Default: p.Default,
-				HasDefault: p.HasDefault, Required: p.Required(), Description: p.Description, Choices: choicesOf(p.Type), Script: p.Script})
+				HasDefault: p.HasDefault, Required: p.Required(), Description: p.Description, Choices: choicesOf(p.Type), Script: p.Script, EntryName: p.EntryName})
 		}
 		out = append(out, pt)
 	}

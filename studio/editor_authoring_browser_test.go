@@ -328,6 +328,15 @@ func TestEditorInspectorFitsThePorts(t *testing.T) {
 			waitJS(t, ctx, 5*time.Second, `window.studioEditor.doc.trees.length === 2`, "undone in one step")
 			assert.Equal(t, "Precondition", eval[string](t, ctx, inspectorJS))
 		}},
+		{"a port naming an entry as text is offered the keys by name", "main", func(t *testing.T) {
+			click(t, ctx, `#palette .pt[data-type="UnsetBlackboard"]`)
+			waitJS(t, ctx, 5*time.Second, inspectorJS+` === 'UnsetBlackboard'`, "added and selected")
+			assert.Equal(t, "bb-names", eval[string](t, ctx, `document.querySelector('#inspector input[data-attr="key"]').getAttribute('list')`))
+			names := eval[[]string](t, ctx, `[...document.querySelectorAll('#bb-names option')].map((o) => o.value)`)
+			assert.Contains(t, names, "x", "the keys by name")
+			assert.Equal(t, "bb-keys", eval[string](t, ctx, `document.querySelector('#inspector input[data-attr="name"]').getAttribute('list')`), "other fields: {key} references")
+			click(t, ctx, "#btn-undo")
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			click(t, ctx, `g.node[data-path$="/`+tc.node+`"]`)

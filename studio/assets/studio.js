@@ -879,7 +879,8 @@ function paintInspector() {
   const keys = new Set();
   const collect = (x) => { for (const [, v] of x.attrs) for (const m of v.matchAll(/\{@?([A-Za-z_][\w.]*)\}/g)) keys.add(m[1]); x.children.forEach(collect); };
   E.doc.trees.forEach((tr) => tr.root && collect(tr.root));
-  const keyRefs = [...keys].sort().map((k) => '{' + k + '}');
+  const keyNames = [...keys].sort();
+  const keyRefs = keyNames.map((k) => '{' + k + '}');
   // field is one attribute's input, fitted to its port: a select for
   // booleans and types with a fixed set of values (and the keys), a
   // number or duration checked at once, a script checked by the server.
@@ -897,7 +898,9 @@ function paintInspector() {
       input.addEventListener('change', () => { editAttr(name, input.value); if (opts.repaint) { paintInspector(); $(`#inspector [data-attr="${name}"]`).focus(); } });
     } else {
       const script = opts.script || (port && port.script);
-      input = h('input', { type: 'text', 'data-attr': name, value, list: script ? undefined : 'bb-keys', spellcheck: 'false',
+      // A port naming an entry as text (TopicFresh's key) is offered the
+      // keys by name; any other, as {key} references.
+      input = h('input', { type: 'text', 'data-attr': name, value, list: script ? undefined : (port && port.entry_name ? 'bb-names' : 'bb-keys'), spellcheck: 'false',
         inputmode: port && (INT_TYPES.test(port.type) || FLOAT_TYPES.test(port.type)) ? 'decimal' : undefined,
         placeholder: opts.placeholder || (port ? (port.has_default ? `default ${port.default}` : (port.dir === 'output' ? '{key}' : '')) : '') });
       if (script) input.classList.add('script');
@@ -912,7 +915,8 @@ function paintInspector() {
     if (input.tagName === 'INPUT' && !(opts.script || (port && port.script))) markField(input, literalProblem(port, value));
     return row;
   };
-  const kids = [h('h3', {}, n.type), h('datalist', { id: 'bb-keys' }, ...keyRefs.map((k) => h('option', { value: k }))), field('name')];
+  const kids = [h('h3', {}, n.type), h('datalist', { id: 'bb-keys' }, ...keyRefs.map((k) => h('option', { value: k }))),
+    h('datalist', { id: 'bb-names' }, ...keyNames.map((k) => h('option', { value: k }))), field('name')];
   const shown = new Set(['name', ...E.conditions]);
   if (n.type === 'SubTree') {
     // A SubTree: the tree it runs, _autoremap, and one remapping field
