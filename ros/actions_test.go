@@ -361,6 +361,42 @@ func TestCancelRightAfterTheGoal(t *testing.T) {
 	}
 }
 
+// rawGoal sends a TwoInts goal to the server name on the master at uri
+// with goroslib's own client (none of ActionClient's care about cancels),
+// and returns its handle with its comm states and its terminal state as
+// they come.
+func rawGoal(t *testing.T, uri, name string) (*goroslib.ActionClientGoalHandler, <-chan goroslib.ActionClientCommState, <-chan goroslib.ActionClientTerminalState) {
+	t.Helper()
+	c := connect(t, uri, "btrobot")
+	client, err := goroslib.NewActionClient(goroslib.ActionClientConf{Node: c.node, Name: name, Action: &actionlib.TwoIntsAction{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	client.WaitForServer()
+	states := make(chan goroslib.ActionClientCommState, 16)
+	terminal := make(chan goroslib.ActionClientTerminalState, 1)
+	gh, err := client.SendGoal(goroslib.ActionClientGoalConf{
+		Goal: &actionlib.TwoIntsActionGoal{A: 1, B: 2},
+		OnTransition: func(gh *goroslib.ActionClientGoalHandler, _ *actionlib.TwoIntsActionResult) {
+			select {
+			case states <- gh.CommState():
+			default:
+			}
+			if ts, err := gh.TerminalState(); err == nil {
+				select {
+				case terminal <- ts:
+				default:
+				}
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gh, states, terminal
+}
+
 // TestCancelStoppedByTheCancelHook: a server whose Cancel hook stops the
 // goal (the simulator's: it brakes and ends the mission there) has Execute
 // return before the goal's ctx ends; the goal still ends PREEMPTED, as the
@@ -390,27 +426,7 @@ func TestCancelStoppedByTheCancelHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := connect(t, uri, "btrobot")
-	client, err := goroslib.NewActionClient(goroslib.ActionClientConf{Node: c.node, Name: "/stoppable", Action: &actionlib.TwoIntsAction{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	client.WaitForServer()
-	states := make(chan goroslib.ActionClientCommState, 16)
-	terminal := make(chan goroslib.ActionClientTerminalState, 1)
-	gh, err := client.SendGoal(goroslib.ActionClientGoalConf{
-		Goal: &actionlib.TwoIntsActionGoal{A: 1, B: 2},
-		OnTransition: func(gh *goroslib.ActionClientGoalHandler, _ *actionlib.TwoIntsActionResult) {
-			states <- gh.CommState()
-			if ts, err := gh.TerminalState(); err == nil {
-				terminal <- ts
-			}
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	gh, states, terminal := rawGoal(t, uri, "/stoppable")
 	for s := range states {
 		if s == goroslib.ActionClientCommStateActive {
 			break
@@ -459,28 +475,7 @@ func TestCancelWhileTheGoalIsAccepted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := connect(t, uri, "btrobot")
-	client, err := goroslib.NewActionClient(goroslib.ActionClientConf{Node: c.node, Name: "/slow", Action: &actionlib.TwoIntsAction{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	client.WaitForServer()
-	terminal := make(chan goroslib.ActionClientTerminalState, 1)
-	gh, err := client.SendGoal(goroslib.ActionClientGoalConf{
-		Goal: &actionlib.TwoIntsActionGoal{A: 1, B: 2},
-		OnTransition: func(gh *goroslib.ActionClientGoalHandler, _ *actionlib.TwoIntsActionResult) {
-			if ts, err := gh.TerminalState(); err == nil {
-				select {
-				case terminal <- ts:
-				default:
-				}
-			}
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	gh, _, terminal := rawGoal(t, uri, "/slow")
 	<-accepting
 	gh.Cancel()
 	time.Sleep(300 * time.Millisecond) // the cancel reaches the server meanwhile
