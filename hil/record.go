@@ -43,6 +43,48 @@ type recorder struct {
 	strikes     []strike        // faults applied, in order
 	nearDone    []bool          // per fault: a near trigger has fired
 	leaving     map[string]bool // controllers struck that have not left the lockstep yet
+	markers     []marker        // the robots' debuggers that draw marks (the studio's)
+	epoch       time.Time       // the simulator's time zero, on the trees' clock
+}
+
+// marker is a debugger that draws events on its run's timeline, as the
+// browser studio's does (studio.Server.Debugger): kind is fault, pass or
+// fail; at is on the tree's clock.
+type marker interface {
+	Mark(at time.Time, kind, label, text string)
+}
+
+// mark adds a robot's debugger to those the faults and verdicts are
+// drawn on.
+func (rec *recorder) mark(m marker) {
+	rec.mu.Lock()
+	rec.markers = append(rec.markers, m)
+	rec.mu.Unlock()
+}
+
+// markVerdicts draws the verdicts at the time the run was judged: one
+// mark per robot's run, failed if any verdict of that run (or of no
+// robot) failed, its text the verdicts that failed or how many held.
+func (rec *recorder) markVerdicts(at time.Time, vs []Verdict) {
+	rec.mu.Lock()
+	markers := slices.Clone(rec.markers)
+	rec.mu.Unlock()
+	if len(markers) == 0 {
+		return
+	}
+	var failed []string
+	for _, v := range vs {
+		if !v.Pass {
+			failed = append(failed, v.String())
+		}
+	}
+	kind, label, text := "pass", "✓", fmt.Sprintf("all %d expectations held", len(vs))
+	if len(failed) > 0 {
+		kind, label, text = "fail", "✗", fmt.Sprintf("%d of %d expectations failed: %s", len(failed), len(vs), strings.Join(failed, "; "))
+	}
+	for _, m := range markers {
+		m.Mark(at, kind, label, text)
+	}
 }
 
 // harness is what a run's faults of the controller's world act on.
@@ -79,7 +121,12 @@ func (rec *recorder) strike(f Fault, w *sim.World) {
 	}
 	rec.mu.Lock()
 	rec.strikes = append(rec.strikes, st)
+	label := fmt.Sprintf("F%d", len(rec.strikes)) // as the report's pictures number them
+	markers, at := slices.Clone(rec.markers), rec.epoch.Add(st.at)
 	rec.mu.Unlock()
+	for _, m := range markers {
+		m.Mark(at, "fault", label, f.Text)
+	}
 	if err != nil {
 		rec.faultError(f, err)
 	}

@@ -217,7 +217,10 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	}
 	defer simr.Close()
 	node := simr.Node
-	rec.h = &harness{node: node, master: simr.Master}
+	epoch := node.Stamp(0) // the simulator's time zero, on the trees' clock
+	rec.mu.Lock()
+	rec.h, rec.epoch = &harness{node: node, master: simr.Master}, epoch
+	rec.mu.Unlock()
 	for _, f := range s.Faults {
 		if f.Near == nil && f.When == nil {
 			node.At(f.At, func(w *sim.World) { rec.strike(f, w) })
@@ -229,7 +232,6 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 		node.At(t, rec.sample)
 	}
 
-	epoch := node.Stamp(0)
 	confs := make([]mission.RunConf, len(s.Robots))
 	if c.Record != "" {
 		if err := mkdir(c.Record); err != nil {
@@ -247,7 +249,14 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 			return res, err
 		}
 		if c.Debugger != nil {
-			confs[i].Debugger = c.Debugger(s.Name+" · "+r.Name, node.WriteSVG)
+			attach := c.Debugger(s.Name+" · "+r.Name, node.WriteSVG)
+			confs[i].Debugger = func(sh mission.Shown) mission.Debugger {
+				d := attach(sh)
+				if m, ok := d.(marker); ok {
+					rec.mark(m)
+				}
+				return d
+			}
 		}
 		if c.Record != "" {
 			confs[i].Record = recordPath(c.Record, s, r.Name)
@@ -292,6 +301,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	}
 	evMu.Unlock()
 	res.Verdicts = rec.judge(reps)
+	rec.markVerdicts(epoch.Add(res.SimTime), res.Verdicts)
 	for _, rr := range rec.robots {
 		rr.mu.Lock()
 		tr := Track{Robot: rr.name}

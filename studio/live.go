@@ -155,8 +155,41 @@ type live struct {
 	rateWin  []time.Time // wall times of the last ticks, for the rate
 	lastExpl []causeInfo // the failure explanation of the last completed root
 	end      *endInfo
+	marks    []mark
+	marksOut int  // how many marks the pages have
 	dirty    bool // something beside transitions changed
 	seen     map[string]uint64
+}
+
+// mark is an event of a run drawn on the page's timeline: a fault that
+// struck, hil's verdicts.
+type mark struct {
+	At    float64 `json:"at"`    // ms since the run's start, as a transition's
+	Kind  string  `json:"kind"`  // fault, pass or fail
+	Label string  `json:"label"` // drawn on the timeline: F1, ✓, ✗
+	Text  string  `json:"text"`  // shown on hover and in the list
+}
+
+// maxMarks bounds a run's marks; later ones are dropped.
+const maxMarks = 200
+
+// Mark shows an event of the run on the page's timeline, at its time on
+// the tree's clock: hil marks each fault as it strikes (F1, F2...) and
+// the verdicts at the end. kind is fault, pass or fail. It may be called
+// from any goroutine, also after the run ended.
+func (l *live) Mark(at time.Time, kind, label, text string) {
+	l.mu.Lock()
+	if len(l.marks) < maxMarks {
+		l.marks = append(l.marks, mark{At: ms(at, l.t0), Kind: kind, Label: label, Text: text})
+		l.dirty = true
+	}
+	l.mu.Unlock()
+	select {
+	case <-l.done: // the run has ended: no pump to send it
+		l.publish()
+	default:
+		l.touch()
+	}
 }
 
 func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) *live {
@@ -430,6 +463,9 @@ type delta struct {
 	Dropped int            `json:"dropped,omitempty"`
 	Nodes   []nodeJSON     `json:"nodes,omitempty"`
 	Extra   map[string]any `json:"extra,omitempty"`
+	// Marks are the run's marks, all of them: in a snapshot, and in a
+	// delta when one was added.
+	Marks []mark `json:"marks,omitempty"`
 }
 
 // publish sends one delta (or, after an overflow, a snapshot). The lock
@@ -452,6 +488,9 @@ func (l *live) publish() {
 		return
 	}
 	d := delta{Now: l.loop.LastTick, Transitions: l.pending, Blackboard: bb, Debug: dbg, End: l.end, Explanation: l.lastExpl, N: l.n}
+	if len(l.marks) != l.marksOut {
+		d.Marks, l.marksOut = slices.Clone(l.marks), len(l.marks)
+	}
 	if len(l.pending) > maxDeltaTransitions {
 		// A busy tree: the nodes that changed, as they are now, and the
 		// last transitions for the timeline.
@@ -498,7 +537,8 @@ func (l *live) snapshot() (uint64, []byte) {
 }
 
 func (l *live) snapshotLocked(dbg debugState) []byte {
-	d := delta{Now: l.loop.LastTick, Blackboard: readBlackboard(l.scope, l.t0, nil), Debug: dbg, End: l.end, Explanation: l.lastExpl, N: l.n}
+	d := delta{Now: l.loop.LastTick, Blackboard: readBlackboard(l.scope, l.t0, nil), Debug: dbg, End: l.end, Explanation: l.lastExpl, N: l.n,
+		Marks: slices.Clone(l.marks)}
 	lp := l.loop
 	d.Loop = &lp
 	d.Statuses = make([]string, len(l.status))

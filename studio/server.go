@@ -226,7 +226,10 @@ type LiveConf struct {
 }
 
 // Debugger returns what mission.RunConf.Debugger wants: each run it is
-// given to (each robot of a fleet) becomes a run of the studio.
+// given to (each robot of a fleet) becomes a run of the studio. The
+// debugger it makes also has Mark(at time.Time, kind, label, text string),
+// which draws an event on the run's timeline (hil marks the faults that
+// strike and the verdicts).
 func (s *Server) Debugger(c LiveConf) func(mission.Shown) mission.Debugger {
 	return func(sh mission.Shown) mission.Debugger { return s.attach(c, sh).live }
 }

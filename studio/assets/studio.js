@@ -93,7 +93,7 @@ async function openRun(id) {
   const n = S.nodes.length;
   S.status = new Array(n).fill('IDLE'); S.last = new Array(n).fill(''); S.reason = new Array(n).fill(''); S.since = new Array(n).fill(0);
   S.history = []; S.n = 0; S.bb = new Map(); S.bbHist = new Map(); S.end = null; S.explanation = [];
-  S.scrub = null; S.selected = 0; S.collapsed = new Set(); S.timeline = [];
+  S.scrub = null; S.selected = 0; S.collapsed = new Set(); S.timeline = []; S.marks = []; S.marksDrawn = null;
   // Big trees open with their subtrees collapsed.
   if (n > 300) for (const nd of S.nodes) if (nd.type === 'SubTree' && nd.parent) S.collapsed.add(nd.uid);
   if (n > 1000) collapseDeep(600);
@@ -162,6 +162,7 @@ function apply(d, snapshot) {
   S.debug = d.debug || null;
   S.now = d.now;
   if (d.end) S.end = d.end;
+  if (d.marks) S.marks = d.marks;
   S.explanation = (d.end && d.end.explanation && d.end.explanation.length) ? d.end.explanation : (d.explanation || []);
   S.replay = d.extra && d.extra.replay;
   schedule();
@@ -659,6 +660,16 @@ function paintTimeline() {
     g.fillStyle = col;
     const x = ((t[4] - a) / (b - a)) * c.width;
     g.fillRect(x, t[3] === 'FAILURE' ? 0 : 6, 1.5, t[3] === 'FAILURE' ? 20 : 14);
+  }
+  // The run's marks (hil's faults and verdicts), each with its text on
+  // hover; redrawn only when they or the span changed.
+  const marks = S.marks || [], key = `${a}|${b}|${marks.length}|${c.width}`;
+  if (S.marksDrawn !== key) {
+    S.marksDrawn = key;
+    $('#timeline-events').replaceChildren(...marks.map((m) => h('span', {
+      class: m.kind, title: `${fmtMs(m.at)}: ${m.text}`, 'data-kind': m.kind,
+      style: `left:${Math.max(0, Math.min(100, ((m.at - a) / (b - a)) * 100)).toFixed(2)}%`,
+    }, m.label)));
   }
   const seek = $('#seek');
   if (document.activeElement !== seek) {
