@@ -15,7 +15,8 @@ func hilCommand() *command {
 		name: "hil",
 		args: "SCENARIO|DIR... [-j N] [--seeds A..B] [--only K=V,...] [--shard K/N] [--junit FILE] [--report DIR] [--record DIR|none] [--master URI] [-v] [--ui [ADDR]] [--allow-control]",
 		summary: "Run scenarios (*.scenario.yaml: robots, missions, faults, expectations, a matrix) against the simulator in this process, in lockstep, " +
-			"or against a running simulator or robot (--master); every run is recorded; exit 1 when an expectation failed (docs/hil.md).",
+			"or against a running simulator or robot (--master); every run is recorded; exit 1 when an expectation failed (docs/hil.md). " +
+			"With --ui the studio shows the runs live, faults and verdicts on their timelines, and serves them after the table until interrupted.",
 		example: "btrobot hil scenarios/ -j 2 --junit hil.xml --report hil-report\n" +
 			"patrol happy path  1  pass  0/7  1m27s  1.2s",
 	}
@@ -108,6 +109,12 @@ func hilCommand() *command {
 		}
 		if conf.Record != "" {
 			fmt.Fprintf(env.stdout, "recordings: %s\n", conf.Record)
+		}
+		if srv != nil && ctx.Err() == nil {
+			// Runs in lockstep end in seconds: the page is there to look
+			// at them, the failed ones above all, after the table.
+			fmt.Fprintf(env.stderr, "studio: the runs have ended; %s shows them until interrupted (Ctrl-C)\n", srv.URL())
+			<-ctx.Done()
 		}
 		switch {
 		case err != nil:

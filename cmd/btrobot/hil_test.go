@@ -1,14 +1,20 @@
 package main
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/btrobot/btrobot/ros/rostest"
 )
 
 // TestHilExitCodes: 0 when every expectation held, 1 when one failed, 2
@@ -109,4 +115,43 @@ func TestHilCampaignFlags(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHilUIServesUntilInterrupted: btrobot hil --ui runs its scenarios (in
+// seconds), prints the table, and then keeps the studio up with the runs,
+// their verdicts marked, until interrupted; it exits with the campaign's
+// code. Without --ui it exits at once (TestHilExitCodes).
+func TestHilUIServesUntilInterrupted(t *testing.T) {
+	bin := buildBinary(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", rostest.FreePort(t))
+	p := rostest.Start(t, "", bin, "hil", "--ui", addr, "--record", "none", "../../hil/testdata/fail_outcome.scenario.yaml")
+	p.WaitLine(t, "0 of 1 scenarios passed", 2*time.Minute)
+	var runs struct {
+		Runs []struct {
+			ID   int    `json:"id"`
+			Name string `json:"name"`
+		} `json:"runs"`
+	}
+	var err error
+	for range 50 { // the table is printed just before the wait begins
+		var resp *http.Response
+		if resp, err = http.Get("http://" + addr + "/api/runs"); err == nil {
+			err = json.NewDecoder(resp.Body).Decode(&runs)
+			resp.Body.Close()
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	require.NoError(t, err, "the studio answers after the runs")
+	require.Len(t, runs.Runs, 1)
+	assert.Contains(t, runs.Runs[0].Name, "robot1")
+	time.Sleep(time.Second)
+	resp, err := http.Get("http://" + addr + "/api/runs")
+	require.NoError(t, err, "a second later the studio still serves the runs")
+	resp.Body.Close()
+	p.Interrupt()
+	err = p.WaitExit(t, 10*time.Second)
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, exitFailed, exit.ExitCode(), "the campaign's code: an expectation failed")
 }
