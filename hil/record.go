@@ -62,9 +62,9 @@ func (rec *recorder) mark(m marker) {
 	rec.mu.Unlock()
 }
 
-// markVerdicts draws the verdicts at the time the run was judged: one
-// mark per robot's run, failed if any verdict of that run (or of no
-// robot) failed, its text the verdicts that failed or how many held.
+// markVerdicts draws the verdicts at the time the run was judged, the
+// same mark on every robot's run: failed when any verdict failed, its
+// text the failed ones, else how many held.
 func (rec *recorder) markVerdicts(at time.Time, vs []Verdict) {
 	rec.mu.Lock()
 	markers := slices.Clone(rec.markers)

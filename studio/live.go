@@ -167,7 +167,7 @@ type mark struct {
 	At    float64 `json:"at"`    // ms since the run's start, as a transition's
 	Kind  string  `json:"kind"`  // fault, pass or fail
 	Label string  `json:"label"` // drawn on the timeline: F1, ✓, ✗
-	Text  string  `json:"text"`  // shown on hover and in the list
+	Text  string  `json:"text"`  // shown on hover
 }
 
 // maxMarks bounds a run's marks; later ones are dropped.
