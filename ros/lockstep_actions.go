@@ -139,6 +139,20 @@ func (c *Conn) cancelsFirst(patience time.Duration) {
 	}
 }
 
+// AwaitSent waits, in lockstep, until the goals and cancels that the
+// ticks and halts so far asked for are published, at most patience, and
+// reports whether they are; outside lockstep it returns true at once. Run
+// does this after each tick, before it lets the simulator go to the next:
+// a caller that ticks a tree in lockstep itself must too, or a goal still
+// on its goroutine reaches the simulator steps late (and a halt that comes
+// first finds nothing to cancel).
+func (c *Conn) AwaitSent(patience time.Duration) bool {
+	if !c.lockstep.active() {
+		return true
+	}
+	return c.lockstep.wait(patience)
+}
+
 // wait returns once no goal or cancel is on its way, or after patience.
 func (l *lockstepActions) wait(patience time.Duration) bool {
 	l.mu.Lock()

@@ -215,7 +215,7 @@ func (ls *lockstep) observe(t runtime.TickReport) {
 	}
 	// The goals and cancels the tick sent are out before it lets the
 	// simulator go (lockstep_actions.go).
-	if !ls.conn.lockstep.wait(sensorPatience) && !ls.sendWarned {
+	if !ls.conn.AwaitSent(sensorPatience) && !ls.sendWarned {
 		ls.sendWarned = true
 		ls.conn.Logf(LogWarn, "lockstep: a goal or cancel was not sent within %v; the run may not repeat exactly", sensorPatience)
 	}

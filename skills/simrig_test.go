@@ -451,6 +451,11 @@ func (r *rig) flush(now time.Time, st runtime.Status) {
 			r.peer.CountSent(1)
 		}
 	}
+	// The goals and cancels of the tick (or halt) are out before the
+	// simulator goes on, as Run has it.
+	if !r.conn.AwaitSent(time.Second) {
+		r.t.Logf("%s: a goal or cancel was not sent within 1s", r.name)
+	}
 	// The next tick is due a period after this one was; the simulator
 	// steps to it exactly when the period is a multiple of its step.
 	for !r.next.After(now) {
