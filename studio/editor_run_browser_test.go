@@ -74,6 +74,8 @@ func TestEditorRunsTheMissionOnTheSimulator(t *testing.T) {
 				} }).observe(document.querySelector('#nodes'), {subtree: true, attributes: true, attributeFilter: ['data-status', 'data-last']});
 				return true })()`)
 			choose("#run-speed", "10")
+			choose("#run-battery", "0.5")
+			eval[bool](t, ctx, `(document.querySelector('#run-seed').value = '3', true)`)
 			// Ctrl+Enter: Run — and only Run, even on a SubTree node
 			// (Enter alone would open its tree).
 			click(t, ctx, `g.node[data-path$="/WaitForRobot"]`)
@@ -82,6 +84,7 @@ func TestEditorRunsTheMissionOnTheSimulator(t *testing.T) {
 			waitJS(t, ctx, 60*time.Second, `window.studioState.mode === 'run' && !!window.studioState.run && window.studioState.run.kind === 'live'`, "the monitor of the run")
 			assert.Contains(t, eval[string](t, ctx, `document.querySelector('#run-state').textContent`), "saved; running on the simulator")
 			waitJS(t, ctx, 10*time.Second, `!document.querySelector('#log-box').hidden && [...document.querySelectorAll('#run-log li')].some(li => li.textContent.includes('sim: lockstep: peer /robot1/btrobot joined'))`, "the run's log in the page")
+			assert.True(t, eval[bool](t, ctx, `[...document.querySelectorAll('#run-log li')].some(li => li.textContent.includes('robot1: battery 50 % at the start, seed 3, ×10'))`), "the battery and seed chosen")
 			assert.False(t, eval[bool](t, ctx, `document.querySelector('#btn-stop').hidden`), "Stop offered")
 			data, err := os.ReadFile(filepath.Join(dir, "patrol.xml"))
 			require.NoError(t, err)

@@ -2,6 +2,7 @@ package studio
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -116,6 +117,12 @@ type runRequest struct {
 	target
 	// Speed is simulated seconds per wall second [1].
 	Speed float64 `json:"speed"`
+	// Battery is the robot's charge at the start, a fraction in (0, 1]
+	// [1: full]: how a mission copes with a low battery is tried so.
+	Battery float64 `json:"battery"`
+	// Seed seeds the simulator's draws (noise, slip) and the mission's
+	// random nodes [1]: the same seed runs the same.
+	Seed uint64 `json:"seed"`
 }
 
 // launchRoutes adds Run's API to mux: the choices of profile and world,
@@ -187,6 +194,10 @@ func (s *Server) startRun(req runRequest) (launchInfo, bool, error) {
 	if !(speed > 0 && speed <= 100) {
 		return launchInfo{}, false, fmt.Errorf("speed %v: want a factor of real time above 0, up to 100", req.Speed)
 	}
+	battery, seed := cmp.Or(req.Battery, 1), cmp.Or(req.Seed, 1)
+	if !(battery > 0 && battery <= 1) {
+		return launchInfo{}, false, fmt.Errorf("battery %v: want the charge at the start as a fraction above 0, up to 1 (0.3 is 30 %%)", req.Battery)
+	}
 	saved, err := e.saveEdits(p, req.Doc, req.target)
 	if err != nil {
 		return launchInfo{}, saved, err
@@ -221,7 +232,7 @@ func (s *Server) startRun(req runRequest) (launchInfo, bool, error) {
 	if lr.cur != nil {
 		lr.cur.stop() // a second Run stops the first
 	}
-	l, err := s.launchMission(m, world, name, speed)
+	l, err := s.launchMission(m, world, name, speed, battery, seed)
 	if err != nil {
 		return launchInfo{}, saved, err
 	}
@@ -229,10 +240,11 @@ func (s *Server) startRun(req runRequest) (launchInfo, bool, error) {
 	return l.info(), saved, nil
 }
 
-// launchMission starts m on the simulator serving the world at dir, and
+// launchMission starts m on the simulator serving the world at dir, the
+// robot's battery charged to battery and every draw seeded with seed, and
 // returns once the studio shows its run.
-func (s *Server) launchMission(m *mission.Mission, dir, name string, speed float64) (*launched, error) {
-	w, err := sim.LoadWorld(dir, sim.WorldConf{Seed: 1})
+func (s *Server) launchMission(m *mission.Mission, dir, name string, speed, battery float64, seed uint64) (*launched, error) {
+	w, err := sim.LoadWorld(dir, sim.WorldConf{Seed: seed})
 	if err != nil {
 		return nil, s.editor.inDir(err)
 	}
@@ -240,7 +252,7 @@ func (s *Server) launchMission(m *mission.Mission, dir, name string, speed float
 	if !ok {
 		return nil, fmt.Errorf("world %s: no spawn named %s: add spawns: [{name: %s, pose: [x, y, yaw]}] to its places.yaml", s.editor.rel(dir), launchRobot, launchRobot)
 	}
-	if _, err := w.AddRobot(sim.RobotConf{Name: launchRobot, Spawn: sp.Pose}); err != nil {
+	if _, err := w.AddRobot(sim.RobotConf{Name: launchRobot, Spawn: sp.Pose, Battery: sim.BatteryConf{Initial: battery}}); err != nil {
 		return nil, err
 	}
 	l := &launched{done: make(chan struct{})}
@@ -259,7 +271,8 @@ func (s *Server) launchMission(m *mission.Mission, dir, name string, speed float
 	}
 	l.master = simr.URI()
 	attached := make(chan *session, 1)
-	rc.Seed, rc.Log = 1, l.logLine
+	rc.Seed, rc.Log = seed, l.logLine
+	l.logLine(fmt.Sprintf("%s: battery %.0f %% at the start, seed %d, ×%g", launchRobot, battery*100, seed, speed))
 	rc.Debugger = func(sh mission.Shown) mission.Debugger {
 		r := s.attach(LiveConf{Name: name, Map: simr.Node.WriteSVG, Master: simr.URI(), launched: true}, sh)
 		attached <- r

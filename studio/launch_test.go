@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/studio"
 )
 
@@ -86,6 +89,9 @@ func TestRunStartsStopsAndReplaces(t *testing.T) {
 		{"a mission that does not load", with(sim, "path", "nowhere.xml"), `nowhere.xml:1:70: M/NavigateTo: port "goal": "moon" is neither a place of the world`},
 		{"a world the simulator cannot load", with(sim, "path", "patrol.xml", "world", "bare"), "world bare: no map: bare/places.yaml has no map key"},
 		{"a speed out of range", with(sim, "path", "patrol.xml", "speed", 1000), "speed 1000"},
+		{"a battery above full", with(sim, "path", "patrol.xml", "battery", 1.5), "battery 1.5: want the charge at the start as a fraction above 0, up to 1"},
+		{"a battery below empty", with(sim, "path", "patrol.xml", "battery", -0.2), "battery -0.2"},
+		{"a negative seed", with(sim, "path", "patrol.xml", "seed", -1), "request: json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body := postJSON(t, srv.Addr(), "/api/run", tc.req)
@@ -124,7 +130,16 @@ func TestRunStartsStopsAndReplaces(t *testing.T) {
 	assert.True(t, info.Running)
 	assert.Equal(t, first.Run, info.Run)
 
-	second := startRun(t, srv.Addr(), with(sim, "path", "patrol.xml"))
+	assert.Contains(t, strings.Join(info.Log, "\n"), "robot1: battery 100 % at the start, seed 1, ×5", "the defaults")
+
+	second := startRun(t, srv.Addr(), with(sim, "path", "patrol.xml", "battery", 0.3, "seed", 7))
+	getJSON(t, srv.Addr(), "/api/run", &info)
+	assert.Contains(t, strings.Join(info.Log, "\n"), "robot1: battery 30 % at the start, seed 7, ×1")
+	// The simulated robot's battery, as rostopic reads it off the run's master.
+	pct := rostest.Run(t, second.Master, 30*time.Second, "rostopic", "echo", "-n", "1", "/robot1/battery_state/percentage")
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.Split(pct, "\n")[0]), 64)
+	require.NoError(t, err, "rostopic printed %q", pct)
+	assert.InDelta(t, 0.3, v, 0.01, "the battery Run was asked for")
 	assert.NotEqual(t, first.Run, second.Run)
 	assert.NotEqual(t, first.Master, second.Master)
 	assert.False(t, masterUp(first.Master), "the first run's master closed by the second Run")

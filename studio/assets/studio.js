@@ -1494,7 +1494,8 @@ async function runMission() {
   $('#btn-run').disabled = true;
   runState('starting…');
   try {
-    const r = await api('api/run', { path: E.path, doc: E.doc, ...t, speed: +$('#run-speed').value });
+    const seed = Math.max(1, Math.floor(+$('#run-seed').value || 1));
+    const r = await api('api/run', { path: E.path, doc: E.doc, ...t, speed: +$('#run-speed').value, battery: +$('#run-battery').value, seed });
     R.run = r.run; R.master = r.master;
     const info = await api('api/runs');
     S.runs = info.runs;
