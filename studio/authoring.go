@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -528,25 +527,19 @@ func (e *editor) authoringRoutes(mux *http.ServeMux) {
 // modelsFor decodes a request about a file of the folder into req (whose
 // path field is path) and reads the node models of that file (none for a
 // new file); a bad request is answered here, and ok is false.
-func (e *editor) modelsFor(w http.ResponseWriter, r *http.Request, req any, path *string) (ms []*runtime.NodeModel, ok bool) {
+func (e *editor) modelsFor(w http.ResponseWriter, r *http.Request, req any, path *string) ([]*runtime.NodeModel, bool) {
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<20)).Decode(req); err != nil {
 		http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
 		return nil, false
 	}
 	p, err := e.clean(*path)
+	var base *runtime.Document
 	if err == nil {
-		var base *runtime.Document
-		base, _, err = e.read(p)
-		switch {
-		case base != nil:
-			ms, err = base.Models, nil
-		case errors.Is(err, fs.ErrNotExist):
-			err = nil
-		}
+		base, err = e.base(p)
 	}
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return nil, false
 	}
-	return ms, true
+	return base.Models, true
 }

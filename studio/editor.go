@@ -176,6 +176,44 @@ func editedIncluded(base *runtime.Document, d docJSON) *docTree {
 	return nil
 }
 
+// base is the file p as read, or an empty document when p is not there
+// yet (a new file).
+func (e *editor) base(p string) (*runtime.Document, error) {
+	base, _, err := e.read(p)
+	if base == nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return &runtime.Document{}, nil
+	}
+	return base, nil
+}
+
+// readOnlyError refuses a save that changed a tree of an included file:
+// saving writes this file only, and the edit would be lost.
+type readOnlyError struct{ tree, file, in string }
+
+func (r *readOnlyError) Error() string {
+	return fmt.Sprintf("tree %s is in %s, read-only in %s: open %s to edit it", r.tree, r.file, r.in, r.file)
+}
+
+// save writes the page's document d to p (base is p as read), problems and
+// all, and returns the problems and whether it was written: a document the
+// writer cannot write is not. Save (Ctrl+S) and Run save through it.
+func (e *editor) save(p string, base *runtime.Document, d docJSON, t target) ([]problem, bool, error) {
+	if it := editedIncluded(base, d); it != nil {
+		return nil, false, &readOnlyError{tree: it.ID, file: it.File, in: p}
+	}
+	xml, probs, _ := e.check(p, base, d, t)
+	if xml == nil {
+		return probs, false, nil
+	}
+	if err := e.root.WriteFile(p, xml, 0o644); err != nil {
+		return probs, false, err
+	}
+	return probs, true, nil
+}
+
 // editor serves the files of one folder.
 type editor struct {
 	dir  string
@@ -414,28 +452,27 @@ func (e *editor) routes(mux *http.ServeMux) {
 				http.Error(w, err.Error(), http.StatusBadRequest)
 				return
 			}
-			base, _, err := e.read(p)
-			if base == nil {
-				if !errors.Is(err, fs.ErrNotExist) {
-					http.Error(w, err.Error(), http.StatusBadRequest)
-					return
-				}
-				base = &runtime.Document{} // a new file
-			}
-			if t := editedIncluded(base, req.Doc); save && t != nil {
-				// Saving writes this file only: an edit of another's tree
-				// would be lost.
-				http.Error(w, fmt.Sprintf("tree %s is in %s, read-only in %s: open %s to edit it", t.ID, t.File, p, t.File), http.StatusConflict)
+			base, err := e.base(p)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
 				return
 			}
-			xml, probs, _ := e.check(p, base, req.Doc, req.target)
-			if save && xml != nil {
-				if err := e.root.WriteFile(p, xml, 0o644); err != nil {
-					http.Error(w, err.Error(), http.StatusInternalServerError)
-					return
-				}
+			if !save {
+				_, probs, _ := e.check(p, base, req.Doc, req.target)
+				writeJSON(w, map[string]any{"problems": probs, "saved": false})
+				return
 			}
-			writeJSON(w, map[string]any{"problems": probs, "saved": save && xml != nil})
+			probs, saved, err := e.save(p, base, req.Doc, req.target)
+			var ro *readOnlyError
+			switch {
+			case errors.As(err, &ro):
+				http.Error(w, err.Error(), http.StatusConflict)
+				return
+			case err != nil:
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			writeJSON(w, map[string]any{"problems": probs, "saved": saved})
 		}
 	}
 	mux.HandleFunc("POST /api/new", func(w http.ResponseWriter, r *http.Request) {

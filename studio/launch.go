@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"path"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/btrobot/btrobot/mission"
-	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/sim"
 )
 
@@ -331,28 +329,21 @@ func (e *editor) saveEdits(p string, d *docJSON, t target) (bool, error) {
 	if d == nil {
 		return false, nil
 	}
-	base, _, err := e.read(p)
-	if base == nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			return false, err
-		}
-		base = &runtime.Document{} // a new file
-	} else {
-		have, err1 := json.Marshal(e.docJSONOf(base))
-		want, err2 := json.Marshal(d)
-		if err1 == nil && err2 == nil && bytes.Equal(have, want) {
-			return false, nil
-		}
-	}
-	if it := editedIncluded(base, *d); it != nil {
-		return false, fmt.Errorf("tree %s is in %s, read-only in %s: open %s to edit it", it.ID, it.File, p, it.File)
-	}
-	xml, probs, _ := e.check(p, base, *d, t)
-	if xml == nil {
-		return false, fmt.Errorf("%s cannot be written: %s", p, probs[0].Msg)
-	}
-	if err := e.root.WriteFile(p, xml, 0o644); err != nil {
+	base, err := e.base(p)
+	if err != nil {
 		return false, err
+	}
+	have, err1 := json.Marshal(e.docJSONOf(base))
+	want, err2 := json.Marshal(d)
+	if err1 == nil && err2 == nil && bytes.Equal(have, want) {
+		return false, nil
+	}
+	probs, saved, err := e.save(p, base, *d, t)
+	if err != nil {
+		return false, err
+	}
+	if !saved {
+		return false, fmt.Errorf("%s cannot be written: %s", p, probs[0].Msg)
 	}
 	return true, nil
 }

@@ -181,7 +181,6 @@ func (l *live) Mark(at time.Time, kind, label, text string) {
 	l.mu.Lock()
 	if len(l.marks) < maxMarks {
 		l.marks = append(l.marks, mark{At: ms(at, l.t0), Kind: kind, Label: label, Text: text})
-		l.dirty = true
 	}
 	l.mu.Unlock()
 	select {
@@ -483,7 +482,7 @@ func (l *live) publish() {
 		l.run.hub.publish("snapshot", data)
 		return
 	}
-	if len(l.pending) == 0 && len(bb) == 0 && !l.dirty {
+	if len(l.pending) == 0 && len(bb) == 0 && !l.dirty && len(l.marks) == l.marksOut {
 		l.mu.Unlock()
 		return
 	}
