@@ -15,6 +15,7 @@ import (
 // fail in TestEachExpectationCanFail). A failure is reported with what was
 // measured, at the expectation's line.
 func TestEachKindPassesAndFails(t *testing.T) {
+	verifyNoLeaks(t)
 	cases := []struct {
 		kind, file string
 		pass       bool
@@ -68,6 +69,7 @@ func TestEachKindPassesAndFails(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.kind+"/"+tc.file, func(t *testing.T) {
+			t.Parallel()
 			res := runFile(t, "testdata/"+tc.file+".scenario.yaml")
 			require.NotEmpty(t, res.Verdicts)
 			if tc.pass {

@@ -452,6 +452,9 @@ func runConf(s *Scenario, r Robot, rc mission.RunConf, epoch time.Time, strikeWh
 		if level >= ros.LogError {
 			rr.logError(msg)
 		}
+		if level >= ros.LogWarn && log != nil {
+			log(r.Name + ": " + msg) // the lockstep's "may not repeat exactly" among them
+		}
 	}
 	rc.Log = func(line string) {
 		if strings.HasPrefix(line, "error ") {

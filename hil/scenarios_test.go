@@ -15,6 +15,13 @@ import (
 	"go.uber.org/goleak"
 )
 
+// verifyNoLeaks checks, once the test and its parallel subtests are
+// done, that they left no goroutine behind.
+func verifyNoLeaks(t *testing.T) {
+	before := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, before) })
+}
+
 // runFile loads and runs one scenario file, failing the test when it
 // cannot run.
 func runFile(t *testing.T, path string) Result {
@@ -32,13 +39,14 @@ func runFile(t *testing.T, path string) Result {
 // expectations, as CI runs them — except the soaks (scenarios/soak/), which
 // take minutes: BenchmarkSoak runs them.
 func TestShippedScenariosPass(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	verifyNoLeaks(t)
 	files, err := Files([]string{"../scenarios"})
 	require.NoError(t, err)
 	files = slices.DeleteFunc(files, isSoak) // BenchmarkSoak runs those
 	require.GreaterOrEqual(t, len(files), 20)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
+			t.Parallel()
 			res := runFile(t, f)
 			require.NotEmpty(t, res.Verdicts)
 			for _, v := range res.Verdicts {
@@ -66,6 +74,7 @@ func TestEachExpectationCanFail(t *testing.T) {
 		{"node", "never reached FAILURE"},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
+			t.Parallel()
 			res := runFile(t, "testdata/fail_"+tc.kind+".scenario.yaml")
 			require.False(t, res.Passed())
 			failed := res.Failed()
