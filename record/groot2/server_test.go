@@ -20,10 +20,8 @@ import (
 	"github.com/btrobot/btrobot/trees"
 )
 
-// zmq4 v0.17.0's PUB socket never stops its writer goroutine: Close does
-// not reach pubMWriter.Close. One idle goroutine per closed server.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/go-zeromq/zmq4.(*pubMWriter).run"))
+	goleak.VerifyTestMain(m)
 }
 
 // served is a patrol tree behind a Server, with a libzmq client.
