@@ -39,7 +39,7 @@ const (
 	maxMessage       = 64 << 10 // bytes of a message's frames together
 	maxFrames        = 16       // frames in a message
 	maxCommand       = 4 << 10  // a command's body (READY: the socket type, an identity)
-	maxConns         = 64       // connections a socket holds at once; more are closed at once
+	maxConns         = 64       // connections a socket holds at once; one more closes the oldest
 	handshakeTimeout = 5 * time.Second
 	messageTimeout   = 5 * time.Second  // a message that has begun arrives whole within this
 	writeTimeout     = 5 * time.Second  // a peer that reads nothing is closed after this
@@ -76,7 +76,8 @@ type zlistener struct {
 	serve func(c *zconn)  // runs a connection after its handshake, until it fails
 
 	mu     sync.Mutex
-	conns  map[*zconn]struct{}
+	conns  map[*zconn]uint64 // by the order they came in
+	seq    uint64
 	closed bool
 	wg     sync.WaitGroup
 }
@@ -86,7 +87,7 @@ func listenZMTP(addr, typ string, peers []string, serve func(c *zconn)) (*zliste
 	if err != nil {
 		return nil, err
 	}
-	l := &zlistener{ln: ln, typ: typ, peers: map[string]bool{}, serve: serve, conns: map[*zconn]struct{}{}}
+	l := &zlistener{ln: ln, typ: typ, peers: map[string]bool{}, serve: serve, conns: map[*zconn]uint64{}}
 	for _, p := range peers {
 		l.peers[p] = true
 	}
@@ -112,12 +113,26 @@ func (l *zlistener) accept() {
 		backoff = 5 * time.Millisecond
 		c := &zconn{nc: nc, br: bufio.NewReaderSize(nc, 4096), done: make(chan struct{})}
 		l.mu.Lock()
-		if l.closed || len(l.conns) >= maxConns {
+		if l.closed {
 			l.mu.Unlock()
 			nc.Close()
 			continue
 		}
-		l.conns[c] = struct{}{}
+		if len(l.conns) >= maxConns {
+			// the oldest goes: a client that comes after a crowd of
+			// stale connections gets in (a libzmq peer that was
+			// dropped reconnects by itself)
+			var oldest *zconn
+			for o, seq := range l.conns {
+				if oldest == nil || seq < l.conns[oldest] {
+					oldest = o
+				}
+			}
+			delete(l.conns, oldest)
+			oldest.close()
+		}
+		l.seq++
+		l.conns[c] = l.seq
 		l.wg.Add(1)
 		l.mu.Unlock()
 		go func() {
@@ -139,6 +154,13 @@ func (l *zlistener) drop(c *zconn) {
 }
 
 func (l *zlistener) addr() net.Addr { return l.ln.Addr() }
+
+// open returns how many connections the socket holds now.
+func (l *zlistener) open() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.conns)
+}
 
 // close stops accepting, closes every connection and waits for their
 // goroutines.
