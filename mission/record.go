@@ -59,15 +59,16 @@ type watchers struct {
 
 // watchConf is what attachWatchers needs of a run.
 type watchConf struct {
-	record  string // RunConf.Record
-	groot   int    // RunConf.Groot
-	tree    *runtime.Tree
-	doc     *runtime.Document
-	palette *runtime.Registry
-	profile string // the profile's file, kept in the recording
-	runID   uuid.UUID
-	seed    uint64
-	onPause func(n *runtime.Base, paused bool)
+	record    string // RunConf.Record
+	groot     int    // RunConf.Groot
+	grootHost string // RunConf.GrootHost
+	tree      *runtime.Tree
+	doc       *runtime.Document
+	palette   *runtime.Registry
+	profile   string // the profile's file, kept in the recording
+	runID     uuid.UUID
+	seed      uint64
+	onPause   func(n *runtime.Base, paused bool)
 }
 
 // attachWatchers creates the recorder and the Groot2 server asked for and
@@ -95,7 +96,7 @@ func attachWatchers(c watchConf) (*watchers, error) {
 		w.detach = append(w.detach, rec.Attach())
 	}
 	if c.groot != 0 {
-		srv, err := groot2.New(groot2.Conf{Tree: c.tree, Document: c.doc, Palette: c.palette, Port: c.groot, TreeID: c.runID, OnPause: c.onPause})
+		srv, err := groot2.New(groot2.Conf{Tree: c.tree, Document: c.doc, Palette: c.palette, Host: c.grootHost, Port: c.groot, TreeID: c.runID, OnPause: c.onPause})
 		if err != nil {
 			err = fmt.Errorf("groot2 on port %d: %w", c.groot, err)
 			return nil, errors.Join(err, w.close())

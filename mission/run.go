@@ -89,8 +89,11 @@ type RunConf struct {
 	Record string
 	// Groot, when > 0, is the port Groot2 connects to (groot2.DefaultPort,
 	// 1667, is Groot2's own; PUB on the next). While a breakpoint holds
-	// the tree the robot is stopped (ros.RunConf.Paused).
-	Groot int
+	// the tree the robot is stopped (ros.RunConf.Paused). GrootHost is
+	// the address it listens on: loopback when empty ("0.0.0.0": every
+	// interface, as BT.CPP).
+	Groot     int
+	GrootHost string
 	// Diagnostics, when set, publishes the run's health on /diagnostics
 	// once a second (ros.RunConf.Diagnostics): rqt_robot_monitor and the
 	// diagnostic aggregator show it.
@@ -243,7 +246,7 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 		profileFile = m.Profile.File
 	}
 	w, err := attachWatchers(watchConf{
-		record: c.Record, groot: c.Groot, tree: tree, doc: m.Doc, palette: reg,
+		record: c.Record, groot: c.Groot, grootHost: c.GrootHost, tree: tree, doc: m.Doc, palette: reg,
 		profile: profileFile, runID: rep.RunID, seed: c.Seed,
 		onPause: func(n *runtime.Base, paused bool) {
 			if paused {

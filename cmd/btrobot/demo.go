@@ -26,7 +26,7 @@ const (
 func demoCommand() *command {
 	c := &command{
 		name: "demo",
-		args: "[--rounds N] [--speed X] [--battery F] [--headless] [--picture FILE.png] [--record FILE] [--groot PORT] [--diagnostics=false] [--transitions TOPIC] [--ui [ADDR]] [--allow-control]",
+		args: "[--rounds N] [--speed X] [--battery F] [--headless] [--picture FILE.png] [--record FILE] [--groot [HOST:]PORT] [--diagnostics=false] [--transitions TOPIC] [--ui [ADDR]] [--allow-control]",
 		summary: "Patrol the simulated office with charging: btrobot's own ROS master, the simulator and the\n" +
 			"patrol_with_charging mission, shown live at several times real time, until the robot has done its\n" +
 			"rounds; then a summary and a picture of the trajectory. Needs nothing but a checkout of btrobot.",

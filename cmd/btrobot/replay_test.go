@@ -107,6 +107,8 @@ func TestRecordAndReplayRefuseBadInput(t *testing.T) {
 		{"tick records to an unknown format", []string{"tick", tree, "--record", filepath.Join(dir, "x.txt")}, exitUsage, "name the file .btlog"},
 		{"run records to an unknown format", []string{"run", "--tree", tree, "--record", filepath.Join(dir, "x.log"), "--master", freeMasterURI(t)}, exitUsage, "name the file .btlog"},
 		{"run with a port out of range", []string{"run", "--tree", tree, "--groot", "70000", "--master", freeMasterURI(t)}, exitUsage, "groot port 70000"},
+		{"run with a host and a port out of range", []string{"run", "--tree", tree, "--groot", "127.0.0.1:70000", "--master", freeMasterURI(t)}, exitUsage, "groot port 70000"},
+		{"run with a groot address that is not one", []string{"run", "--tree", tree, "--groot", "localhost", "--master", freeMasterURI(t)}, exitUsage, "want PORT or HOST:PORT"},
 		{"replay of a file that is not a recording", []string{"replay", notRec}, exitFailed, "not a recording"},
 		{"replay of a missing file", []string{"replay", filepath.Join(dir, "none.db3")}, exitFailed, "no such file"},
 		{"--at without --json", []string{"replay", notRec, "--at", "3"}, exitUsage, "Usage: btrobot replay"},

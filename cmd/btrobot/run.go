@@ -19,7 +19,7 @@ func runCommand() *command {
 	c := &command{
 		name: "run",
 		args: "--tree FILE [--robot PROFILE.yaml] [--places FILE|DIR] [--master URI|auto] [--rate HZ] [--ticks N] [--quiet] " +
-			"[--robot-ns NS]... [--record FILE] [--groot PORT] [--diagnostics=false] [--transitions TOPIC] [--ui [ADDR]] [--allow-control] [ROS args: __ns:=/robot1 from:=to _tree:=FILE ...]",
+			"[--robot-ns NS]... [--record FILE] [--groot [HOST:]PORT] [--diagnostics=false] [--transitions TOPIC] [--ui [ADDR]] [--allow-control] [ROS args: __ns:=/robot1 from:=to _tree:=FILE ...]",
 		summary: "Run a mission on a robot or the simulator until it finishes or is interrupted, showing the tree live.\n" +
 			"Ctrl-C (SIGINT) or SIGTERM halts the tree and stops the robot (zero velocity on the profile's safety topic).\n" +
 			"Without --tree, the files and the rate come from the node's private parameters ~tree, ~robot, ~places and\n" +

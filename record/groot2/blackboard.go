@@ -17,6 +17,8 @@ import (
 // a subtree's scope, as BT.CPP's.
 const rootName = "ROOT"
 
+const msgpackNil = 0xc0
+
 // blackboardDump answers a BLACKBOARD request: the blackboards named in
 // names (separated by ';') as one msgpack map, name -> key -> value, as
 // BT.CPP's generateBlackboardsDump. A subtree's scope brings its root
@@ -42,6 +44,11 @@ func (s *Server) blackboardDump(names string) ([]byte, error) {
 			dump[rootName] = exportBlackboard(root)
 			exportedRoot = true
 		}
+	}
+	if len(dump) == 0 {
+		// BT.CPP's dump starts as a JSON null and stays one when no name
+		// matched (an empty or unknown list): msgpack nil
+		return []byte{msgpackNil}, nil
 	}
 	var buf bytes.Buffer
 	enc := msgpack.NewEncoder(&buf)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -163,5 +164,52 @@ func sortStrings(s []string) {
 		for j := i; j > 0 && s[j] < s[j-1]; j-- {
 			s[j], s[j-1] = s[j-1], s[j]
 		}
+	}
+}
+
+// Every request kind with no argument, an empty argument frame and a
+// non-empty one, sent by a libzmq REQ, gets the reply BehaviorTree.CPP
+// 4.10's Groot2Publisher gives, frame by frame (testdata/bt.cpp/
+// empty_frames.json, see its README: reasoned from BT.CPP's source).
+// "=HEADER" is the request's 6 bytes and the tree's UUID, "=TREE" and
+// "=STATUS" the server's own answer to a plain request, "=ERROR_TEXT" an
+// error message worded by each side's JSON library.
+func TestEmptyFramesAsBTCPP(t *testing.T) {
+	var want struct {
+		Cases []struct {
+			Name    string
+			Request []string
+			Reply   []string
+			Why     string
+		}
+	}
+	b, err := os.ReadFile("testdata/bt.cpp/empty_frames.json")
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &want))
+	s := serve(t, time.Minute)
+	tree := s.client.request('T', 1000)
+	status := s.client.request('S', 1001)
+	require.Len(t, tree, 2)
+	require.Len(t, status, 2)
+	for _, c := range want.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			req := unhex(t, c.Request)
+			got := s.client.raw(req...)
+			require.Len(t, got, len(c.Reply), "frames: %q (BT.CPP: %s)", got, c.Why)
+			for k, w := range c.Reply {
+				switch w {
+				case "=HEADER":
+					assert.Equal(t, append(slices.Clone(req[0]), s.id[:]...), got[k], "frame %d", k)
+				case "=TREE":
+					assert.Equal(t, string(tree[1]), string(got[k]), "frame %d", k)
+				case "=STATUS":
+					assert.Equal(t, status[1], got[k], "frame %d", k)
+				case "=ERROR_TEXT":
+					assert.NotEmpty(t, got[k], "frame %d", k)
+				default:
+					assert.Equal(t, w, hex.EncodeToString(got[k]), "frame %d (BT.CPP: %s)", k, c.Why)
+				}
+			}
+		})
 	}
 }

@@ -1,8 +1,10 @@
 // Package groot2 lets Groot2 watch and debug a running tree: it speaks
 // Groot2's live protocol as BehaviorTree.CPP 4.10's Groot2Publisher does,
-// over ZeroMQ (github.com/go-zeromq/zmq4, pure Go): a REP socket on the
-// port (1667 by default) answers Groot2's requests, a PUB socket on the
-// next port tells it when a breakpoint is reached.
+// over ZeroMQ (ZMTP 3.0, NULL mechanism, spoken here in pure Go: see
+// zmtp.go for why not a library and for the bounds on what a peer may
+// send): a REP socket on the port (1667 by default) answers Groot2's
+// requests, a PUB socket on the next port tells it when a breakpoint is
+// reached. Both listen on loopback unless Conf.Host says otherwise.
 //
 // Groot2 asks for the tree (its XML with every node's _uid and each
 // subtree's _fullpath, see record.TreeXML), the statuses of all nodes,

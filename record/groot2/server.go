@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/go-zeromq/zmq4"
 	"github.com/google/uuid"
 
 	"github.com/btrobot/btrobot/record"
@@ -30,8 +30,9 @@ type Conf struct {
 	Tree     *runtime.Tree
 	Document *runtime.Document
 	Palette  *runtime.Registry
-	// Host is the address to listen on (every interface, as BT.CPP, when
-	// empty); Port the REP port (DefaultPort when 0), the PUB socket takes
+	// Host is the address to listen on (loopback when empty: BT.CPP
+	// listens on every interface, btrobot only when told, "0.0.0.0");
+	// Port the REP port (DefaultPort when 0), the PUB socket takes
 	// Port+1.
 	Host string
 	Port int
@@ -69,10 +70,15 @@ type Server struct {
 
 	ctx    context.Context
 	cancel context.CancelFunc
-	rep    zmq4.Socket
-	pub    zmq4.Socket
+	rep    *zlistener
+	pub    *zlistener
 	notes  chan []byte // breakpoint notifications for the publisher
 	wg     sync.WaitGroup
+	amu    sync.Mutex // one request answered at a time, as BT.CPP
+
+	// the subscribers' queues, under submu
+	submu sync.Mutex
+	subs  map[*zconn]chan [][]byte
 
 	// statuses and the transition recording, under smu
 	smu         sync.Mutex
@@ -112,7 +118,7 @@ func New(conf Conf) (*Server, error) {
 		return nil, fmt.Errorf("groot2: port %d: want 1 to 65534 (the PUB socket takes the next)", conf.Port)
 	}
 	if conf.Host == "" {
-		conf.Host = "0.0.0.0"
+		conf.Host = "127.0.0.1"
 	}
 	if conf.MaxHeartbeatDelay <= 0 {
 		conf.MaxHeartbeatDelay = 5 * time.Second
@@ -124,7 +130,8 @@ func New(conf Conf) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("groot2: %w", err)
 	}
-	s := &Server{conf: conf, treeID: conf.TreeID, xml: xml, scopes: map[string]*runtime.Blackboard{}, notes: make(chan []byte, 64)}
+	s := &Server{conf: conf, treeID: conf.TreeID, xml: xml, scopes: map[string]*runtime.Blackboard{}, notes: make(chan []byte, 64),
+		subs: map[*zconn]chan [][]byte{}}
 	s.bp = runtime.NewBreakpoints(runtime.BreakpointsConf{
 		OnReach: func(h runtime.Hook) {
 			note := requestHeader{protocol: protocolID, typ: reqBreakpointReach, id: rand.Uint32()}.encode()
@@ -150,18 +157,18 @@ func New(conf Conf) (*Server, error) {
 	s.lastReq.Store(time.Now().UnixNano())
 
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.rep = zmq4.NewRep(s.ctx, zmq4.WithTimeout(time.Second))
-	s.pub = zmq4.NewPub(s.ctx, zmq4.WithTimeout(time.Second))
-	if err := s.rep.Listen(fmt.Sprintf("tcp://%s:%d", conf.Host, conf.Port)); err != nil {
-		s.closeSockets()
+	s.rep, err = listenZMTP(net.JoinHostPort(conf.Host, strconv.Itoa(conf.Port)), "REP", []string{"REQ", "DEALER"}, s.serveRequests)
+	if err != nil {
+		s.cancel()
 		return nil, fmt.Errorf("groot2: %w", err)
 	}
-	if err := s.pub.Listen(fmt.Sprintf("tcp://%s:%d", conf.Host, conf.Port+1)); err != nil {
-		s.closeSockets()
+	s.pub, err = listenZMTP(net.JoinHostPort(conf.Host, strconv.Itoa(conf.Port+1)), "PUB", []string{"SUB", "XSUB"}, s.serveSubscriber)
+	if err != nil {
+		s.cancel()
+		s.rep.close()
 		return nil, fmt.Errorf("groot2: %w", err)
 	}
-	s.wg.Add(3)
-	go s.serve()
+	s.wg.Add(2)
 	go s.publish()
 	go s.heartbeat()
 	return s, nil
@@ -205,7 +212,7 @@ func (s *Server) Attach() (detach func()) {
 }
 
 // Addr returns the REP socket's address.
-func (s *Server) Addr() string { return s.rep.Addr().String() }
+func (s *Server) Addr() string { return s.rep.addr().String() }
 
 // Paused reports whether a breakpoint holds the tree now.
 func (s *Server) Paused() bool { return s.bp.Paused() }
@@ -226,20 +233,8 @@ func (s *Server) Close() error {
 	s.cmu.Unlock()
 	s.bp.Close()
 	s.cancel()
-	err := s.closeSockets()
+	err := errors.Join(s.rep.close(), s.pub.close())
 	s.wg.Wait()
-	return err
-}
-
-func (s *Server) closeSockets() error {
-	s.cancel()
-	err := s.rep.Close()
-	if perr := s.pub.Close(); err == nil {
-		err = perr
-	}
-	if errors.Is(err, net.ErrClosed) {
-		err = nil // a connection the peer or zmq4 had closed already
-	}
 	return err
 }
 
@@ -274,26 +269,72 @@ func (s *Server) AfterTick(n *runtime.Base, st runtime.Status) runtime.Status {
 	return s.bp.AfterTick(n, st)
 }
 
-// serve answers requests until the server closes.
-func (s *Server) serve() {
-	defer s.wg.Done()
+// serveRequests answers one REQ (or DEALER) peer's requests, one at a
+// time, until it fails or goes silent for repIdleTimeout: a peer that
+// sends without reading fills its own socket and is closed after
+// writeTimeout, and never holds up another peer's replies.
+//
+// A request is its envelope (the frames up to and including the first
+// empty one: a REQ's delimiter, and what a proxy put before it), then its
+// body; the reply is the envelope, then the answer. A message without a
+// delimiter or without a body is dropped, as libzmq's REP does.
+func (s *Server) serveRequests(c *zconn) {
 	for {
-		msg, err := s.rep.Recv()
+		frames, err := c.readMessage(repIdleTimeout)
 		if err != nil {
-			if s.ctx.Err() != nil {
-				return
-			}
+			return
+		}
+		i := slices.IndexFunc(frames, func(f []byte) bool { return len(f) == 0 })
+		if i < 0 || i == len(frames)-1 {
 			continue
 		}
-		if len(msg.Frames) == 0 {
-			continue
-		}
+		s.amu.Lock()
 		s.lastReq.Store(time.Now().UnixNano())
-		reply := s.answer(msg.Frames)
-		if err := s.rep.SendMulti(zmq4.NewMsgFrom(reply...)); err != nil && s.ctx.Err() != nil {
+		reply := s.answer(frames[i+1:])
+		s.amu.Unlock()
+		if err := c.writeFrames(0, append(frames[:i+1:i+1], reply...)); err != nil {
 			return
 		}
 	}
+}
+
+// serveSubscriber sends the notifications to one SUB peer, dropping those
+// it is too slow for (as libzmq's PUB at its high-water mark), and reads
+// (and forgets: every notification goes to every subscriber, and libzmq's
+// SUB filters its own) what it sends, until it fails.
+func (s *Server) serveSubscriber(c *zconn) {
+	out := make(chan [][]byte, pubQueue)
+	s.submu.Lock()
+	s.subs[c] = out
+	s.submu.Unlock()
+	defer func() {
+		s.submu.Lock()
+		delete(s.subs, c)
+		s.submu.Unlock()
+	}()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-c.done:
+				return
+			case m := <-out:
+				if err := c.writeFrames(0, m); err != nil {
+					c.close()
+					return
+				}
+			}
+		}
+	}()
+	for {
+		if _, err := c.readMessage(0); err != nil {
+			break
+		}
+	}
+	c.close()
+	wg.Wait()
 }
 
 func errorReply(msg string) [][]byte { return [][]byte{[]byte("error"), []byte(msg)} }
@@ -436,7 +477,15 @@ func (s *Server) publish() {
 		case <-s.ctx.Done():
 			return
 		case note := <-s.notes:
-			s.pub.SendMulti(zmq4.NewMsgFrom(note[:requestHeaderSize], note[requestHeaderSize:]))
+			m := [][]byte{note[:requestHeaderSize], note[requestHeaderSize:]}
+			s.submu.Lock()
+			for _, out := range s.subs {
+				select {
+				case out <- m:
+				default:
+				}
+			}
+			s.submu.Unlock()
 		}
 	}
 }

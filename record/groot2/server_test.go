@@ -3,6 +3,7 @@ package groot2
 import (
 	"encoding/binary"
 	"encoding/json"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -20,10 +21,8 @@ import (
 	"github.com/btrobot/btrobot/trees"
 )
 
-// zmq4 v0.17.0's PUB socket never stops its writer goroutine: Close does
-// not reach pubMWriter.Close. One idle goroutine per closed server.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/go-zeromq/zmq4.(*pubMWriter).run"))
+	goleak.VerifyTestMain(m)
 }
 
 // served is a patrol tree behind a Server, with a libzmq client.
@@ -247,4 +246,30 @@ func TestHeartbeat(t *testing.T) {
 	}, 2*time.Second, 20*time.Millisecond)
 	s.tree.Halt()
 	assert.Equal(t, runtime.Failure, s.tick(t), "heard again: drive replaced by FAILURE")
+}
+
+// The server listens on loopback unless told otherwise (Conf.Host), both
+// its ports.
+func TestListensOnLoopbackByDefault(t *testing.T) {
+	cases := []struct {
+		name string
+		host string
+		want []string // the listening hosts allowed
+	}{
+		{"no host: loopback", "", []string{"127.0.0.1"}},
+		{"every interface when told", "0.0.0.0", []string{"0.0.0.0", "::"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tree, doc, _ := patrol(t)
+			srv, err := New(Conf{Tree: tree, Document: doc, Host: c.host, Port: rostest.FreePortPair(t)})
+			require.NoError(t, err)
+			defer func() { require.NoError(t, srv.Close()) }()
+			for _, addr := range []string{srv.rep.addr().String(), srv.pub.addr().String()} {
+				host, _, err := net.SplitHostPort(addr)
+				require.NoError(t, err)
+				assert.Contains(t, c.want, host, addr)
+			}
+		})
+	}
 }
