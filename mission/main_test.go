@@ -6,10 +6,8 @@ import (
 	"go.uber.org/goleak"
 )
 
-// Every run's goroutines (loops, connections, displays) are gone when the
-// tests end; but zmq4 v0.17.0's PUB socket never stops its writer
-// goroutine (Close does not reach pubMWriter.Close): one idle goroutine
-// per closed Groot2 server.
+// Every run's goroutines (loops, connections, displays, Groot2 servers)
+// are gone when the tests end.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/go-zeromq/zmq4.(*pubMWriter).run"))
+	goleak.VerifyTestMain(m)
 }

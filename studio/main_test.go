@@ -9,5 +9,5 @@ import (
 // Every server's, run's and page stream's goroutines are gone when the
 // tests end.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/go-zeromq/zmq4.(*pubMWriter).run"))
+	goleak.VerifyTestMain(m)
 }
