@@ -379,7 +379,9 @@ inputs:
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(600 * time.Millisecond) // the subscriber connects
+	if err := pubConn.WaitSubscribers(context.Background(), "bumper", 1); err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i < 5; i++ {
 		mu.Lock()
 		before := len(seen)

@@ -1,12 +1,15 @@
 package skills
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+	"github.com/stretchr/testify/require"
 
+	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -19,8 +22,10 @@ func TestClaimsSettleOnePlacePerRobot(t *testing.T) {
 	uri := rostest.StartMaster(t)
 	names := []string{"robot3", "robot1", "robot2"}
 	var treesOf []*runtime.Tree
+	var conns []*ros.Conn
 	for _, name := range names {
 		conn := connectAs(t, uri, "/"+name, "btrobot")
+		conns = append(conns, conn)
 		reg := registry(t, Deps{Conn: conn, Places: testPlaces})
 		tree := buildTree(t, reg, `<Sequence>
 			<SetPlace queue="{q}" place="kitchen"/>
@@ -29,8 +34,7 @@ func TestClaimsSettleOnePlacePerRobot(t *testing.T) {
 		</Sequence>`, runtime.BuildConf{Clock: conn.Clock()})
 		treesOf = append(treesOf, tree)
 	}
-	// Let the claim topic's connections form before anyone claims.
-	time.Sleep(500 * time.Millisecond)
+	waitClaimLinks(t, conns...) // before anyone claims
 	results := make([]runtime.Status, len(names))
 	var wg sync.WaitGroup
 	for i, tree := range treesOf {
@@ -100,15 +104,17 @@ func TestClaimProtocol(t *testing.T) {
 // another robot may take the place.
 func TestClaimHaltWithdraws(t *testing.T) {
 	uri := rostest.StartMaster(t)
+	var conns []*ros.Conn
 	build := func(name, settle string) *runtime.Tree {
 		conn := connectAs(t, uri, "/"+name, "btrobot")
+		conns = append(conns, conn)
 		return buildTree(t, registry(t, Deps{Conn: conn, Places: testPlaces}), `<Sequence>
 			<SetPlace queue="{q}" place="kitchen"/>
 			<ClaimPlace queue="{q}" place="{p}" settle="`+settle+`"/>
 		</Sequence>`, runtime.BuildConf{Clock: conn.Clock()})
 	}
 	first, second := build("robot1", "1h"), build("robot2", "200ms")
-	time.Sleep(500 * time.Millisecond) // the claim topic's connections
+	waitClaimLinks(t, conns...)
 	if st, err := first.TickOnce(); st != runtime.Running || err != nil {
 		t.Fatalf("first claim: %v %v", st, err)
 	}
@@ -121,5 +127,17 @@ func TestClaimHaltWithdraws(t *testing.T) {
 	}
 	if p, _ := second.Blackboard().Get("p"); p != "kitchen" {
 		t.Errorf("second robot holds %v", p)
+	}
+}
+
+// waitClaimLinks waits until every robot's claims reach every robot's
+// subscriber (its own among them) on the claim topic: a claim published
+// before would reach only some.
+func waitClaimLinks(t *testing.T, conns ...*ros.Conn) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, c := range conns {
+		require.NoError(t, c.WaitSubscribers(ctx, DefaultClaimTopic, len(conns)))
 	}
 }
