@@ -121,10 +121,14 @@ actions:
 			delay := seen.Sub(halted)
 			mu.Unlock()
 			t.Logf("the server saw the cancel %v after the halt", delay)
-			if halted.IsZero() || delay < -time.Millisecond || delay > 100*time.Millisecond {
-				t.Errorf("the server saw the cancel %v after the halt, want within 100ms", delay)
+			// Sent at the halt, not at some later tick or timeout; how soon
+			// it arrives is the machine's business.
+			if halted.IsZero() || delay < -time.Millisecond || delay > time.Second {
+				t.Errorf("the server saw the cancel %v after the halt, want within 1s", delay)
 			}
-			if d := rep.Stats.Durations.Max(); d > 20*time.Millisecond {
+			// The server takes 0.5 s to end a cancelled goal: a halt that
+			// waited for it would hold its tick that long.
+			if d := rep.Stats.Durations.Max(); d > 250*time.Millisecond {
 				t.Errorf("a tick took %v: halting must not block", d)
 			}
 			if bbString(tree, "code") != "(unset)" {
@@ -142,15 +146,16 @@ actions:
 			if st != runtime.Failure || bbString(tree, "code") != CodeServerUnreachable {
 				t.Fatalf("status %v, code %s; want FAILURE, SERVER_UNREACHABLE", st, bbString(tree, "code"))
 			}
-			if took < 500*time.Millisecond || took > 1500*time.Millisecond {
+			if took < 500*time.Millisecond || took > 5*time.Second {
 				t.Errorf("FAILURE after %v, want the 500ms timeout", took)
 			}
 			// The loop kept ticking while the leaf waited, and no tick waited
-			// with it (a blocked tick would last the 500 ms).
-			if n := rep.Stats.Ticks; n < 12 {
+			// with it (a blocked tick would last the 500 ms, and the run
+			// would have two ticks).
+			if n := rep.Stats.Ticks; n < 5 {
 				t.Errorf("%d ticks in %v at 50 Hz", n, took)
 			}
-			if d := rep.Stats.Durations.Max(); d > 50*time.Millisecond {
+			if d := rep.Stats.Durations.Max(); d > 250*time.Millisecond {
 				t.Errorf("a tick took %v while the server was awaited", d)
 			}
 			t.Logf("FAILURE after %v, %d ticks, lateness p99 %v", took, rep.Stats.Ticks, rep.Stats.Lateness.Quantile(0.99))

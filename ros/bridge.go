@@ -225,7 +225,9 @@ func (b *Bridge) Latch(now time.Time) error {
 	b.conn.latchTopics()
 	bb := b.tree.Blackboard()
 	for _, in := range b.inputs {
-		msg, at, count := in.sub.Newest()
+		// The snapshot the leaves see too (TopicCondition): a message that
+		// came since latchTopics waits for the next tick here as well.
+		msg, at, count := in.sub.latchedView()
 		if msg != nil && count != in.lastCount {
 			in.lastCount = count
 			if in.Key != "" {

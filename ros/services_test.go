@@ -63,7 +63,10 @@ services:
 				if took < tc.minTook || took > tc.minTook+2*time.Second {
 					t.Errorf("took %v", took)
 				}
-				if d := rep.Stats.Durations.Max(); d > 50*time.Millisecond {
+				// A tick that waited for the call would last as long as the
+				// call (for ever for "times out"); a loaded machine's ticks
+				// take far less than that.
+				if d := rep.Stats.Durations.Max(); d > 150*time.Millisecond {
 					t.Errorf("a tick took %v: the call must not block the tick", d)
 				}
 				if tc.want == runtime.Success {
@@ -87,10 +90,12 @@ services:
 </BehaviorTree></root>`)
 			start := time.Now()
 			st, rep := runTree(t, RunConf{Conn: c, Tree: tree, Profile: p})
-			if took := time.Since(start); st != runtime.Failure || took > time.Second {
+			if took := time.Since(start); st != runtime.Failure || took > 5*time.Second {
 				t.Fatalf("status %v after %v, want FAILURE from the Timeout at 200ms", st, took)
 			}
-			if d := rep.Stats.Durations.Max(); d > 50*time.Millisecond {
+			// The call is never answered: a halt that waited for it would
+			// never end.
+			if d := rep.Stats.Durations.Max(); d > time.Second {
 				t.Errorf("a tick took %v: halting must not wait for the call", d)
 			}
 			if bbString(tree, "code") != "(unset)" {

@@ -236,6 +236,14 @@ func (c *Conn) latchTopics() {
 	}
 }
 
+// latchedView returns the message latchTopics snapshot last.
+func (s *Subscription) latchedView() (any, time.Time, uint64) {
+	s.ts.mu.Lock()
+	defer s.ts.mu.Unlock()
+	l := s.ts.latched
+	return l.msg, l.at, l.count
+}
+
 // tickView returns the message a tree's leaf sees during a tick: the one
 // latched at its start under a bridge, else the newest.
 func (s *Subscription) tickView() (any, time.Time, uint64) {

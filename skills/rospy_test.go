@@ -56,7 +56,9 @@ func TestNavigateToAgainstRospyMoveBase(t *testing.T) {
 								// The goal runs and feedback came: halt it.
 								halted := time.Now()
 								tree.Halt()
-								if d := time.Since(halted); d > 5*time.Millisecond {
+								// The server takes 0.5 s to end a cancelled
+								// goal; the halt must not wait for it.
+								if d := time.Since(halted); d > 250*time.Millisecond {
 									t.Errorf("the halt took %v: it must not wait for the server", d)
 								}
 								st = runtime.Idle

@@ -7,7 +7,8 @@ target_pose.header.frame_id selects the behaviour of a goal:
   succeed  feedback twice, then succeed (result empty, as move_base's)
   abort    accept, then abort
   reject   reject at once
-  hold     run until cancelled, publishing feedback every 50 ms
+  hold     run until cancelled, publishing feedback every 50 ms; end 0.5 s
+           after the cancel
   slow     succeed after two seconds
 Every event is printed with the wall time, for the test to measure:
   "goal MODE T", "cancel MODE T", "done MODE STATE".
@@ -62,6 +63,9 @@ def work(gh):
         i = 0
         while not rospy.is_shutdown():
             if is_cancelled(gh):
+                # A slow server: a halt that waited for the cancel to be
+                # acknowledged would block the tick this long.
+                time.sleep(0.5)
                 gh.set_canceled(MoveBaseResult(), "cancelled")
                 say("done", mode, "PREEMPTED")
                 return

@@ -7,7 +7,7 @@ Usage: move_base.py        (serves move_base_msgs/MoveBaseAction on move_base)
 The goal's target_pose.pose.position.x selects how it behaves:
   1  drive: feedback at a third, two thirds and the whole way, then succeed
   2  abort
-  3  hold: feedback every 50 ms until cancelled
+  3  hold: feedback every 50 ms until cancelled, then 0.5 s before it ends
   4  reject
 Prints "ready" once up, "goal X FRAME" for each goal, "cancel" when a goal
 is cancelled and "done STATE" when one ends.
@@ -57,6 +57,9 @@ def work(gh):
     else:
         while not rospy.is_shutdown():
             if is_cancelled(gh):
+                # A slow server: a halt that waited for the cancel to be
+                # acknowledged would take this long.
+                time.sleep(0.5)
                 gh.set_canceled(MoveBaseResult(), "cancelled")
                 say("done PREEMPTED")
                 return
