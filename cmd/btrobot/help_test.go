@@ -101,14 +101,36 @@ func TestHelpCommandWrapsTheSummary(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			code, stdout, _ := runCLI("help", c.name)
 			require.Equal(t, exitOK, code)
-			_, rest, ok := strings.Cut(stdout, "\n\n")
+			syn, rest, ok := strings.Cut(stdout, "\n\n")
 			require.True(t, ok, "a blank line after the synopsis:\n%s", stdout)
+			for _, l := range strings.Split(syn, "\n") {
+				assert.LessOrEqual(t, utf8.RuneCountInString(l), helpWidth, "synopsis line too long: %q", l)
+			}
+			assert.Equal(t, strings.Join(strings.Fields("Usage: btrobot "+c.name+" "+c.args), " "), strings.Join(strings.Fields(syn), " "), "wrapping keeps every word of the synopsis")
 			details, _, _ := strings.Cut(rest, "\n\n")
 			require.NotEmpty(t, details)
 			for _, l := range strings.Split(details, "\n") {
 				assert.LessOrEqual(t, utf8.RuneCountInString(l), helpWidth, "line too long: %q", l)
 			}
 			assert.Equal(t, strings.Join(strings.Fields(c.summary), " "), strings.Join(strings.Fields(details), " "), "wrapping keeps every word")
+		})
+	}
+}
+
+func TestSynopsis(t *testing.T) {
+	for _, tc := range []struct {
+		name, args, want string
+		width            int
+	}{
+		{name: "fits", args: "FILE [--ticks N]", width: 80, want: "Usage: btrobot x FILE [--ticks N]"},
+		{name: "a group is never split", args: "[--a A] [--bb BB] [--c C]", width: 30,
+			want: "Usage: btrobot x [--a A]\n                 [--bb BB]\n                 [--c C]"},
+		{name: "nested brackets", args: "[--groot [HOST:]PORT] F", width: 40, want: "Usage: btrobot x [--groot [HOST:]PORT] F"},
+		{name: "a group longer than the width stays whole", args: "[--a-very-long-flag VALUE]", width: 20, want: "Usage: btrobot x [--a-very-long-flag VALUE]"},
+		{name: "no arguments", args: "", width: 80, want: "Usage: btrobot x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, synopsis("x", tc.args, tc.width))
 		})
 	}
 }

@@ -199,13 +199,58 @@ func wrap(text string, width int) string {
 	return strings.Join(out, "\n")
 }
 
+// synopsis is "Usage: btrobot NAME ARGS" in lines of at most width
+// columns, continuation lines indented under the first argument; a
+// bracketed group ([--rate HZ]) is never split.
+func synopsis(name, args string, width int) string {
+	head := "Usage: btrobot " + name
+	indent := strings.Repeat(" ", utf8.RuneCountInString(head)+1)
+	var lines []string
+	line, words := head, 0
+	for _, group := range argGroups(args) {
+		if words > 0 && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(group) > width {
+			lines = append(lines, line)
+			line, words = indent+group, 1
+			continue
+		}
+		line += " " + group
+		words++
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
+// argGroups splits a synopsis at the spaces outside brackets.
+func argGroups(args string) []string {
+	var groups []string
+	depth, start := 0, -1
+	for i, r := range args {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']' && depth > 0:
+			depth--
+		}
+		switch {
+		case r == ' ' && depth == 0 && start >= 0:
+			groups = append(groups, args[start:i])
+			start = -1
+		case r != ' ' && start < 0:
+			start = i
+		}
+	}
+	if start >= 0 {
+		groups = append(groups, args[start:])
+	}
+	return groups
+}
+
 // newFlags returns a FlagSet whose --help prints the command's synopsis,
 // summary, example and flags.
 func newFlags(env *cmdEnv, c *command) *flag.FlagSet {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(env.stderr, "Usage: btrobot %s %s\n\n%s\n", c.name, c.args, wrap(c.summary, helpWidth))
+		fmt.Fprintf(env.stderr, "%s\n\n%s\n", synopsis(c.name, c.args, helpWidth), wrap(c.summary, helpWidth))
 		if c.example != "" {
 			fmt.Fprintf(env.stderr, "\nExample:\n  %s\n", strings.ReplaceAll(c.example, "\n", "\n  "))
 		}
