@@ -8,7 +8,8 @@
 //
 // Palette is the one registry of node types that every command and test
 // loads trees against: the built-in nodes, the generic ROS nodes and the
-// robot skills (Nodes: wired to no robot). Several missions may run in one
+// robot skills (Nodes: wired to no robot); a program that embeds btrobot
+// adds its own node types to a mission's (LoadConf.Nodes). Several missions may run in one
 // process, one per robot namespace, each with its own connection, tree,
 // blackboard and loop (RunFleet). With no robot attached, CheckFile
 // validates trees and profiles, Tick ticks a tree offline (the JSON lines

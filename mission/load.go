@@ -26,6 +26,11 @@ type LoadConf struct {
 	Places string
 	// Main is the tree to run [the file's main_tree_to_execute].
 	Main string
+	// Nodes are your own node types, beside the palette's (a program that
+	// embeds btrobot adds its robot's leaves here): the tree is checked
+	// against them, and Run builds them. A type named like one of the
+	// palette's is an error.
+	Nodes []runtime.NodeType
 }
 
 // Mission is a tree, a robot profile and the world's places, loaded and
@@ -41,6 +46,8 @@ type Mission struct {
 	Profile *ros.Profile
 	// Places is nil when the mission has no named places.
 	Places *places.Places
+	// Nodes are the mission's own node types (LoadConf.Nodes).
+	Nodes []runtime.NodeType
 }
 
 // LoadError is every problem Load found, each with its file:line:col
@@ -93,7 +100,7 @@ func (e *LoadError) err() error {
 // even when the profile or the places are bad, against what could be
 // read. The error is a *LoadError.
 func Load(c LoadConf) (*Mission, error) {
-	m := &Mission{TreeFile: c.Tree, Main: c.Main}
+	m := &Mission{TreeFile: c.Tree, Main: c.Main, Nodes: c.Nodes}
 	problems := &LoadError{}
 	if c.Tree == "" {
 		problems.add(errors.New("no tree: a mission needs a BehaviorTree.CPP v4 XML file"))
@@ -117,7 +124,7 @@ func Load(c LoadConf) (*Mission, error) {
 		return nil, problems
 	}
 	m.Doc = doc
-	reg, err := Palette(Deps{Profile: m.Profile, Places: m.Places})
+	reg, err := m.palette(Deps{Profile: m.Profile, Places: m.Places})
 	if err != nil {
 		problems.add(err)
 		return nil, problems

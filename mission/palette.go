@@ -52,3 +52,18 @@ func Nodes() *runtime.Registry {
 	}
 	return reg
 }
+
+// palette is the registry m's tree is checked and built against: the
+// palette wired to d, and m's own node types.
+func (m *Mission) palette(d Deps) (*runtime.Registry, error) {
+	reg, err := Palette(d)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range m.Nodes {
+		if err := reg.Register(t); err != nil {
+			return nil, fmt.Errorf("the mission's own nodes: %w", err)
+		}
+	}
+	return reg, nil
+}

@@ -209,7 +209,7 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 		}
 		show(e.Level.String() + " " + e.Node + ": " + e.Text)
 	}
-	reg, err := Palette(d)
+	reg, err := m.palette(d)
 	if err != nil {
 		le := &LoadError{}
 		le.add(err)

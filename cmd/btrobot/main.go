@@ -12,6 +12,9 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/btrobot/btrobot/runtime"
 )
 
 // Exit codes, as DESIGN.md fixes them.
@@ -56,25 +59,54 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	env := &cmdEnv{stdout: stdout, stderr: stderr}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		if len(args) > 1 {
-			if c := findCommand(args[1]); c != nil {
-				return c.run(env, []string{"--help"})
-			}
-		}
-		usage(stderr)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
-	}
-	c := findCommand(args[0])
-	if c == nil {
-		fmt.Fprintf(stderr, "btrobot: unknown command %q\n\n", args[0])
+	if len(args) == 0 {
 		usage(stderr)
 		return exitUsage
 	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		return help(env, args[1:])
+	}
+	c := findCommand(args[0])
+	if c == nil {
+		unknownCommand(stderr, args[0])
+		return exitUsage
+	}
 	return c.run(env, args[1:])
+}
+
+// help is `btrobot help [COMMAND]`: asked for, the help goes to stdout
+// (btrobot help run | less) and exits 0; an unknown command is a usage
+// error.
+func help(env *cmdEnv, args []string) int {
+	switch {
+	case len(args) == 0 || len(args) == 1 && args[0] == "help":
+		usage(env.stdout)
+		return exitOK
+	case len(args) > 1:
+		fmt.Fprintf(env.stderr, "btrobot help: one command at a time, not %d\n", len(args))
+		fmt.Fprintln(env.stderr, "Usage: btrobot help [COMMAND]")
+		return exitUsage
+	}
+	c := findCommand(args[0])
+	if c == nil {
+		unknownCommand(env.stderr, args[0])
+		return exitUsage
+	}
+	return c.run(&cmdEnv{stdout: env.stdout, stderr: env.stdout}, []string{"--help"})
+}
+
+// unknownCommand says that name is no command, and which it may have
+// meant.
+func unknownCommand(w io.Writer, name string) {
+	names := []string{"help"}
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	fmt.Fprintf(w, "btrobot: unknown command %q", name)
+	if near := runtime.NearestNames(name, names, 1); len(near) > 0 {
+		fmt.Fprintf(w, "; did you mean %q?", near[0])
+	}
+	fmt.Fprintln(w, "\nRun 'btrobot help' for the list of commands.")
 }
 
 func findCommand(name string) *command {
@@ -86,14 +118,130 @@ func findCommand(name string) *command {
 	return nil
 }
 
+// lines are the commands' lines in `btrobot help`: what each is for, in
+// a few words. `btrobot help COMMAND` gives the rest: its synopsis, its
+// summary, an example and its flags.
+var lines = map[string]string{
+	"demo":   "patrol the simulated office, shown live (needs only a checkout)",
+	"run":    "run a mission on a robot or on the simulator",
+	"tick":   "tick a tree with no robot attached; JSON lines out",
+	"replay": "play a recording through the live view",
+	"bench":  "time the ticks of a tree with no robot attached",
+	"check":  "validate trees, robot profiles and scenarios",
+	"hil":    "run scenarios against the simulator or a robot",
+	"nodes":  "print the node palette (list, Groot2 model, XSD, Markdown)",
+	"master": "run the embedded ROS master",
+	"sim":    "run the simulated world as a ROS node",
+	"studio": "serve the browser studio: recordings, editor, runs",
+}
+
+// line is c's line in `btrobot help`: its entry in lines, else the first
+// line of its summary.
+func (c *command) line() string {
+	if l, ok := lines[c.name]; ok {
+		return l
+	}
+	first, _, _ := strings.Cut(c.summary, "\n")
+	return first
+}
+
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "btrobot — a behavior-tree controller runtime for ROS robots")
-	fmt.Fprintln(w, "\nUsage: btrobot COMMAND [ARGS]   (btrobot help COMMAND for more)")
-	fmt.Fprintln(w)
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	fmt.Fprintln(w, "\nUsage: btrobot COMMAND [ARGS]")
+	fmt.Fprintln(w, "\nCommands:")
+	cs := commands()
+	width := 0
+	for _, c := range cs {
+		width = max(width, len(c.name))
 	}
-	fmt.Fprintln(w, "\nExit codes: 0 success, 1 the mission or check failed, 2 bad input or usage.")
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.line())
+	}
+	fmt.Fprintln(w, "\nRun 'btrobot help COMMAND' for a command's details, flags and an example.")
+	fmt.Fprintln(w, "Exit codes: 0 success, 1 the mission or check failed, 2 bad input or usage.")
+}
+
+// helpWidth is the column a command's summary is wrapped at in its help.
+const helpWidth = 80
+
+// wrap lays text out in lines of at most width columns (a longer word
+// stands alone). A line of text that ends a sentence ends its line;
+// the others are joined to the next, so that summaries written with
+// breaks anywhere read as paragraphs.
+func wrap(text string, width int) string {
+	var out []string
+	var para []string
+	flush := func() {
+		line := ""
+		for _, word := range strings.Fields(strings.Join(para, " ")) {
+			switch {
+			case line == "":
+				line = word
+			case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width:
+				out = append(out, line)
+				line = word
+			default:
+				line += " " + word
+			}
+		}
+		if line != "" {
+			out = append(out, line)
+		}
+		para = para[:0]
+	}
+	for _, l := range strings.Split(text, "\n") {
+		para = append(para, l)
+		if t := strings.TrimSpace(l); t == "" || strings.HasSuffix(t, ".") || strings.HasSuffix(t, ":") {
+			flush()
+		}
+	}
+	flush()
+	return strings.Join(out, "\n")
+}
+
+// synopsis is "Usage: btrobot NAME ARGS" in lines of at most width
+// columns, continuation lines indented under the first argument; a
+// bracketed group ([--rate HZ]) is never split.
+func synopsis(name, args string, width int) string {
+	head := "Usage: btrobot " + name
+	indent := strings.Repeat(" ", utf8.RuneCountInString(head)+1)
+	var lines []string
+	line, words := head, 0
+	for _, group := range argGroups(args) {
+		if words > 0 && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(group) > width {
+			lines = append(lines, line)
+			line, words = indent+group, 1
+			continue
+		}
+		line += " " + group
+		words++
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
+// argGroups splits a synopsis at the spaces outside brackets.
+func argGroups(args string) []string {
+	var groups []string
+	depth, start := 0, -1
+	for i, r := range args {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']' && depth > 0:
+			depth--
+		}
+		switch {
+		case r == ' ' && depth == 0 && start >= 0:
+			groups = append(groups, args[start:i])
+			start = -1
+		case r != ' ' && start < 0:
+			start = i
+		}
+	}
+	if start >= 0 {
+		groups = append(groups, args[start:])
+	}
+	return groups
 }
 
 // newFlags returns a FlagSet whose --help prints the command's synopsis,
@@ -102,7 +250,7 @@ func newFlags(env *cmdEnv, c *command) *flag.FlagSet {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(env.stderr, "Usage: btrobot %s %s\n\n%s\n", c.name, c.args, c.summary)
+		fmt.Fprintf(env.stderr, "%s\n\n%s\n", synopsis(c.name, c.args, helpWidth), wrap(c.summary, helpWidth))
 		if c.example != "" {
 			fmt.Fprintf(env.stderr, "\nExample:\n  %s\n", strings.ReplaceAll(c.example, "\n", "\n  "))
 		}
