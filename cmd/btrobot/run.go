@@ -89,7 +89,7 @@ func runCommand() *command {
 			return exitUsage
 		}
 
-		ctx, stopSignals := interruptContext()
+		ctx, stopSignals := interruptContext(env.stderr)
 		defer stopSignals()
 		joined := false
 		join := func() (int, func()) {
