@@ -260,7 +260,7 @@ func Connect(conf Conf) (*Conn, error) {
 		pubs:    map[string]*topicPub{},
 		svcs:    map[string]*serviceClient{},
 		actions: map[string]*actionClient{},
-		lost:    lostState{ch: make(chan struct{})},
+		lost:    lostState{ch: make(chan struct{}), silent: make(chan struct{})},
 		closing: make(chan struct{}),
 	}
 	for from, to := range conf.Remap {
@@ -534,10 +534,10 @@ wait:
 		c.cancel()
 	}
 	for i := len(servers) - 1; i >= 0; i-- {
-		servers[i]()
+		c.unregister("a service or an action server", servers[i])
 	}
-	for _, a := range actions {
-		a.close()
+	for name, a := range actions {
+		c.unregister("the action client of "+name, a.close)
 	}
 	for _, s := range svcs {
 		s.close()

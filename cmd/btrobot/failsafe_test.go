@@ -577,25 +577,38 @@ func TestFailsafeSignalTwice(t *testing.T) {
 // TestFailsafeHungMaster: the master stops answering (SIGSTOP) and stays
 // so, on Debian's rosmaster and on btrobot's own. The controller stops the
 // robot, exits within a bound although every call to the master hangs,
-// and says that the master did not answer.
+// and says that the master did not answer: found by its master check, or,
+// when a SIGTERM ends the run first, by the unregistrations as it closes.
 func TestFailsafeHungMaster(t *testing.T) {
 	rostest.Require(t, "rosmaster")
-	for _, embedded := range []bool{false, true} {
-		name := map[bool]string{false: "rosmaster", true: "btrobot master"}[embedded]
-		t.Run(name, func(t *testing.T) {
-			r := startRigOn(t, rigConf{embedded: embedded})
+	cases := []struct {
+		name     string
+		embedded bool
+		sigterm  bool // SIGTERM right after the master hung
+		says     string
+	}{
+		{"rosmaster", false, false, "it does not answer"},
+		{"btrobot master", true, false, "it does not answer"},
+		{"rosmaster, then SIGTERM", false, true, "it did not answer within 2s while /robot1/btrobot unregistered"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := startRigOn(t, rigConf{embedded: tc.embedded})
 			t.Cleanup(func() { syscall.Kill(r.master.Pid(), syscall.SIGCONT) })
 			t0 := time.Now()
 			require.NoError(t, syscall.Kill(r.master.Pid(), syscall.SIGSTOP))
+			if tc.sigterm {
+				require.NoError(t, r.ctl.Process.Signal(syscall.SIGTERM))
+			}
 			zero, gotZero := r.firstZeroAfter(t0, 10*time.Second)
 			exit, exited := r.exitAfter(t0, 20*time.Second)
-			t.Logf("master SIGSTOP (%s): zero Twist after %v, exit after %v", name, zero.Round(time.Millisecond), exit.Round(time.Millisecond))
-			failsafeTimes.Store("master SIGSTOP, "+name, [2]time.Duration{zero, exit})
+			t.Logf("master SIGSTOP (%s): zero Twist after %v, exit after %v", tc.name, zero.Round(time.Millisecond), exit.Round(time.Millisecond))
+			failsafeTimes.Store("master SIGSTOP, "+tc.name, [2]time.Duration{zero, exit})
 			require.True(t, exited, "btrobot run still runs 20 s after the master hung:\n%s", r.out.String())
 			assert.True(t, gotZero, "no zero Twist reached the watcher")
 			assert.Equal(t, exitFailed, r.ctl.ProcessState.ExitCode())
 			out := r.out.String()
-			assert.Contains(t, out, "lost the master at "+r.uri+": it does not answer")
+			assert.Contains(t, out, "lost the master at "+r.uri+": "+tc.says)
 			assert.Contains(t, out, "zero velocity sent on /robot1/cmd_vel and delivered to")
 		})
 	}
