@@ -214,6 +214,7 @@ type Conn struct {
 	scanCycles int // bridges running; see startScanCycle
 
 	slaveURI string // the node's own slave API, as the master knows it
+	tcpros   int    // the node's TCPROS port once known (tcprosPort; under mu)
 	lost     lostState
 
 	lockstep lockstepActions // see lockstep_actions.go
