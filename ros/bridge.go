@@ -354,9 +354,9 @@ func (b *Bridge) message(bb *runtime.Blackboard, o *bridgeOutput) (any, bool, er
 // stopTimeout bounds how long Stop waits for the zero velocity to go out.
 const stopTimeout = time.Second
 
-// stopRecount is how long after the zero velocity was handed over Stop
-// counts the subscriber connections again: a connection the write broke
-// is gone by then.
+// stopRecount is how long after the zero velocity was acknowledged (or
+// handed over) Stop counts the subscriber connections again: a connection
+// the write broke is gone by then.
 const stopRecount = 10 * time.Millisecond
 
 // StopReport says how the robot was stopped: whether the zero velocity
@@ -364,15 +364,26 @@ const stopRecount = 10 * time.Millisecond
 type StopReport struct {
 	// Topic is the resolved velocity topic; "" when the profile names none.
 	Topic string
-	// Delivered says that the zero velocity left to at least one
+	// Delivered says that the zero velocity reached at least one
 	// subscriber: a subscriber connection of the node's publisher was open
 	// when it was published, goroslib took the message for its connections
-	// within stopTimeout, and the connection was still open afterwards (as
-	// the node's own slave API reports it, so this holds with the master
-	// gone).
+	// within stopTimeout, on Linux the peers' TCP acknowledged it (every
+	// connection of the node's TCPROS port had an empty send queue, but for
+	// fewer than there are subscribers; see tcpack.go), and the
+	// connection was still open afterwards (as the node's own slave API
+	// reports it, so this holds with the master gone). TCPROS has no
+	// acknowledgement of its own: a subscriber that got the bytes and then
+	// dropped them unread is beyond what a publisher can see.
 	Delivered bool
-	// Subscribers is how many subscriber connections it was handed to.
+	// Subscribers is how many subscribers it reached: on Linux, those of
+	// the velocity topic less the node's connections that had not
+	// acknowledged what was written to them by the deadline (a lower
+	// bound); elsewhere, the subscriber connections it was handed to.
 	Subscribers int
+	// Unacknowledged counts the node's TCPROS connections, of any topic,
+	// that had not acknowledged what was written to them within
+	// stopTimeout (Linux only).
+	Unacknowledged int
 	// Problem says why it was not delivered.
 	Problem string
 }
@@ -382,6 +393,8 @@ func (s StopReport) String() string {
 	switch {
 	case s.Topic == "":
 		return "no velocity topic to zero (the profile has no safety section)"
+	case s.Delivered && s.Unacknowledged > 0:
+		return fmt.Sprintf("zero velocity sent on %s and delivered to at least %d %s (%d of the node's connections did not acknowledge it)", s.Topic, s.Subscribers, plural(s.Subscribers, "subscriber", "subscribers"), s.Unacknowledged)
 	case s.Delivered:
 		return fmt.Sprintf("zero velocity sent on %s and delivered to %d %s", s.Topic, s.Subscribers, plural(s.Subscribers, "subscriber", "subscribers"))
 	}
@@ -413,7 +426,8 @@ func (b *Bridge) Stop() StopReport {
 		msg = &geometry_msgs.TwistStamped{Header: ts.Header}
 		msg.(*geometry_msgs.TwistStamped).Header.Stamp = b.conn.clock.Now()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	deadline := time.Now().Add(stopTimeout)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	pubErr := b.stopPub.PublishWait(ctx, msg)
 	b.mu.Lock()
@@ -430,6 +444,10 @@ func (b *Bridge) Stop() StopReport {
 		rep.Problem = "no subscriber connected"
 		return rep
 	}
+	// The peers' TCP acknowledges what reached their open sockets (see
+	// tcpack.go); where that cannot be read, a connection still open
+	// shortly after is all there is to go by.
+	unacked, acks := b.conn.unacknowledged(topic, deadline)
 	time.Sleep(stopRecount)
 	after, err := b.conn.subscriberConns(topic)
 	switch {
@@ -437,8 +455,14 @@ func (b *Bridge) Stop() StopReport {
 		rep.Problem = fmt.Sprintf("the node's connections could not be read after the stop (%v)", err)
 	case after == 0:
 		rep.Problem = fmt.Sprintf("the subscriber connection%s closed as it was sent", map[bool]string{true: "", false: "s"}[before == 1])
+	case acks && min(before, after)-unacked <= 0:
+		rep.Problem = fmt.Sprintf("%d of the node's connections did not acknowledge what was written to them within %v (a subscriber that does not read?), as many as %s has subscribers", unacked, stopTimeout, topic)
 	default:
 		rep.Delivered, rep.Subscribers = true, min(before, after)
+		if acks {
+			rep.Subscribers -= unacked
+			rep.Unacknowledged = unacked
+		}
 	}
 	return rep
 }

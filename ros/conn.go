@@ -214,6 +214,7 @@ type Conn struct {
 	scanCycles int // bridges running; see startScanCycle
 
 	slaveURI string // the node's own slave API, as the master knows it
+	tcpros   int    // the node's TCPROS port once known (tcprosPort; under mu)
 	lost     lostState
 
 	lockstep lockstepActions // see lockstep_actions.go
@@ -260,7 +261,7 @@ func Connect(conf Conf) (*Conn, error) {
 		pubs:    map[string]*topicPub{},
 		svcs:    map[string]*serviceClient{},
 		actions: map[string]*actionClient{},
-		lost:    lostState{ch: make(chan struct{})},
+		lost:    lostState{ch: make(chan struct{}), silent: make(chan struct{})},
 		closing: make(chan struct{}),
 	}
 	for from, to := range conf.Remap {
@@ -502,9 +503,11 @@ func (c *Conn) trackCancel(done chan struct{}) bool {
 // Close unregisters every subscriber, publisher, service and action of the
 // node, then the node itself. It first waits, at most cancelAckPatience
 // (half a second), for the servers of goals halted earlier to acknowledge
-// their cancels, so that no cancel is lost with its connection. After the node lost ROS (Err) it waits at
-// most half a second for goroslib's teardown of the node's servers, which
-// then ends in the background. It may be called more than once.
+// their cancels, so that no cancel is lost with its connection. Every
+// unregistration from the master is bounded (unregister), and so is
+// goroslib's teardown of the node's own servers (a second; half a second
+// after the node lost ROS), which then ends in the background. It may be
+// called more than once.
 func (c *Conn) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -534,10 +537,10 @@ wait:
 		c.cancel()
 	}
 	for i := len(servers) - 1; i >= 0; i-- {
-		servers[i]()
+		c.unregister("a service or an action server", servers[i])
 	}
-	for _, a := range actions {
-		a.close()
+	for name, a := range actions {
+		c.unregister("the action client of "+name, a.close)
 	}
 	for _, s := range svcs {
 		s.close()
@@ -548,30 +551,36 @@ wait:
 	for _, p := range pubs {
 		p.close()
 	}
-	if c.Err() == nil {
+	// What is left of goroslib's teardown is the node's own: its slave
+	// API's http.Server.Shutdown, which waits for a connection a peer
+	// opened and has not used (net/http gives such a connection five
+	// seconds), the TCPROS connections, and /rosout's unregistration. It
+	// says nothing to a subscriber that matters to the robot: the
+	// program's exit is not held for it beyond nodeCloseMax (less after
+	// the node lost ROS); the rest ends in the background.
+	bound := nodeCloseMax
+	if c.Err() != nil {
+		bound = lostNodeCloseMax
+	}
+	closed := make(chan struct{})
+	go func() {
 		c.node.Close()
-	} else {
-		// A node that lost ROS has nothing left to say to the graph, and
-		// goroslib's teardown of its slave API can wait seconds for a
-		// connection a peer opened and left idle (net/http's Shutdown
-		// gives a new connection five): do not hold the program's exit
-		// for it; the rest ends in the background.
-		closed := make(chan struct{})
-		go func() {
-			c.node.Close()
-			close(closed)
-		}()
-		select {
-		case <-closed:
-		case <-time.After(nodeCloseMax):
-		}
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(bound):
 	}
 	c.wg.Wait()
 	return nil
 }
 
-// nodeCloseMax bounds how long Close waits for goroslib to tear down a
-// node that lost ROS, once its topics, services and actions are closed.
-const nodeCloseMax = 500 * time.Millisecond
+// nodeCloseMax and lostNodeCloseMax bound how long Close waits for
+// goroslib to tear down the node, once its topics, services and actions
+// are closed: a live node, and one that lost ROS.
+const (
+	nodeCloseMax     = time.Second
+	lostNodeCloseMax = 500 * time.Millisecond
+)
 
 var errClosed = errors.New("the ROS connection is closed")

@@ -21,7 +21,13 @@
 //     topic, so that Run notices /clock, the robot's inputs or an action
 //     server losing their publisher at once.
 //   - Whether a zero velocity reached anyone is read from the node's own
-//     slave API (getBusInfo), which answers without the master.
+//     slave API (getBusInfo), which answers without the master, and on
+//     Linux from the kernel's TCP table: what the peers' TCP acknowledged
+//     (tcpack.go).
+//   - goroslib bounds a call to the master only by its ReadTimeout (10 s),
+//     once per topic as a node closes: the Conn waits for each at most
+//     twice Conf.MasterTimeout, and not at all once the master is known
+//     silent (Conn.unregister).
 //
 // A program joins the graph, builds its tree on the connection's clock (ROS
 // time under /use_sim_time), and runs it against a robot profile:

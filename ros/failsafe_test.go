@@ -299,3 +299,97 @@ func TestRunStopsTheRobotWhenClockGoesSilent(t *testing.T) {
 		})
 	}
 }
+
+// TestRunTellsAClockThatLeftFromAToolThatLeft: under /use_sim_time,
+// another publisher of /clock closing its connection (a tool that
+// advertised /clock and left) does not end the run while the clock goes
+// on; the publisher that keeps time leaving does. (Whether that is seen
+// as a closed connection or as silence depends on whether the master's
+// publisherUpdate or the closed connection comes first; a process that is
+// killed sends no update: TestFailsafeStopsTheRobotWhenROSFails.)
+func TestRunTellsAClockThatLeftFromAToolThatLeft(t *testing.T) {
+	cases := []struct {
+		name string
+		// leave closes a node that publishes /clock: the one that keeps
+		// time, or a tool.
+		clockLeaves bool
+	}{
+		{"another publisher of /clock leaves", false},
+		{"the publisher of /clock leaves", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			uri := rostest.StartMaster(t)
+			clockSrc := connect(t, uri, "clock_source")
+			require.NoError(t, clockSrc.SetParam("/use_sim_time", true))
+			pub, err := NewPublisher(PublisherConf{Conn: clockSrc, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
+			require.NoError(t, err)
+			ctx, cancel := context.WithCancel(context.Background())
+			ticking := make(chan struct{})
+			go func() {
+				defer close(ticking)
+				simNow := time.Unix(1000, 0)
+				for ctx.Err() == nil {
+					simNow = simNow.Add(20 * time.Millisecond)
+					pub.Publish(&rosgraph_msgs.Clock{Clock: simNow})
+					time.Sleep(20 * time.Millisecond)
+				}
+			}()
+			defer func() { cancel(); <-ticking }()
+			tool := connect(t, uri, "clock_tool")
+			_, err = NewPublisher(PublisherConf{Conn: tool, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
+			require.NoError(t, err)
+
+			c := connect(t, uri, "btrobot")
+			require.NotNil(t, c.SimClock())
+			p := profile(t, velocityProfile)
+			tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="M"><KeepRunningUntilFailure><AlwaysSuccess/></KeepRunningUntilFailure></BehaviorTree></root>`)
+			timeout := 10 * time.Second // longer than the test waits
+			if tc.clockLeaves {
+				timeout = time.Second
+			}
+			stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p, ClockTimeout: timeout})
+			// Both publishers of /clock are connected to the controller.
+			eventually(t, 10*time.Second, "two /clock connections", func() bool {
+				return inboundConns(t, c, "/clock") == 2
+			})
+			time.Sleep(200 * time.Millisecond)
+			if tc.clockLeaves {
+				cancel()
+				<-ticking
+				clockSrc.Close()
+			} else {
+				tool.Close()
+			}
+			select {
+			case <-done:
+				require.True(t, tc.clockLeaves, "the run ended when a tool that advertised /clock left")
+			case <-time.After(3 * time.Second):
+				require.False(t, tc.clockLeaves, "the run goes on without its clock (ClockTimeout is 1 s)")
+			}
+			_, err = stop()
+			if tc.clockLeaves {
+				var cs *ClockStoppedError
+				require.ErrorAs(t, err, &cs)
+				return
+			}
+			assert.NotErrorIs(t, err, ErrLost)
+		})
+	}
+}
+
+// inboundConns counts the connections of the node's subscriber of topic,
+// from its own slave API.
+func inboundConns(t *testing.T, c *Conn, topic string) int {
+	u, err := url.Parse(c.slaveURI)
+	require.NoError(t, err)
+	info, err := apislave.NewClient(u.Host, "/test", &http.Client{Timeout: time.Second}).GetBusInfo()
+	require.NoError(t, err)
+	n := 0
+	for _, e := range info {
+		if len(e) >= 6 && e[2] == "i" && e[4] == topic && e[5] == true {
+			n++
+		}
+	}
+	return n
+}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/apimaster"
 	"github.com/bluenviron/goroslib/v2/pkg/apislave"
 )
@@ -93,6 +94,9 @@ type MasterLostError struct {
 	Reason string
 	Err    error // the failed call, when there was one
 	taken  bool  // another node registered with the name
+	// silent says that the master did not answer in time (rather than
+	// refusing the connection, or answering): calls to it hang.
+	silent bool
 }
 
 func (e *MasterLostError) Error() string {
@@ -181,6 +185,10 @@ type lostState struct {
 
 	holdMu sync.Mutex
 	holds  map[chan struct{}]bool // each closed by its holder's release
+
+	// silent is closed once a close found the master silent (unregister).
+	silentOnce sync.Once
+	silent     chan struct{}
 
 	dropMu sync.Mutex
 	drops  map[string]uint64 // publisher connections lost, by topic
@@ -339,7 +347,7 @@ func (c *Conn) checkMaster(mc *apimaster.Client) error {
 	var ue *url.Error
 	switch {
 	case errors.As(err, &ue):
-		return &MasterLostError{URI: c.conf.MasterURI, Reason: "it does not answer", Err: ue.Err}
+		return &MasterLostError{URI: c.conf.MasterURI, Reason: "it does not answer", Err: ue.Err, silent: ue.Timeout()}
 	case err != nil:
 		return &MasterLostError{URI: c.conf.MasterURI, Reason: "it no longer knows " + c.name + " (did it restart?); not running unregistered"}
 	case uri != c.slaveURI:
@@ -375,4 +383,55 @@ func (c *Conn) subscriberConns(topic string) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// unregisterMax bounds how long a connection waits for one of goroslib's
+// closes, each of which unregisters from the master: goroslib bounds a
+// call to the master only by its ReadTimeout (ten seconds), and a node
+// makes one per topic, service and action topic, so a hung master would
+// hold the program's exit for minutes.
+func (c *Conn) unregisterMax() time.Duration { return 2 * c.conf.MasterTimeout }
+
+// unregister runs f, a goroslib close that unregisters from the master,
+// and waits for it, at most unregisterMax. A master that does not answer
+// in time is lost (a *MasterLostError that says so, logged as an error);
+// from then on, and once the master check found it silent, closes are not
+// waited for: they go on in the background and end when goroslib's own
+// timeout ends their calls (or with the process). Connections to other
+// nodes are closed by goroslib after the master's answer, so they stay
+// open meanwhile.
+func (c *Conn) unregister(what string, f func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	if c.masterSilent() {
+		return
+	}
+	t := time.NewTimer(c.unregisterMax())
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		err := &MasterLostError{
+			URI:    c.conf.MasterURI,
+			Reason: fmt.Sprintf("it did not answer within %v while %s unregistered %s; the node's other registrations are left to the master", c.unregisterMax(), c.name, what),
+			silent: true,
+		}
+		c.lose(err)
+		c.node.Log(goroslib.LogLevelError, "%v", err)
+		c.lost.silentOnce.Do(func() { close(c.lost.silent) })
+	}
+}
+
+// masterSilent reports whether the master was found not to answer.
+func (c *Conn) masterSilent() bool {
+	select {
+	case <-c.lost.silent:
+		return true
+	default:
+	}
+	var ml *MasterLostError
+	return errors.As(c.Err(), &ml) && ml.silent
 }

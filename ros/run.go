@@ -366,6 +366,9 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 	servers := r.newServerWatch()
 	last := time.Now()
 	var resumed, foundAt time.Time
+	// A /clock publisher that closed its connection, and the newest /clock
+	// message then: the clock is lost when none came since (clockDrop).
+	var dropSeen, dropHeard time.Time
 	wasPaused := false
 	for {
 		select {
@@ -397,8 +400,16 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 				since = resumed
 			}
 			switch {
-			case r.conn.publisherDrops("/clock") != clockDrops:
-				return &ClockStoppedError{Since: max(0, now.Sub(heard)), Closed: true}
+			case r.conn.publisherDrops("/clock") != clockDrops && dropSeen.IsZero():
+				dropSeen, dropHeard = now, heard
+			case !dropSeen.IsZero() && now.Sub(dropSeen) >= clockDropSettle:
+				if heard.Equal(dropHeard) {
+					return &ClockStoppedError{Since: max(0, now.Sub(heard)), Closed: true}
+				}
+				// Another publisher of /clock left (a tool that
+				// advertised it, a peer that sent a bad header): the
+				// clock goes on.
+				clockDrops, dropSeen = r.conn.publisherDrops("/clock"), time.Time{}
 			case timeout > 0 && now.Sub(since) >= timeout:
 				return &ClockStoppedError{Since: now.Sub(heard)}
 			}
@@ -426,6 +437,12 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 		}
 	}
 }
+
+// clockDropSettle is how long after a publisher of /clock closed its
+// connection the supervisor waits for another /clock message before it
+// calls the clock lost: the publisher that left may not be the one that
+// keeps time.
+const clockDropSettle = 150 * time.Millisecond
 
 // lostSettle is how long the supervisor lets the connections of a process
 // that died close before it names the cause.

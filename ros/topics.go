@@ -204,7 +204,7 @@ func (ts *topicSub) newest() (any, time.Time, uint64) {
 	return ts.msg, ts.at, ts.count
 }
 
-func (ts *topicSub) close() { ts.sub.Close() }
+func (ts *topicSub) close() { ts.conn.unregister("its subscriber of "+ts.topic, ts.sub.Close) }
 
 // startScanCycle makes the tree's ROS leaves read topics as latched at the
 // start of each tick (latchTopics) rather than as they arrive.
@@ -450,5 +450,5 @@ func (tp *topicPub) run() {
 func (tp *topicPub) close() {
 	close(tp.quit)
 	<-tp.done
-	tp.pub.Close()
+	tp.conn.unregister("its publisher of "+tp.topic, tp.pub.Close)
 }

@@ -133,7 +133,7 @@ func (d *demo) run() int {
 		return exitFailed
 	}
 
-	ctx, stopSignals := interruptContext()
+	ctx, stopSignals := interruptContext(env.stderr)
 	defer stopSignals()
 	simr, err := mission.StartSim(mission.SimConf{
 		World: w, Speed: d.speed, OnEvent: d.event, MasterLog: func(msg string) { d.show("ROS master: " + msg) },

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/stretchr/testify/assert"
@@ -88,18 +89,40 @@ type faultRig struct {
 	exited chan struct{}
 	exitAt time.Time
 
-	mu    sync.Mutex
-	zeros []time.Time // when the watcher received a zero Twist
-	speed float64     // the newest odometry speed
+	mu      sync.Mutex
+	zeros   []time.Time // when the watcher received a zero Twist
+	cancels []time.Time // when the watcher received a goal cancel of move_base
+	speed   float64     // the newest odometry speed
+}
+
+// rigConf says what a fault rig runs on.
+type rigConf struct {
+	// wallTime runs the simulator on wall time (no /use_sim_time).
+	wallTime bool
+	// embedded runs btrobot's own master (`btrobot master`, a process of
+	// its own) in place of Debian's rosmaster.
+	embedded bool
 }
 
 // startRig starts everything and returns once the robot drives.
 func startRig(t *testing.T, wallTime bool, before ...func(r *faultRig)) *faultRig {
 	t.Helper()
+	return startRigOn(t, rigConf{wallTime: wallTime}, before...)
+}
+
+// startRigOn is startRig on the master rc says.
+func startRigOn(t *testing.T, rc rigConf, before ...func(r *faultRig)) *faultRig {
+	t.Helper()
+	wallTime := rc.wallTime
 	r := &faultRig{t: t, exited: make(chan struct{})}
 	port := rostest.FreePort(t)
 	r.uri = "http://127.0.0.1:" + strconv.Itoa(port) + "/"
-	r.master = rostest.Start(t, r.uri, "rosmaster", "--core", "-p", strconv.Itoa(port))
+	bin := buildBinary(t)
+	if rc.embedded {
+		r.master = rostest.Start(t, r.uri, bin, "master", "--port", strconv.Itoa(port))
+	} else {
+		r.master = rostest.Start(t, r.uri, "rosmaster", "--core", "-p", strconv.Itoa(port))
+	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -111,7 +134,6 @@ func startRig(t *testing.T, wallTime bool, before ...func(r *faultRig)) *faultRi
 		require.False(t, time.Now().After(deadline), "rosmaster did not answer: %v", err)
 		time.Sleep(100 * time.Millisecond)
 	}
-	bin := buildBinary(t)
 	if wallTime {
 		self, err := os.Executable()
 		require.NoError(t, err)
@@ -136,6 +158,13 @@ func startRig(t *testing.T, wallTime bool, before ...func(r *faultRig)) *faultRi
 			r.zeros = append(r.zeros, at)
 			r.mu.Unlock()
 		}
+	})
+	require.NoError(t, err)
+	_, err = ros.Subscribe(watch, "/robot1/move_base/cancel", func(m *actionlib_msgs.GoalID) {
+		at := time.Now()
+		r.mu.Lock()
+		r.cancels = append(r.cancels, at)
+		r.mu.Unlock()
 	})
 	require.NoError(t, err)
 	_, err = ros.Subscribe(watch, "/robot1/odom", func(m *nav_msgs.Odometry) {
@@ -195,10 +224,16 @@ func (r *faultRig) waitSpeed(v float64, timeout time.Duration) {
 // firstZeroAfter returns how long after t0 the watcher received a zero
 // Twist, waiting up to timeout; false when none came.
 func (r *faultRig) firstZeroAfter(t0 time.Time, timeout time.Duration) (time.Duration, bool) {
+	return r.firstAfter(&r.zeros, t0, timeout)
+}
+
+// firstAfter returns how long after t0 the first of the times (read under
+// the rig's lock) came, waiting up to timeout; false when none came.
+func (r *faultRig) firstAfter(times *[]time.Time, t0 time.Time, timeout time.Duration) (time.Duration, bool) {
 	deadline := time.Now().Add(timeout)
 	for {
 		r.mu.Lock()
-		for _, z := range r.zeros {
+		for _, z := range *times {
 			if z.After(t0) {
 				r.mu.Unlock()
 				return z.Sub(t0), true
@@ -209,6 +244,24 @@ func (r *faultRig) firstZeroAfter(t0 time.Time, timeout time.Duration) (time.Dur
 			return 0, false
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// restAfter waits up to timeout until the odometry says the robot is at
+// rest, and reports whether it came to rest.
+func (r *faultRig) restAfter(timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		r.mu.Lock()
+		s := r.speed
+		r.mu.Unlock()
+		if s == 0 {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -451,6 +504,115 @@ func TestFailsafeStalledControllerResumes(t *testing.T) {
 			_, exited = r.exitAfter(time.Now(), 5*time.Second)
 			require.True(t, exited)
 			assert.Contains(t, r.out.String(), "interrupted by SIGINT")
+		})
+	}
+}
+
+// TestFailsafeDuplicateNodeStopsTheRobot: a second node takes the
+// controller's name, on Debian's rosmaster and on btrobot's own master
+// (a process of its own). The master shuts the controller down; before it
+// goes, the separate watcher receives a zero Twist and move_base's goal
+// cancel, the simulated robot comes to rest and stays there, and the
+// controller's last line says the zero velocity was delivered.
+func TestFailsafeDuplicateNodeStopsTheRobot(t *testing.T) {
+	rostest.Require(t, "rosmaster", "rospy")
+	for _, embedded := range []bool{false, true} {
+		name := map[bool]string{false: "rosmaster", true: "btrobot master"}[embedded]
+		t.Run(name, func(t *testing.T) {
+			r := startRigOn(t, rigConf{embedded: embedded})
+			tool := startPyTool(t, r.uri, duplicateNode, "__ns:=/robot1")
+			t0 := tool.fire()
+			zero, gotZero := r.firstZeroAfter(t0, 5*time.Second)
+			cancel, gotCancel := r.firstAfter(&r.cancels, t0, 5*time.Second)
+			exit, exited := r.exitAfter(t0, 10*time.Second)
+			rest := r.restAfter(5 * time.Second)
+			t.Logf("duplicate node on %s: zero Twist after %v, cancel after %v, exit after %v", name,
+				zero.Round(time.Millisecond), cancel.Round(time.Millisecond), exit.Round(time.Millisecond))
+			failsafeTimes.Store("a second node with the same name, "+name, [2]time.Duration{zero, exit})
+			require.True(t, exited, "btrobot run still runs 10 s after the fault:\n%s", r.out.String())
+			assert.True(t, gotZero, "no zero Twist reached the watcher")
+			assert.True(t, gotCancel, "no goal cancel reached the watcher of move_base/cancel")
+			require.True(t, rest, "the robot did not come to rest")
+			time.Sleep(time.Second) // it stays at rest: no goal drives it on
+			r.mu.Lock()
+			speed := r.speed
+			r.mu.Unlock()
+			assert.Zero(t, speed, "the robot drives on after the controller was shut down")
+			out := r.out.String()
+			assert.Contains(t, out, "new node registered with same name")
+			assert.Contains(t, out, "zero velocity sent on /robot1/cmd_vel and delivered to")
+		})
+	}
+}
+
+// TestFailsafeSignalTwice: a supervisor sends SIGTERM twice in quick
+// succession. The second signal never skips the stop: the watcher
+// receives a zero Twist, the controller exits 1 within exitTarget (its
+// teardown of its own slave API, which net/http's Shutdown may hold five
+// seconds for a peer's unused connection, is not waited for) and says it
+// stopped the robot.
+func TestFailsafeSignalTwice(t *testing.T) {
+	rostest.Require(t, "rosmaster")
+	for _, gap := range []time.Duration{0, 5 * time.Millisecond, 20 * time.Millisecond, 100 * time.Millisecond} {
+		t.Run(gap.String(), func(t *testing.T) {
+			r := startRig(t, false)
+			t0 := time.Now()
+			require.NoError(t, r.ctl.Process.Signal(syscall.SIGTERM))
+			if gap > 0 {
+				time.Sleep(gap) // the gap between the signals is the case
+			}
+			// The process may have ended already after a long gap.
+			r.ctl.Process.Signal(syscall.SIGTERM) //nolint:errcheck
+			zero, gotZero := r.firstZeroAfter(t0, 5*time.Second)
+			exit, exited := r.exitAfter(t0, 15*time.Second)
+			t.Logf("SIGTERM twice %v apart: zero Twist after %v, exit after %v", gap, zero.Round(time.Millisecond), exit.Round(time.Millisecond))
+			require.True(t, exited, "btrobot run still runs 15 s after the signals:\n%s", r.out.String())
+			assert.True(t, gotZero, "no zero Twist reached the watcher:\n%s", r.out.String())
+			assert.LessOrEqual(t, exit, exitTarget, "exit later than the target")
+			assert.Equal(t, exitFailed, r.ctl.ProcessState.ExitCode(), "%s", r.out.String())
+			out := r.out.String()
+			assert.Contains(t, out, "interrupted by SIGTERM")
+			assert.Contains(t, out, "zero velocity sent on /robot1/cmd_vel and delivered to")
+		})
+	}
+}
+
+// TestFailsafeHungMaster: the master stops answering (SIGSTOP) and stays
+// so, on Debian's rosmaster and on btrobot's own. The controller stops the
+// robot, exits within a bound although every call to the master hangs,
+// and says that the master did not answer: found by its master check, or,
+// when a SIGTERM ends the run first, by the unregistrations as it closes.
+func TestFailsafeHungMaster(t *testing.T) {
+	rostest.Require(t, "rosmaster")
+	cases := []struct {
+		name     string
+		embedded bool
+		sigterm  bool // SIGTERM right after the master hung
+		says     string
+	}{
+		{"rosmaster", false, false, "it does not answer"},
+		{"btrobot master", true, false, "it does not answer"},
+		{"rosmaster, then SIGTERM", false, true, "it did not answer within 2s while /robot1/btrobot unregistered"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := startRigOn(t, rigConf{embedded: tc.embedded})
+			t.Cleanup(func() { syscall.Kill(r.master.Pid(), syscall.SIGCONT) })
+			t0 := time.Now()
+			require.NoError(t, syscall.Kill(r.master.Pid(), syscall.SIGSTOP))
+			if tc.sigterm {
+				require.NoError(t, r.ctl.Process.Signal(syscall.SIGTERM))
+			}
+			zero, gotZero := r.firstZeroAfter(t0, 10*time.Second)
+			exit, exited := r.exitAfter(t0, 20*time.Second)
+			t.Logf("master SIGSTOP (%s): zero Twist after %v, exit after %v", tc.name, zero.Round(time.Millisecond), exit.Round(time.Millisecond))
+			failsafeTimes.Store("master SIGSTOP, "+tc.name, [2]time.Duration{zero, exit})
+			require.True(t, exited, "btrobot run still runs 20 s after the master hung:\n%s", r.out.String())
+			assert.True(t, gotZero, "no zero Twist reached the watcher")
+			assert.Equal(t, exitFailed, r.ctl.ProcessState.ExitCode())
+			out := r.out.String()
+			assert.Contains(t, out, "lost the master at "+r.uri+": "+tc.says)
+			assert.Contains(t, out, "zero velocity sent on /robot1/cmd_vel and delivered to")
 		})
 	}
 }

@@ -80,7 +80,7 @@ func hilCommand() *command {
 				return exitFailed
 			}
 		}
-		ctx, stop := interruptContext()
+		ctx, stop := interruptContext(env.stderr)
 		defer stop()
 		if *verbose {
 			conf.Log = func(s *hil.Scenario, line string) { fmt.Fprintf(env.stderr, "%s: %s\n", s.Name, line) }

@@ -39,7 +39,7 @@ func replayCommand() *command {
 			fs.Usage()
 			return exitUsage
 		}
-		ctx, stop := interruptContext()
+		ctx, stop := interruptContext(env.stderr)
 		defer stop()
 		rc.File = pos[0]
 		if ui.addr != "" {

@@ -89,7 +89,7 @@ func runCommand() *command {
 			return exitUsage
 		}
 
-		ctx, stopSignals := interruptContext()
+		ctx, stopSignals := interruptContext(env.stderr)
 		defer stopSignals()
 		joined := false
 		join := func() (int, func()) {
@@ -195,7 +195,7 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 // returns the exit code and the report.
 func runMission(ctx context.Context, env *cmdEnv, who string, rc mission.RunConf, quiet bool, stopSignals func()) (int, mission.Report) {
 	rep, err := mission.Run(ctx, rc)
-	stopSignals() // from here a second Ctrl-C ends the program at once
+	stopSignals() // the robot is stopped: from here a second Ctrl-C ends the program at once
 	var le *mission.LoadError
 	var ce *mission.ConnectError
 	switch {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/master"
@@ -15,24 +17,41 @@ import (
 
 // interruptContext returns a context that SIGINT and SIGTERM cancel, with
 // the signal as its cause ("interrupted by SIGINT": what the run's report
-// says). After the first signal the default handling is back, so a second
-// Ctrl-C ends the program at once if stopping ever hangs; stop does the
-// same once the run has ended.
-func interruptContext() (ctx context.Context, stop func()) {
+// says). A signal that comes while the program stops (a second Ctrl-C, a
+// supervisor's SIGTERM sent twice) never skips the stop: the robot is
+// stopped first, whatever the signals, and the program says so on stderr;
+// the stop is bounded, and if the program is still there hurryExit after
+// a second signal it exits with exitFailed, saying so. SIGKILL is the one
+// signal that ends it at once. After stop (the run has ended and the robot
+// is stopped) the default handling is back.
+func interruptContext(stderr io.Writer) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	sigc := make(chan os.Signal, 1)
+	sigc := make(chan os.Signal, 4)
 	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
+	ended := make(chan struct{})
 	go func() {
-		select {
-		case s := <-sigc:
-			signal.Stop(sigc)
-			name := "SIGINT"
-			if s == syscall.SIGTERM {
-				name = "SIGTERM"
+		defer close(ended)
+		var hurry <-chan time.Time
+		n := 0
+		for {
+			select {
+			case s := <-sigc:
+				n++
+				if n == 1 {
+					cancel(errors.New("interrupted by " + signalName(s)))
+					continue
+				}
+				if hurry == nil {
+					hurry = time.After(hurryExit)
+				}
+				fmt.Fprintf(stderr, "btrobot: %s again: stopping the robot first, then exiting (at most %v; SIGKILL ends the program at once)\n", signalName(s), hurryExit)
+			case <-hurry:
+				fmt.Fprintf(stderr, "btrobot: still stopping %v after the second signal: exiting without waiting further\n", hurryExit)
+				os.Exit(exitFailed)
+			case <-done:
+				return
 			}
-			cancel(errors.New("interrupted by " + name))
-		case <-done:
 		}
 	}()
 	var once sync.Once
@@ -40,9 +59,23 @@ func interruptContext() (ctx context.Context, stop func()) {
 		once.Do(func() {
 			signal.Stop(sigc)
 			close(done)
+			<-ended
 			cancel(nil)
 		})
 	}
+}
+
+// hurryExit bounds how long the program may still take to stop once a
+// second signal came. Stopping is bounded on its own (the zero velocity
+// waits a second at most, goal cancels half a second, the master's
+// unregistrations their own bound): this is the last resort.
+const hurryExit = 10 * time.Second
+
+func signalName(s os.Signal) string {
+	if s == syscall.SIGTERM {
+		return "SIGTERM"
+	}
+	return "SIGINT"
 }
 
 // joinMaster returns the master URI to use: --master's, else the one from

@@ -151,7 +151,7 @@ func studioCommand() *command {
 			}
 			fmt.Fprintf(env.stderr, "studio: %s\n", f)
 		}
-		ctx, stop := interruptContext()
+		ctx, stop := interruptContext(env.stderr)
 		defer stop()
 		<-ctx.Done()
 		return exitOK

@@ -2,6 +2,7 @@ package master
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -115,7 +116,7 @@ func (m *Master) registerPublisher(from *peer, p []any) any {
 	if req.TopicType != "*" || m.graph.topicTypes[topic] == "" {
 		m.graph.setTopicType(topic, req.TopicType)
 	}
-	m.afterBump(b, topic)
+	m.afterBump(b)
 	m.notifySubscribers(topic)
 	return apimaster.ResponseRegister{
 		Code:          1,
@@ -155,7 +156,7 @@ func (m *Master) registerSubscriber(from *peer, p []any) any {
 	if _, ok := m.graph.topicTypes[topic]; !ok && req.TopicType != "*" {
 		m.graph.setTopicType(topic, req.TopicType)
 	}
-	m.afterBump(b, "")
+	m.afterBump(b)
 	return apimaster.ResponseRegister{
 		Code:          1,
 		StatusMessage: fmt.Sprintf("Subscribed to [%s]", topic),
@@ -215,7 +216,7 @@ func (m *Master) registerService(from *peer, p []any) any {
 		return invalid(err.Error())
 	}
 	b := m.graph.registerService(service, req.CallerID, req.CallerURL, req.ServiceURL)
-	m.afterBump(b, "")
+	m.afterBump(b)
 	return apimaster.ResponseRegisterService{
 		Code:          1,
 		StatusMessage: fmt.Sprintf("Registered [%s] as provider of [%s]", req.CallerID, service),
@@ -379,9 +380,16 @@ func (m *Master) getSystemState(_ *peer, p []any) any {
 
 // notifySubscribers queues a publisherUpdate with the current publishers of
 // topic to each of its subscribers. The caller holds m.mu, so updates are
-// queued in the order the registrations changed.
+// queued in the order the registrations changed. A node that another took
+// the name of stays in the list until it has answered its shutdown call
+// (see afterBump).
 func (m *Master) notifySubscribers(topic string) {
 	pubs := apis(m.graph.pubs[topic])
+	for api := range m.leaving[topic] {
+		if !slices.Contains(pubs, api) {
+			pubs = append(pubs, api)
+		}
+	}
 	for _, sub := range m.graph.subs[topic] {
 		m.slaves.send(sub.callerAPI, slaveCall{
 			method: "publisherUpdate",
@@ -396,12 +404,25 @@ func (m *Master) notifySubscribers(topic string) {
 }
 
 // afterBump tells a node that was replaced by a new node of the same name to
-// shut down, as rosmaster does, and tells the subscribers of the topics it
-// published (except skipTopic, which the caller notifies itself) that it is
-// gone. The caller holds m.mu.
-func (m *Master) afterBump(b *bumped, skipTopic string) {
+// shut down, as rosmaster does, and, once it has answered (or could not be
+// reached), tells the subscribers of the topics it published that it is
+// gone. Until then the subscribers keep their connections to it, even when
+// the new node publishes one of its topics too (the caller notifies that
+// topic at once, the old node still listed): a controller that is shut
+// down stops its robot before it answers, and its last zero velocity and
+// goal cancels must travel on those connections. rosmaster never tells the
+// subscribers (they notice the closed connections); a node that does not
+// answer holds its topics' lists at most slaveCallTimeout. The caller
+// holds m.mu.
+func (m *Master) afterBump(b *bumped) {
 	if b == nil {
 		return
+	}
+	for _, topic := range b.lostTopics {
+		if m.leaving[topic] == nil {
+			m.leaving[topic] = map[string]bool{}
+		}
+		m.leaving[topic][b.oldAPI] = true
 	}
 	m.slaves.send(b.oldAPI, slaveCall{
 		method: "shutdown",
@@ -409,9 +430,21 @@ func (m *Master) afterBump(b *bumped, skipTopic string) {
 			CallerID: masterCallerID,
 			Reason:   fmt.Sprintf("[%s] Reason: new node registered with same name", b.callerID),
 		},
+		done: func() { m.bumpDone(b) },
 	})
+}
+
+// bumpDone takes a replaced node off the publisher lists of its topics once
+// it has answered its shutdown call, and tells their subscribers.
+func (m *Master) bumpDone(b *bumped) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for _, topic := range b.lostTopics {
-		if topic != skipTopic {
+		delete(m.leaving[topic], b.oldAPI)
+		if len(m.leaving[topic]) == 0 {
+			delete(m.leaving, topic)
+		}
+		if !m.closing {
 			m.notifySubscribers(topic)
 		}
 	}

@@ -4,10 +4,13 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/apimaster"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestNameResolution(t *testing.T) {
@@ -466,5 +469,83 @@ func TestRemoteShutdown(t *testing.T) {
 	case <-m.Done():
 	case <-time.After(pushTimeout):
 		t.Fatal("master still running after a shutdown request")
+	}
+}
+
+// TestReplacedNodeKeepsItsSubscribersUntilItAnswersShutdown: when another
+// node takes a name, the old node is told to shut down, and the
+// subscribers of its topics keep it in their publisher lists until it has
+// answered: a controller stops its robot before it answers, and its zero
+// velocity must travel on those connections. Then the subscribers are told
+// it is gone.
+func TestReplacedNodeKeepsItsSubscribersUntilItAnswersShutdown(t *testing.T) {
+	newAPI := "http://127.0.0.1:40015/"
+	cases := []struct {
+		name string
+		// register is what the new node of the same name registers first.
+		register func(c *apimaster.Client) error
+		// during is the publisher list the subscriber of /cmd_vel gets
+		// while the old node has not answered (nil: no update).
+		during []string
+		after  []string
+	}{
+		{
+			name: "the new node registers another topic",
+			register: func(c *apimaster.Client) error {
+				_, err := c.RegisterPublisher("/rosout", "rosgraph_msgs/Log", newAPI)
+				return err
+			},
+			after: []string{},
+		},
+		{
+			name: "the new node publishes the same topic",
+			register: func(c *apimaster.Client) error {
+				_, err := c.RegisterPublisher("/cmd_vel", "geometry_msgs/Twist", newAPI)
+				return err
+			},
+			during: []string{newAPI, "OLD"},
+			after:  []string{newAPI},
+		},
+		{
+			name: "the new node subscribes to something",
+			register: func(c *apimaster.Client) error {
+				_, err := c.RegisterSubscriber("/odom", "nav_msgs/Odometry", newAPI)
+				return err
+			},
+			after: []string{},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := startTestMaster(t)
+			hold := make(chan struct{})
+			var once sync.Once
+			release := func() { once.Do(func() { close(hold) }) }
+			old := startHoldingSlaveNode(t, hold)
+			t.Cleanup(release) // before the node's own cleanup
+			sub := startSlaveNode(t)
+			_, err := masterClient(t, m, "/base").RegisterSubscriber("/cmd_vel", "geometry_msgs/Twist", sub.uri)
+			require.NoError(t, err)
+			_, err = masterClient(t, m, "/robot1/btrobot").RegisterPublisher("/cmd_vel", "geometry_msgs/Twist", old.uri)
+			require.NoError(t, err)
+			expectPublisherUpdate(t, sub, "/cmd_vel", old.uri)
+
+			require.NoError(t, tc.register(masterClient(t, m, "/robot1/btrobot")))
+			c := old.next(t)
+			require.Equal(t, "shutdown", c.method)
+			if tc.during != nil {
+				want := make([]string, len(tc.during))
+				for i, u := range tc.during {
+					want[i] = strings.Replace(u, "OLD", old.uri, 1)
+				}
+				expectPublisherUpdate(t, sub, "/cmd_vel", want...)
+			}
+			sub.none(t) // the old node has not answered: its subscribers keep it
+			release()
+			expectPublisherUpdate(t, sub, "/cmd_vel", tc.after...)
+			api, err := masterClient(t, m, "/x").LookupNode("/robot1/btrobot")
+			require.NoError(t, err)
+			assert.Equal(t, newAPI, api)
+		})
 	}
 }

@@ -239,7 +239,7 @@ func (m *Master) subscribeParam(from *peer, p []any) any {
 		return &fault{Code: 1, Message: err.Error()}
 	}
 	b := m.graph.register(kindParamSubscriber, key, req.CallerID, req.CallerAPI)
-	m.afterBump(b, "")
+	m.afterBump(b)
 	return responseParamValue{Code: 1, StatusMessage: fmt.Sprintf("Subscribed to parameter [%s]", key), Value: v}
 }
 

@@ -119,6 +119,14 @@ type fakeNode struct {
 // startSlaveNode starts goroslib's slave API server on a free port.
 func startSlaveNode(t *testing.T) *fakeNode {
 	t.Helper()
+	return startHoldingSlaveNode(t, nil)
+}
+
+// startHoldingSlaveNode is startSlaveNode whose answer to a shutdown call
+// waits until hold is closed (a nil hold does not wait), as btrobot's
+// controller does while it stops its robot.
+func startHoldingSlaveNode(t *testing.T, hold chan struct{}) *fakeNode {
+	t.Helper()
 	srv, err := apislave.NewServer("127.0.0.1:0", net.ParseIP("127.0.0.1"), "", 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -135,6 +143,9 @@ func startSlaveNode(t *testing.T) *fakeNode {
 				return apislave.ResponsePublisherUpdate{Code: 1}
 			case *apislave.RequestShutdown:
 				n.calls <- slaveCallRecord{"shutdown", []any{r.CallerID, r.Reason}}
+				if hold != nil {
+					<-hold
+				}
 				return apislave.ResponseShutdown{Code: 1}
 			}
 			return apislave.ErrorRes{}

@@ -170,9 +170,13 @@ type Master struct {
 	conf Conf
 	pid  int
 
-	mu     sync.Mutex // guards graph, params and stoppedBy
-	graph  *graph
-	params *paramTree
+	mu    sync.Mutex // guards graph, params and stoppedBy
+	graph *graph
+	// leaving lists, by topic, the slave APIs of publishers that another
+	// node took the name of and that have not answered their shutdown
+	// call yet (afterBump).
+	leaving map[string]map[string]bool
+	params  *paramTree
 
 	// work bounds the request bodies being decoded and the copies of
 	// parameters being answered, across all requests at once.
@@ -255,10 +259,11 @@ func New(conf Conf) (*Master, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Master{
-		conf:   conf,
-		pid:    os.Getpid(),
-		graph:  newGraph(),
-		params: newParamTree(conf.MaxParamBytes),
+		conf:    conf,
+		pid:     os.Getpid(),
+		graph:   newGraph(),
+		leaving: map[string]map[string]bool{},
+		params:  newParamTree(conf.MaxParamBytes),
 		// One request of the largest size, being decoded, and one copy of
 		// every parameter may be in work at once.
 		work:   newBudget(decodeCost*conf.MaxRequestBytes + conf.MaxParamBytes),

@@ -31,6 +31,9 @@ type slaveCall struct {
 	// would be overwritten anyway, so a hung node's queue holds at most one
 	// update per topic or parameter.
 	supersedes string
+	// done, when set, runs once the call has been answered or has failed
+	// (not when it is dropped because the master closes).
+	done func()
 }
 
 // slaveCaller pushes calls to nodes without ever blocking the master: every
@@ -99,6 +102,9 @@ func (s *slaveCaller) work(api string) {
 		// A node that cannot be reached or refuses is not the master's
 		// problem: rosmaster, too, only logs it.
 		s.do(api, call) //nolint:errcheck
+		if call.done != nil {
+			call.done()
+		}
 	}
 }
 
