@@ -69,12 +69,20 @@ type ActionOutcome struct {
 // on the connection's clock, feedback and result handed to the tick's
 // goroutine, and an error code. RunAction is one; the skills (NavigateTo,
 // Dock) are others, built with NewActionLeaf in their NodeType.New.
+//
+// It is a runtime.Suspender: while the tree is paused its goal is
+// cancelled and no goal leaves, the leaf staying RUNNING; when the tree
+// goes on, the same goal is sent again (the pause does not count against
+// Timeout). A skill that wraps one passes Suspend and Resume on.
 type ActionLeaf struct {
 	*runtime.Leaf
 	conf   ActionLeafConf
 	client *ActionClient
 	run    *actionRun // the latest run; tick's goroutine only
+	resume bool       // Resume was called: the next tick sends the goal again
 }
+
+var _ runtime.Suspender = (*ActionLeaf)(nil)
 
 // actionRun is one goal. The work's goroutine writes outcome before it
 // returns; the tick's goroutine reads it after the async leaf saw the work
@@ -90,6 +98,87 @@ type actionRun struct {
 	returned bool     // the work has returned
 	releases []func() // lockstep holds released when the work returns
 	send     func()   // the hold of the goal's send, released once it is out
+	cur      *attempt // the goal being sent or run, if any
+	susp     *hold    // set by Suspend until Resume
+}
+
+// attempt is one sending of the run's goal: the first, and one after each
+// pause. Its fields are under the run's mu.
+type attempt struct {
+	cancel context.CancelCauseFunc
+	susp   *hold // the suspension that cancelled it
+}
+
+// hold is one suspension of a run (ActionLeaf.Suspend).
+type hold struct {
+	resume  chan struct{} // closed by Resume: the goal goes again
+	settled chan struct{} // closed once no goal of the run is in flight
+	once    sync.Once
+}
+
+func (h *hold) settle() { h.once.Do(func() { close(h.settled) }) }
+
+// errSuspended cancels the goal of a paused tree (ActionLeaf.Suspend).
+var errSuspended = errors.New("the tree was paused")
+
+// begin starts an attempt under ctx, or returns the channel to wait on
+// while the run is suspended.
+func (r *actionRun) begin(ctx context.Context) (context.Context, *attempt, <-chan struct{}) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.susp != nil {
+		return nil, nil, r.susp.resume
+	}
+	actx, cancel := context.WithCancelCause(ctx)
+	r.cur = &attempt{cancel: cancel}
+	return actx, r.cur, nil
+}
+
+// end ends the attempt at, settling the suspension that cancelled it.
+func (r *actionRun) end(at *attempt) {
+	r.mu.Lock()
+	s := at.susp
+	if r.cur == at {
+		r.cur = nil
+	}
+	r.mu.Unlock()
+	at.cancel(nil)
+	if s != nil {
+		s.settle()
+	}
+}
+
+// suspend holds the run: the goal in flight is cancelled (the work
+// settles the hold once the server acknowledged it), none goes out until
+// resume. Nil when the work has returned.
+func (r *actionRun) suspend() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.returned {
+		return nil
+	}
+	if r.susp != nil {
+		return r.susp.settled
+	}
+	h := &hold{resume: make(chan struct{}), settled: make(chan struct{})}
+	r.susp = h
+	if at := r.cur; at != nil {
+		at.susp = h
+		at.cancel(errSuspended)
+	} else {
+		h.settle() // no goal in flight
+	}
+	return h.settled
+}
+
+// resume lets a suspended run send its goal again.
+func (r *actionRun) resume() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if h := r.susp; h != nil {
+		r.susp = nil
+		close(h.resume)
+	}
 }
 
 // held adds a lockstep hold (lockstepActions.hold) that the work's return
@@ -169,7 +258,7 @@ func (a *ActionLeaf) start(n *runtime.Leaf) (runtime.AsyncWork, error) {
 		return nil, err
 	}
 	r := &actionRun{}
-	a.run = r
+	a.run, a.resume = r, false
 	client, conf, clock := a.client, a.conf, a.conf.Conn.Clock()
 	// In lockstep, the tick's acknowledgement waits for the goal to be
 	// out, when it goes at once (lockstep_actions.go).
@@ -184,7 +273,10 @@ func (a *ActionLeaf) start(n *runtime.Leaf) (runtime.AsyncWork, error) {
 	}, nil
 }
 
-// runGoal runs one goal to its outcome, on the work's goroutine.
+// runGoal runs one goal to its outcome, on the work's goroutine. A pause
+// of the tree (ActionLeaf.Suspend) cancels the goal and the work waits; on
+// Resume the same goal is sent again. The time suspended does not count
+// against the goal's Timeout.
 func runGoal(ctx context.Context, client *ActionClient, clock runtime.Clock, conf ActionLeafConf, goal any, r *actionRun) ActionOutcome {
 	if err := client.WaitForServer(ctx, clock, conf.WaitForServerTimeout); err != nil {
 		return ActionOutcome{Code: CodeServerUnreachable, Err: err}
@@ -192,25 +284,63 @@ func runGoal(ctx context.Context, client *ActionClient, clock runtime.Clock, con
 	gctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	defer client.ac.conn.trackGoal(cancel)()
-	if conf.Timeout > 0 {
-		expired, stop := clock.Timer(clock.Now().Add(conf.Timeout))
-		defer stop()
-		go func() {
+	left := conf.Timeout // what is left of it
+	var (
+		out GoalOutcome
+		err error
+	)
+	for {
+		actx, at, wait := r.begin(gctx)
+		if wait != nil {
 			select {
-			case <-expired:
-				cancel(errTimeout)
+			case <-wait:
+				continue
 			case <-gctx.Done():
 			}
-		}()
+			break
+		}
+		began := clock.Now()
+		if conf.Timeout > 0 {
+			expired, stop := clock.Timer(began.Add(left))
+			go func() {
+				defer stop()
+				select {
+				case <-expired:
+					cancel(errTimeout)
+				case <-actx.Done():
+				}
+			}()
+		}
+		// The server's acknowledgement is a matter of the connection,
+		// measured on the wall clock like the other liveness checks: under
+		// a simulator in lockstep, which does not wait for goals, simulated
+		// time may run far ahead of a goal still on its way.
+		// In lockstep, the cancels of goals halted before this one go first.
+		client.ac.conn.cancelsFirst(cancelAckPatience)
+		answered := make(chan struct{})
+		var sent atomic.Bool
+		out, err = client.Run(actx, goal, GoalConf{AckTimeout: conf.ServerTimeout, OnFeedback: r.setFeedback,
+			OnSent: func() { sent.Store(true); r.finishSend() },
+			OnTerminal: func() {
+				if !errors.Is(context.Cause(actx), errSuspended) {
+					r.terminal.Store(true)
+				}
+			},
+			OnCancelAnswered: func() { close(answered) }})
+		paused := errors.Is(context.Cause(actx), errSuspended) && gctx.Err() == nil && errors.Is(err, context.Canceled)
+		if paused && sent.Load() {
+			// The robot is still until the server has the cancel.
+			select {
+			case <-answered:
+			case <-gctx.Done():
+			}
+		}
+		r.end(at)
+		left -= clock.Now().Sub(began)
+		if !paused || gctx.Err() != nil {
+			break
+		}
 	}
-	// The server's acknowledgement is a matter of the connection, measured
-	// on the wall clock like the other liveness checks: under a simulator
-	// in lockstep, which does not wait for goals, simulated time may run
-	// far ahead of a goal still on its way.
-	// In lockstep, the cancels of goals halted before this one go first.
-	client.ac.conn.cancelsFirst(cancelAckPatience)
-	out, err := client.Run(gctx, goal, GoalConf{AckTimeout: conf.ServerTimeout, OnFeedback: r.setFeedback,
-		OnSent: r.finishSend, OnTerminal: func() { r.terminal.Store(true) }})
 	switch {
 	case errors.Is(context.Cause(gctx), errTimeout):
 		return ActionOutcome{Code: CodeTimeout, Err: fmt.Errorf("action %s: %w (%v)", client.Name(), errTimeout, conf.Timeout)}
@@ -254,6 +384,10 @@ func (r *actionRun) finishSend() {
 // the tick that collects the outcome decides the status and writes the
 // error code.
 func (a *ActionLeaf) Tick() (runtime.Status, error) {
+	if r := a.run; r != nil && !r.halted && a.resume {
+		a.resume = false
+		r.resume() // the paused goal goes again
+	}
 	if r := a.run; r != nil && !r.halted && r.terminal.Load() {
 		// The goal has ended: let its work return, so that this tick
 		// collects it whatever the scheduling (the lockstep counts on it).
@@ -334,9 +468,33 @@ func (o ActionOutcome) Reason(server string) string {
 	return server + ": " + o.Code
 }
 
+// Suspend holds the running goal while the tree is paused
+// (runtime.Suspender): the goal is cancelled in the background and none
+// leaves until Resume; the leaf stays RUNNING. The channel closes once the
+// server acknowledged the cancel (or cancelAckPatience passed). In
+// lockstep it does nothing: the simulated world stands still with the
+// held tick.
+func (a *ActionLeaf) Suspend() <-chan struct{} {
+	r := a.run
+	if r == nil || r.halted || a.conf.Conn == nil || a.conf.Conn.lockstep.active() {
+		return nil
+	}
+	a.resume = false
+	return r.suspend()
+}
+
+// Resume sends the suspended goal again, the same goal, on the leaf's next
+// tick (runtime.Suspender); a halt before that sends nothing.
+func (a *ActionLeaf) Resume() {
+	if r := a.run; r != nil && !r.halted {
+		a.resume = true
+	}
+}
+
 // Halt cancels the running goal (in the background) and leaves the leaf
 // IDLE; the halted goal's feedback and outcome are dropped.
 func (a *ActionLeaf) Halt() {
+	a.resume = false
 	if r := a.run; r != nil {
 		if !r.halted && a.conf.Conn != nil {
 			r.held(&a.conf.Conn.lockstep) // the cancel, in lockstep

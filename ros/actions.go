@@ -199,6 +199,12 @@ type GoalConf struct {
 	// OnTerminal, when set, is called, on a goroutine of the connection,
 	// when the goal's terminal state arrives, before Run returns it.
 	OnTerminal func()
+	// OnCancelAnswered, when set, is called once, in the background, after
+	// Run returned because ctx ended and it had sent the goal (and so its
+	// cancel): when the server has acknowledged the cancel, or did not
+	// within cancelAckPatience, or the connection is closing. A paused
+	// action leaf waits for it before it confirms the robot stopped.
+	OnCancelAnswered func()
 }
 
 // GoalOutcome is how a goal ended, with the server's result (a pointer to
@@ -311,6 +317,9 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 			if ac.conn.trackCancel(answered) {
 				go func() {
 					defer close(answered)
+					if conf.OnCancelAnswered != nil {
+						defer conf.OnCancelAnswered()
+					}
 					timer := time.NewTimer(cancelAckPatience)
 					defer timer.Stop()
 					for {
@@ -326,6 +335,8 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 						}
 					}
 				}()
+			} else if conf.OnCancelAnswered != nil {
+				go conf.OnCancelAnswered() // closing: nobody follows the cancel
 			}
 			return GoalOutcome{}, ctx.Err()
 		case <-ackTimer:

@@ -40,10 +40,15 @@ type RunConf struct {
 	// (see sim_lockstep.go); it needs a profile and simulated time.
 	Lockstep *LockstepConf
 	// Paused, when set, says whether a person holds the tree in a tick on
-	// purpose (a Groot2 breakpoint). Within superviseEvery of a pause
-	// beginning the robot is stopped (zero velocity); while it lasts the
-	// watchdog stops the robot again without a warning and without
-	// OnStall, and a /clock held by the lockstep is not a lost simulator.
+	// purpose (a pause, a breakpoint: runtime.Breakpoints). Within
+	// superviseEvery of a pause beginning the robot is stopped (zero
+	// velocity); the hold has suspended the tree's action leaves (their
+	// goals cancelled, runtime.Suspender), and once every server has
+	// acknowledged its cancel the zero velocity is sent again, with its
+	// delivery checked, so that no command of a navigation server comes
+	// after it. While the pause lasts the watchdog stops the robot again
+	// without a warning, without cancelling goals and without OnStall,
+	// and a /clock held by the lockstep is not a lost simulator.
 	// Safe to call from any goroutine.
 	Paused func() bool
 	// Diagnostics, when set, publishes the run's health on /diagnostics
@@ -143,7 +148,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	release := conn.holdShutdown()
 	defer release()
 
-	r := &run{conn: conn, pausedFn: conf.Paused}
+	r := &run{conn: conn, tree: conf.Tree, pausedFn: conf.Paused}
 	if conf.Profile != nil {
 		var err error
 		r.bridge, err = NewBridge(BridgeConf{Conn: conn, Profile: conf.Profile, Tree: conf.Tree})
@@ -307,6 +312,7 @@ func clockTimeout(d time.Duration, p *Profile) time.Duration {
 // run is the state Run shares with its hooks and its supervisor.
 type run struct {
 	conn     *Conn
+	tree     *runtime.Tree
 	bridge   *Bridge
 	pausedFn func() bool // RunConf.Paused
 
@@ -369,7 +375,7 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 	// A /clock publisher that closed its connection, and the newest /clock
 	// message then: the clock is lost when none came since (clockDrop).
 	var dropSeen, dropHeard time.Time
-	wasPaused := false
+	wasPaused, heldStopped := false, false
 	for {
 		select {
 		case <-ctx.Done():
@@ -388,6 +394,14 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 		if p := r.paused(); p {
 			if !wasPaused {
 				r.stop() // a pause began: the last command must not drive on
+				heldStopped = false
+			}
+			// The pause suspended the tree's action leaves (runtime.Suspender):
+			// once their servers have the cancels, they send no more
+			// commands, and a zero velocity after them holds the robot.
+			if on, n, settled := r.tree.Suspended(); !heldStopped && on && n > 0 && settled {
+				r.stop()
+				heldStopped = true
 			}
 			wasPaused, resumed = true, now // a lockstep simulator waits for the tick
 		} else {

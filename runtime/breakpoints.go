@@ -53,9 +53,10 @@ type BreakpointsConf struct {
 	// hook is reached, before a breakpoint holds (Groot2 is told so).
 	OnReach func(Hook)
 	// OnPause, when set, is called on the tick's goroutine when the tree
-	// is held (paused true, before the tick waits) and when it goes on.
-	// The loop's owner stops the robot here and keeps its watchdog quiet
-	// while Paused.
+	// is held (paused true, before the tick waits; the tree's action
+	// leaves are suspended by then, see holdLocked) and when it goes on.
+	// The loop's owner stops the robot (ros.Run does, seeing Paused) and
+	// keeps its watchdog quiet while Paused.
 	OnPause func(n *Base, at HookAt, paused bool)
 }
 
@@ -317,10 +318,21 @@ func (b *Breakpoints) run(n *Base, at HookAt, justHeld bool) Status {
 }
 
 // holdLocked waits, with mu held, until done says the tick may go on.
+//
+// A held tree holds its robot: the tree's RUNNING Suspenders (the action
+// leaves: navigation, docking) are suspended before Paused turns true, so
+// a goal in flight is cancelled and none leaves while held, and the loop's
+// owner, seeing Paused, sends the zero velocity. They resume when the tree
+// goes on freely; not after a step (the tree is held again at its next
+// tick: its leaves are ticked suspended) nor when the Breakpoints close
+// (the run ends: the halt cancels the goals, nothing is sent again).
 func (b *Breakpoints) holdLocked(n *Base, at HookAt, done func() bool) {
 	b.held, b.heldAt = n, at
-	b.paused.Add(1)
 	b.mu.Unlock()
+	if n.tree != nil {
+		n.tree.Suspend()
+	}
+	b.paused.Add(1)
 	if b.conf.OnPause != nil {
 		b.conf.OnPause(n, at, true)
 	}
@@ -329,7 +341,11 @@ func (b *Breakpoints) holdLocked(n *Base, at HookAt, done func() bool) {
 		b.cond.Wait()
 	}
 	b.held = nil
+	resume := !b.closed && !b.pauseNext
 	b.mu.Unlock()
+	if resume && n.tree != nil {
+		n.tree.Resume()
+	}
 	b.paused.Add(-1)
 	if b.conf.OnPause != nil {
 		b.conf.OnPause(n, at, false)

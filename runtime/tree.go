@@ -62,6 +62,8 @@ type Tree struct {
 
 	wakeMu sync.Mutex
 	wakeAt time.Time // earliest time a node asked to be ticked again
+
+	suspended atomic.Pointer[suspension] // Suspend's, until Resume or Halt
 }
 
 func newTree(clock Clock, bb *Blackboard) *Tree {
@@ -236,8 +238,10 @@ func (t *Tree) woken() bool {
 	}
 }
 
-// Halt halts every running node, from the top, leaving the tree IDLE.
+// Halt halts every running node, from the top, leaving the tree IDLE (and
+// no longer suspended: a halted leaf sends nothing again).
 func (t *Tree) Halt() {
+	t.suspended.Store(nil)
 	for _, n := range t.nodes {
 		if n.base().status == Running {
 			HaltNode(n)

@@ -29,6 +29,9 @@ import (
 //     error_code as NavigateTo's (ABORTED: no path to the dock, or the
 //     robot could not line up within the dock's tolerance), or
 //     UNCONFIRMED when the server succeeded but the flag never agreed;
+//   - a pause of the tree (a pause, a breakpoint, a paused Groot2 session:
+//     runtime.Suspender) cancels the goal and the robot stops; the leaf stays
+//     RUNNING, and when the tree goes on the same goal is sent again;
 //   - halting cancels the goal in the background and commands a zero
 //     velocity: the robot stops within one tick.
 type Dock struct {
@@ -106,3 +109,9 @@ func (d *Dock) Halt() {
 	d.action.Halt()
 	_ = d.e.io(d.Leaf).stop()
 }
+
+// Suspend cancels the goal while the tree is paused (runtime.Suspender).
+func (d *Dock) Suspend() <-chan struct{} { return d.action.Suspend() }
+
+// Resume sends the goal again when the tree goes on (runtime.Suspender).
+func (d *Dock) Resume() { d.action.Resume() }

@@ -28,6 +28,9 @@ import (
 //     interrupted patrol does not drive the whole route again. It starts over
 //     from the first waypoint when the list differs from the last run's, when
 //     restart is true, and after the route was completed;
+//   - a pause of the tree (a pause, a breakpoint, a paused Groot2 session:
+//     runtime.Suspender) cancels the running goal and the robot stops; the leaf stays
+//     RUNNING, and when the tree goes on the same waypoint's goal is sent again;
 //   - halting cancels the running goal in the background and commands a zero
 //     velocity (the robot stops within one tick), as NavigateTo.
 type FollowWaypoints struct {
@@ -153,3 +156,9 @@ func (f *FollowWaypoints) Halt() {
 	f.action.Halt()
 	_ = f.e.io(f.Leaf).stop()
 }
+
+// Suspend cancels the goal while the tree is paused (runtime.Suspender).
+func (f *FollowWaypoints) Suspend() <-chan struct{} { return f.action.Suspend() }
+
+// Resume sends the goal again when the tree goes on (runtime.Suspender).
+func (f *FollowWaypoints) Resume() { f.action.Resume() }

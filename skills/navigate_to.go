@@ -27,6 +27,9 @@ import (
 //     FAILURE otherwise, with error_code: SERVER_UNREACHABLE, GOAL_REJECTED,
 //     ABORTED (no path, or the robot stopped making progress), CANCELLED
 //     (by someone else) or TIMEOUT (timeout passed; the goal is cancelled);
+//   - a pause of the tree (a pause, a breakpoint, a paused Groot2 session:
+//     runtime.Suspender) cancels the goal and the robot stops; the leaf stays
+//     RUNNING, and when the tree goes on the same goal is sent again;
 //   - halting cancels the goal in the background and commands a zero
 //     velocity, so the robot stops within one tick even before move_base has
 //     seen the cancel; the tick does not wait for the server;
@@ -45,6 +48,13 @@ type NavigateTo struct {
 	target string // the goal as the tree gave it: a place, or x;y;yaw
 	start  time.Time
 }
+
+var (
+	_ runtime.Suspender = (*NavigateTo)(nil)
+	_ runtime.Suspender = (*FollowWaypoints)(nil)
+	_ runtime.Suspender = (*Dock)(nil)
+	_ runtime.Suspender = (*Undock)(nil)
+)
 
 func navigateToType(e *env) runtime.NodeType {
 	return runtime.NodeType{
@@ -165,3 +175,9 @@ func (nav *NavigateTo) Halt() {
 	nav.action.Halt()
 	_ = nav.e.io(nav.Leaf).stop()
 }
+
+// Suspend cancels the goal while the tree is paused (runtime.Suspender).
+func (nav *NavigateTo) Suspend() <-chan struct{} { return nav.action.Suspend() }
+
+// Resume sends the goal again when the tree goes on (runtime.Suspender).
+func (nav *NavigateTo) Resume() { nav.action.Resume() }

@@ -20,6 +20,9 @@ import (
 //     up to 2 s, as Dock's); FAILURE otherwise, with
 //     error_code as NavigateTo's (ABORTED: the robot was not docked), or
 //     UNCONFIRMED when the server succeeded but the flag never agreed;
+//   - a pause of the tree (a pause, a breakpoint, a paused Groot2 session:
+//     runtime.Suspender) cancels the goal and the robot stops; the leaf stays
+//     RUNNING, and when the tree goes on the same goal is sent again;
 //   - halting cancels the goal in the background and commands a zero
 //     velocity.
 type Undock struct {
@@ -68,3 +71,9 @@ func (u *Undock) Halt() {
 	u.action.Halt()
 	_ = u.e.io(u.Leaf).stop()
 }
+
+// Suspend cancels the goal while the tree is paused (runtime.Suspender).
+func (u *Undock) Suspend() <-chan struct{} { return u.action.Suspend() }
+
+// Resume sends the goal again when the tree goes on (runtime.Suspender).
+func (u *Undock) Resume() { u.action.Resume() }
