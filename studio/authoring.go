@@ -2,7 +2,6 @@ package studio
 
 import (
 	"encoding"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -492,8 +491,7 @@ func (e *editor) authoringRoutes(mux *http.ServeMux) {
 		var req struct {
 			Code string `json:"code"`
 		}
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&req); err != nil {
-			http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
+		if !readJSON(w, r, 1<<20, false, &req) {
 			return
 		}
 		writeJSON(w, checkScript(req.Code))
@@ -528,8 +526,7 @@ func (e *editor) authoringRoutes(mux *http.ServeMux) {
 // path field is path) and reads the node models of that file (none for a
 // new file); a bad request is answered here, and ok is false.
 func (e *editor) modelsFor(w http.ResponseWriter, r *http.Request, req any, path *string) ([]*runtime.NodeModel, bool) {
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<20)).Decode(req); err != nil {
-		http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
+	if !readJSON(w, r, maxBody, false, req) {
 		return nil, false
 	}
 	p, err := e.clean(*path)

@@ -442,9 +442,7 @@ func (e *editor) routes(mux *http.ServeMux) {
 				Doc  docJSON `json:"doc"`
 				target
 			}
-			dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<20))
-			if err := dec.Decode(&req); err != nil {
-				http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
+			if !readJSON(w, r, maxBody, false, &req) {
 				return
 			}
 			p, err := e.clean(req.Path)
@@ -479,8 +477,7 @@ func (e *editor) routes(mux *http.ServeMux) {
 		var req struct {
 			Path string `json:"path"`
 		}
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<12)).Decode(&req); err != nil {
-			http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
+		if !readJSON(w, r, 1<<12, false, &req) {
 			return
 		}
 		p, err := e.clean(req.Path)

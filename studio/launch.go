@@ -143,8 +143,7 @@ func (s *Server) launchRoutes(mux *http.ServeMux) {
 	})
 	mux.HandleFunc("POST /api/run", func(w http.ResponseWriter, r *http.Request) {
 		var req runRequest
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<20)).Decode(&req); err != nil {
-			http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
+		if !readJSON(w, r, maxBody, false, &req) {
 			return
 		}
 		info, saved, err := s.startRun(req)

@@ -3,7 +3,6 @@ package studio
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"embed"
 	"encoding/hex"
 	"encoding/json"
@@ -60,7 +59,8 @@ type Server struct {
 	conf   Conf
 	ln     net.Listener
 	srv    *http.Server
-	remote bool // the address is not loopback: the token is needed
+	remote bool  // the address is not loopback: the token is needed
+	hosts  hosts // what the Host header may name (guard.go)
 
 	editor *editor
 	launch launcher // the run the editor started (launch.go)
@@ -123,7 +123,11 @@ func New(conf Conf) (*Server, error) {
 		return nil, fmt.Errorf("studio: %w", err)
 	}
 	s.ln = ln
-	s.srv = &http.Server{Handler: s.handler(), ReadHeaderTimeout: 10 * time.Second}
+	s.hosts = hostsOf(host, ln)
+	// A peer that sends its header or body slowly is cut off (a stream of
+	// events is a response: its writes have their own deadline).
+	s.srv = &http.Server{Handler: s.handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: maxHeaderBytes}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -343,8 +347,7 @@ func (s *Server) handler() http.Handler {
 			http.Error(w, "not a recording", http.StatusBadRequest)
 			return
 		}
-		if err := readJSON(r, &req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		if !readJSON(w, r, 1<<16, true, &req) {
 			return
 		}
 		if err := run.replay.control(req.Op, req.Offset, req.Speed); err != nil {
@@ -359,35 +362,6 @@ func (s *Server) handler() http.Handler {
 		s.launchRoutes(mux)
 	}
 	return s.guard(mux)
-}
-
-// guard checks the token on an address that is not loopback; a page
-// loaded with ?token= keeps it in a cookie.
-func (s *Server) guard(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		if !s.remote {
-			next.ServeHTTP(w, r)
-			return
-		}
-		tok := r.URL.Query().Get("token")
-		if tok == "" {
-			if c, err := r.Cookie("btrobot_studio"); err == nil {
-				tok = c.Value
-			}
-		}
-		if tok == "" {
-			tok = strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-		}
-		if subtle.ConstantTimeCompare([]byte(tok), []byte(s.conf.Token)) != 1 {
-			http.Error(w, "this studio listens beyond loopback: open it with the ?token= printed when it started", http.StatusUnauthorized)
-			return
-		}
-		if r.URL.Query().Get("token") != "" {
-			http.SetCookie(w, &http.Cookie{Name: "btrobot_studio", Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		}
-		next.ServeHTTP(w, r)
-	})
 }
 
 func (s *Server) withRun(f func(http.ResponseWriter, *http.Request, *session)) http.HandlerFunc {
@@ -433,8 +407,7 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request, run *session) {
 		return
 	}
 	var req controlRequest
-	if err := readJSON(r, &req); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	if !readJSON(w, r, 1<<16, true, &req) {
 		return
 	}
 	if err := run.live.control(req, run.nodes); err != nil {
@@ -506,11 +479,45 @@ func writeJSON(w http.ResponseWriter, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func readJSON(r *http.Request, v any) error {
-	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<16))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("request: %w", err)
+// readJSON decodes the request's body, one JSON value of at most limit
+// bytes, into v (strict: no field v lacks). What is wrong is answered
+// here, plainly (413 for a body too large, else 400), and ok is false.
+func readJSON(w http.ResponseWriter, r *http.Request, limit int64, strict bool, v any) (ok bool) {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
+	if strict {
+		dec.DisallowUnknownFields()
 	}
-	return nil
+	err := dec.Decode(v)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			err = errors.New("more than one JSON value")
+		}
+	}
+	var big *http.MaxBytesError
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &big):
+		http.Error(w, fmt.Sprintf("request: the body is larger than the %d bytes this request may have", limit), http.StatusRequestEntityTooLarge)
+		return false
+	case errors.Is(err, io.EOF):
+		err = errors.New("no body: want a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		err = errors.New("the JSON ends early")
+	case errors.As(err, &syn):
+		err = fmt.Errorf("not JSON at byte %d: %v", syn.Offset, syn)
+	case errors.As(err, &typ):
+		err = fmt.Errorf("%s is %s, not the %s wanted", cmpOr(typ.Field, "the body"), typ.Value, typ.Type)
+	}
+	http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
+	return false
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
