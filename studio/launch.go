@@ -199,6 +199,11 @@ func (s *Server) startRun(req runRequest) (launchInfo, bool, error) {
 	if err != nil {
 		return launchInfo{}, saved, err
 	}
+	// mission.Load reads the tree and its includes by path: they are read
+	// through the folder first, and one that leads outside it is refused.
+	if doc, _, err := e.read(p); doc == nil {
+		return launchInfo{}, saved, e.inDir(err)
+	}
 	// The profile is read through the folder's root first: a symlink out
 	// of the folder is refused before mission.Load reads it by path.
 	if _, err := e.profile(req.Profile); err != nil {
@@ -214,7 +219,7 @@ func (s *Server) startRun(req runRequest) (launchInfo, bool, error) {
 	if err != nil {
 		return launchInfo{}, saved, e.inDir(err)
 	}
-	m, err := mission.Load(mission.LoadConf{Tree: filepath.Join(e.dir, filepath.FromSlash(p)), Profile: profile, Places: world})
+	m, err := mission.Load(mission.LoadConf{Tree: e.abs(p), Profile: profile, Places: world})
 	if err != nil {
 		return launchInfo{}, saved, e.inDir(err)
 	}
