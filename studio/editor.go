@@ -54,6 +54,37 @@ type docJSON struct {
 	Trees []*docTree `json:"trees"`
 }
 
+// valid refuses a document the page could not have sent: none at all (a
+// Save of nothing would empty the file), a null tree or a null node.
+func (d *docJSON) valid() error {
+	if d == nil || d.Trees == nil {
+		return errors.New("request: no doc: want {\"main\": …, \"trees\": […]}")
+	}
+	var node func(n *docNode) error
+	node = func(n *docNode) error {
+		for _, c := range n.Children {
+			if c == nil {
+				return fmt.Errorf("request: a null child of a %s node", n.Type)
+			}
+			if err := node(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i, t := range d.Trees {
+		if t == nil {
+			return fmt.Errorf("request: tree %d is null", i)
+		}
+		if t.Root != nil {
+			if err := node(t.Root); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // problem is one problem of a file, with the node it belongs to (its
 // index in depth-first order over every tree, trees in order; -1: the
 // file's).
@@ -389,6 +420,10 @@ func (e *editor) routes(mux *http.ServeMux) {
 				target
 			}
 			if !readJSON(w, r, maxBody, false, &req) {
+				return
+			}
+			if err := req.Doc.valid(); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
 				return
 			}
 			p, err := e.clean(req.Path)

@@ -146,6 +146,12 @@ func (s *Server) launchRoutes(mux *http.ServeMux) {
 		if !readJSON(w, r, maxBody, false, &req) {
 			return
 		}
+		if req.Doc != nil {
+			if err := req.Doc.valid(); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+		}
 		info, saved, err := s.startRun(req)
 		if err != nil {
 			msg := err.Error()

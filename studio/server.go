@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -509,10 +510,33 @@ func readJSON(w http.ResponseWriter, r *http.Request, limit int64, strict bool, 
 	case errors.As(err, &syn):
 		err = fmt.Errorf("not JSON at byte %d: %v", syn.Offset, syn)
 	case errors.As(err, &typ):
-		err = fmt.Errorf("%s is %s, not the %s wanted", cmpOr(typ.Field, "the body"), typ.Value, typ.Type)
+		err = fmt.Errorf("%s is %s, not %s", cmpOr(typ.Field, "the body"), typ.Value, jsonKind(typ.Type))
 	}
 	http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
 	return false
+}
+
+// jsonKind names what JSON value t decodes from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number, 0 or more"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return t.String()
 }
 
 func cmpOr(a, b string) string {
