@@ -53,6 +53,10 @@ type Conf struct {
 	// WriteTimeout is how long a page may take to accept an event before
 	// its stream is closed (it reconnects and resumes) [10 s].
 	WriteTimeout time.Duration
+	// ReadTimeout is how long a peer may take to send a request's body
+	// once its header is in [1 min] (the header: 10 s at most): one that
+	// sends slowly is cut off. A page's stream of events is not cut.
+	ReadTimeout time.Duration
 }
 
 // Server is the studio's HTTP server and the runs it shows.
@@ -103,6 +107,9 @@ func New(conf Conf) (*Server, error) {
 	if conf.WriteTimeout <= 0 {
 		conf.WriteTimeout = defaultWriteTimeout
 	}
+	if conf.ReadTimeout <= 0 {
+		conf.ReadTimeout = time.Minute
+	}
 	s := &Server{conf: conf, done: make(chan struct{})}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		s.remote = true
@@ -127,7 +134,7 @@ func New(conf Conf) (*Server, error) {
 	s.hosts = hostsOf(host, ln)
 	// A peer that sends its header or body slowly is cut off (a stream of
 	// events is a response: its writes have their own deadline).
-	s.srv = &http.Server{Handler: s.handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+	s.srv = &http.Server{Handler: s.handler(), ReadHeaderTimeout: min(10*time.Second, conf.ReadTimeout), ReadTimeout: conf.ReadTimeout,
 		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: maxHeaderBytes}
 	s.wg.Add(1)
 	go func() {
