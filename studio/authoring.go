@@ -2,7 +2,6 @@ package studio
 
 import (
 	"encoding"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -492,15 +491,14 @@ func (e *editor) authoringRoutes(mux *http.ServeMux) {
 		var req struct {
 			Code string `json:"code"`
 		}
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&req); err != nil {
-			http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
+		if !readJSON(w, r, 1<<20, false, &req) {
 			return
 		}
 		writeJSON(w, checkScript(req.Code))
 	})
 	mux.HandleFunc("POST /api/subtree", func(w http.ResponseWriter, r *http.Request) {
 		var req subtreeRequest
-		ms, ok := e.modelsFor(w, r, &req, &req.Path)
+		ms, ok := e.modelsFor(w, r, &req, &req.Path, &req.Doc)
 		if !ok {
 			return
 		}
@@ -516,7 +514,7 @@ func (e *editor) authoringRoutes(mux *http.ServeMux) {
 			Path string  `json:"path"`
 			Doc  docJSON `json:"doc"`
 		}
-		ms, ok := e.modelsFor(w, r, &req, &req.Path)
+		ms, ok := e.modelsFor(w, r, &req, &req.Path, &req.Doc)
 		if !ok {
 			return
 		}
@@ -526,10 +524,13 @@ func (e *editor) authoringRoutes(mux *http.ServeMux) {
 
 // modelsFor decodes a request about a file of the folder into req (whose
 // path field is path) and reads the node models of that file (none for a
-// new file); a bad request is answered here, and ok is false.
-func (e *editor) modelsFor(w http.ResponseWriter, r *http.Request, req any, path *string) ([]*runtime.NodeModel, bool) {
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<20)).Decode(req); err != nil {
-		http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
+// new file), its doc valid; a bad request is answered here, and ok is false.
+func (e *editor) modelsFor(w http.ResponseWriter, r *http.Request, req any, path *string, doc *docJSON) ([]*runtime.NodeModel, bool) {
+	if !readJSON(w, r, maxBody, false, req) {
+		return nil, false
+	}
+	if err := doc.valid(); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
 		return nil, false
 	}
 	p, err := e.clean(*path)

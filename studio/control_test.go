@@ -21,6 +21,7 @@ func post(t *testing.T, addr, token, body string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest("POST", "http://"+addr+"/api/runs/1/control", strings.NewReader(body))
 	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}

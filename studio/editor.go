@@ -10,10 +10,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/btrobot/btrobot/internal/input"
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"
@@ -52,6 +52,37 @@ type docTree struct {
 type docJSON struct {
 	Main  string     `json:"main"`
 	Trees []*docTree `json:"trees"`
+}
+
+// valid refuses a document the page could not have sent: none at all (a
+// Save of nothing would empty the file), a null tree or a null node.
+func (d *docJSON) valid() error {
+	if d == nil || d.Trees == nil {
+		return errors.New("request: no doc: want {\"main\": …, \"trees\": […]}")
+	}
+	var node func(n *docNode) error
+	node = func(n *docNode) error {
+		for _, c := range n.Children {
+			if c == nil {
+				return fmt.Errorf("request: a null child of a %s node", n.Type)
+			}
+			if err := node(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i, t := range d.Trees {
+		if t == nil {
+			return fmt.Errorf("request: tree %d is null", i)
+		}
+		if t.Root != nil {
+			if err := node(t.Root); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // problem is one problem of a file, with the node it belongs to (its
@@ -216,7 +247,8 @@ func (e *editor) save(p string, base *runtime.Document, d docJSON, t target) ([]
 
 // editor serves the files of one folder.
 type editor struct {
-	dir  string
+	dir  string // absolute
+	real string // dir, its symbolic links followed
 	root *os.Root
 	reg  *runtime.Registry
 
@@ -228,11 +260,15 @@ func newEditor(dir string) (*editor, error) {
 	if err != nil {
 		return nil, err
 	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("studio: %w", err)
+	}
 	root, err := os.OpenRoot(abs)
 	if err != nil {
 		return nil, fmt.Errorf("studio: %w", err)
 	}
-	return &editor{dir: abs, root: root, reg: mission.Nodes()}, nil
+	return &editor{dir: abs, real: real, root: root, reg: mission.Nodes()}, nil
 }
 
 // clean checks a path of an XML file the page gives (inFolder).
@@ -247,67 +283,22 @@ func (e *editor) clean(p string) (string, error) {
 	return c, nil
 }
 
-// inFolder checks a path of the folder the page names: relative,
-// slash-separated, without . or .. elements (but for a leading ./, and
-// "." for the folder itself).
-func (e *editor) inFolder(p string) (string, error) {
-	c := strings.TrimPrefix(p, "./")
-	if p == "" || filepath.IsAbs(p) || !fs.ValidPath(c) || strings.Contains(p, "\\") {
-		return "", fmt.Errorf("%q: want a path inside %s, relative to it, without ..", p, e.dir)
-	}
-	return c, nil
-}
-
 // named is a message with the folder's files named relative to it, as
 // `btrobot check` run there names them.
 func (e *editor) named(msg string) string {
 	return strings.ReplaceAll(msg, e.dir+string(filepath.Separator), "")
 }
 
-// inside reports whether the file abs lies in the editor's folder.
-func (e *editor) inside(abs string) bool {
-	rel, err := filepath.Rel(e.dir, abs)
-	return err == nil && filepath.IsLocal(rel)
-}
-
-// read loads a file of the folder as trees.Load does, includes followed
-// (they are checked to be inside the folder as the file is).
+// read loads a file of the folder as trees.Load does, what it includes
+// read only where it stays inside the folder (readInclude).
 func (e *editor) read(p string) (*runtime.Document, []byte, error) {
-	data, err := e.root.ReadFile(p)
+	data, err := e.readIn(p, input.Tree)
 	if err != nil {
 		return nil, nil, err
 	}
-	// The file's own includes are checked before the parser reads them;
-	// theirs once read (below).
-	for _, m := range includeRE.FindAllSubmatch(data, -1) {
-		inc := filepath.FromSlash(string(m[1]))
-		if !filepath.IsAbs(inc) {
-			inc = filepath.Join(filepath.Dir(filepath.Join(e.dir, filepath.FromSlash(p))), inc)
-		}
-		if !e.inside(inc) {
-			return nil, nil, fmt.Errorf("%s: <include path=%q> leaves %s: the editor opens nothing outside its folder", p, m[1], e.dir)
-		}
-	}
-	doc, err := trees.Parse(filepath.Join(e.dir, filepath.FromSlash(p)), data)
-	if doc != nil { // what the includes included: inside the folder too
-		var files []string
-		for _, t := range doc.Trees {
-			files = append(files, t.Pos.File)
-		}
-		for _, m := range doc.Models {
-			files = append(files, m.Pos.File)
-		}
-		for _, f := range files {
-			if !e.inside(f) {
-				return nil, nil, fmt.Errorf("%s includes %s, outside %s: the editor opens nothing outside its folder", p, f, e.dir)
-			}
-		}
-	}
+	doc, err := trees.ParseReading(e.abs(p), data, e.readInclude)
 	return doc, data, err
 }
-
-// includeRE finds the paths of a file's <include>s.
-var includeRE = regexp.MustCompile(`<include\s[^>]*?path\s*=\s*["']([^"']*)["']`)
 
 // fileInfo is one file of the folder.
 type fileInfo struct {
@@ -317,10 +308,11 @@ type fileInfo struct {
 	Error    string   `json:"error,omitempty"`
 }
 
-// files lists the folder's XML files and their trees.
-func (e *editor) files() []fileInfo {
+// files lists the folder's XML files and their trees, and says whether
+// that is all of them (walk's bounds).
+func (e *editor) files() ([]fileInfo, bool) {
 	out := []fileInfo{}
-	e.walk(func(p string, d fs.DirEntry) {
+	whole := e.walk(func(p string, d fs.DirEntry) {
 		if d.IsDir() || strings.ToLower(path.Ext(p)) != ".xml" {
 			return
 		}
@@ -337,23 +329,7 @@ func (e *editor) files() []fileInfo {
 		out = append(out, fi)
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out
-}
-
-// walk calls f for each file and folder of the editor's folder (itself
-// included, as "."), but not in hidden folders (.git and the like);
-// what cannot be read is passed over.
-func (e *editor) walk(f func(p string, d fs.DirEntry)) {
-	_ = fs.WalkDir(e.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() && p != "." && strings.HasPrefix(d.Name(), ".") {
-			return fs.SkipDir
-		}
-		f(p, d)
-		return nil
-	})
+	return out, whole
 }
 
 // check writes d as the file would be saved and checks that text with
@@ -370,7 +346,7 @@ func (e *editor) check(p string, base *runtime.Document, d docJSON, t target) ([
 	}
 	name := filepath.Join(e.dir, filepath.FromSlash(p))
 	lines := map[runtime.Pos]int{} // file and line (an include's nodes are in their file) -> node index
-	written, perr := trees.Parse(name, buf.Bytes())
+	written, perr := trees.ParseReading(name, buf.Bytes(), e.readInclude)
 	if written != nil {
 		i := 0
 		var walk func(n *runtime.NodeSpec)
@@ -414,7 +390,8 @@ func (e *editor) check(p string, base *runtime.Document, d docJSON, t target) ([
 // routes adds the editor's API to mux.
 func (e *editor) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/files", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, map[string]any{"dir": e.dir, "files": e.files()})
+		files, whole := e.files()
+		writeJSON(w, map[string]any{"dir": e.dir, "files": files, "whole": whole})
 	})
 	mux.HandleFunc("GET /api/palette", func(w http.ResponseWriter, r *http.Request) {
 		reg, _ := e.registry(targetOf(r))
@@ -442,9 +419,11 @@ func (e *editor) routes(mux *http.ServeMux) {
 				Doc  docJSON `json:"doc"`
 				target
 			}
-			dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<20))
-			if err := dec.Decode(&req); err != nil {
-				http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
+			if !readJSON(w, r, maxBody, false, &req) {
+				return
+			}
+			if err := req.Doc.valid(); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
 				return
 			}
 			p, err := e.clean(req.Path)
@@ -479,8 +458,7 @@ func (e *editor) routes(mux *http.ServeMux) {
 		var req struct {
 			Path string `json:"path"`
 		}
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<12)).Decode(&req); err != nil {
-			http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
+		if !readJSON(w, r, 1<<12, false, &req) {
 			return
 		}
 		p, err := e.clean(req.Path)

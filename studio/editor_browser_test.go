@@ -59,8 +59,8 @@ func TestEditorKeepsItsFolder(t *testing.T) {
 		{name: "up and back in", path: "x/../patrol.xml", want: 400, saying: "without .."},
 		{name: "absolute", path: outside, want: 400, saying: "relative to it"},
 		{name: "not XML", path: "patrol.yaml", want: 400, saying: "opens .xml files"},
-		{name: "a symlink out of the folder", path: "link.xml", want: 400, saying: "escapes"},
-		{name: "an include out of the folder", path: "escapes.xml", want: 400, saying: "leaves"},
+		{name: "a symlink out of the folder", path: "link.xml", want: 400, saying: "outside the folder"},
+		{name: "an include out of the folder", path: "escapes.xml", want: 400, saying: "outside the folder"},
 		{name: "missing", path: "nope.xml", want: 400, saying: "no such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -38,9 +38,10 @@ const (
 	chromium    = "/usr/bin/chromium"
 )
 
-// browser starts Debian's chromium, headless, on a fresh profile, and
-// returns a tab's context. No chromium is a failure under CI=true.
-func browser(t testing.TB) context.Context {
+// browser starts Debian's chromium, headless, on a fresh profile, with
+// the extra options given, and returns a tab's context. No chromium is a
+// failure under CI=true.
+func browser(t testing.TB, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	if _, err := os.Stat(chromium); err != nil {
 		msg := "needs Debian's chromium (apt-get install chromium; scripts/test installs it)"
@@ -56,6 +57,7 @@ func browser(t testing.TB) context.Context {
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.WindowSize(1500, 950),
 	}
+	opts = append(opts, extra...)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
 	t.Cleanup(func() {

@@ -143,9 +143,14 @@ func (s *Server) launchRoutes(mux *http.ServeMux) {
 	})
 	mux.HandleFunc("POST /api/run", func(w http.ResponseWriter, r *http.Request) {
 		var req runRequest
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<20)).Decode(&req); err != nil {
-			http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
+		if !readJSON(w, r, maxBody, false, &req) {
 			return
+		}
+		if req.Doc != nil {
+			if err := req.Doc.valid(); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
 		}
 		info, saved, err := s.startRun(req)
 		if err != nil {
@@ -200,6 +205,11 @@ func (s *Server) startRun(req runRequest) (launchInfo, bool, error) {
 	if err != nil {
 		return launchInfo{}, saved, err
 	}
+	// mission.Load reads the tree and its includes by path: they are read
+	// through the folder first, and one that leads outside it is refused.
+	if doc, _, err := e.read(p); doc == nil {
+		return launchInfo{}, saved, e.inDir(err)
+	}
 	// The profile is read through the folder's root first: a symlink out
 	// of the folder is refused before mission.Load reads it by path.
 	if _, err := e.profile(req.Profile); err != nil {
@@ -215,7 +225,7 @@ func (s *Server) startRun(req runRequest) (launchInfo, bool, error) {
 	if err != nil {
 		return launchInfo{}, saved, e.inDir(err)
 	}
-	m, err := mission.Load(mission.LoadConf{Tree: filepath.Join(e.dir, filepath.FromSlash(p)), Profile: profile, Places: world})
+	m, err := mission.Load(mission.LoadConf{Tree: e.abs(p), Profile: profile, Places: world})
 	if err != nil {
 		return launchInfo{}, saved, e.inDir(err)
 	}

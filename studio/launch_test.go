@@ -91,7 +91,7 @@ func TestRunStartsStopsAndReplaces(t *testing.T) {
 		{"a speed out of range", with(sim, "path", "patrol.xml", "speed", 1000), "speed 1000"},
 		{"a battery above full", with(sim, "path", "patrol.xml", "battery", 1.5), "battery 1.5: want the charge at the start as a fraction above 0, up to 1"},
 		{"a battery below empty", with(sim, "path", "patrol.xml", "battery", -0.2), "battery -0.2"},
-		{"a negative seed", with(sim, "path", "patrol.xml", "seed", -1), "request: json"},
+		{"a negative seed", with(sim, "path", "patrol.xml", "seed", -1), "seed is number -1, not a whole number, 0 or more"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body := postJSON(t, srv.Addr(), "/api/run", tc.req)

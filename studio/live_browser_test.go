@@ -149,7 +149,7 @@ func TestStudioMonitorsAndDebugsALiveMission(t *testing.T) {
 			waitJS(t, ctx, 5*time.Second, `document.querySelector('#paused-banner').hidden`, "the banner gone")
 		}},
 		{"a blackboard value set from the page reaches the tree", func(t *testing.T) {
-			resp := eval[string](t, ctx, `fetch('api/runs/1/control', {method: 'POST', body: JSON.stringify({op: 'set', scope: 'Patrol', key: 'skipped', value: '41'})}).then(r => r.status + '')`)
+			resp := eval[string](t, ctx, `fetch('api/runs/1/control', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({op: 'set', scope: 'Patrol', key: 'skipped', value: '41'})}).then(r => r.status + '')`)
 			assert.Equal(t, "200", resp)
 			waitJS(t, ctx, 10*time.Second, `(document.querySelector('#bb tr[data-key="Patrol/skipped"] td.value') || {}).textContent === '41'`, "skipped = 41 in the page")
 		}},

@@ -43,7 +43,7 @@ func TestStudioReplaysARecording(t *testing.T) {
 		{name: "after the third, which completes the mission", at: 3.5, laps: "3", three: "IDLE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			eval[bool](t, ctx, fmt.Sprintf(`fetch('api/runs/1/replay', {method: 'POST', body: JSON.stringify({op: 'seek', at_s: %g})}).then(r => r.ok)`, tc.at))
+			eval[bool](t, ctx, fmt.Sprintf(`fetch('api/runs/1/replay', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({op: 'seek', at_s: %g})}).then(r => r.ok)`, tc.at))
 			waitJS(t, ctx, 5*time.Second, fmt.Sprintf(`document.querySelector('#at').textContent === '%.2f s'`, tc.at), "the cursor there")
 			st, err := rec.StateAt(start.Add(time.Duration(tc.at * float64(time.Second))))
 			require.NoError(t, err)
@@ -64,13 +64,13 @@ func TestStudioReplaysARecording(t *testing.T) {
 		waitJS(t, ctx, 5*time.Second, `document.querySelector('#at').textContent === '0.00 s'`, "the cursor at the start")
 	})
 	t.Run("play runs to the end", func(t *testing.T) {
-		eval[bool](t, ctx, `fetch('api/runs/1/replay', {method: 'POST', body: JSON.stringify({op: 'speed', speed: 20})}).then(r => r.ok)`)
+		eval[bool](t, ctx, `fetch('api/runs/1/replay', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({op: 'speed', speed: 20})}).then(r => r.ok)`)
 		eval[bool](t, ctx, `(document.querySelector('#btn-play').click(), true)`)
 		waitJS(t, ctx, 10*time.Second, `document.querySelector('#at').textContent === '4.00 s' && document.querySelector('#btn-play').textContent === 'Play'`, "the end, paused")
 		assert.Equal(t, "1", eval[string](t, ctx, `document.querySelector('#bb tr[data-key="Hello/laps"] td.value').textContent`), "the fourth tick starts the mission again: one lap")
 	})
 	t.Run("a bad seek is refused with what is right", func(t *testing.T) {
-		msg := eval[string](t, ctx, `fetch('api/runs/1/replay', {method: 'POST', body: JSON.stringify({op: 'seek', at_s: -1})}).then(r => r.status + ' ' + r.statusText).then(s => s)`)
+		msg := eval[string](t, ctx, `fetch('api/runs/1/replay', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({op: 'seek', at_s: -1})}).then(r => r.status + ' ' + r.statusText).then(s => s)`)
 		assert.Contains(t, msg, "400")
 	})
 }

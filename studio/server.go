@@ -3,7 +3,6 @@ package studio
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"embed"
 	"encoding/hex"
 	"encoding/json"
@@ -15,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,6 +53,10 @@ type Conf struct {
 	// WriteTimeout is how long a page may take to accept an event before
 	// its stream is closed (it reconnects and resumes) [10 s].
 	WriteTimeout time.Duration
+	// ReadTimeout is how long a peer may take to send a request's body
+	// once its header is in [1 min] (the header: 10 s at most): one that
+	// sends slowly is cut off. A page's stream of events is not cut.
+	ReadTimeout time.Duration
 }
 
 // Server is the studio's HTTP server and the runs it shows.
@@ -60,7 +64,8 @@ type Server struct {
 	conf   Conf
 	ln     net.Listener
 	srv    *http.Server
-	remote bool // the address is not loopback: the token is needed
+	remote bool  // the address is not loopback: the token is needed
+	hosts  hosts // what the Host header may name (guard.go)
 
 	editor *editor
 	launch launcher // the run the editor started (launch.go)
@@ -102,6 +107,9 @@ func New(conf Conf) (*Server, error) {
 	if conf.WriteTimeout <= 0 {
 		conf.WriteTimeout = defaultWriteTimeout
 	}
+	if conf.ReadTimeout <= 0 {
+		conf.ReadTimeout = time.Minute
+	}
 	s := &Server{conf: conf, done: make(chan struct{})}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		s.remote = true
@@ -123,7 +131,11 @@ func New(conf Conf) (*Server, error) {
 		return nil, fmt.Errorf("studio: %w", err)
 	}
 	s.ln = ln
-	s.srv = &http.Server{Handler: s.handler(), ReadHeaderTimeout: 10 * time.Second}
+	s.hosts = hostsOf(host, ln)
+	// A peer that sends its header or body slowly is cut off (a stream of
+	// events is a response: its writes have their own deadline).
+	s.srv = &http.Server{Handler: s.handler(), ReadHeaderTimeout: min(10*time.Second, conf.ReadTimeout), ReadTimeout: conf.ReadTimeout,
+		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: maxHeaderBytes}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -343,8 +355,7 @@ func (s *Server) handler() http.Handler {
 			http.Error(w, "not a recording", http.StatusBadRequest)
 			return
 		}
-		if err := readJSON(r, &req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		if !readJSON(w, r, 1<<16, true, &req) {
 			return
 		}
 		if err := run.replay.control(req.Op, req.Offset, req.Speed); err != nil {
@@ -359,35 +370,6 @@ func (s *Server) handler() http.Handler {
 		s.launchRoutes(mux)
 	}
 	return s.guard(mux)
-}
-
-// guard checks the token on an address that is not loopback; a page
-// loaded with ?token= keeps it in a cookie.
-func (s *Server) guard(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		if !s.remote {
-			next.ServeHTTP(w, r)
-			return
-		}
-		tok := r.URL.Query().Get("token")
-		if tok == "" {
-			if c, err := r.Cookie("btrobot_studio"); err == nil {
-				tok = c.Value
-			}
-		}
-		if tok == "" {
-			tok = strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-		}
-		if subtle.ConstantTimeCompare([]byte(tok), []byte(s.conf.Token)) != 1 {
-			http.Error(w, "this studio listens beyond loopback: open it with the ?token= printed when it started", http.StatusUnauthorized)
-			return
-		}
-		if r.URL.Query().Get("token") != "" {
-			http.SetCookie(w, &http.Cookie{Name: "btrobot_studio", Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		}
-		next.ServeHTTP(w, r)
-	})
 }
 
 func (s *Server) withRun(f func(http.ResponseWriter, *http.Request, *session)) http.HandlerFunc {
@@ -433,8 +415,7 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request, run *session) {
 		return
 	}
 	var req controlRequest
-	if err := readJSON(r, &req); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	if !readJSON(w, r, 1<<16, true, &req) {
 		return
 	}
 	if err := run.live.control(req, run.nodes); err != nil {
@@ -506,11 +487,68 @@ func writeJSON(w http.ResponseWriter, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func readJSON(r *http.Request, v any) error {
-	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<16))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("request: %w", err)
+// readJSON decodes the request's body, one JSON value of at most limit
+// bytes, into v (strict: no field v lacks). What is wrong is answered
+// here, plainly (413 for a body too large, else 400), and ok is false.
+func readJSON(w http.ResponseWriter, r *http.Request, limit int64, strict bool, v any) (ok bool) {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
+	if strict {
+		dec.DisallowUnknownFields()
 	}
-	return nil
+	err := dec.Decode(v)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			err = errors.New("more than one JSON value")
+		}
+	}
+	var big *http.MaxBytesError
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &big):
+		http.Error(w, fmt.Sprintf("request: the body is larger than the %d bytes this request may have", limit), http.StatusRequestEntityTooLarge)
+		return false
+	case errors.Is(err, io.EOF):
+		err = errors.New("no body: want a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		err = errors.New("the JSON ends early")
+	case errors.As(err, &syn):
+		err = fmt.Errorf("not JSON at byte %d: %v", syn.Offset, syn)
+	case errors.As(err, &typ):
+		err = fmt.Errorf("%s is %s, not %s", cmpOr(typ.Field, "the body"), typ.Value, jsonKind(typ.Type))
+	}
+	http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
+	return false
+}
+
+// jsonKind names what JSON value t decodes from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number, 0 or more"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return t.String()
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

@@ -163,7 +163,7 @@ func TestAStuckPageNeverHoldsTheTick(t *testing.T) {
 			stuck, err := d.Dial("tcp", srv.Addr())
 			require.NoError(t, err)
 			defer stuck.Close()
-			_, err = fmt.Fprintf(stuck, "GET /api/runs/1/events HTTP/1.1\r\nHost: studio\r\n\r\n")
+			_, err = fmt.Fprintf(stuck, "GET /api/runs/1/events HTTP/1.1\r\nHost: %s\r\n\r\n", srv.Addr())
 			require.NoError(t, err)
 			time.Sleep(100 * time.Millisecond) // the stuck page's stream is open
 

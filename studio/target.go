@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/btrobot/btrobot/internal/input"
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/robots"
@@ -122,7 +123,7 @@ func (e *editor) choices() (profiles, worlds []choice) {
 	var mine, theirs []choice
 	e.walk(func(p string, d fs.DirEntry) {
 		if d.IsDir() {
-			if _, err := e.root.Stat(path.Join(p, "places.yaml")); err == nil {
+			if _, err := e.resolve(e.abs(path.Join(p, "places.yaml"))); err == nil {
 				theirs = append(theirs, choice{ID: p, Name: p})
 			}
 			return
@@ -156,11 +157,11 @@ func (e *editor) profile(id string) (*ros.Profile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("robot profile %w", err)
 	}
-	data, err := e.root.ReadFile(rel)
+	data, err := e.readIn(rel, input.Profile)
 	if err != nil {
 		return nil, fmt.Errorf("robot profile %q: %w", id, err)
 	}
-	return ros.ParseProfile(data, filepath.Join(e.dir, filepath.FromSlash(rel)), nil)
+	return ros.ParseProfile(data, e.abs(rel), nil)
 }
 
 // world resolves a world's ID to its folder on disk and reads its places.
@@ -181,19 +182,17 @@ func (e *editor) world(id string) (string, *places.Places, error) {
 		return "", nil, fmt.Errorf("world %w", err)
 	}
 	file := path.Join(rel, "places.yaml")
-	data, err := e.root.ReadFile(file)
+	data, err := e.readIn(file, input.Places)
 	if err != nil {
 		return "", nil, fmt.Errorf("world %q: %w", id, err)
 	}
-	dir := filepath.Join(e.dir, filepath.FromSlash(rel))
+	dir := e.abs(rel)
 	pl, err := places.Parse(filepath.Join(dir, "places.yaml"), data)
-	if err == nil && pl.Map != "" {
-		// The map is read by path (sim.LoadWorld): it must be the folder's.
-		if filepath.IsAbs(pl.Map) || !filepath.IsLocal(filepath.Join(filepath.FromSlash(rel), pl.Map)) {
-			return "", nil, fmt.Errorf("%s: map %q leaves %s: the studio reads nothing outside its folder", file, pl.Map, e.dir)
-		}
-		if _, err := e.root.Stat(path.Join(rel, filepath.ToSlash(pl.Map))); err != nil {
-			return "", nil, fmt.Errorf("%s: map %q: %w", file, pl.Map, err)
+	if err == nil {
+		// The map and its image are read by path (sim.LoadWorld): they
+		// must be the folder's.
+		if err := e.checkWorldFiles(dir, pl.Map); err != nil {
+			return "", nil, fmt.Errorf("%s: %w", file, err)
 		}
 	}
 	return dir, pl, err

@@ -153,7 +153,7 @@ func TestEditorChecksAgainstTheProfile(t *testing.T) {
 			probs := check(id, "")
 			require.NotEmpty(t, probs, id)
 			assert.Equal(t, -1, probs[0].Node, id)
-			assert.Regexp(t, `want a path inside|btrobot ships|escapes`, probs[0].Msg, id)
+			assert.Regexp(t, `want a path inside|btrobot ships|escapes|outside the folder`, probs[0].Msg, id)
 		}
 	})
 	t.Run("the palette of a profile", func(t *testing.T) {

@@ -49,7 +49,7 @@ func Load(path string) (*runtime.Document, error) {
 		}
 		return nil, &LoadError{Errs: runtime.ErrorList{be}, Unreadable: true}
 	}
-	return load(path, string(data))
+	return load(path, string(data), readFile)
 }
 
 // Parse reads BehaviorTree.CPP v4 XML from data, as Load reads a file: name
@@ -62,7 +62,22 @@ func Parse(name string, data []byte) (*runtime.Document, error) {
 	if err := input.Tree.CheckSize(name, data); err != nil {
 		return nil, &LoadError{Errs: runtime.ErrorList{err.(*runtime.BuildError)}, Unreadable: true}
 	}
-	return load(name, string(data))
+	return load(name, string(data), readFile)
+}
+
+// ParseReading is Parse with the files data includes read by read, given
+// each path as Load would open it, instead of from disk: a caller that
+// must read nothing outside a folder (the studio's editor) checks each
+// path there first. read's error is given as why the file could not be
+// included.
+func ParseReading(name string, data []byte, read func(path string) ([]byte, error)) (*runtime.Document, error) {
+	if name == "" {
+		name = "<input>"
+	}
+	if err := input.Tree.CheckSize(name, data); err != nil {
+		return nil, &LoadError{Errs: runtime.ErrorList{err.(*runtime.BuildError)}, Unreadable: true}
+	}
+	return load(name, string(data), read)
 }
 
 // CheckFile loads the file at path and checks every tree in it against reg
@@ -118,8 +133,8 @@ func check(reg *runtime.Registry, path string, doc *runtime.Document, err error)
 // device is refused before it is read (input.ReadFile).
 func readFile(path string) ([]byte, error) { return input.ReadFile(path, input.Tree) }
 
-func load(name, src string) (*runtime.Document, error) {
-	l := &loader{doc: &runtime.Document{}, files: map[string]bool{}, models: map[string]*runtime.NodeModel{}}
+func load(name, src string, read func(string) ([]byte, error)) (*runtime.Document, error) {
+	l := &loader{doc: &runtime.Document{}, files: map[string]bool{}, models: map[string]*runtime.NodeModel{}, readFile: read}
 	abs, err := filepath.Abs(name)
 	if err != nil {
 		abs = name
@@ -151,10 +166,11 @@ type loader struct {
 	models     map[string]*runtime.NodeModel
 	mainPos    runtime.Pos
 	alloc      specAlloc
-	kids       []*runtime.NodeSpec // children being collected, a stack
-	include    *runtime.Include    // the top file's <include> being read; nil in the top file
-	ownModels  bool                // the top file declares a model of its own
-	ownTrees   int                 // the top file's own trees read so far
+	kids       []*runtime.NodeSpec               // children being collected, a stack
+	include    *runtime.Include                  // the top file's <include> being read; nil in the top file
+	ownModels  bool                              // the top file declares a model of its own
+	ownTrees   int                               // the top file's own trees read so far
+	readFile   func(path string) ([]byte, error) // reads an included file
 }
 
 // fileReader reads one file.
@@ -960,7 +976,7 @@ func (f *fileReader) include(tok *token, notes *runtime.Notes) {
 		return
 	}
 	l.files[abs] = true
-	data, err := readFile(full)
+	data, err := l.readFile(full)
 	if err != nil {
 		f.errorf(a.off, "cannot include %s: %s", path, includeProblem(err))
 		l.unreadable = true
