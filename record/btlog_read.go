@@ -157,8 +157,8 @@ func (r *btlogRecording) walk(from, to int, floor int64, fn func(i int, off int6
 		if r.closed.Load() {
 			return errClosed
 		}
-		if err := r.ctx.Err(); err != nil {
-			return fmt.Errorf("%s: %w", r.path, err)
+		if r.ctx.Err() != nil {
+			return fmt.Errorf("%s: %w", r.path, context.Cause(r.ctx))
 		}
 		m := min(to-i, chunkRecords)
 		chunk := buf[:m*btlogRecord]

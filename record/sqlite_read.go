@@ -127,7 +127,11 @@ func (r *sqliteRecording) checkSize() error {
 }
 
 func (r *sqliteRecording) bad(err error) error {
-	if errors.Is(err, context.DeadlineExceeded) && r.ctx.Err() == nil {
+	if r.ctx.Err() != nil {
+		// Ended from outside (SIGTERM): say so, not what the interrupted
+		// query said.
+		err = context.Cause(r.ctx)
+	} else if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("%w: its queries took more than %v (a recording's take milliseconds)", err, r.lim.timeout)
 	}
 	return fmt.Errorf("%s: reading the recording: %w", r.path, err)
