@@ -235,7 +235,7 @@ func (p *Player) window(a, b time.Time) ([]event, error) {
 	})
 	if p.rec.Format() == "btlog" {
 		// No ticks recorded: one after each instant with transitions.
-		var out []event
+		out := make([]event, 0, 2*len(evs))
 		for i, e := range evs {
 			out = append(out, e)
 			if i+1 == len(evs) || !evs[i+1].at.Equal(e.at) {
