@@ -162,3 +162,36 @@ func TestHostileSQLite(t *testing.T) {
 		})
 	}
 }
+
+// One call returns a bounded number of events: more gets an error that
+// says to read a shorter span, and FirstTransitions reads the start of a
+// long span (the studio's timeline) without the rest.
+func TestEventsPerCallAreBounded(t *testing.T) {
+	for _, file := range []string{"long.btlog", "long.db3"} {
+		t.Run(file, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), file)
+			recordPatrol(t, path, 200)
+			lim := defaultLimits
+			lim.events = 50
+			r, err := openWith(context.Background(), path, lim)
+			require.NoError(t, err)
+			defer r.Close()
+			first, last := r.Span()
+			end := last.Add(time.Microsecond)
+			_, err = r.Transitions(first, end)
+			var many *TooManyEventsError
+			require.ErrorAs(t, err, &many)
+			assert.Contains(t, err.Error(), path+": more than 50 events")
+			head, err := FirstTransitions(r, first, end, 120)
+			require.NoError(t, err)
+			require.Len(t, head, 120)
+			whole, err := FirstTransitions(Recording(struct{ Recording }{r}), first, end, 120) // through Transitions: refused
+			require.ErrorAs(t, err, &many)
+			assert.Empty(t, whole)
+			// The first transitions are those a short window reads.
+			short, err := r.Transitions(first, head[49].At)
+			require.NoError(t, err)
+			assert.Equal(t, head[:len(short)], short)
+		})
+	}
+}
