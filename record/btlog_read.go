@@ -298,6 +298,15 @@ func (r *btlogRecording) firstTransitions(from, until time.Time, n int) ([]Trans
 	return out, nil
 }
 
+// nextEvent returns the time of the first transition at or after t.
+func (r *btlogRecording) nextEvent(t time.Time) (time.Time, bool, error) {
+	ts, err := r.firstTransitions(t, usecTime(r.t0+r.last+1), 1)
+	if err != nil || len(ts) == 0 {
+		return time.Time{}, false, err
+	}
+	return ts[0].At, true, nil
+}
+
 func (r *btlogRecording) Changes(from, until time.Time) ([]Change, error) { return nil, nil }
 func (r *btlogRecording) Ticks(from, until time.Time) ([]Tick, error)     { return nil, nil }
 

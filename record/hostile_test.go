@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/btrobot/btrobot/runtime"
 )
 
 // craft copies the recording good to a new file and runs stmts on it
@@ -192,6 +194,50 @@ func TestEventsPerCallAreBounded(t *testing.T) {
 			short, err := r.Transitions(first, head[49].At)
 			require.NoError(t, err)
 			assert.Equal(t, head[:len(short)], short)
+		})
+	}
+}
+
+// A recording whose events lie years apart (a clock set wrong, a crafted
+// file) plays as fast as asked: the stretch without events is skipped at
+// once, not walked a second at a time.
+func TestPlaySkipsYearsWithoutEvents(t *testing.T) {
+	const years = int64(1) << 47 // µs: 4.5 years
+	cases := []struct {
+		name string
+		path func(t *testing.T) string
+	}{
+		{"btlog", func(t *testing.T) string {
+			path := filepath.Join(t.TempDir(), "years.btlog")
+			data := recordPatrol(t, path, 5)
+			body := 23 + int(binary.LittleEndian.Uint32(data[19:])) + 8
+			last := data[len(data)-btlogRecord:]
+			putUint48(last, uint64(years))
+			require.NoError(t, os.WriteFile(path, data, 0o644))
+			require.Greater(t, len(data), body+btlogRecord)
+			return path
+		}},
+		{"db3", func(t *testing.T) string {
+			good := recordPatrol(t, filepath.Join(t.TempDir(), "good.db3"), 5)
+			return craft(t, good, `UPDATE Transitions SET at = at + `+itoa(int(years))+` WHERE timestamp = (SELECT max(timestamp) FROM Transitions)`)
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Open(tc.path(t))
+			require.NoError(t, err)
+			defer r.Close()
+			first, last := r.Span()
+			require.Greater(t, last.Sub(first), time.Duration(years/2)*time.Microsecond)
+			tree, _, _ := patrol(t)
+			var got []runtime.Transition
+			p, err := NewPlayer(r, PlayConf{Tree: tree, Speed: -1, Observer: runtime.ObserverFunc(func(tr runtime.Transition) { got = append(got, tr) })})
+			require.NoError(t, err)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			require.NoError(t, p.Play(ctx), "the play ends within 30 s")
+			require.NotEmpty(t, got)
+			assert.Equal(t, last, got[len(got)-1].Time, "the last event, years later, is played")
 		})
 	}
 }

@@ -416,6 +416,30 @@ func (r *sqliteRecording) Span() (time.Time, time.Time) {
 	return r.header.Start, usecTime(last)
 }
 
+// nextEvent returns the time of the first event at or after t: a
+// transition, a change or the start of a tick (each an index seek).
+func (r *sqliteRecording) nextEvent(t time.Time) (time.Time, bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ctx, cancel := r.call()
+	defer cancel()
+	qs := []string{`SELECT min(` + r.at + `) FROM Transitions WHERE ` + r.at + ` >= ?`}
+	if r.own {
+		qs = append(qs, `SELECT min(timestamp) FROM btrobot_blackboard WHERE timestamp >= ?`, `SELECT min(start) FROM btrobot_ticks WHERE start >= ?`)
+	}
+	var next sql.NullInt64
+	for _, q := range qs {
+		var v sql.NullInt64
+		if err := r.conn.QueryRowContext(ctx, q, t.UnixMicro()).Scan(&v); err != nil {
+			return time.Time{}, false, r.bad(err)
+		}
+		if v.Valid && (!next.Valid || v.Int64 < next.Int64) {
+			next = v
+		}
+	}
+	return usecTime(next.Int64), next.Valid, nil
+}
+
 func (r *sqliteRecording) StateAt(at time.Time) (*State, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
