@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/btrobot/btrobot/record"
@@ -34,9 +35,15 @@ type ReplayConf struct {
 // from the recording against the palette wired to no robot, its statuses,
 // reasons and blackboard as recorded, paced at Speed, until the end of
 // the recording or of ctx. A recording cut short (a killed process) plays
-// up to the cut, and the display's last line says so.
+// up to the cut, the display's last line says so, and Replay returns the
+// damage (a *record.FormatError). ctx also ends the reading of a file
+// that takes long (record.OpenContext). Every error names the file.
 func Replay(ctx context.Context, c ReplayConf) error {
-	rec, err := record.Open(c.File)
+	return named(c.File, replay(ctx, c))
+}
+
+func replay(ctx context.Context, c ReplayConf) error {
+	rec, err := record.OpenContext(ctx, c.File)
 	if err != nil {
 		return err
 	}
@@ -88,16 +95,26 @@ func Replay(ctx context.Context, c ReplayConf) error {
 		}
 		d.Close(end)
 	}
-	if ctx.Err() != nil && err == ctx.Err() {
+	if ctx.Err() != nil && d != nil {
 		return nil // interrupted: the display said so
+	}
+	if err == nil {
+		err = rec.Damage()
 	}
 	return err
 }
 
 // ReplayAt writes to out, as indented JSON (record.Snapshot), the
-// recorded state of the tree at instant at of file.
-func ReplayAt(out io.Writer, file, at string) error {
-	rec, err := record.Open(file)
+// recorded state of the tree at instant at of file. Of a recording cut
+// short it writes the state up to the cut, then returns the damage (a
+// *record.FormatError). ctx ends the reading early. Every error names the
+// file.
+func ReplayAt(ctx context.Context, out io.Writer, file, at string) error {
+	return named(file, replayAt(ctx, out, file, at))
+}
+
+func replayAt(ctx context.Context, out io.Writer, file, at string) error {
+	rec, err := record.OpenContext(ctx, file)
 	if err != nil {
 		return err
 	}
@@ -112,7 +129,18 @@ func ReplayAt(out io.Writer, file, at string) error {
 	}
 	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
-	return enc.Encode(st.Snapshot(rec.Header()))
+	if err := enc.Encode(st.Snapshot(rec.Header())); err != nil {
+		return err
+	}
+	return rec.Damage()
+}
+
+// named makes err name file, if it does not already.
+func named(file string, err error) error {
+	if err == nil || strings.Contains(err.Error(), file) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", file, err)
 }
 
 // span reads the instants from and until of rec ("" for the recording's

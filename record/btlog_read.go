@@ -1,162 +1,310 @@
 package record
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/btrobot/btrobot/runtime"
 )
 
-// checkpointEvery is how many records lie between two status snapshots of
-// a .btlog: a seek replays at most that many.
-const checkpointEvery = 4096
+// A .btlog is read in place: its header (the tree's XML) is held in
+// memory, its records stay on disk and are read when asked for. Opening
+// reads the records once, in chunks, to check them and to keep a snapshot
+// of every node's status every so many records (a checkpoint), so that a
+// seek reads one stretch of records between two checkpoints. The
+// checkpoints are bounded in bytes (limits.checks): in a longer recording
+// they lie further apart, so that memory does not grow with the file.
 
-// btlogRecording is a .btlog held in memory: 9 bytes per transition, plus
-// a snapshot of every node's status each checkpointEvery records.
+const (
+	// checkpointEvery is how many records lie between two checkpoints at
+	// first; the distance doubles whenever the checkpoints would take more
+	// than their budget.
+	checkpointEvery = 4096
+	// chunkRecords is how many records are read from the file at once.
+	chunkRecords = 8192
+)
+
+// btlogRecording is a .btlog opened for replay.
 type btlogRecording struct {
-	path    string
-	header  Header
-	t0      int64  // µs since the epoch
-	records []byte // whole records only, offsets made monotonic
-	damage  error
-	checks  [][]runtime.Status // checks[k]: statuses before record k*checkpointEvery
-	closed  bool
+	path   string
+	src    io.ReaderAt
+	file   *os.File // src, when it is a file (nil in tests that read bytes)
+	ctx    context.Context
+	lim    limits
+	header Header
+	t0     int64 // µs since the epoch
+	body   int64 // where the first record starts
+	n      int   // whole records
+	damage error
+	every  int          // records between two checkpoints
+	checks []btlogCheck // checks[k]: before record k*every
+	last   int64        // the last record's offset, made monotonic
+	closed atomic.Bool
 }
 
-// parseBTLog reads a .btlog whole and checks every record.
-func parseBTLog(path string, data []byte) (*btlogRecording, error) {
-	bad := func(off int, format string, args ...any) error {
-		return &FormatError{Path: path, Offset: int64(off), Msg: fmt.Sprintf(format, args...)}
+// btlogCheck is the state before one record: every node's status, and the
+// offsets there. Offsets are made monotonic as they are read (a clock that
+// stepped back would break the seek): a record's offset counts as the
+// largest one so far.
+type btlogCheck struct {
+	floor    int64 // the largest offset of the records before
+	first    int64 // the record's own offset, made monotonic
+	statuses []runtime.Status
+}
+
+// parseBTLog reads the header of a .btlog of size bytes from src and
+// checks every record, in bounded memory.
+func parseBTLog(ctx context.Context, path string, src io.ReaderAt, size int64, lim limits) (*btlogRecording, error) {
+	bad := func(off int64, format string, args ...any) error {
+		return &FormatError{Path: path, Offset: off, Msg: fmt.Sprintf(format, args...)}
 	}
-	const xmlAt = len(btlogMagic) + 1 + 4
-	if len(data) < xmlAt {
-		return nil, bad(len(data), "the file ends inside its header (%d bytes; the magic, the protocol and the XML's length take %d)", len(data), xmlAt)
+	const xmlAt = int64(len(btlogMagic) + 1 + 4)
+	if size < xmlAt {
+		return nil, bad(size, "the file ends inside its header (%d bytes; the magic, the protocol and the XML's length take %d)", size, xmlAt)
 	}
-	if string(data[:len(btlogMagic)]) != btlogMagic {
+	var head [xmlAt]byte
+	if _, err := src.ReadAt(head[:], 0); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if string(head[:len(btlogMagic)]) != btlogMagic {
 		return nil, bad(0, "not a .btlog: it must start with %q", btlogMagic)
 	}
-	if p := data[len(btlogMagic)]; p != btlogProtocol {
-		return nil, bad(len(btlogMagic), "protocol %d; only FileLogger2's protocol %d is known", p, btlogProtocol)
+	if p := head[len(btlogMagic)]; p != btlogProtocol {
+		return nil, bad(int64(len(btlogMagic)), "protocol %d; only FileLogger2's protocol %d is known", p, btlogProtocol)
 	}
-	n := int64(int32(binary.LittleEndian.Uint32(data[len(btlogMagic)+1:])))
-	if n < 0 || n > int64(len(data)-xmlAt) {
-		return nil, bad(len(btlogMagic)+1, "the tree's XML is said to be %d bytes long, but %d bytes follow", n, len(data)-xmlAt)
+	n := int64(int32(binary.LittleEndian.Uint32(head[len(btlogMagic)+1:])))
+	if n < 0 || n > size-xmlAt {
+		return nil, bad(int64(len(btlogMagic)+1), "the tree's XML is said to be %d bytes long, but %d bytes follow", n, size-xmlAt)
 	}
-	xmlEnd := xmlAt + int(n)
-	if len(data) < xmlEnd+8 {
-		return nil, bad(len(data), "the file ends inside the first timestamp (at byte %d, 8 bytes)", xmlEnd)
+	if n > lim.treeXML {
+		return nil, bad(int64(len(btlogMagic)+1), "the tree's XML is said to be %d bytes long; btrobot reads up to %d", n, lim.treeXML)
 	}
-	r := &btlogRecording{path: path, t0: int64(binary.LittleEndian.Uint64(data[xmlEnd:]))}
+	xmlEnd := xmlAt + n
+	if size < xmlEnd+8 {
+		return nil, bad(size, "the file ends inside the first timestamp (at byte %d, 8 bytes)", xmlEnd)
+	}
+	buf := make([]byte, n+8)
+	if _, err := src.ReadAt(buf, xmlAt); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	r := &btlogRecording{path: path, src: src, ctx: ctx, lim: lim, t0: int64(binary.LittleEndian.Uint64(buf[n:])), body: xmlEnd + 8, every: checkpointEvery}
 	if r.t0 < 0 || r.t0 > 1<<53 {
 		return nil, bad(xmlEnd, "first timestamp %d µs is not a time", r.t0)
 	}
-	xmlText := string(data[xmlAt:xmlEnd])
+	xmlText := string(buf[:n])
 	nodes, err := nodesFromXML(xmlText)
 	if err != nil {
-		return nil, bad(xmlAt+int(err.off), "the tree's XML: %s", err.msg)
+		return nil, bad(xmlAt+err.off, "the tree's XML: %s", err.msg)
 	}
 	r.header = Header{Start: usecTime(r.t0), TreeXML: xmlText, Nodes: nodes}
-	body := data[xmlEnd+8:]
-	whole := len(body) / btlogRecord * btlogRecord
-	if whole != len(body) {
-		r.damage = bad(xmlEnd+8+whole, "the file is cut short: its last transition has %d of its %d bytes", len(body)-whole, btlogRecord)
+	body := size - r.body
+	whole := body / btlogRecord * btlogRecord
+	if whole != body {
+		r.damage = bad(r.body+whole, "the file is cut short: its last transition has %d of its %d bytes", body-whole, btlogRecord)
 	}
-	r.records = body[:whole]
+	r.n = int(whole / btlogRecord)
+	if r.n == 0 {
+		return r, nil
+	}
+	// One pass over the records: check each, keep the checkpoints.
 	statuses := make([]runtime.Status, len(nodes))
-	var last int64
-	for i := 0; i < len(r.records); i += btlogRecord {
-		if i%(checkpointEvery*btlogRecord) == 0 {
-			r.checks = append(r.checks, append([]runtime.Status(nil), statuses...))
-		}
-		rec := r.records[i : i+btlogRecord]
-		uid := int(binary.LittleEndian.Uint16(rec[6:]))
-		if uid < 1 || uid > len(nodes) {
-			return nil, bad(xmlEnd+8+i+6, "transition %d names node %d; the tree has nodes 1 to %d", i/btlogRecord+1, uid, len(nodes))
-		}
-		st := runtime.Status(rec[8])
-		if st > runtime.Skipped {
-			return nil, bad(xmlEnd+8+i+8, "transition %d gives node %d status %d; statuses go from 0 (IDLE) to 4 (SKIPPED)", i/btlogRecord+1, uid, st)
+	checkSize := int64(len(nodes)) + 64
+	var floor int64
+	err2 := r.walk(0, r.n, 0, func(i int, off int64, uid int, st runtime.Status) {
+		if i%r.every == 0 {
+			r.checks = append(r.checks, btlogCheck{floor: floor, first: off, statuses: append([]runtime.Status(nil), statuses...)})
+			if int64(len(r.checks))*checkSize > lim.checks && len(r.checks) > 2 {
+				// Keep every other checkpoint: they are twice as far apart.
+				kept := r.checks[:0]
+				for k := 0; k < len(r.checks); k += 2 {
+					kept = append(kept, r.checks[k])
+				}
+				clear(r.checks[len(kept):])
+				r.checks, r.every = kept, r.every*2
+			}
 		}
 		statuses[uid-1] = st
-		// A clock that stepped back would break the seek: keep time
-		// moving forward.
-		if off := uint48(rec); off < last {
-			putUint48(rec, uint64(last))
-		} else {
-			last = off
-		}
+		floor = off
+	})
+	if err2 != nil {
+		return nil, err2
 	}
+	r.last = floor
 	return r, nil
+}
+
+// walk reads records [from, to) in chunks and calls fn with each, its
+// offset made monotonic from floor (the largest offset before from). It
+// checks every record, so that a file changed since it was opened cannot
+// name a node the tree does not have.
+func (r *btlogRecording) walk(from, to int, floor int64, fn func(i int, off int64, uid int, st runtime.Status)) error {
+	if from >= to {
+		return nil
+	}
+	buf := make([]byte, min(to-from, chunkRecords)*btlogRecord)
+	nodes := len(r.header.Nodes)
+	for i := from; i < to; {
+		if r.closed.Load() {
+			return errClosed
+		}
+		if r.ctx.Err() != nil {
+			return fmt.Errorf("%s: %w", r.path, context.Cause(r.ctx))
+		}
+		m := min(to-i, chunkRecords)
+		chunk := buf[:m*btlogRecord]
+		at := r.body + int64(i)*btlogRecord
+		if _, err := r.src.ReadAt(chunk, at); err != nil {
+			if r.closed.Load() {
+				return errClosed
+			}
+			if errors.Is(err, io.EOF) {
+				return &FormatError{Path: r.path, Offset: at, Msg: "the file is shorter than when it was opened"}
+			}
+			return fmt.Errorf("%s: %w", r.path, err)
+		}
+		for j := range m {
+			rec := chunk[j*btlogRecord : (j+1)*btlogRecord]
+			uid := int(binary.LittleEndian.Uint16(rec[6:]))
+			if uid < 1 || uid > nodes {
+				return &FormatError{Path: r.path, Offset: at + int64(j*btlogRecord) + 6, Msg: fmt.Sprintf("transition %d names node %d; the tree has nodes 1 to %d", i+j+1, uid, nodes)}
+			}
+			st := runtime.Status(rec[8])
+			if st > runtime.Skipped {
+				return &FormatError{Path: r.path, Offset: at + int64(j*btlogRecord) + 8, Msg: fmt.Sprintf("transition %d gives node %d status %d; statuses go from 0 (IDLE) to 4 (SKIPPED)", i+j+1, uid, st)}
+			}
+			floor = max(floor, uint48(rec))
+			fn(i+j, floor, uid, st)
+		}
+		i += m
+	}
+	return nil
 }
 
 func (r *btlogRecording) Format() string { return "btlog" }
 func (r *btlogRecording) Header() Header { return r.header }
 func (r *btlogRecording) Damage() error  { return r.damage }
-func (r *btlogRecording) Close() error   { r.closed = true; return nil }
 
-func (r *btlogRecording) count() int { return len(r.records) / btlogRecord }
-
-func (r *btlogRecording) at(i int) (off int64, uid int, st runtime.Status) {
-	rec := r.records[i*btlogRecord : (i+1)*btlogRecord]
-	return uint48(rec), int(binary.LittleEndian.Uint16(rec[6:])), runtime.Status(rec[8])
+func (r *btlogRecording) Close() error {
+	if r.closed.Swap(true) || r.file == nil {
+		return nil
+	}
+	return r.file.Close()
 }
 
 func (r *btlogRecording) Span() (time.Time, time.Time) {
-	last := r.t0
-	if n := r.count(); n > 0 {
-		off, _, _ := r.at(n - 1)
-		last += off
-	}
-	return usecTime(r.t0), usecTime(last)
+	return usecTime(r.t0), usecTime(r.t0 + r.last)
 }
 
-// index returns how many records happened before instant at (µs offset).
-func (r *btlogRecording) index(off int64) int {
-	return sort.Search(r.count(), func(i int) bool {
-		o, _, _ := r.at(i)
-		return o >= off
+// block returns the checkpoint at or before record i.
+func (r *btlogRecording) block(i int) int {
+	return min(i/r.every, len(r.checks)-1)
+}
+
+// index returns how many records lie before offset off (µs since T0).
+func (r *btlogRecording) index(off int64) (int, error) {
+	// The first checkpoint at or after off: the answer lies in the stretch
+	// before it.
+	k := sort.Search(len(r.checks), func(k int) bool { return r.checks[k].first >= off })
+	if k == 0 {
+		return 0, nil
+	}
+	from, to := (k-1)*r.every, min(k*r.every, r.n)
+	n := from
+	err := r.walk(from, to, r.checks[k-1].floor, func(_ int, o int64, _ int, _ runtime.Status) {
+		if o < off {
+			n++
+		}
 	})
+	return n, err
+}
+
+// replay returns the statuses before record lo and calls fn with records
+// [lo, hi) as the statuses before each; it reads from the checkpoint
+// before lo.
+func (r *btlogRecording) replay(lo, hi int, fn func(off int64, uid int, from, to runtime.Status)) ([]runtime.Status, error) {
+	s := make([]runtime.Status, len(r.header.Nodes))
+	if r.n == 0 || hi == 0 {
+		return s, nil
+	}
+	k := r.block(lo)
+	copy(s, r.checks[k].statuses)
+	err := r.walk(k*r.every, hi, r.checks[k].floor, func(i int, off int64, uid int, st runtime.Status) {
+		if i >= lo && fn != nil {
+			fn(off, uid, s[uid-1], st)
+		}
+		s[uid-1] = st
+	})
+	return s, err
 }
 
 func (r *btlogRecording) StateAt(at time.Time) (*State, error) {
-	if r.closed {
+	if r.closed.Load() {
 		return nil, errClosed
 	}
+	end, err := r.index(at.UnixMicro() - r.t0 + 1) // records at or before at
+	if err != nil {
+		return nil, err
+	}
+	statuses, err := r.replay(end, end, nil)
+	if err != nil {
+		return nil, err
+	}
 	s := newState(at, len(r.header.Nodes))
-	end := r.index(at.UnixMicro() - r.t0 + 1) // records at or before at
-	k := end / checkpointEvery
-	if k < len(r.checks) {
-		copy(s.Statuses, r.checks[k])
-	} else if len(r.checks) > 0 {
-		k = len(r.checks) - 1
-		copy(s.Statuses, r.checks[k])
-	}
-	for i := k * checkpointEvery; i < end; i++ {
-		_, uid, st := r.at(i)
-		s.Statuses[uid-1] = st
-	}
+	s.Statuses = statuses
 	return s, nil
 }
 
 func (r *btlogRecording) Transitions(from, until time.Time) ([]Transition, error) {
-	s, err := r.StateAt(from.Add(-time.Microsecond))
+	return r.firstTransitions(from, until, -1)
+}
+
+// firstTransitions returns the first n transitions with from <= time <
+// until (n < 0: all of them, at most limits.events).
+func (r *btlogRecording) firstTransitions(from, until time.Time, n int) ([]Transition, error) {
+	if r.closed.Load() {
+		return nil, errClosed
+	}
+	lo, err := r.index(from.UnixMicro() - r.t0)
 	if err != nil {
 		return nil, err
 	}
-	lo, hi := r.index(from.UnixMicro()-r.t0), r.index(until.UnixMicro()-r.t0)
-	out := make([]Transition, 0, max(0, hi-lo))
-	for i := lo; i < hi; i++ {
-		off, uid, st := r.at(i)
-		out = append(out, Transition{At: usecTime(r.t0 + off), UID: uint32(uid), From: s.Statuses[uid-1], To: st})
-		s.Statuses[uid-1] = st
+	hi, err := r.index(until.UnixMicro() - r.t0)
+	if err != nil {
+		return nil, err
+	}
+	hi = max(hi, lo)
+	if n >= 0 {
+		hi = min(hi, lo+n)
+	} else if hi-lo > r.lim.events {
+		return nil, &TooManyEventsError{Path: r.path, From: from, Until: until, Max: r.lim.events}
+	}
+	out := make([]Transition, 0, hi-lo)
+	_, err = r.replay(lo, hi, func(off int64, uid int, was, st runtime.Status) {
+		out = append(out, Transition{At: usecTime(r.t0 + off), UID: uint32(uid), From: was, To: st})
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// nextEvent returns the time of the first transition at or after t.
+func (r *btlogRecording) nextEvent(t time.Time) (time.Time, bool, error) {
+	ts, err := r.firstTransitions(t, usecTime(r.t0+r.last+1), 1)
+	if err != nil || len(ts) == 0 {
+		return time.Time{}, false, err
+	}
+	return ts[0].At, true, nil
 }
 
 func (r *btlogRecording) Changes(from, until time.Time) ([]Change, error) { return nil, nil }

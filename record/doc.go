@@ -32,7 +32,7 @@
 //
 // A recording of either format is read back with Open, which tells them
 // apart by their first bytes. A Recording gives the state of the tree at
-// any instant (an index seek in SQLite, checkpoints every 4096 transitions
+// any instant (an index seek in SQLite, checkpoints every 4096 or more transitions
 // in a .btlog: no replay from the start) and its events between two
 // instants, for a replay through a live view:
 //
@@ -42,6 +42,12 @@
 // A file that is not a recording, or whose header or records are corrupt,
 // gets a *FormatError naming the byte; a .btlog cut short inside a record
 // (a killed process) opens, replays up to the cut, and says so in Damage.
+// A recording is untrusted input: a .btlog is read in place (its records
+// stay on disk, its checkpoints are bounded in bytes), a .db3's schema is
+// checked before anything is read (a view or a generated column in place
+// of a table gets a *NotRecordingError), its values, rows and the time of
+// each read's queries are bounded, and OpenContext's context ends a read
+// in progress.
 //
 // BT.CPP's formats and Groot2 number nodes in 16 bits: a tree of more than
 // MaxNodes nodes gets a TooManyNodesError from a .btlog (and from the

@@ -102,7 +102,7 @@ func TestSQLiteErrors(t *testing.T) {
 		{"cut inside a page", good[:4096+100], "at byte 4096: the database is cut short: its last page has 100 of its 4096 bytes"},
 		{"cut inside its header", good[:50], "at byte 0: the SQLite header (100 bytes) is cut short"},
 		{"a page size that is none", func() []byte { b := append([]byte(nil), good[:4096]...); b[16], b[17] = 0, 3; return b }(), "at byte 16: page size 3 is not a power of two"},
-		{"a database without BT.CPP's tables", func() []byte { return emptySQLite(t) }(), "no tree definition (BT.CPP's Definitions table)"},
+		{"a database without BT.CPP's tables", func() []byte { return emptySQLite(t) }(), "not a btrobot recording: it has no table Definitions"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,11 +1,18 @@
 package record
 
 import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/btrobot/btrobot/runtime"
 )
 
 // FuzzOpenBTLog: no input makes the .btlog reader panic, hang or read past
@@ -26,7 +33,7 @@ func FuzzOpenBTLog(f *testing.F) {
 	}
 	f.Add([]byte(btlogMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := parseBTLog("fuzz.btlog", data)
+		r, err := parseBTLog(context.Background(), "fuzz.btlog", bytes.NewReader(data), int64(len(data)), fuzzLimits)
 		if err != nil {
 			if _, ok := err.(*FormatError); !ok {
 				t.Fatalf("not a FormatError: %v", err)
@@ -43,8 +50,37 @@ func FuzzOpenBTLog(f *testing.F) {
 				t.Fatalf("%d statuses for %d nodes", len(s.Statuses), len(r.Header().Nodes))
 			}
 		}
-		if _, err := r.Transitions(first, last.Add(time.Microsecond)); err != nil {
+		// The state at the end is every record folded in, whatever the
+		// checkpoints.
+		want := make([]runtime.Status, len(r.Header().Nodes))
+		for i := r.body; i+btlogRecord <= int64(len(data)); i += btlogRecord {
+			want[binary.LittleEndian.Uint16(data[i+6:])-1] = runtime.Status(data[i+8])
+		}
+		end, err := r.StateAt(last)
+		if err != nil {
 			t.Fatal(err)
+		}
+		if !slices.Equal(want, end.Statuses) {
+			t.Fatalf("the state at the end is %v, the records say %v", end.Statuses, want)
+		}
+		ts, err := r.Transitions(first, last.Add(time.Microsecond))
+		var many *TooManyEventsError
+		switch {
+		case errors.As(err, &many):
+			if r.n <= fuzzLimits.events {
+				t.Fatalf("%d records: %v", r.n, err)
+			}
+		case err != nil:
+			t.Fatal(err)
+		case len(ts) != r.n:
+			t.Fatalf("%d transitions of %d records", len(ts), r.n)
+		}
+		head, err := FirstTransitions(r, first, last.Add(time.Microsecond), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(head) != min(10, r.n) {
+			t.Fatalf("%d first transitions of %d records", len(head), r.n)
 		}
 	})
 }
@@ -116,3 +152,7 @@ func TestSQLiteSurvivesCorruption(t *testing.T) {
 		}
 	}
 }
+
+// fuzzLimits are small, so that the fuzzer reaches them: checkpoints
+// that thin out after a few, few events a call.
+var fuzzLimits = limits{treeXML: 1 << 20, value: 1 << 20, events: 64, checks: 256, rows: 64, timeout: 5 * time.Second}

@@ -161,6 +161,20 @@ func (p *Player) Play(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if len(evs) == 0 {
+			// Skip a stretch without events at once: a recording whose
+			// events lie years apart (a clock set wrong, a crafted file)
+			// would otherwise take a window per second between them.
+			next, ok, err := p.next(b)
+			if err != nil {
+				return err
+			}
+			if !ok || next.After(until) {
+				break
+			}
+			a = next.Add(-playWindow)
+			continue
+		}
 		for _, e := range evs {
 			if err := p.wait(ctx, wall0, e.at.Sub(from)); err != nil {
 				return err
@@ -235,7 +249,7 @@ func (p *Player) window(a, b time.Time) ([]event, error) {
 	})
 	if p.rec.Format() == "btlog" {
 		// No ticks recorded: one after each instant with transitions.
-		var out []event
+		out := make([]event, 0, 2*len(evs))
 		for i, e := range evs {
 			out = append(out, e)
 			if i+1 == len(evs) || !evs[i+1].at.Equal(e.at) {
@@ -245,6 +259,18 @@ func (p *Player) window(a, b time.Time) ([]event, error) {
 		evs = out
 	}
 	return evs, nil
+}
+
+// next returns the time of the first event at or after t, if the
+// recording can say (both of this package's formats can).
+func (p *Player) next(t time.Time) (time.Time, bool, error) {
+	type nexter interface {
+		nextEvent(t time.Time) (time.Time, bool, error)
+	}
+	if n, ok := p.rec.(nexter); ok {
+		return n.nextEvent(t)
+	}
+	return t, true, nil
 }
 
 func rank(e event) int {

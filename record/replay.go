@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -78,30 +79,127 @@ func (e *FormatError) Error() string {
 
 // Open opens a recording of either format, telling them apart by their
 // first bytes. A file that is not a recording, or whose header or
-// records are corrupt, gets a *FormatError with the offset.
+// records are corrupt, gets a *FormatError with the offset; a SQLite
+// database that is not one of btrobot's or BT.CPP's recordings (other
+// tables, views in their place, other columns) a *NotRecordingError.
+//
+// Reading a recording takes bounded memory whatever its size (a .btlog's
+// records stay on disk, a .db3 is queried) and bounded time: each call's
+// SQLite queries are given MaxQueryTime, any one value MaxValueBytes.
 func Open(path string) (Recording, error) {
+	return OpenContext(context.Background(), path)
+}
+
+// OpenContext is Open with a context that bounds the recording's life:
+// once ctx ends, opening and every read end soon with its error, even in
+// the middle of a query (SIGTERM ends a replay stuck in a hostile file).
+func OpenContext(ctx context.Context, path string) (Recording, error) {
+	return openWith(ctx, path, defaultLimits)
+}
+
+func openWith(ctx context.Context, path string, lim limits) (Recording, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &NotRecordingError{Path: path, Reason: "not a regular file"}
+	}
 	head := make([]byte, max(len(btlogMagic), len(sqliteMagic)))
 	n, _ := io.ReadFull(f, head)
-	f.Close()
 	head = head[:n]
 	switch {
 	case bytes.HasPrefix(head, []byte(btlogMagic)):
-		data, err := os.ReadFile(path)
+		r, err := parseBTLog(ctx, path, f, fi.Size(), lim)
 		if err != nil {
+			f.Close()
 			return nil, err
 		}
-		return parseBTLog(path, data)
+		r.file = f
+		return r, nil
 	case bytes.HasPrefix(head, []byte(sqliteMagic)):
-		return openSQLite(path)
+		f.Close()
+		return openSQLite(ctx, path, lim)
 	case bytes.HasPrefix([]byte(btlogMagic), head) || bytes.HasPrefix([]byte(sqliteMagic), head):
+		f.Close()
 		return nil, &FormatError{Path: path, Offset: int64(n), Msg: "the file ends inside its magic bytes"}
 	default:
+		f.Close()
 		return nil, &FormatError{Path: path, Offset: 0, Msg: fmt.Sprintf("not a recording: a .btlog starts with %q, a SQLite database with %q", btlogMagic, sqliteMagic[:15])}
 	}
+}
+
+// What reading one recording may cost, whatever the file holds.
+const (
+	// MaxQueryTime bounds the SQLite queries of one call (Open, StateAt,
+	// Transitions...): a recording's are index seeks and short ranges,
+	// done in milliseconds.
+	MaxQueryTime = 20 * time.Second
+	// MaxValueBytes bounds any one value read from a .db3 (the tree's
+	// XML, a reason, a blackboard value) and a .btlog's tree XML.
+	MaxValueBytes = 64 << 20
+	// MaxEvents bounds the events one call of Transitions, Changes or
+	// Ticks returns (the Player reads a second of recorded time at once).
+	MaxEvents = 1 << 18
+)
+
+// limits bound the reading of one recording; Open uses defaultLimits,
+// tests tighter ones.
+type limits struct {
+	treeXML int64         // bytes of a .btlog's tree XML
+	value   int           // bytes of any one SQLite value (SQLITE_LIMIT_LENGTH)
+	events  int           // events one call returns
+	checks  int64         // bytes of a .btlog's checkpoints
+	rows    int           // rows of btrobot_nodes and btrobot_keys
+	timeout time.Duration // the queries of one call
+}
+
+var defaultLimits = limits{treeXML: MaxValueBytes, value: MaxValueBytes, events: MaxEvents, checks: 16 << 20, rows: 1 << 20, timeout: MaxQueryTime}
+
+// NotRecordingError is a file that opens (a SQLite database) but is not a
+// recording btrobot can read: what is missing or out of place.
+type NotRecordingError struct {
+	Path   string
+	Reason string
+}
+
+func (e *NotRecordingError) Error() string {
+	return fmt.Sprintf("%s: not a btrobot recording: %s", e.Path, e.Reason)
+}
+
+// TooManyEventsError is a call that asked for more events than MaxEvents
+// at once: a shorter span, or FirstTransitions, reads them.
+type TooManyEventsError struct {
+	Path        string
+	From, Until time.Time
+	Max         int
+}
+
+func (e *TooManyEventsError) Error() string {
+	return fmt.Sprintf("%s: more than %d events from %s to %s: read a shorter span", e.Path, e.Max, e.From.Format(time.RFC3339Nano), e.Until.Format(time.RFC3339Nano))
+}
+
+// FirstTransitions returns the first n transitions of rec with from <=
+// time < until: a timeline of a long recording, read without holding all
+// of it.
+func FirstTransitions(rec Recording, from, until time.Time, n int) ([]Transition, error) {
+	type firstN interface {
+		firstTransitions(from, until time.Time, n int) ([]Transition, error)
+	}
+	if f, ok := rec.(firstN); ok {
+		return f.firstTransitions(from, until, max(n, 0))
+	}
+	ts, err := rec.Transitions(from, until)
+	if len(ts) > n {
+		ts = ts[:n]
+	}
+	return ts, err
 }
 
 const sqliteMagic = "SQLite format 3\x00"

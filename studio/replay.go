@@ -209,14 +209,12 @@ func (r *replay) snapshotLocked() []byte {
 	return data
 }
 
-// timeline lists the recording's transitions (the first maxTimeline).
+// timeline lists the recording's transitions (the first maxTimeline,
+// read without reading the rest).
 func (r *replay) timeline() ([]trans, error) {
-	ts, err := r.rec.Transitions(r.first, r.last.Add(time.Microsecond))
+	ts, err := record.FirstTransitions(r.rec, r.first, r.last.Add(time.Microsecond), maxTimeline)
 	if err != nil {
 		return nil, err
-	}
-	if len(ts) > maxTimeline {
-		ts = ts[:maxTimeline]
 	}
 	out := make([]trans, len(ts))
 	for i, t := range ts {

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/btrobot/btrobot/mission"
+	"github.com/btrobot/btrobot/record"
 )
 
 func replayCommand() *command {
@@ -12,7 +14,9 @@ func replayCommand() *command {
 		args: "FILE [--speed X] [--from T] [--until T] [--headless] | FILE --ui [ADDR] | FILE --at T --json",
 		summary: "Play a recording (--record FILE of run, demo, tick: .btlog or .db3) through the live view: the tree,\n" +
 			"statuses, reasons and the blackboard as they were. T is seconds since the start (12.5), a duration (1m30s)\n" +
-			"or an RFC 3339 time. With --at T --json, print the state at that instant as one JSON object instead.",
+			"or an RFC 3339 time. With --at T --json, print the state at that instant as one JSON object instead.\n" +
+			"Exit 2 for a file that is not a recording, or is corrupt, or was cut short (after playing or printing\n" +
+			"what comes before the cut); the message on stderr names the file.",
 		example: "btrobot demo --record /tmp/demo.db3 && btrobot replay /tmp/demo.db3 --speed 10\n" +
 			"btrobot replay /tmp/demo.db3 --at 42 --json | jq '.nodes[] | select(.status==\"RUNNING\") | .path'",
 	}
@@ -52,7 +56,7 @@ func replayCommand() *command {
 			}
 			if err != nil {
 				fmt.Fprintf(env.stderr, "btrobot replay: %v\n", err)
-				return exitFailed
+				return replayExit(err)
 			}
 			serveUntil(ctx, env, srv)
 			return exitOK
@@ -61,15 +65,29 @@ func replayCommand() *command {
 			return liveDisplay(env, viewConf{keys: keys, title: title, headless: *headless})(s)
 		}
 		if *asJSON {
-			err = mission.ReplayAt(env.stdout, pos[0], *at)
+			err = mission.ReplayAt(ctx, env.stdout, pos[0], *at)
 		} else {
 			err = mission.Replay(ctx, rc)
 		}
 		if err != nil {
 			fmt.Fprintf(env.stderr, "btrobot replay: %v\n", err)
-			return exitFailed
+			return replayExit(err)
 		}
 		return exitOK
 	}
 	return c
+}
+
+// replayExit is the exit code of a replay that failed: 2 (bad input) for
+// a file that is not a recording, or is corrupt, or was cut short (what
+// came before the cut was played or printed), 1 for the rest (a file
+// that cannot be read, an interrupted --json).
+func replayExit(err error) int {
+	var fe *record.FormatError
+	var nr *record.NotRecordingError
+	var many *record.TooManyEventsError
+	if errors.As(err, &fe) || errors.As(err, &nr) || errors.As(err, &many) {
+		return exitUsage
+	}
+	return exitFailed
 }

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -93,11 +98,18 @@ func TestTickRecordsAndReplays(t *testing.T) {
 }
 
 // TestRecordAndReplayRefuseBadInput: bad flags and files get a clear
-// message and exit 2 (usage) or 1 (a file that is not a recording).
+// message and exit 2 (usage, a file that is not a recording) or 1 (a
+// file that cannot be read).
 func TestRecordAndReplayRefuseBadInput(t *testing.T) {
 	tree := writeFile(t, "t.xml", goodTree)
 	notRec := writeFile(t, "x.db3", "hello")
 	dir := t.TempDir()
+	viewDB := filepath.Join(dir, "view.db3")
+	code, _, stderr := runCLI("tick", tree, "--ticks", "3", "--record", viewDB)
+	require.Equal(t, exitOK, code, stderr)
+	execSQL(t, viewDB, `DROP TABLE Transitions`,
+		`CREATE VIEW Transitions AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)
+		 SELECT x AS timestamp, 1 AS session_id, 1 AS node_uid, 0 AS duration, 1 AS state, '' AS extra_data, x AS at FROM c`)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -109,11 +121,13 @@ func TestRecordAndReplayRefuseBadInput(t *testing.T) {
 		{"run with a port out of range", []string{"run", "--tree", tree, "--groot", "70000", "--master", freeMasterURI(t)}, exitUsage, "groot port 70000"},
 		{"run with a host and a port out of range", []string{"run", "--tree", tree, "--groot", "127.0.0.1:70000", "--master", freeMasterURI(t)}, exitUsage, "groot port 70000"},
 		{"run with a groot address that is not one", []string{"run", "--tree", tree, "--groot", "localhost", "--master", freeMasterURI(t)}, exitUsage, "want PORT or HOST:PORT"},
-		{"replay of a file that is not a recording", []string{"replay", notRec}, exitFailed, "not a recording"},
+		{"replay of a file that is not a recording", []string{"replay", notRec}, exitUsage, notRec + ": at byte 0: not a recording"},
+		{"replay of a .db3 whose table is a view", []string{"replay", viewDB, "--speed", "-1"}, exitUsage, viewDB + ": not a btrobot recording: Transitions is a view, not a table"},
+		{"--json of a .db3 whose table is a view", []string{"replay", viewDB, "--at", "1", "--json"}, exitUsage, viewDB + ": not a btrobot recording: Transitions is a view, not a table"},
 		{"replay of a missing file", []string{"replay", filepath.Join(dir, "none.db3")}, exitFailed, "no such file"},
 		{"--at without --json", []string{"replay", notRec, "--at", "3"}, exitUsage, "Usage: btrobot replay"},
 		{"a speed of zero", []string{"replay", notRec, "--speed", "0"}, exitUsage, "Usage: btrobot replay"},
-		{"a bad instant", []string{"replay", notRec, "--at", "soon", "--json"}, exitFailed, "not a recording"},
+		{"a bad instant", []string{"replay", notRec, "--at", "soon", "--json"}, exitUsage, "not a recording"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := runCLI(tc.args...)
@@ -123,11 +137,120 @@ func TestRecordAndReplayRefuseBadInput(t *testing.T) {
 	}
 	// A bad instant in a good recording.
 	path := filepath.Join(dir, "t.db3")
-	code, _, stderr := runCLI("tick", tree, "--ticks", "1", "--record", path)
+	code, _, stderr = runCLI("tick", tree, "--ticks", "1", "--record", path)
 	require.Equal(t, exitOK, code, stderr)
 	code, _, stderr = runCLI("replay", path, "--at", "soon", "--json")
 	assert.Equal(t, exitFailed, code)
-	assert.Contains(t, stderr, `"soon": want seconds since the recording's start`)
+	assert.Contains(t, stderr, path+`: "soon": want seconds since the recording's start`)
+}
+
+// execSQL runs stmts on the SQLite database at path.
+func execSQL(t *testing.T, path string, stmts ...string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path)
+	require.NoError(t, err)
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for _, s := range append([]string{"PRAGMA journal_mode=DELETE"}, stmts...) {
+		_, err := db.Exec(s)
+		require.NoError(t, err, s)
+	}
+}
+
+// TestReplayOfACutRecordingSaysSo: a .btlog cut inside a record replays
+// up to the cut, and both replay and replay --json say on stderr that
+// it was cut, naming the file, and exit 2.
+func TestReplayOfACutRecordingSaysSo(t *testing.T) {
+	tree := writeFile(t, "t.xml", goodTree)
+	path := filepath.Join(t.TempDir(), "cut.btlog")
+	code, _, stderr := runCLI("tick", tree, "--ticks", "3", "--record", path)
+	require.Equal(t, exitOK, code, stderr)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, data[:len(data)-4], 0o644))
+	for _, tc := range []struct {
+		name string
+		args []string
+		out  string // what stdout holds: the replay up to the cut
+	}{
+		{"played", []string{"replay", path, "--speed", "-1"}, "SUCCESS Main"},
+		{"--json", []string{"replay", path, "--at", "1h", "--json"}, `"offset_s": 3600`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, stderr := runCLI(tc.args...)
+			assert.Equal(t, exitUsage, code, stderr)
+			assert.Contains(t, out, tc.out)
+			assert.Contains(t, stderr, "btrobot replay: "+path+": at byte ")
+			assert.Contains(t, stderr, "the file is cut short: its last transition has 5 of its 9 bytes")
+		})
+	}
+}
+
+// TestReplayEndsOnSignal: a replay busy reading a recording whose every
+// query is slow (1 s of CPU spent, far from its end: no index, 300,000
+// nodes) ends within 10 s of SIGTERM or SIGINT, and says why. Within 10
+// s: half the deadline of one call's queries, so the signal, not the
+// deadline, ended it.
+func TestReplayEndsOnSignal(t *testing.T) {
+	bin := buildBinary(t)
+	tree := writeFile(t, "t.xml", goodTree)
+	path := filepath.Join(t.TempDir(), "slow.db3")
+	code, _, stderr := runCLI("tick", tree, "--ticks", "3", "--record", path)
+	require.Equal(t, exitOK, code, stderr)
+	execSQL(t, path, `DROP INDEX btrobot_transitions_by_node`, `DROP INDEX btrobot_transitions_by_time`,
+		`INSERT INTO Transitions SELECT t + 1000000000000000, 1, 1, 0, 1, '', t + 1000000000000000 FROM
+		   (WITH RECURSIVE c(t) AS (SELECT 1 UNION ALL SELECT t + 1 FROM c LIMIT 200000) SELECT t FROM c)`,
+		`INSERT INTO btrobot_nodes SELECT u, 'Main/n' || u, 'AlwaysSuccess', 'n' FROM
+		   (WITH RECURSIVE c(u) AS (SELECT 4 UNION ALL SELECT u + 1 FROM c LIMIT 300000) SELECT u FROM c)`)
+	for _, tc := range []struct {
+		name string
+		sig  syscall.Signal
+		says string
+	}{
+		{"SIGTERM", syscall.SIGTERM, "interrupted by SIGTERM"},
+		{"SIGINT", syscall.SIGINT, "interrupted by SIGINT"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, "replay", path, "--at", "1", "--json")
+			var stdout, stderr lockedBuffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			require.NoError(t, cmd.Start())
+			exited := make(chan struct{})
+			go func() { cmd.Wait(); close(exited) }()
+			defer func() {
+				cmd.Process.Kill()
+				<-exited
+			}()
+			require.Eventually(t, func() bool { return cpuTime(cmd.Process.Pid) >= time.Second },
+				60*time.Second, 20*time.Millisecond, "the replay never got busy")
+			require.NoError(t, cmd.Process.Signal(tc.sig))
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("replay still running 10 s after %s\nstderr:\n%s", tc.name, stderr.String())
+			}
+			assert.Equal(t, exitFailed, cmd.ProcessState.ExitCode(), stderr.String())
+			assert.Contains(t, stderr.String(), path+": reading the recording: "+tc.says)
+			assert.Empty(t, stdout.String())
+		})
+	}
+}
+
+// cpuTime is the CPU time process pid has used (Linux /proc).
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command (which may hold spaces): utime and stime
+	// are the 12th and 13th, in clock ticks (100 a second on Linux).
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+s) * 10 * time.Millisecond
 }
 
 // TestInterruptedRunRecordingIsReadable: btrobot run --record on the
