@@ -34,15 +34,15 @@ type event struct {
 type key struct{ pkg, test string }
 
 type report struct {
-	out               io.Writer
-	output            map[key]*strings.Builder
-	passed, failed    int
-	skipped           int
-	failedPkgs        []string
-	slow              []timed
-	start             time.Time
-	sawTestsOfPackage map[string]bool
-	parents           map[key]bool // tests that had subtests
+	out            io.Writer
+	output         map[key]*strings.Builder
+	passed, failed int
+	skipped        int
+	failedPkgs     []string
+	slow           []timed
+	start          time.Time
+	failedTests    map[string]bool // packages with a failed test, whose output is printed
+	parents        map[key]bool    // tests that had subtests
 }
 
 type timed struct {
@@ -51,7 +51,7 @@ type timed struct {
 }
 
 func main() {
-	r := &report{out: os.Stdout, output: map[key]*strings.Builder{}, start: time.Now(), sawTestsOfPackage: map[string]bool{}, parents: map[key]bool{}}
+	r := &report{out: os.Stdout, output: map[key]*strings.Builder{}, start: time.Now(), parents: map[key]bool{}, failedTests: map[string]bool{}}
 	// -start UNIX_SECONDS: the wall time counts from then (scripts/test's
 	// start, installs included) rather than from this program's.
 	if len(os.Args) == 3 && os.Args[1] == "-start" {
@@ -99,7 +99,6 @@ func (r *report) event(e event) {
 			r.packageEnded(e)
 			return
 		}
-		r.sawTestsOfPackage[e.Package] = true
 		if i := strings.LastIndex(e.Test, "/"); i >= 0 {
 			r.parents[key{e.Package, e.Test[:i]}] = true
 		}
@@ -111,6 +110,7 @@ func (r *report) event(e event) {
 			r.passed++
 		case e.Action == "fail":
 			r.failed++
+			r.failedTests[e.Package] = true
 		case e.Action == "skip":
 			r.skipped++
 		}
@@ -135,9 +135,10 @@ func (r *report) packageEnded(e event) {
 	case "fail":
 		r.failedPkgs = append(r.failedPkgs, e.Package)
 		fmt.Fprintf(r.out, "FAIL %-45s %6.1fs\n", e.Package, e.Elapsed)
-		if b := r.output[k]; b != nil && !r.sawTestsOfPackage[e.Package] {
-			fmt.Fprint(r.out, b.String()) // a build failure, a panic outside a test, a timeout
-		} else if b != nil && strings.Contains(b.String(), "panic:") {
+		// A build failure, a panic or a timeout outside a test, a TestMain
+		// that failed after the tests (a leaked goroutine): nothing was
+		// printed for it yet.
+		if b := r.output[k]; b != nil && (!r.failedTests[e.Package] || strings.Contains(b.String(), "panic:")) {
 			fmt.Fprint(r.out, b.String())
 		}
 	}
