@@ -3,11 +3,11 @@ package examples
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/btrobot/btrobot/ros/rostest"
 )
 
 // Every example's goroutines (async work, simulator, studio) are gone
 // when the examples end.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	rostest.VerifyTestMain(m)
 }

@@ -1,9 +1,9 @@
 package hil
 
 import (
-	"errors"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"

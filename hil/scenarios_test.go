@@ -10,17 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 )
 
 // verifyNoLeaks checks, once the test and its parallel subtests are
 // done, that they left no goroutine behind.
-func verifyNoLeaks(t *testing.T) {
-	before := goleak.IgnoreCurrent()
-	t.Cleanup(func() { goleak.VerifyNone(t, before) })
-}
+func verifyNoLeaks(t *testing.T) { rostest.VerifyNoLeaks(t) }
 
 // runFile loads and runs one scenario file, failing the test when it
 // cannot run.

@@ -3,11 +3,11 @@ package mission_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/btrobot/btrobot/ros/rostest"
 )
 
 // Every run's goroutines (loops, connections, displays, Groot2 servers)
 // are gone when the tests end.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	rostest.VerifyTestMain(m)
 }

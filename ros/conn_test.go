@@ -10,7 +10,6 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/rosgraph_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
-	"go.uber.org/goleak"
 
 	"github.com/btrobot/btrobot/ros/rostest"
 )
@@ -221,7 +220,7 @@ func TestTopicsBetweenNodes(t *testing.T) {
 // TestNoLeaks: connecting, using every kind of endpoint and closing leaves
 // no goroutine behind.
 func TestNoLeaks(t *testing.T) {
-	opts := goleak.IgnoreCurrent()
+	rostest.VerifyNoLeaks(t)
 	// In a subtest, so that the master's cleanup has run before the check.
 	t.Run("session", func(t *testing.T) {
 		uri := rostest.StartMaster(t)
@@ -240,7 +239,6 @@ func TestNoLeaks(t *testing.T) {
 		}
 		c.Close()
 	})
-	goleak.VerifyNone(t, opts)
 }
 
 // TestNamespaceArgumentBeatsEnvironment: __ns:= wins over ROS_NAMESPACE, as

@@ -13,7 +13,6 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/rosgraph_msgs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"github.com/btrobot/btrobot/ros/master"
 	"github.com/btrobot/btrobot/ros/rostest"
@@ -128,7 +127,7 @@ safety:
 // call waits while Run stops the robot over the live connections, and Run
 // ends with the caller and the reason, and the truth about the stop.
 func TestRunStopsTheRobotWhenTheMasterShutsTheNodeDown(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	rostest.VerifyNoLeaks(t)
 	cases := []struct {
 		name      string
 		watch     bool

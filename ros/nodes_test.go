@@ -7,7 +7,6 @@ import (
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
-	"go.uber.org/goleak"
 
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/runtime"
@@ -225,7 +224,7 @@ func TestPublishAndTopicCondition(t *testing.T) {
 // TestRunNoLeaks: a run with a bridge and every ROS node, started and
 // stopped, leaves no goroutine behind once the connection is closed.
 func TestRunNoLeaks(t *testing.T) {
-	opts := goleak.IgnoreCurrent()
+	rostest.VerifyNoLeaks(t)
 	t.Run("session", func(t *testing.T) {
 		uri := rostest.StartMaster(t)
 		c := connect(t, uri, "btrobot")
@@ -252,5 +251,4 @@ safety: {velocity_topic: cmd_vel, watchdog: 5}
 		}
 		c.Close()
 	})
-	goleak.VerifyNone(t, opts)
 }

@@ -3,11 +3,11 @@ package studio_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/btrobot/btrobot/ros/rostest"
 )
 
 // Every server's, run's and page stream's goroutines are gone when the
 // tests end.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	rostest.VerifyTestMain(m)
 }
