@@ -130,13 +130,7 @@ func emptySQLite(t *testing.T) []byte {
 
 // Debian's sqlite3 reads a recording: BT.CPP's tables and btrobot's.
 func TestSQLiteReadBySqlite3(t *testing.T) {
-	if _, err := exec.LookPath("sqlite3"); err != nil {
-		msg := "needs Debian's sqlite3 (apt-get install sqlite3)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + " (CI=true, so this fails instead of skipping)")
-		}
-		t.Skip(msg)
-	}
+	requireSQLite3(t)
 	path := filepath.Join(t.TempDir(), "run.db3")
 	recordPatrol(t, path, 50)
 	r, err := Open(path)

@@ -2,6 +2,8 @@ package record
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -88,4 +90,17 @@ func replayedBlackboard(s *State) map[string]map[string]string {
 		}
 	}
 	return out
+}
+
+// requireSQLite3 fails the test when Debian's sqlite3 is missing and
+// CI=true, and skips it otherwise.
+func requireSQLite3(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("sqlite3"); err != nil {
+		msg := "needs Debian's sqlite3 (apt-get install sqlite3)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg + " (CI=true, so this fails instead of skipping)")
+		}
+		t.Skip(msg)
+	}
 }

@@ -2,10 +2,12 @@ package record
 
 import (
 	"context"
-	"database/sql"
+
 	"encoding/binary"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,19 +18,22 @@ import (
 )
 
 // craft copies the recording good to a new file and runs stmts on it
-// (modernc's SQLite, writable schema allowed), returning its path.
+// (Debian's sqlite3, writable schema allowed), returning its path.
 func craft(t *testing.T, good []byte, stmts ...string) string {
 	t.Helper()
+	requireSQLite3(t)
 	path := filepath.Join(t.TempDir(), "hostile.db3")
 	require.NoError(t, os.WriteFile(path, good, 0o644))
-	db, err := sql.Open("sqlite", "file:"+path)
-	require.NoError(t, err)
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	for _, s := range append([]string{"PRAGMA journal_mode=DELETE"}, stmts...) {
-		_, err := db.Exec(s)
-		require.NoError(t, err, s)
+	// Debian's sqlite3 writes the hostile part: native, it builds in
+	// milliseconds what the pure-Go driver takes seconds for under -race.
+	script := "PRAGMA journal_mode=DELETE;\n"
+	for _, s := range stmts {
+		script += s + ";\n"
 	}
+	cmd := exec.Command("sqlite3", "-bail", path)
+	cmd.Stdin = strings.NewReader(script)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s\n%s", script, out)
 	return path
 }
 
