@@ -13,7 +13,7 @@ import (
 func masterCommand() *command {
 	c := &command{
 		name: "master",
-		args: "[--port 11311] [--host ADDR]",
+		args: "[--port 11311] [--host ADDR] [--request-timeout 30s]",
 		summary: "Run the embedded ROS master (a drop-in for rosmaster) until interrupted.\n" +
 			"It listens on loopback only unless --host says otherwise (--host 0.0.0.0: every interface, as rosmaster).\n" +
 			"A shutdown call from the network is logged with its caller and ends it with exit 1.",
@@ -24,18 +24,20 @@ func masterCommand() *command {
 		fs := newFlags(env, c)
 		port := fs.Int("port", 11311, "TCP port of the master's XML-RPC API")
 		host := fs.String("host", "127.0.0.1", "address to listen on and to advertise; 0.0.0.0 for every interface")
+		reqTimeout := fs.Duration("request-timeout", master.DefaultRequestTimeout, "how long a client may take to send one request; one that stalls longer is disconnected")
 		pos, err := parseArgs(fs, args)
 		if err != nil {
 			return flagExit(err)
 		}
-		if len(pos) != 0 || *port < 0 || *port > 65535 || *host == "" {
+		if len(pos) != 0 || *port < 0 || *port > 65535 || *host == "" || *reqTimeout <= 0 {
 			fs.Usage()
 			return exitUsage
 		}
 		m, err := master.New(master.Conf{
-			Host:  *host,
-			Port:  *port,
-			OnLog: func(msg string) { fmt.Fprintf(env.stderr, "btrobot master: %s\n", msg) },
+			Host:           *host,
+			Port:           *port,
+			RequestTimeout: *reqTimeout,
+			OnLog:          func(msg string) { fmt.Fprintf(env.stderr, "btrobot master: %s\n", msg) },
 		})
 		if err == nil {
 			err = m.Start()

@@ -41,9 +41,9 @@ type masterProcess struct {
 
 // startMasterProcess runs `btrobot master` on a free loopback port, and
 // stops it with SIGTERM when the test ends: it must then exit 0.
-func startMasterProcess(t *testing.T, btrobot string) masterProcess {
+func startMasterProcess(t *testing.T, btrobot string, args ...string) masterProcess {
 	t.Helper()
-	cmd := exec.Command(btrobot, "master", "--port", "0")
+	cmd := exec.Command(btrobot, append([]string{"master", "--port", "0"}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
@@ -237,6 +237,9 @@ func TestMemoryUnderLargeRequests(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends gigabytes through the master")
 	}
+	// The stalled clients are cut off after the master's RequestTimeout:
+	// the default 30 s, shortened here (the mechanism is the same).
+	const stallTimeout = 3 * time.Second
 	const (
 		afterBound = 200 << 20
 		peakBound  = 400 << 20
@@ -246,17 +249,18 @@ func TestMemoryUnderLargeRequests(t *testing.T) {
 	tests := []struct {
 		name   string
 		attack func(t *testing.T, uri string)
+		args   []string // the master's flags beyond the defaults
 	}{
 		{"Python: 8 setParams of 60 MB, one after another", func(t *testing.T, uri string) {
 			requirePython(t)
 			out, err := exec.Command(pythonPath, "-c", largeParamsScript, uri, "8", strconv.Itoa(60*mb)).CombinedOutput()
 			require.NoError(t, err, "%s", out)
 			assert.Equal(t, 8, strings.Count(string(out), "fault request of 57.2 MiB refused: the master takes requests of at most 32 MiB (MaxRequestBytes)"), "%s", out)
-		}},
+		}, nil},
 		{"8 setParams of 60 MB at once", func(t *testing.T, uri string) {
 			results := atOnce(8, func(i int) string { return streamSetParam(uri, fmt.Sprintf("/blob%d", i), 60*mb) })
 			assert.Equal(t, 8, count(results, "(MaxRequestBytes)"), "%q", results)
-		}},
+		}, nil},
 		{"8 setParams of 30 MB at once, under the request limit", func(t *testing.T, uri string) {
 			results := atOnce(8, func(i int) string { return streamSetParam(uri, fmt.Sprintf("/blob%d", i), 30*mb) })
 			assert.Equal(t, 2, count(results, "parameter /blob"), "%q", results)
@@ -273,7 +277,7 @@ func TestMemoryUnderLargeRequests(t *testing.T) {
 			})
 			assert.GreaterOrEqual(t, countEqual(answers, "1"), 1, "%q", answers)
 			assert.Equal(t, 8, countEqual(answers, "1")+count(answers, "the master is busy"), "%q", answers)
-		}},
+		}, nil},
 		{"8 clients register publishers of long names until refused", func(t *testing.T, uri string) {
 			long := strings.Repeat("t", 1000)
 			results := atOnce(8, func(c int) string {
@@ -287,7 +291,7 @@ func TestMemoryUnderLargeRequests(t *testing.T) {
 				}
 			})
 			assert.Equal(t, 8, count(results, "over the master's limit of 16 MiB (MaxGraphBytes)"), "%q", results)
-		}},
+		}, nil},
 		{"2000 connections stall mid-body", func(t *testing.T, uri string) {
 			const n = 2000
 			host := strings.TrimSuffix(strings.TrimPrefix(uri, "http://"), "/")
@@ -311,19 +315,19 @@ func TestMemoryUnderLargeRequests(t *testing.T) {
 			assert.Contains(t, streamSetParam(uri, "/robot_description", 100_000), "parameter /robot_description set",
 				"a 100 kB setParam waits behind the stalled clients")
 			// Every stalled connection is closed by the master: made room
-			// for, or cut off after the default RequestTimeout.
+			// for, or cut off after its RequestTimeout (3 s here).
 			for _, c := range conns {
-				c.SetReadDeadline(start.Add(DefaultRequestTimeout + 15*time.Second)) //nolint:errcheck
+				c.SetReadDeadline(start.Add(stallTimeout + 15*time.Second)) //nolint:errcheck
 				_, err := io.ReadAll(c)
 				if err != nil {
 					require.ErrorIs(t, err, syscall.ECONNRESET, "a stalled connection was held open")
 				}
 			}
-		}},
+		}, []string{"--request-timeout", stallTimeout.String()}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			master := startMasterProcess(t, btrobot)
+			master := startMasterProcess(t, btrobot, tc.args...)
 			tc.attack(t, master.uri)
 			require.NoError(t, Probe(context.Background(), master.uri), "the master does not answer after the attack")
 			peak := master.memory(t, "VmHWM")
