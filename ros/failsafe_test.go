@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -251,20 +252,10 @@ func TestRunStopsTheRobotWhenClockGoesSilent(t *testing.T) {
 			require.NoError(t, clockSrc.SetParam("/use_sim_time", true))
 			pub, err := NewPublisher(PublisherConf{Conn: clockSrc, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
 			require.NoError(t, err)
-			ctx, cancel := context.WithCancel(context.Background())
-			ticking := make(chan struct{})
-			go func() {
-				defer close(ticking)
-				simNow := time.Unix(1000, 0)
-				for ctx.Err() == nil {
-					// 30 ms steps: a 50 ms tick comes up to 20 ms after its
-					// due time by the simulated clock.
-					simNow = simNow.Add(30 * time.Millisecond)
-					pub.Publish(&rosgraph_msgs.Clock{Clock: simNow})
-					time.Sleep(30 * time.Millisecond)
-				}
-			}()
-			defer func() { cancel(); <-ticking }()
+			// 30 ms steps: a 50 ms tick comes up to 20 ms after its due
+			// time by the simulated clock.
+			stopClock := runClock(pub, 30*time.Millisecond)
+			defer stopClock()
 			c := connect(t, uri, "btrobot")
 			require.NotNil(t, c.SimClock())
 			log := watchTwists(t, uri, "/cmd_vel")
@@ -273,8 +264,7 @@ func TestRunStopsTheRobotWhenClockGoesSilent(t *testing.T) {
 			stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p, ClockTimeout: tc.conf})
 			require.NoError(t, c.WaitSubscribers(context.Background(), "/cmd_vel", 1))
 			time.Sleep(time.Second)
-			cancel()
-			<-ticking
+			stopClock()
 			silent := time.Now()
 			select {
 			case <-done:
@@ -323,18 +313,8 @@ func TestRunTellsAClockThatLeftFromAToolThatLeft(t *testing.T) {
 			require.NoError(t, clockSrc.SetParam("/use_sim_time", true))
 			pub, err := NewPublisher(PublisherConf{Conn: clockSrc, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
 			require.NoError(t, err)
-			ctx, cancel := context.WithCancel(context.Background())
-			ticking := make(chan struct{})
-			go func() {
-				defer close(ticking)
-				simNow := time.Unix(1000, 0)
-				for ctx.Err() == nil {
-					simNow = simNow.Add(20 * time.Millisecond)
-					pub.Publish(&rosgraph_msgs.Clock{Clock: simNow})
-					time.Sleep(20 * time.Millisecond)
-				}
-			}()
-			defer func() { cancel(); <-ticking }()
+			stopClock := runClock(pub, 20*time.Millisecond)
+			defer stopClock()
 			tool := connect(t, uri, "clock_tool")
 			_, err = NewPublisher(PublisherConf{Conn: tool, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
 			require.NoError(t, err)
@@ -354,8 +334,7 @@ func TestRunTellsAClockThatLeftFromAToolThatLeft(t *testing.T) {
 			})
 			time.Sleep(200 * time.Millisecond)
 			if tc.clockLeaves {
-				cancel()
-				<-ticking
+				stopClock()
 				clockSrc.Close()
 			} else {
 				tool.Close()
@@ -391,4 +370,23 @@ func inboundConns(t *testing.T, c *Conn, topic string) int {
 		}
 	}
 	return n
+}
+
+// runClock publishes /clock on pub from 1000 s, step by step, a step of
+// simulated time every step of wall time, until the returned stop (safe
+// to call more than once) is called.
+func runClock(pub *Publisher, step time.Duration) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ticking := make(chan struct{})
+	go func() {
+		defer close(ticking)
+		simNow := time.Unix(1000, 0)
+		for ctx.Err() == nil {
+			simNow = simNow.Add(step)
+			pub.Publish(&rosgraph_msgs.Clock{Clock: simNow})
+			time.Sleep(step)
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { cancel(); <-ticking }) }
 }
