@@ -40,6 +40,7 @@ func TestFaultsAndVerdictsOnTheStudioTimeline(t *testing.T) {
 			faults: []string{"F1: {at: 30s, battery: 0.12}"}, kind: "fail", saying: "1 of 6 expectations failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each with its own studio
 			s, err := Check(tc.file)
 			require.NoError(t, err)
 			if tc.edit != nil {
