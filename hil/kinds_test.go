@@ -71,7 +71,7 @@ func TestEachKindPassesAndFails(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.kind+"/"+tc.file, func(t *testing.T) {
-			t.Parallel()
+			parallelUnlessRealTime(t, "testdata/"+tc.file+".scenario.yaml")
 			res := runFile(t, "testdata/"+tc.file+".scenario.yaml")
 			require.NotEmpty(t, res.Verdicts)
 			if tc.pass {
