@@ -15,7 +15,6 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/tf2_msgs"
-	"go.uber.org/goleak"
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
@@ -306,7 +305,7 @@ func TestWallTime(t *testing.T) {
 // TestNoLeaks: a session with a goal, faults and a render leaves no
 // goroutine behind once the node, the clients and the master are closed.
 func TestNoLeaks(t *testing.T) {
-	opts := goleak.IgnoreCurrent()
+	rostest.VerifyNoLeaks(t) // once the session's master and connections are gone
 	t.Run("session", func(t *testing.T) {
 		uri := rostest.StartMaster(t)
 		n, log := startSim(t, uri, simSetup{conf: Conf{Render: []string{filepath.Join(t.TempDir(), "x.png")}}})
@@ -329,5 +328,4 @@ func TestNoLeaks(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	goleak.VerifyNone(t, opts)
 }
