@@ -196,7 +196,14 @@ func TestFreezeTopicsOverROS(t *testing.T) {
 			if res := setBool(t, c, "/sim/robot1/freeze/"+topic, true); !res.Success || res.Message != "robot1: "+topic+" frozen" {
 				t.Fatalf("freeze: %+v", res)
 			}
-			time.Sleep(100 * time.Millisecond) // messages sent before the freeze
+			// Messages sent before the freeze may still be on their way (a
+			// loaded machine delivers them late): the topic goes quiet
+			// first, then must stay quiet while time passes.
+			eventually(t, 10*time.Second, topic+" quiet", func() bool {
+				was := counts[topic].get()
+				time.Sleep(300 * time.Millisecond)
+				return counts[topic].get() == was
+			})
 			before := map[string]int{}
 			for name, k := range counts {
 				before[name] = k.get()
