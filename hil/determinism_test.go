@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/btrobot/btrobot/ros/rostest"
 )
 
 // TestSameSeedSameRun: a scenario run twice with the same seed gives the
@@ -26,7 +28,7 @@ import (
 // (blocked_corridor, from 1 min), and a move_base server stopped under a
 // goal, whose failure is a wall-clock timeout (move_base_dies_on_goal).
 func TestSameSeedSameRun(t *testing.T) {
-	verifyNoLeaks(t)
+	rostest.VerifyNoLeaks(t)
 	for _, path := range []string{
 		"../scenarios/patrol.scenario.yaml",
 		"../scenarios/battery_drop_docks.scenario.yaml",

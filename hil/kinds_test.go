@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/btrobot/btrobot/ros/rostest"
 )
 
 // TestEachKindPassesAndFails: for every kind of fault (and trigger), a
@@ -15,7 +17,7 @@ import (
 // fail in TestEachExpectationCanFail). A failure is reported with what was
 // measured, at the expectation's line.
 func TestEachKindPassesAndFails(t *testing.T) {
-	verifyNoLeaks(t)
+	rostest.VerifyNoLeaks(t)
 	cases := []struct {
 		kind, file string
 		pass       bool
@@ -71,8 +73,7 @@ func TestEachKindPassesAndFails(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.kind+"/"+tc.file, func(t *testing.T) {
-			parallelUnlessRealTime(t, "testdata/"+tc.file+".scenario.yaml")
-			res := runFile(t, "testdata/"+tc.file+".scenario.yaml")
+			res := runParallelUnlessRealTime(t, "testdata/"+tc.file+".scenario.yaml")
 			require.NotEmpty(t, res.Verdicts)
 			if tc.pass {
 				measured := ""

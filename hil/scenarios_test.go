@@ -15,25 +15,20 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// verifyNoLeaks checks, once the test and its parallel subtests are
-// done, that they left no goroutine behind.
-func verifyNoLeaks(t *testing.T) { rostest.VerifyNoLeaks(t) }
-
-// parallelUnlessRealTime runs the scenario beside others, unless it has
-// a fault of the controller's world: while the controller meets it the
-// simulator runs at real time, and how soon the robot is at rest is then
-// measured on the wall clock, which a scenario running beside it would
-// slow. Those run one at a time, before the parallel ones.
-func parallelUnlessRealTime(t *testing.T, path string) {
+// runParallelUnlessRealTime loads and runs one scenario file, beside
+// others (t.Parallel) unless it has a fault of the controller's world:
+// while the controller meets it the simulator runs at real time, and how
+// soon the robot is at rest is then measured on the wall clock, which a
+// scenario running beside it would slow. Those run one at a time, before
+// the parallel ones.
+func runParallelUnlessRealTime(t *testing.T, path string) Result {
 	t.Helper()
 	s, err := Check(path)
 	require.NoError(t, err)
-	for _, f := range s.Faults {
-		if f.ctl != nil {
-			return
-		}
+	if !slices.ContainsFunc(s.Faults, func(f Fault) bool { return f.ctl != nil }) {
+		t.Parallel()
 	}
-	t.Parallel()
+	return runScenario(t, s)
 }
 
 // runFile loads and runs one scenario file, failing the test when it
@@ -42,6 +37,12 @@ func runFile(t *testing.T, path string) Result {
 	t.Helper()
 	s, err := Check(path)
 	require.NoError(t, err)
+	return runScenario(t, s)
+}
+
+// runScenario runs a loaded scenario, failing the test when it cannot run.
+func runScenario(t *testing.T, s *Scenario) Result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	res, err := Run(ctx, RunConf{Scenario: s})
@@ -53,15 +54,14 @@ func runFile(t *testing.T, path string) Result {
 // expectations, as CI runs them — except the soaks (scenarios/soak/), which
 // take minutes: BenchmarkSoak runs them.
 func TestShippedScenariosPass(t *testing.T) {
-	verifyNoLeaks(t)
+	rostest.VerifyNoLeaks(t)
 	files, err := Files([]string{"../scenarios"})
 	require.NoError(t, err)
 	files = slices.DeleteFunc(files, isSoak) // BenchmarkSoak runs those
 	require.GreaterOrEqual(t, len(files), 20)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			parallelUnlessRealTime(t, f)
-			res := runFile(t, f)
+			res := runParallelUnlessRealTime(t, f)
 			require.NotEmpty(t, res.Verdicts)
 			for _, v := range res.Verdicts {
 				assert.True(t, v.Pass, "%s\nsimulator:\n%s", v, strings.Join(res.Events, "\n"))

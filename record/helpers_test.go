@@ -2,13 +2,12 @@ package record
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"
 )
@@ -93,14 +92,5 @@ func replayedBlackboard(s *State) map[string]map[string]string {
 }
 
 // requireSQLite3 fails the test when Debian's sqlite3 is missing and
-// CI=true, and skips it otherwise.
-func requireSQLite3(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("sqlite3"); err != nil {
-		msg := "needs Debian's sqlite3 (apt-get install sqlite3)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + " (CI=true, so this fails instead of skipping)")
-		}
-		t.Skip(msg)
-	}
-}
+// CI=true, and skips it otherwise (rostest.Require).
+func requireSQLite3(t *testing.T) { rostest.Require(t, "sqlite3") }

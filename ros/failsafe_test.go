@@ -248,13 +248,9 @@ func TestRunStopsTheRobotWhenClockGoesSilent(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			uri := rostest.StartMaster(t)
-			clockSrc := connect(t, uri, "clock_source")
-			require.NoError(t, clockSrc.SetParam("/use_sim_time", true))
-			pub, err := NewPublisher(PublisherConf{Conn: clockSrc, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
-			require.NoError(t, err)
 			// 30 ms steps: a 50 ms tick comes up to 20 ms after its due
 			// time by the simulated clock.
-			stopClock := runClock(pub, 30*time.Millisecond)
+			_, stopClock := runClock(t, uri, 30*time.Millisecond)
 			defer stopClock()
 			c := connect(t, uri, "btrobot")
 			require.NotNil(t, c.SimClock())
@@ -309,14 +305,10 @@ func TestRunTellsAClockThatLeftFromAToolThatLeft(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			uri := rostest.StartMaster(t)
-			clockSrc := connect(t, uri, "clock_source")
-			require.NoError(t, clockSrc.SetParam("/use_sim_time", true))
-			pub, err := NewPublisher(PublisherConf{Conn: clockSrc, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
-			require.NoError(t, err)
-			stopClock := runClock(pub, 20*time.Millisecond)
+			clockSrc, stopClock := runClock(t, uri, 20*time.Millisecond)
 			defer stopClock()
 			tool := connect(t, uri, "clock_tool")
-			_, err = NewPublisher(PublisherConf{Conn: tool, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
+			_, err := NewPublisher(PublisherConf{Conn: tool, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
 			require.NoError(t, err)
 
 			c := connect(t, uri, "btrobot")
@@ -332,7 +324,7 @@ func TestRunTellsAClockThatLeftFromAToolThatLeft(t *testing.T) {
 			eventually(t, 10*time.Second, "two /clock connections", func() bool {
 				return inboundConns(t, c, "/clock") == 2
 			})
-			time.Sleep(200 * time.Millisecond)
+			eventually(t, 10*time.Second, "the controller on /clock", func() bool { return !c.SimClock().LastSet().IsZero() })
 			if tc.clockLeaves {
 				stopClock()
 				clockSrc.Close()
@@ -372,10 +364,15 @@ func inboundConns(t *testing.T, c *Conn, topic string) int {
 	return n
 }
 
-// runClock publishes /clock on pub from 1000 s, step by step, a step of
-// simulated time every step of wall time, until the returned stop (safe
-// to call more than once) is called.
-func runClock(pub *Publisher, step time.Duration) (stop func()) {
+// runClock sets /use_sim_time and publishes /clock from a node of its
+// own (returned) from 1000 s, a step of simulated time every step of wall
+// time, until the returned stop (safe to call more than once) is called.
+func runClock(t *testing.T, uri string, step time.Duration) (src *Conn, stop func()) {
+	t.Helper()
+	src = connect(t, uri, "clock_source")
+	require.NoError(t, src.SetParam("/use_sim_time", true))
+	pub, err := NewPublisher(PublisherConf{Conn: src, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
+	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	ticking := make(chan struct{})
 	go func() {
@@ -388,5 +385,5 @@ func runClock(pub *Publisher, step time.Duration) (stop func()) {
 		}
 	}()
 	var once sync.Once
-	return func() { once.Do(func() { cancel(); <-ticking }) }
+	return src, func() { once.Do(func() { cancel(); <-ticking }) }
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/record"
+	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -148,13 +149,7 @@ func execSQL(t *testing.T, path string, stmts ...string) {
 	t.Helper()
 	// Debian's sqlite3, native: the pure-Go driver under -race takes tens
 	// of seconds for the hundreds of thousands of rows a slow file needs.
-	if _, err := exec.LookPath("sqlite3"); err != nil {
-		msg := "needs Debian's sqlite3 (apt-get install sqlite3)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + " (CI=true, so this fails instead of skipping)")
-		}
-		t.Skip(msg)
-	}
+	rostest.Require(t, "sqlite3")
 	script := "PRAGMA journal_mode=DELETE;\n" + strings.Join(stmts, ";\n") + ";\n"
 	cmd := exec.Command("sqlite3", "-bail", path)
 	cmd.Stdin = strings.NewReader(script)

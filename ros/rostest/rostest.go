@@ -54,6 +54,7 @@ var tools = map[string]tool{
 	"sensor_msgs":    {module: "sensor_msgs.msg", debian: "python3-sensor-msgs"},
 	"move_base_msgs": {module: "move_base_msgs.msg", debian: "python3-move-base-msgs"},
 	"actionlib_msgs": {module: "actionlib_msgs.msg", debian: "python3-actionlib-msgs"},
+	"sqlite3":        {executable: "sqlite3", debian: "sqlite3"},
 }
 
 // PythonPath is the interpreter that runs rospy scripts: Debian's, which
