@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/runtime"
@@ -22,14 +23,30 @@ import (
 // directory gives every *.scenario.yaml (or .yml) under it, sorted. A path
 // that does not exist, or a directory with no scenario, is an error.
 func Files(paths []string) ([]string, error) {
+	found, err := expand(paths)
 	var out []string
+	for _, f := range found {
+		out = append(out, f.path)
+	}
+	return out, err
+}
+
+// scenarioFile is a file Files found: named on the command line, or found
+// by walking a directory.
+type scenarioFile struct {
+	path   string
+	walked bool
+}
+
+func expand(paths []string) ([]scenarioFile, error) {
+	var out []scenarioFile
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
 			return nil, err
 		}
 		if !st.IsDir() {
-			out = append(out, p)
+			out = append(out, scenarioFile{path: p})
 			continue
 		}
 		var found []string
@@ -49,7 +66,9 @@ func Files(paths []string) ([]string, error) {
 			return nil, fmt.Errorf("%s: no scenario (*.scenario.yaml) in it", p)
 		}
 		sort.Strings(found)
-		out = append(out, found...)
+		for _, f := range found {
+			out = append(out, scenarioFile{path: f, walked: true})
+		}
 	}
 	return out, nil
 }
@@ -139,6 +158,10 @@ type CampaignConf struct {
 	// Done, when set, is called as each case ends, from the goroutine
 	// that ran it.
 	Done func(Case)
+	// Progress, when set, is told how far the campaign has come as its
+	// runs advance (a few times a second at most) and as each ends, one
+	// call at a time, from the runs' goroutines: it must not block.
+	Progress func(Progress)
 	// Debugger is each scenario's RunConf.Debugger.
 	Debugger func(name string, world func(io.Writer) error) func(mission.Shown) mission.Debugger
 	// Record, Picture and Master are RunConf's, for every run.
@@ -152,6 +175,10 @@ func RunCampaign(ctx context.Context, c CampaignConf) []Case {
 	jobs := max(1, c.Jobs)
 	cases := make([]Case, len(c.Scenarios))
 	sem := make(chan struct{}, jobs)
+	var track *tracker
+	if c.Progress != nil {
+		track = newTracker(c.Scenarios, c.Progress)
+	}
 	var wg sync.WaitGroup
 	for i, s := range c.Scenarios {
 		wg.Add(1)
@@ -163,8 +190,14 @@ func RunCampaign(ctx context.Context, c CampaignConf) []Case {
 			if c.Log != nil {
 				rc.Log = func(line string) { c.Log(s, line) }
 			}
+			if track != nil {
+				rc.Progress = func(at time.Duration) { track.advanced(i, at) }
+			}
 			res, err := Run(ctx, rc)
 			cases[i] = Case{File: s.File, Result: res, Err: err}
+			if track != nil {
+				track.ended(i, res.SimTime)
+			}
 			if c.Done != nil {
 				c.Done(cases[i])
 			}
@@ -184,46 +217,70 @@ type Selection struct {
 	// Shard and Shards, when Shards > 0, keep shard Shard of Shards
 	// (--shard K/N): see ShardOf.
 	Shard, Shards int
+	// Long keeps the long scenarios (long: true) found in directories
+	// (--long); a long scenario named as a file always runs.
+	Long bool
+}
+
+// Planned is a campaign as Plan made it.
+type Planned struct {
+	// Runs are the runs, in the order of the files and their matrices.
+	Runs []*Scenario
+	// LeftOut are the long scenarios found in directories and left out
+	// (Selection.Long not set), by file.
+	LeftOut []string
 }
 
 // CheckAll expands paths (Files) and checks every run of every scenario
 // found (CheckRuns) before anything runs: the error holds every problem of
 // every file.
-func CheckAll(paths []string) ([]*Scenario, error) { return Plan(paths, Selection{}) }
+func CheckAll(paths []string) ([]*Scenario, error) {
+	p, err := Plan(paths, Selection{Long: true})
+	return p.Runs, err
+}
 
 // Plan is CheckAll with a selection: the campaign's runs, in the order of
-// the files and of their matrices, then those the selection keeps. A
+// the files and of their matrices, then those the selection keeps. A long
+// scenario found in a directory is left out unless sel.Long (a soak in a
+// folder of quick checks must not turn a run of seconds into minutes). A
 // selection that keeps nothing is an error (a CI job that runs nothing
 // should say so), unless it is a shard: a campaign may have fewer runs
 // than shards.
-func Plan(paths []string, sel Selection) ([]*Scenario, error) {
-	files, err := Files(paths)
+func Plan(paths []string, sel Selection) (Planned, error) {
+	files, err := expand(paths)
 	if err != nil {
-		return nil, err
+		return Planned{}, err
 	}
-	var out []*Scenario
+	var p Planned
 	var errs []error
 	for _, f := range files {
-		runs, err := CheckRuns(f, sel.Seeds)
+		runs, err := CheckRuns(f.path, sel.Seeds)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		out = append(out, runs...)
+		if f.walked && !sel.Long && len(runs) > 0 && runs[0].Long {
+			p.LeftOut = append(p.LeftOut, f.path)
+			continue
+		}
+		p.Runs = append(p.Runs, runs...)
 	}
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("%w\n%d bad %s; nothing ran", errors.Join(errs...), len(errs), map[bool]string{true: "scenario", false: "scenarios"}[len(errs) == 1])
+		return Planned{}, fmt.Errorf("%w\n%d bad %s; nothing ran", errors.Join(errs...), len(errs), map[bool]string{true: "scenario", false: "scenarios"}[len(errs) == 1])
+	}
+	if len(p.Runs) == 0 && len(p.LeftOut) > 0 {
+		return Planned{}, fmt.Errorf("every scenario found is long (%s): --long runs them", strings.Join(p.LeftOut, ", "))
 	}
 	if len(sel.Only) > 0 {
-		out = slices.DeleteFunc(out, func(s *Scenario) bool { return !sel.Only.Match(s) })
-		if len(out) == 0 {
-			return nil, fmt.Errorf("no run has %s", sel.Only)
+		p.Runs = slices.DeleteFunc(p.Runs, func(s *Scenario) bool { return !sel.Only.Match(s) })
+		if len(p.Runs) == 0 {
+			return Planned{}, fmt.Errorf("no run has %s", sel.Only)
 		}
 	}
 	if sel.Shards > 0 {
-		out = ShardOf(out, sel.Shard, sel.Shards)
+		p.Runs = ShardOf(p.Runs, sel.Shard, sel.Shards)
 	}
-	return out, nil
+	return p, nil
 }
 
 // ShardOf returns shard k (1 to n) of a campaign's runs: the runs whose

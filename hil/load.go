@@ -311,7 +311,7 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 	}
 	var robots, mission, faults, expect *yaml.Node
 	var worldNode *yaml.Node
-	if !d.fields("", root, []string{"scenario", "world", "seed", "time_limit", "visit_radius", "mission", "robots", "faults", "expect"}, func(k string, v *yaml.Node) {
+	if !d.fields("", root, []string{"scenario", "world", "seed", "time_limit", "long", "visit_radius", "mission", "robots", "faults", "expect"}, func(k string, v *yaml.Node) {
 		switch k {
 		case "scenario":
 			if name, ok := d.str(k, v); ok {
@@ -330,6 +330,12 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 			}
 		case "time_limit":
 			s.TimeLimit, _ = d.duration(k, v, false)
+		case "long":
+			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" {
+				d.add(v, k, "want true or false, got %s", input.Describe(v))
+			} else {
+				s.Long = v.Value == "true" || v.Value == "True" || v.Value == "TRUE"
+			}
 		case "visit_radius":
 			if f, ok := d.number(k, v); ok {
 				if f <= 0 || f > 100 {

@@ -195,6 +195,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad status", "  - node: {path: a/b, reaches: DONE}", []string{`:9:32: expect[1].node.reaches: want one of RUNNING, SUCCESS, FAILURE, SKIPPED, IDLE, got "DONE"`}},
 		{"node without status", "  - node: {path: a/b}", []string{":9:11: expect[1].node: want path:"}},
 		{"expectation on unknown robot", "  - {robot: robot2, outcome: done}", []string{`:9:13: expect[1].robot: no robot named "robot2"`}},
+		{"long not a boolean", "long: soon", []string{`:9:7: long: want true or false, got "soon"`}},
 		{"every problem at once", "seed: x\nvisit_radius: -1", []string{`:9:7: seed: want a number, got "x"`, ":10:15: visit_radius: want metres in (0, 100], got -1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,15 +23,31 @@ import (
 // to its recording, which opens as a recording of the tree.
 func TestHTMLReportInChromium(t *testing.T) {
 	dir := t.TempDir()
-	runs, err := Plan([]string{"testdata/report.scenario.yaml"}, Selection{})
+	planned, err := Plan([]string{"testdata/report.scenario.yaml"}, Selection{})
+	runs := planned.Runs
 	require.NoError(t, err)
 	require.Len(t, runs, 4)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	cases := RunCampaign(ctx, CampaignConf{Scenarios: runs, Jobs: 2, Record: dir, Picture: true})
+	var told []Progress // Progress is called one call at a time
+	cases := RunCampaign(ctx, CampaignConf{Scenarios: runs, Jobs: 2, Record: dir, Picture: true,
+		Progress: func(p Progress) { told = append(told, p) }})
 	for _, c := range cases {
 		require.NoError(t, c.Err)
 	}
+	// The progress came as the runs advanced and ended, never going back.
+	require.NotEmpty(t, told)
+	last := told[len(told)-1]
+	assert.Equal(t, Progress{Done: 4, Total: 4}, Progress{Done: last.Done, Total: last.Total})
+	for i := 1; i < len(told); i++ {
+		assert.GreaterOrEqual(t, told[i].Done, told[i-1].Done)
+		assert.GreaterOrEqual(t, told[i].Simulated, told[i-1].Simulated)
+	}
+	var simulated time.Duration
+	for _, c := range cases {
+		simulated += c.Result.SimTime
+	}
+	assert.GreaterOrEqual(t, last.Simulated, simulated, "the progress covers the time the runs were judged at")
 	index, err := WriteReports(dir, cases)
 	require.NoError(t, err)
 	require.FileExists(t, index)

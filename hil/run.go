@@ -41,6 +41,10 @@ type RunConf struct {
 	// Master, when set, is the ROS master of a running simulator or robot
 	// to run against instead (see RunExternal): nothing is started.
 	Master string
+	// Progress, when set, is told the simulated time the run has reached,
+	// every sample period of simulated time, on the simulator's goroutine
+	// (it must not block).
+	Progress func(simulated time.Duration)
 }
 
 // TrackPoint is a robot's pose at a sample, in the map frame.
@@ -229,7 +233,14 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	horizon := s.TimeLimit + rec.restWindow() + endGrace
 	period := max(samplePeriod, horizon/maxSamples)
 	for t := time.Duration(0); t <= horizon; t += period {
-		node.At(t, rec.sample)
+		if c.Progress == nil {
+			node.At(t, rec.sample)
+			continue
+		}
+		node.At(t, func(w *sim.World) {
+			rec.sample(w)
+			c.Progress(t)
+		})
 	}
 
 	confs := make([]mission.RunConf, len(s.Robots))

@@ -31,6 +31,9 @@ type Scenario struct {
 	// TimeLimit bounds the run in simulated time: a mission still running
 	// then is stopped ("time limit").
 	TimeLimit time.Duration
+	// Long marks a run of minutes of wall time (a soak): a folder given to
+	// Plan leaves it out unless Selection.Long; named as a file, it runs.
+	Long bool
 	// VisitRadius is how close (m) a robot must come to a place for it to
 	// count as visited [0.5].
 	VisitRadius float64

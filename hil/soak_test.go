@@ -3,30 +3,24 @@ package hil
 import (
 	"context"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 )
 
-// isSoak reports whether a shipped scenario is a soak (scenarios/soak/):
-// hours of simulated time, minutes of wall time.
-func isSoak(path string) bool {
-	return strings.Contains(filepath.ToSlash(path), "/soak/")
-}
-
-// BenchmarkSoak runs the shipped soaks (scenarios/soak/: a simulated day
-// of patrol_with_charging) and fails when an expectation does not hold:
+// BenchmarkSoak runs the shipped long scenarios (long: true; scenarios/soak/:
+// a simulated day of patrol_with_charging) and fails when an expectation does not hold:
 // the process flat in goroutines and live heap, the battery cycle without
 // drift. It reports simulated hours per wall minute. Too long for the CI
 // suite's budget, so a benchmark:
 //
 //	go test -run '^$' -bench Soak -benchtime 1x -timeout 30m ./hil/
 func BenchmarkSoak(b *testing.B) {
-	files, err := Files([]string{"../scenarios/soak"})
+	p, err := Plan([]string{"../scenarios"}, Selection{})
 	require.NoError(b, err)
-	for _, f := range files {
+	require.NotEmpty(b, p.LeftOut)
+	for _, f := range p.LeftOut {
 		b.Run(filepath.Base(f), func(b *testing.B) {
 			s, err := Check(f)
 			require.NoError(b, err)

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/btrobot/btrobot/hil"
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/studio"
+	"github.com/btrobot/btrobot/view"
 )
 
 func hilCommand() *command {
@@ -16,6 +18,7 @@ func hilCommand() *command {
 		args: "SCENARIO|DIR... [-j N] [--seeds A..B] [--only K=V,...] [--shard K/N] [--junit FILE] [--report DIR] [--record DIR|none] [--master URI] [-v] [--ui [ADDR]] [--allow-control]",
 		summary: "Run scenarios (*.scenario.yaml: robots, missions, faults, expectations, a matrix) against the simulator in this process, in lockstep, " +
 			"or against a running simulator or robot (--master); every run is recorded; exit 1 when an expectation failed (docs/hil.md). " +
+			"A folder's long scenarios (long: true, such as the 24-hour soak) run only with --long; progress shows on stderr. " +
 			"With --ui the studio shows the runs live, faults and verdicts on their timelines, and serves them after the table until interrupted.",
 		example: "btrobot hil scenarios/ -j 2 --junit hil.xml --report hil-report\n" +
 			"patrol happy path  1  pass  0/7  1m27s  1.2s",
@@ -23,6 +26,7 @@ func hilCommand() *command {
 	c.run = func(env *cmdEnv, args []string) int {
 		fs := newFlags(env, c)
 		jobs := fs.Int("j", 1, "runs at once (each on its own master)")
+		long := fs.Bool("long", false, "also run the long scenarios (long: true) found in folders; one named as a file always runs")
 		seeds := fs.String("seeds", "", "run every scenario once per seed of `A..B` (replaces the files' seeds and their matrices' seed)")
 		only := fs.String("only", "", "run only the runs whose parameters are `K=V,...` (the replay command of a report uses it)")
 		shard := fs.String("shard", "", "run shard `K/N` of the campaign: every N-th run from the K-th (the N shards partition it)")
@@ -47,7 +51,7 @@ func hilCommand() *command {
 			fs.Usage()
 			return exitUsage
 		}
-		var sel hil.Selection
+		sel := hil.Selection{Long: *long}
 		if *seeds != "" {
 			if sel.Seeds, err = hil.ParseSeeds(*seeds); err != nil {
 				return hilUsage(env, err)
@@ -63,11 +67,16 @@ func hilCommand() *command {
 				return hilUsage(env, err)
 			}
 		}
-		runs, err := hil.Plan(pos, sel) // every run checked before any runs
+		planned, err := hil.Plan(pos, sel) // every run checked before any runs
 		if err != nil {
 			return hilUsage(env, err)
 		}
-		conf := hil.CampaignConf{Scenarios: runs, Jobs: *jobs, Master: *masterURI, Picture: *report != ""}
+		for _, f := range planned.LeftOut {
+			fmt.Fprintf(env.stderr, "btrobot hil: left out %s: a long scenario (--long runs it)\n", f)
+		}
+		status := view.NewStatusLine(env.stderr, 10*time.Second)
+		conf := hil.CampaignConf{Scenarios: planned.Runs, Jobs: *jobs, Master: *masterURI, Picture: *report != "",
+			Progress: func(p hil.Progress) { status.Update("hil: " + p.String()) }}
 		switch {
 		case *record == "none":
 		case *record != "":
@@ -83,7 +92,7 @@ func hilCommand() *command {
 		ctx, stop := interruptContext(env.stderr)
 		defer stop()
 		if *verbose {
-			conf.Log = func(s *hil.Scenario, line string) { fmt.Fprintf(env.stderr, "%s: %s\n", s.Name, line) }
+			conf.Log = func(s *hil.Scenario, line string) { status.Println(s.Name + ": " + line) }
 		}
 		srv, err := ui.start(env, "btrobot hil")
 		if err != nil {
@@ -97,6 +106,7 @@ func hilCommand() *command {
 			}
 		}
 		cases := hil.RunCampaign(ctx, conf)
+		status.Done("")
 		err = hil.WriteTable(env.stdout, cases)
 		if err == nil && *junit != "" {
 			err = hil.WriteJUnitFile(*junit, cases)

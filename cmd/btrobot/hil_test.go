@@ -30,11 +30,13 @@ func TestHilExitCodes(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{"passes", []string{"../../scenarios/dead_move_base.scenario.yaml"}, exitOK, "1 of 1 scenarios passed", ""},
+		{"passes", []string{"../../scenarios/dead_move_base.scenario.yaml"}, exitOK, "1 of 1 scenarios passed", "hil: 1/1 runs · "},
 		{"fails", []string{"../../hil/testdata/fail_outcome.scenario.yaml", "-j", "2"}, exitFailed, "{outcome: failed}: failed: succeeded at ", ""},
 		{"bad scenario", []string{bad}, exitUsage, "", `unknown key "tme_limit"; did you mean time_limit?`},
 		{"no such path", []string{filepath.Join(dir, "none")}, exitUsage, "", "no such file"},
 		{"no scenario in a directory", []string{dir}, exitUsage, "", "no scenario (*.scenario.yaml) in it"},
+		{"a folder of long scenarios alone", []string{"../../scenarios/soak"}, exitUsage, "",
+			"every scenario found is long (../../scenarios/soak/patrol_with_charging_24h.scenario.yaml): --long runs them"},
 		{"no argument", nil, exitUsage, "", "Usage: btrobot hil"},
 		{"bad -j", []string{"-j", "0", "x"}, exitUsage, "", "Usage: btrobot hil"},
 		{"bad --seeds", []string{"--seeds", "5..1", "../../scenarios/patrol.scenario.yaml"}, exitUsage, "", `seeds "5..1": want A..B with A ≤ B`},
