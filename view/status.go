@@ -17,8 +17,8 @@ type StatusLine struct {
 	cols  int
 	every time.Duration
 
-	mu    sync.Mutex
-	last  time.Time
+	mu      sync.Mutex
+	last    time.Time
 	shown   bool   // a line is on the terminal, not yet ended
 	text    string // the line shown
 	pending string // plain: the newest text, not printed (too soon)
