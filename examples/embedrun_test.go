@@ -6,7 +6,6 @@ import (
 
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/runtime"
-	"github.com/btrobot/btrobot/sim"
 )
 
 // Example_embedRun runs a mission from your own Go program: a tree file,
@@ -45,17 +44,9 @@ func Example_embedRun() {
 	}
 
 	// The simulated office with one robot at its spawn.
-	world, err := sim.LoadWorld("../worlds/office", sim.WorldConf{Seed: 1})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	spawn, _ := world.Places().Spawn("robot1")
-	if _, err := world.AddRobot(sim.RobotConf{Name: "robot1", Spawn: spawn.Pose}); err != nil {
-		fmt.Println(err)
-		return
-	}
-	simulator, err := mission.StartSim(mission.SimConf{World: world})
+	simulator, err := mission.StartSim(mission.SimConf{
+		WorldDir: "../worlds/office", Seed: 1, Robots: []mission.SimRobot{{Name: "robot1"}}, // at its spawn place
+	})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/btrobot/btrobot/mission"
-	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/studio"
 )
 
@@ -38,17 +37,9 @@ func Example_studio() {
 		fmt.Println(err)
 		return
 	}
-	world, err := sim.LoadWorld("../worlds/office", sim.WorldConf{Seed: 1})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	spawn, _ := world.Places().Spawn("robot1")
-	if _, err := world.AddRobot(sim.RobotConf{Name: "robot1", Spawn: spawn.Pose}); err != nil {
-		fmt.Println(err)
-		return
-	}
-	simulator, err := mission.StartSim(mission.SimConf{World: world})
+	simulator, err := mission.StartSim(mission.SimConf{
+		WorldDir: "../worlds/office", Seed: 1, Robots: []mission.SimRobot{{Name: "robot1"}}, // at its spawn place
+	})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -186,16 +186,9 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	w, err := sim.LoadWorld(s.World, sim.WorldConf{Seed: s.Seed})
-	if err != nil {
-		return res, fmt.Errorf("%s: the world: %w", s.File, err)
-	}
-	for _, r := range s.Robots {
-		conf := sim.RobotConf{Name: r.Name, Spawn: r.Spawn}
-		conf.Battery.Initial = r.Battery
-		if _, err := w.AddRobot(conf); err != nil {
-			return res, fmt.Errorf("%s: %w", r.Pos, err)
-		}
+	robots := make([]mission.SimRobot, len(s.Robots))
+	for i, r := range s.Robots {
+		robots[i] = mission.SimRobot{Name: r.Name, Pose: &r.Spawn, Battery: r.Battery}
 	}
 	rec := newRecorder(s)
 	var evMu sync.Mutex
@@ -205,7 +198,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	}
 	var events []event
 	simr, err := mission.StartSim(mission.SimConf{
-		World: w,
+		WorldDir: s.World, Seed: s.Seed, Robots: robots,
 		OnEvent: func(at time.Duration, line string) {
 			evMu.Lock()
 			events = append(events, event{at, line})
@@ -217,7 +210,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 		},
 	})
 	if err != nil {
-		return res, err
+		return res, fmt.Errorf("%s: %w", s.File, err)
 	}
 	defer simr.Close()
 	node := simr.Node

@@ -1,8 +1,10 @@
 package mission
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/btrobot/btrobot/ros"
@@ -14,9 +16,16 @@ import (
 
 // SimConf configures StartSim.
 type SimConf struct {
-	// World is the world to simulate, its robots added (required). The
+	// WorldDir is the world to load (a directory with its map and
+	// places.yaml), its random draws seeded with Seed; or World, loaded.
+	WorldDir string
+	Seed     uint64
+	// World is the world to simulate, when WorldDir is empty. The
 	// simulator owns it once started: read it through Node.Do.
 	World *sim.World
+	// Robots are added to the world before it starts (a World may have
+	// some already).
+	Robots []SimRobot
 	// Speed is how many simulated seconds pass per wall second; 0 runs as
 	// fast as the machine and the missions in lockstep allow.
 	Speed float64
@@ -26,6 +35,19 @@ type SimConf struct {
 	// MasterLog, when set, receives what the ROS master's operator should
 	// hear about (a shutdown call, a request refused), from any goroutine.
 	MasterLog func(line string)
+}
+
+// SimRobot is a robot StartSim adds to the world.
+type SimRobot struct {
+	// Name names the robot, and its namespace (/robot1).
+	Name string
+	// Spawn is the spawn place of the world's places.yaml it starts at
+	// [the one named as the robot]; Pose, when set, is its pose instead.
+	Spawn string
+	Pose  *sim.Pose
+	// Battery is its charge at the start, a fraction in (0, 1] [the
+	// simulator's default, full].
+	Battery float64
 }
 
 // Simulator is btrobot's simulator serving a world on a ROS master of its
@@ -52,9 +74,20 @@ const simPeerTimeout = 10 * time.Second
 // every robot's mission has joined the lockstep (one peer per robot of the
 // world). Close stops both.
 func StartSim(c SimConf) (*Simulator, error) {
-	if c.World == nil {
+	w := c.World
+	if w == nil && c.WorldDir != "" {
+		var err error
+		if w, err = sim.LoadWorld(c.WorldDir, sim.WorldConf{Seed: c.Seed}); err != nil {
+			return nil, err
+		}
+	}
+	if w == nil {
 		return nil, errors.New("the simulator: no world")
 	}
+	if err := addRobots(w, c.Robots); err != nil {
+		return nil, err
+	}
+	c.World = w
 	robots := c.World.Robots()
 	s := &Simulator{origins: map[string]skills.Pose{}}
 	for _, r := range robots {
@@ -80,6 +113,46 @@ func StartSim(c SimConf) (*Simulator, error) {
 		return nil, errors.Join(err, s.conn.Close(), mst.Close())
 	}
 	return s, nil
+}
+
+// addRobots adds robots to w, each at its spawn place or pose, its battery
+// charged as asked.
+func addRobots(w *sim.World, robots []SimRobot) error {
+	for _, r := range robots {
+		conf := sim.RobotConf{Name: r.Name}
+		switch {
+		case r.Pose != nil:
+			conf.Spawn = *r.Pose
+		default:
+			name := cmp.Or(r.Spawn, r.Name)
+			sp, ok := w.Places().Spawn(name)
+			if !ok {
+				var known []string
+				for _, s := range w.Places().Spawns {
+					known = append(known, s.Name)
+				}
+				return fmt.Errorf("robot %s: the world has no spawn place named %s (it has %s): add spawns: [{name: %s, pose: [x, y, yaw]}] to its places.yaml",
+					r.Name, name, cmp.Or(strings.Join(known, ", "), "none"), name)
+			}
+			conf.Spawn = sp.Pose
+		}
+		if r.Battery != 0 {
+			if !(r.Battery > 0 && r.Battery <= 1) {
+				return fmt.Errorf("robot %s: battery %v: want a charge in (0, 1]", r.Name, r.Battery)
+			}
+			conf.Battery.Initial = r.Battery
+		}
+		if _, err := w.AddRobot(conf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Succeeded is how many of robot's goals on an action server of the
+// simulator (move_base, dock, undock) have succeeded so far.
+func (s *Simulator) Succeeded(robot, server string) int {
+	return s.Node.Stats().Succeeded[simnode.GoalKey{Robot: robot, Server: server}]
 }
 
 // URI is the master's URI: for the missions, and for any ROS tool that

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+	"github.com/stretchr/testify/assert"
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
@@ -56,16 +57,18 @@ func TestDockingOverROS(t *testing.T) {
 		want   ros.GoalState
 		event  string
 		docked bool
+		// the goals that succeeded so far, counted by the simulator
+		docks, undocks int
 	}{
-		{"dock at a named dock", dock, "dock_west", ros.GoalSucceeded, "robot1: dock goal succeeded", true},
-		{"dock where docked", dock, "dock_west", ros.GoalSucceeded, "robot1: dock goal succeeded", true},
+		{"dock at a named dock", dock, "dock_west", ros.GoalSucceeded, "robot1: dock goal succeeded", true, 1, 0},
+		{"dock where docked", dock, "dock_west", ros.GoalSucceeded, "robot1: dock goal succeeded", true, 2, 0},
 		{"dock elsewhere while docked", dock, "dock_lab", ros.GoalAborted,
-			`robot1: dock goal aborted: dock "dock_lab": robot robot1 is docked at "dock_west"; undock first`, true},
-		{"undock", undock, "", ros.GoalSucceeded, "robot1: undock goal succeeded", false},
-		{"undock when undocked", undock, "", ros.GoalAborted, "robot1: undock goal aborted: undock: robot robot1 is not docked (it is undocked)", false},
+			`robot1: dock goal aborted: dock "dock_lab": robot robot1 is docked at "dock_west"; undock first`, true, 2, 0},
+		{"undock", undock, "", ros.GoalSucceeded, "robot1: undock goal succeeded", false, 2, 1},
+		{"undock when undocked", undock, "", ros.GoalAborted, "robot1: undock goal aborted: undock: robot robot1 is not docked (it is undocked)", false, 2, 1},
 		{"no such dock", dock, "dock_nowhere", ros.GoalAborted,
-			`robot1: dock goal aborted: dock "dock_nowhere": no such dock (target_pose.header.frame_id names the dock; the world has dock_west, dock_lab)`, false},
-		{"dock at the nearest dock", dock, "", ros.GoalSucceeded, "robot1: dock goal succeeded", true},
+			`robot1: dock goal aborted: dock "dock_nowhere": no such dock (target_pose.header.frame_id names the dock; the world has dock_west, dock_lab)`, false, 2, 1},
+		{"dock at the nearest dock", dock, "", ros.GoalSucceeded, "robot1: dock goal succeeded", true, 3, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := tc.client.Run(ctxTimeout(t, 60*time.Second), dockGoal(tc.goal), ros.GoalConf{})
@@ -82,6 +85,9 @@ func TestDockingOverROS(t *testing.T) {
 			if (state == sim.Docked) != tc.docked {
 				t.Errorf("dock state %v", state)
 			}
+			succeeded := n.Stats().Succeeded
+			assert.Equal(t, tc.docks, succeeded[GoalKey{"robot1", "dock"}], "dock goals succeeded")
+			assert.Equal(t, tc.undocks, succeeded[GoalKey{"robot1", "undock"}], "undock goals succeeded")
 		})
 	}
 	eventually(t, 10*time.Second, "charging on the dock", func() bool {

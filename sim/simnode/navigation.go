@@ -394,6 +394,10 @@ func (f *face) end(m *mission, err error) {
 	switch {
 	case err == nil:
 		f.n.event("%s: %s goal succeeded", f.r.Name(), what)
+		if f.n.stats.Succeeded == nil {
+			f.n.stats.Succeeded = map[GoalKey]int{}
+		}
+		f.n.stats.Succeeded[GoalKey{f.r.Name(), what}]++
 	case err == errSuperseded:
 		f.n.event("%s: %s goal preempted by a newer goal", f.r.Name(), what)
 	case errors.Is(err, context.Canceled):

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -125,7 +126,14 @@ type Stats struct {
 	// first, because subscribers did not keep up: at Speed 0 without a
 	// lockstep peer to hold it back, the node outruns most listeners.
 	Dropped uint64
+	// Succeeded counts the goals that succeeded, by robot and action
+	// server: Succeeded[GoalKey{"robot1", "dock"}] is robot1's dock visits.
+	Succeeded map[GoalKey]int
 }
+
+// GoalKey names a robot's action server in Stats.Succeeded: Server is
+// move_base, dock or undock.
+type GoalKey struct{ Robot, Server string }
 
 type scheduled struct {
 	at  time.Duration
@@ -290,6 +298,7 @@ func (n *Node) Stats() Stats {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	s := n.stats
+	s.Succeeded = maps.Clone(n.stats.Succeeded)
 	s.SimTime = n.w.Now()
 	s.Peers = len(n.peers)
 	for _, p := range n.pubs {
