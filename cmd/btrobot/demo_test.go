@@ -22,7 +22,7 @@ func TestDemoRunsHeadless(t *testing.T) {
 		// The defaults: two rounds on a battery at 30%, which runs low in
 		// the first round, so the robot docks and charges once, and never
 		// gives up a place.
-		{"the defaults", nil, map[string]int{"rounds": 2, "visited": 12, "given up": 0, "charges": 1}},
+		{"the defaults", nil, map[string]int{"rounds": 2, "visited": 12, "given up": 0, "charges": 1, "dock visits": 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			picture := filepath.Join(t.TempDir(), "trajectory.png")
@@ -84,6 +84,7 @@ func summaryFigures(out string) map[string]int {
 		{"given up", `(\d+) given up`},
 		{"distance", `(?m)^distance +(\d+)`},
 		{"charges", `(?m)^docking +(\d+) charge`},
+		{"dock visits", `(\d+) dock visits?\b`},
 		{"recovered", `(?m)^recovered +(\d+)`},
 	} {
 		if m := regexp.MustCompile(p.re).FindStringSubmatch(out); m != nil {
