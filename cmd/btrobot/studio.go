@@ -144,15 +144,20 @@ func studioCommand() *command {
 			return exitFailed
 		}
 		defer srv.Close()
+		// Interrupting while the recordings load ends the program as it
+		// would later: the server closed, its pages told.
+		ctx, stop := interruptContext(env.stderr)
+		defer stop()
 		for _, f := range files {
+			if ctx.Err() != nil {
+				return exitOK
+			}
 			if err := srv.AddRecording(f); err != nil {
 				fmt.Fprintf(env.stderr, "btrobot studio: %v (left out)\n", err)
 				continue
 			}
 			fmt.Fprintf(env.stderr, "studio: %s\n", f)
 		}
-		ctx, stop := interruptContext(env.stderr)
-		defer stop()
 		<-ctx.Done()
 		return exitOK
 	}
