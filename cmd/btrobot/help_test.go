@@ -116,39 +116,3 @@ func TestHelpCommandWrapsTheSummary(t *testing.T) {
 		})
 	}
 }
-
-func TestSynopsis(t *testing.T) {
-	for _, tc := range []struct {
-		name, args, want string
-		width            int
-	}{
-		{name: "fits", args: "FILE [--ticks N]", width: 80, want: "Usage: btrobot x FILE [--ticks N]"},
-		{name: "a group is never split", args: "[--a A] [--bb BB] [--c C]", width: 30,
-			want: "Usage: btrobot x [--a A]\n                 [--bb BB]\n                 [--c C]"},
-		{name: "nested brackets", args: "[--groot [HOST:]PORT] F", width: 40, want: "Usage: btrobot x [--groot [HOST:]PORT] F"},
-		{name: "a group longer than the width stays whole", args: "[--a-very-long-flag VALUE]", width: 20, want: "Usage: btrobot x [--a-very-long-flag VALUE]"},
-		{name: "no arguments", args: "", width: 80, want: "Usage: btrobot x"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, synopsis("x", tc.args, tc.width))
-		})
-	}
-}
-
-func TestWrap(t *testing.T) {
-	for _, tc := range []struct {
-		name, text, want string
-		width            int
-	}{
-		{name: "short", text: "one line.", width: 20, want: "one line."},
-		{name: "joined and rewrapped", text: "a b c\nd e f", width: 5, want: "a b c\nd e f"},
-		{name: "a break mid-sentence goes", text: "aa bb\ncc", width: 20, want: "aa bb cc"},
-		{name: "a sentence keeps its line", text: "aa bb.\ncc", width: 20, want: "aa bb.\ncc"},
-		{name: "a long word stands alone", text: "a abcdefghij b", width: 5, want: "a\nabcdefghij\nb"},
-		{name: "runes, not bytes", text: "ééé ééé", width: 7, want: "ééé ééé"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, wrap(tc.text, tc.width))
-		})
-	}
-}

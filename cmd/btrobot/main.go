@@ -12,8 +12,8 @@ import (
 	"io"
 	"os"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/btrobot/btrobot/internal/cli"
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -164,93 +164,13 @@ func usage(w io.Writer) {
 // helpWidth is the column a command's summary is wrapped at in its help.
 const helpWidth = 80
 
-// wrap lays text out in lines of at most width columns (a longer word
-// stands alone). A line of text that ends a sentence ends its line;
-// the others are joined to the next, so that summaries written with
-// breaks anywhere read as paragraphs.
-func wrap(text string, width int) string {
-	var out []string
-	var para []string
-	flush := func() {
-		line := ""
-		for _, word := range strings.Fields(strings.Join(para, " ")) {
-			switch {
-			case line == "":
-				line = word
-			case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width:
-				out = append(out, line)
-				line = word
-			default:
-				line += " " + word
-			}
-		}
-		if line != "" {
-			out = append(out, line)
-		}
-		para = para[:0]
-	}
-	for _, l := range strings.Split(text, "\n") {
-		para = append(para, l)
-		if t := strings.TrimSpace(l); t == "" || strings.HasSuffix(t, ".") || strings.HasSuffix(t, ":") {
-			flush()
-		}
-	}
-	flush()
-	return strings.Join(out, "\n")
-}
-
-// synopsis is "Usage: btrobot NAME ARGS" in lines of at most width
-// columns, continuation lines indented under the first argument; a
-// bracketed group ([--rate HZ]) is never split.
-func synopsis(name, args string, width int) string {
-	head := "Usage: btrobot " + name
-	indent := strings.Repeat(" ", utf8.RuneCountInString(head)+1)
-	var lines []string
-	line, words := head, 0
-	for _, group := range argGroups(args) {
-		if words > 0 && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(group) > width {
-			lines = append(lines, line)
-			line, words = indent+group, 1
-			continue
-		}
-		line += " " + group
-		words++
-	}
-	return strings.Join(append(lines, line), "\n")
-}
-
-// argGroups splits a synopsis at the spaces outside brackets.
-func argGroups(args string) []string {
-	var groups []string
-	depth, start := 0, -1
-	for i, r := range args {
-		switch {
-		case r == '[':
-			depth++
-		case r == ']' && depth > 0:
-			depth--
-		}
-		switch {
-		case r == ' ' && depth == 0 && start >= 0:
-			groups = append(groups, args[start:i])
-			start = -1
-		case r != ' ' && start < 0:
-			start = i
-		}
-	}
-	if start >= 0 {
-		groups = append(groups, args[start:])
-	}
-	return groups
-}
-
 // newFlags returns a FlagSet whose --help prints the command's synopsis,
 // summary, example and flags.
 func newFlags(env *cmdEnv, c *command) *flag.FlagSet {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(env.stderr, "%s\n\n%s\n", synopsis(c.name, c.args, helpWidth), wrap(c.summary, helpWidth))
+		fmt.Fprintf(env.stderr, "%s\n\n%s\n", cli.Synopsis("btrobot "+c.name, c.args, helpWidth), cli.Wrap(c.summary, helpWidth))
 		if c.example != "" {
 			fmt.Fprintf(env.stderr, "\nExample:\n  %s\n", strings.ReplaceAll(c.example, "\n", "\n  "))
 		}
@@ -265,25 +185,8 @@ func newFlags(env *cmdEnv, c *command) *flag.FlagSet {
 }
 
 // parseArgs parses flags wherever they appear among the positional
-// arguments (btrobot tick FILE --ticks 5), returning the positionals. A
-// help request returns errHelp.
-func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if rest[0] == "--" {
-			return append(pos, rest[1:]...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
+// arguments (cli.ParseArgs).
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) { return cli.ParseArgs(fs, args) }
 
 // flagExit turns a flag parsing error into an exit code.
 func flagExit(err error) int {
@@ -294,7 +197,4 @@ func flagExit(err error) int {
 }
 
 // multiFlag collects a repeated flag (--set a=1 --set b=2).
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+type multiFlag = cli.Multi

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/btrobot/btrobot/internal/cli"
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
@@ -184,11 +185,7 @@ func runCommand() *command {
 }
 
 // flagGiven reports whether the command line set the flag.
-func flagGiven(fs *flag.FlagSet, name string) bool {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	return given
-}
+func flagGiven(fs *flag.FlagSet, name string) bool { return cli.Given(fs, name) }
 
 // runMission runs a mission, prints how it ended (the view has, unless
 // quiet) and, when it failed, the chain of nodes that decided it; it
