@@ -189,16 +189,22 @@ func TestHalfOpenPeers(t *testing.T) {
 		{"stops between the frames of a message", [][]byte{zgreeting(3, 0, "NULL"), zready("REQ"), zframe(flagMore, nil)}},
 	}
 	s := serve(t, 5*time.Second)
+	// Every case's peers stop at once, so that the server's deadlines run
+	// out together (one handshake or message timeout in all, not one a
+	// case); meanwhile all of them together block no one.
+	stuck := map[string][]*peer{}
+	for _, c := range cases {
+		for range 3 {
+			p := dialPeer(t, s.server.Addr())
+			p.write(c.send...)
+			stuck[c.name] = append(stuck[c.name], p)
+		}
+	}
+	s.answers(t)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var stuck []*peer
-			for range 3 {
-				p := dialPeer(t, s.server.Addr())
-				p.write(c.send...)
-				stuck = append(stuck, p)
-			}
-			s.answers(t)
-			for _, p := range stuck {
+			for _, p := range stuck[c.name] {
+				p.t = t
 				p.closedByServer()
 			}
 		})
