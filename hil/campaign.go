@@ -97,7 +97,7 @@ func CheckRuns(path string, seeds []uint64) ([]*Scenario, error) {
 	for _, s := range runs {
 		var keys []string
 		for _, r := range s.Robots {
-			keys = append(keys, strings.Join([]string{r.Mission.Tree, r.Mission.Main, r.Mission.Profile, r.Mission.Places}, "\x00"))
+			keys = append(keys, strings.Join([]string{r.Mission.Tree, r.Mission.Main, r.Mission.Profile, r.Mission.Places, r.Mission.Substitute}, "\x00"))
 		}
 		key := strings.Join(keys, "\x01")
 		if checked[key] {

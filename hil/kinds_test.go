@@ -62,6 +62,10 @@ func TestEachKindPassesAndFails(t *testing.T) {
 		{"when node", "fail_when_node", false, "outcome", "failed at "},
 		{"when entry", "pass_when_entry", true, "", "failed at "},
 		{"when entry", "fail_when_entry", false, "outcome", "failed at "},
+		// A mission with BehaviorTree.CPP substitution rules: the
+		// navigation a test node, the robot still.
+		{"substitute", "pass_substitute", true, "", "robot1 at "},
+		{"substitute", "fail_substitute", false, "visits", "never kitchen"},
 		// The expectations.
 		{"every expectation", "pass_expectations", true, "", "no error logged"},
 		{"speed_near_obstacles", "fail_speed_near_obstacles", false, "speed_near_obstacles", " m from an obstacle, at ("},

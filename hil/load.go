@@ -399,7 +399,7 @@ func hasKey(n *yaml.Node, key string) bool {
 
 func (d *decoder) mission(field string, n *yaml.Node, world string) *MissionConf {
 	m := &MissionConf{Pos: d.pos(n), Places: world}
-	ok := d.fields(field, n, []string{"tree", "main", "profile", "places", "blackboard", "stop_when"}, func(k string, v *yaml.Node) {
+	ok := d.fields(field, n, []string{"tree", "main", "profile", "places", "substitute", "blackboard", "stop_when"}, func(k string, v *yaml.Node) {
 		f := join(field, k)
 		switch k {
 		case "tree":
@@ -410,6 +410,8 @@ func (d *decoder) mission(field string, n *yaml.Node, world string) *MissionConf
 			m.Profile, _ = d.path(f, v, false)
 		case "places":
 			m.Places, _ = d.path(f, v, false)
+		case "substitute":
+			m.Substitute, _ = d.path(f, v, false)
 		case "blackboard":
 			m.Blackboard = d.blackboard(f, v)
 		case "stop_when":

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/btrobot/btrobot/mission"
@@ -224,6 +225,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 		}
 	}
 	horizon := s.TimeLimit + rec.restWindow() + endGrace
+	var lastTick atomic.Int64 // the missions' latest tick, in simulated time
 	period := max(samplePeriod, horizon/maxSamples)
 	for t := time.Duration(0); t <= horizon; t += period {
 		if c.Progress == nil {
@@ -232,7 +234,9 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 		}
 		node.At(t, func(w *sim.World) {
 			rec.sample(w)
-			c.Progress(t)
+			// No further than the missions' ticks: after their end the
+			// world runs on only to be looked at.
+			c.Progress(min(t, time.Duration(lastTick.Load())))
 		})
 	}
 
@@ -265,6 +269,18 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 		if c.Record != "" {
 			confs[i].Record = recordPath(c.Record, s, r.Name)
 			res.Recordings = append(res.Recordings, confs[i].Record)
+		}
+	}
+	for i := range confs {
+		onTick := confs[i].OnTick
+		confs[i].OnTick = func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
+			for at := int64(t.Start.Sub(epoch)); ; {
+				seen := lastTick.Load()
+				if at <= seen || lastTick.CompareAndSwap(seen, at) {
+					break
+				}
+			}
+			return onTick(tree, t)
 		}
 	}
 	reps, err := runMissions(ctx, confs)
@@ -391,12 +407,12 @@ func loadMissions(s *Scenario) ([]*mission.Mission, error) {
 	var errs []error
 	for i, r := range s.Robots {
 		mc := r.Mission
-		key := strings.Join([]string{mc.Tree, mc.Main, mc.Profile, mc.Places}, "\x00")
+		key := strings.Join([]string{mc.Tree, mc.Main, mc.Profile, mc.Places, mc.Substitute}, "\x00")
 		if m, ok := byConf[key]; ok {
 			out[i] = m
 			continue
 		}
-		m, err := mission.Load(mission.LoadConf{Tree: mc.Tree, Main: mc.Main, Profile: mc.Profile, Places: mc.Places})
+		m, err := mission.Load(mission.LoadConf{Tree: mc.Tree, Main: mc.Main, Profile: mc.Profile, Places: mc.Places, Substitute: mc.Substitute})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %s's mission:\n%w", mc.Pos, r.Name, err))
 			continue

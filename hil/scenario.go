@@ -57,9 +57,9 @@ type Robot struct {
 // MissionConf is a robot's mission, as files.
 type MissionConf struct {
 	Pos runtime.Pos
-	// Tree, Main, Profile and Places are mission.LoadConf's; Places
-	// defaults to the world.
-	Tree, Main, Profile, Places string
+	// Tree, Main, Profile, Places and Substitute are mission.LoadConf's;
+	// Places defaults to the world.
+	Tree, Main, Profile, Places, Substitute string
 	// Blackboard are root blackboard entries, key=value (mission.Entry).
 	Blackboard []string
 	// StopWhen, when set, ends the run as done once the blackboard entry

@@ -31,6 +31,11 @@ type LoadConf struct {
 	// against them, and Run builds them. A type named like one of the
 	// palette's is an error.
 	Nodes []runtime.NodeType
+	// Substitute, when set, is a BehaviorTree.CPP substitution rules file
+	// (JSON): the nodes its rules match are built as test nodes or other
+	// node types (runtime.Substitutions), to run a mission without parts
+	// of its robot.
+	Substitute string
 }
 
 // Mission is a tree, a robot profile and the world's places, loaded and
@@ -48,6 +53,8 @@ type Mission struct {
 	Places *places.Places
 	// Nodes are the mission's own node types (LoadConf.Nodes).
 	Nodes []runtime.NodeType
+	// Substitutions are LoadConf.Substitute's rules; nil without.
+	Substitutions *runtime.Substitutions
 }
 
 // LoadError is every problem Load found, each with its file:line:col
@@ -117,6 +124,11 @@ func Load(c LoadConf) (*Mission, error) {
 	}
 	if c.Places != "" {
 		if m.Places, err = LoadPlaces(c.Places); err != nil {
+			problems.add(err)
+		}
+	}
+	if c.Substitute != "" {
+		if m.Substitutions, err = runtime.LoadSubstitutions(c.Substitute); err != nil {
 			problems.add(err)
 		}
 	}

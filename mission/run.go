@@ -215,7 +215,8 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 		le.add(err)
 		return Report{}, le
 	}
-	tree, err := runtime.Build(reg, m.Doc, runtime.BuildConf{Main: m.Main, Clock: conn.Clock(), Seed: c.Seed, Blackboard: c.Blackboard})
+	tree, err := runtime.Build(reg, m.Doc, runtime.BuildConf{Main: m.Main, Clock: conn.Clock(), Seed: c.Seed, Blackboard: c.Blackboard,
+		Substitutions: m.Substitutions})
 	if err != nil {
 		le := &LoadError{}
 		le.add(err)

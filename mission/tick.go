@@ -30,6 +30,9 @@ type TickConf struct {
 	// Record, when set, is the file the ticks are recorded to (see
 	// RunConf.Record).
 	Record string
+	// Substitute, when set, is a BehaviorTree.CPP substitution rules file
+	// (LoadConf.Substitute).
+	Substitute string
 }
 
 // TickReport is how an offline run ended.
@@ -66,7 +69,15 @@ func Tick(out io.Writer, conf TickConf) (TickReport, error) {
 	if bb == nil {
 		bb = runtime.NewBlackboard(nil)
 	}
-	tree, err := runtime.Build(Nodes(), doc, runtime.BuildConf{Main: conf.Main, Seed: conf.Seed, Blackboard: bb})
+	var subs *runtime.Substitutions
+	if conf.Substitute != "" {
+		if subs, err = runtime.LoadSubstitutions(conf.Substitute); err != nil {
+			le := &LoadError{}
+			le.add(err)
+			return TickReport{}, le
+		}
+	}
+	tree, err := runtime.Build(Nodes(), doc, runtime.BuildConf{Main: conf.Main, Seed: conf.Seed, Blackboard: bb, Substitutions: subs})
 	if err != nil {
 		le := &LoadError{}
 		le.add(err)

@@ -31,6 +31,10 @@ type BuildConf struct {
 	// they are used (1,000,000 when 0): a few nested subtrees must not
 	// become a bomb.
 	MaxNodes int
+	// Substitutions, when set, make Build replace the nodes their rules
+	// match (see Substitutions): with test nodes, or with other node
+	// types. Check does not apply them.
+	Substitutions *Substitutions
 }
 
 const (
@@ -92,6 +96,8 @@ type builder struct {
 	trees map[string]*TreeSpec
 
 	visited  int                 // nodes expanded so far
+	made     uint32              // nodes made (or checked) so far: the next one's UID is made+1
+	btPrefix string              // BT.CPP's path of the subtree being expanded, with its "/"
 	tooBig   bool                // MaxNodes reported
 	stack    []string            // IDs of the trees being expanded, outermost first
 	cycles   map[string]bool     // recursive subtree cycles reported
@@ -212,6 +218,15 @@ func (b *builder) buildNode(s *NodeSpec, path string, bb *Blackboard, ancestors 
 		return nil
 	}
 	typ, model := b.lookupType(s, path)
+	orig, substitute := s, ""
+	if typ != nil {
+		b.made++
+		if b.conf.Substitutions != nil && b.run {
+			// Build only: Check expands every tree on its own, so UIDs
+			// (and Type::UID filters) are those of a built tree alone.
+			s, typ, substitute = b.substitute(s, typ, path)
+		}
+	}
 	if typ == nil && model == nil {
 		// Unknown: the children are still checked, so one pass finds all.
 		b.buildChildren(s, path, bb, ancestors, depth, nil)
@@ -264,16 +279,25 @@ func (b *builder) buildNode(s *NodeSpec, path string, bb *Blackboard, ancestors 
 			b.errs.add(s.Pos, path, "constructor of %s returned no node", s.Type)
 		case b.run:
 			node, b0 = n, n.base()
-			b0.name, b0.typeID, b0.path, b0.tree, b0.bb = s.Name(), s.Type, path, b.tree, bb
+			b0.name, b0.typeID, b0.path, b0.tree, b0.bb = orig.Name(), orig.Type, path, b.tree, bb
 			b0.ports, b0.conds = bindings, conds
 			b0.env = scriptEnv{bb: bb, enums: b.reg.enums}
 			b.tree.nodes = append(b.tree.nodes, node)
 			b0.uid = uint32(len(b.tree.nodes))
+			if substitute != "" {
+				if b.tree.substituted == nil {
+					b.tree.substituted = map[uint32]string{}
+				}
+				b.tree.substituted[b0.uid] = substitute
+			}
 		}
 	}
 
 	if s.Type == "SubTree" {
+		prefix := b.btPrefix
+		b.btPrefix = b.btcppPath(s, s.Name()) + "/"
 		child := b.buildSubTree(s, path, bb, ancestors, depth)
+		b.btPrefix = prefix
 		if b0 != nil && child != nil {
 			b0.children = []Node{child}
 		}

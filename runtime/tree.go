@@ -64,6 +64,8 @@ type Tree struct {
 	wakeAt time.Time // earliest time a node asked to be ticked again
 
 	suspended atomic.Pointer[suspension] // Suspend's, until Resume or Halt
+
+	substituted map[uint32]string // by UID: what a substitution rule built in the node's place
 }
 
 func newTree(clock Clock, bb *Blackboard) *Tree {

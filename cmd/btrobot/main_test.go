@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -209,6 +211,37 @@ func TestFlagErrorsNameTheFlag(t *testing.T) {
 			if strings.Contains(stderr, "Usage:") {
 				t.Errorf("a bad value gets its line, not the usage text:\n%s", stderr)
 			}
+		})
+	}
+}
+
+// TestTickWithSubstitutionRules: --substitute reads BehaviorTree.CPP's
+// substitution rules: the nodes they match run as test nodes, and the
+// explanation says so; a rules file with a mistake is a usage error at
+// its line and column.
+func TestTickWithSubstitutionRules(t *testing.T) {
+	rules := writeFile(t, "rules.json", `{
+  "TestNodeConfigs": {"flat": {"return_status": "FAILURE", "failure_script": "why := 'battery flat'"}},
+  "SubstitutionRules": {"battery_ok": "flat"}
+}`)
+	bad := writeFile(t, "bad.json", `{"TestNodeConfigs": {"flat": {"retrun_status": "FAILURE"}}, "SubstitutionRules": {}}`)
+	for _, tc := range []struct {
+		name   string
+		rules  string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"a condition made to fail", rules, exitOK, `{"tick":1,"status":"FAILURE"}` + "\n" + `{"blackboard":{"battery":1,"greeting":"","laps":0,"why":"battery flat"}}`,
+			"battery_ok (ScriptCondition) FAILURE: substituted by the test node flat: return_status FAILURE"},
+		{"a mistake in the rules", bad, exitUsage, "", `bad.json:1:31: TestNodeConfigs.flat: unknown key "retrun_status" (did you mean return_status?)`},
+		{"no rules file", filepath.Join(t.TempDir(), "none.json"), exitUsage, "", "none.json: no such file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI("tick", "../../trees/missions/hello.xml", "--ticks", "1", "--substitute", tc.rules)
+			assert.Equal(t, tc.code, code, "stderr:\n%s", stderr)
+			assert.Equal(t, tc.stdout, strings.TrimSpace(stdout))
+			assert.Contains(t, stderr, tc.stderr)
 		})
 	}
 }

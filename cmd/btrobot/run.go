@@ -20,7 +20,7 @@ func runCommand() *command {
 	c := &command{
 		name: "run",
 		args: "--tree FILE [--robot PROFILE.yaml] [--places FILE|DIR] [--master URI|auto] [--rate HZ] [--ticks N] [--quiet] " +
-			"[--robot-ns NS]... [--record FILE] [--groot [HOST:]PORT] [--diagnostics=false] [--transitions TOPIC] [--ui [ADDR]] [--allow-control] [ROS args: __ns:=/robot1 from:=to _tree:=FILE ...]",
+			"[--robot-ns NS]... [--substitute RULES.json] [--record FILE] [--groot [HOST:]PORT] [--diagnostics=false] [--transitions TOPIC] [--ui [ADDR]] [--allow-control] [ROS args: __ns:=/robot1 from:=to _tree:=FILE ...]",
 		summary: "Run a mission on a robot or the simulator until it finishes or is interrupted, showing the tree live.\n" +
 			"Ctrl-C (SIGINT) or SIGTERM halts the tree and stops the robot (zero velocity on the profile's safety topic).\n" +
 			"Without --tree, the files and the rate come from the node's private parameters ~tree, ~robot, ~places and\n" +
@@ -45,6 +45,8 @@ func runCommand() *command {
 		lockstep := fs.Bool("lockstep", false, "take part in the simulator's lockstep (btrobot sim --peers 1): the simulator waits for every tick")
 		mainID := fs.String("main", "", "the tree to run (default: main_tree_to_execute)")
 		seed := fs.Uint64("seed", 0, "seed of the random nodes (0: from the clock)")
+		substitute := fs.String("substitute", "", "replace nodes as BehaviorTree.CPP's substitution rules in this JSON file say (test nodes or other types):\n"+
+			"run a mission without some of its robot")
 		var sets multiFlag
 		fs.Var(&sets, "set", "set a root blackboard entry before the first tick (repeatable): key=value")
 		var fleet multiFlag
@@ -131,7 +133,7 @@ func runCommand() *command {
 			fmt.Fprintf(env.stderr, "btrobot run: --lockstep needs --robot: the profile says which topic carries the velocity commands\n")
 			return exitUsage
 		}
-		m, err := mission.Load(mission.LoadConf{Tree: s.Tree, Profile: s.Robot, Places: s.Places, Main: *mainID})
+		m, err := mission.Load(mission.LoadConf{Tree: s.Tree, Profile: s.Robot, Places: s.Places, Main: *mainID, Substitute: *substitute})
 		if err != nil {
 			fmt.Fprintln(env.stderr, err)
 			return exitUsage

@@ -12,7 +12,7 @@ import (
 func tickCommand() *command {
 	c := &command{
 		name:    "tick",
-		args:    "FILE --ticks N [--tree ID] [--set key=value]... [--record FILE]",
+		args:    "FILE --ticks N [--tree ID] [--set key=value]... [--substitute RULES.json] [--record FILE]",
 		summary: "Tick a tree with no robot attached and print one JSON line per tick, then the blackboard.",
 		example: "btrobot tick trees/missions/hello.xml --ticks 5 --set limit=3\n" +
 			`{"tick":1,"status":"RUNNING"}` + "\n...\n" + `{"blackboard":{"count":3,"limit":3}}`,
@@ -24,6 +24,7 @@ func tickCommand() *command {
 		seed := fs.Uint64("seed", 1, "seed of the random nodes")
 		var sets multiFlag
 		fs.Var(&sets, "set", "set a root blackboard entry before the first tick (repeatable): key=value")
+		substitute := fs.String("substitute", "", "replace nodes as BehaviorTree.CPP's substitution rules in this JSON file say (test nodes or other types)")
 		var watch watchFlags
 		watch.addFlags(fs, false)
 		pos, err := parseArgs(fs, args)
@@ -38,7 +39,7 @@ func tickCommand() *command {
 			fs.Usage()
 			return exitUsage
 		}
-		rep, err := mission.Tick(env.stdout, mission.TickConf{File: pos[0], Main: *treeID, Ticks: *n, Seed: *seed, Set: sets, Record: watch.record})
+		rep, err := mission.Tick(env.stdout, mission.TickConf{File: pos[0], Main: *treeID, Ticks: *n, Seed: *seed, Set: sets, Record: watch.record, Substitute: *substitute})
 		var le *mission.LoadError
 		switch {
 		case errors.As(err, &le):
