@@ -42,7 +42,11 @@ func TestMain(m *testing.M) {
 	if uri := os.Getenv(wallSimEnv); uri != "" {
 		os.Exit(runWallSim(uri))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if binaryDir != "" {
+		os.RemoveAll(binaryDir)
+	}
+	os.Exit(code)
 }
 
 // runWallSim serves robot1 of the office on wall time until a signal.

@@ -21,6 +21,7 @@ import (
 // for a bad scenario (nothing runs) or bad usage; the table on stdout and
 // the JUnit file either way.
 func TestHilExitCodes(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir()) // the runs' recordings go to a new directory under it
 	dir := t.TempDir()
 	bad := writeFile(t, "bad.scenario.yaml", "world: ../nowhere\ntme_limit: 1m\n")
 	for _, tc := range []struct {

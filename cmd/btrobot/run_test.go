@@ -36,12 +36,14 @@ const (
 )
 
 // binary builds btrobot once for the tests that run it as a program (to
-// send it signals, or to give it a terminal).
+// send it signals, or to give it a terminal), in binaryDir, which TestMain
+// removes.
 var binary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "btrobot-test-")
 	if err != nil {
 		return "", err
 	}
+	binaryDir = dir
 	path := filepath.Join(dir, "btrobot")
 	out, err := exec.Command("go", "build", "-o", path, ".").CombinedOutput()
 	if err != nil {
@@ -49,6 +51,8 @@ var binary = sync.OnceValues(func() (string, error) {
 	}
 	return path, nil
 })
+
+var binaryDir string
 
 func buildBinary(t *testing.T) string {
 	t.Helper()
