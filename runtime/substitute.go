@@ -494,14 +494,19 @@ func (b *builder) substitute(s *NodeSpec, typ *NodeType, path string) (*NodeSpec
 
 // testNode is the node a TestNodeConfig makes: a stateful action that
 // ends at once, or after AsyncDelay on the tree's clock, with the
-// configured status, running the configured scripts.
+// configured status, running the configured scripts. As BT.CPP's
+// TestNode: one that ends RUNNING at once stays RUNNING (its status is not
+// computed again until it is halted); after a delay, it is computed on
+// every tick from then on.
 type testNode struct {
-	name     string // the TestNodeConfig's
-	conf     *TestNodeConfig
-	deadline time.Time
+	name      string // the TestNodeConfig's
+	conf      *TestNodeConfig
+	deadline  time.Time
+	completed bool // the delay is over
 }
 
 func (t *testNode) OnStart(n *Leaf) (Status, error) {
+	t.completed = false
 	if t.conf.AsyncDelay <= 0 {
 		return t.complete(n)
 	}
@@ -511,9 +516,14 @@ func (t *testNode) OnStart(n *Leaf) (Status, error) {
 }
 
 func (t *testNode) OnRunning(n *Leaf) (Status, error) {
-	if n.Now().Before(t.deadline) {
-		n.tree.WakeAt(t.deadline)
-		return Running, nil
+	if !t.completed {
+		if t.conf.AsyncDelay <= 0 || n.Now().Before(t.deadline) {
+			if t.conf.AsyncDelay > 0 {
+				n.tree.WakeAt(t.deadline)
+			}
+			return Running, nil
+		}
+		t.completed = true
 	}
 	return t.complete(n)
 }

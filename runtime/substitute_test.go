@@ -85,11 +85,19 @@ func TestSubstitutionRules(t *testing.T) {
 			wantBB: map[string]any{"posts": int64(1)},
 		},
 		{
-			name:  "return_status_script names the statuses and reads the blackboard",
-			rules: `{"TestNodeConfigs": {"wait": {"return_status_script": "ready ? SUCCESS : RUNNING"}}, "SubstitutionRules": {"go": "wait"}}`,
+			name:  "return_status_script names the statuses, reads the blackboard, and after a delay is computed on every tick",
+			rules: `{"TestNodeConfigs": {"wait": {"return_status_script": "ready ? SUCCESS : RUNNING", "async_delay": 10}}, "SubstitutionRules": {"go": "wait"}}`,
 			tree:  S("go", "F"),
 			bb:    map[string]any{"ready": false},
-			steps: []step{tick(Running, ""), tick(Running, ""), tick(Success, "").writing("ready", true)},
+			steps: []step{tick(Running, ""), timed(10*ms, Running, ""), tick(Running, ""), tick(Success, "").writing("ready", true)},
+		},
+		{
+			name:  "without a delay, a test node that ends RUNNING stays RUNNING (BT.CPP's TestNode)",
+			rules: `{"TestNodeConfigs": {"wait": {"return_status_script": "ready ? SUCCESS : RUNNING", "post_script": "posts += 1"}}, "SubstitutionRules": {"go": "wait"}}`,
+			tree:  S("go", "F"),
+			bb:    map[string]any{"ready": false, "posts": int64(0)},
+			steps: []step{tick(Running, ""), tick(Running, "").writing("ready", true), halted(""), tick(Success, "")},
+			wantBB: map[string]any{"posts": int64(2)},
 		},
 		{
 			name:   "a rule naming a node type builds that type, with the attributes it has ports for",

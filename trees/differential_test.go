@@ -93,7 +93,7 @@ func TestDifferentialAgainstBTCPP(t *testing.T) {
 func diffOne(t *testing.T, dt diffTree) []string {
 	path := filepath.Join(diffDir, dt.File)
 	var out bytes.Buffer
-	_, err := mission.Tick(&out, mission.TickConf{File: path, Ticks: dt.Ticks, Seed: 1, Set: dt.Set})
+	_, err := mission.Tick(&out, mission.TickConf{File: path, Ticks: dt.Ticks, Seed: 1, Set: dt.Set, Substitute: substituteFile(path)})
 	var loadErr *mission.LoadError
 	refused := errors.As(err, &loadErr)
 	base := strings.TrimSuffix(path, ".xml")
@@ -274,7 +274,13 @@ func diffTransitions(t *testing.T, dt diffTree, path string) []string {
 			return []string{err.Error()}
 		}
 	}
-	tree, err := runtime.Build(mission.Nodes(), doc, runtime.BuildConf{Seed: 1, Blackboard: bb})
+	conf := runtime.BuildConf{Seed: 1, Blackboard: bb}
+	if f := substituteFile(strings.TrimSuffix(path, ".transitions.jsonl") + ".xml"); f != "" {
+		if conf.Substitutions, err = runtime.LoadSubstitutions(f); err != nil {
+			return []string{err.Error()}
+		}
+	}
+	tree, err := runtime.Build(mission.Nodes(), doc, conf)
 	if err != nil {
 		return []string{err.Error()}
 	}
@@ -302,6 +308,16 @@ func diffTransitions(t *testing.T, dt diffTree, path string) []string {
 		}
 	}
 	return nil
+}
+
+// substituteFile is the substitution rules beside a tree (NAME.substitute.json,
+// given to BT.CPP as loadSubstitutionRuleFromJSON), or "" when it has none.
+func substituteFile(xmlPath string) string {
+	f := strings.TrimSuffix(xmlPath, ".xml") + ".substitute.json"
+	if _, err := os.Stat(f); err != nil {
+		return ""
+	}
+	return f
 }
 
 func btcppPaths(tree *runtime.Tree) map[*runtime.Base]string {
