@@ -246,6 +246,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 			return res, err
 		}
 	}
+	semaphores := runtime.NewSemaphores() // the run's robots share resources; other runs are other worlds
 	for i, r := range s.Robots {
 		strikeWhen := func(f Fault) { node.Do(func(w *sim.World) error { rec.strike(f, w); return nil }) }
 		base, err := simr.RunConf(missions[i], r.Name)
@@ -256,6 +257,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 		if err != nil {
 			return res, err
 		}
+		confs[i].Semaphores = semaphores
 		if c.Debugger != nil {
 			attach := c.Debugger(s.Name+" · "+r.Name, node.WriteSVG)
 			confs[i].Debugger = func(sh mission.Shown) mission.Debugger {

@@ -60,6 +60,9 @@ type RunConf struct {
 	Conn *ros.Conn
 	// Rate is the tick rate in Hz [the profile's, else DefaultRate].
 	Rate float64
+	// Semaphores is the table the tree's Semaphore nodes share with other
+	// trees [runtime.DefaultSemaphores: every run of the process].
+	Semaphores *runtime.Semaphores
 	// Blackboard, when set, is the root blackboard, with entries set
 	// before the first tick (see Entries).
 	Blackboard *runtime.Blackboard
@@ -216,7 +219,7 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 		return Report{}, le
 	}
 	tree, err := runtime.Build(reg, m.Doc, runtime.BuildConf{Main: m.Main, Clock: conn.Clock(), Seed: c.Seed, Blackboard: c.Blackboard,
-		Substitutions: m.Substitutions})
+		Substitutions: m.Substitutions, Owner: rep.Robot, Semaphores: c.Semaphores})
 	if err != nil {
 		le := &LoadError{}
 		le.add(err)

@@ -31,6 +31,12 @@ type BuildConf struct {
 	// they are used (1,000,000 when 0): a few nested subtrees must not
 	// become a bomb.
 	MaxNodes int
+	// Semaphores is the table the tree's Semaphore nodes share
+	// [DefaultSemaphores, the process's].
+	Semaphores *Semaphores
+	// Owner names the tree's owner in what other trees are told ("robot2"
+	// holds a Semaphore); empty: node paths alone.
+	Owner string
 	// Substitutions, when set, make Build replace the nodes their rules
 	// match (see Substitutions): with test nodes, or with other node
 	// types. Check does not apply them.
@@ -266,6 +272,7 @@ func (b *builder) buildNode(s *NodeSpec, path string, bb *Blackboard, ancestors 
 		cfg := &Config{
 			Name: s.Name(), Path: path, Type: typ, Children: len(s.Children),
 			Clock: b.tree.clock, Rand: b.rand, Registry: b.reg, spec: s, literals: literals,
+			semaphores: b.conf.Semaphores, owner: b.conf.Owner,
 		}
 		n, err := typ.New(cfg)
 		switch {

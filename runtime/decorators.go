@@ -26,6 +26,7 @@ func decoratorTypes() []NodeType {
 	all = append(all, cooldownTypes()...)
 	all = append(all, limitTypes()...)
 	all = append(all, rateControllerTypes()...)
+	all = append(all, semaphoreTypes()...)
 	return all
 }
 

@@ -104,6 +104,9 @@ type Config struct {
 	Registry *Registry
 	spec     *NodeSpec
 	literals map[string]any
+
+	semaphores *Semaphores // BuildConf's
+	owner      string      // BuildConf's
 }
 
 // Literal returns port name's value when the tree gives it (or its default)
