@@ -92,11 +92,11 @@ func TestSubstitutionRules(t *testing.T) {
 			steps: []step{tick(Running, ""), timed(10*ms, Running, ""), tick(Running, ""), tick(Success, "").writing("ready", true)},
 		},
 		{
-			name:  "without a delay, a test node that ends RUNNING stays RUNNING (BT.CPP's TestNode)",
-			rules: `{"TestNodeConfigs": {"wait": {"return_status_script": "ready ? SUCCESS : RUNNING", "post_script": "posts += 1"}}, "SubstitutionRules": {"go": "wait"}}`,
-			tree:  S("go", "F"),
-			bb:    map[string]any{"ready": false, "posts": int64(0)},
-			steps: []step{tick(Running, ""), tick(Running, "").writing("ready", true), halted(""), tick(Success, "")},
+			name:   "without a delay, a test node that ends RUNNING stays RUNNING (BT.CPP's TestNode)",
+			rules:  `{"TestNodeConfigs": {"wait": {"return_status_script": "ready ? SUCCESS : RUNNING", "post_script": "posts += 1"}}, "SubstitutionRules": {"go": "wait"}}`,
+			tree:   S("go", "F"),
+			bb:     map[string]any{"ready": false, "posts": int64(0)},
+			steps:  []step{tick(Running, ""), tick(Running, "").writing("ready", true), halted(""), tick(Success, "")},
 			wantBB: map[string]any{"posts": int64(2)},
 		},
 		{
