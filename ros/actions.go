@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 
@@ -90,6 +91,8 @@ type actionClient struct {
 
 	mu    sync.Mutex
 	goals map[string]*clientGoal // by goal id
+	// statuses counts the status arrays applied (tests wait on it).
+	statuses atomic.Uint64
 }
 
 // NewActionClient returns a client of an action server. Creating the first
