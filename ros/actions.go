@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -80,7 +79,7 @@ type actionClient struct {
 	typ    reflect.Type
 	topics actionTopics
 
-	goalPub, cancelPub               *Publisher
+	goalPub, cancelPub                *Publisher
 	statusSub, resultSub, feedbackSub *Subscription
 
 	statusSeen chan struct{} // closed at the first status array

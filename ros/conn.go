@@ -212,7 +212,7 @@ type Conn struct {
 	// actionMu serialises making action clients, which subscribes and
 	// advertises outside mu.
 	actionMu sync.Mutex
-	servers []func() // closers of providers and action servers
+	servers  []func() // closers of providers and action servers
 
 	scanCycles int // bridges running; see startScanCycle
 
