@@ -208,7 +208,7 @@ func (ac *actionClient) onStatus(m *actionlib_msgs.GoalStatusArray) {
 	for _, id := range again {
 		ac.sendCancel(id.Id)
 	}
-	ac.statuses.Add(1)
+	ac.statusStamp.Store(m.Header.Stamp.UnixNano())
 }
 
 // onResult ends the goal the result is for.

@@ -59,8 +59,11 @@ func newRawServer(t *testing.T, c *Conn, name string) *rawServer {
 	return s
 }
 
-func (s *rawServer) publishStatus(list ...actionlib_msgs.GoalStatus) {
-	require.NoError(s.t, s.status.PublishWait(context.Background(), &actionlib_msgs.GoalStatusArray{StatusList: list}))
+func (s *rawServer) publishStatus(list ...actionlib_msgs.GoalStatus) time.Time {
+	m := &actionlib_msgs.GoalStatusArray{StatusList: list}
+	m.Header.Stamp = time.Now()
+	require.NoError(s.t, s.status.PublishWait(context.Background(), m))
+	return m.Header.Stamp
 }
 
 func (s *rawServer) publishFeedback(st actionlib_msgs.GoalStatus) {
@@ -113,8 +116,8 @@ func TestClientCommStates(t *testing.T) {
 		name string
 		// server says things about the goal the client sent; fb is
 		// closed at the client's first feedback, statusApplied waits
-		// until the client applied every status array so far.
-		server func(s *rawServer, id actionlib_msgs.GoalID, fb <-chan struct{}, statusApplied func())
+		// until the client applied the status array stamped at.
+		server func(s *rawServer, id actionlib_msgs.GoalID, fb <-chan struct{}, statusApplied func(at time.Time))
 		// cancel cancels the goal once the server spoke.
 		cancel  bool
 		want    GoalState // when the goal must end by itself
@@ -122,17 +125,16 @@ func TestClientCommStates(t *testing.T) {
 	}{
 		{
 			name: "stale status after feedback",
-			server: func(s *rawServer, id actionlib_msgs.GoalID, fb <-chan struct{}, statusApplied func()) {
+			server: func(s *rawServer, id actionlib_msgs.GoalID, fb <-chan struct{}, statusApplied func(time.Time)) {
 				s.publishFeedback(active(id))
 				<-fb
-				s.publishStatus() // published before the goal arrived
-				statusApplied()
+				statusApplied(s.publishStatus()) // published before the goal arrived
 			},
 			cancel: true, cancels: 1,
 		},
 		{
 			name: "a goal the status stops listing is lost",
-			server: func(s *rawServer, id actionlib_msgs.GoalID, _ <-chan struct{}, _ func()) {
+			server: func(s *rawServer, id actionlib_msgs.GoalID, _ <-chan struct{}, _ func(time.Time)) {
 				s.publishStatus(active(id))
 				s.publishStatus()
 			},
@@ -140,11 +142,10 @@ func TestClientCommStates(t *testing.T) {
 		},
 		{
 			name: "cancel before the server listed the goal is sent again once it does",
-			server: func(s *rawServer, id actionlib_msgs.GoalID, _ <-chan struct{}, statusApplied func()) {
+			server: func(s *rawServer, id actionlib_msgs.GoalID, _ <-chan struct{}, statusApplied func(time.Time)) {
 				require.Eventually(t, func() bool { return s.cancelsOf(id.Id) == 1 }, 10*time.Second, 5*time.Millisecond)
-				s.publishStatus() // still stale: not lost, no second cancel
-				statusApplied()
-				s.publishStatus(active(id)) // a server that forgot the early cancel
+				statusApplied(s.publishStatus()) // still stale: not lost, no second cancel
+				s.publishStatus(active(id))      // a server that forgot the early cancel
 			},
 			cancel: true, cancels: 2,
 		},
@@ -182,12 +183,9 @@ func TestClientCommStates(t *testing.T) {
 				cancel()
 			}
 			id := s.goal()
-			statusApplied := func() {
-				// Status arrays arrive in order on one connection: the
-				// client applied this one once it applied as many as
-				// were published.
-				want := client.ac.statuses.Load() + 1
-				require.Eventually(t, func() bool { return client.ac.statuses.Load() >= want }, 10*time.Second, time.Millisecond)
+			statusApplied := func(at time.Time) {
+				require.Eventually(t, func() bool { return client.ac.statusStamp.Load() == at.UnixNano() }, 10*time.Second, time.Millisecond,
+					"the client never applied the status array")
 			}
 			tc.server(s, id, fb, statusApplied)
 			if tc.cancel {
@@ -285,8 +283,14 @@ func TestServerCancels(t *testing.T) {
 	cc := connect(t, uri, "raw_client")
 	var mu sync.Mutex
 	ran := map[int64]bool{}
+	taken := 0 // goals and cancels the server took in
 	_, err := NewActionServer(ActionServerConf{
 		Conn: sc, Name: "hold", Action: actionlib.TwoIntsAction{},
+		OnTaken: func() {
+			mu.Lock()
+			taken++
+			mu.Unlock()
+		},
 		Execute: func(ctx context.Context, g any, _ func(any)) (any, error) {
 			mu.Lock()
 			ran[g.(*actionlib.TwoIntsActionGoal).A] = true
@@ -337,7 +341,15 @@ func TestServerCancels(t *testing.T) {
 			name: "a goal stamped before a cancel's stamp",
 			goal: 3,
 			run: func() {
+				mu.Lock()
+				before := taken
+				mu.Unlock()
 				r.sendCancel(actionlib_msgs.GoalID{Stamp: id(4).Stamp})
+				require.Eventually(t, func() bool {
+					mu.Lock()
+					defer mu.Unlock()
+					return taken > before
+				}, 10*time.Second, 5*time.Millisecond, "the server never took the cancel")
 				r.sendGoal(id(3), 3)
 			},
 			want: actionlib_msgs.GoalStatus_RECALLED,

@@ -90,8 +90,9 @@ type actionClient struct {
 
 	mu    sync.Mutex
 	goals map[string]*clientGoal // by goal id
-	// statuses counts the status arrays applied (tests wait on it).
-	statuses atomic.Uint64
+	// statusStamp is the header stamp (Unix ns) of the newest status array
+	// applied (tests wait on it).
+	statusStamp atomic.Int64
 }
 
 // NewActionClient returns a client of an action server. Creating the first
