@@ -287,8 +287,13 @@ func (ac *actionClient) sendCancel(id string) {
 }
 
 // serverPoll is how often a client that heard the server's status checks
-// whether the server's goal and cancel subscribers are connected.
-const serverPoll = 20 * time.Millisecond
+// whether the server's goal and cancel subscribers are connected: at
+// first every minServerPoll (they connect within milliseconds of the
+// status, and a simulator in lockstep runs on meanwhile), then less often.
+const (
+	minServerPoll = 2 * time.Millisecond
+	maxServerPoll = 50 * time.Millisecond
+)
 
 // awaitServer closes ready once the server is there, the way actionlib's
 // clients judge it: it publishes a status, and the node that subscribes to
@@ -303,7 +308,8 @@ func (ac *actionClient) awaitServer() {
 	case <-ac.quit:
 		return
 	}
-	t := time.NewTicker(serverPoll)
+	poll := minServerPoll
+	t := time.NewTimer(poll)
 	defer t.Stop()
 	for {
 		if ac.serverConnected() {
@@ -315,6 +321,8 @@ func (ac *actionClient) awaitServer() {
 		case <-ac.quit:
 			return
 		}
+		poll = min(2*poll, maxServerPoll)
+		t.Reset(poll)
 	}
 }
 

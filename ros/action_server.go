@@ -139,7 +139,9 @@ func NewActionServer(conf ActionServerConf) (*ActionServer, error) {
 func (s *ActionServer) openTopics() error {
 	var err error
 	c := s.conn
-	if s.statusPub, err = c.publisher(s.name+"/status", reflect.TypeFor[actionlib_msgs.GoalStatusArray](), false); err != nil {
+	// Latched, as actionlib's: a client that connects hears the server at
+	// once, not at the next period.
+	if s.statusPub, err = c.publisher(s.name+"/status", reflect.TypeFor[actionlib_msgs.GoalStatusArray](), true); err != nil {
 		return err
 	}
 	if s.resultPub, err = c.publisher(s.name+"/result", s.topics.resultMsg, false); err != nil {
