@@ -391,10 +391,13 @@ func (s *ActionServer) publishStatus() {
 		s.list[i] = nil
 	}
 	s.list = keep
-	s.mu.Unlock()
 	m := &actionlib_msgs.GoalStatusArray{StatusList: list}
 	m.Header.Stamp = s.conn.clock.Now()
+	// Queued under mu (Publish does not block), so that the arrays go out
+	// in the order they were taken: an older one after a newer would show
+	// a client its goal gone, and the goal would end LOST.
 	_ = s.statusPub.Publish(m)
+	s.mu.Unlock()
 }
 
 func (s *ActionServer) publishStatusPeriodically() {
