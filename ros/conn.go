@@ -209,7 +209,10 @@ type Conn struct {
 	pubs    map[string]*topicPub
 	svcs    map[string]*serviceClient
 	actions map[string]*actionClient
-	servers []func() // closers of providers and action servers
+	// actionMu serialises making action clients, which subscribes and
+	// advertises outside mu.
+	actionMu sync.Mutex
+	servers  []func() // closers of providers and action servers
 
 	scanCycles int // bridges running; see startScanCycle
 

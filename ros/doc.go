@@ -1,6 +1,9 @@
 // Package ros connects behavior trees to robots over ROS 1, through
-// goroslib. It is the only package that uses goroslib's node, topic,
-// service and action APIs; the simulator reaches ROS through its helpers.
+// goroslib. It is the only package that uses goroslib's node, topic and
+// service APIs; the simulator reaches ROS through its helpers. Actions
+// are btrobot's own actionlib client and server, built on the package's
+// topics (goroslib's action client made a goal LOST on a stale status, and
+// its server forgot a cancel that overtook its goal).
 //
 // Where goroslib (v2.1.5, archived) gives no hook, this package works
 // around it, and nothing outside it depends on how:
@@ -51,9 +54,14 @@
 //     ROS_IP/ROS_HOSTNAME, ROS_NAMESPACE, __ns, __name, remapping,
 //     private parameters, /rosout), name resolution, parameters.
 //   - simclock.go: SimClock, the runtime.Clock that follows /clock.
-//   - topics.go, services.go, actions.go: publishers, subscribers, service
-//     clients and servers, action clients and servers, shared per name on
-//     a connection (a goroslib node takes each topic once).
+//   - topics.go, services.go: publishers, subscribers, service clients and
+//     servers, shared per name on a connection (a goroslib node takes each
+//     topic once);
+//   - actions.go, action_client.go, action_server.go, action_msgs.go: the
+//     actionlib protocol on those topics: the client's communication state
+//     machine (moved by status and result only), goal ids, the server's
+//     status list, cancels by id, by stamp and of everything, and cancels
+//     that come before their goal.
 //   - messages.go: the registry of ROS type names (every goroslib message,
 //     service and action, move_base_msgs, user types).
 //   - profile.go, fields.go: the robot profile in YAML, with field paths
