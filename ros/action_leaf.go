@@ -325,6 +325,9 @@ func runGoal(ctx context.Context, client *ActionClient, clock runtime.Clock, con
 				if !errors.Is(context.Cause(actx), errSuspended) {
 					r.terminal.Store(true)
 				}
+				// In lockstep, the next tick's latch waits for the work to
+				// return (lockstep_actions.go).
+				r.held(&client.ac.conn.lockstep)
 			},
 			OnCancelAnswered: func() { close(answered) }})
 		paused := errors.Is(context.Cause(actx), errSuspended) && gctx.Err() == nil && errors.Is(err, context.Canceled)
@@ -391,7 +394,7 @@ func (a *ActionLeaf) Tick() (runtime.Status, error) {
 	if r := a.run; r != nil && !r.halted && r.terminal.Load() {
 		// The goal has ended: let its work return, so that this tick
 		// collects it whatever the scheduling (the lockstep counts on it).
-		a.Leaf.AwaitAsync(asyncPatience)
+		a.conf.Conn.awaitEnded(a.Leaf)
 	}
 	st, err := a.Leaf.Tick()
 	r := a.run

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/btrobot/btrobot/runtime"
 )
 
 // The action goals' part of the lockstep. A goal or a cancel that a tree in
@@ -20,13 +22,26 @@ import (
 //     the tick until those are out (lockstepActions.hold);
 //   - the simulator says, at every step it waits for a peer at, how many
 //     goals each robot's servers have ended so far (GoalsEndedTopic), and
-//     a tick waits until its connection has received as many terminal
-//     states, and the leaves whose goal ended have returned.
+//     a tick waits, before it latches, until its connection has received
+//     as many terminal states and the works of the leaves whose goal ended
+//     have returned (a terminal state holds, like a send, until its work
+//     returns), so that the tick collects them.
+//
+// Every one of these waits is for an event, not for a time: a wall-clock
+// bound that decided which tick sees a goal's end made runs part under
+// load (battery_drop_docks docked a tick later one run in seven). The
+// bounds left are liveness bounds, and a wait that reaches one warns that
+// the run may not repeat exactly.
 
 // GoalsEndedTopic is the topic, relative to the simulator's node namespace
 // and the robot's name (/sim/robot1/goals_ended), where the simulator
-// says how many goals of the robot's action servers have ended
-// (std_msgs/Header: seq the count, stamp the simulated time it holds at).
+// says, each time it holds for a peer, how many goals of the robot's
+// action servers have ended and what its sensors that also go out on
+// change said last (std_msgs/Header: seq the count, stamp the simulated
+// time it holds at, frame_id the values, "/robot1/bumper=false
+// /robot1/docked=true"). A tick in lockstep waits for both: a change
+// (the robot docked) goes out between its topic's periods, so the
+// sensors' schedule alone does not tell the tick it is on its way.
 const GoalsEndedTopic = "goals_ended"
 
 // lockstepActions is a connection's bookkeeping of goals for the
@@ -172,5 +187,34 @@ func (l *lockstepActions) wait(patience time.Duration) bool {
 		return true
 	case <-t.C:
 		return false
+	}
+}
+
+// idle reports whether no goal or cancel is on its way and every work
+// whose goal ended has returned.
+func (l *lockstepActions) idle() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.holds == 0
+}
+
+// lockstepLiveness bounds, in lockstep, a wait for something that has
+// nothing left to do but happen (the work of a goal that ended, which
+// only has to return): past it the wait warns and gives up, and the run
+// may not repeat; it is not the bound that makes runs repeat.
+const lockstepLiveness = 10 * time.Second
+
+// awaitEnded waits, on the tick that will collect it, for the work of an
+// action leaf whose goal has ended to return: at most asyncPatience
+// outside lockstep; in lockstep, where the latch has waited for it
+// already (lockstep.waitGoals), up to lockstepLiveness, with a warning if
+// it does not, since the tick would then see the goal a tick late.
+func (c *Conn) awaitEnded(l *runtime.Leaf) {
+	if !c.lockstep.active() {
+		l.AwaitAsync(asyncPatience)
+		return
+	}
+	if !l.AwaitAsync(lockstepLiveness) {
+		c.Logf(LogWarn, "lockstep: the work of %s did not return within %v of its goal's end; the run may not repeat exactly", l.Name(), lockstepLiveness)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"path"
 	"reflect"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -146,8 +148,10 @@ func (ls *lockstep) latch(now time.Time) error {
 }
 
 // waitGoals waits, when the simulator counts the robot's ended goals
-// (GoalsEndedTopic), for its count at now and for as many terminal states
-// to have arrived; at most sensorPatience.
+// (GoalsEndedTopic), for its count at now, for as many terminal states to
+// have arrived and their leaves' works to have returned, and for the
+// newest messages of the sensors that also go out on change to say what
+// the simulator said last; at most sensorPatience, then it warns.
 func (ls *lockstep) waitGoals(now time.Time) {
 	first := !ls.ticked
 	ls.ticked = true
@@ -162,20 +166,20 @@ func (ls *lockstep) waitGoals(now time.Time) {
 		}
 		h := msg.(*std_msgs.Header)
 		got := ls.conn.lockstep.ended.Load() + ls.goalsLost
-		if !h.Stamp.Before(now) && got >= uint64(h.Seq) {
+		if !h.Stamp.Before(now) && got >= uint64(h.Seq) && ls.sensors.saidIn(h.FrameId) && ls.conn.lockstep.idle() {
 			return
 		}
 		if ls.sensors.movedOn(now) {
 			return // the simulator went on without waiting (see sensorWait.clock)
 		}
 		if time.Now().After(deadline) {
-			if !h.Stamp.Before(now) {
+			if !h.Stamp.Before(now) && got < uint64(h.Seq) {
 				// Lost on the way: wait for them no more.
 				ls.goalsLost += uint64(h.Seq) - got
 			}
 			if !ls.goalsWarned {
 				ls.goalsWarned = true
-				ls.conn.Logf(LogWarn, "lockstep: the goals the simulator ended by %v have not all come back; the run may not repeat exactly", now)
+				ls.conn.Logf(LogWarn, "lockstep: the goals the simulator ended by %v (and their leaves' works), or the sensor changes it sent (%q), have not all come; the run may not repeat exactly", now, h.FrameId)
 			}
 			return
 		}
@@ -274,6 +278,7 @@ const sensorPatience = time.Second
 // simulated milliseconds late, enough to make a bumper look silent.
 type sensorWait struct {
 	subs    []*Subscription
+	byTopic map[string]*Subscription // subs by their resolved topics
 	periods []time.Duration
 	phases  []time.Duration // SensorPhasesParam; used with step
 	step    time.Duration   // PhysicsStepParam; 0 when not advertised
@@ -312,7 +317,7 @@ func (s *sensorWait) newest(i int, now time.Time) (time.Time, bool) {
 // newSensorWait subscribes to the profile's inputs whose period the
 // simulator advertises under param (see SensorPeriodsParam).
 func newSensorWait(conn *Conn, p *Profile, simNS string) (*sensorWait, error) {
-	s := &sensorWait{clock: conn.Clock(), warn: func(now time.Time) {
+	s := &sensorWait{clock: conn.Clock(), byTopic: map[string]*Subscription{}, warn: func(now time.Time) {
 		conn.Logf(LogWarn, "lockstep: the sensor messages of %v did not all come within %v; the run may not repeat exactly", now, sensorPatience)
 	}}
 	if secs, err := conn.ParamFloat64(path.Join(simNS, PhysicsStepParam)); err == nil && secs > 0 {
@@ -334,6 +339,7 @@ func newSensorWait(conn *Conn, p *Profile, simNS string) (*sensorWait, error) {
 			return nil, err
 		}
 		s.subs, s.periods = append(s.subs, sub), append(s.periods, time.Duration(secs*float64(time.Second)))
+		s.byTopic[conn.Resolve(in.Topic)] = sub
 		atZero, _ := conn.HasParam(path.Join(simNS, SensorsAtZeroParam) + conn.Resolve(in.Topic))
 		s.atZero = append(s.atZero, atZero)
 		phase, err := conn.ParamFloat64(path.Join(simNS, SensorPhasesParam) + conn.Resolve(in.Topic))
@@ -401,6 +407,57 @@ func (s *sensorWait) wait(now time.Time) {
 		}
 		time.Sleep(100 * time.Microsecond)
 	}
+}
+
+// saidIn reports whether the newest message of each sensor named in said
+// (GoalsEndedTopic's frame_id: "/robot1/docked=true ...", the values the
+// simulator said last on the topics that also go out on change) has that
+// value. A change goes out between the sensor's periods, so its schedule
+// does not say it is on its way: without this a tick may or may not see
+// it, by the machine's load. Sensors the tree does not read, and values
+// that are not std_msgs/Bool's, are not waited for.
+func (s *sensorWait) saidIn(said string) bool {
+	for _, kv := range strings.Fields(said) {
+		i := strings.LastIndexByte(kv, '=')
+		if i < 0 {
+			continue
+		}
+		want, err := strconv.ParseBool(kv[i+1:])
+		if err != nil {
+			continue
+		}
+		sub := s.byTopic[kv[:i]]
+		if sub == nil {
+			continue
+		}
+		msg, _, count := sub.Newest()
+		if count == 0 {
+			return false
+		}
+		if got, ok := boolData(msg); ok && got != want {
+			return false
+		}
+	}
+	return true
+}
+
+// boolData returns msg.Data when it is a bool (std_msgs/Bool).
+func boolData(msg any) (bool, bool) {
+	v := reflect.ValueOf(msg)
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return false, false
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return false, false
+	}
+	d := v.FieldByName("Data")
+	if !d.IsValid() || d.Kind() != reflect.Bool {
+		return false, false
+	}
+	return d.Bool(), true
 }
 
 // movedOn reports whether the simulated clock has gone past the tick's

@@ -29,6 +29,12 @@ type face struct {
 	lastScan                          time.Duration
 	scanned                           bool
 	lastBumper, lastDocked            bool
+	// said is the value of the newest message out on each topic that also
+	// goes out on change (bumper, docked), by the topic's global name, for
+	// lockstep peers (publishGoalsEnded): a change's message comes between
+	// the topic's periods, so a tick cannot tell from the schedule that it
+	// is on its way.
+	said map[string]bool
 
 	// held are messages a Delay fault holds back, in release order per
 	// topic; cmds are held-back velocity commands.
@@ -51,7 +57,7 @@ type heldCmd struct {
 }
 
 func (n *Node) newFace(r *sim.Robot) *face {
-	f := &face{n: n, r: r, held: map[string][]heldMsg{}}
+	f := &face{n: n, r: r, held: map[string][]heldMsg{}, said: map[string]bool{}}
 	if !n.conf.RootNamespace {
 		f.ns = r.Name() + "/"
 		f.prefix = r.Name() + "/"
@@ -97,6 +103,7 @@ func (f *face) advertise() error {
 	for topic, rate := range map[string]float64{
 		sim.TopicOdom: n.conf.OdomRate, sim.TopicScan: f.r.Conf().Laser.Rate,
 		sim.TopicBattery: n.conf.BatteryRate, sim.TopicBumper: n.conf.BumperRate,
+		sim.TopicDocked: n.conf.BatteryRate, // with the battery (and on change)
 	} {
 		param := "~" + ros.SensorPeriodsParam + n.conn.Resolve(f.topic(topic))
 		if err := n.conn.SetParam(param, 1/rate); err != nil {
@@ -171,7 +178,16 @@ func (f *face) emit(out *outbox, topic string, pub *ros.Publisher, msg any) {
 	case fault.Delay > 0:
 		f.held[topic] = append(f.held[topic], heldMsg{at: f.n.w.Now() + fault.Delay, pub: pub, msg: msg})
 	default:
-		out.add(pub, msg)
+		f.add(out, pub, msg)
+	}
+}
+
+// add puts msg in out and, on a topic that goes out on change, notes its
+// value as said (face.said).
+func (f *face) add(out *outbox, pub *ros.Publisher, msg any) {
+	out.add(pub, msg)
+	if b, ok := msg.(*std_msgs.Bool); ok && (pub == f.bumperPub || pub == f.dockedPub) {
+		f.said[pub.Topic()] = b.Data
 	}
 }
 
@@ -183,7 +199,7 @@ func (f *face) publish(out *outbox, first bool) {
 	for topic, hs := range f.held {
 		k := 0
 		for ; k < len(hs) && hs[k].at <= now; k++ {
-			out.add(hs[k].pub, hs[k].msg)
+			f.add(out, hs[k].pub, hs[k].msg)
 		}
 		if k == len(hs) {
 			delete(f.held, topic)

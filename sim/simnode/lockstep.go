@@ -2,6 +2,9 @@ package simnode
 
 import (
 	"fmt"
+	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
@@ -186,19 +189,38 @@ func (n *Node) awaitPublished() {
 }
 
 // publishGoalsEnded says, for each robot, how many of its goals have ended
-// by now (ros.GoalsEndedTopic); the loop calls it where it waits for a
-// peer.
+// by now and the newest values said on its topics that go out on change
+// (ros.GoalsEndedTopic); the loop calls it where it waits for a peer.
 func (n *Node) publishGoalsEnded() {
 	n.mu.Lock()
 	stamp := n.Stamp(n.w.Now())
-	counts := make([]uint32, len(n.faces))
+	msgs := make([]*std_msgs.Header, len(n.faces))
 	for i, f := range n.faces {
-		counts[i] = f.goalsEnded
+		msgs[i] = &std_msgs.Header{Seq: f.goalsEnded, Stamp: stamp, FrameId: saidValues(f.said)}
 	}
 	n.mu.Unlock()
 	for i, f := range n.faces {
 		if f.endedPub != nil {
-			f.endedPub.Publish(&std_msgs.Header{Seq: counts[i], Stamp: stamp})
+			f.endedPub.Publish(msgs[i])
 		}
 	}
+}
+
+// saidValues writes the newest values said on the topics that go out on
+// change as ros.GoalsEndedTopic's frame_id has them: "/robot1/bumper=false
+// /robot1/docked=true", by topic.
+func saidValues(said map[string]bool) string {
+	topics := make([]string, 0, len(said))
+	for t := range said {
+		topics = append(topics, t)
+	}
+	sort.Strings(topics)
+	var b strings.Builder
+	for i, t := range topics {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t + "=" + strconv.FormatBool(said[t]))
+	}
+	return b.String()
 }
