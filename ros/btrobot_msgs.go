@@ -62,3 +62,127 @@ type Transition struct {
 }
 
 var typeOfTransitions = reflect.TypeFor[Transitions]()
+
+// The mission server's messages (package serve), as msgs/btrobot_msgs
+// declares them; the comments are the .msg, .srv and .action texts.
+
+// MissionPort is btrobot_msgs/MissionPort, an entry of a mission's root
+// blackboard that a goal's payload may set:
+//
+//	string name
+//	string type             # string, int, float64, bool, ...; "any" when untyped
+//	string default          # as written in the model; "" when none
+//	bool has_default
+//	string description
+type MissionPort struct {
+	msg.Package `ros:"btrobot_msgs"`
+	Name        string
+	Type        string
+	Default     string
+	HasDefault  bool
+	Description string
+}
+
+// Mission is btrobot_msgs/Mission, a mission the server can run:
+//
+//	string id                          # the tree ID a goal names
+//	string file                        # relative to the missions directory
+//	btrobot_msgs/MissionPort[] ports   # what a goal's payload may set
+type Mission struct {
+	msg.Package `ros:"btrobot_msgs"`
+	Id          string //nolint:revive // ROS's field name id
+	File        string
+	Ports       []MissionPort
+}
+
+// ListMissionsReq is the empty request of btrobot_msgs/ListMissions.
+type ListMissionsReq struct {
+	msg.Package `ros:"btrobot_msgs"`
+}
+
+// ListMissionsRes is its response: every mission, sorted by ID.
+type ListMissionsRes struct {
+	msg.Package `ros:"btrobot_msgs"`
+	Missions    []Mission
+}
+
+// ListMissions is the btrobot_msgs/ListMissions service.
+type ListMissions struct {
+	msg.Package `ros:"btrobot_msgs"`
+	ListMissionsReq
+	ListMissionsRes
+}
+
+// ReloadMissionsReq is the empty request of btrobot_msgs/ReloadMissions.
+type ReloadMissionsReq struct {
+	msg.Package `ros:"btrobot_msgs"`
+}
+
+// ReloadMissionsRes is its response:
+//
+//	bool success
+//	string[] errors      # every problem found, one a line
+//	string[] missions    # the IDs the server runs from now on
+type ReloadMissionsRes struct {
+	msg.Package `ros:"btrobot_msgs"`
+	Success     bool
+	Errors      []string
+	Missions    []string
+}
+
+// ReloadMissions is the btrobot_msgs/ReloadMissions service.
+type ReloadMissions struct {
+	msg.Package `ros:"btrobot_msgs"`
+	ReloadMissionsReq
+	ReloadMissionsRes
+}
+
+// ExecuteMissionActionGoal is the goal of btrobot_msgs/ExecuteMission
+// (ROS's ExecuteMissionGoal; goroslib builds the wrapper, as for
+// move_base_msgs):
+//
+//	string mission     # a tree ID of the directory, or a file in it
+//	string payload     # a YAML map written into the blackboard before the first tick
+//	string preempt     # replace, update, queue or reject; "": the server's default
+type ExecuteMissionActionGoal struct {
+	msg.Package `ros:"btrobot_msgs"`
+	Mission     string
+	Payload     string
+	Preempt     string
+}
+
+// ExecuteMissionActionResult is its result:
+//
+//	string outcome          # SUCCESS, FAILURE, PREEMPTED or ABORTED
+//	string[] explanation    # the chain of causes
+//	string error_code       # the lowest non-empty *_error_code entry (Nav2's rule)
+//	string recording        # the file the run was recorded to
+type ExecuteMissionActionResult struct {
+	msg.Package `ros:"btrobot_msgs"`
+	Outcome     string
+	Explanation []string
+	ErrorCode   string
+	Recording   string
+}
+
+// ExecuteMissionActionFeedback is its feedback:
+//
+//	string mission
+//	uint64 tick             # the tick's number in the run
+//	string[] running        # the paths of the running leaves
+//	string[] reasons        # what each running leaf says, in the same order
+type ExecuteMissionActionFeedback struct {
+	msg.Package `ros:"btrobot_msgs"`
+	Mission     string
+	Tick        uint64
+	Running     []string
+	Reasons     []string
+}
+
+// ExecuteMissionAction is the btrobot_msgs/ExecuteMission action.
+type ExecuteMissionAction struct {
+	msg.Package `ros:"btrobot_msgs"`
+	ExecuteMissionActionGoal
+	ExecuteMissionActionResult
+	ExecuteMissionActionFeedback
+}

@@ -306,4 +306,12 @@ func (m *Messages) Names(k TypeKind) []string {
 var btrobotTypes = []typeEntry{
 	{"btrobot_msgs/Transitions", MessageKind, reflect.TypeFor[Transitions]()},
 	{"btrobot_msgs/Transition", MessageKind, reflect.TypeFor[Transition]()},
+	{"btrobot_msgs/MissionPort", MessageKind, reflect.TypeFor[MissionPort]()},
+	{"btrobot_msgs/Mission", MessageKind, reflect.TypeFor[Mission]()},
+	{"btrobot_msgs/ListMissions", ServiceKind, reflect.TypeFor[ListMissions]()},
+	{"btrobot_msgs/ReloadMissions", ServiceKind, reflect.TypeFor[ReloadMissions]()},
+	{"btrobot_msgs/ExecuteMissionAction", ActionKind, reflect.TypeFor[ExecuteMissionAction]()},
+	{"btrobot_msgs/ExecuteMissionGoal", MessageKind, reflect.TypeFor[ExecuteMissionActionGoal]()},
+	{"btrobot_msgs/ExecuteMissionResult", MessageKind, reflect.TypeFor[ExecuteMissionActionResult]()},
+	{"btrobot_msgs/ExecuteMissionFeedback", MessageKind, reflect.TypeFor[ExecuteMissionActionFeedback]()},
 }

@@ -151,35 +151,49 @@ var knownChecksumMismatches = map[string]string{
 	"std_msgs/ByteMultiArray": "goroslib drops the rostype:\"byte\" tag of slice elements and sums int8[] instead of byte[]",
 }
 
+// goChecksums returns the MD5 sum goroslib computes for each type, by its
+// ROS name; an action gives its three wrapper messages' sums
+// (<Name>ActionGoal...), which are what ROS sums.
+func goChecksums(t *testing.T, entries []typeEntry) map[string]string {
+	t.Helper()
+	m := NewMessages()
+	sums := map[string]string{}
+	for _, e := range entries {
+		mt, err := m.Lookup(e.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zero := reflect.New(mt.Go).Elem().Interface()
+		switch e.kind {
+		case MessageKind:
+			sums[e.name], err = msgproc.MD5(zero)
+		case ServiceKind:
+			sums[e.name], err = serviceproc.MD5(zero)
+		case ActionKind:
+			// ROS sums an action's wrapper messages; goroslib builds them.
+			goal, res, fb, aerr := actionproc.Messages(zero)
+			if aerr != nil {
+				t.Fatal(aerr)
+			}
+			base := strings.TrimSuffix(e.name, "Action")
+			sums[base+"ActionGoal"], _ = msgproc.MD5(goal)
+			sums[base+"ActionResult"], _ = msgproc.MD5(res)
+			sums[base+"ActionFeedback"], err = msgproc.MD5(fb)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", e.name, err)
+		}
+	}
+	return sums
+}
+
 // TestChecksumsMatchDebian compares the MD5 sum of every type in the table
 // with what Debian's ROS Python packages compute, for every package that is
 // installed; move_base_msgs must be among them.
 func TestChecksumsMatchDebian(t *testing.T) {
 	rostest.Require(t, "python3", "move_base_msgs", "geometry_msgs", "sensor_msgs", "nav_msgs")
-	m := NewMessages()
-	sums := map[string]string{}
+	sums := goChecksums(t, append(append([]typeEntry{}, goroslibTypes...), moveBaseTypes...))
 	var names []string
-	for _, e := range append(append([]typeEntry{}, goroslibTypes...), moveBaseTypes...) {
-		mt, _ := m.Lookup(e.name)
-		zero := reflect.New(mt.Go).Elem().Interface()
-		switch e.kind {
-		case MessageKind:
-			sums[e.name], _ = msgproc.MD5(zero)
-		case ServiceKind:
-			sums[e.name], _ = serviceproc.MD5(zero)
-		case ActionKind:
-			// ROS sums an action's wrapper messages; goroslib builds them.
-			goal, res, fb, err := actionproc.Messages(zero)
-			if err != nil {
-				t.Fatal(err)
-			}
-			base := strings.TrimSuffix(e.name, "Action")
-			sums[base+"ActionGoal"], _ = msgproc.MD5(goal)
-			sums[base+"ActionResult"], _ = msgproc.MD5(res)
-			sums[base+"ActionFeedback"], _ = msgproc.MD5(fb)
-			continue
-		}
-	}
 	for n := range sums {
 		names = append(names, n)
 	}

@@ -55,6 +55,10 @@ var tools = map[string]tool{
 	"move_base_msgs": {module: "move_base_msgs.msg", debian: "python3-move-base-msgs"},
 	"actionlib_msgs": {module: "actionlib_msgs.msg", debian: "python3-actionlib-msgs"},
 	"sqlite3":        {executable: "sqlite3", debian: "sqlite3"},
+	// catkin_make builds btrobot_msgs (BtrobotMsgs); it needs the
+	// generators and the packages it depends on as CMake packages.
+	"catkin_make": {executable: "catkin_make", debian: "catkin ros-message-generation python3-gencpp libstd-msgs-dev libactionlib-msgs-dev g++"},
+	"genpy":       {module: "genpy", debian: "python3-genpy"},
 }
 
 // PythonPath is the interpreter that runs rospy scripts: Debian's, which

@@ -1,0 +1,67 @@
+package rostest
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// BtrobotMsgs builds the repository's catkin package msgs/btrobot_msgs with
+// Debian's catkin_make in a temporary workspace, as a robot's software would
+// build it, and returns the devel space's Python directory: put it on
+// PYTHONPATH and `import btrobot_msgs.msg` gives genpy's classes. The C++
+// headers are under the devel space's include/ (Dir(python)/../../../include).
+// It needs catkin and the message generators (Require "catkin_make").
+func BtrobotMsgs(t testing.TB) string {
+	t.Helper()
+	Require(t, "catkin_make", "genpy", "actionlib_msgs")
+	pkg, err := repoPath("msgs/btrobot_msgs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(pkg, filepath.Join(ws, "src", "btrobot_msgs")); err != nil {
+		t.Fatal(err)
+	}
+	// Debian's catkin runs its CMake helpers with the Python CMake finds
+	// first; Debian's is the one that has catkin_pkg and genpy.
+	cmd := exec.Command("catkin_make", "-C", ws, "-DPYTHON_EXECUTABLE="+PythonPath)
+	cmd.Dir = ws
+	cmd.Env = append(os.Environ(), "ROS_HOME="+filepath.Join(ws, "ros"))
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("catkin_make of btrobot_msgs: %v\n%s", err, out)
+	}
+	t.Logf("catkin_make built btrobot_msgs in %v", time.Since(start).Round(time.Millisecond))
+	py := filepath.Join(ws, "devel", "lib", "python3", "dist-packages")
+	if _, err := os.Stat(filepath.Join(py, "btrobot_msgs", "msg", "__init__.py")); err != nil {
+		t.Fatalf("catkin_make generated no Python classes: %v", err)
+	}
+	return py
+}
+
+// repoPath returns rel under the repository's root: the first folder up
+// from the test's working directory that holds go.mod.
+func repoPath(rel string) (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, rel), nil
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", errors.New("no go.mod above the test's directory")
+		}
+		dir = up
+	}
+}
