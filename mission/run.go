@@ -317,10 +317,14 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 	start := time.Now()
 	rr, err := ros.Run(runCtx, runConf)
 	rep.Status, rep.Stats, rep.Wall = rr.Status, rr.Stats, time.Since(start)
-	// The halt cancelled the running goals in the background: give the
-	// cancels time to leave before the connection closes, or move_base
-	// drives on after the zero velocity.
-	time.Sleep(haltGrace)
+	if c.Conn == nil {
+		// The halt cancelled the running goals in the background: give the
+		// cancels time to leave before the connection closes, or move_base
+		// drives on after the zero velocity. A connection of the caller's
+		// stays open: they leave meanwhile, and the next run (a mission
+		// server's next goal) need not wait.
+		time.Sleep(haltGrace)
+	}
 	rep.Stop = rr.Stop.String()
 	switch {
 	case err == nil && rr.Status == runtime.Success:

@@ -2,6 +2,7 @@ package ros
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sync"
@@ -21,6 +22,11 @@ type ActionServerConf struct {
 	// Accept, when set, decides whether a goal (a pointer to the goal type)
 	// is taken; a goal it refuses is rejected.
 	Accept func(goal any) bool
+	// Check, when set, decides after Accept and says why it refuses: a
+	// non-nil error rejects the goal with the error's text as its status
+	// text and result (a value or pointer of the result type; nil for a
+	// zero one) as its result, so that a client learns what was wrong.
+	Check func(goal any) (result any, err error)
 	// Execute works on one goal, on a goroutine of its own, and returns the
 	// result (a value or pointer of the result type; nil for a zero one).
 	// ctx ends when the client cancels the goal or, with Preempt, a newer
@@ -44,6 +50,11 @@ type ActionServerConf struct {
 	// (succeeded, aborted, cancelled, rejected) has been published.
 	OnEnd func(goal any)
 }
+
+// ErrPreempted, returned by an Execute (wrapped, with why), ends its goal
+// PREEMPTED, as a client's cancel does: a server that decides itself that
+// another goal takes this one's place (a mission server's replace) says so.
+var ErrPreempted = errors.New("preempted")
 
 // ActionServer serves an action until closed, the way actionlib's servers
 // do:
@@ -249,6 +260,13 @@ func (s *ActionServer) onGoal(m any) {
 		s.end(g, actionlib_msgs.GoalStatus_REJECTED, "", nil)
 		return
 	}
+	if s.conf.Check != nil {
+		if res, err := s.conf.Check(goal); err != nil {
+			p, _ := s.value(res, s.topics.result)
+			s.end(g, actionlib_msgs.GoalStatus_REJECTED, err.Error(), p)
+			return
+		}
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -292,6 +310,8 @@ func (s *ActionServer) execute(ctx context.Context, g *serverGoal) {
 	switch {
 	case ctx.Err() != nil || g.cancelled.Load():
 		s.end(g, actionlib_msgs.GoalStatus_PREEMPTED, "", p)
+	case errors.Is(err, ErrPreempted):
+		s.end(g, actionlib_msgs.GoalStatus_PREEMPTED, err.Error(), p)
 	case err != nil:
 		s.end(g, actionlib_msgs.GoalStatus_ABORTED, err.Error(), p)
 	default:

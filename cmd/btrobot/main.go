@@ -52,6 +52,7 @@ func commands() []*command {
 		masterCommand(),
 		simCommand(),
 		studioCommand(),
+		serveCommand(),
 	}
 }
 
@@ -133,6 +134,7 @@ var lines = map[string]string{
 	"master": "run the embedded ROS master",
 	"sim":    "run the simulated world as a ROS node",
 	"studio": "serve the browser studio: recordings, editor, runs",
+	"serve":  "a mission server on the robot: goals over ROS run missions",
 }
 
 // line is c's line in `btrobot help`: its entry in lines, else the first

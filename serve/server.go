@@ -1,0 +1,559 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/btrobot/btrobot/mission"
+	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// Preempt is what a goal does to the mission that runs when it comes.
+type Preempt string
+
+// The preemption policies.
+const (
+	// Replace halts the running mission (its goal ends PREEMPTED, "preempted
+	// by <mission>") and starts the new one.
+	Replace Preempt = "replace"
+	// Update writes a goal's payload into the running mission's blackboard
+	// without halting it when both name the same mission (Nav2's
+	// semantics: the older goal ends PREEMPTED, the newer one carries the
+	// run on); a goal for another mission replaces it.
+	Update Preempt = "update"
+	// Queue runs the goal after those before it; at most MaxQueue wait.
+	Queue Preempt = "queue"
+	// Reject refuses a goal while a mission runs.
+	Reject Preempt = "reject"
+)
+
+// MaxQueue bounds the goals waiting to run; a goal beyond is rejected.
+const MaxQueue = 16
+
+// ParsePreempt reads a policy's name; "" is def.
+func ParsePreempt(s string, def Preempt) (Preempt, error) {
+	switch p := Preempt(strings.ToLower(strings.TrimSpace(s))); p {
+	case "":
+		return def, nil
+	case Replace, Update, Queue, Reject:
+		return p, nil
+	}
+	if len(s) > 32 {
+		s = s[:32] + "…"
+	}
+	return "", fmt.Errorf("unknown preempt %q: want replace, update, queue or reject", s)
+}
+
+// The outcomes a result gives.
+const (
+	OutcomeSuccess   = "SUCCESS"
+	OutcomeFailure   = "FAILURE"
+	OutcomePreempted = "PREEMPTED"
+	OutcomeAborted   = "ABORTED"
+)
+
+// Conf configures New. Zero fields take the defaults in brackets.
+type Conf struct {
+	// Conn is the server's connection; its private names (~execute, ~list,
+	// ~reload, ~pause, ~resume) are the server's interfaces. Required.
+	Conn *ros.Conn
+	// Catalog is the missions, loaded (LoadCatalog). Required.
+	Catalog *Catalog
+	// Preempt is the policy of a goal that names none [Replace].
+	Preempt Preempt
+	// Rate is the tick rate [the profile's].
+	Rate float64
+	// RecordDir, when set, is where every goal's run is recorded (.db3).
+	RecordDir string
+	// Run, when set, adjusts each run's configuration before it starts
+	// (observers, a display, lockstep).
+	Run func(*mission.RunConf)
+	// Log receives what the server has to say, from any goroutine.
+	Log func(line string)
+	// FeedbackEvery is the longest time between feedbacks [1 s].
+	FeedbackEvery time.Duration
+}
+
+// Server is a mission server: goals of the ExecuteMission action run the
+// catalog's missions on the robot, one at a time.
+type Server struct {
+	conf   Conf
+	conn   *ros.Conn
+	action *ros.ActionServer
+	svcs   []*ros.ServiceServer
+	// standing keeps the profile's inputs subscribed between goals (the
+	// next run's first tick sees them) and stops the robot when no run
+	// does.
+	standing *ros.Bridge
+
+	mu      sync.Mutex
+	catalog *Catalog
+	cur     *active
+	queue   []*goal
+	waiting int // goals accepted that are not running yet
+	// pending are the goals check accepted, until their execute starts.
+	pending map[*ros.ExecuteMissionActionGoal]*goal
+	paused  bool
+	seq     uint64
+	wake    chan struct{}
+	closed  bool
+
+	loopDone chan struct{}
+	cancel   context.CancelFunc
+}
+
+// goal is an accepted goal, from Check to its result.
+type goal struct {
+	seq      uint64
+	mission  *Mission
+	values   []value
+	preempt  Preempt
+	feedback func(any)
+	result   chan result // buffered: the one result
+	once     sync.Once
+}
+
+type result struct {
+	res ros.ExecuteMissionActionResult
+	err error
+}
+
+func (g *goal) finish(r result) { g.once.Do(func() { g.result <- r }) }
+
+// active is the mission that runs.
+type active struct {
+	goal    *goal // the goal the run answers; an update hands it on
+	mission *Mission
+	stop    context.CancelCauseFunc
+	hold    *holder
+	updates []value
+}
+
+// preemption is the cause of a run halted for another goal.
+type preemption struct{ why string }
+
+func (p *preemption) Error() string { return p.why }
+
+// New advertises the server's action and services on the connection and
+// starts its loop; Close ends them.
+func New(c Conf) (*Server, error) {
+	if c.Conn == nil || c.Catalog == nil {
+		return nil, errors.New("mission server: no connection or no catalog")
+	}
+	if c.Preempt == "" {
+		c.Preempt = Replace
+	}
+	if c.FeedbackEvery <= 0 {
+		c.FeedbackEvery = time.Second
+	}
+	s := &Server{conf: c, conn: c.Conn, catalog: c.Catalog, wake: make(chan struct{}, 1), loopDone: make(chan struct{}),
+		pending: map[*ros.ExecuteMissionActionGoal]*goal{}}
+	if err := s.openStanding(c.Catalog); err != nil {
+		return nil, err
+	}
+	var err error
+	s.action, err = ros.NewActionServer(ros.ActionServerConf{
+		Conn: c.Conn, Name: "~execute", Action: &ros.ExecuteMissionAction{},
+		Check: s.check, Execute: s.execute,
+	})
+	if err != nil {
+		s.closeStanding()
+		return nil, err
+	}
+	if err := s.openServices(); err != nil {
+		s.action.Close()
+		s.closeStanding()
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	go s.loop(ctx)
+	return s, nil
+}
+
+// Close halts the running mission (the robot stopped), ends every goal and
+// unadvertises the server's interfaces.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	if s.cur != nil {
+		s.cur.stop(&preemption{"the server is shutting down"})
+	}
+	s.mu.Unlock()
+	s.cancel()
+	<-s.loopDone
+	s.action.Close() // the goals' Execute return: their results go out
+	for _, sv := range s.svcs {
+		sv.Close()
+	}
+	s.closeStanding()
+}
+
+func (s *Server) logf(format string, args ...any) {
+	line := fmt.Sprintf(format, args...)
+	s.conn.Logf(ros.LogInfo, "%s", line)
+	if s.conf.Log != nil {
+		s.conf.Log(line)
+	}
+}
+
+// openStanding starts the bridge that stands between goals.
+func (s *Server) openStanding(cat *Catalog) error {
+	var prof *ros.Profile
+	for _, id := range cat.IDs() {
+		if p := cat.missions[id].Mission.Profile; p != nil {
+			prof = p
+			break
+		}
+	}
+	if prof == nil {
+		return nil
+	}
+	reg := runtime.NewRegistry()
+	doc := &runtime.Document{Trees: []*runtime.TreeSpec{{ID: "Idle", Root: runtime.N("AlwaysSuccess", nil)}}}
+	tree, err := runtime.Build(reg, doc, runtime.BuildConf{Clock: s.conn.Clock()})
+	if err != nil {
+		return err
+	}
+	s.standing, err = ros.NewBridge(ros.BridgeConf{Conn: s.conn, Profile: prof, Tree: tree})
+	return err
+}
+
+func (s *Server) closeStanding() {
+	if s.standing != nil {
+		s.standing.Close()
+	}
+}
+
+// stopRobot sends the zero velocity with its delivery checked, when no run
+// holds the robot.
+func (s *Server) stopRobot() ros.StopReport {
+	if s.standing == nil {
+		return ros.StopReport{}
+	}
+	return s.standing.Stop()
+}
+
+// check decides whether a goal is taken: the mission exists, the payload
+// fits its ports, the policy is known and allows it now.
+func (s *Server) check(g any) (any, error) {
+	req := g.(*ros.ExecuteMissionActionGoal)
+	reject := func(err error) (any, error) {
+		s.logf("goal for %q rejected: %v", clip(req.Mission), err)
+		return &ros.ExecuteMissionActionResult{Outcome: "REJECTED", Explanation: []string{err.Error()}}, err
+	}
+	if len(req.Mission) > maxMissionName {
+		return reject(fmt.Errorf("mission name of %d bytes, more than %d", len(req.Mission), maxMissionName))
+	}
+	pol, err := ParsePreempt(req.Preempt, s.conf.Preempt)
+	if err != nil {
+		return reject(err)
+	}
+	s.mu.Lock()
+	cat := s.catalog
+	s.mu.Unlock()
+	m, err := cat.Lookup(req.Mission)
+	if err != nil {
+		return reject(err)
+	}
+	vals, err := parsePayload(m, req.Payload)
+	if err != nil {
+		return reject(err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	busy := s.cur != nil || s.waiting > 0
+	switch {
+	case s.closed:
+		return reject(errors.New("the server is shutting down"))
+	case pol == Reject && busy:
+		return reject(fmt.Errorf("busy with %s (preempt: reject)", s.busyWith()))
+	case s.waiting >= MaxQueue:
+		return reject(fmt.Errorf("%d goals wait already, the most the queue holds", s.waiting))
+	}
+	s.waiting++
+	s.seq++
+	s.pending[req] = &goal{seq: s.seq, mission: m, values: vals, preempt: pol, result: make(chan result, 1)}
+	return nil, nil
+}
+
+// busyWith says what runs (under mu).
+func (s *Server) busyWith() string {
+	if s.cur != nil {
+		return s.cur.mission.ID
+	}
+	return fmt.Sprintf("%d goals waiting", s.waiting)
+}
+
+func clip(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
+}
+
+// execute is a goal's life after check took it: it is submitted, and its
+// result awaited; a cancel by the client halts it (or takes it out of the
+// queue).
+func (s *Server) execute(ctx context.Context, msg any, feedback func(any)) (any, error) {
+	s.mu.Lock()
+	g := s.pending[msg.(*ros.ExecuteMissionActionGoal)]
+	delete(s.pending, msg.(*ros.ExecuteMissionActionGoal))
+	if g == nil {
+		s.mu.Unlock()
+		return nil, errors.New("a goal the server did not check")
+	}
+	g.feedback = feedback
+	s.submit(g)
+	s.mu.Unlock()
+	select {
+	case r := <-g.result:
+		return &r.res, r.err
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	s.withdraw(g, "cancelled by its client")
+	s.mu.Unlock()
+	r := <-g.result
+	return &r.res, r.err
+}
+
+// preempted is the result of a goal another took the place of.
+func preempted(why string) result {
+	return result{res: ros.ExecuteMissionActionResult{Outcome: OutcomePreempted, Explanation: []string{why}}, err: fmt.Errorf("%w: %s", ros.ErrPreempted, why)}
+}
+
+// submit puts an accepted goal where its policy says (under mu).
+func (s *Server) submit(g *goal) {
+	defer s.poke()
+	cur := s.cur
+	if cur == nil {
+		s.queue = append(s.queue, g)
+		return
+	}
+	switch g.preempt {
+	case Update:
+		if cur.mission.ID == g.mission.ID {
+			cur.updates = append(cur.updates, g.values...)
+			old := cur.goal
+			cur.goal = g
+			s.waiting--
+			s.logf("goal %d updates %s (goal %d): its payload is written into the running blackboard", g.seq, cur.mission.ID, old.seq)
+			old.finish(preempted(fmt.Sprintf("updated by goal %d for the same mission", g.seq)))
+			return
+		}
+		fallthrough
+	case Replace:
+		// It takes the place of the running mission and of the goals
+		// waiting to replace it; queued goals keep theirs.
+		keep := s.queue[:0]
+		var dropped []*goal
+		for _, q := range s.queue {
+			if q.preempt == Queue {
+				keep = append(keep, q)
+			} else {
+				dropped = append(dropped, q)
+			}
+		}
+		s.queue = append([]*goal{g}, keep...)
+		for _, q := range dropped {
+			s.waiting--
+			q.finish(preempted("preempted by " + g.mission.ID + " before it started"))
+		}
+		cur.stop(&preemption{"preempted by " + g.mission.ID})
+	default:
+		s.queue = append(s.queue, g)
+	}
+}
+
+// withdraw ends a goal its client cancelled (under mu): the run it drives
+// is halted, or it leaves the queue.
+func (s *Server) withdraw(g *goal, why string) {
+	if s.cur != nil && s.cur.goal == g {
+		s.cur.stop(&preemption{why})
+		return
+	}
+	for i, q := range s.queue {
+		if q == g {
+			s.queue = append(s.queue[:i:i], s.queue[i+1:]...)
+			s.waiting--
+			g.finish(preempted(why + " before it started"))
+			return
+		}
+	}
+}
+
+func (s *Server) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// loop runs the queued goals one after another until ctx ends.
+func (s *Server) loop(ctx context.Context) {
+	defer close(s.loopDone)
+	for {
+		s.mu.Lock()
+		for len(s.queue) == 0 && ctx.Err() == nil {
+			s.mu.Unlock()
+			select {
+			case <-s.wake:
+			case <-ctx.Done():
+			}
+			s.mu.Lock()
+		}
+		if ctx.Err() != nil {
+			for _, g := range s.queue {
+				g.finish(preempted("the server is shutting down"))
+			}
+			s.queue, s.waiting = nil, 0
+			s.mu.Unlock()
+			return
+		}
+		g := s.queue[0]
+		s.queue = s.queue[1:]
+		s.waiting--
+		runCtx, stop := context.WithCancelCause(ctx)
+		a := &active{goal: g, mission: g.mission, stop: stop, hold: newHolder(s.paused)}
+		s.cur = a
+		s.mu.Unlock()
+		res := s.run(runCtx, a)
+		s.mu.Lock()
+		s.cur = nil
+		g = a.goal
+		s.mu.Unlock()
+		stop(nil)
+		s.logf("goal %d (%s) ended %s", g.seq, a.mission.ID, res.res.Outcome)
+		g.finish(res)
+	}
+}
+
+// run runs one mission for its goal (and the goals that update it).
+func (s *Server) run(ctx context.Context, a *active) result {
+	m := a.mission
+	bb := runtime.NewBlackboard(s.conn.Clock().Now)
+	if err := apply(bb, a.goal.values); err != nil {
+		return result{res: ros.ExecuteMissionActionResult{Outcome: OutcomeAborted, Explanation: []string{err.Error()}}, err: err}
+	}
+	fb := &feedbacks{s: s, a: a, mission: m.ID, every: s.conf.FeedbackEvery}
+	rc := mission.RunConf{
+		Mission: m.Mission, Conn: s.conn, Rate: s.conf.Rate, Blackboard: bb, Log: s.conf.Log,
+		Debugger: func(mission.Shown) mission.Debugger { return a.hold },
+		OnTick: func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
+			s.mu.Lock()
+			up := a.updates
+			a.updates = nil
+			s.mu.Unlock()
+			if err := apply(tree.Blackboard(), up); err != nil {
+				s.logf("update of %s: %v", m.ID, err)
+			}
+			fb.onTick(tree, t)
+			return "", false
+		},
+	}
+	if s.conf.RecordDir != "" {
+		rc.Record = filepath.Join(s.conf.RecordDir, fmt.Sprintf("%s-%04d-%s.db3", time.Now().Format("20060102-150405"), a.goal.seq, m.ID))
+	}
+	if s.conf.Run != nil {
+		s.conf.Run(&rc)
+	}
+	fbDone := make(chan struct{})
+	fbQuit := make(chan struct{})
+	go func() { defer close(fbDone); fb.keepAlive(fbQuit) }()
+	s.logf("goal %d: %s starts", a.goal.seq, m.ID)
+	rep, err := mission.Run(ctx, rc)
+	close(fbQuit)
+	<-fbDone
+	return resultOf(rep, err, ctx, rc.Record)
+}
+
+// resultOf makes a goal's result from how its run ended.
+func resultOf(rep mission.Report, err error, ctx context.Context, record string) result {
+	var r ros.ExecuteMissionActionResult
+	if err != nil {
+		r.Outcome = OutcomeAborted
+		r.Explanation = strings.Split(err.Error(), "\n")
+		return result{res: r, err: fmt.Errorf("not started: %w", err)}
+	}
+	for _, c := range rep.Explanation {
+		r.Explanation = append(r.Explanation, c.String())
+	}
+	if rep.Tree != nil {
+		r.ErrorCode = errorCode(rep.Tree.Blackboard())
+	}
+	if record != "" {
+		r.Recording = record
+	}
+	var p *preemption
+	switch cause := context.Cause(ctx); {
+	case errors.As(cause, &p):
+		r.Outcome = OutcomePreempted
+		r.Explanation = append([]string{p.why + "; " + rep.Stop}, r.Explanation...)
+		return result{res: r, err: fmt.Errorf("%w: %s", ros.ErrPreempted, p.why)}
+	}
+	switch rep.Outcome {
+	case mission.Succeeded:
+		r.Outcome = OutcomeSuccess
+		return result{res: r}
+	case mission.Failed:
+		r.Outcome = OutcomeFailure
+		return result{res: r, err: errors.New("the mission failed")}
+	}
+	r.Outcome = OutcomeAborted
+	why := rep.Summary()
+	r.Explanation = append([]string{why}, r.Explanation...)
+	return result{res: r, err: errors.New(why)}
+}
+
+// errorCode is Nav2's rule: of the root blackboard's entries named
+// *error_code, the lowest that is set (numbers by value, texts by key).
+func errorCode(bb *runtime.Blackboard) string {
+	type code struct {
+		key string
+		num float64
+		isN bool
+		txt string
+	}
+	var codes []code
+	for k, v := range bb.Snapshot() {
+		if !strings.HasSuffix(k, "error_code") {
+			continue
+		}
+		txt := fmt.Sprint(v)
+		if txt == "" || txt == "0" {
+			continue
+		}
+		c := code{key: k, txt: txt}
+		if n, err := strconv.ParseFloat(txt, 64); err == nil {
+			c.num, c.isN = n, true
+		}
+		codes = append(codes, c)
+	}
+	if len(codes) == 0 {
+		return ""
+	}
+	sort.Slice(codes, func(i, j int) bool {
+		a, b := codes[i], codes[j]
+		if a.isN != b.isN {
+			return a.isN
+		}
+		if a.isN && a.num != b.num {
+			return a.num < b.num
+		}
+		return a.key < b.key
+	})
+	return codes[0].txt
+}
