@@ -112,6 +112,9 @@ func scalar(n *yaml.Node, typ reflect.Type) (any, error) {
 		}
 		return nil, fmt.Errorf("got %s", input.Describe(n))
 	}
+	if typ != nil && typ.Kind() == reflect.String && n.ShortTag() != "!!null" {
+		return n.Value, nil // target: 12 is the place named "12"
+	}
 	var v any
 	switch n.ShortTag() {
 	case "!!null":
