@@ -1,9 +1,10 @@
 package places_test
 
 import (
-	"errors"
 	"os"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/runtime"
@@ -17,9 +18,7 @@ import (
 func FuzzParse(f *testing.F) {
 	for _, path := range []string{"../worlds/office/places.yaml", "../worlds/warehouse/places.yaml"} {
 		data, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
+		require.NoError(f, err)
 		f.Add(data)
 	}
 	f.Add([]byte("waypoints:\n  - {name: a, pose: [1, 2]}\n  - {name: a, pose: [1, 2]}\n"))
@@ -28,18 +27,14 @@ func FuzzParse(f *testing.F) {
 		p, err := places.Parse("fuzz.yaml", data)
 		if err != nil {
 			var list runtime.ErrorList
-			if !errors.As(err, &list) || len(list) == 0 {
-				t.Fatalf("error %T is not an ErrorList: %v", err, err)
-			}
+			require.ErrorAs(t, err, &list, "error %T is not an ErrorList: %v", err, err)
+			require.NotEmpty(t, list, "error %T is not an ErrorList: %v", err, err)
 			for _, e := range list {
-				if e.Pos.File != "fuzz.yaml" || e.Pos.Line < 1 {
-					t.Fatalf("error without a position: %v", e)
-				}
+				require.Equal(t, "fuzz.yaml", e.Pos.File, "error without a position: %v", e)
+				require.GreaterOrEqual(t, e.Pos.Line, 1, "error without a position: %v", e)
 			}
 			return
 		}
-		if err := p.Check(); err != nil {
-			t.Fatalf("Parse accepted places that Check refuses: %v", err)
-		}
+		require.NoError(t, p.Check(), "Parse accepted places that Check refuses")
 	})
 }

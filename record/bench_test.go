@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -23,9 +25,7 @@ func BenchmarkRecorderTransitions(b *testing.B) {
 			tree, doc, clock := patrol(b)
 			path := filepath.Join(b.TempDir(), file)
 			rec, err := New(Conf{Path: path, Tree: tree, Document: doc, MaxPending: 1 << 22})
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			nodes := tree.Nodes()
 			now := clock.Now()
 			b.ResetTimer()
@@ -34,9 +34,7 @@ func BenchmarkRecorderTransitions(b *testing.B) {
 				n := runtime.NodeOf(nodes[i%len(nodes)])
 				rec.OnTransition(runtime.Transition{Node: n, From: runtime.Status(i % 3), To: runtime.Status(i%3 + 1), Time: now.Add(time.Duration(i) * time.Microsecond)})
 			}
-			if err := rec.Close(); err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, rec.Close())
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "transitions/s")
 		})
 	}
@@ -114,9 +112,7 @@ func hourRecordings(b *testing.B) map[string]string {
 			hour.err = s.close()
 		}
 	})
-	if hour.err != nil {
-		b.Fatal(hour.err)
-	}
+	require.NoError(b, hour.err)
 	return hour.files
 }
 
@@ -129,18 +125,15 @@ func BenchmarkSeekHour(b *testing.B) {
 	for _, file := range []string{"hour.btlog", "hour.db3"} {
 		b.Run(file, func(b *testing.B) {
 			r, err := Open(files[file])
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			defer r.Close()
 			first, last := r.Span()
 			rng := rand.New(rand.NewPCG(1, 2))
 			b.ResetTimer()
 			for range b.N {
 				at := first.Add(time.Duration(rng.Int64N(int64(last.Sub(first)))))
-				if _, err := r.StateAt(at); err != nil {
-					b.Fatal(err)
-				}
+				_, err := r.StateAt(at)
+				require.NoError(b, err)
 			}
 		})
 	}
@@ -154,9 +147,7 @@ func BenchmarkOpenHour(b *testing.B) {
 		b.Run(file, func(b *testing.B) {
 			for range b.N {
 				r, err := Open(files[file])
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				r.Close()
 			}
 		})

@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -35,20 +38,15 @@ func FuzzOpenBTLog(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := parseBTLog(context.Background(), "fuzz.btlog", bytes.NewReader(data), int64(len(data)), fuzzLimits)
 		if err != nil {
-			if _, ok := err.(*FormatError); !ok {
-				t.Fatalf("not a FormatError: %v", err)
-			}
+			_, ok := err.(*FormatError)
+			require.True(t, ok, "not a FormatError: %v", err)
 			return
 		}
 		first, last := r.Span()
 		for _, at := range []time.Time{first, last, first.Add(last.Sub(first) / 2), last.Add(time.Hour)} {
 			s, err := r.StateAt(at)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(s.Statuses) != len(r.Header().Nodes) {
-				t.Fatalf("%d statuses for %d nodes", len(s.Statuses), len(r.Header().Nodes))
-			}
+			require.NoError(t, err)
+			require.Len(t, s.Statuses, len(r.Header().Nodes), "%d statuses for %d nodes", len(s.Statuses), len(r.Header().Nodes))
 		}
 		// The state at the end is every record folded in, whatever the
 		// checkpoints.
@@ -57,31 +55,21 @@ func FuzzOpenBTLog(f *testing.F) {
 			want[binary.LittleEndian.Uint16(data[i+6:])-1] = runtime.Status(data[i+8])
 		}
 		end, err := r.StateAt(last)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(want, end.Statuses) {
-			t.Fatalf("the state at the end is %v, the records say %v", end.Statuses, want)
-		}
+		require.NoError(t, err)
+		require.True(t, slices.Equal(want, end.Statuses), "the state at the end is %v, the records say %v", end.Statuses, want)
 		ts, err := r.Transitions(first, last.Add(time.Microsecond))
 		var many *TooManyEventsError
 		switch {
 		case errors.As(err, &many):
-			if r.n <= fuzzLimits.events {
-				t.Fatalf("%d records: %v", r.n, err)
-			}
+			require.Greater(t, r.n, fuzzLimits.events, "%d records: %v", r.n, err)
 		case err != nil:
-			t.Fatal(err)
+			require.NoError(t, err)
 		case len(ts) != r.n:
-			t.Fatalf("%d transitions of %d records", len(ts), r.n)
+			require.Fail(t, fmt.Sprintf("%d transitions of %d records", len(ts), r.n))
 		}
 		head, err := FirstTransitions(r, first, last.Add(time.Microsecond), 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(head) != min(10, r.n) {
-			t.Fatalf("%d first transitions of %d records", len(head), r.n)
-		}
+		require.NoError(t, err)
+		require.Len(t, head, min(10, r.n), "%d first transitions of %d records", len(head), r.n)
 	})
 }
 
@@ -101,9 +89,7 @@ func FuzzOpenSQLite(f *testing.F) {
 		path := filepath.Join(dir, "fuzz.db3")
 		os.Remove(path + "-wal")
 		os.Remove(path + "-shm")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, data, 0o644))
 		r, err := Open(path)
 		if err != nil {
 			return
@@ -136,9 +122,7 @@ func TestSQLiteSurvivesCorruption(t *testing.T) {
 		path := filepath.Join(dir, "x.db3")
 		os.Remove(path + "-wal")
 		os.Remove(path + "-shm")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, data, 0o644))
 		start := time.Now()
 		if r, err := Open(path); err == nil {
 			first, last := r.Span()
@@ -147,9 +131,8 @@ func TestSQLiteSurvivesCorruption(t *testing.T) {
 			r.Changes(first, last.Add(time.Microsecond))
 			r.Close()
 		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Fatalf("input %d took %v", i, d)
-		}
+		d := time.Since(start)
+		require.LessOrEqual(t, d, 5*time.Second, "input %d took %v", i, d)
 	}
 }
 

@@ -4,6 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/sim"
 )
 
@@ -30,19 +33,16 @@ func TestBatteryDrainsWithTimeAndMotion(t *testing.T) {
 			// Defaults: 0.0002/s, 0.0005/m, 0.0001/rad.
 			want := 1 - 0.0002*10 - 0.0005*r.Travelled() - 0.0001*turned
 			b := r.Battery()
-			if !near(b.Percentage, want, 2e-6) || b.Percentage >= 1 {
-				t.Errorf("battery %v after 10 s (travelled %.3f m from %v), want %v", b.Percentage, r.Travelled(), start, want)
-			}
-			if b.Status != sim.StatusDischarging || b.Current >= 0 || !b.Present {
-				t.Errorf("state %+v: want discharging with negative current", b)
-			}
-			if b.Charge != b.Percentage*4 || b.Capacity != 4 {
-				t.Errorf("charge %v Ah of %v Ah at %v", b.Charge, b.Capacity, b.Percentage)
-			}
+			assert.InDelta(t, want, b.Percentage, 2e-6, "battery %v after 10 s (travelled %.3f m from %v), want %v", b.Percentage, r.Travelled(), start, want)
+			assert.Less(t, b.Percentage, 1.0, "battery %v after 10 s (travelled %.3f m from %v), want %v", b.Percentage, r.Travelled(), start, want)
+			assert.Equal(t, sim.StatusDischarging, b.Status, "state %+v: want discharging with negative current", b)
+			assert.Less(t, b.Current, 0.0, "state %+v: want discharging with negative current", b)
+			assert.True(t, b.Present, "state %+v: want discharging with negative current", b)
+			assert.Equal(t, b.Percentage*4, b.Charge, "charge %v Ah of %v Ah at %v", b.Charge, b.Capacity, b.Percentage)
+			assert.Equal(t, 4.0, b.Capacity, "charge %v Ah of %v Ah at %v", b.Charge, b.Capacity, b.Percentage)
 			ocv := 12.8 + 4*b.Percentage
-			if !near(b.Voltage, ocv+b.Current*0.05, 1e-9) || b.Voltage >= ocv {
-				t.Errorf("voltage %v: want the open-circuit %v less the sag of %v A", b.Voltage, ocv, b.Current)
-			}
+			assert.InDelta(t, ocv+b.Current*0.05, b.Voltage, 1e-9, "voltage %v: want the open-circuit %v less the sag of %v A", b.Voltage, ocv, b.Current)
+			assert.Less(t, b.Voltage, ocv, "voltage %v: want the open-circuit %v less the sag of %v A", b.Voltage, ocv, b.Current)
 		})
 	}
 }
@@ -53,53 +53,42 @@ func TestBatteryRestCurrentAndVoltage(t *testing.T) {
 	w.Step(100 * time.Second)
 	b := r.Battery()
 	// 0.0002/s of 4 Ah is 2.88 A; 16.8 V full, 12.8 V empty, 0.05 ohm.
-	if !near(b.Percentage, 0.98, 1e-9) || !near(b.Current, -2.88, 1e-6) || !near(b.Voltage, 12.8+4*0.98-2.88*0.05, 1e-6) {
-		t.Errorf("after 100 s at rest: %+v", b)
-	}
+	assert.InDelta(t, 0.98, b.Percentage, 1e-9, "after 100 s at rest: %+v", b)
+	assert.InDelta(t, -2.88, b.Current, 1e-6, "after 100 s at rest: %+v", b)
+	assert.InDelta(t, 12.8+4*0.98-2.88*0.05, b.Voltage, 1e-6, "after 100 s at rest: %+v", b)
 }
 
 func TestBatteryChargesOnlyWhenDocked(t *testing.T) {
 	w := roomWorld(t, sim.WorldConf{})
 	dock := sim.Dock{Name: "d", Pose: sim.Pose{X: 19.7, Y: 10}, Approach: sim.Pose{X: 18.9, Y: 10}}
-	if err := w.AddDock(dock); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, w.AddDock(dock))
 	r := addRobot(t, w, sim.RobotConf{Name: "r", Spawn: dock.Pose})
-	if err := r.SetBatteryLevel(0.5); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, r.SetBatteryLevel(0.5))
 	w.Step(10 * time.Second)
-	if b := r.Battery(); !near(b.Percentage, 0.498, 1e-9) {
-		t.Errorf("undocked at the dock pose: %v, want drained to 0.498", b.Percentage)
-	}
-	if err := r.Dock("d"); err != nil {
-		t.Fatal(err)
-	}
+	assert.InDelta(t, 0.498, r.Battery().Percentage, 1e-9, "undocked at the dock pose: want drained to 0.498")
+	require.NoError(t, r.Dock("d"))
 	w.Step(20 * time.Second)
 	b := r.Battery()
-	if !near(b.Percentage, 0.598, 1e-9) || b.Status != sim.StatusCharging || b.Current <= 0 {
-		t.Errorf("after 20 s docked at 0.005/s: %+v, want 0.598 charging", b)
-	}
+	assert.InDelta(t, 0.598, b.Percentage, 1e-9, "after 20 s docked at 0.005/s: %+v, want 0.598 charging", b)
+	assert.Equal(t, sim.StatusCharging, b.Status, "after 20 s docked at 0.005/s: %+v, want 0.598 charging", b)
+	assert.Greater(t, b.Current, 0.0, "after 20 s docked at 0.005/s: %+v, want 0.598 charging", b)
 	w.Step(100 * time.Second)
-	if b := r.Battery(); b.Percentage != 1 || b.Status != sim.StatusFull {
-		t.Errorf("after 120 s docked: %+v, want full", b)
-	}
+	b = r.Battery()
+	assert.Equal(t, 1.0, b.Percentage, "after 120 s docked: %+v, want full", b)
+	assert.Equal(t, sim.StatusFull, b.Status, "after 120 s docked: %+v, want full", b)
 }
 
 func TestEmptyBatteryStopsTheRobot(t *testing.T) {
 	w := roomWorld(t, sim.WorldConf{})
 	r := addRobot(t, w, sim.RobotConf{Name: "r", Spawn: sim.Pose{X: 10, Y: 10}})
 	hold(w, r, sim.Twist{Linear: 0.4}, time.Second)
-	if err := r.SetBatteryLevel(0); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, r.SetBatteryLevel(0))
 	hold(w, r, sim.Twist{Linear: 0.4}, time.Second) // brakes at 1 m/s² within 0.4 s
 	x := r.Pose().X
 	hold(w, r, sim.Twist{Linear: 0.4}, 5*time.Second)
-	if r.Pose().X != x || r.Twist().Linear != 0 {
-		t.Errorf("robot with an empty battery moved from x=%v to %v", x, r.Pose().X)
+	if assert.Equal(t, x, r.Pose().X, "robot with an empty battery moved from x=%v to %v", x, r.Pose().X) {
+		assert.Equal(t, 0.0, r.Twist().Linear, "robot with an empty battery moved from x=%v to %v", x, r.Pose().X)
 	}
-	if b := r.Battery(); b.Percentage != 0 {
-		t.Errorf("battery went to %v, want to stay at 0", b.Percentage)
-	}
+	b := r.Battery()
+	assert.Equal(t, 0.0, b.Percentage, "battery went to %v, want to stay at 0", b.Percentage)
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/sim"
 )
 
@@ -34,18 +36,12 @@ func circlingWorld(tb testing.TB, n int) *sim.World {
 			}
 		}
 	}
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if n > len(centres) {
-		tb.Fatalf("room for %d circling robots, not %d", len(centres), n)
-	}
+	require.NoError(tb, err)
+	require.LessOrEqual(tb, n, len(centres), "room for %d circling robots, not %d", len(centres), n)
 	for k := 0; k < n; k++ {
 		c := centres[k]
 		r, err := w.AddRobot(sim.RobotConf{Name: "robot" + string(rune('a'+k)), Spawn: sim.Pose{X: c[0], Y: c[1] - 0.6}, CmdTimeout: -1})
-		if err != nil {
-			tb.Fatal(err)
-		}
+		require.NoError(tb, err)
 		r.SetCmdVel(sim.Twist{Linear: 0.3, Angular: 0.5})
 	}
 	return w
@@ -61,9 +57,7 @@ func benchWorld(b *testing.B, n int) {
 	}
 	reportSpeed(b, cpu0)
 	for _, r := range w.Robots() {
-		if r.Collisions() != 0 {
-			b.Fatalf("%s collided: the benchmark should measure free driving", r.Name())
-		}
+		require.Equal(b, 0, r.Collisions(), "%s collided: the benchmark should measure free driving", r.Name())
 	}
 }
 
@@ -77,18 +71,12 @@ func BenchmarkTwentyRobots(b *testing.B) { benchWorld(b, 20) }
 // move_base server runs it, patrolling the office waypoints.
 func BenchmarkOneRobotPatrol(b *testing.B) {
 	w, err := sim.LoadWorld("../worlds/office", sim.WorldConf{Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	sp, _ := w.Places().Spawn("robot1")
 	r, err := w.AddRobot(sim.RobotConf{Name: "robot1", Spawn: sp.Pose})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	nav, err := sim.NewNavigator(sim.NavigatorConf{Map: w})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	wps := w.Places().Waypoints
 	next := 0
 	b.ResetTimer()
@@ -97,9 +85,7 @@ func BenchmarkOneRobotPatrol(b *testing.B) {
 		for range 10 { // one simulated second
 			cmd, st := nav.Update(w.Now(), r.Pose())
 			if st.State != sim.NavActive {
-				if err := nav.SetGoal(wps[next%len(wps)].Pose); err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, nav.SetGoal(wps[next%len(wps)].Pose))
 				next++
 			}
 			r.SetCmdVel(cmd)
@@ -133,18 +119,13 @@ func BenchmarkScan360(b *testing.B) {
 // once) and plans from the south-west dock to the far north-east corner.
 func BenchmarkPlanAcrossWarehouse(b *testing.B) {
 	w, err := sim.LoadWorld("../worlds/warehouse", sim.WorldConf{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	p, err := sim.NewPlanner(sim.PlannerConf{Map: w.Map()})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	from, to := w.Places().Docks[0].Approach, sim.Pose{X: 28, Y: 18.5}
 	b.ResetTimer()
 	for range b.N {
-		if _, err := p.Plan(from, to); err != nil {
-			b.Fatal(err)
-		}
+		_, err := p.Plan(from, to)
+		require.NoError(b, err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/btrobot/btrobot/sim"
 )
 
@@ -27,31 +29,26 @@ func TestRobotStopsAtAWallAndCountsOneCollisionPerContact(t *testing.T) {
 			r := addRobot(t, w, sim.RobotConf{Name: "r", Spawn: tc.start})
 			hold(w, r, tc.cmd, 8*time.Second) // reach the wall, then keep pushing
 			p := r.Pose()
-			if !near(p.X, tc.stopX, 1e-4) || !near(p.Y, tc.stopY, 1e-4) {
-				t.Errorf("stopped at %v, want (%.2f, %.2f)", p, tc.stopX, tc.stopY)
-			}
-			if math.Abs(p.X-10)+0.18 > 9.95+1e-12 || math.Abs(p.Y-10)+0.18 > 9.95+1e-12 {
-				t.Errorf("robot at %v overlaps the wall", p)
-			}
-			if n := r.Collisions(); n != 1 {
-				t.Errorf("collisions after pushing for seconds = %d, want 1", n)
-			}
+			assert.InDelta(t, tc.stopX, p.X, 1e-4, "stopped at %v, want (%.2f, %.2f)", p, tc.stopX, tc.stopY)
+			assert.InDelta(t, tc.stopY, p.Y, 1e-4, "stopped at %v, want (%.2f, %.2f)", p, tc.stopX, tc.stopY)
+			assert.LessOrEqual(t, math.Abs(p.X-10)+0.18, 9.95+1e-12, "robot at %v overlaps the wall", p)
+			assert.LessOrEqual(t, math.Abs(p.Y-10)+0.18, 9.95+1e-12, "robot at %v overlaps the wall", p)
+			n := r.Collisions()
+			assert.Equal(t, 1, n, "collisions after pushing for seconds = %d, want 1", n)
 			b := r.Bumper()
-			if !b.Pressed || math.Abs(sim.NormalizeAngle(b.Bearing-tc.bearing)) > 0.2 {
-				t.Errorf("bumper = %+v, want pressed at bearing %v", b, tc.bearing)
-			}
-			if tw := r.Twist(); tw.Linear != 0 {
-				t.Errorf("twist at the wall = %+v, want stopped", tw)
-			}
+			assert.True(t, b.Pressed, "bumper = %+v, want pressed at bearing %v", b, tc.bearing)
+			assert.LessOrEqual(t, math.Abs(sim.NormalizeAngle(b.Bearing-tc.bearing)), 0.2, "bumper = %+v, want pressed at bearing %v", b, tc.bearing)
+			tw := r.Twist()
+			assert.Equal(t, 0.0, tw.Linear, "twist at the wall = %+v, want stopped", tw)
 			// Back off: the bumper releases and the count stays.
 			hold(w, r, sim.Twist{Linear: -tc.cmd.Linear}, time.Second)
-			if r.Bumper().Pressed || r.Collisions() != 1 {
-				t.Errorf("after backing off: bumper %+v, collisions %d; want released, 1", r.Bumper(), r.Collisions())
+			if assert.False(t, r.Bumper().Pressed, "after backing off: bumper %+v, collisions %d; want released, 1", r.Bumper(), r.Collisions()) {
+				assert.Equal(t, 1, r.Collisions(), "after backing off: bumper %+v, collisions %d; want released, 1", r.Bumper(), r.Collisions())
 			}
 			// Drive in again: a second collision.
 			hold(w, r, tc.cmd, 3*time.Second)
-			if r.Collisions() != 2 || !r.Bumper().Pressed {
-				t.Errorf("after driving in again: collisions %d, bumper %+v; want 2, pressed", r.Collisions(), r.Bumper())
+			if assert.Equal(t, 2, r.Collisions(), "after driving in again: collisions %d, bumper %+v; want 2, pressed", r.Collisions(), r.Bumper()) {
+				assert.True(t, r.Bumper().Pressed, "after driving in again: collisions %d, bumper %+v; want 2, pressed", r.Collisions(), r.Bumper())
 			}
 		})
 	}
@@ -63,15 +60,14 @@ func TestRobotsCollideAsCircles(t *testing.T) {
 	b := addRobot(t, w, sim.RobotConf{Name: "b", Spawn: sim.Pose{X: 6, Y: 10, Yaw: math.Pi}, Radius: 0.25})
 	hold(w, a, sim.Twist{Linear: 0.5}, 10*time.Second)
 	// a stops with the circles touching: 0.18 + 0.25 between centres.
-	if d := a.Pose().DistanceTo(b.Pose()); !near(d, 0.43, 1e-4) || d < 0.43 {
-		t.Errorf("centres %v apart, want 0.43 (touching, not overlapping)", d)
-	}
-	if b.Pose() != (sim.Pose{X: 6, Y: 10, Yaw: math.Pi}) {
-		t.Errorf("b was pushed to %v", b.Pose())
-	}
+	d := a.Pose().DistanceTo(b.Pose())
+	assert.InDelta(t, 0.43, d, 1e-4, "centres %v apart, want 0.43 (touching, not overlapping)", d)
+	assert.GreaterOrEqual(t, d, 0.43, "centres %v apart, want 0.43 (touching, not overlapping)", d)
+	assert.Equal(t, (sim.Pose{X: 6, Y: 10, Yaw: math.Pi}), b.Pose(), "b was pushed to %v", b.Pose())
 	for _, r := range []*sim.Robot{a, b} {
-		if r.Collisions() != 1 || !r.Bumper().Pressed || math.Abs(r.Bumper().Bearing) > 1e-9 {
-			t.Errorf("%s: collisions %d, bumper %+v; want 1, pressed dead ahead", r.Name(), r.Collisions(), r.Bumper())
+		if assert.Equal(t, 1, r.Collisions(), "%s: collisions %d, bumper %+v; want 1, pressed dead ahead", r.Name(), r.Collisions(), r.Bumper()) {
+			assert.True(t, r.Bumper().Pressed, "%s: collisions %d, bumper %+v; want 1, pressed dead ahead", r.Name(), r.Collisions(), r.Bumper())
+			assert.LessOrEqual(t, math.Abs(r.Bumper().Bearing), 1e-9, "%s: collisions %d, bumper %+v; want 1, pressed dead ahead", r.Name(), r.Collisions(), r.Bumper())
 		}
 	}
 }
@@ -95,11 +91,8 @@ func TestAddRobotRejectsBadSpawns(t *testing.T) {
 		{sim.RobotConf{Name: "x", Spawn: sim.Pose{X: 5, Y: 5}, Battery: sim.BatteryConf{Initial: 1.5}}, `robot "x" battery Initial: must be a fraction in (0, 1], got 1.5`},
 	} {
 		_, err := w.AddRobot(tc.conf)
-		if err == nil || err.Error() != tc.want {
-			t.Errorf("AddRobot(%+v) error = %v\nwant %s", tc.conf, err, tc.want)
-		}
+		assert.EqualError(t, err, tc.want, "AddRobot(%+v) error = %v\nwant %s", tc.conf, err, tc.want)
 	}
-	if n := len(w.Robots()); n != 1 {
-		t.Errorf("%d robots after failed adds, want 1", n)
-	}
+	n := len(w.Robots())
+	assert.Equal(t, 1, n, "%d robots after failed adds, want 1", n)
 }

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/sim"
 )
 
@@ -17,7 +20,7 @@ type run struct {
 	scans  [][]float32
 }
 
-func noisyRun(t *testing.T, seed uint64) run {
+func noisyRun(t testing.TB, seed uint64) run {
 	t.Helper()
 	w := loadOffice(t, sim.WorldConf{Seed: seed})
 	var robots []*sim.Robot
@@ -27,12 +30,8 @@ func noisyRun(t *testing.T, seed uint64) run {
 		r := addRobot(t, w, sim.RobotConf{Name: name, Spawn: sp.Pose, OdomNoise: 0.05, WheelSlip: 0.05,
 			Laser: sim.LaserConf{Noise: 0.01}})
 		nav, err := sim.NewNavigator(sim.NavigatorConf{Map: w})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := nav.SetGoal(w.Places().Waypoints[k+1].Pose); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		require.NoError(t, nav.SetGoal(w.Places().Waypoints[k+1].Pose))
 		robots, navs = append(robots, r), append(navs, nav)
 	}
 	for range 400 { // 40 s
@@ -61,27 +60,18 @@ func sameBits(a, b sim.Pose) bool {
 func TestSameSeedGivesBitwiseIdenticalRuns(t *testing.T) {
 	a, b := noisyRun(t, 42), noisyRun(t, 42)
 	for k := range a.trails {
-		if len(a.trails[k]) != len(b.trails[k]) || len(a.trails[k]) < 100 {
-			t.Fatalf("robot %d: trails of %d and %d points", k, len(a.trails[k]), len(b.trails[k]))
-		}
+		require.Len(t, a.trails[k], len(b.trails[k]), "robot %d: trails of %d and %d points", k, len(a.trails[k]), len(b.trails[k]))
+		require.GreaterOrEqual(t, len(a.trails[k]), 100, "robot %d: trails of %d and %d points", k, len(a.trails[k]), len(b.trails[k]))
 		for i := range a.trails[k] {
-			if !sameBits(a.trails[k][i], b.trails[k][i]) {
-				t.Fatalf("robot %d: trail point %d differs: %+v vs %+v", k, i, a.trails[k][i], b.trails[k][i])
-			}
+			require.True(t, sameBits(a.trails[k][i], b.trails[k][i]), "robot %d: trail point %d differs: %+v vs %+v", k, i, a.trails[k][i], b.trails[k][i])
 		}
-		if !sameBits(a.odoms[k], b.odoms[k]) {
-			t.Errorf("robot %d: odometry differs: %+v vs %+v", k, a.odoms[k], b.odoms[k])
-		}
+		assert.True(t, sameBits(a.odoms[k], b.odoms[k]), "robot %d: odometry differs: %+v vs %+v", k, a.odoms[k], b.odoms[k])
 		for i := range a.scans[k] {
-			if math.Float32bits(a.scans[k][i]) != math.Float32bits(b.scans[k][i]) {
-				t.Fatalf("robot %d: beam %d differs: %v vs %v", k, i, a.scans[k][i], b.scans[k][i])
-			}
+			require.Equal(t, math.Float32bits(b.scans[k][i]), math.Float32bits(a.scans[k][i]), "robot %d: beam %d differs: %v vs %v", k, i, a.scans[k][i], b.scans[k][i])
 		}
 	}
 	c := noisyRun(t, 43)
-	if sameBits(a.odoms[0], c.odoms[0]) {
-		t.Error("seeds 42 and 43 gave the same odometry: the seed is not used")
-	}
+	assert.False(t, sameBits(a.odoms[0], c.odoms[0]), "seeds 42 and 43 gave the same odometry: the seed is not used")
 }
 
 func TestOdometryNoiseDriftsOnlyTheEstimate(t *testing.T) {
@@ -95,18 +85,12 @@ func TestOdometryNoiseDriftsOnlyTheEstimate(t *testing.T) {
 	}
 	exact := drive(sim.RobotConf{})
 	noisy := drive(sim.RobotConf{OdomNoise: 0.1})
-	if !sameBits(exact.Pose(), noisy.Pose()) {
-		t.Errorf("odometry noise moved the robot itself: %v vs %v", noisy.Pose(), exact.Pose())
-	}
+	assert.True(t, sameBits(exact.Pose(), noisy.Pose()), "odometry noise moved the robot itself: %v vs %v", noisy.Pose(), exact.Pose())
 	est := noisy.OdomOrigin().Compose(noisy.Odometry().Pose)
-	if d := est.DistanceTo(noisy.Pose()); d < 0.01 {
-		t.Errorf("10%% encoder noise over 7 m drifted only %v m", d)
-	}
+	d := est.DistanceTo(noisy.Pose())
+	assert.GreaterOrEqual(t, d, 0.01, "10%% encoder noise over 7 m drifted only %v m", d)
 	slipping := drive(sim.RobotConf{WheelSlip: 0.2})
-	if !sameBits(slipping.Odometry().Pose, exact.Odometry().Pose) {
-		t.Errorf("the encoders saw the slip: odometry %v vs %v", slipping.Odometry().Pose, exact.Odometry().Pose)
-	}
-	if got, want := slipping.Travelled(), exact.Travelled(); !(got < 0.95*want && got > 0.85*want) {
-		t.Errorf("with up to 20%% slip the robot drove %v m of %v m", got, want)
-	}
+	assert.True(t, sameBits(slipping.Odometry().Pose, exact.Odometry().Pose), "the encoders saw the slip: odometry %v vs %v", slipping.Odometry().Pose, exact.Odometry().Pose)
+	got, want := slipping.Travelled(), exact.Travelled()
+	assert.True(t, (got < 0.95*want && got > 0.85*want), "with up to 20%% slip the robot drove %v m of %v m", got, want)
 }

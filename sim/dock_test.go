@@ -1,9 +1,13 @@
 package sim_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/sim"
 )
@@ -26,25 +30,19 @@ func TestDockSucceedsOnlyWithinTolerance(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := roomWorld(t, sim.WorldConf{})
-			if err := w.AddDock(dock); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, w.AddDock(dock))
 			spawn := sim.Pose{X: dock.Pose.X + tc.offset.X, Y: dock.Pose.Y + tc.offset.Y, Yaw: tc.offset.Yaw}
 			r := addRobot(t, w, sim.RobotConf{Name: "r", Spawn: spawn, Dock: tc.conf})
 			err := r.Dock("d")
 			state, at := r.DockState()
 			if tc.want == "" {
-				if err != nil || state != sim.Docked || at.Name != "d" {
-					t.Errorf("Dock: %v, state %v at %q; want docked at d", err, state, at.Name)
-				}
+				assert.NoError(t, err, "Dock: %v, state %v at %q; want docked at d", err, state, at.Name)
+				assert.Equal(t, sim.Docked, state, "Dock: %v, state %v at %q; want docked at d", err, state, at.Name)
+				assert.Equal(t, "d", at.Name, "Dock: %v, state %v at %q; want docked at d", err, state, at.Name)
 				return
 			}
-			if err == nil || err.Error() != tc.want {
-				t.Errorf("Dock error = %v\nwant %s", err, tc.want)
-			}
-			if state != sim.Undocked {
-				t.Errorf("state %v after a failed dock", state)
-			}
+			assert.EqualError(t, err, tc.want, "Dock error = %v\nwant %s", err, tc.want)
+			assert.Equal(t, sim.Undocked, state, "state %v after a failed dock", state)
 		})
 	}
 }
@@ -55,27 +53,19 @@ func TestDockingErrors(t *testing.T) {
 		{Name: "d", Pose: sim.Pose{X: 19.7, Y: 10}, Approach: sim.Pose{X: 18.9, Y: 10}},
 		{Name: "e", Pose: sim.Pose{X: 19.7, Y: 12}, Approach: sim.Pose{X: 18.9, Y: 12}},
 	} {
-		if err := w.AddDock(d); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, w.AddDock(d))
 	}
 	r := addRobot(t, w, sim.RobotConf{Name: "r", Spawn: sim.Pose{X: 19.7, Y: 10}})
 	check := func(err error, want string) {
 		t.Helper()
-		if err == nil || err.Error() != want {
-			t.Errorf("error = %v\nwant %s", err, want)
-		}
+		assert.EqualError(t, err, want, "error = %v\nwant %s", err, want)
 	}
 	check(w.AddDock(sim.Dock{Name: "d"}), `add dock "d": a dock with that name exists`)
 	check(r.Undock(), `undock: robot r is not docked (it is undocked)`)
 	check(r.Dock("nope"), `dock "nope": no such dock (the world has "d", "e")`)
-	if err := r.Dock("d"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, r.Dock("d"))
 	check(r.Dock("e"), `dock "e": robot r is already docked at "d"`)
-	if err := r.Undock(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, r.Undock())
 	check(r.Dock("d"), `dock "d": robot r is still undocking from "d"`)
 	check(r.Undock(), `undock: robot r is not docked (it is undocking)`)
 }
@@ -83,20 +73,12 @@ func TestDockingErrors(t *testing.T) {
 func TestDockedRobotIgnoresCommandsAndUndockBacksOut(t *testing.T) {
 	w := roomWorld(t, sim.WorldConf{})
 	dock := sim.Dock{Name: "d", Pose: sim.Pose{X: 19.7, Y: 10}, Approach: sim.Pose{X: 18.9, Y: 10}}
-	if err := w.AddDock(dock); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, w.AddDock(dock))
 	r := addRobot(t, w, sim.RobotConf{Name: "r", Spawn: dock.Pose})
-	if err := r.Dock("d"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, r.Dock("d"))
 	hold(w, r, sim.Twist{Linear: -0.3, Angular: 1}, 2*time.Second)
-	if r.Pose() != dock.Pose {
-		t.Errorf("docked robot moved to %v on cmd_vel", r.Pose())
-	}
-	if err := r.Undock(); err != nil {
-		t.Fatal(err)
-	}
+	assert.Equal(t, dock.Pose, r.Pose(), "docked robot moved to %v on cmd_vel", r.Pose())
+	require.NoError(t, r.Undock())
 	var states []sim.DockState
 	for range 150 { // 15 s
 		hold(w, r, sim.Twist{Linear: 0.5}, 100*time.Millisecond) // ignored while undocking
@@ -104,35 +86,30 @@ func TestDockedRobotIgnoresCommandsAndUndockBacksOut(t *testing.T) {
 			states = append(states, s)
 		}
 	}
-	if len(states) != 2 || states[0] != sim.Undocking || states[1] != sim.Undocked {
-		t.Errorf("dock states while undocking: %v, want [undocking undocked]", states)
+	if assert.Len(t, states, 2, "dock states while undocking: %v, want [undocking undocked]", states) {
+		assert.Equal(t, sim.Undocking, states[0], "dock states while undocking: %v, want [undocking undocked]", states)
+		assert.Equal(t, sim.Undocked, states[1], "dock states while undocking: %v, want [undocking undocked]", states)
 	}
 	// Backed out 0.8 m (to the approach pose), then drove on the held
 	// command toward the dock again, which proves commands work once out.
-	if r.Collisions() != 1 {
-		t.Errorf("collisions %d: the robot should have driven back into the wall once after undocking", r.Collisions())
-	}
+	assert.Equal(t, 1, r.Collisions(), "collisions %d: the robot should have driven back into the wall once after undocking", r.Collisions())
 }
 
 func TestUndockStopsAtTheApproachPose(t *testing.T) {
 	w := roomWorld(t, sim.WorldConf{})
 	dock := sim.Dock{Name: "d", Pose: sim.Pose{X: 19.7, Y: 10}, Approach: sim.Pose{X: 18.9, Y: 10}}
-	if err := w.AddDock(dock); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, w.AddDock(dock))
 	r := addRobot(t, w, sim.RobotConf{Name: "r", Spawn: dock.Pose})
-	if err := r.Dock("d"); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Undock(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, r.Dock("d"))
+	require.NoError(t, r.Undock())
 	w.Step(15 * time.Second)
 	s, _ := r.DockState()
 	// Braking from 0.1 m/s at 1 m/s² adds up to half a centimetre.
-	if p := r.Pose(); s != sim.Undocked || !near(p.X, dock.Approach.X, 0.01) || p.Y != 10 || p.Yaw != 0 {
-		t.Errorf("after undocking: %v at %v, want undocked at %v", s, p, dock.Approach)
-	}
+	p := r.Pose()
+	assert.Equal(t, sim.Undocked, s, "after undocking: %v at %v, want undocked at %v", s, p, dock.Approach)
+	assert.InDelta(t, dock.Approach.X, p.X, 0.01, "after undocking: %v at %v, want undocked at %v", s, p, dock.Approach)
+	assert.Equal(t, 10.0, p.Y, "after undocking: %v at %v, want undocked at %v", s, p, dock.Approach)
+	assert.Equal(t, 0.0, p.Yaw, "after undocking: %v at %v, want undocked at %v", s, p, dock.Approach)
 }
 
 // TestDockingWithANavigator is the recipe the dock action uses: navigate to
@@ -144,9 +121,7 @@ func TestDockingWithANavigator(t *testing.T) {
 			w := loadOffice(t, sim.WorldConf{})
 			r := addRobot(t, w, sim.RobotConf{Name: "r", Spawn: sim.Pose{Y: 0}}) // the corridor's centre
 			nav, err := sim.NewNavigator(sim.NavigatorConf{Map: w})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			drive := func(what string) {
 				t.Helper()
 				for range 3000 {
@@ -154,39 +129,24 @@ func TestDockingWithANavigator(t *testing.T) {
 					if st.State == sim.NavSucceeded {
 						return
 					}
-					if st.State != sim.NavActive {
-						t.Fatalf("%s: %v: %v", what, st.State, st.Err)
-					}
+					require.Equal(t, sim.NavActive, st.State, "%s: %v: %v", what, st.State, st.Err)
 					r.SetCmdVel(cmd)
 					w.Step(100 * time.Millisecond)
 				}
-				t.Fatalf("%s: no result in 300 s", what)
+				require.Fail(t, fmt.Sprintf("%s: no result in 300 s", what))
 			}
-			if err := nav.SetGoal(d.Approach); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, nav.SetGoal(d.Approach))
 			drive("to the approach pose")
-			if err := r.Dock(d.Name); err == nil {
-				t.Fatal("docked from the approach pose, 0.8 m away")
-			}
+			err = r.Dock(d.Name)
+			require.Error(t, err, "docked from the approach pose, 0.8 m away")
 			final, err := sim.NewNavigator(sim.NavigatorConf{GoalTolerance: 0.02, YawTolerance: 0.05, MaxLinear: 0.15})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			nav = final
-			if err := nav.SetPath([]sim.Pose{r.Pose(), d.Pose}); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, nav.SetPath([]sim.Pose{r.Pose(), d.Pose}))
 			drive("onto the dock")
-			if err := r.Dock(d.Name); err != nil {
-				t.Fatalf("dock after the final approach at %v: %v", r.Pose(), err)
-			}
-			if r.Collisions() != 0 {
-				t.Errorf("%d collisions while docking", r.Collisions())
-			}
-			if math.Abs(sim.NormalizeAngle(r.Pose().Yaw-d.Pose.Yaw)) > 0.05 {
-				t.Errorf("docked heading %v, dock %v", r.Pose().Yaw, d.Pose.Yaw)
-			}
+			require.NoError(t, r.Dock(d.Name), "dock after the final approach at %v", r.Pose())
+			assert.Equal(t, 0, r.Collisions(), "%d collisions while docking", r.Collisions())
+			assert.LessOrEqual(t, math.Abs(sim.NormalizeAngle(r.Pose().Yaw-d.Pose.Yaw)), 0.05, "docked heading %v, dock %v", r.Pose().Yaw, d.Pose.Yaw)
 		})
 	}
 }

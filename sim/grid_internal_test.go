@@ -4,6 +4,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestDistanceTransformMatchesBruteForce(t *testing.T) {
@@ -26,9 +29,8 @@ func TestDistanceTransformMatchesBruteForce(t *testing.T) {
 						}
 					}
 				}
-				if k := j*g.Width + i; got[k] != want && math.Abs(got[k]-want) > 1e-9 {
-					t.Fatalf("density %v: cell (%d, %d): %v, want %v", density, i, j, got[k], want)
-				}
+				k := j*g.Width + i
+				require.False(t, got[k] != want && math.Abs(got[k]-want) > 1e-9, "density %v: cell (%d, %d): %v, want %v", density, i, j, got[k], want)
 			}
 		}
 	}
@@ -46,13 +48,11 @@ func TestClearanceMeasuresToCellSquares(t *testing.T) {
 		{1.05, 1.95, 0.05},               // the north edge
 		{1.05, 1.5, 0.4},                 //
 	} {
-		if got := g.clearance(tc.x, tc.y, 1); math.Abs(got-tc.want) > 1e-9 {
-			t.Errorf("clearance(%v, %v) = %v, want %v", tc.x, tc.y, got, tc.want)
-		}
+		got := g.clearance(tc.x, tc.y, 1)
+		assert.LessOrEqual(t, math.Abs(got-tc.want), 1e-9, "clearance(%v, %v) = %v, want %v", tc.x, tc.y, got, tc.want)
 	}
-	if got := g.clearance(0.5, 0.5, 0.2); got != 0.2 {
-		t.Errorf("beyond the limit: %v, want the limit 0.2", got)
-	}
+	got := g.clearance(0.5, 0.5, 0.2)
+	assert.Equal(t, 0.2, got, "beyond the limit: %v, want the limit 0.2", got)
 }
 
 func TestNormalizeAngle(t *testing.T) {
@@ -60,13 +60,11 @@ func TestNormalizeAngle(t *testing.T) {
 		{0, 0}, {math.Pi, -math.Pi}, {-math.Pi, -math.Pi}, {3 * math.Pi / 2, -math.Pi / 2},
 		{-3 * math.Pi / 2, math.Pi / 2}, {7 * math.Pi, -math.Pi}, {0.5 + 4*math.Pi, 0.5},
 	} {
-		if got := NormalizeAngle(tc.in); math.Abs(got-tc.want) > 1e-12 {
-			t.Errorf("NormalizeAngle(%v) = %v, want %v", tc.in, got, tc.want)
-		}
+		got := NormalizeAngle(tc.in)
+		assert.LessOrEqual(t, math.Abs(got-tc.want), 1e-12, "NormalizeAngle(%v) = %v, want %v", tc.in, got, tc.want)
 	}
 	p := Pose{X: 1, Y: 2, Yaw: 0.7}
 	q := Pose{X: -3, Y: 0.5, Yaw: -2}
-	if r := p.Compose(p.Relative(q)); math.Abs(r.X-q.X)+math.Abs(r.Y-q.Y)+math.Abs(r.Yaw-q.Yaw) > 1e-12 {
-		t.Errorf("Compose(Relative(q)) = %v, want %v", r, q)
-	}
+	r := p.Compose(p.Relative(q))
+	assert.LessOrEqual(t, math.Abs(r.X-q.X)+math.Abs(r.Y-q.Y)+math.Abs(r.Yaw-q.Yaw), 1e-12, "Compose(Relative(q)) = %v, want %v", r, q)
 }

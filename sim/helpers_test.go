@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/sim"
 )
 
@@ -15,9 +17,7 @@ func roomGrid(t testing.TB, w, h, res float64) *sim.Grid {
 	t.Helper()
 	nx, ny := int(math.Round(w/res)), int(math.Round(h/res))
 	g, err := sim.NewGrid(nx, ny, res, sim.Pose{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for i := 0; i < nx; i++ {
 		g.Set(i, 0, sim.Occupied)
 		g.Set(i, ny-1, sim.Occupied)
@@ -36,18 +36,14 @@ func roomWorld(t testing.TB, conf sim.WorldConf) *sim.World {
 		conf.Map = roomGrid(t, 20, 20, 0.05)
 	}
 	w, err := sim.NewWorld(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return w
 }
 
 func addRobot(t testing.TB, w *sim.World, conf sim.RobotConf) *sim.Robot {
 	t.Helper()
 	r, err := w.AddRobot(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return r
 }
 
@@ -61,13 +57,9 @@ func hold(w *sim.World, r *sim.Robot, cmd sim.Twist, d time.Duration) {
 	}
 }
 
-func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
-
 func loadOffice(t testing.TB, conf sim.WorldConf) *sim.World {
 	t.Helper()
 	w, err := sim.LoadWorld("../worlds/office", conf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return w
 }

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/sim"
 )
 
@@ -36,12 +39,12 @@ func TestStraightLineWithAccelerationMatchesClosedForm(t *testing.T) {
 			s = math.Copysign(s, tc.v)
 			want := sim.Pose{X: start.X + s*math.Cos(tc.yaw), Y: start.Y + s*math.Sin(tc.yaw), Yaw: tc.yaw}
 			got := r.Pose()
-			if !near(got.X, want.X, 1e-9) || !near(got.Y, want.Y, 1e-9) || !near(got.Yaw, want.Yaw, 1e-12) {
-				t.Errorf("pose after %vs = %+v, want %+v", tc.seconds, got, want)
-			}
-			if tw := r.Twist(); !near(tw.Linear, tc.v, 1e-12) || tw.Angular != 0 {
-				t.Errorf("twist = %+v, want linear %v", tw, tc.v)
-			}
+			assert.InDelta(t, want.X, got.X, 1e-9, "pose after %vs = %+v, want %+v", tc.seconds, got, want)
+			assert.InDelta(t, want.Y, got.Y, 1e-9, "pose after %vs = %+v, want %+v", tc.seconds, got, want)
+			assert.InDelta(t, want.Yaw, got.Yaw, 1e-12, "pose after %vs = %+v, want %+v", tc.seconds, got, want)
+			tw := r.Twist()
+			assert.InDelta(t, tc.v, tw.Linear, 1e-12, "twist = %+v, want linear %v", tw, tc.v)
+			assert.Equal(t, 0.0, tw.Angular, "twist = %+v, want linear %v", tw, tc.v)
 		})
 	}
 }
@@ -64,9 +67,9 @@ func TestConstantCurvatureArcMatchesClosedForm(t *testing.T) {
 		yaw := p0.Yaw + tc.w*T
 		want := sim.Pose{X: cx + R*math.Sin(yaw), Y: cy - R*math.Cos(yaw), Yaw: sim.NormalizeAngle(yaw)}
 		got := r.Pose()
-		if !near(got.X, want.X, 1e-9) || !near(got.Y, want.Y, 1e-9) || !near(sim.NormalizeAngle(got.Yaw-want.Yaw), 0, 1e-9) {
-			t.Errorf("v=%v w=%v: pose = %+v, want %+v", tc.v, tc.w, got, want)
-		}
+		assert.InDelta(t, want.X, got.X, 1e-9, "v=%v w=%v: pose = %+v, want %+v", tc.v, tc.w, got, want)
+		assert.InDelta(t, want.Y, got.Y, 1e-9, "v=%v w=%v: pose = %+v, want %+v", tc.v, tc.w, got, want)
+		assert.InDelta(t, 0, sim.NormalizeAngle(got.Yaw-want.Yaw), 1e-9, "v=%v w=%v: pose = %+v, want %+v", tc.v, tc.w, got, want)
 	}
 }
 
@@ -79,12 +82,10 @@ func TestSpinInPlaceKeepsPosition(t *testing.T) {
 	y0 := r.Pose().Yaw
 	hold(w, r, cmd, 3*time.Second)
 	got := r.Pose()
-	if got.X != start.X || got.Y != start.Y {
-		t.Errorf("position moved while spinning: %+v", got)
-	}
-	if d := sim.NormalizeAngle(got.Yaw - y0 - 1.2*3); !near(d, 0, 1e-9) {
-		t.Errorf("yaw advanced by %v too much in 3 s at 1.2 rad/s", d)
-	}
+	assert.Equal(t, start.X, got.X, "position moved while spinning: %+v", got)
+	assert.Equal(t, start.Y, got.Y, "position moved while spinning: %+v", got)
+	d := sim.NormalizeAngle(got.Yaw - y0 - 1.2*3)
+	assert.InDelta(t, 0, d, 1e-9, "yaw advanced by %v too much in 3 s at 1.2 rad/s", d)
 }
 
 func TestAccelerationAndVelocityLimits(t *testing.T) {
@@ -121,20 +122,15 @@ func TestAccelerationAndVelocityLimits(t *testing.T) {
 				if k > tc.rampSteps {
 					want = tc.limit
 				}
-				if !near(got, want, 1e-9) {
-					t.Fatalf("step %d: speed %v, want %v", k, got, want)
-				}
-				if math.Abs(got-prev) > tc.rate*dt+1e-12 {
-					t.Fatalf("step %d: speed jumped %v -> %v", k, prev, got)
-				}
+				require.InDelta(t, want, got, 1e-9, "step %d: speed %v, want %v", k, got, want)
+				require.LessOrEqual(t, math.Abs(got-prev), tc.rate*dt+1e-12, "step %d: speed jumped %v -> %v", k, prev, got)
 				prev = got
 			}
 			// Braking obeys the same limit.
 			r.SetCmdVel(sim.Twist{})
 			w.Step(20 * time.Millisecond)
-			if d := math.Abs(speed() - tc.limit); !near(d, tc.rate*dt/2, 1e-9) {
-				t.Errorf("first braking step changed speed by %v, want %v", d, tc.rate*dt/2)
-			}
+			d := math.Abs(speed() - tc.limit)
+			assert.InDelta(t, tc.rate*dt/2, d, 1e-9, "first braking step changed speed by %v, want %v", d, tc.rate*dt/2)
 		})
 	}
 }
@@ -158,12 +154,10 @@ func TestCmdVelTimeoutStopsTheRobot(t *testing.T) {
 			r := addRobot(t, w, sim.RobotConf{Name: "r", Spawn: sim.Pose{X: 5, Y: 10}, CmdTimeout: tc.timeout})
 			r.SetCmdVel(sim.Twist{Linear: 0.3})
 			w.Step(2 * time.Second)
-			if d := r.Pose().X - 5; !near(d, tc.wantDist, 1e-9) {
-				t.Errorf("drove %v m, want %v", d, tc.wantDist)
-			}
-			if moving := r.Twist().Linear != 0; moving != tc.moving {
-				t.Errorf("still moving = %v, want %v", moving, tc.moving)
-			}
+			d := r.Pose().X - 5
+			assert.InDelta(t, tc.wantDist, d, 1e-9, "drove %v m, want %v", d, tc.wantDist)
+			moving := r.Twist().Linear != 0
+			assert.Equal(t, tc.moving, moving, "still moving = %v, want %v", moving, tc.moving)
 		})
 	}
 }
@@ -176,9 +170,7 @@ func TestStepSizeDoesNotChangeTheTrajectory(t *testing.T) {
 		for _, c := range chunks {
 			w.Step(c)
 		}
-		if w.Now() != 3*time.Second {
-			t.Fatalf("Now() = %v, want 3s", w.Now())
-		}
+		require.Equal(t, 3*time.Second, w.Now(), "Now() = %v, want 3s", w.Now())
 		return r.Pose()
 	}
 	one := run([]time.Duration{3 * time.Second})
@@ -186,12 +178,10 @@ func TestStepSizeDoesNotChangeTheTrajectory(t *testing.T) {
 	for range 3000 {
 		ms = append(ms, time.Millisecond)
 	}
-	if got := run(ms); got != one {
-		t.Errorf("3000 steps of 1 ms: %+v; one step of 3 s: %+v", got, one)
-	}
-	if got := run([]time.Duration{7 * time.Millisecond, 2993 * time.Millisecond}); got != one {
-		t.Errorf("7 ms + 2993 ms: %+v; 3 s: %+v", got, one)
-	}
+	got := run(ms)
+	assert.Equal(t, one, got, "3000 steps of 1 ms: %+v; one step of 3 s: %+v", got, one)
+	got = run([]time.Duration{7 * time.Millisecond, 2993 * time.Millisecond})
+	assert.Equal(t, one, got, "7 ms + 2993 ms: %+v; 3 s: %+v", got, one)
 }
 
 func TestOdometryIsExactWithoutNoise(t *testing.T) {
@@ -203,13 +193,9 @@ func TestOdometryIsExactWithoutNoise(t *testing.T) {
 	odom := r.Odometry()
 	est := r.OdomOrigin().Compose(odom.Pose)
 	truth := r.Pose()
-	if !near(est.X, truth.X, 1e-9) || !near(est.Y, truth.Y, 1e-9) || !near(sim.NormalizeAngle(est.Yaw-truth.Yaw), 0, 1e-9) {
-		t.Errorf("odometry in map = %+v, truth %+v", est, truth)
-	}
-	if odom.Stamp != w.Now() {
-		t.Errorf("odometry stamp %v, want %v", odom.Stamp, w.Now())
-	}
-	if odom.Twist != r.Twist() {
-		t.Errorf("odometry twist %+v, truth %+v", odom.Twist, r.Twist())
-	}
+	assert.InDelta(t, truth.X, est.X, 1e-9, "odometry in map = %+v, truth %+v", est, truth)
+	assert.InDelta(t, truth.Y, est.Y, 1e-9, "odometry in map = %+v, truth %+v", est, truth)
+	assert.InDelta(t, 0, sim.NormalizeAngle(est.Yaw-truth.Yaw), 1e-9, "odometry in map = %+v, truth %+v", est, truth)
+	assert.Equal(t, w.Now(), odom.Stamp, "odometry stamp %v, want %v", odom.Stamp, w.Now())
+	assert.Equal(t, r.Twist(), odom.Twist, "odometry twist %+v, truth %+v", odom.Twist, r.Twist())
 }

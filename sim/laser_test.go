@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/sim"
 )
 
@@ -50,9 +53,7 @@ func TestLaserRangesMatchGeometry(t *testing.T) {
 				g := roomGrid(t, 20, 20, 0.05)
 				// Rotate the map frame by 0.3 rad about the world origin.
 				r, err := sim.NewGrid(g.Width, g.Height, g.Resolution, sim.Pose{Yaw: 0.3})
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				for j := 0; j < g.Height; j++ {
 					for i := 0; i < g.Width; i++ {
 						r.Set(i, j, g.At(i, j))
@@ -81,16 +82,13 @@ func TestLaserRangesMatchGeometry(t *testing.T) {
 			r := addRobot(t, w, sim.RobotConf{Name: "r", Spawn: tc.pose, Laser: sim.LaserConf{RangeMax: 30}})
 			w.Step(20 * time.Millisecond)
 			scan, ok := r.Scan()
-			if !ok {
-				t.Fatal("no scan after the first step")
-			}
-			if len(scan.Ranges) != 360 || !near(scan.AngleMin, -math.Pi, 1e-12) || !near(scan.AngleIncrement, 2*math.Pi/360, 1e-12) {
-				t.Fatalf("scan layout: %d beams from %v by %v", len(scan.Ranges), scan.AngleMin, scan.AngleIncrement)
-			}
+			require.True(t, ok, "no scan after the first step")
+			require.Len(t, scan.Ranges, 360, "scan layout: %d beams from %v by %v", len(scan.Ranges), scan.AngleMin, scan.AngleIncrement)
+			require.InDelta(t, -math.Pi, scan.AngleMin, 1e-12, "scan layout: %d beams from %v by %v", len(scan.Ranges), scan.AngleMin, scan.AngleIncrement)
+			require.InDelta(t, 2*math.Pi/360, scan.AngleIncrement, 1e-12, "scan layout: %d beams from %v by %v", len(scan.Ranges), scan.AngleMin, scan.AngleIncrement)
 			for a, want := range tc.beams {
-				if got := float64(scan.Ranges[beam(a)]); !near(got, want, 1e-4) {
-					t.Errorf("beam at %.3f rad: range %v, want %v", a, got, want)
-				}
+				got := float64(scan.Ranges[beam(a)])
+				assert.InDelta(t, want, got, 1e-4, "beam at %.3f rad: range %v, want %v", a, got, want)
 			}
 		})
 	}
@@ -104,46 +102,35 @@ func TestLaserRangeLimitsFollowREP117(t *testing.T) {
 	addRobot(t, w, sim.RobotConf{Name: "close", Spawn: sim.Pose{X: 3, Y: 10.43}})
 	w.Step(20 * time.Millisecond)
 	scan, _ := r.Scan()
-	if got := scan.Ranges[beam(math.Pi)]; got != 2.95 {
-		t.Errorf("west wall at 2.95 m: %v", got)
-	}
-	if got := scan.Ranges[beam(0)]; !math.IsInf(float64(got), 1) {
-		t.Errorf("east wall beyond RangeMax: %v, want +Inf", got)
-	}
-	if got := scan.Ranges[beam(math.Pi/2)]; !math.IsInf(float64(got), -1) {
-		t.Errorf("robot 0.25 m away, under RangeMin: %v, want -Inf", got)
-	}
+	got := scan.Ranges[beam(math.Pi)]
+	assert.Equal(t, float32(2.95), got, "west wall at 2.95 m: %v", got)
+	got = scan.Ranges[beam(0)]
+	assert.True(t, math.IsInf(float64(got), 1), "east wall beyond RangeMax: %v, want +Inf", got)
+	got = scan.Ranges[beam(math.Pi/2)]
+	assert.True(t, math.IsInf(float64(got), -1), "robot 0.25 m away, under RangeMin: %v, want -Inf", got)
 }
 
 func TestLaserSeesOtherRobotsAndObstacles(t *testing.T) {
 	w := roomWorld(t, sim.WorldConf{})
 	r := addRobot(t, w, sim.RobotConf{Name: "r", Spawn: sim.Pose{X: 5, Y: 10}})
 	addRobot(t, w, sim.RobotConf{Name: "other", Spawn: sim.Pose{X: 8, Y: 10}, Radius: 0.3})
-	if err := w.PlaceObstacle("box", sim.Rect{MinX: 4.5, MinY: 12, MaxX: 5.5, MaxY: 13}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, w.PlaceObstacle("box", sim.Rect{MinX: 4.5, MinY: 12, MaxX: 5.5, MaxY: 13}))
 	w.Step(20 * time.Millisecond)
 	scan, _ := r.Scan()
-	if got := scan.Ranges[beam(0)]; !near(float64(got), 3-0.3, 1e-5) {
-		t.Errorf("robot ahead at 3 m with radius 0.3: range %v, want 2.7", got)
-	}
+	got := scan.Ranges[beam(0)]
+	assert.InDelta(t, 3-0.3, float64(got), 1e-5, "robot ahead at 3 m with radius 0.3: range %v, want 2.7", got)
 	// Off-centre beam: the ray meets the circle at t = d cos a - sqrt(r² - d² sin² a).
 	a := 5 * math.Pi / 180
 	want := 3*math.Cos(a) - math.Sqrt(0.09-9*math.Sin(a)*math.Sin(a))
-	if got := scan.Ranges[beam(a)]; !near(float64(got), want, 1e-5) {
-		t.Errorf("beam at 5 degrees: range %v, want %v", got, want)
-	}
-	if got := scan.Ranges[beam(math.Pi/2)]; !near(float64(got), 2, 1e-5) {
-		t.Errorf("obstacle 2 m to the left: range %v", got)
-	}
-	if err := w.RemoveObstacle("box"); err != nil {
-		t.Fatal(err)
-	}
+	got = scan.Ranges[beam(a)]
+	assert.InDelta(t, want, float64(got), 1e-5, "beam at 5 degrees: range %v, want %v", got, want)
+	got = scan.Ranges[beam(math.Pi/2)]
+	assert.InDelta(t, 2, float64(got), 1e-5, "obstacle 2 m to the left: range %v", got)
+	require.NoError(t, w.RemoveObstacle("box"))
 	w.Step(100 * time.Millisecond)
 	scan, _ = r.Scan()
-	if got := scan.Ranges[beam(math.Pi/2)]; !near(float64(got), 9.95, 1e-5) {
-		t.Errorf("after removing the obstacle: range %v, want the wall at 9.95", got)
-	}
+	got = scan.Ranges[beam(math.Pi/2)]
+	assert.InDelta(t, 9.95, float64(got), 1e-5, "after removing the obstacle: range %v, want the wall at 9.95", got)
 }
 
 func TestLaserRateAndStamps(t *testing.T) {
@@ -156,23 +143,17 @@ func TestLaserRateAndStamps(t *testing.T) {
 			stamps = append(stamps, s.Stamp)
 		}
 	}
-	if len(stamps) != 10 {
-		t.Fatalf("%d scans in 1 s at 10 Hz: %v", len(stamps), stamps)
-	}
+	require.Len(t, stamps, 10, "%d scans in 1 s at 10 Hz: %v", len(stamps), stamps)
 	for k := 1; k < len(stamps); k++ {
-		if d := stamps[k] - stamps[k-1]; d != 100*time.Millisecond {
-			t.Errorf("scans %d and %d %v apart", k-1, k, d)
-		}
+		d := stamps[k] - stamps[k-1]
+		assert.Equal(t, 100*time.Millisecond, d, "scans %d and %d %v apart", k-1, k, d)
 	}
 	s, _ := r.Scan()
-	if s.ScanTime != 0.1 {
-		t.Errorf("ScanTime %v, want 0.1", s.ScanTime)
-	}
+	assert.Equal(t, 0.1, s.ScanTime, "ScanTime %v, want 0.1", s.ScanTime)
 	off := addRobot(t, w, sim.RobotConf{Name: "blind", Spawn: sim.Pose{X: 10, Y: 10}, Laser: sim.LaserConf{Disabled: true}})
 	w.Step(time.Second)
-	if _, ok := off.Scan(); ok {
-		t.Error("a robot without a laser has a scan")
-	}
+	_, ok := off.Scan()
+	assert.False(t, ok, "a robot without a laser has a scan")
 }
 
 func TestLaserWithLimitedFieldOfView(t *testing.T) {
@@ -181,12 +162,12 @@ func TestLaserWithLimitedFieldOfView(t *testing.T) {
 		Laser: sim.LaserConf{Beams: 181, AngleMin: -math.Pi / 2, AngleMax: math.Pi / 2, RangeMax: 20}})
 	w.Step(20 * time.Millisecond)
 	s, _ := r.Scan()
-	if len(s.Ranges) != 181 || s.AngleMin != -math.Pi/2 || !near(s.AngleMax, math.Pi/2, 1e-12) || !near(s.AngleIncrement, math.Pi/180, 1e-12) {
-		t.Fatalf("scan layout %d beams %v..%v by %v", len(s.Ranges), s.AngleMin, s.AngleMax, s.AngleIncrement)
-	}
+	require.Len(t, s.Ranges, 181, "scan layout %d beams %v..%v by %v", len(s.Ranges), s.AngleMin, s.AngleMax, s.AngleIncrement)
+	require.Equal(t, -math.Pi/2, s.AngleMin, "scan layout %d beams %v..%v by %v", len(s.Ranges), s.AngleMin, s.AngleMax, s.AngleIncrement)
+	require.InDelta(t, math.Pi/2, s.AngleMax, 1e-12, "scan layout %d beams %v..%v by %v", len(s.Ranges), s.AngleMin, s.AngleMax, s.AngleIncrement)
+	require.InDelta(t, math.Pi/180, s.AngleIncrement, 1e-12, "scan layout %d beams %v..%v by %v", len(s.Ranges), s.AngleMin, s.AngleMax, s.AngleIncrement)
 	for k, want := range map[int]float64{0: 9.95, 90: 9.95, 180: 9.95, 45: 9.95 * math.Sqrt2} {
-		if got := float64(s.Ranges[k]); !near(got, want, 1e-4) {
-			t.Errorf("beam %d: %v, want %v", k, got, want)
-		}
+		got := float64(s.Ranges[k])
+		assert.InDelta(t, want, got, 1e-4, "beam %d: %v, want %v", k, got, want)
 	}
 }

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/sim"
 )
 
@@ -30,13 +33,11 @@ var wantPicture = [2][3]sim.Cell{
 	{sim.Occupied, sim.Free, sim.Unknown},
 }
 
-func writeFiles(t *testing.T, files map[string][]byte) string {
+func writeFiles(t testing.TB, files map[string][]byte) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
 	}
 	return dir
 }
@@ -52,7 +53,7 @@ func gridCells(g *sim.Grid) [][]sim.Cell {
 	return out
 }
 
-func pngOf(t *testing.T, gray [][]uint8, alpha [][]uint8) []byte {
+func pngOf(t testing.TB, gray [][]uint8, alpha [][]uint8) []byte {
 	t.Helper()
 	img := image.NewNRGBA(image.Rect(0, 0, len(gray[0]), len(gray)))
 	for y := range gray {
@@ -65,9 +66,7 @@ func pngOf(t *testing.T, gray [][]uint8, alpha [][]uint8) []byte {
 		}
 	}
 	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, png.Encode(&b, img))
 	return b.Bytes()
 }
 
@@ -105,18 +104,15 @@ func TestLoadMapReadsMapServerMaps(t *testing.T) {
 			}
 			dir := writeFiles(t, map[string][]byte{"map.yaml": []byte(tc.yaml), img: tc.image})
 			g, err := sim.LoadMap(filepath.Join(dir, "map.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if g.Width != 3 || g.Height != 2 || g.Resolution != 0.5 || g.Origin != (sim.Pose{X: -1, Y: 2}) {
-				t.Fatalf("grid %dx%d at %v m, origin %v", g.Width, g.Height, g.Resolution, g.Origin)
-			}
+			require.NoError(t, err)
+			require.Equal(t, 3, g.Width, "grid %dx%d at %v m, origin %v", g.Width, g.Height, g.Resolution, g.Origin)
+			require.Equal(t, 2, g.Height, "grid %dx%d at %v m, origin %v", g.Width, g.Height, g.Resolution, g.Origin)
+			require.Equal(t, 0.5, g.Resolution, "grid %dx%d at %v m, origin %v", g.Width, g.Height, g.Resolution, g.Origin)
+			require.Equal(t, (sim.Pose{X: -1, Y: 2}), g.Origin, "grid %dx%d at %v m, origin %v", g.Width, g.Height, g.Resolution, g.Origin)
 			got := gridCells(g)
 			for j := range 2 {
 				for i := range 3 {
-					if got[j][i] != tc.want[j][i] {
-						t.Errorf("cell (%d, %d) = %v, want %v", i, j, got[j][i], tc.want[j][i])
-					}
+					assert.Equal(t, tc.want[j][i], got[j][i], "cell (%d, %d) = %v, want %v", i, j, got[j][i], tc.want[j][i])
 				}
 			}
 		})
@@ -126,9 +122,7 @@ func TestLoadMapReadsMapServerMaps(t *testing.T) {
 func TestMapOriginIsTheBottomLeftCorner(t *testing.T) {
 	dir := writeFiles(t, map[string][]byte{"map.yaml": []byte(goodYAML), "map.pgm": pictureP5})
 	g, err := sim.LoadMap(filepath.Join(dir, "map.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, tc := range []struct {
 		x, y float64
 		want sim.Cell
@@ -139,16 +133,15 @@ func TestMapOriginIsTheBottomLeftCorner(t *testing.T) {
 		{0.49, 2.99, sim.Unknown},   // the top-right pixel (grey)
 	} {
 		i, j, ok := g.CellOf(tc.x, tc.y)
-		if !ok || g.At(i, j) != tc.want {
-			t.Errorf("(%v, %v): cell (%d, %d) in=%v is %v, want %v", tc.x, tc.y, i, j, ok, g.At(i, j), tc.want)
+		if assert.True(t, ok, "(%v, %v): cell (%d, %d) in=%v is %v, want %v", tc.x, tc.y, i, j, ok, g.At(i, j), tc.want) {
+			assert.Equal(t, tc.want, g.At(i, j), "(%v, %v): cell (%d, %d) in=%v is %v, want %v", tc.x, tc.y, i, j, ok, g.At(i, j), tc.want)
 		}
 	}
-	if _, _, ok := g.CellOf(-1.01, 2.5); ok {
-		t.Error("a point west of the origin is on the map")
-	}
-	if x, y := g.CellCenter(0, 0); x != -0.75 || y != 2.25 {
-		t.Errorf("centre of cell (0, 0) = (%v, %v), want (-0.75, 2.25)", x, y)
-	}
+	_, _, ok := g.CellOf(-1.01, 2.5)
+	assert.False(t, ok, "a point west of the origin is on the map")
+	x, y := g.CellCenter(0, 0)
+	assert.Equal(t, -0.75, x, "centre of cell (0, 0) = (%v, %v), want (-0.75, 2.25)", x, y)
+	assert.Equal(t, 2.25, y, "centre of cell (0, 0) = (%v, %v), want (-0.75, 2.25)", x, y)
 }
 
 func TestLoadMapErrors(t *testing.T) {
@@ -222,12 +215,9 @@ func TestLoadMapErrors(t *testing.T) {
 			}
 			dir := writeFiles(t, map[string][]byte{"map.yaml": []byte(tc.yaml), "map.pgm": img})
 			_, err := sim.LoadMap(filepath.Join(dir, "map.yaml"))
-			if err == nil {
-				t.Fatalf("no error, want %s", tc.want)
-			}
-			if got := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), ""); got != tc.want {
-				t.Errorf("error:\n got %s\nwant %s", got, tc.want)
-			}
+			require.Error(t, err, "no error, want %s", tc.want)
+			got := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
+			assert.Equal(t, tc.want, got, "error:\n got %s\nwant %s", got, tc.want)
 		})
 	}
 }
@@ -238,34 +228,20 @@ func TestSaveAndLoadRoundTrip(t *testing.T) {
 	g.Origin = sim.Pose{X: -1.5, Y: 0.25}
 	dir := t.TempDir()
 	var pgm, yml bytes.Buffer
-	if err := sim.EncodePGM(&pgm, g); err != nil {
-		t.Fatal(err)
-	}
-	if err := sim.EncodeMapYAML(&yml, g, "room.pgm"); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "room.pgm"), pgm.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "room.yaml"), yml.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, sim.EncodePGM(&pgm, g))
+	require.NoError(t, sim.EncodeMapYAML(&yml, g, "room.pgm"))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "room.pgm"), pgm.Bytes(), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "room.yaml"), yml.Bytes(), 0o644))
 	back, err := sim.LoadMap(filepath.Join(dir, "room.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if back.Width != g.Width || back.Height != g.Height || back.Resolution != g.Resolution {
-		t.Fatalf("loaded %dx%d at %v", back.Width, back.Height, back.Resolution)
-	}
+	require.NoError(t, err)
+	require.Equal(t, g.Width, back.Width, "loaded %dx%d at %v", back.Width, back.Height, back.Resolution)
+	require.Equal(t, g.Height, back.Height, "loaded %dx%d at %v", back.Width, back.Height, back.Resolution)
+	require.Equal(t, g.Resolution, back.Resolution, "loaded %dx%d at %v", back.Width, back.Height, back.Resolution)
 	// NewGrid caches the origin; compare the loaded one with what was written.
-	if back.Origin != (sim.Pose{X: -1.5, Y: 0.25}) {
-		t.Errorf("origin %v", back.Origin)
-	}
+	assert.Equal(t, (sim.Pose{X: -1.5, Y: 0.25}), back.Origin, "origin %v", back.Origin)
 	for j := range g.Height {
 		for i := range g.Width {
-			if back.At(i, j) != g.At(i, j) {
-				t.Fatalf("cell (%d, %d): %v, want %v", i, j, back.At(i, j), g.At(i, j))
-			}
+			require.Equal(t, g.At(i, j), back.At(i, j), "cell (%d, %d): %v, want %v", i, j, back.At(i, j), g.At(i, j))
 		}
 	}
 }

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/sim"
 )
 
@@ -23,15 +26,11 @@ type patrolResult struct {
 func runPatrol(t testing.TB, w *sim.World, r *sim.Robot, limit time.Duration) patrolResult {
 	t.Helper()
 	nav, err := sim.NewNavigator(sim.NavigatorConf{Map: w, RobotRadius: r.Conf().Radius})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var res patrolResult
 	const period = 100 * time.Millisecond
 	for _, wp := range w.Places().Waypoints {
-		if err := nav.SetGoal(wp.Pose); err != nil {
-			t.Fatalf("SetGoal(%s): %v", wp.Name, err)
-		}
+		require.NoError(t, nav.SetGoal(wp.Pose), "SetGoal(%s)", wp.Name)
 		res.goals = append(res.goals, sim.GoalMarker{Robot: r.Name(), Pose: wp.Pose})
 		for {
 			cmd, st := nav.Update(w.Now(), r.Pose())
@@ -45,9 +44,7 @@ func runPatrol(t testing.TB, w *sim.World, r *sim.Robot, limit time.Duration) pa
 			}
 			r.SetCmdVel(cmd)
 			w.Step(period)
-			if w.Now() > limit {
-				t.Fatalf("patrol ran out of time at %s", wp.Name)
-			}
+			require.LessOrEqual(t, w.Now(), limit, "patrol ran out of time at %s", wp.Name)
 		}
 	}
 	res.simTime = w.Now()
@@ -71,41 +68,31 @@ func TestPatrolsVisitEveryWaypoint(t *testing.T) {
 	} {
 		t.Run(tc.world, func(t *testing.T) {
 			w, err := sim.LoadWorld(filepath.Join("..", "worlds", tc.world), sim.WorldConf{Seed: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			spawn, _ := w.Places().Spawn("robot1")
 			r := addRobot(t, w, sim.RobotConf{Name: "robot1", Spawn: spawn.Pose})
 			dock, _ := w.Places().Dock(tc.parkedOn)
 			parked := addRobot(t, w, sim.RobotConf{Name: tc.parkedBot, Spawn: dock.Pose})
-			if err := parked.Dock(tc.parkedOn); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, parked.Dock(tc.parkedOn))
 			res := runPatrol(t, w, r, 10*time.Minute)
 			t.Logf("reached %v in %v, travelled %.1f m, %d collisions, battery %.3f",
 				res.reached, res.simTime, r.Travelled(), r.Collisions(), r.Battery().Percentage)
-			if len(res.failures) > 0 || len(res.reached) != len(w.Places().Waypoints) {
-				t.Errorf("failures: %v", res.failures)
+			if assert.Empty(t, res.failures, "failures: %v", res.failures) {
+				assert.Len(t, res.reached, len(w.Places().Waypoints), "failures: %v", res.failures)
 			}
-			if res.simTime < tc.minTime || res.simTime > tc.maxTime {
-				t.Errorf("patrol took %v, want %v to %v", res.simTime, tc.minTime, tc.maxTime)
+			assert.GreaterOrEqual(t, res.simTime, tc.minTime, "patrol took %v, want %v to %v", res.simTime, tc.minTime, tc.maxTime)
+			assert.LessOrEqual(t, res.simTime, tc.maxTime, "patrol took %v, want %v to %v", res.simTime, tc.minTime, tc.maxTime)
+			if assert.Equal(t, 0, r.Collisions(), "collisions: %d and %d", r.Collisions(), parked.Collisions()) {
+				assert.Equal(t, 0, parked.Collisions(), "collisions: %d and %d", r.Collisions(), parked.Collisions())
 			}
-			if r.Collisions() != 0 || parked.Collisions() != 0 {
-				t.Errorf("collisions: %d and %d", r.Collisions(), parked.Collisions())
-			}
-			if b := parked.Battery(); b.Status != sim.StatusFull {
-				t.Errorf("docked robot's battery: %+v, want full", b)
-			}
+			b := parked.Battery()
+			assert.Equal(t, sim.StatusFull, b.Status, "docked robot's battery: %+v, want full", b)
 			if dir := os.Getenv("SIM_RENDER_DIR"); dir != "" {
 				opt := sim.RenderOptions{Title: tc.world + " patrol", Goals: res.goals}
 				for ext, render := range map[string]func(io.Writer, *sim.World, sim.RenderOptions) error{".png": sim.RenderPNG, ".svg": sim.RenderSVG} {
 					f, err := os.Create(filepath.Join(dir, tc.world+"_patrol"+ext))
-					if err != nil {
-						t.Fatal(err)
-					}
-					if err := render(f, w, opt); err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, err)
+					require.NoError(t, render(f, w, opt))
 					f.Close()
 				}
 			}

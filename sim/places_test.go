@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/sim"
 )
 
@@ -32,9 +35,7 @@ func TestLoadWorldChecksPlacesAgainstTheMap(t *testing.T) {
 			got = strings.ReplaceAll(got, filepath.Base(dir)+".yaml", "DIR.yaml")
 			got = strings.ReplaceAll(got, dir, "")
 		}
-		if got != tc.want {
-			t.Errorf("places %q:\n got %s\nwant %s", tc.places, got, tc.want)
-		}
+		assert.Equal(t, tc.want, got, "places %q:\n got %s\nwant %s", tc.places, got, tc.want)
 	}
 }
 
@@ -42,29 +43,21 @@ func TestLoadWorldFromAMapFile(t *testing.T) {
 	dir := writeFiles(t, map[string][]byte{"lab.yaml": []byte("image: lab.pgm\nresolution: 0.5\norigin: [0, 0, 0]\n"),
 		"lab.pgm": []byte("P2 4 4 1\n0 0 0 0\n0 1 1 0\n0 1 1 0\n0 0 0 0\n")})
 	w, err := sim.LoadWorld(filepath.Join(dir, "lab.yaml"), sim.WorldConf{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w.Map().Width != 4 || len(w.Places().Waypoints) != 0 {
-		t.Errorf("loaded %dx%d with %d waypoints", w.Map().Width, w.Map().Height, len(w.Places().Waypoints))
+	require.NoError(t, err)
+	if assert.Equal(t, 4, w.Map().Width, "loaded %dx%d with %d waypoints", w.Map().Width, w.Map().Height, len(w.Places().Waypoints)) {
+		assert.Empty(t, w.Places().Waypoints, "loaded %dx%d with %d waypoints", w.Map().Width, w.Map().Height, len(w.Places().Waypoints))
 	}
 	// A directory's map defaults to <directory name>.yaml.
 	sub := filepath.Join(dir, "lab")
-	if err := os.Mkdir(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(sub, 0o755))
 	for _, f := range []string{"lab.yaml", "lab.pgm"} {
 		data, _ := os.ReadFile(filepath.Join(dir, f))
 		os.WriteFile(filepath.Join(sub, f), data, 0o644)
 	}
 	os.WriteFile(filepath.Join(sub, "places.yaml"), []byte("waypoints:\n  - {name: a, pose: [1, 1]}\n"), 0o644)
 	w, err = sim.LoadWorld(sub, sim.WorldConf{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(w.Places().Waypoints) != 1 {
-		t.Errorf("waypoints %v", w.Places().Waypoints)
-	}
+	require.NoError(t, err)
+	assert.Len(t, w.Places().Waypoints, 1, "waypoints %v", w.Places().Waypoints)
 }
 
 func TestShippedWorldsLoad(t *testing.T) {
@@ -77,21 +70,21 @@ func TestShippedWorldsLoad(t *testing.T) {
 		{"../worlds/warehouse", 30, 20, 2, 7, 4},
 	} {
 		w, err := sim.LoadWorld(tc.dir, sim.WorldConf{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if wm, hm := w.Map().Size(); wm != tc.widthM || hm != tc.heightM || w.Map().Resolution != 0.05 {
-			t.Errorf("%s: %v x %v m at %v", tc.dir, wm, hm, w.Map().Resolution)
+		require.NoError(t, err)
+		wm, hm := w.Map().Size()
+		if assert.Equal(t, tc.widthM, wm, "%s: %v x %v m at %v", tc.dir, wm, hm, w.Map().Resolution) {
+			assert.Equal(t, tc.heightM, hm, "%s: %v x %v m at %v", tc.dir, wm, hm, w.Map().Resolution)
+			assert.Equal(t, 0.05, w.Map().Resolution, "%s: %v x %v m at %v", tc.dir, wm, hm, w.Map().Resolution)
 		}
 		p := w.Places()
-		if len(p.Docks) != tc.docks || len(p.Waypoints) != tc.waypoints || len(p.Spawns) != tc.spns {
-			t.Errorf("%s: %d docks, %d waypoints, %d spawns", tc.dir, len(p.Docks), len(p.Waypoints), len(p.Spawns))
+		if assert.Len(t, p.Docks, tc.docks, "%s: %d docks, %d waypoints, %d spawns", tc.dir, len(p.Docks), len(p.Waypoints), len(p.Spawns)) {
+			assert.Len(t, p.Waypoints, tc.waypoints, "%s: %d docks, %d waypoints, %d spawns", tc.dir, len(p.Docks), len(p.Waypoints), len(p.Spawns))
+			assert.Len(t, p.Spawns, tc.spns, "%s: %d docks, %d waypoints, %d spawns", tc.dir, len(p.Docks), len(p.Waypoints), len(p.Spawns))
 		}
 		// Every spawn takes a robot, all at once.
 		for _, s := range p.Spawns {
-			if _, err := w.AddRobot(sim.RobotConf{Name: s.Name, Spawn: s.Pose}); err != nil {
-				t.Errorf("%s: %v", tc.dir, err)
-			}
+			_, err := w.AddRobot(sim.RobotConf{Name: s.Name, Spawn: s.Pose})
+			assert.NoError(t, err, "%s", tc.dir)
 		}
 	}
 }

@@ -1,46 +1,42 @@
 package sim_test
 
 import (
-	"errors"
 	"math"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/sim"
 )
 
-func officePlanner(t *testing.T, conf sim.PlannerConf) (*sim.World, *sim.Planner) {
+func officePlanner(t testing.TB, conf sim.PlannerConf) (*sim.World, *sim.Planner) {
 	t.Helper()
 	w := loadOffice(t, sim.WorldConf{})
 	conf.Map = w.Map()
 	p, err := sim.NewPlanner(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return w, p
 }
 
 // checkPath asserts that a path joins start to goal in steps no longer than
 // a cell diagonal and keeps the robot's footprint off every wall.
-func checkPath(t *testing.T, g *sim.Grid, path []sim.Pose, start, goal sim.Pose, radius float64) {
+func checkPath(t testing.TB, g *sim.Grid, path []sim.Pose, start, goal sim.Pose, radius float64) {
 	t.Helper()
-	if len(path) < 2 {
-		t.Fatalf("path of %d poses", len(path))
-	}
-	if path[0].X != start.X || path[0].Y != start.Y || path[len(path)-1] != goal {
-		t.Errorf("path runs %v -> %v, want %v -> %v", path[0], path[len(path)-1], start, goal)
+	require.GreaterOrEqual(t, len(path), 2, "path of %d poses", len(path))
+	if assert.Equal(t, start.X, path[0].X, "path runs %v -> %v, want %v -> %v", path[0], path[len(path)-1], start, goal) {
+		assert.Equal(t, start.Y, path[0].Y, "path runs %v -> %v, want %v -> %v", path[0], path[len(path)-1], start, goal)
+		assert.Equal(t, goal, path[len(path)-1], "path runs %v -> %v, want %v -> %v", path[0], path[len(path)-1], start, goal)
 	}
 	for k := 1; k < len(path)-1; k++ {
-		if d := path[k].DistanceTo(path[k-1]); d > g.Resolution*math.Sqrt2+1e-9 && k > 1 {
-			t.Fatalf("step %d is %v m long", k, d)
-		}
+		d := path[k].DistanceTo(path[k-1])
+		require.False(t, d > g.Resolution*math.Sqrt2+1e-9 && k > 1, "step %d is %v m long", k, d)
 		// The footprint at every pose is clear of occupied cells.
 		for a := 0.0; a < 2*math.Pi; a += math.Pi / 16 {
 			x, y := path[k].X+radius*math.Cos(a), path[k].Y+radius*math.Sin(a)
-			if i, j, _ := g.CellOf(x, y); g.At(i, j) == sim.Occupied {
-				t.Fatalf("pose %d %v puts the robot's edge in a wall", k, path[k])
-			}
+			i, j, _ := g.CellOf(x, y)
+			require.NotEqual(t, sim.Occupied, g.At(i, j), "pose %d %v puts the robot's edge in a wall", k, path[k])
 		}
 	}
 }
@@ -61,8 +57,7 @@ func TestPlannerFindsPathsBetweenAllOfficePlaces(t *testing.T) {
 				continue
 			}
 			path, err := p.Plan(a.Pose, b.Pose)
-			if err != nil {
-				t.Errorf("%s -> %s: %v", a.Name, b.Name, err)
+			if !assert.NoError(t, err, "%s -> %s", a.Name, b.Name) {
 				continue
 			}
 			checkPath(t, w.Map(), path, a.Pose, b.Pose, 0.18)
@@ -76,28 +71,18 @@ func TestPlannerPathIsShortAndKeepsToTheMiddle(t *testing.T) {
 	// middle, as long as the straight line.
 	start, goal := sim.Pose{X: -8, Y: 0}, sim.Pose{X: 8, Y: 0}
 	path, err := p.Plan(start, goal)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	length := 0.0
 	for k := 1; k < len(path); k++ {
 		length += path[k].DistanceTo(path[k-1])
-		if math.Abs(path[k].Y) > 0.05 {
-			t.Fatalf("pose %d %v strays from the corridor's centre line", k, path[k])
-		}
+		require.LessOrEqual(t, math.Abs(path[k].Y), 0.05, "pose %d %v strays from the corridor's centre line", k, path[k])
 	}
-	if length > 16.1 {
-		t.Errorf("path %v m long for a 16 m corridor", length)
-	}
+	assert.LessOrEqual(t, length, 16.1, "path %v m long for a 16 m corridor", length)
 	// Through a doorway: the path passes the door's middle.
 	path, err = p.Plan(sim.Pose{X: -8, Y: 0}, w.Places().Waypoints[0].Pose) // reception, door at x = -7.5
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, q := range path {
-		if q.Y > 1.0 && q.Y < 1.15 && math.Abs(q.X+7.5) > 0.06 {
-			t.Errorf("crosses the doorway at x = %v, want its middle -7.5", q.X)
-		}
+		assert.False(t, q.Y > 1.0 && q.Y < 1.15 && math.Abs(q.X+7.5) > 0.06, "crosses the doorway at x = %v, want its middle -7.5", q.X)
 	}
 }
 
@@ -111,9 +96,7 @@ func TestPlannerReportsNoPath(t *testing.T) {
 	g.FillRect(sim.Rect{MinX: 6.9, MinY: 3, MaxX: 7, MaxY: 7}, sim.Occupied)
 	_ = box
 	p, err := sim.NewPlanner(sim.PlannerConf{Map: g})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	inside, outside := sim.Pose{X: 5, Y: 5}, sim.Pose{X: 1, Y: 1}
 	for _, tc := range []struct {
 		name        string
@@ -128,14 +111,12 @@ func TestPlannerReportsNoPath(t *testing.T) {
 		{"start off the map", sim.Pose{X: -1, Y: 5}, outside, "no path: start (-1.00, 5.00, 0.00) is off the map"},
 	} {
 		_, err := p.Plan(tc.start, tc.goal)
-		if err == nil || !errors.Is(err, sim.ErrNoPath) || err.Error() != tc.want {
-			t.Errorf("%s: %v\nwant %s", tc.name, err, tc.want)
-		}
+		assert.ErrorIs(t, err, sim.ErrNoPath, "%s: %v\nwant %s", tc.name, err, tc.want)
+		assert.EqualError(t, err, tc.want, "%s: %v\nwant %s", tc.name, err, tc.want)
 	}
 	// Inside the box, paths still work.
-	if _, err := p.Plan(inside, sim.Pose{X: 6, Y: 6}); err != nil {
-		t.Errorf("inside the box: %v", err)
-	}
+	_, err = p.Plan(inside, sim.Pose{X: 6, Y: 6})
+	assert.NoError(t, err, "inside the box")
 }
 
 func TestPlannerStartsFromAPoseTouchingAWall(t *testing.T) {
@@ -143,11 +124,9 @@ func TestPlannerStartsFromAPoseTouchingAWall(t *testing.T) {
 	w, p := officePlanner(t, sim.PlannerConf{})
 	dock := w.Places().Docks[0]
 	path, err := p.Plan(dock.Pose, w.Places().Waypoints[1].Pose)
-	if err != nil {
-		t.Fatalf("from the dock: %v", err)
-	}
-	if path[0].X != dock.Pose.X || path[0].Y != dock.Pose.Y {
-		t.Errorf("path starts at %v, not at the dock %v", path[0], dock.Pose)
+	require.NoError(t, err, "from the dock")
+	if assert.Equal(t, dock.Pose.X, path[0].X, "path starts at %v, not at the dock %v", path[0], dock.Pose) {
+		assert.Equal(t, dock.Pose.Y, path[0].Y, "path starts at %v, not at the dock %v", path[0], dock.Pose)
 	}
 }
 
@@ -157,35 +136,27 @@ func TestPlannerUnknownSpace(t *testing.T) {
 	g.FillRect(sim.Rect{MinX: 4.5, MinY: 0, MaxX: 5.5, MaxY: 10}, sim.Unknown)
 	start, goal := sim.Pose{X: 2, Y: 5}, sim.Pose{X: 8, Y: 5}
 	p, _ := sim.NewPlanner(sim.PlannerConf{Map: g})
-	if _, err := p.Plan(start, goal); !errors.Is(err, sim.ErrNoPath) {
-		t.Errorf("through unknown space by default: %v, want no path", err)
-	}
+	_, err := p.Plan(start, goal)
+	assert.ErrorIs(t, err, sim.ErrNoPath, "through unknown space by default: %v, want no path", err)
 	p, _ = sim.NewPlanner(sim.PlannerConf{Map: g, AllowUnknown: true})
-	if _, err := p.Plan(start, goal); err != nil {
-		t.Errorf("with AllowUnknown: %v", err)
-	}
+	_, err = p.Plan(start, goal)
+	assert.NoError(t, err, "with AllowUnknown")
 }
 
 func TestPlannerIsFastOnTheWarehouse(t *testing.T) {
 	w, err := sim.LoadWorld("../worlds/warehouse", sim.WorldConf{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t0 := time.Now()
 	p, err := sim.NewPlanner(sim.PlannerConf{Map: w.Map()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	wps := w.Places().Waypoints
 	for k := range wps {
-		if _, err := p.Plan(wps[k].Pose, wps[(k+1)%len(wps)].Pose); err != nil {
-			t.Errorf("%s -> %s: %v", wps[k].Name, wps[(k+1)%len(wps)].Name, err)
-		}
+		_, err := p.Plan(wps[k].Pose, wps[(k+1)%len(wps)].Pose)
+		assert.NoError(t, err, "%s -> %s", wps[k].Name, wps[(k+1)%len(wps)].Name)
 	}
 	// Generous: about 20 ms on the development machine under -race.
-	if d := time.Since(t0); d > 5*time.Second {
-		t.Errorf("inflating and planning %d legs took %v", len(wps), d)
-	}
+	d := time.Since(t0)
+	assert.LessOrEqual(t, d, 5*time.Second, "inflating and planning %d legs took %v", len(wps), d)
 }
 
 func TestPlannerConfErrors(t *testing.T) {
@@ -199,8 +170,6 @@ func TestPlannerConfErrors(t *testing.T) {
 		{sim.PlannerConf{Map: g, InflationMargin: math.Inf(1)}, "planner InflationMargin: must be >= 0, got +Inf"},
 	} {
 		_, err := sim.NewPlanner(tc.conf)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want %s", tc.conf, err, tc.want)
-		}
+		assert.ErrorContains(t, err, tc.want, "%+v: %v, want %s", tc.conf, err, tc.want)
 	}
 }

@@ -10,17 +10,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/sim"
 )
 
-func renderedWorld(t *testing.T) *sim.World {
+func renderedWorld(t testing.TB) *sim.World {
 	t.Helper()
 	w := loadOffice(t, sim.WorldConf{})
 	r := addRobot(t, w, sim.RobotConf{Name: "robot1", Spawn: sim.Pose{X: -6, Y: 0}})
 	addRobot(t, w, sim.RobotConf{Name: "robot2", Spawn: sim.Pose{X: 4, Y: 0, Yaw: 3}})
-	if err := w.PlaceObstacle("pallet", sim.Rect{MinX: 0, MinY: -0.9, MaxX: 0.6, MaxY: -0.3}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, w.PlaceObstacle("pallet", sim.Rect{MinX: 0, MinY: -0.9, MaxX: 0.6, MaxY: -0.3}))
 	hold(w, r, sim.Twist{Linear: 0.4, Angular: 0.1}, 5*time.Second)
 	return w
 }
@@ -29,16 +30,12 @@ func TestRenderPNG(t *testing.T) {
 	w := renderedWorld(t)
 	var buf bytes.Buffer
 	goal := sim.Pose{X: 2.5, Y: 3.5}
-	if err := sim.RenderPNG(&buf, w, sim.RenderOptions{Scale: 3, Title: "test", Goals: []sim.GoalMarker{{Robot: "robot1", Pose: goal}}}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, sim.RenderPNG(&buf, w, sim.RenderOptions{Scale: 3, Title: "test", Goals: []sim.GoalMarker{{Robot: "robot1", Pose: goal}}}))
 	img, err := png.Decode(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b := img.Bounds(); b.Dx() != 400*3 || b.Dy() != 240*3 {
-		t.Fatalf("image %v, want 1200x720 (3 pixels per cell)", b)
-	}
+	require.NoError(t, err)
+	b := img.Bounds()
+	require.Equal(t, 400*3, b.Dx(), "image %v, want 1200x720 (3 pixels per cell)", b)
+	require.Equal(t, 240*3, b.Dy(), "image %v, want 1200x720 (3 pixels per cell)", b)
 	// World (x, y) is pixel ((x+10)/0.05*3, (6-y)/0.05*3): origin (-10, -6), 240 rows.
 	px := func(x, y float64) (int, int) { return int((x + 10) / 0.05 * 3), int((6 - y) / 0.05 * 3) }
 	at := func(x, y float64) color.RGBA {
@@ -57,9 +54,8 @@ func TestRenderPNG(t *testing.T) {
 		{"the pallet", 0.3, -0.6, color.RGBA{235, 130, 20, 255}},
 		{"robot2's body", 4, -0.1, color.RGBA{220, 50, 47, 255}},
 	} {
-		if got := at(tc.x, tc.y); got != tc.want {
-			t.Errorf("%s at (%v, %v): %v, want %v", tc.what, tc.x, tc.y, got, tc.want)
-		}
+		got := at(tc.x, tc.y)
+		assert.Equal(t, tc.want, got, "%s at (%v, %v): %v, want %v", tc.what, tc.x, tc.y, got, tc.want)
 	}
 	// robot1's trail starts at its spawn: a translucent blue over white,
 	// two pixels wide.
@@ -69,12 +65,9 @@ func TestRenderPNG(t *testing.T) {
 			blue++
 		}
 	}
-	if blue < 2 {
-		t.Errorf("%d blue pixels across the trail near the spawn, want 2 or more", blue)
-	}
-	if err := sim.RenderPNG(io.Discard, w, sim.RenderOptions{Scale: 100}); err == nil || err.Error() != "render Scale 100: want 1 to 32 pixels per cell" {
-		t.Errorf("Scale 100: %v", err)
-	}
+	assert.GreaterOrEqual(t, blue, 2, "%d blue pixels across the trail near the spawn, want 2 or more", blue)
+	err = sim.RenderPNG(io.Discard, w, sim.RenderOptions{Scale: 100})
+	assert.EqualError(t, err, "render Scale 100: want 1 to 32 pixels per cell", "Scale 100: %v", err)
 }
 
 func TestRenderSVG(t *testing.T) {
@@ -84,9 +77,7 @@ func TestRenderSVG(t *testing.T) {
 	err := sim.RenderSVG(&buf, w, sim.RenderOptions{Title: "a <test> & more",
 		Goals: []sim.GoalMarker{{Robot: "robot2", Pose: sim.Pose{X: 2.5, Y: 3.5}}},
 		Paths: []sim.PathMarker{{Robot: "robot2", Path: path}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Well-formed XML, with the elements the picture needs.
 	counts := map[string]int{}
 	var texts []string
@@ -96,9 +87,7 @@ func TestRenderSVG(t *testing.T) {
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
-			t.Fatalf("SVG is not well-formed XML: %v", err)
-		}
+		require.NoError(t, err, "SVG is not well-formed XML")
 		switch e := tok.(type) {
 		case xml.StartElement:
 			counts[e.Name.Local]++
@@ -108,16 +97,14 @@ func TestRenderSVG(t *testing.T) {
 			}
 		}
 	}
-	if counts["svg"] != 1 || counts["rect"] < 100 || counts["polyline"] < 3 || counts["circle"] < 8 {
-		t.Errorf("element counts %v", counts)
+	if assert.Equal(t, 1, counts["svg"], "element counts %v", counts) {
+		assert.GreaterOrEqual(t, counts["rect"], 100, "element counts %v", counts)
+		assert.GreaterOrEqual(t, counts["polyline"], 3, "element counts %v", counts)
+		assert.GreaterOrEqual(t, counts["circle"], 8, "element counts %v", counts)
 	}
 	all := strings.Join(texts, "|")
 	for _, want := range []string{"robot1", "robot2", "dock_west", "dock_lab", "kitchen", "a <test> & more  t=5.0s"} {
-		if !strings.Contains(all, want) {
-			t.Errorf("no text %q in %s", want, all)
-		}
+		assert.Contains(t, all, want, "no text %q in %s", want, all)
 	}
-	if !strings.Contains(buf.String(), `stroke-dasharray`) {
-		t.Error("the planned path is not dashed")
-	}
+	assert.Contains(t, buf.String(), `stroke-dasharray`, "the planned path is not dashed")
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/btrobot/btrobot/sim/internal/worldgen"
 )
 
@@ -16,13 +18,10 @@ func TestShippedWorldsAreGenerated(t *testing.T) {
 		for _, f := range w.Files {
 			path := filepath.Join("..", "worlds", w.Name, f.Name)
 			got, err := os.ReadFile(path)
-			if err != nil {
-				t.Errorf("%v (run go generate ./sim)", err)
+			if !assert.NoError(t, err, "%v (run go generate ./sim)", err) {
 				continue
 			}
-			if !bytes.Equal(got, f.Data) {
-				t.Errorf("%s differs from what worldgen draws (run go generate ./sim)", path)
-			}
+			assert.True(t, bytes.Equal(got, f.Data), "%s differs from what worldgen draws (run go generate ./sim)", path)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -30,12 +32,9 @@ func BenchmarkLoad100k(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		doc, err := Parse("wide.xml", data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := runtime.Build(reg, doc, runtime.BuildConf{Seed: 1}); err != nil {
-			b.Fatal(firstErrors(err, 3))
-		}
+		require.NoError(b, err)
+		_, err = runtime.Build(reg, doc, runtime.BuildConf{Seed: 1})
+		require.NoError(b, err, "%v", firstErrors(err, 3))
 	}
 }
 
@@ -54,9 +53,8 @@ func BenchmarkParse100k(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Parse("wide.xml", data); err != nil {
-			b.Fatal(err)
-		}
+		_, err := Parse("wide.xml", data)
+		require.NoError(b, err)
 	}
 }
 
@@ -67,26 +65,19 @@ func BenchmarkCheck100k(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		doc, err := Parse("wide.xml", data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := runtime.Check(reg, doc, runtime.BuildConf{}); err != nil {
-			b.Fatal(firstErrors(err, 3))
-		}
+		require.NoError(b, err)
+		err = runtime.Check(reg, doc, runtime.BuildConf{})
+		require.NoError(b, err, "%v", firstErrors(err, 3))
 	}
 }
 
 // BenchmarkWrite100k writes the same tree back.
 func BenchmarkWrite100k(b *testing.B) {
 	doc, err := Parse("wide.xml", wideTree(100_000))
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := Write(discard{}, doc); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, Write(discard{}, doc))
 	}
 }
 

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -16,30 +19,21 @@ import (
 // files; review the diff.
 func TestBrokenTrees(t *testing.T) {
 	files, err := filepath.Glob("testdata/broken/*.xml")
-	if err != nil || len(files) < 15 {
-		t.Fatalf("want the catalogue of broken trees, found %d files (%v)", len(files), err)
-	}
+	require.NoError(t, err, "want the catalogue of broken trees, found %d files (%v)", len(files), err)
+	require.GreaterOrEqual(t, len(files), 15, "want the catalogue of broken trees, found %d files (%v)", len(files), err)
 	reg := runtime.NewRegistry()
 	for _, path := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".xml"), func(t *testing.T) {
 			err := CheckFile(reg, path)
-			if err == nil {
-				t.Fatalf("%s checks clean; a broken tree must produce errors", path)
-			}
+			require.Error(t, err, "%s checks clean; a broken tree must produce errors", path)
 			got := strings.Join(errorTexts(t, err), "\n") + "\n"
 			errPath := strings.TrimSuffix(path, ".xml") + ".err"
 			if update {
-				if err := os.WriteFile(errPath, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.WriteFile(errPath, []byte(got), 0o644))
 			}
 			want, err := os.ReadFile(errPath)
-			if err != nil {
-				t.Fatalf("%v (UPDATE_GOLDEN=1 go test ./trees/ writes it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("errors of %s\n got:\n%s\nwant:\n%s", path, got, want)
-			}
+			require.NoError(t, err, "%v (UPDATE_GOLDEN=1 go test ./trees/ writes it)", err)
+			assert.Equal(t, string(want), got, "errors of %s\n got:\n%s\nwant:\n%s", path, got, want)
 		})
 	}
 }

@@ -14,6 +14,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"
@@ -51,19 +54,13 @@ var differences = map[string]string{
 	"set_blackboard_over_script_key": "BT.CPP erases the entry, then throws (a bug); btrobot converts the literal to the entry's type",
 }
 
-func loadManifest(t *testing.T) diffManifest {
+func loadManifest(t testing.TB) diffManifest {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(diffDir, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var m diffManifest
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
-	if len(m.Trees) == 0 {
-		t.Fatal("empty manifest")
-	}
+	require.NoError(t, json.Unmarshal(data, &m))
+	require.NotEmpty(t, m.Trees, "empty manifest")
 	return m
 }
 
@@ -82,7 +79,7 @@ func TestDifferentialAgainstBTCPP(t *testing.T) {
 				t.Logf("documented difference: %s (%s)", reason, strings.Join(problems, "; "))
 				return
 			}
-			t.Errorf("differs from BehaviorTree.CPP %s:\n  %s\n(%s)", m.Version, strings.Join(problems, "\n  "), dt.About)
+			assert.Fail(t, fmt.Sprintf("differs from BehaviorTree.CPP %s:\n  %s\n(%s)", m.Version, strings.Join(problems, "\n  "), dt.About))
 		})
 	}
 	t.Logf("%d of %d trees tick identically to BehaviorTree.CPP %s; %d documented differences", identical, len(m.Trees), m.Version, documented)
@@ -90,7 +87,9 @@ func TestDifferentialAgainstBTCPP(t *testing.T) {
 
 // diffOne runs one tree as `btrobot tick` does (mission.Tick) and returns
 // how it differs from BT.CPP's recorded output.
-func diffOne(t *testing.T, dt diffTree) []string {
+func diffOne(t testing.TB, dt diffTree) []string {
+	t.Helper()
+
 	path := filepath.Join(diffDir, dt.File)
 	var out bytes.Buffer
 	_, err := mission.Tick(&out, mission.TickConf{File: path, Ticks: dt.Ticks, Seed: 1, Set: dt.Set, Substitute: substituteFile(path)})
@@ -222,16 +221,14 @@ func sameValue(w, g any) bool {
 	return reflect.DeepEqual(w, g)
 }
 
-func readJSONLines(t *testing.T, path string) []map[string]any {
+func readJSONLines(t testing.TB, path string) []map[string]any {
 	t.Helper()
 	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return parseJSONLines(t, data)
 }
 
-func parseJSONLines(t *testing.T, data []byte) []map[string]any {
+func parseJSONLines(t testing.TB, data []byte) []map[string]any {
 	t.Helper()
 	var lines []map[string]any
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -243,9 +240,7 @@ func parseJSONLines(t *testing.T, data []byte) []map[string]any {
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
 		dec.UseNumber()
 		var m map[string]any
-		if err := dec.Decode(&m); err != nil {
-			t.Fatalf("bad JSON line %q: %v", sc.Text(), err)
-		}
+		require.NoError(t, dec.Decode(&m), "bad JSON line %q", sc.Text())
 		if tk, ok := m["tick"].(json.Number); ok {
 			n, _ := tk.Int64()
 			m["tick"] = int(n)
@@ -258,7 +253,9 @@ func parseJSONLines(t *testing.T, data []byte) []map[string]any {
 // diffTransitions replays the tree with an observer and compares every
 // status transition with BT.CPP's, naming nodes as BT.CPP does: the
 // subtree path, then the name, or Type::UID for unnamed nodes.
-func diffTransitions(t *testing.T, dt diffTree, path string) []string {
+func diffTransitions(t testing.TB, dt diffTree, path string) []string {
+	t.Helper()
+
 	want := readJSONLines(t, path)
 	doc, err := trees.Load(strings.TrimSuffix(path, ".transitions.jsonl") + ".xml")
 	if err != nil {

@@ -2,11 +2,11 @@ package trees
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -50,29 +50,21 @@ func FuzzParse(f *testing.F) {
 		"inc.xml":      `<root><!-- inc --><include path="sub/deep.xml"/><BehaviorTree ID="Inc"><AlwaysSuccess/></BehaviorTree><TreeNodesModel><Action ID="B"/></TreeNodesModel></root>`,
 		"sub/deep.xml": `<root><BehaviorTree ID="Deep"><!-- deep --><AlwaysFailure/></BehaviorTree></root>`,
 	} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			f.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			f.Fatal(err)
-		}
+		require.NoError(f, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+		require.NoError(f, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		name := filepath.Join(dir, "fuzz.xml")
 		doc, err := Parse(name, data)
 		if err != nil {
 			var le *LoadError
-			if !errors.As(err, &le) || len(le.Errs) == 0 {
-				t.Fatalf("error %T %v is not a LoadError with problems", err, err)
-			}
+			require.ErrorAs(t, err, &le, "error %T %v is not a LoadError with problems", err, err)
+			require.NotEmpty(t, le.Errs, "error %T %v is not a LoadError with problems", err, err)
 			for _, e := range le.Errs {
-				if e.Pos.File == "" || e.Msg == "" {
-					t.Fatalf("problem without file or message: %#v", e)
-				}
+				require.NotEqual(t, "", e.Pos.File, "problem without file or message: %#v", e)
+				require.NotEqual(t, "", e.Msg, "problem without file or message: %#v", e)
 			}
-			if le.Unreadable != (doc == nil) {
-				t.Fatalf("Unreadable %v but document %v", le.Unreadable, doc != nil)
-			}
+			require.Equal(t, (doc == nil), le.Unreadable, "Unreadable %v but document %v", le.Unreadable, doc != nil)
 			if doc != nil {
 				_ = runtime.Check(reg, doc, runtime.BuildConf{})
 			}
@@ -80,19 +72,14 @@ func FuzzParse(f *testing.F) {
 		}
 		_ = runtime.Check(reg, doc, runtime.BuildConf{})
 		var out bytes.Buffer
-		if err := Write(&out, doc); err != nil {
-			t.Fatalf("a document that loaded cleanly does not write: %v", err)
-		}
+		require.NoError(t, Write(&out, doc), "a document that loaded cleanly does not write")
 		again, err := Parse(name, out.Bytes())
-		if err != nil {
-			t.Fatalf("written document does not load: %v\n%s", err, out.String())
-		}
-		if a, b := stripped(doc), stripped(again); !reflect.DeepEqual(a, b) {
-			t.Fatalf("round trip changed the document\nbefore:\n%s\nafter:\n%s", dump(a), dump(b))
-		}
+		require.NoError(t, err, "written document does not load: %v\n%s", err, out.String())
+		a, b := stripped(doc), stripped(again)
+		require.Equal(t, b, a, "round trip changed the document\nbefore:\n%s\nafter:\n%s", dump(a), dump(b))
 		var out2 bytes.Buffer
-		if err := Write(&out2, again); err != nil || !bytes.Equal(out.Bytes(), out2.Bytes()) {
-			t.Fatalf("writing is not a fixed point (%v)", err)
-		}
+		err = Write(&out2, again)
+		require.NoError(t, err, "writing is not a fixed point (%v)", err)
+		require.True(t, bytes.Equal(out.Bytes(), out2.Bytes()), "writing is not a fixed point (%v)", err)
 	})
 }

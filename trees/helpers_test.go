@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -62,7 +64,7 @@ func strippedAttrs(as []runtime.Attr) []runtime.Attr {
 
 // errorTexts returns the messages of a LoadError (or any error) one per
 // element, as `check` prints them.
-func errorTexts(t *testing.T, err error) []string {
+func errorTexts(t testing.TB, err error) []string {
 	t.Helper()
 	if err == nil {
 		return nil
@@ -81,9 +83,7 @@ func errorTexts(t *testing.T, err error) []string {
 func mustParse(t testing.TB, name, src string) *runtime.Document {
 	t.Helper()
 	doc, err := Parse(name, []byte(src))
-	if err != nil {
-		t.Fatalf("Parse %s: %v", name, err)
-	}
+	require.NoError(t, err, "Parse %s", name)
 	return doc
 }
 

@@ -1,13 +1,15 @@
 package trees
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -135,9 +137,8 @@ func TestParseDocuments(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			doc := mustParse(t, "t.xml", c.xml)
-			if got := bare(doc); !reflect.DeepEqual(got, c.want) {
-				t.Errorf("got\n%s\nwant\n%s", dump(got), dump(c.want))
-			}
+			got := bare(doc)
+			assert.Equal(t, c.want, got, "got\n%s\nwant\n%s", dump(got), dump(c.want))
 		})
 	}
 }
@@ -178,9 +179,7 @@ func TestPositions(t *testing.T) {
 		"always.y":      "pos.xml:5:10",
 		"model":         "pos.xml:9:5",
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("positions\n got %v\nwant %v", got, want)
-	}
+	assert.Equal(t, want, got, "positions\n got %v\nwant %v", got, want)
 }
 
 // TestParseErrors: each problem is reported with file:line:col and what
@@ -299,23 +298,13 @@ func TestParseErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			doc, err := Parse("e.xml", []byte(c.xml))
-			if err == nil {
-				t.Fatalf("no error; want %q", c.want)
-			}
+			require.Error(t, err, "no error; want %q", c.want)
 			got := errorTexts(t, err)
-			if !reflect.DeepEqual(got, c.want) {
-				t.Errorf("errors\n got %q\nwant %q", got, c.want)
-			}
+			assert.Equal(t, c.want, got, "errors\n got %q\nwant %q", got, c.want)
 			var le *LoadError
-			if !errors.As(err, &le) {
-				t.Fatalf("error is a %T, want *LoadError", err)
-			}
-			if le.Unreadable != c.unreadable {
-				t.Errorf("Unreadable = %v, want %v", le.Unreadable, c.unreadable)
-			}
-			if (doc == nil) != c.unreadable {
-				t.Errorf("document returned = %v; want one exactly when the file is readable", doc != nil)
-			}
+			require.ErrorAs(t, err, &le, "error is a %T, want *LoadError", err)
+			assert.Equal(t, c.unreadable, le.Unreadable, "Unreadable = %v, want %v", le.Unreadable, c.unreadable)
+			assert.Equal(t, c.unreadable, (doc == nil), "document returned = %v; want one exactly when the file is readable", doc != nil)
 		})
 	}
 }
@@ -324,9 +313,8 @@ func TestFileLimits(t *testing.T) {
 	big := make([]byte, MaxFileSize+1)
 	_, err := Parse("big.xml", big)
 	want := []string{"big.xml: file is 33554433 bytes, more than the 33554432 bytes (32 MiB) a tree file may have"}
-	if got := errorTexts(t, err); !reflect.DeepEqual(got, want) {
-		t.Errorf("Parse: got %q, want %q", got, want)
-	}
+	got := errorTexts(t, err)
+	assert.Equal(t, want, got, "Parse: got %q, want %q", got, want)
 }
 
 // TestInclude: <include path> is relative to the including file; each file
@@ -336,12 +324,8 @@ func TestInclude(t *testing.T) {
 	write := func(name, src string) {
 		t.Helper()
 		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
 	}
 	write("main.xml", `<root BTCPP_format="4" main_tree_to_execute="Main">
   <include path="lib/dock.xml"/>
@@ -358,42 +342,32 @@ func TestInclude(t *testing.T) {
 	write("lib/common/models.xml", `<root BTCPP_format="4"><TreeNodesModel><Action ID="Docking"/></TreeNodesModel></root>`)
 
 	doc, err := Load(filepath.Join(dir, "main.xml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var ids []string
 	for _, tr := range doc.Trees {
 		ids = append(ids, tr.ID)
 	}
-	if want := []string{"Dock", "Main", "Spin"}; !reflect.DeepEqual(ids, want) {
-		t.Errorf("trees %v, want %v (in document order, includes in place)", ids, want)
+	assert.Equal(t, []string{"Dock", "Main", "Spin"}, ids, "trees in document order, includes in place")
+	assert.Equal(t, "Main", doc.Main, "main tree %q, want the including file's", doc.Main)
+	if assert.Len(t, doc.Models, 1, "models %v, want Docking once", doc.Models) {
+		assert.Equal(t, "Docking", doc.Models[0].ID, "models %v, want Docking once", doc.Models)
 	}
-	if doc.Main != "Main" {
-		t.Errorf("main tree %q, want the including file's", doc.Main)
-	}
-	if len(doc.Models) != 1 || doc.Models[0].ID != "Docking" {
-		t.Errorf("models %v, want Docking once", doc.Models)
-	}
-	if got, want := doc.Tree("Dock").Root.Pos.String(), filepath.Join(dir, "lib/dock.xml")+":3:27"; got != want {
-		t.Errorf("included node at %s, want %s", got, want)
-	}
+	assert.Equal(t, filepath.Join(dir, "lib/dock.xml")+":3:27", doc.Tree("Dock").Root.Pos.String(), "the included node's position")
 
 	write("a.xml", `<root BTCPP_format="4"><include path="sub/b.xml"/></root>`)
 	write("sub/b.xml", `<root BTCPP_format="4"><include path="../a.xml"/></root>`)
 	_, err = Load(filepath.Join(dir, "a.xml"))
 	a, b := filepath.Join(dir, "a.xml"), filepath.Join(dir, "sub/b.xml")
 	want := []string{b + ":1:33: include cycle: " + a + " → " + b + " → " + filepath.Join(dir, "sub/../a.xml")}
-	if got := errorTexts(t, err); !reflect.DeepEqual(got, want) {
-		t.Errorf("cycle: got %q, want %q", got, want)
-	}
+	got := errorTexts(t, err)
+	assert.Equal(t, want, got, "cycle: got %q, want %q", got, want)
 
 	write("self.xml", `<root BTCPP_format="4"><include path="self.xml"/></root>`)
 	_, err = Load(filepath.Join(dir, "self.xml"))
 	self := filepath.Join(dir, "self.xml")
 	want = []string{self + ":1:33: include cycle: " + self + " → " + self}
-	if got := errorTexts(t, err); !reflect.DeepEqual(got, want) {
-		t.Errorf("self include: got %q, want %q", got, want)
-	}
+	got = errorTexts(t, err)
+	assert.Equal(t, want, got, "self include: got %q, want %q", got, want)
 
 	write("broken.xml", `<root BTCPP_format="4"><include path="nowhere.xml"/><include path="bad.xml"/></root>`)
 	write("bad.xml", "<root>\n<BehaviorTree ID='x'>\n</root>")
@@ -402,12 +376,11 @@ func TestInclude(t *testing.T) {
 		filepath.Join(dir, "broken.xml") + ":1:33: cannot include nowhere.xml: no such file or directory",
 		filepath.Join(dir, "bad.xml") + ":3:1: </root> does not match <BehaviorTree>: close <BehaviorTree> first",
 	}
-	if got := errorTexts(t, err); !reflect.DeepEqual(got, want) {
-		t.Errorf("unreadable includes: got %q, want %q", got, want)
-	}
+	got = errorTexts(t, err)
+	assert.Equal(t, want, got, "unreadable includes: got %q, want %q", got, want)
 	var le *LoadError
-	if !errors.As(err, &le) || !le.Unreadable {
-		t.Errorf("an unreadable include makes the load Unreadable: %#v", err)
+	if assert.ErrorAs(t, err, &le, "an unreadable include makes the load Unreadable: %#v", err) {
+		assert.True(t, le.Unreadable, "an unreadable include makes the load Unreadable: %#v", err)
 	}
 }
 
@@ -415,11 +388,7 @@ func TestInclude(t *testing.T) {
 // the name it is given.
 func TestParseIncludeFromName(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "lib.xml"), []byte(`<root><BehaviorTree ID="Lib"><AlwaysSuccess/></BehaviorTree></root>`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "lib.xml"), []byte(`<root><BehaviorTree ID="Lib"><AlwaysSuccess/></BehaviorTree></root>`), 0o644))
 	doc := mustParse(t, filepath.Join(dir, "virtual.xml"), `<root BTCPP_format="4"><include path="lib.xml"/></root>`)
-	if doc.Tree("Lib") == nil {
-		t.Errorf("included tree missing: %v", dump(stripped(doc)))
-	}
+	assert.NotNil(t, doc.Tree("Lib"), "included tree missing: %v", dump(stripped(doc)))
 }

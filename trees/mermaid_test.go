@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -27,9 +30,7 @@ func TestWriteMermaid(t *testing.T) {
   <TreeNodesModel><Condition ID="Drive"/></TreeNodesModel>
 </root>`
 	doc, err := Parse("m.xml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cases := []struct {
 		name string
 		id   string
@@ -59,17 +60,11 @@ func TestWriteMermaid(t *testing.T) {
 	}
 	for _, tc := range cases {
 		var b strings.Builder
-		if err := WriteMermaid(&b, doc, tc.id, tc.reg); err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		if b.String() != tc.want {
-			t.Errorf("%s:\n got %s\nwant %s", tc.name, b.String(), tc.want)
-		}
+		require.NoError(t, WriteMermaid(&b, doc, tc.id, tc.reg), "%s", tc.name)
+		assert.Equal(t, tc.want, b.String(), "%s:\n got %s\nwant %s", tc.name, b.String(), tc.want)
 	}
-	if err := WriteMermaid(&strings.Builder{}, doc, "Vist", nil); err == nil || !strings.Contains(err.Error(), `no tree "Vist" (did you mean Visit?)`) {
-		t.Errorf("unknown tree: %v", err)
-	}
-	if err := WriteMermaid(&strings.Builder{}, nil, "", nil); err == nil {
-		t.Error("nil document: no error")
-	}
+	err = WriteMermaid(&strings.Builder{}, doc, "Vist", nil)
+	assert.ErrorContains(t, err, `no tree "Vist" (did you mean Visit?)`, "unknown tree: %v", err)
+	err = WriteMermaid(&strings.Builder{}, nil, "", nil)
+	assert.Error(t, err, "nil document: no error")
 }

@@ -4,6 +4,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -11,13 +14,10 @@ import (
 // with the built-in palette.
 func TestMissionsCheck(t *testing.T) {
 	files, _ := filepath.Glob("missions/*.xml")
-	if len(files) == 0 {
-		t.Fatal("no missions in trees/missions")
-	}
+	require.NotEmpty(t, files, "no missions in trees/missions")
 	for _, path := range files {
-		if err := CheckFile(runtime.NewRegistry(), path); err != nil {
-			t.Errorf("%s:\n%v", path, err)
-		}
+		err := CheckFile(runtime.NewRegistry(), path)
+		assert.NoError(t, err, "%s:\n%v", path, err)
 	}
 }
 
@@ -25,29 +25,19 @@ func TestMissionsCheck(t *testing.T) {
 // what it must show.
 func TestHelloMission(t *testing.T) {
 	doc, err := Load("missions/hello.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tree, err := runtime.Build(runtime.NewRegistry(), doc, runtime.BuildConf{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []runtime.Status{runtime.Running, runtime.Running, runtime.Success, runtime.Running}
 	for i, w := range want {
 		st, err := tree.TickExactlyOnce()
-		if err != nil {
-			t.Fatalf("tick %d: %v", i+1, err)
-		}
-		if st != w {
-			t.Errorf("tick %d: %v, want %v", i+1, st, w)
-		}
+		require.NoError(t, err, "tick %d", i+1)
+		assert.Equal(t, w, st, "tick %d: %v, want %v", i+1, st, w)
 		if i == 2 {
 			got := tree.Blackboard().Snapshot()
 			wantBB := map[string]any{"laps": 3, "battery": 0.25, "greeting": "hello, world: 3 laps done"}
 			for k, v := range wantBB {
-				if got[k] != v {
-					t.Errorf("after tick 3, %s = %#v, want %#v (blackboard %v)", k, got[k], v, got)
-				}
+				assert.True(t, got[k] == v, "after tick 3, %s = %#v, want %#v (blackboard %v)", k, got[k], v, got)
 			}
 		}
 	}

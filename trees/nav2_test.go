@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -14,12 +17,8 @@ import (
 // reported unknown: the check is not vacuous.
 func TestNav2Trees(t *testing.T) {
 	models, err := Load("testdata/nav2/nav2_models.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(models.Models) < 25 {
-		t.Fatalf("%d Nav2 models, want the nodes the trees use", len(models.Models))
-	}
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(models.Models), 25, "%d Nav2 models, want the nodes the trees use", len(models.Models))
 	files, _ := filepath.Glob("testdata/nav2/*.xml")
 	reg := runtime.NewRegistry()
 	trees := 0
@@ -31,35 +30,26 @@ func TestNav2Trees(t *testing.T) {
 		trees++
 		t.Run(strings.TrimSuffix(base, ".xml"), func(t *testing.T) {
 			doc, err := Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := runtime.Check(reg, doc, runtime.BuildConf{}); err == nil || !strings.Contains(err.Error(), "unknown node type") {
-				t.Errorf("without models the tree should have unknown nodes; Check said %v", err)
-			}
+			require.NoError(t, err)
+			err = runtime.Check(reg, doc, runtime.BuildConf{})
+			assert.ErrorContains(t, err, "unknown node type", "without models the tree should have unknown nodes; Check said %v", err)
 			doc.Models = append(doc.Models, models.Models...)
-			if err := runtime.Check(reg, doc, runtime.BuildConf{}); err != nil {
-				t.Errorf("with Nav2's models:\n%v", err)
-			}
+			err = runtime.Check(reg, doc, runtime.BuildConf{})
+			assert.NoError(t, err, "with Nav2's models:\n%v", err)
 		})
 	}
-	if trees < 5 {
-		t.Errorf("%d Nav2 trees, want at least 5", trees)
-	}
+	assert.GreaterOrEqual(t, trees, 5, "%d Nav2 trees, want at least 5", trees)
 }
 
 // TestNav2WithIncludes: a mission file that includes the models and a tree
 // checks clean as one file, as `btrobot check` sees it.
 func TestNav2WithIncludes(t *testing.T) {
-	if err := CheckFile(runtime.NewRegistry(), "testdata/nav2/with_models.xml"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, CheckFile(runtime.NewRegistry(), "testdata/nav2/with_models.xml"))
 	doc, err := Load("testdata/nav2/with_models.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if doc.Main != "NavigateToPoseWReplanningAndRecovery" || doc.Tree(doc.Main) == nil || doc.Model("FollowPath") == nil {
-		t.Errorf("included tree or models missing: main %q, %d trees, %d models", doc.Main, len(doc.Trees), len(doc.Models))
+	require.NoError(t, err)
+	if assert.Equal(t, "NavigateToPoseWReplanningAndRecovery", doc.Main, "included tree or models missing: main %q, %d trees, %d models", doc.Main, len(doc.Trees), len(doc.Models)) {
+		assert.NotNil(t, doc.Tree(doc.Main), "included tree or models missing: main %q, %d trees, %d models", doc.Main, len(doc.Trees), len(doc.Models))
+		assert.NotNil(t, doc.Model("FollowPath"), "included tree or models missing: main %q, %d trees, %d models", doc.Main, len(doc.Trees), len(doc.Models))
 	}
 }
 
@@ -85,7 +75,6 @@ func TestNav2ModelMistakes(t *testing.T) {
 		`testdata/nav2/mistakes.xml:7:54: M/PipelineSequence/WouldAPlannerRecoveryHelp: port "error_codes_to_check" ([]int): element 2: "x" is not an integer that fits int`,
 		`testdata/nav2/mistakes.xml:8:13: M/PipelineSequence/Spin: port "spin_dist" wants blackboard entry "code" as float64, but M/PipelineSequence/FollowPath port "error_code_id" declared it uint16 at testdata/nav2/mistakes.xml:6:33`,
 	}
-	if got := errorTexts(t, err); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	got := errorTexts(t, err)
+	assert.Equal(t, strings.Join(want, "\n"), strings.Join(got, "\n"), "got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 }

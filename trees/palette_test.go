@@ -2,6 +2,7 @@ package trees
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -41,9 +45,7 @@ func paletteRegistry(t testing.TB) *runtime.Registry {
 		},
 		New: func(*runtime.Config) (runtime.Node, error) { return &testLeaf{}, nil },
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return reg
 }
 
@@ -53,21 +55,15 @@ func paletteRegistry(t testing.TB) *runtime.Registry {
 func TestGrootModel(t *testing.T) {
 	reg := paletteRegistry(t)
 	var out bytes.Buffer
-	if err := WriteGrootModel(&out, reg); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, WriteGrootModel(&out, reg))
 	doc, err := Parse("palette.xml", out.Bytes())
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
-	}
+	require.NoError(t, err, "%v\n%s", err, out.String())
 	types := paletteTypes(reg)
-	if len(doc.Models) != len(types) || len(types) < 10 {
-		t.Fatalf("%d models for %d node types", len(doc.Models), len(types))
-	}
+	require.Len(t, doc.Models, len(types), "%d models for %d node types", len(doc.Models), len(types))
+	require.GreaterOrEqual(t, len(types), 10, "%d models for %d node types", len(doc.Models), len(types))
 	for i, nt := range types {
 		m := doc.Models[i]
-		if m.ID != nt.ID || m.Kind != nt.Kind || m.Description != nt.Summary || len(m.Ports) != len(nt.Ports) {
-			t.Errorf("model %d: %s %v %q with %d ports, want %s %v %q with %d", i, m.ID, m.Kind, m.Description, len(m.Ports), nt.ID, nt.Kind, nt.Summary, len(nt.Ports))
+		if !assert.Equal(t, []any{nt.ID, nt.Kind, nt.Summary, len(nt.Ports)}, []any{m.ID, m.Kind, m.Description, len(m.Ports)}, "model %d: ID, kind, description, number of ports", i) {
 			continue
 		}
 		for j, want := range nt.Ports {
@@ -76,13 +72,14 @@ func TestGrootModel(t *testing.T) {
 			if wantType == runtime.AnyType {
 				wantType = nil
 			}
-			if got.Name != want.Name || got.Dir != want.Dir || got.Default != want.Default || got.HasDefault != want.HasDefault ||
-				got.Description != strings.TrimSpace(want.Description) || got.Type != wantType {
-				t.Errorf("%s port %s: got %+v, want %+v", nt.ID, want.Name, got, want)
-			}
-			if name := PortTypeName(want.Type); m.TypeNames[want.Name] != name {
-				t.Errorf("%s port %s: type written as %q, want %q", nt.ID, want.Name, m.TypeNames[want.Name], name)
-			}
+			assert.Equal(t, want.Name, got.Name, "%s port %s: got %+v, want %+v", nt.ID, want.Name, got, want)
+			assert.Equal(t, want.Dir, got.Dir, "%s port %s: got %+v, want %+v", nt.ID, want.Name, got, want)
+			assert.Equal(t, want.Default, got.Default, "%s port %s: got %+v, want %+v", nt.ID, want.Name, got, want)
+			assert.Equal(t, want.HasDefault, got.HasDefault, "%s port %s: got %+v, want %+v", nt.ID, want.Name, got, want)
+			assert.Equal(t, strings.TrimSpace(want.Description), got.Description, "%s port %s: got %+v, want %+v", nt.ID, want.Name, got, want)
+			assert.True(t, got.Type == wantType, "%s port %s: got %+v, want %+v", nt.ID, want.Name, got, want)
+			name := PortTypeName(want.Type)
+			assert.Equal(t, name, m.TypeNames[want.Name], "%s port %s: type written as %q, want %q", nt.ID, want.Name, m.TypeNames[want.Name], name)
 		}
 	}
 	for _, want := range []string{
@@ -94,13 +91,9 @@ func TestGrootModel(t *testing.T) {
 		`<inout_port name="plan">the path, updated while driving</inout_port>`,
 		`<Metadata description="Drives to a goal; RUNNING while driving."/>`,
 	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("palette lacks %s", want)
-		}
+		assert.Contains(t, out.String(), want, "palette lacks %s", want)
 	}
-	if strings.Contains(out.String(), `ID="SubTree"`) {
-		t.Error("the SubTree element is not a palette model: <SubTree ID=…> in a TreeNodesModel declares a tree's ports")
-	}
+	assert.NotContains(t, out.String(), `ID="SubTree"`, "the SubTree element is not a palette model: <SubTree ID=…> in a TreeNodesModel declares a tree's ports")
 }
 
 // TestPortTypeNames: the names the palette gives Go types, and back.
@@ -126,27 +119,20 @@ func TestPortTypeNames(t *testing.T) {
 		{runtime.AnyType, "", false},
 	}
 	for _, c := range cases {
-		if got := PortTypeName(c.typ); got != c.name {
-			t.Errorf("PortTypeName(%v) = %q, want %q", c.typ, got, c.name)
-		}
+		got := PortTypeName(c.typ)
+		assert.Equal(t, c.name, got, "PortTypeName(%v) = %q, want %q", c.typ, got, c.name)
 		back, known := ParsePortType(c.name)
-		if c.back && (back != c.typ || !known) {
-			t.Errorf("ParsePortType(%q) = %v, %v; want %v", c.name, back, known, c.typ)
-		}
-		if !c.back && c.typ != runtime.AnyType && (back != nil || known) {
-			t.Errorf("ParsePortType(%q) = %v, %v; want unknown", c.name, back, known)
-		}
+		assert.False(t, c.back && (back != c.typ || !known), "ParsePortType(%q) = %v, %v; want %v", c.name, back, known, c.typ)
+		assert.False(t, !c.back && c.typ != runtime.AnyType && (back != nil || known), "ParsePortType(%q) = %v, %v; want unknown", c.name, back, known)
 	}
 }
 
 // xmllint returns the path of xmllint, failing in CI when it is missing.
-func xmllint(t *testing.T) string {
+func xmllint(t testing.TB) string {
 	t.Helper()
 	path, err := exec.LookPath("xmllint")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("xmllint is missing (Debian package libxml2-utils)")
-		}
+		require.NotEqual(t, "true", os.Getenv("CI"), "xmllint is missing (Debian package libxml2-utils)")
 		t.Skip("xmllint is missing (apt-get install libxml2-utils); the XSD is not validated")
 	}
 	return path
@@ -158,13 +144,9 @@ func TestXSD(t *testing.T) {
 	lint := xmllint(t)
 	dir := t.TempDir()
 	var xsd bytes.Buffer
-	if err := WriteXSD(&xsd, paletteRegistry(t)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, WriteXSD(&xsd, paletteRegistry(t)))
 	schema := filepath.Join(dir, "btrobot.xsd")
-	if err := os.WriteFile(schema, xsd.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(schema, xsd.Bytes(), 0o644))
 	tree := func(body string) string {
 		return `<root BTCPP_format="4" main_tree_to_execute="Main"><BehaviorTree ID="Main">` + body + `</BehaviorTree><BehaviorTree ID="Dock"><AlwaysSuccess/></BehaviorTree></root>`
 	}
@@ -205,17 +187,15 @@ func TestXSD(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			file := filepath.Join(dir, "tree.xml")
-			if err := os.WriteFile(file, []byte(c.xml), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(file, []byte(c.xml), 0o644))
 			out, err := exec.Command(lint, "--noout", "--schema", schema, file).CombinedOutput()
 			switch {
 			case c.wantErr == "" && err != nil:
-				t.Errorf("valid file rejected: %v\n%s", err, out)
+				assert.Fail(t, fmt.Sprintf("valid file rejected: %v\n%s", err, out))
 			case c.wantErr != "" && err == nil:
-				t.Errorf("invalid file accepted:\n%s", out)
+				assert.Fail(t, fmt.Sprintf("invalid file accepted:\n%s", out))
 			case c.wantErr != "" && !strings.Contains(string(out), c.wantErr):
-				t.Errorf("xmllint does not name %q:\n%s", c.wantErr, out)
+				assert.Fail(t, fmt.Sprintf("xmllint does not name %q:\n%s", c.wantErr, out))
 			}
 		})
 	}
@@ -229,9 +209,7 @@ func TestXSD(t *testing.T) {
 		// Only validity counts here; TestTreeFilesAreWellFormed checks
 		// that the files are well-formed.
 		out, _ := exec.Command(lint, "--noout", "--schema", schema, path).CombinedOutput()
-		if strings.Contains(string(out), "validity error") {
-			t.Errorf("%s passes runtime.Check but not the schema: %s", path, out)
-		}
+		assert.NotContains(t, string(out), "validity error", "%s passes runtime.Check but not the schema: %s", path, out)
 	}
 }
 
@@ -239,9 +217,7 @@ func TestXSD(t *testing.T) {
 // children, contract and ports.
 func TestMarkdown(t *testing.T) {
 	var out bytes.Buffer
-	if err := WriteMarkdown(&out, paletteRegistry(t)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, WriteMarkdown(&out, paletteRegistry(t)))
 	text := out.String()
 	want := "## Skills\n\n### DriveTo\n\nDrives to a goal; RUNNING while driving.\n\n" +
 		"*Action · children: none*\n\n" +
@@ -256,9 +232,7 @@ func TestMarkdown(t *testing.T) {
 		"| `tolerance` | input | `[]float64` | `0.1;0.1;0.2` | x;y;yaw |\n" +
 		"| `distance` | output | `float64` |  | metres driven |\n" +
 		"| `plan` | inout | `any` | *required* | the path, updated while driving |\n"
-	if !strings.Contains(text, want) {
-		t.Errorf("reference lacks the DriveTo entry\nwant:\n%s\ngot:\n%s", want, text)
-	}
+	assert.Contains(t, text, want, "reference lacks the DriveTo entry\nwant:\n%s\ngot:\n%s", want, text)
 	// Categories: the built-in ones first, in reading order, then the others.
 	var order []string
 	for _, line := range strings.Split(text, "\n") {
@@ -266,9 +240,7 @@ func TestMarkdown(t *testing.T) {
 			order = append(order, h)
 		}
 	}
-	if want := []string{"Control nodes", "Decorators", "Actions", "Conditions", "Subtrees", "Skills"}; !reflect.DeepEqual(order, want) {
-		t.Errorf("categories %v, want %v", order, want)
-	}
+	assert.Equal(t, []string{"Control nodes", "Decorators", "Actions", "Conditions", "Subtrees", "Skills"}, order, "categories")
 	for _, want := range []string{
 		"- [Skills](#skills): [DriveTo](#driveto)\n",
 		"### Sequence\n",
@@ -277,9 +249,7 @@ func TestMarkdown(t *testing.T) {
 		"### SubTree\n",
 		"*SubTree · children: none (it runs the tree its ID names)*",
 	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("reference lacks %q", want)
-		}
+		assert.Contains(t, text, want, "reference lacks %q", want)
 	}
 }
 

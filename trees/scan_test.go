@@ -3,6 +3,9 @@ package trees
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestDecode: references and line ends in values and text.
@@ -23,9 +26,8 @@ func TestDecode(t *testing.T) {
 	}
 	for _, c := range cases {
 		got, _, msg := decode(c.raw)
-		if msg != c.err || (c.err == "" && got != c.want) {
-			t.Errorf("decode(%q) = %q, %q; want %q, %q", c.raw, got, msg, c.want, c.err)
-		}
+		assert.Equal(t, c.err, msg, "decode(%q) = %q, %q; want %q, %q", c.raw, got, msg, c.want, c.err)
+		assert.False(t, c.err == "" && got != c.want, "decode(%q) = %q, %q; want %q, %q", c.raw, got, msg, c.want, c.err)
 	}
 }
 
@@ -41,14 +43,13 @@ func TestCheckChars(t *testing.T) {
 	for n := 0; n < 40; n++ {
 		for _, b := range bad {
 			src := strings.Repeat("a", n) + b.s + strings.Repeat("b", 9)
-			if err := checkChars(src, 0); err == nil || err.off != n+b.skip {
-				t.Fatalf("%q after %d bytes: got %v", b.s, n, err)
-			}
+			err := checkChars(src, 0)
+			require.NotNil(t, err, "%q after %d bytes: got %v", b.s, n, err)
+			require.Equal(t, n+b.skip, err.off, "%q after %d bytes: got %v", b.s, n, err)
 		}
 		ok := strings.Repeat("é\t\n\r ~\x7f", n)
-		if err := checkChars(ok, 0); err != nil {
-			t.Fatalf("%q: %v", ok, err)
-		}
+		err := checkChars(ok, 0)
+		require.Nil(t, err, "%q: %v", ok, err)
 	}
 }
 
@@ -59,8 +60,8 @@ func TestLineCounter(t *testing.T) {
 	for _, c := range []struct{ off, line, col int }{
 		{0, 1, 1}, {4, 2, 2}, {9, 4, 1}, {1, 1, 2}, {7, 2, 4}, {8, 3, 1}, {11, 4, 3}, {100, 4, 4},
 	} {
-		if line, col := lc.pos(c.off); line != c.line || col != c.col {
-			t.Errorf("pos(%d) = %d:%d, want %d:%d", c.off, line, col, c.line, c.col)
-		}
+		line, col := lc.pos(c.off)
+		assert.Equal(t, c.line, line, "pos(%d) = %d:%d, want %d:%d", c.off, line, col, c.line, c.col)
+		assert.Equal(t, c.col, col, "pos(%d) = %d:%d, want %d:%d", c.off, line, col, c.line, c.col)
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -18,7 +20,7 @@ var update = os.Getenv("UPDATE_GOLDEN") != ""
 
 // treeFiles returns every XML file under testdata that loads cleanly: the
 // round-trip samples, the differential suite, the Nav2 trees, the missions.
-func treeFiles(t *testing.T) []string {
+func treeFiles(t testing.TB) []string {
 	t.Helper()
 	var files []string
 	for _, root := range []string{"testdata", "missions"} {
@@ -31,13 +33,9 @@ func treeFiles(t *testing.T) []string {
 			}
 			return nil
 		})
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
+		require.False(t, err != nil && !os.IsNotExist(err), "%v", err)
 	}
-	if len(files) == 0 {
-		t.Fatal("no tree files under testdata")
-	}
+	require.NotEmpty(t, files, "no tree files under testdata")
 	return files
 }
 
@@ -54,28 +52,17 @@ func TestRoundTrip(t *testing.T) {
 		tried++
 		t.Run(path, func(t *testing.T) {
 			var out bytes.Buffer
-			if err := Write(&out, doc); err != nil {
-				t.Fatalf("Write: %v", err)
-			}
+			require.NoError(t, Write(&out, doc), "Write")
 			again, err := Parse(path, out.Bytes()) // where its includes are
-			if err != nil {
-				t.Fatalf("written file does not load: %v\n%s", err, out.String())
-			}
-			if a, b := stripped(doc), stripped(again); !reflect.DeepEqual(a, b) {
-				t.Fatalf("load -> write -> load changed the document\nbefore:\n%s\nafter:\n%s", dump(a), dump(b))
-			}
+			require.NoError(t, err, "written file does not load: %v\n%s", err, out.String())
+			a, b := stripped(doc), stripped(again)
+			require.Equal(t, b, a, "load -> write -> load changed the document\nbefore:\n%s\nafter:\n%s", dump(a), dump(b))
 			var out2 bytes.Buffer
-			if err := Write(&out2, again); err != nil {
-				t.Fatal(err)
-			}
-			if out.String() != out2.String() {
-				t.Errorf("writing is not a fixed point:\n%s\n---\n%s", out.String(), out2.String())
-			}
+			require.NoError(t, Write(&out2, again))
+			assert.Equal(t, out2.String(), out.String(), "writing is not a fixed point:\n%s\n---\n%s", out.String(), out2.String())
 		})
 	}
-	if tried < 3 {
-		t.Errorf("only %d clean tree files round-tripped", tried)
-	}
+	assert.GreaterOrEqual(t, tried, 3, "only %d clean tree files round-tripped", tried)
 }
 
 // TestWriteGolden: the canonical form of a Groot2 file and a hand-written
@@ -90,31 +77,19 @@ func TestWriteGolden(t *testing.T) {
 		n++
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			doc, err := Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var out bytes.Buffer
-			if err := Write(&out, doc); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, Write(&out, doc))
 			golden := strings.TrimSuffix(path, ".xml") + ".golden.xml"
 			if update {
-				if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.WriteFile(golden, out.Bytes(), 0o644))
 			}
 			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (create it with UPDATE_GOLDEN=1 go test ./trees/)", err)
-			}
-			if out.String() != string(want) {
-				t.Errorf("Write(%s) differs from %s (UPDATE_GOLDEN=1 go test ./trees/ rewrites it):\n%s", path, golden, out.String())
-			}
+			require.NoError(t, err, "%v (create it with UPDATE_GOLDEN=1 go test ./trees/)", err)
+			assert.Equal(t, string(want), out.String(), "Write(%s) differs from %s (UPDATE_GOLDEN=1 go test ./trees/ rewrites it):\n%s", path, golden, out.String())
 		})
 	}
-	if n < 2 {
-		t.Errorf("want at least 2 round-trip samples, have %d", n)
-	}
+	assert.GreaterOrEqual(t, n, 2, "want at least 2 round-trip samples, have %d", n)
 }
 
 // TestGroot2FileKeepsMeaning: what a Groot2 file says survives a round trip
@@ -122,13 +97,9 @@ func TestWriteGolden(t *testing.T) {
 // defaults, descriptions.
 func TestGroot2FileKeepsMeaning(t *testing.T) {
 	doc, err := Load("testdata/roundtrip/groot2_project.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var out bytes.Buffer
-	if err := Write(&out, doc); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, Write(&out, doc))
 	text := out.String()
 	for _, want := range []string{
 		`<root BTCPP_format="4" main_tree_to_execute="MainTree">`,
@@ -141,9 +112,7 @@ func TestGroot2FileKeepsMeaning(t *testing.T) {
 		`<Metadata description="Grasps the object at target"/>`,
 		`<SubTree ID="Search" editable="true">`, // Groot2's own attributes survive
 	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("written file lacks %s\n%s", want, text)
-		}
+		assert.Contains(t, text, want, "written file lacks %s\n%s", want, text)
 	}
 }
 
@@ -172,13 +141,9 @@ func TestWriteGoBuilt(t *testing.T) {
 		},
 	}
 	var out bytes.Buffer
-	if err := Write(&out, doc); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, Write(&out, doc))
 	back, err := Parse("go.xml", out.Bytes())
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
-	}
+	require.NoError(t, err, "%v\n%s", err, out.String())
 	// The written model names its types; the loaded one keeps those names.
 	want := bare(doc)
 	want.Models[0].TypeNames = map[string]string{"after": "std::chrono::milliseconds", "values": "std::vector<double>", "padded": "std::string"}
@@ -190,9 +155,8 @@ func TestWriteGoBuilt(t *testing.T) {
 	// The description is written as <Metadata description=…/> and reads back
 	// as that metadata entry too.
 	want.Models[0].Metadata = []runtime.Attr{{Name: "description", Value: want.Models[0].Description}}
-	if got := bare(back); !reflect.DeepEqual(got, want) {
-		t.Errorf("got\n%s\nwant\n%s\nwritten:\n%s", dump(got), dump(want), out.String())
-	}
+	got := bare(back)
+	assert.Equal(t, want, got, "got\n%s\nwant\n%s\nwritten:\n%s", dump(got), dump(want), out.String())
 }
 
 // TestWriteRefuses: what XML cannot say is an error, and nothing is written.
@@ -220,12 +184,8 @@ func TestWriteRefuses(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var out bytes.Buffer
 			err := Write(&out, c.doc)
-			if err == nil || err.Error() != c.want {
-				t.Errorf("Write error %v, want %q", err, c.want)
-			}
-			if out.Len() != 0 {
-				t.Errorf("Write wrote %d bytes before failing", out.Len())
-			}
+			assert.EqualError(t, err, c.want, "Write error %v, want %q", err, c.want)
+			assert.Equal(t, 0, out.Len(), "Write wrote %d bytes before failing", out.Len())
 		})
 	}
 }

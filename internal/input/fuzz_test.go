@@ -1,8 +1,9 @@
 package input
 
 import (
-	"errors"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -21,9 +22,7 @@ func FuzzYAML(f *testing.F) {
 			return
 		}
 		var be *runtime.BuildError
-		if !errors.As(err, &be) {
-			t.Fatalf("error %T is not a BuildError: %v", err, err)
-		}
+		require.ErrorAs(t, err, &be, "error %T is not a BuildError: %v", err, err)
 		// Lines as YAML counts them: a line break is \n, \r\n or a lone \r.
 		lines := 1
 		for i, b := range data {
@@ -31,8 +30,9 @@ func FuzzYAML(f *testing.F) {
 				lines++
 			}
 		}
-		if be.Pos.File != "fuzz.yaml" || be.Pos.Line < 1 || be.Pos.Line > lines+1 || be.Pos.Col < 1 {
-			t.Fatalf("error placed off the document (%d lines): %v", lines, be)
-		}
+		require.Equal(t, "fuzz.yaml", be.Pos.File, "error placed off the document (%d lines): %v", lines, be)
+		require.GreaterOrEqual(t, be.Pos.Line, 1, "error placed off the document (%d lines): %v", lines, be)
+		require.LessOrEqual(t, be.Pos.Line, lines+1, "error placed off the document (%d lines): %v", lines, be)
+		require.GreaterOrEqual(t, be.Pos.Col, 1, "error placed off the document (%d lines): %v", lines, be)
 	})
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/record"
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/runtime"
@@ -43,23 +45,19 @@ func BenchmarkTickObserved(b *testing.B) {
 				if clockName == "wall" {
 					var err error
 					if tree, err = runtime.Build(runtime.NewRegistry(), doc, runtime.BuildConf{Clock: runtime.WallClock{}}); err != nil {
-						b.Fatal(err)
+						require.NoError(b, err)
 					}
 				}
 				var rec *record.Recorder
 				if tc.file != "" {
 					var err error
 					rec, err = record.New(record.Conf{Path: filepath.Join(b.TempDir(), tc.file), Tree: tree, Document: doc, MaxPending: 1 << 22})
-					if err != nil {
-						b.Fatal(err)
-					}
+					require.NoError(b, err)
 					defer rec.Attach()()
 				}
 				if tc.serve {
 					srv, err := New(Conf{Tree: tree, Document: doc, Host: "127.0.0.1", Port: rostest.FreePortPair(b)})
-					if err != nil {
-						b.Fatal(err)
-					}
+					require.NoError(b, err)
 					defer srv.Close()
 					defer srv.Attach()()
 				}
@@ -68,9 +66,7 @@ func BenchmarkTickObserved(b *testing.B) {
 				for i := range b.N {
 					t0 := time.Now()
 					st, err := tree.TickExactlyOnce()
-					if err != nil {
-						b.Fatal(err)
-					}
+					require.NoError(b, err)
 					if rec != nil {
 						rec.OnTick(runtime.TickReport{Seq: uint64(i), Start: t0, Status: st})
 					}
@@ -85,9 +81,7 @@ func BenchmarkTickObserved(b *testing.B) {
 				b.StopTimer()
 				b.ReportMetric(float64(inTick.Nanoseconds())/float64(b.N), "tick-ns")
 				if rec != nil {
-					if err := rec.Close(); err != nil {
-						b.Fatal(err)
-					}
+					require.NoError(b, rec.Close())
 				}
 			})
 		}
@@ -120,18 +114,14 @@ func BenchmarkTickObservedAB(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			_, doc, _ := patrol(b)
 			bare, err := runtime.Build(runtime.NewRegistry(), doc, runtime.BuildConf{Clock: runtime.WallClock{}})
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			tree, err := runtime.Build(runtime.NewRegistry(), doc, runtime.BuildConf{Clock: runtime.WallClock{}})
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			var rec *record.Recorder
 			detach := func() {}
 			if tc.file != "" {
 				if rec, err = record.New(record.Conf{Path: filepath.Join(b.TempDir(), tc.file), Tree: tree, Document: doc, MaxPending: 1 << 22}); err != nil {
-					b.Fatal(err)
+					require.NoError(b, err)
 				}
 				detach = rec.Attach()
 			}
@@ -139,7 +129,7 @@ func BenchmarkTickObservedAB(b *testing.B) {
 			unhook := func() {}
 			if tc.serve {
 				if srv, err = New(Conf{Tree: tree, Document: doc, Host: "127.0.0.1", Port: rostest.FreePortPair(b)}); err != nil {
-					b.Fatal(err)
+					require.NoError(b, err)
 				}
 				unhook = srv.Attach()
 			}
@@ -147,16 +137,15 @@ func BenchmarkTickObservedAB(b *testing.B) {
 			b.ResetTimer()
 			for i := range b.N {
 				t0 := time.Now()
-				if _, err := bare.TickExactlyOnce(); err != nil {
-					b.Fatal(err)
+				{
+					_, err := bare.TickExactlyOnce()
+					require.NoError(b, err)
 				}
 				inBare += time.Since(t0)
 				time.Sleep(250 * time.Microsecond)
 				t0 = time.Now()
 				st, err := tree.TickExactlyOnce()
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				if rec != nil {
 					rec.OnTick(runtime.TickReport{Seq: uint64(i), Start: t0, Status: st})
 				}
@@ -170,14 +159,10 @@ func BenchmarkTickObservedAB(b *testing.B) {
 			unhook()
 			detach()
 			if srv != nil {
-				if err := srv.Close(); err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, srv.Close())
 			}
 			if rec != nil {
-				if err := rec.Close(); err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, rec.Close())
 			}
 		})
 	}

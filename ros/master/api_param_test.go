@@ -1,8 +1,12 @@
 package master
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParamValuesRoundTrip(t *testing.T) {
@@ -24,13 +28,13 @@ func TestParamValuesRoundTrip(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if code, _ := mustCall(t, m.URI(), "setParam", "/cfg", "/value", tc.value); code != 1 {
-				t.Fatalf("setParam: code %d", code)
+			{
+				code, _ := mustCall(t, m.URI(), "setParam", "/cfg", "/value", tc.value)
+				require.Equal(t, 1, code, "setParam: code %d", code)
 			}
 			code, got := mustCall(t, m.URI(), "getParam", "/cfg", "/value")
-			if code != 1 || !reflect.DeepEqual(got, tc.value) {
-				t.Errorf("getParam = [%d, _, %#v], want [1, _, %#v]", code, got, tc.value)
-			}
+			assert.Equal(t, 1, code, "getParam = [%d, _, %#v], want [1, _, %#v]", code, got, tc.value)
+			assert.Equal(t, tc.value, got, "getParam = [%d, _, %#v], want [1, _, %#v]", code, got, tc.value)
 		})
 	}
 }
@@ -40,45 +44,33 @@ func TestParamValuesRoundTrip(t *testing.T) {
 func TestParamsWithGoroslibClient(t *testing.T) {
 	m := startTestMaster(t)
 	c := paramClient(t, m, "/robot1/controller")
-	if err := c.SetParamFloat64("max_speed", 0.8); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.SetParamInt("~rate", 20); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.SetParamBool("/use_sim_time", true); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.SetParamString("frame", "base_link"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, c.SetParamFloat64("max_speed", 0.8))
+	require.NoError(t, c.SetParamInt("~rate", 20))
+	require.NoError(t, c.SetParamBool("/use_sim_time", true))
+	require.NoError(t, c.SetParamString("frame", "base_link"))
 	other := paramClient(t, m, "/inspector")
-	if v, err := other.GetParamFloat64("/robot1/max_speed"); err != nil || v != 0.8 {
-		t.Errorf("/robot1/max_speed = %v, %v; want 0.8", v, err)
+	if v, err := other.GetParamFloat64("/robot1/max_speed"); assert.NoError(t, err, "/robot1/max_speed = %v, %v; want 0.8", v, err) {
+		assert.Equal(t, 0.8, v, "/robot1/max_speed = %v, %v; want 0.8", v, err)
 	}
-	if v, err := other.GetParamInt("/robot1/controller/rate"); err != nil || v != 20 {
-		t.Errorf("/robot1/controller/rate = %v, %v; want 20", v, err)
+	if v, err := other.GetParamInt("/robot1/controller/rate"); assert.NoError(t, err, "/robot1/controller/rate = %v, %v; want 20", v, err) {
+		assert.Equal(t, 20, v, "/robot1/controller/rate = %v, %v; want 20", v, err)
 	}
-	if v, err := other.GetParamBool("/use_sim_time"); err != nil || !v {
-		t.Errorf("/use_sim_time = %v, %v; want true", v, err)
+	if v, err := other.GetParamBool("/use_sim_time"); assert.NoError(t, err, "/use_sim_time = %v, %v; want true", v, err) {
+		assert.True(t, v, "/use_sim_time = %v, %v; want true", v, err)
 	}
-	if v, err := c.GetParamString("frame"); err != nil || v != "base_link" {
-		t.Errorf("frame = %q, %v; want base_link", v, err)
+	if v, err := c.GetParamString("frame"); assert.NoError(t, err, "frame = %q, %v; want base_link", v, err) {
+		assert.Equal(t, "base_link", v, "frame = %q, %v; want base_link", v, err)
 	}
-	if ok, err := other.HasParam("/robot1/frame"); err != nil || !ok {
-		t.Errorf("hasParam(/robot1/frame) = %v, %v", ok, err)
+	if ok, err := other.HasParam("/robot1/frame"); assert.NoError(t, err, "hasParam(/robot1/frame) = %v,", ok) {
+		assert.True(t, ok, "hasParam(/robot1/frame) = %v, %v", ok, err)
 	}
 	names, err := other.GetParamNames()
 	want := []string{"/robot1/controller/rate", "/robot1/frame", "/robot1/max_speed", "/use_sim_time"}
-	if err != nil || !reflect.DeepEqual(names, want) {
-		t.Errorf("getParamNames = %v, %v; want %v", names, err, want)
-	}
-	if err := other.DeleteParam("/robot1/frame"); err != nil {
-		t.Fatal(err)
-	}
-	if err := other.DeleteParam("/robot1/frame"); err == nil {
-		t.Error("deleting a missing parameter succeeded")
-	}
+	assert.NoError(t, err, "getParamNames = %v, %v; want %v", names, err, want)
+	assert.Equal(t, want, names, "getParamNames = %v, %v; want %v", names, err, want)
+	require.NoError(t, other.DeleteParam("/robot1/frame"))
+	err = other.DeleteParam("/robot1/frame")
+	assert.Error(t, err, "deleting a missing parameter succeeded")
 }
 
 func TestParamNamespaces(t *testing.T) {
@@ -145,22 +137,19 @@ func TestParamNamespaces(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := startTestMaster(t)
 			for _, kv := range tc.sets {
-				if code, _ := mustCall(t, m.URI(), "setParam", "/cfg", kv[0], kv[1]); code != 1 {
-					t.Fatalf("setParam(%v): code %d", kv[0], code)
-				}
+				code, _ := mustCall(t, m.URI(), "setParam", "/cfg", kv[0], kv[1])
+				require.Equal(t, 1, code, "setParam(%v): code %d", kv[0], code)
 			}
 			code, got := mustCall(t, m.URI(), "getParam", "/cfg", tc.key)
 			switch {
 			case tc.want == nil && code != -1:
-				t.Errorf("getParam(%s) = [%d, _, %#v], want not set", tc.key, code, got)
+				assert.Fail(t, fmt.Sprintf("getParam(%s) = [%d, _, %#v], want not set", tc.key, code, got))
 			case tc.want != nil && (code != 1 || !reflect.DeepEqual(got, tc.want)):
-				t.Errorf("getParam(%s) = [%d, _, %#v], want %#v", tc.key, code, got, tc.want)
+				assert.Fail(t, fmt.Sprintf("getParam(%s) = [%d, _, %#v], want %#v", tc.key, code, got, tc.want))
 			}
 			if tc.names != nil {
 				_, names := mustCall(t, m.URI(), "getParamNames", "/cfg")
-				if !reflect.DeepEqual(names, toAnySlice(tc.names)) {
-					t.Errorf("getParamNames = %v, want %v", names, tc.names)
-				}
+				assert.Equal(t, toAnySlice(tc.names), names, "getParamNames = %v, want %v", names, tc.names)
 			}
 		})
 	}
@@ -180,13 +169,11 @@ func TestParamKeyResolution(t *testing.T) {
 		t.Run(tc.callerID+" "+tc.key, func(t *testing.T) {
 			mustCall(t, m.URI(), "setParam", tc.callerID, tc.key, "v:"+tc.resolved)
 			code, got := mustCall(t, m.URI(), "getParam", "/other", tc.resolved)
-			if code != 1 || got != "v:"+tc.resolved {
-				t.Errorf("getParam(%s) = [%d, _, %v] after %s set %s", tc.resolved, code, got, tc.callerID, tc.key)
-			}
+			assert.Equal(t, 1, code, "getParam(%s) = [%d, _, %v] after %s set %s", tc.resolved, code, got, tc.callerID, tc.key)
+			assert.True(t, got == "v:"+tc.resolved, "getParam(%s) = [%d, _, %v] after %s set %s", tc.resolved, code, got, tc.callerID, tc.key)
 			v, _ := rawCall(t, m.URI(), "hasParam", tc.callerID, tc.key)
-			if want := []any{1, tc.resolved, true}; !reflect.DeepEqual(v, want) {
-				t.Errorf("hasParam = %v, want %v", v, want)
-			}
+			want := []any{1, tc.resolved, true}
+			assert.Equal(t, want, v, "hasParam = %v, want %v", v, want)
 		})
 	}
 }
@@ -212,9 +199,9 @@ func TestSearchParam(t *testing.T) {
 		code, got := mustCall(t, m.URI(), "searchParam", tc.callerID, tc.key)
 		switch {
 		case tc.want == "" && code != -1:
-			t.Errorf("searchParam(%s, %s) = [%d, _, %v], want not found", tc.callerID, tc.key, code, got)
+			assert.Fail(t, fmt.Sprintf("searchParam(%s, %s) = [%d, _, %v], want not found", tc.callerID, tc.key, code, got))
 		case tc.want != "" && (code != 1 || got != tc.want):
-			t.Errorf("searchParam(%s, %s) = [%d, _, %v], want %s", tc.callerID, tc.key, code, got, tc.want)
+			assert.Fail(t, fmt.Sprintf("searchParam(%s, %s) = [%d, _, %v], want %s", tc.callerID, tc.key, code, got, tc.want))
 		}
 	}
 }
@@ -235,12 +222,10 @@ func TestDeleteParam(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := startTestMaster(t)
 			mustCall(t, m.URI(), "setParam", "/cfg", "/robot", map[string]any{"speed": 1, "base": map[string]any{"radius": 0.2}})
-			if code, _ := mustCall(t, m.URI(), "deleteParam", "/cfg", tc.key); code != tc.wantCode {
-				t.Errorf("deleteParam(%s): code %d, want %d", tc.key, code, tc.wantCode)
-			}
-			if _, left := mustCall(t, m.URI(), "getParam", "/cfg", "/robot"); !reflect.DeepEqual(left, tc.left) {
-				t.Errorf("/robot = %#v, want %#v", left, tc.left)
-			}
+			code, _ := mustCall(t, m.URI(), "deleteParam", "/cfg", tc.key)
+			assert.Equal(t, tc.wantCode, code, "deleteParam(%s): code %d, want %d", tc.key, code, tc.wantCode)
+			_, left := mustCall(t, m.URI(), "getParam", "/cfg", "/robot")
+			assert.Equal(t, tc.left, left, "/robot = %#v, want %#v", left, tc.left)
 		})
 	}
 }
@@ -288,15 +273,15 @@ func TestSubscribeParam(t *testing.T) {
 			node := startParamNode(t)
 			mustCall(t, m.URI(), "setParam", "/setup", "/robot/base/radius", 0.2)
 			code, v := mustCall(t, m.URI(), "subscribeParam", "/base_controller", node.uri, "/robot/base")
-			if want := map[string]any{"radius": 0.2}; code != 1 || !reflect.DeepEqual(v, want) {
-				t.Fatalf("subscribeParam = [%d, _, %#v], want [1, _, %#v]", code, v, want)
-			}
+			want := map[string]any{"radius": 0.2}
+			require.Equal(t, 1, code, "subscribeParam = [%d, _, %#v], want [1, _, %#v]", code, v, want)
+			require.Equal(t, want, v, "subscribeParam = [%d, _, %#v], want [1, _, %#v]", code, v, want)
 			tc.change(t, m.URI())
 			for _, w := range tc.want {
 				c := node.next(t)
-				if want := []any{"/master", w.key, w.value}; c.method != "paramUpdate" || !reflect.DeepEqual(c.params, want) {
-					t.Errorf("node got %s%#v, want paramUpdate%#v", c.method, c.params, want)
-				}
+				want := []any{"/master", w.key, w.value}
+				assert.Equal(t, "paramUpdate", c.method, "node got %s%#v, want paramUpdate%#v", c.method, c.params, want)
+				assert.Equal(t, want, c.params, "node got %s%#v, want paramUpdate%#v", c.method, c.params, want)
 			}
 			node.none(t)
 		})
@@ -306,22 +291,20 @@ func TestSubscribeParam(t *testing.T) {
 		m := startTestMaster(t)
 		node := startParamNode(t)
 		code, v := mustCall(t, m.URI(), "subscribeParam", "/base_controller", node.uri, "~gain")
-		if code != 1 || !reflect.DeepEqual(v, map[string]any{}) {
-			t.Fatalf("subscribeParam = [%d, _, %#v], want [1, _, {}]", code, v)
-		}
+		require.Equal(t, 1, code, "subscribeParam = [%d, _, %#v], want [1, _, {}]", code, v)
+		require.Equal(t, map[string]any{}, v, "subscribeParam = [%d, _, %#v], want [1, _, {}]", code, v)
 		mustCall(t, m.URI(), "setParam", "/tuner", "/base_controller/gain", 2)
 		c := node.next(t)
-		if want := []any{"/master", "/base_controller/gain/", 2}; !reflect.DeepEqual(c.params, want) {
-			t.Errorf("node got %s%#v, want paramUpdate%#v", c.method, c.params, want)
-		}
+		want := []any{"/master", "/base_controller/gain/", 2}
+		assert.Equal(t, want, c.params, "node got %s%#v, want paramUpdate%#v", c.method, c.params, want)
 	})
 	t.Run("after unsubscribeParam nothing more is pushed", func(t *testing.T) {
 		m := startTestMaster(t)
 		node := startParamNode(t)
 		mustCall(t, m.URI(), "subscribeParam", "/base_controller", node.uri, "/robot/base")
-		if code, n := mustCall(t, m.URI(), "unsubscribeParam", "/base_controller", node.uri, "/robot/base"); code != 1 || n != 1 {
-			t.Errorf("unsubscribeParam = [%d, _, %v], want [1, _, 1]", code, n)
-		}
+		code, n := mustCall(t, m.URI(), "unsubscribeParam", "/base_controller", node.uri, "/robot/base")
+		assert.Equal(t, 1, code, "unsubscribeParam = [%d, _, %v], want [1, _, 1]", code, n)
+		assert.True(t, n == 1, "unsubscribeParam = [%d, _, %v], want [1, _, 1]", code, n)
 		mustCall(t, m.URI(), "setParam", "/tuner", "/robot/base", 1)
 		node.none(t)
 	})

@@ -2,12 +2,15 @@ package master
 
 import (
 	"bytes"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/bluenviron/goroslib/v2/pkg/apimaster"
 	"github.com/bluenviron/goroslib/v2/pkg/apiparam"
@@ -18,31 +21,25 @@ import (
 const pushTimeout = 5 * time.Second
 
 // startTestMaster starts a master on a free loopback port for one test.
-func startTestMaster(t *testing.T) *Master {
+func startTestMaster(t testing.TB) *Master {
 	t.Helper()
 	m, err := New(Conf{Host: "127.0.0.1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, m.Start())
 	t.Cleanup(func() { m.Close() })
 	return m
 }
 
-func hostOf(t *testing.T, uri string) string {
+func hostOf(t testing.TB, uri string) string {
 	t.Helper()
 	u, err := url.Parse(uri)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return u.Host
 }
 
 // testHTTPClient is closed at the end of the test so no connection outlives
 // it (goleak checks).
-func testHTTPClient(t *testing.T) *http.Client {
+func testHTTPClient(t testing.TB) *http.Client {
 	t.Helper()
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
@@ -50,13 +47,13 @@ func testHTTPClient(t *testing.T) *http.Client {
 }
 
 // masterClient is goroslib's Master API client calling as callerID.
-func masterClient(t *testing.T, m *Master, callerID string) *apimaster.Client {
+func masterClient(t testing.TB, m *Master, callerID string) *apimaster.Client {
 	t.Helper()
 	return apimaster.NewClient(hostOf(t, m.URI()), callerID, testHTTPClient(t))
 }
 
 // paramClient is goroslib's Parameter API client calling as callerID.
-func paramClient(t *testing.T, m *Master, callerID string) *apiparam.Client {
+func paramClient(t testing.TB, m *Master, callerID string) *apiparam.Client {
 	t.Helper()
 	return apiparam.NewClient(hostOf(t, m.URI()), callerID, testHTTPClient(t))
 }
@@ -64,39 +61,28 @@ func paramClient(t *testing.T, m *Master, callerID string) *apiparam.Client {
 // rawCall makes an XML-RPC call with any parameters, for what goroslib's
 // typed clients cannot express (dictionaries, wrong types, multicall). It
 // returns the decoded response or the fault.
-func rawCall(t *testing.T, uri, method string, params ...any) (any, error) {
+func rawCall(t testing.TB, uri, method string, params ...any) (any, error) {
 	t.Helper()
 	var body bytes.Buffer
-	if err := encodeMethodCall(&body, method, params...); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, encodeMethodCall(&body, method, params...))
 	res, err := testHTTPClient(t).Post(uri, "text/xml", &body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("%s: HTTP %d", method, res.StatusCode)
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "%s: HTTP %d", method, res.StatusCode)
 	return decodeMethodResponse(res.Body)
 }
 
 // mustCall is rawCall for calls that must answer [code, message, value]; it
 // returns code and value.
-func mustCall(t *testing.T, uri, method string, params ...any) (int, any) {
+func mustCall(t testing.TB, uri, method string, params ...any) (int, any) {
 	t.Helper()
 	v, err := rawCall(t, uri, method, params...)
-	if err != nil {
-		t.Fatalf("%s: %v", method, err)
-	}
+	require.NoError(t, err, "%s", method)
 	items, ok := v.([]any)
-	if !ok || len(items) != 3 {
-		t.Fatalf("%s answered %#v, want [code, message, value]", method, v)
-	}
+	require.True(t, ok, "%s answered %#v, want [code, message, value]", method, v)
+	require.Len(t, items, 3, "%s answered %#v, want [code, message, value]", method, v)
 	code, ok := items[0].(int)
-	if !ok {
-		t.Fatalf("%s answered code %#v", method, items[0])
-	}
+	require.True(t, ok, "%s answered code %#v", method, items[0])
 	return code, items[2]
 }
 
@@ -117,7 +103,7 @@ type fakeNode struct {
 }
 
 // startSlaveNode starts goroslib's slave API server on a free port.
-func startSlaveNode(t *testing.T) *fakeNode {
+func startSlaveNode(t testing.TB) *fakeNode {
 	t.Helper()
 	return startHoldingSlaveNode(t, nil)
 }
@@ -125,12 +111,10 @@ func startSlaveNode(t *testing.T) *fakeNode {
 // startHoldingSlaveNode is startSlaveNode whose answer to a shutdown call
 // waits until hold is closed (a nil hold does not wait), as btrobot's
 // controller does while it stops its robot.
-func startHoldingSlaveNode(t *testing.T, hold chan struct{}) *fakeNode {
+func startHoldingSlaveNode(t testing.TB, hold chan struct{}) *fakeNode {
 	t.Helper()
 	srv, err := apislave.NewServer("127.0.0.1:0", net.ParseIP("127.0.0.1"), "", 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	n := &fakeNode{uri: srv.URL() + "/", calls: make(chan slaveCallRecord, 100)}
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -159,12 +143,10 @@ func startHoldingSlaveNode(t *testing.T, hold chan struct{}) *fakeNode {
 }
 
 // startParamNode starts an XML-RPC server answering paramUpdate.
-func startParamNode(t *testing.T) *fakeNode {
+func startParamNode(t testing.TB) *fakeNode {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	n := &fakeNode{uri: "http://" + ln.Addr().String() + "/", calls: make(chan slaveCallRecord, 100)}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		call, err := decodeMethodCall(r.Body)
@@ -197,7 +179,7 @@ func (n *fakeNode) next(t *testing.T) slaveCallRecord {
 	case c := <-n.calls:
 		return c
 	case <-time.After(pushTimeout):
-		t.Fatalf("node at %s received no call within %v", n.uri, pushTimeout)
+		require.Fail(t, fmt.Sprintf("node at %s received no call within %v", n.uri, pushTimeout))
 		return slaveCallRecord{}
 	}
 }
@@ -207,19 +189,17 @@ func (n *fakeNode) none(t *testing.T) {
 	t.Helper()
 	select {
 	case c := <-n.calls:
-		t.Fatalf("node at %s received an unexpected %s%v", n.uri, c.method, c.params)
+		require.Fail(t, fmt.Sprintf("node at %s received an unexpected %s%v", n.uri, c.method, c.params))
 	case <-time.After(200 * time.Millisecond):
 	}
 }
 
 // deadNodeURI is the slave API URI of a node that died: nothing listens
 // there.
-func deadNodeURI(t *testing.T) string {
+func deadNodeURI(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	uri := "http://" + ln.Addr().String() + "/"
 	ln.Close()
 	return uri
@@ -227,12 +207,10 @@ func deadNodeURI(t *testing.T) string {
 
 // hungNodeURI is the slave API URI of a node that hangs: it accepts
 // connections and never answers.
-func hungNodeURI(t *testing.T) string {
+func hungNodeURI(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var mu sync.Mutex
 	var conns []net.Conn
 	done := make(chan struct{})

@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 
@@ -39,9 +42,7 @@ var interopCases = []interopCase{
 			echo := rostest.Start(t, uri, "rostopic", "echo", "-n", "1", "/cmd_status")
 			rostest.Start(t, uri, "rostopic", "pub", "-r", "5", "/cmd_status", "std_msgs/String", "data: docking")
 			echo.WaitLine(t, `data: "docking"`, nodeTimeout)
-			if err := echo.WaitExit(t, toolTimeout); err != nil {
-				t.Fatalf("rostopic echo -n 1 exited with %v", err)
-			}
+			require.NoError(t, echo.WaitExit(t, toolTimeout), "rostopic echo -n 1 exited with")
 		},
 	},
 	{
@@ -68,13 +69,10 @@ var interopCases = []interopCase{
 			line := hz.WaitLine(t, "average rate:", nodeTimeout)
 			text := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "average rate:"))
 			rate, err := strconv.ParseFloat(text, 64)
-			if err != nil {
-				t.Fatalf("rostopic hz printed %q, not a rate", line)
-			}
+			require.NoError(t, err, "rostopic hz printed %q, not a rate", line)
 			// The talker publishes at 10 Hz; the first window is short.
-			if rate < 5 || rate > 20 {
-				t.Errorf("rostopic hz measured %v Hz, want about 10", rate)
-			}
+			assert.GreaterOrEqual(t, rate, 5.0, "rostopic hz measured %v Hz, want about 10", rate)
+			assert.LessOrEqual(t, rate, 20.0, "rostopic hz measured %v Hz, want about 10", rate)
 		},
 	},
 	{
@@ -85,12 +83,10 @@ var interopCases = []interopCase{
 			rostest.Run(t, uri, toolTimeout, "rosparam", "set", "/robot/name", "turtle & co <1>")
 			rostest.Run(t, uri, toolTimeout, "rosparam", "set", "/robot/base", "{radius: 0.2, wheels: [left, right], lidar: {hz: 10}}")
 
-			if got := strings.TrimSpace(rostest.Run(t, uri, toolTimeout, "rosparam", "get", "/robot/max_speed")); got != "0.5" {
-				t.Errorf("rosparam get /robot/max_speed = %q, want 0.5", got)
-			}
-			if got := strings.TrimSpace(rostest.Run(t, uri, toolTimeout, "rosparam", "get", "/robot/name")); got != "turtle & co <1>" {
-				t.Errorf("rosparam get /robot/name = %q, want %q", got, "turtle & co <1>")
-			}
+			got := strings.TrimSpace(rostest.Run(t, uri, toolTimeout, "rosparam", "get", "/robot/max_speed"))
+			assert.Equal(t, "0.5", got, "rosparam get /robot/max_speed = %q, want 0.5", got)
+			got = strings.TrimSpace(rostest.Run(t, uri, toolTimeout, "rosparam", "get", "/robot/name"))
+			assert.Equal(t, "turtle & co <1>", got, "rosparam get /robot/name = %q, want %q", got, "turtle & co <1>")
 			requireContains(t, rostest.Run(t, uri, toolTimeout, "rosparam", "get", "/robot/base"),
 				"radius: 0.2", "hz: 10", "- left", "- right")
 
@@ -105,9 +101,8 @@ var interopCases = []interopCase{
 			requireContains(t, dump, "radius: 0.3", "max_speed: 0.5", "hz: 10")
 
 			rostest.Run(t, uri, toolTimeout, "rosparam", "delete", "/robot/name")
-			if _, err := rostest.RunErr(t, uri, toolTimeout, "rosparam", "get", "/robot/name"); err == nil {
-				t.Errorf("rosparam get of a deleted parameter succeeded")
-			}
+			_, err := rostest.RunErr(t, uri, toolTimeout, "rosparam", "get", "/robot/name")
+			assert.Error(t, err, "rosparam get of a deleted parameter succeeded")
 		},
 	},
 	{
@@ -165,18 +160,14 @@ var interopCases = []interopCase{
 					}
 				},
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer sub.Close()
 			rostest.Python(t, uri, "testdata/talker.py", "/chatter").WaitLine(t, "ready", nodeTimeout)
 			select {
 			case msg := <-heard:
-				if !strings.HasPrefix(msg, "hello ") {
-					t.Errorf("goroslib heard %q, want hello N", msg)
-				}
+				assert.True(t, strings.HasPrefix(msg, "hello "), "goroslib heard %q, want hello N", msg)
 			case <-time.After(nodeTimeout):
-				t.Fatal("goroslib subscriber heard nothing from the rospy publisher")
+				require.Fail(t, "goroslib subscriber heard nothing from the rospy publisher")
 			}
 		},
 	},
@@ -190,9 +181,7 @@ var interopCases = []interopCase{
 				Topic: "/chatter",
 				Msg:   &std_msgs.String{},
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer pub.Close()
 			listener := rostest.Python(t, uri, "testdata/listener.py", "/chatter")
 			listener.WaitLine(t, "ready", nodeTimeout)
@@ -227,9 +216,7 @@ var interopCases = []interopCase{
 			server.WaitLine(t, "goal 1.50 -2.00", nodeTimeout)
 			client.WaitLine(t, "feedback", nodeTimeout)
 			client.WaitLine(t, "result 3", nodeTimeout)
-			if err := client.WaitExit(t, nodeTimeout); err != nil {
-				t.Fatalf("action client exited with %v", err)
-			}
+			require.NoError(t, client.WaitExit(t, nodeTimeout), "action client exited with")
 		},
 	},
 	{
@@ -243,12 +230,9 @@ var interopCases = []interopCase{
 			talker.Interrupt()
 			talker.WaitExit(t, nodeTimeout)
 			list := rostest.Run(t, uri, toolTimeout, "rosnode", "list")
-			if hasLine(list, "/talker") {
-				t.Errorf("rosnode list still shows /talker after it shut down:\n%s", list)
-			}
-			if topics := rostest.Run(t, uri, toolTimeout, "rostopic", "list"); hasLine(topics, "/chatter") {
-				t.Errorf("rostopic list still shows /chatter after its publisher shut down:\n%s", topics)
-			}
+			assert.False(t, hasLine(list, "/talker"), "rosnode list still shows /talker after it shut down:\n%s", list)
+			topics := rostest.Run(t, uri, toolTimeout, "rostopic", "list")
+			assert.False(t, hasLine(topics, "/chatter"), "rostopic list still shows /chatter after its publisher shut down:\n%s", topics)
 		},
 	},
 	{
@@ -288,12 +272,10 @@ func TestInteropWithDebianTools(t *testing.T) {
 
 // newGoroslibNode starts a goroslib node on the master at uri, closed when
 // the test ends.
-func newGoroslibNode(t *testing.T, uri, name string) *goroslib.Node {
+func newGoroslibNode(t testing.TB, uri, name string) *goroslib.Node {
 	t.Helper()
 	u, err := url.Parse(uri)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	node, err := goroslib.NewNode(goroslib.NodeConf{
 		Name:            name,
 		MasterAddress:   u.Host,
@@ -301,9 +283,7 @@ func newGoroslibNode(t *testing.T, uri, name string) *goroslib.Node {
 		LogDestinations: goroslib.LogDestinationCallback,
 		OnLog:           func(_ goroslib.LogLevel, msg string) { t.Logf("%s: %s", name, msg) },
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(node.Close)
 	return node
 }
@@ -317,20 +297,16 @@ func hasLine(out, want string) bool {
 	return false
 }
 
-func requireLines(t *testing.T, out string, want ...string) {
+func requireLines(t testing.TB, out string, want ...string) {
 	t.Helper()
 	for _, w := range want {
-		if !hasLine(out, w) {
-			t.Errorf("no line %q in:\n%s", w, out)
-		}
+		assert.True(t, hasLine(out, w), "no line %q in:\n%s", w, out)
 	}
 }
 
-func requireContains(t *testing.T, out string, want ...string) {
+func requireContains(t testing.TB, out string, want ...string) {
 	t.Helper()
 	for _, w := range want {
-		if !strings.Contains(out, w) {
-			t.Errorf("no %q in:\n%s", w, out)
-		}
+		assert.Contains(t, out, w, "no %q in:\n%s", w, out)
 	}
 }

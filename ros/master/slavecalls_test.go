@@ -5,9 +5,11 @@ import (
 	"context"
 	"net"
 	"net/http"
-	"reflect"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/bluenviron/goroslib/v2/pkg/apislave"
 )
@@ -63,9 +65,8 @@ func TestSlaveCallsToASlowNode(t *testing.T) {
 				s.close()
 			}()
 			s.send(node.uri, pubUpdate("/first"))
-			if c := node.next(t); c.params[1] != "/first" {
-				t.Fatalf("first call %v", c.params)
-			}
+			c := node.next(t)
+			require.True(t, c.params[1] == "/first", "first call %v", c.params)
 			for _, c := range tc.queued {
 				s.send(node.uri, c)
 			}
@@ -79,9 +80,7 @@ func TestSlaveCallsToASlowNode(t *testing.T) {
 					got = append(got, c.params[1], nil)
 				}
 			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("node received %#v, want %#v", got, tc.want)
-			}
+			assert.Equal(t, tc.want, got, "node received %#v, want %#v", got, tc.want)
 			node.none(t)
 		})
 	}
@@ -89,19 +88,16 @@ func TestSlaveCallsToASlowNode(t *testing.T) {
 
 // startHeldNode starts a node that records each call and holds up its
 // answer to the first one until release is closed.
-func startHeldNode(t *testing.T) (*fakeNode, chan struct{}) {
+func startHeldNode(t testing.TB) (*fakeNode, chan struct{}) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	release := make(chan struct{})
 	var once sync.Once
 	n := &fakeNode{uri: "http://" + ln.Addr().String() + "/", calls: make(chan slaveCallRecord, 100)}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		call, err := decodeMethodCall(r.Body)
-		if err != nil {
-			t.Errorf("node received a bad call: %v", err)
+		if !assert.NoError(t, err, "node received a bad call") {
 			return
 		}
 		n.calls <- slaveCallRecord{call.Method, call.Params}

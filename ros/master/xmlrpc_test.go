@@ -3,10 +3,12 @@ package master
 import (
 	"bytes"
 	"encoding/xml"
-	"errors"
-	"reflect"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/bluenviron/goroslib/v2/pkg/apimaster"
 )
@@ -50,11 +52,9 @@ func TestDecodeMethodCall(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			call, err := decodeMethodCall(strings.NewReader(tc.body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if call.Method != tc.method || !reflect.DeepEqual(call.Params, tc.params) {
-				t.Errorf("got %s%#v, want %s%#v", call.Method, call.Params, tc.method, tc.params)
+			require.NoError(t, err)
+			if assert.Equal(t, tc.method, call.Method, "got %s%#v, want %s%#v", call.Method, call.Params, tc.method, tc.params) {
+				assert.Equal(t, tc.params, call.Params, "got %s%#v, want %s%#v", call.Method, call.Params, tc.method, tc.params)
 			}
 		})
 	}
@@ -79,9 +79,7 @@ func TestDecodeMethodCallRejectsBadInput(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := decodeMethodCall(strings.NewReader(tc.body))
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %v, want one containing %q", err, tc.want)
-			}
+			assert.ErrorContains(t, err, tc.want, "error %v, want one containing %q", err, tc.want)
 		})
 	}
 }
@@ -103,16 +101,10 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := encodeMethodResponse(&buf, tc.in); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, encodeMethodResponse(&buf, tc.in))
 			got, err := decodeMethodResponse(&buf)
-			if err != nil {
-				t.Fatalf("%v in %s", err, buf.String())
-			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("round trip = %#v, want %#v", got, tc.want)
-			}
+			require.NoError(t, err, "%v in %s", err, buf.String())
+			assert.Equal(t, tc.want, got, "round trip = %#v, want %#v", got, tc.want)
 		})
 	}
 }
@@ -128,9 +120,8 @@ func TestEncodeRejectsWhatXMLRPCCannotCarry(t *testing.T) {
 	}
 	for _, tc := range tests {
 		var buf bytes.Buffer
-		if err := encodeMethodResponse(&buf, tc.in); err == nil {
-			t.Errorf("%s: encoded without error", tc.name)
-		}
+		err := encodeMethodResponse(&buf, tc.in)
+		assert.Error(t, err, "%s: encoded without error", tc.name)
 	}
 }
 
@@ -139,8 +130,9 @@ func TestFaultRoundTrip(t *testing.T) {
 	encodeFault(&buf, &fault{Code: 1, Message: `method "x" <unknown>`})
 	_, err := decodeMethodResponse(&buf)
 	var f *fault
-	if !errors.As(err, &f) || f.Code != 1 || f.Message != `method "x" <unknown>` {
-		t.Errorf("decoded %v, want the fault back", err)
+	if assert.ErrorAs(t, err, &f, "decoded %v, want the fault back", err) {
+		assert.Equal(t, 1, f.Code, "decoded %v, want the fault back", err)
+		assert.Equal(t, `method "x" <unknown>`, f.Message, "decoded %v, want the fault back", err)
 	}
 }
 
@@ -162,9 +154,9 @@ func TestBindParams(t *testing.T) {
 			err := bindParams(tc.params, &req)
 			switch {
 			case tc.wantErr == "" && err != nil:
-				t.Errorf("unexpected error %v", err)
+				assert.Fail(t, fmt.Sprintf("unexpected error %v", err))
 			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-				t.Errorf("error %v, want %q", err, tc.wantErr)
+				assert.Fail(t, fmt.Sprintf("error %v, want %q", err, tc.wantErr))
 			}
 		})
 	}
@@ -189,10 +181,10 @@ func FuzzEscapeText(f *testing.F) {
 }
 
 func checkEscapeText(t *testing.T, s string) {
+	t.Helper()
+
 	var want, got bytes.Buffer
 	xml.EscapeText(&want, []byte(s)) //nolint:errcheck
 	escapeText(&got, s)
-	if got.String() != want.String() {
-		t.Errorf("escapeText(%q) = %q, want %q", s, got.String(), want.String())
-	}
+	assert.Equal(t, want.String(), got.String(), "escapeText(%q) = %q, want %q", s, got.String(), want.String())
 }

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/ros/master"
 )
 
@@ -44,11 +47,11 @@ func TestRequire(t *testing.T) {
 			t.Setenv("CI", tc.ci)
 			rec := &recordingTB{TB: t}
 			Require(rec, tc.tools...)
-			if !strings.Contains(rec.fatal, tc.wantFatal) || (tc.wantFatal == "") != (rec.fatal == "") {
-				t.Errorf("Fatalf(%q), want one containing %q", rec.fatal, tc.wantFatal)
+			if assert.Contains(t, rec.fatal, tc.wantFatal, "Fatalf(%q), want one containing %q", rec.fatal, tc.wantFatal) {
+				assert.Equal(t, (rec.fatal == ""), (tc.wantFatal == ""), "Fatalf(%q), want one containing %q", rec.fatal, tc.wantFatal)
 			}
-			if !strings.Contains(rec.skipped, tc.wantSkipped) || (tc.wantSkipped == "") != (rec.skipped == "") {
-				t.Errorf("Skip(%q), want one containing %q", rec.skipped, tc.wantSkipped)
+			if assert.Contains(t, rec.skipped, tc.wantSkipped, "Skip(%q), want one containing %q", rec.skipped, tc.wantSkipped) {
+				assert.Equal(t, (rec.skipped == ""), (tc.wantSkipped == ""), "Skip(%q), want one containing %q", rec.skipped, tc.wantSkipped)
 			}
 		})
 	}
@@ -62,9 +65,8 @@ func TestRequireNamesTheDebianPackageOfAMissingExecutable(t *testing.T) {
 	t.Setenv("CI", "true")
 	rec := &recordingTB{TB: t}
 	Require(rec, "rosservice")
-	if want := "rosservice (apt-get install python3-rosservice)"; !strings.Contains(rec.fatal, want) {
-		t.Errorf("Fatalf(%q), want one containing %q", rec.fatal, want)
-	}
+	want := "rosservice (apt-get install python3-rosservice)"
+	assert.Contains(t, rec.fatal, want, "Fatalf(%q), want one containing %q", rec.fatal, want)
 }
 
 func TestEnv(t *testing.T) {
@@ -72,14 +74,10 @@ func TestEnv(t *testing.T) {
 	t.Setenv("ROS_NAMESPACE", "/robot1")
 	env := strings.Join(Env(t, "http://127.0.0.1:11411/"), "\n") + "\n"
 	for _, want := range []string{"ROS_MASTER_URI=http://127.0.0.1:11411/\n", "ROS_IP=127.0.0.1\n", "ROS_HOME=", "ROS_LOG_DIR=", "PYTHONUNBUFFERED=1\n"} {
-		if !strings.Contains(env, want) {
-			t.Errorf("Env has no %q", want)
-		}
+		assert.Contains(t, env, want, "Env has no %q", want)
 	}
 	for _, unwanted := range []string{"ROS_HOSTNAME=", "ROS_NAMESPACE="} {
-		if strings.Contains(env, unwanted) {
-			t.Errorf("Env passes on the machine's %s", unwanted)
-		}
+		assert.NotContains(t, env, unwanted, "Env passes on the machine's %s", unwanted)
 	}
 }
 
@@ -91,14 +89,12 @@ func TestPythonGetsROSEnvironmentAndIsKilled(t *testing.T) {
 		p.WaitLine(t, "ROS_MASTER_URI=http://127.0.0.1:11511/", 10*time.Second)
 		p.WaitLine(t, "ROS_IP=127.0.0.1", time.Second)
 		p.WaitLine(t, "args --speed 2", time.Second)
-		if _, err := p.waitLine("ROS_MASTER_URI", 100*time.Millisecond); err == nil {
-			t.Error("WaitLine returned a line before the previous match")
-		}
+		_, err := p.waitLine("ROS_MASTER_URI", 100*time.Millisecond)
+		assert.Error(t, err, "WaitLine returned a line before the previous match")
 		pid = p.Pid()
 	})
-	if err := syscall.Kill(pid, 0); err == nil {
-		t.Errorf("process %d still alive after its test ended", pid)
-	}
+	err := syscall.Kill(pid, 0)
+	assert.Error(t, err, "process %d still alive after its test ended", pid)
 }
 
 func TestProcessOutput(t *testing.T) {
@@ -116,21 +112,16 @@ func TestProcessOutput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := Start(t, "http://127.0.0.1:1/", "/bin/sh", "-c", tc.script)
 			_, err := p.waitLine(tc.wait, 500*time.Millisecond)
-			if tc.wantErr == "" && err != nil {
-				t.Errorf("waitLine: %v", err)
-			}
-			if tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
-				t.Errorf("waitLine error %v, want %q", err, tc.wantErr)
-			}
+			assert.False(t, tc.wantErr == "" && err != nil, "waitLine: %v", err)
+			assert.False(t, tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)), "waitLine error %v, want %q", err, tc.wantErr)
 		})
 	}
 }
 
 func TestRunReportsExitStatus(t *testing.T) {
 	out, err := RunErr(t, "http://127.0.0.1:1/", 10*time.Second, "/bin/sh", "-c", "echo $ROS_MASTER_URI; exit 1")
-	if err == nil || strings.TrimSpace(out) != "http://127.0.0.1:1/" {
-		t.Errorf("RunErr = %q, %v; want the URI printed and an exit error", out, err)
-	}
+	assert.Error(t, err, "RunErr = %q, %v; want the URI printed and an exit error", out, err)
+	assert.Equal(t, "http://127.0.0.1:1/", strings.TrimSpace(out), "RunErr = %q, %v; want the URI printed and an exit error", out, err)
 }
 
 func TestMastersAnswerAndStop(t *testing.T) {
@@ -139,16 +130,13 @@ func TestMastersAnswerAndStop(t *testing.T) {
 			var uri string
 			t.Run("running", func(t *testing.T) {
 				uri = kind.Start(t)
-				if err := master.Probe(context.Background(), uri); err != nil {
-					t.Fatalf("%s at %s does not answer: %v", kind.Name, uri, err)
-				}
+				require.NoError(t, master.Probe(context.Background(), uri), "%s at %s does not answer", kind.Name, uri)
 			})
 			if uri == "" {
 				return // skipped
 			}
-			if err := master.Probe(context.Background(), uri); err == nil {
-				t.Errorf("%s at %s still answers after its test ended", kind.Name, uri)
-			}
+			err := master.Probe(context.Background(), uri)
+			assert.Error(t, err, "%s at %s still answers after its test ended", kind.Name, uri)
 		})
 	}
 }
@@ -164,9 +152,8 @@ func TestRosmasterOnATakenPortIsNotTaken(t *testing.T) {
 	port := uri[strings.LastIndex(uri, ":")+1 : len(uri)-1]
 	p := start(t, Env(t, uri), "rosmaster", "--core", "-p", port)
 	err := waitForMaster(uri, p)
-	if err == nil || !strings.Contains(err.Error(), "not by the rosmaster started") {
-		t.Fatalf("waiting for a rosmaster on the embedded master's port: %v; want an error saying another master answers", err)
-	}
+	require.Error(t, err, "waiting for a rosmaster on the embedded master's port: %v; want an error saying another master answers", err)
+	require.Contains(t, err.Error(), "not by the rosmaster started", "waiting for a rosmaster on the embedded master's port: %v; want an error saying another master answers", err)
 }
 
 // TestFreePortsBelowTheEphemeralRange: the ports drawn are free and below
@@ -184,14 +171,12 @@ func TestFreePortsBelowTheEphemeralRange(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			for range 20 {
 				p := tc.get(t)
-				if low := ephemeralLow(); p < 10000 || p+tc.n-1 >= low {
-					t.Fatalf("port %d (and %d after it) outside 10000-%d", p, tc.n-1, low-1)
-				}
+				low := ephemeralLow()
+				require.GreaterOrEqual(t, p, 10000, "port %d (and %d after it) outside 10000-%d", p, tc.n-1, low-1)
+				require.Less(t, p+tc.n-1, low, "port %d (and %d after it) outside 10000-%d", p, tc.n-1, low-1)
 				for i := range tc.n {
 					ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p+i))
-					if err != nil {
-						t.Fatalf("port %d given as free: %v", p+i, err)
-					}
+					require.NoError(t, err, "port %d given as free", p+i)
 					ln.Close()
 				}
 			}

@@ -1,21 +1,22 @@
 package script
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
 
 // benchEval times a script against the smallest realistic Env: a map behind
 // an interface, like the engine's blackboard.
 func benchEval(b *testing.B, src string, vars map[string]Value) {
 	p, err := Parse(src)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	env := &MapEnv{Vars: vars}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := p.Eval(env); err != nil {
-			b.Fatal(err)
-		}
+		_, err := p.Eval(env)
+		require.NoError(b, err)
 	}
 }
 
@@ -50,8 +51,7 @@ func BenchmarkFieldString(b *testing.B) {
 func BenchmarkParse(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if _, err := Parse("battery.percentage < 0.2 && state != 'DOCKING' ? 'dock' : 'patrol'"); err != nil {
-			b.Fatal(err)
-		}
+		_, err := Parse("battery.percentage < 0.2 && state != 'DOCKING' ? 'dock' : 'patrol'")
+		require.NoError(b, err)
 	}
 }

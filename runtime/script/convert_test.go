@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestTruthy(t *testing.T) {
@@ -44,14 +46,11 @@ func TestTruthy(t *testing.T) {
 	for _, tc := range cases {
 		got, err := Truthy(tc.v)
 		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("Truthy(%T %v) = %v, %v; want error %q", tc.v, tc.v, got, err, tc.err)
-			}
+			assert.ErrorContains(t, err, tc.err, "Truthy(%T %v) = %v, %v; want error %q", tc.v, tc.v, got, err, tc.err)
 			continue
 		}
-		if err != nil || got != tc.want {
-			t.Errorf("Truthy(%T %v) = %v, %v; want %v", tc.v, tc.v, got, err, tc.want)
-		}
+		assert.NoError(t, err, "Truthy(%T %v) = %v, %v; want %v", tc.v, tc.v, got, err, tc.want)
+		assert.Equal(t, tc.want, got, "Truthy(%T %v) = %v, %v; want %v", tc.v, tc.v, got, err, tc.want)
 	}
 }
 
@@ -139,49 +138,33 @@ func TestConvert(t *testing.T) {
 	for _, tc := range cases {
 		got, err := Convert(tc.v, tc.to)
 		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("Convert(%T %v, %v) = %T %v, %v; want error %q", tc.v, tc.v, tc.to, got, got, err, tc.err)
-			}
+			assert.ErrorContains(t, err, tc.err, "Convert(%T %v, %v) = %T %v, %v; want error %q", tc.v, tc.v, tc.to, got, got, err, tc.err)
 			continue
 		}
-		if err != nil {
-			t.Errorf("Convert(%T %v, %v): %v", tc.v, tc.v, tc.to, err)
+		if !assert.NoError(t, err, "Convert(%T %v, %v)", tc.v, tc.v, tc.to) {
 			continue
 		}
-		if fmt.Sprintf("%T %v", got, got) != fmt.Sprintf("%T %v", tc.want, tc.want) {
-			t.Errorf("Convert(%T %v, %v) = %T %v, want %T %v", tc.v, tc.v, tc.to, got, got, tc.want, tc.want)
-		}
+		assert.Equal(t, fmt.Sprintf("%T %v", tc.want, tc.want), fmt.Sprintf("%T %v", got, got), "Convert(%T %v, %v) = %T %v, want %T %v", tc.v, tc.v, tc.to, got, got, tc.want, tc.want)
 	}
 }
 
 func TestMapEnv(t *testing.T) {
 	env := &MapEnv{}
-	if _, ok := env.Lookup("x"); ok {
-		t.Error("an empty MapEnv finds x")
-	}
-	if _, ok := env.Enum("RED"); ok {
-		t.Error("a MapEnv without enums finds RED")
-	}
-	if err := env.Assign("x", 1, false); !errors.Is(err, ErrUnknownVariable) {
-		t.Errorf("Assign to a missing variable with create=false: %v", err)
-	}
-	if err := env.Assign("@x", 1, true); err != nil {
-		t.Fatal(err)
-	}
-	if v, ok := env.Lookup("x"); !ok || v != 1 {
-		t.Errorf("Lookup(x) after Assign(@x) = %v, %v", v, ok)
-	}
-	if err := env.Assign("x", 2.0, false); err != nil {
-		t.Fatal(err)
-	}
-	if v, _ := env.Lookup("@x"); v != 2 {
-		t.Errorf("x keeps its int type: got %T %v", v, v)
-	}
-	if err := env.Assign("x", "nope", true); err == nil {
-		t.Error("a string went into an int variable")
-	}
+	_, ok := env.Lookup("x")
+	assert.False(t, ok, "an empty MapEnv finds x")
+	_, ok = env.Enum("RED")
+	assert.False(t, ok, "a MapEnv without enums finds RED")
+	err := env.Assign("x", 1, false)
+	assert.ErrorIs(t, err, ErrUnknownVariable, "Assign to a missing variable with create=false: %v", err)
+	require.NoError(t, env.Assign("@x", 1, true))
+	v, ok := env.Lookup("x")
+	assert.True(t, ok, "Lookup(x) after Assign(@x) = %v, %v", v, ok)
+	assert.True(t, v == 1, "Lookup(x) after Assign(@x) = %v, %v", v, ok)
+	require.NoError(t, env.Assign("x", 2.0, false))
+	v, _ = env.Lookup("@x")
+	assert.True(t, v == 2, "x keeps its int type: got %T %v", v, v)
+	err = env.Assign("x", "nope", true)
+	assert.Error(t, err, "a string went into an int variable")
 	env.Vars["e"] = nil
-	if err := env.Assign("e", "anything", false); err != nil {
-		t.Errorf("a variable without a value takes anything: %v", err)
-	}
+	assert.NoError(t, env.Assign("e", "anything", false), "a variable without a value takes anything")
 }

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // outcome is what one script did, in the terms of testdata/btcpp/results.txt.
@@ -172,27 +175,19 @@ func TestAgainstBTCPP(t *testing.T) {
 	}
 	results := map[int]outcome{}
 	rf, err := os.Open(resultsFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer rf.Close()
 	sc := bufio.NewScanner(rf)
 	for sc.Scan() {
 		fields := strings.Split(sc.Text(), "\t")
-		if len(fields) < 4 {
-			t.Fatalf("malformed results line %q", sc.Text())
-		}
+		require.GreaterOrEqual(t, len(fields), 4, "malformed results line %q", sc.Text())
 		n, err := strconv.Atoi(fields[0])
-		if err != nil {
-			t.Fatalf("malformed results line %q", sc.Text())
-		}
+		require.NoError(t, err, "malformed results line %q", sc.Text())
 		results[n] = parseOutcome(fields[1:])
 	}
 
 	data, err := os.ReadFile(casesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	env := &MapEnv{Vars: map[string]Value{}, Enums: map[string]int{}}
 	compared, deviations := 0, 0
 	for i, line := range strings.Split(string(data), "\n") {
@@ -207,9 +202,8 @@ func TestAgainstBTCPP(t *testing.T) {
 		case "enum":
 			var name string
 			var v int
-			if _, err := fmt.Sscan(rest, &name, &v); err != nil {
-				t.Fatalf("line %d: %v", lineno, err)
-			}
+			_, err := fmt.Sscan(rest, &name, &v)
+			require.NoError(t, err, "line %d", lineno)
 			env.Enums[name] = v
 		case "set":
 			f := strings.SplitN(rest, " ", 3)
@@ -219,16 +213,14 @@ func TestAgainstBTCPP(t *testing.T) {
 			env.Vars[f[0]] = seedValue(t, f[1], f[2])
 		case "run", "cond", "dev":
 			want, ok := results[lineno]
-			if !ok {
-				t.Fatalf("line %d (%s): no BT.CPP result; regenerate results.txt", lineno, line)
-			}
+			require.True(t, ok, "line %d (%s): no BT.CPP result; regenerate results.txt", lineno, line)
 			got := runGo(env, cmd, rest)
 			same, what := sameOutcome(got, want)
 			switch {
 			case cmd == "dev" && same:
-				t.Errorf("line %d: %q is marked as a deviation but now matches BT.CPP: %v", lineno, rest, got)
+				assert.Fail(t, fmt.Sprintf("line %d: %q is marked as a deviation but now matches BT.CPP: %v", lineno, rest, got))
 			case cmd != "dev" && !same:
-				t.Errorf("line %d: %q: %s differs\n  btrobot: %v\n  BT.CPP:  %v", lineno, rest, what, got, want)
+				assert.Fail(t, fmt.Sprintf("line %d: %q: %s differs\n  btrobot: %v\n  BT.CPP:  %v", lineno, rest, what, got, want))
 			}
 			if cmd == "dev" {
 				deviations++
@@ -236,18 +228,16 @@ func TestAgainstBTCPP(t *testing.T) {
 				compared++
 			}
 		default:
-			t.Fatalf("line %d: unknown command %q", lineno, cmd)
+			require.Fail(t, fmt.Sprintf("line %d: unknown command %q", lineno, cmd))
 		}
 	}
 	t.Logf("%d scripts compared with BT.CPP, %d documented deviations", compared, deviations)
 }
 
-func seedValue(t *testing.T, typ, text string) Value {
+func seedValue(t testing.TB, typ, text string) Value {
 	t.Helper()
 	must := func(v Value, err error) Value {
-		if err != nil {
-			t.Fatalf("seed %s %q: %v", typ, text, err)
-		}
+		require.NoError(t, err, "seed %s %q", typ, text)
 		return v
 	}
 	switch typ {
@@ -273,6 +263,6 @@ func seedValue(t *testing.T, typ, text string) Value {
 	case "empty":
 		return nil
 	}
-	t.Fatalf("unknown seed type %q", typ)
+	require.Fail(t, fmt.Sprintf("unknown seed type %q", typ))
 	return nil
 }

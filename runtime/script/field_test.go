@@ -4,6 +4,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The message types below have the shape goroslib generates for ROS
@@ -160,9 +163,7 @@ func withVar(env vars, k string, v Value) vars {
 // read a variable that holds different types on different ticks.
 func TestDottedAccessFollowsTheType(t *testing.T) {
 	p, err := Parse("v.x")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	type other struct {
 		Pad string
 		X   int
@@ -180,9 +181,8 @@ func TestDottedAccessFollowsTheType(t *testing.T) {
 	} {
 		env.Vars["v"] = tc.v
 		got, err := p.Eval(env)
-		if err != nil || !sameGo(got, tc.want) {
-			t.Errorf("read %d: got %#v, %v; want %#v", i, got, err, tc.want)
-		}
+		assert.NoError(t, err, "read %d: got %#v, %v; want %#v", i, got, err, tc.want)
+		assert.True(t, sameGo(got, tc.want), "read %d: got %#v, %v; want %#v", i, got, err, tc.want)
 	}
 }
 
@@ -190,9 +190,7 @@ func TestDottedAccessFollowsTheType(t *testing.T) {
 // goroutine in tests, ROS callbacks reading conditions): run with -race.
 func TestConcurrentEval(t *testing.T) {
 	p, err := Parse("n := n + 1; battery.percentage < 0.2 && battery.header.frame_id == 'base_link'")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
 		wg.Add(1)
@@ -201,14 +199,11 @@ func TestConcurrentEval(t *testing.T) {
 			env := &MapEnv{Vars: vars{"n": 0, "battery": fieldEnv()["battery"]}}
 			for i := 0; i < 200; i++ {
 				v, err := p.Eval(env)
-				if err != nil || v != true {
-					t.Errorf("got %v, %v", v, err)
+				if !assert.NoError(t, err) || !assert.Equal(t, true, v) {
 					return
 				}
 			}
-			if env.Vars["n"] != 200 {
-				t.Errorf("n = %v, want 200", env.Vars["n"])
-			}
+			assert.True(t, env.Vars["n"] == 200, "n = %v, want 200", env.Vars["n"])
 		}()
 	}
 	wg.Wait()

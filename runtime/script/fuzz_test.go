@@ -2,10 +2,11 @@ package script
 
 import (
 	"bufio"
-	"errors"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzParse feeds arbitrary text to Parse and runs whatever parses against a
@@ -43,9 +44,7 @@ func FuzzParse(f *testing.F) {
 			checkError(t, src, err)
 			return
 		}
-		if p.Source() != src {
-			t.Fatalf("Source() = %q, want %q", p.Source(), src)
-		}
+		require.Equal(t, src, p.Source(), "Source() = %q, want %q", p.Source(), src)
 		_ = p.Reads()
 		_ = p.Writes()
 		env := fuzzEnv()
@@ -76,16 +75,13 @@ func fuzzEnv() *MapEnv {
 	return &MapEnv{Vars: vars, Enums: map[string]int{"RED": 1, "BLUE": 3}}
 }
 
-func checkError(t *testing.T, src string, err error) {
+func checkError(t testing.TB, src string, err error) {
 	t.Helper()
 	var se *Error
-	if !errors.As(err, &se) {
-		t.Fatalf("%q: error %T %v is not an *Error", src, err, err)
-	}
-	if se.Offset < 0 || se.Offset > len(src) && len(src) <= MaxSourceLen || se.Line < 1 || se.Column < 1 {
-		t.Fatalf("%q: bad position %d (%d:%d) in %v", src, se.Offset, se.Line, se.Column, err)
-	}
-	if err.Error() == "" {
-		t.Fatalf("%q: empty error message", src)
-	}
+	require.ErrorAs(t, err, &se, "%q: error %T %v is not an *Error", src, err, err)
+	require.GreaterOrEqual(t, se.Offset, 0, "%q: bad position %d (%d:%d) in %v", src, se.Offset, se.Line, se.Column, err)
+	require.False(t, se.Offset > len(src) && len(src) <= MaxSourceLen, "%q: bad position %d (%d:%d) in %v", src, se.Offset, se.Line, se.Column, err)
+	require.GreaterOrEqual(t, se.Line, 1, "%q: bad position %d (%d:%d) in %v", src, se.Offset, se.Line, se.Column, err)
+	require.GreaterOrEqual(t, se.Column, 1, "%q: bad position %d (%d:%d) in %v", src, se.Offset, se.Line, se.Column, err)
+	require.NotEqual(t, "", err.Error(), "%q: empty error message", src)
 }

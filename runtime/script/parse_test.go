@@ -1,9 +1,11 @@
 package script
 
 import (
-	"errors"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -70,36 +72,27 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		p, err := Parse(tc.src)
-		if err == nil {
-			t.Errorf("Parse(%q) succeeded, want error %q", tc.src, tc.want)
+		if !assert.Error(t, err, "Parse(%q) succeeded, want error %q", tc.src, tc.want) {
 			continue
 		}
-		if p != nil {
-			t.Errorf("Parse(%q) returned a program with its error", tc.src)
-		}
+		assert.Nil(t, p, "Parse(%q) returned a program with its error", tc.src)
 		var se *Error
-		if !errors.As(err, &se) {
-			t.Errorf("Parse(%q): error %T is not *Error", tc.src, err)
+		if !assert.ErrorAs(t, err, &se, "Parse(%q): error %T is not *Error", tc.src, err) {
 			continue
 		}
-		if err.Error() != tc.want {
-			t.Errorf("Parse(%q) error\n  got  %q\n  want %q", tc.src, err, tc.want)
-		}
+		assert.Equal(t, tc.want, err.Error(), "Parse(%q) error\n  got  %q\n  want %q", tc.src, err, tc.want)
 	}
 }
 
 func TestErrorPositionFields(t *testing.T) {
 	_, err := Parse("a := 1;\n  b := (")
 	var se *Error
-	if !errors.As(err, &se) {
-		t.Fatalf("error %v is not *Error", err)
+	require.ErrorAs(t, err, &se, "error %v is not *Error", err)
+	if assert.Equal(t, 16, se.Offset, "Offset/Line/Column = %d/%d/%d, want 16/2/9", se.Offset, se.Line, se.Column) {
+		assert.Equal(t, 2, se.Line, "Offset/Line/Column = %d/%d/%d, want 16/2/9", se.Offset, se.Line, se.Column)
+		assert.Equal(t, 9, se.Column, "Offset/Line/Column = %d/%d/%d, want 16/2/9", se.Offset, se.Line, se.Column)
 	}
-	if se.Offset != 16 || se.Line != 2 || se.Column != 9 {
-		t.Errorf("Offset/Line/Column = %d/%d/%d, want 16/2/9", se.Offset, se.Line, se.Column)
-	}
-	if !strings.Contains(se.Msg, "expected an expression after '('") {
-		t.Errorf("Msg = %q", se.Msg)
-	}
+	assert.Contains(t, se.Msg, "expected an expression after '('", "Msg = %q", se.Msg)
 }
 
 func TestNestingLimit(t *testing.T) {
@@ -124,28 +117,21 @@ func TestNestingLimit(t *testing.T) {
 	for _, tc := range cases {
 		p, err := Parse(tc.src)
 		if tc.ok {
-			if err != nil {
-				t.Errorf("Parse(%.20q...): %v", tc.src, err)
+			if !assert.NoError(t, err, "Parse(%.20q...)", tc.src) {
 				continue
 			}
-			if _, err := p.Eval(&MapEnv{}); err != nil && !strings.Contains(err.Error(), "unknown variable") {
-				t.Errorf("Eval(%.20q...): %v", tc.src, err)
-			}
+			_, err := p.Eval(&MapEnv{})
+			assert.False(t, err != nil && !strings.Contains(err.Error(), "unknown variable"), "Eval(%.20q...): %v", tc.src, err)
 			continue
 		}
-		if err == nil || !strings.Contains(err.Error(), "expression nested too deeply (more than 256 levels)") {
-			t.Errorf("Parse(%.20q...) error = %v, want the nesting limit", tc.src, err)
-		}
+		assert.ErrorContains(t, err, "expression nested too deeply (more than 256 levels)", "Parse(%.20q...) error = %v, want the nesting limit", tc.src, err)
 	}
 }
 
 func TestSourceLengthLimit(t *testing.T) {
 	ok := strings.Repeat(" ", MaxSourceLen-1) + "1"
-	if _, err := Parse(ok); err != nil {
-		t.Errorf("a script of MaxSourceLen bytes: %v", err)
-	}
-	_, err := Parse(ok + " ")
-	if err == nil || !strings.Contains(err.Error(), "script too long: 65537 bytes, the limit is 65536") {
-		t.Errorf("a longer script: error %v", err)
-	}
+	_, err := Parse(ok)
+	assert.NoError(t, err, "a script of MaxSourceLen bytes")
+	_, err = Parse(ok + " ")
+	assert.ErrorContains(t, err, "script too long: 65537 bytes, the limit is 65536", "a longer script: error %v", err)
 }

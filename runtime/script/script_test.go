@@ -4,8 +4,10 @@ import (
 	"errors"
 	"math"
 	"reflect"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // vars is shorthand for an Env's variables in tables.
@@ -20,7 +22,7 @@ type evalCase struct {
 	err   string         // a substring of the expected error; "" for none
 }
 
-func runCases(t *testing.T, cases []evalCase) {
+func runCases(t testing.TB, cases []evalCase) {
 	t.Helper()
 	for _, tc := range cases {
 		before := vars{}
@@ -36,15 +38,9 @@ func runCases(t *testing.T, cases []evalCase) {
 			return p.Eval(env)
 		}()
 		if tc.err != "" {
-			if err == nil {
-				t.Errorf("%q: got %T %v, want an error containing %q", tc.src, got, got, tc.err)
-			} else if !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%q: error %q does not contain %q", tc.src, err, tc.err)
-			}
-		} else if err != nil {
-			t.Errorf("%q: unexpected error: %v", tc.src, err)
-		} else if !sameGo(got, tc.want) {
-			t.Errorf("%q = %T %#v, want %T %#v", tc.src, got, got, tc.want, tc.want)
+			assert.ErrorContains(t, err, tc.err, "%q: got %T %v", tc.src, got, got)
+		} else if assert.NoError(t, err, "%q", tc.src) {
+			assert.True(t, sameGo(got, tc.want), "%q = %T %#v, want %T %#v", tc.src, got, got, tc.want, tc.want)
 		}
 		wantAfter := tc.after
 		if wantAfter == nil {
@@ -53,14 +49,13 @@ func runCases(t *testing.T, cases []evalCase) {
 		if len(wantAfter) == 0 && len(env.Vars) == 0 {
 			continue
 		}
-		if len(env.Vars) != len(wantAfter) {
-			t.Errorf("%q: variables after = %#v, want %#v", tc.src, env.Vars, wantAfter)
+		if !assert.Len(t, env.Vars, len(wantAfter), "%q: variables after = %#v, want %#v", tc.src, env.Vars, wantAfter) {
 			continue
 		}
 		for k, w := range wantAfter {
-			if g, ok := env.Vars[k]; !ok || !sameGo(g, w) {
-				t.Errorf("%q: variable %s = %T %#v, want %T %#v", tc.src, k, g, g, w, w)
-			}
+			g, ok := env.Vars[k]
+			assert.True(t, ok, "%q: variable %s = %T %#v, want %T %#v", tc.src, k, g, g, w, w)
+			assert.True(t, sameGo(g, w), "%q: variable %s = %T %#v, want %T %#v", tc.src, k, g, g, w, w)
 		}
 	}
 }
@@ -420,16 +415,13 @@ func TestNames(t *testing.T) {
 func TestUnknownVariableIsErrUnknownVariable(t *testing.T) {
 	for _, src := range []string{"nope", "nope = 1", "nope += 1", "nope.field"} {
 		p, err := Parse(src)
-		if err != nil {
-			t.Fatalf("%q: %v", src, err)
-		}
+		require.NoError(t, err, "%q", src)
 		_, err = p.Eval(&MapEnv{})
-		if !errors.Is(err, ErrUnknownVariable) {
-			t.Errorf("%q: error %v does not wrap ErrUnknownVariable", src, err)
-		}
+		assert.ErrorIs(t, err, ErrUnknownVariable, "%q: error %v does not wrap ErrUnknownVariable", src, err)
 		var se *Error
-		if !errors.As(err, &se) || se.Line != 1 || se.Column != 1 {
-			t.Errorf("%q: error %#v is not an *Error at 1:1", src, err)
+		if assert.ErrorAs(t, err, &se, "%q: error %#v is not an *Error at 1:1", src, err) {
+			assert.Equal(t, 1, se.Line, "%q: error %#v is not an *Error at 1:1", src, err)
+			assert.Equal(t, 1, se.Column, "%q: error %#v is not an *Error at 1:1", src, err)
 		}
 	}
 }
@@ -444,36 +436,24 @@ func (refusingEnv) Assign(string, Value, bool) error { return errRefused }
 
 func TestEnvErrorsAreWrappedWithPosition(t *testing.T) {
 	p, err := Parse("a := 1;\n  x := 'no'")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, err = p.Eval(&refusingEnv{})
 	var se *Error
-	if !errors.As(err, &se) {
-		t.Fatalf("error %v is not an *Error", err)
-	}
-	if se.Line != 1 || se.Column != 1 {
-		// The first statement fails already.
-		t.Errorf("position %d:%d, want 1:1", se.Line, se.Column)
-	}
-	if !errors.Is(err, errRefused) {
-		t.Errorf("error %v does not wrap the Env's error", err)
-	}
+	require.ErrorAs(t, err, &se, "error %v is not an *Error", err)
+	// The first statement fails already.
+	assert.Equal(t, [2]int{1, 1}, [2]int{se.Line, se.Column}, "position line:column")
+	assert.ErrorIs(t, err, errRefused, "error %v does not wrap the Env's error", err)
 	want := `1:1: cannot assign to 'a': blackboard entry "x" holds int; cannot write string`
-	if err.Error() != want {
-		t.Errorf("error = %q, want %q", err, want)
-	}
+	assert.Equal(t, want, err.Error(), "error = %q, want %q", err, want)
 }
 
 func TestEvalWithoutEnvOrProgram(t *testing.T) {
 	p, _ := Parse("1")
-	if _, err := p.Eval(nil); err == nil {
-		t.Error("Eval(nil) succeeded")
-	}
+	_, err := p.Eval(nil)
+	assert.Error(t, err, "Eval(nil) succeeded")
 	var none *Program
-	if _, err := none.Eval(&MapEnv{}); err == nil {
-		t.Error("nil Program's Eval succeeded")
-	}
+	_, err = none.Eval(&MapEnv{})
+	assert.Error(t, err, "nil Program's Eval succeeded")
 }
 
 func TestReadsAndWrites(t *testing.T) {
@@ -495,37 +475,27 @@ func TestReadsAndWrites(t *testing.T) {
 	}
 	for _, tc := range cases {
 		p, err := Parse(tc.src)
-		if err != nil {
-			t.Fatalf("%q: %v", tc.src, err)
-		}
-		if got := p.Reads(); !reflect.DeepEqual(got, tc.reads) {
-			t.Errorf("%q: Reads() = %q, want %q", tc.src, got, tc.reads)
-		}
-		if got := p.Writes(); !reflect.DeepEqual(got, tc.writes) {
-			t.Errorf("%q: Writes() = %q, want %q", tc.src, got, tc.writes)
-		}
-		if p.Source() != tc.src {
-			t.Errorf("Source() = %q, want %q", p.Source(), tc.src)
-		}
+		require.NoError(t, err, "%q", tc.src)
+		got := p.Reads()
+		assert.Equal(t, tc.reads, got, "%q: Reads() = %q, want %q", tc.src, got, tc.reads)
+		got = p.Writes()
+		assert.Equal(t, tc.writes, got, "%q: Writes() = %q, want %q", tc.src, got, tc.writes)
+		assert.Equal(t, tc.src, p.Source(), "Source() = %q, want %q", p.Source(), tc.src)
 	}
 }
 
 func TestProgramIsReusable(t *testing.T) {
 	p, err := Parse("count := count + 1; count >= 3")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	env := &MapEnv{Vars: vars{"count": 0}}
 	var got []Value
 	for i := 0; i < 4; i++ {
 		v, err := p.Eval(env)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		got = append(got, v)
 	}
 	want := []Value{false, false, true, true}
-	if !reflect.DeepEqual(got, want) || env.Vars["count"] != 4 {
-		t.Errorf("results %v (count %v), want %v (count 4)", got, env.Vars["count"], want)
+	if assert.Equal(t, want, got, "results %v (count %v), want %v (count 4)", got, env.Vars["count"], want) {
+		assert.True(t, env.Vars["count"] == 4, "results %v (count %v), want %v (count 4)", got, env.Vars["count"], want)
 	}
 }

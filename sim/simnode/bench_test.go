@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
@@ -55,36 +57,27 @@ func benchNode(b *testing.B, period time.Duration) {
 		{"/robot1/battery_state", sensor_msgs.BatteryState{}}, {"/robot1/bumper", std_msgs.Bool{}},
 		{"/tf", tf2_msgs.TFMessage{}},
 	} {
-		if _, err := ros.NewSubscriber(ros.SubscriberConf{Conn: c, Topic: s.topic, Msg: s.msg, Callback: count}); err != nil {
-			b.Fatal(err)
-		}
+		_, err := ros.NewSubscriber(ros.SubscriberConf{Conn: c, Topic: s.topic, Msg: s.msg, Callback: count})
+		require.NoError(b, err)
 	}
 	peer, err := ros.NewLockstepPeer(c, "")
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	// One simulated second to connect everything, then the measurement.
-	if err := peer.Ready(n.Stamp(time.Second)); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, peer.Ready(n.Stamp(time.Second)))
 	eventually(b, 10*time.Second, "first second", func() bool { return n.Now() == time.Second })
 	time.Sleep(200 * time.Millisecond)
 	received.Store(0)
 	b.ResetTimer()
 	cpu0 := cpuTime()
 	if period == 0 {
-		if err := peer.Ready(n.Stamp(until)); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, peer.Ready(n.Stamp(until)))
 	} else {
 		clock := c.SimClock()
 		for at := n.Stamp(time.Second); at.Before(n.Stamp(until)); at = at.Add(period) {
 			ch, stop := clock.Timer(at)
 			<-ch
 			stop()
-			if err := peer.Ready(at.Add(period)); err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, peer.Ready(at.Add(period)))
 		}
 	}
 	<-n.Done()
@@ -96,7 +89,6 @@ func benchNode(b *testing.B, period time.Duration) {
 	}
 	time.Sleep(100 * time.Millisecond) // the last messages on their way
 	b.ReportMetric(float64(received.Load())/float64(b.N), "msgs/sim-s")
-	if r := robotState(n, "robot1", (*sim.Robot).Collisions); r != 0 {
-		b.Fatalf("%d collisions: the benchmark should measure free driving", r)
-	}
+	r := robotState(n, "robot1", (*sim.Robot).Collisions)
+	require.Equal(b, 0, r, "%d collisions: the benchmark should measure free driving", r)
 }

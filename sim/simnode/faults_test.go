@@ -1,11 +1,14 @@
 package simnode
 
 import (
-	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
@@ -24,13 +27,9 @@ import (
 func setBool(t testing.TB, c *ros.Conn, name string, on bool) *std_srvs.SetBoolRes {
 	t.Helper()
 	sc, err := ros.NewServiceClient(ros.ServiceClientConf{Conn: c, Name: name, Srv: std_srvs.SetBool{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res, err := sc.Call(ctxTimeout(t, 10*time.Second), &std_srvs.SetBoolReq{Data: on})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return res.(*std_srvs.SetBoolRes)
 }
 
@@ -38,12 +37,8 @@ func setBool(t testing.TB, c *ros.Conn, name string, on bool) *std_srvs.SetBoolR
 func publisher(t testing.TB, c *ros.Conn, topic string, msg any) *ros.Publisher {
 	t.Helper()
 	p, err := ros.NewPublisher(ros.PublisherConf{Conn: c, Topic: topic, Msg: msg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.WaitSubscribers(ctxTimeout(t, 10*time.Second), topic, 1); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, c.WaitSubscribers(ctxTimeout(t, 10*time.Second), topic, 1))
 	return p
 }
 
@@ -67,19 +62,15 @@ func TestStopMoveBaseOverROS(t *testing.T) {
 	result := make(chan ros.GoalOutcome, 1)
 	go func() {
 		out, err := ac.Run(ctxTimeout(t, 30*time.Second), moveBaseGoal("map", 6.5, -3.5, 0), ros.GoalConf{AckTimeout: 10 * time.Second, OnAccepted: func() { close(accepted) }})
-		if err != nil {
-			t.Error(err)
-		}
+		assert.NoError(t, err)
 		result <- out
 	}()
 	<-accepted
 	eventually(t, 10*time.Second, "robot moving", func() bool { return robotState(n, "robot1", (*sim.Robot).Twist).Linear > 0.2 })
-	if res := setBool(t, c, "/sim/robot1/stop_move_base", true); !res.Success || res.Message != "robot1: stopping move_base" {
-		t.Fatalf("stop_move_base: %+v", res)
-	}
-	if out := <-result; out.State != ros.GoalAborted {
-		t.Errorf("the running goal ended %v, want ABORTED", out.State)
-	}
+	res := setBool(t, c, "/sim/robot1/stop_move_base", true)
+	require.True(t, res.Success, "stop_move_base: %+v", res)
+	require.Equal(t, "robot1: stopping move_base", res.Message, "stop_move_base: %+v", res)
+	assert.Equal(t, ros.GoalAborted, (<-result).State, "how the running goal ended")
 	log.wait(t, "robot1: move_base goal aborted: move_base stopped", 5*time.Second)
 	log.wait(t, "robot1: move_base stopped", 5*time.Second)
 	eventually(t, 5*time.Second, "robot stopped", func() bool { return robotState(n, "robot1", (*sim.Robot).Twist) == sim.Twist{} })
@@ -87,23 +78,16 @@ func TestStopMoveBaseOverROS(t *testing.T) {
 	// A newcomer finds no server.
 	c2 := connect(t, uri, "newcomer")
 	ac2, err := ros.NewActionClient(ros.ActionClientConf{Conn: c2, Name: "/robot1/move_base", Action: ros.MoveBaseAction{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ac2.WaitForServer(ctxTimeout(t, 10*time.Second), runtime.WallClock{}, time.Second); !errors.Is(err, ros.ErrServerUnreachable) {
-		t.Fatalf("WaitForServer with move_base stopped: %v", err)
-	}
-	if res := setBool(t, c, "/sim/robot1/stop_move_base", false); !res.Success {
-		t.Fatalf("restart: %+v", res)
-	}
+	require.NoError(t, err)
+	err = ac2.WaitForServer(ctxTimeout(t, 10*time.Second), runtime.WallClock{}, time.Second)
+	require.ErrorIs(t, err, ros.ErrServerUnreachable, "WaitForServer with move_base stopped: %v", err)
+	res = setBool(t, c, "/sim/robot1/stop_move_base", false)
+	require.True(t, res.Success, "restart: %+v", res)
 	log.wait(t, "robot1: move_base restarted", 5*time.Second)
-	if err := ac2.WaitForServer(ctxTimeout(t, 10*time.Second), runtime.WallClock{}, 5*time.Second); err != nil {
-		t.Fatalf("WaitForServer after the restart: %v", err)
-	}
+	require.NoError(t, ac2.WaitForServer(ctxTimeout(t, 10*time.Second), runtime.WallClock{}, 5*time.Second), "WaitForServer after the restart")
 	out, err := ac2.Run(ctxTimeout(t, 30*time.Second), moveBaseGoal("map", -5, 0, 0), ros.GoalConf{})
-	if err != nil || out.State != ros.GoalSucceeded {
-		t.Fatalf("goal after the restart: %v %v", out.State, err)
-	}
+	require.NoError(t, err, "goal after the restart: %v", out.State)
+	require.Equal(t, ros.GoalSucceeded, out.State, "goal after the restart: %v %v", out.State, err)
 }
 
 // TestStallWheelOverROS: with a wheel stalled, a straight command turns the
@@ -132,15 +116,15 @@ func TestStallWheelOverROS(t *testing.T) {
 		{"stall_right_wheel", true, -1, "robot1: right wheel stalled"},
 		{"stall_right_wheel", false, 0, "robot1: right wheel free"},
 	} {
-		if res := setBool(t, c, "/sim/robot1/"+tc.service, tc.on); !res.Success || res.Message != tc.msg {
-			t.Fatalf("%s %v: %+v", tc.service, tc.on, res)
-		}
+		res := setBool(t, c, "/sim/robot1/"+tc.service, tc.on)
+		require.True(t, res.Success, "%s %v: %+v", tc.service, tc.on, res)
+		require.Equal(t, tc.msg, res.Message, "%s %v: %+v", tc.service, tc.on, res)
 		tw := drive()
 		switch {
 		case tc.turn == 0 && (math.Abs(tw.Angular) > 1e-9 || tw.Linear < 0.19):
-			t.Errorf("after %s: twist %+v, want straight at 0.2 m/s", tc.msg, tw)
+			assert.Fail(t, fmt.Sprintf("after %s: twist %+v, want straight at 0.2 m/s", tc.msg, tw))
 		case tc.turn != 0 && !(tw.Angular*tc.turn > 0.3):
-			t.Errorf("after %s: twist %+v, want a turn toward the stalled wheel", tc.msg, tw)
+			assert.Fail(t, fmt.Sprintf("after %s: twist %+v, want a turn toward the stalled wheel", tc.msg, tw))
 		}
 	}
 }
@@ -157,9 +141,7 @@ func TestFreezeTopicsOverROS(t *testing.T) {
 	watch := func(topic string, sub func(string, *counter) error) {
 		k := &counter{}
 		counts[topic] = k
-		if err := sub(topic, k); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, sub(topic, k))
 	}
 	watch("odom", func(topic string, k *counter) error {
 		_, err := ros.Subscribe(c, "/robot1/odom", func(*nav_msgs.Odometry) { k.add() })
@@ -193,9 +175,9 @@ func TestFreezeTopicsOverROS(t *testing.T) {
 	}
 	for _, topic := range []string{"odom", "scan", "battery_state", "bumper", "tf"} {
 		t.Run(topic, func(t *testing.T) {
-			if res := setBool(t, c, "/sim/robot1/freeze/"+topic, true); !res.Success || res.Message != "robot1: "+topic+" frozen" {
-				t.Fatalf("freeze: %+v", res)
-			}
+			res := setBool(t, c, "/sim/robot1/freeze/"+topic, true)
+			require.True(t, res.Success, "freeze: %+v", res)
+			require.Equal(t, "robot1: "+topic+" frozen", res.Message, "freeze: %+v", res)
 			// Messages sent before the freeze may still be on their way (a
 			// loaded machine delivers them late): the topic goes quiet
 			// first, then must stay quiet while time passes.
@@ -211,33 +193,27 @@ func TestFreezeTopicsOverROS(t *testing.T) {
 			settle()
 			for name, k := range counts {
 				moved := k.get() > before[name]
-				if name == topic && moved {
-					t.Errorf("%s: %d messages while frozen", name, k.get()-before[name])
-				}
-				if name != topic && !moved {
-					t.Errorf("%s stopped while only %s was frozen", name, topic)
-				}
+				assert.False(t, name == topic && moved, "%s: %d messages while frozen", name, k.get()-before[name])
+				assert.False(t, name != topic && !moved, "%s stopped while only %s was frozen", name, topic)
 			}
-			if res := setBool(t, c, "/sim/robot1/freeze/"+topic, false); !res.Success || res.Message != "robot1: "+topic+" flowing" {
-				t.Fatalf("thaw: %+v", res)
-			}
+			res = setBool(t, c, "/sim/robot1/freeze/"+topic, false)
+			require.True(t, res.Success, "thaw: %+v", res)
+			require.Equal(t, "robot1: "+topic+" flowing", res.Message, "thaw: %+v", res)
 			was := counts[topic].get()
 			eventually(t, 10*time.Second, topic+" flowing again", func() bool { return counts[topic].get() > was })
 		})
 	}
 	t.Run("cmd_vel", func(t *testing.T) {
 		cmd := publisher(t, c, "/robot1/cmd_vel", &geometry_msgs.Twist{})
-		if res := setBool(t, c, "/sim/robot1/freeze/cmd_vel", true); !res.Success {
-			t.Fatalf("freeze: %+v", res)
-		}
+		res := setBool(t, c, "/sim/robot1/freeze/cmd_vel", true)
+		require.True(t, res.Success, "freeze: %+v", res)
 		for range 20 {
 			cmd.Publish(&geometry_msgs.Twist{Linear: geometry_msgs.Vector3{X: 0.3}})
 			time.Sleep(5 * time.Millisecond)
 		}
 		time.Sleep(50 * time.Millisecond)
-		if tr := robotState(n, "robot1", (*sim.Robot).Travelled); tr != 0 {
-			t.Errorf("the robot drove %v m on commands sent while cmd_vel was frozen", tr)
-		}
+		tr := robotState(n, "robot1", (*sim.Robot).Travelled)
+		assert.Equal(t, 0.0, tr, "the robot drove %v m on commands sent while cmd_vel was frozen", tr)
 		setBool(t, c, "/sim/robot1/freeze/cmd_vel", false)
 		eventually(t, 10*time.Second, "the robot driving once cmd_vel flows", func() bool {
 			cmd.Publish(&geometry_msgs.Twist{Linear: geometry_msgs.Vector3{X: 0.3}})
@@ -254,28 +230,23 @@ func TestDelayTopicsOverROS(t *testing.T) {
 	n, log := startSim(t, uri, simSetup{conf: Conf{Peers: 1}})
 	c := connect(t, uri, "client")
 	peer, err := ros.NewLockstepPeer(c, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer peer.Leave(ctxTimeout(t, 5*time.Second))
 	// runTo lets the simulation run to t and waits until it is there.
 	runTo := func(at time.Duration) {
 		t.Helper()
-		if err := peer.Ready(n.Stamp(at)); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, peer.Ready(n.Stamp(at)))
 		eventually(t, 10*time.Second, "time at "+at.String(), func() bool { return n.Now() == at })
 	}
 	// newest is the stamp of the newest scan received, in simulated time.
 	var mu sync.Mutex
 	var newest time.Duration
-	if _, err := ros.Subscribe(c, "/robot1/scan", func(m *sensor_msgs.LaserScan) {
+	_, err = ros.Subscribe(c, "/robot1/scan", func(m *sensor_msgs.LaserScan) {
 		mu.Lock()
 		newest = max(newest, m.Header.Stamp.Sub(time.Unix(0, 0)))
 		mu.Unlock()
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
+	require.NoError(t, err)
 	// Scans are taken every 100 ms from the first step (20 ms): held back
 	// by 0.5 s, the newest out at 3 s is the one taken at 2.42 s.
 	newestIs := func(want time.Duration) {
@@ -284,9 +255,7 @@ func TestDelayTopicsOverROS(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 		mu.Lock()
 		defer mu.Unlock()
-		if newest != want {
-			t.Errorf("newest scan taken at %v, want %v", newest, want)
-		}
+		assert.Equal(t, want, newest, "newest scan taken at %v, want %v", newest, want)
 	}
 	delay := publisher(t, c, "/sim/robot1/delay/scan", &std_msgs.Float32{})
 	delay.Publish(&std_msgs.Float32{Data: 0.5})
@@ -308,13 +277,11 @@ func TestDelayTopicsOverROS(t *testing.T) {
 	cmd.Publish(&geometry_msgs.Twist{Linear: geometry_msgs.Vector3{X: 0.3}})
 	peer.CountSent(1)
 	runTo(4500 * time.Millisecond)
-	if tr := robotState(n, "robot1", (*sim.Robot).Travelled); tr != 0 {
-		t.Errorf("the robot moved %v m before its delayed command was due", tr)
-	}
+	tr := robotState(n, "robot1", (*sim.Robot).Travelled)
+	assert.Equal(t, 0.0, tr, "the robot moved %v m before its delayed command was due", tr)
 	runTo(4700 * time.Millisecond)
-	if tr := robotState(n, "robot1", (*sim.Robot).Travelled); tr == 0 {
-		t.Errorf("the robot has not moved 200 ms after its delayed command was due")
-	}
+	tr = robotState(n, "robot1", (*sim.Robot).Travelled)
+	assert.NotEqual(t, 0.0, tr, "the robot has not moved 200 ms after its delayed command was due")
 }
 
 // TestBatteryLevelOverROS: a std_msgs/Float32 sets the charge, which
@@ -324,9 +291,7 @@ func TestBatteryLevelOverROS(t *testing.T) {
 	_, log := startSim(t, uri, simSetup{conf: Conf{Speed: 10}})
 	c := connect(t, uri, "client")
 	battery, err := ros.Subscribe[sensor_msgs.BatteryState](c, "/robot1/battery_state", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	level := publisher(t, c, "/sim/robot1/battery_level", &std_msgs.Float32{})
 	for _, tc := range []struct {
 		level float32
@@ -363,9 +328,9 @@ func TestObstaclesOverROS(t *testing.T) {
 	place.Publish(box("pallet", -4.5, -1.2, -4, 1.2))
 	log.wait(t, "obstacle pallet placed at [-4.50, -1.20]-[-4.00, 1.20]", 5*time.Second)
 	kitchen := moveBaseGoal("map", 2.5, 3.5, 0)
-	if out, err := ac.Run(ctxTimeout(t, 60*time.Second), kitchen, ros.GoalConf{}); err != nil || out.State != ros.GoalAborted {
-		t.Fatalf("goal past the blocked corridor: %v %v, want ABORTED", out.State, err)
-	}
+	out, err := ac.Run(ctxTimeout(t, 60*time.Second), kitchen, ros.GoalConf{})
+	require.NoError(t, err, "goal past the blocked corridor: %v %v, want ABORTED", out.State, err)
+	require.Equal(t, ros.GoalAborted, out.State, "goal past the blocked corridor: %v %v, want ABORTED", out.State, err)
 	log.wait(t, "robot1: move_base goal aborted: no path", 5*time.Second)
 	for _, tc := range []struct {
 		msg   any
@@ -386,12 +351,11 @@ func TestObstaclesOverROS(t *testing.T) {
 	remove.Publish(&std_msgs.String{Data: "pallet"})
 	log.wait(t, "obstacle pallet removed", 5*time.Second)
 	n.Do(func(w *sim.World) error {
-		if obs := w.Obstacles(); len(obs) != 0 {
-			t.Errorf("obstacles left: %v", obs)
-		}
+		obs := w.Obstacles()
+		assert.Empty(t, obs, "obstacles left: %v", obs)
 		return nil
 	})
-	if out, err := ac.Run(ctxTimeout(t, 60*time.Second), kitchen, ros.GoalConf{}); err != nil || out.State != ros.GoalSucceeded {
-		t.Fatalf("goal with the corridor clear: %v %v, want SUCCEEDED", out.State, err)
-	}
+	out, err = ac.Run(ctxTimeout(t, 60*time.Second), kitchen, ros.GoalConf{})
+	require.NoError(t, err, "goal with the corridor clear: %v %v, want SUCCEEDED", out.State, err)
+	require.Equal(t, ros.GoalSucceeded, out.State, "goal with the corridor clear: %v %v, want SUCCEEDED", out.State, err)
 }

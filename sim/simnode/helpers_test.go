@@ -2,10 +2,13 @@ package simnode
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/sim"
@@ -18,9 +21,7 @@ const officeWorld = "../../worlds/office"
 func connect(t testing.TB, uri, name string) *ros.Conn {
 	t.Helper()
 	c, err := ros.Connect(ros.Conf{MasterURI: uri, Host: "127.0.0.1", Name: name})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -41,23 +42,18 @@ func startSim(t testing.TB, uri string, s simSetup) (*Node, *eventLog) {
 		s.world = officeWorld
 	}
 	w, err := sim.LoadWorld(s.world, sim.WorldConf{Seed: s.seed})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if len(s.robots) == 0 {
 		s.robots = []sim.RobotConf{{Name: "robot1"}}
 	}
 	for _, rc := range s.robots {
 		if rc.Spawn == (sim.Pose{}) {
 			sp, ok := w.Places().Spawn(rc.Name)
-			if !ok {
-				t.Fatalf("no spawn named %s", rc.Name)
-			}
+			require.True(t, ok, "no spawn named %s", rc.Name)
 			rc.Spawn = sp.Pose
 		}
-		if _, err := w.AddRobot(rc); err != nil {
-			t.Fatal(err)
-		}
+		_, err := w.AddRobot(rc)
+		require.NoError(t, err)
 	}
 	log := &eventLog{}
 	conf := s.conf
@@ -65,9 +61,7 @@ func startSim(t testing.TB, uri string, s simSetup) (*Node, *eventLog) {
 	conf.Conn = connect(t, uri, "sim")
 	conf.OnEvent = log.add
 	n, err := Start(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { n.Close() })
 	return n, log
 }
@@ -111,7 +105,7 @@ func (l *eventLog) wait(t testing.TB, substr string, timeout time.Duration) stri
 		case <-time.After(time.Until(deadline)):
 			l.mu.Lock()
 			defer l.mu.Unlock()
-			t.Fatalf("no event containing %q within %v; events: %q", substr, timeout, l.lines)
+			require.Fail(t, fmt.Sprintf("no event containing %q within %v; events: %q", substr, timeout, l.lines))
 		}
 	}
 }
@@ -121,9 +115,7 @@ func eventually(t testing.TB, timeout time.Duration, what string, cond func() bo
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, timeout)
-		}
+		require.False(t, time.Now().After(deadline), "%s: not within %v", what, timeout)
 		time.Sleep(5 * time.Millisecond)
 	}
 }

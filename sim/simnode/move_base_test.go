@@ -2,11 +2,14 @@ package simnode
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"math"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 
@@ -28,12 +31,8 @@ func moveBaseGoal(frame string, x, y, yaw float64) *ros.MoveBaseActionGoal {
 func actionClient(t testing.TB, c *ros.Conn, server string) *ros.ActionClient {
 	t.Helper()
 	ac, err := ros.NewActionClient(ros.ActionClientConf{Conn: c, Name: server, Action: ros.MoveBaseAction{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ac.WaitForServer(ctxTimeout(t, 20*time.Second), c.Clock(), 0); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, ac.WaitForServer(ctxTimeout(t, 20*time.Second), c.Clock(), 0))
 	return ac
 }
 
@@ -89,23 +88,17 @@ func TestMoveBaseOutcomes(t *testing.T) {
 				feedbacks.Add(1)
 				lastFrame.Store(fb.(*ros.MoveBaseActionFeedback).BasePosition.Header.FrameId)
 			}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if out.State != tc.want {
-				t.Fatalf("goal ended %v, want %v", out.State, tc.want)
-			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, out.State, "goal ended %v, want %v", out.State, tc.want)
 			log.wait(t, tc.event, 5*time.Second)
 			log.clear()
 			if tc.want == ros.GoalSucceeded {
-				if feedbacks.Load() == 0 || lastFrame.Load() != "map" {
-					t.Errorf("%d feedbacks, last in frame %v; want feedback with the robot's pose in map", feedbacks.Load(), lastFrame.Load())
-				}
+				assert.NotEqual(t, int32(0), feedbacks.Load(), "%d feedbacks, last in frame %v; want feedback with the robot's pose in map", feedbacks.Load(), lastFrame.Load())
+				assert.True(t, lastFrame.Load() == "map", "%d feedbacks, last in frame %v; want feedback with the robot's pose in map", feedbacks.Load(), lastFrame.Load())
 			}
 			if tc.at != nil {
-				if p := robotState(n, "robot1", (*sim.Robot).Pose); p.DistanceTo(*tc.at) > 0.1 {
-					t.Errorf("robot at %v, want within 0.1 m (the goal tolerance) of %v", p, *tc.at)
-				}
+				p := robotState(n, "robot1", (*sim.Robot).Pose)
+				assert.LessOrEqual(t, p.DistanceTo(*tc.at), 0.1, "robot at %v, want within 0.1 m (the goal tolerance) of %v", p, *tc.at)
 			}
 		})
 	}
@@ -140,12 +133,11 @@ func TestMoveBasePreemption(t *testing.T) {
 		select {
 		case <-moving:
 		case err := <-done:
-			t.Fatalf("goal ended before the robot got going: %v", err)
+			require.Fail(t, fmt.Sprintf("goal ended before the robot got going: %v", err))
 		}
 		cancel()
-		if err := <-done; !errors.Is(err, context.Canceled) {
-			t.Fatalf("Run: %v", err)
-		}
+		err := <-done
+		require.ErrorIs(t, err, context.Canceled, "Run: %v", err)
 		log.wait(t, "robot1: move_base goal cancelled; stopping", 5*time.Second)
 		cancelledAt := n.Now()
 		eventually(t, 5*time.Second, "robot stopped", func() bool {
@@ -153,9 +145,8 @@ func TestMoveBasePreemption(t *testing.T) {
 		})
 		// 0.4 m/s braked at 1 m/s² stops in 0.4 s; allow for the cancel's
 		// trip and the polling.
-		if d := n.Now() - cancelledAt; d > 700*time.Millisecond {
-			t.Errorf("the robot took %v of simulated time to stop after the cancel", d)
-		}
+		d := n.Now() - cancelledAt
+		assert.LessOrEqual(t, d, 700*time.Millisecond, "the robot took %v of simulated time to stop after the cancel", d)
 		log.clear()
 	})
 
@@ -164,21 +155,14 @@ func TestMoveBasePreemption(t *testing.T) {
 		accepted := make(chan struct{})
 		go func() {
 			out, err := ac.Run(ctxTimeout(t, 60*time.Second), moveBaseGoal("map", 6.5, -3.5, 0), ros.GoalConf{AckTimeout: 10 * time.Second, OnAccepted: func() { close(accepted) }})
-			if err != nil {
-				t.Error(err)
-			}
+			assert.NoError(t, err)
 			first <- out
 		}()
 		<-accepted
 		out, err := ac.Run(ctxTimeout(t, 60*time.Second), moveBaseGoal("map", -7.5, 3.5, math.Pi/2), ros.GoalConf{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f := <-first; f.State != ros.GoalPreempted {
-			t.Errorf("first goal ended %v, want PREEMPTED", f.State)
-		}
-		if out.State != ros.GoalSucceeded {
-			t.Errorf("second goal ended %v, want SUCCEEDED", out.State)
-		}
+		require.NoError(t, err)
+		f := <-first
+		assert.Equal(t, ros.GoalPreempted, f.State, "first goal ended %v, want PREEMPTED", f.State)
+		assert.Equal(t, ros.GoalSucceeded, out.State, "second goal ended %v, want SUCCEEDED", out.State)
 	})
 }

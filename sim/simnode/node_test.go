@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
@@ -28,14 +31,11 @@ func TestConfErrors(t *testing.T) {
 	conn := connect(t, uri, "sim")
 	office := func(robots int) *sim.World {
 		w, err := sim.LoadWorld(officeWorld, sim.WorldConf{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for k := range robots {
 			sp := w.Places().Spawns[k]
-			if _, err := w.AddRobot(sim.RobotConf{Name: sp.Name, Spawn: sp.Pose}); err != nil {
-				t.Fatal(err)
-			}
+			_, err := w.AddRobot(sim.RobotConf{Name: sp.Name, Spawn: sp.Pose})
+			require.NoError(t, err)
 		}
 		return w
 	}
@@ -58,24 +58,19 @@ func TestConfErrors(t *testing.T) {
 			n, err := Start(tc.conf)
 			if err == nil {
 				n.Close()
-				t.Fatal("started")
+				require.Fail(t, "started")
 			}
 			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q\ndoes not say %q", err, w)
-				}
+				assert.Contains(t, err.Error(), w, "error %q\ndoes not say %q", err, w)
 			}
-			if got := strings.Count(err.Error(), "\n") + 1; got != len(tc.want) {
-				t.Errorf("%d errors, want %d: %v", got, len(tc.want), err)
-			}
+			got := strings.Count(err.Error(), "\n") + 1
+			assert.Equal(t, len(tc.want), got, "%d errors, want %d: %v", got, len(tc.want), err)
 		})
 	}
-	if _, err := conn.HasParam("/use_sim_time"); err != nil {
-		t.Fatal(err)
-	}
-	if set, _ := conn.HasParam("/use_sim_time"); set {
-		t.Error("a node that did not start set /use_sim_time")
-	}
+	_, err := conn.HasParam("/use_sim_time")
+	require.NoError(t, err)
+	set, _ := conn.HasParam("/use_sim_time")
+	assert.False(t, set, "a node that did not start set /use_sim_time")
 }
 
 // TestGraph: the names the node offers, as rostopic and rosservice list
@@ -101,9 +96,7 @@ func TestGraph(t *testing.T) {
 		}
 	}
 	for _, w := range want {
-		if !slices.Contains(topics, w) {
-			t.Errorf("rostopic list lacks %s", w)
-		}
+		assert.True(t, slices.Contains(topics, w), "rostopic list lacks %s", w)
 	}
 	services := strings.Fields(rostest.Run(t, uri, 20*time.Second, "rosservice", "list"))
 	want = []string{"/sim/render"}
@@ -114,9 +107,7 @@ func TestGraph(t *testing.T) {
 		}
 	}
 	for _, w := range want {
-		if !slices.Contains(services, w) {
-			t.Errorf("rosservice list lacks %s", w)
-		}
+		assert.True(t, slices.Contains(services, w), "rosservice list lacks %s", w)
 	}
 }
 
@@ -132,32 +123,32 @@ func TestFrames(t *testing.T) {
 	mapSub, _ := ros.Subscribe[nav_msgs.OccupancyGrid](c, "/map", nil)
 	var mu sync.Mutex
 	frames := map[string]bool{}
-	if _, err := ros.Subscribe(c, "/tf", func(m *tf2_msgs.TFMessage) {
+	_, err := ros.Subscribe(c, "/tf", func(m *tf2_msgs.TFMessage) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, tr := range m.Transforms {
 			frames[tr.Header.FrameId+" -> "+tr.ChildFrameId] = true
 		}
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
+	require.NoError(t, err)
 	for _, s := range []*ros.Subscription{odom, scan, tfStatic, mapSub} {
 		eventually(t, 10*time.Second, s.Topic(), func() bool { m, _, _ := s.Newest(); return m != nil })
 	}
 	o := func() *nav_msgs.Odometry { m, _, _ := odom.Newest(); return m.(*nav_msgs.Odometry) }()
-	if o.Header.FrameId != "robot2/odom" || o.ChildFrameId != "robot2/base_link" {
-		t.Errorf("odom frames %q -> %q", o.Header.FrameId, o.ChildFrameId)
+	if assert.Equal(t, "robot2/odom", o.Header.FrameId, "odom frames %q -> %q", o.Header.FrameId, o.ChildFrameId) {
+		assert.Equal(t, "robot2/base_link", o.ChildFrameId, "odom frames %q -> %q", o.Header.FrameId, o.ChildFrameId)
 	}
-	if m, _, _ := scan.Newest(); m.(*sensor_msgs.LaserScan).Header.FrameId != "robot2/base_scan" || len(m.(*sensor_msgs.LaserScan).Ranges) != 360 {
-		t.Errorf("scan frame %q, %d ranges", m.(*sensor_msgs.LaserScan).Header.FrameId, len(m.(*sensor_msgs.LaserScan).Ranges))
+	if m, _, _ := scan.Newest(); assert.Equal(t, "robot2/base_scan", m.(*sensor_msgs.LaserScan).Header.FrameId, "scan frame %q, %d ranges", m.(*sensor_msgs.LaserScan).Header.FrameId, len(m.(*sensor_msgs.LaserScan).Ranges)) {
+		assert.Len(t, m.(*sensor_msgs.LaserScan).Ranges, 360, "scan frame %q, %d ranges", m.(*sensor_msgs.LaserScan).Header.FrameId, len(m.(*sensor_msgs.LaserScan).Ranges))
 	}
 	static := map[string]bool{}
 	m, _, _ := tfStatic.Newest()
 	for _, tr := range m.(*tf2_msgs.TFMessage).Transforms {
 		static[tr.Header.FrameId+" -> "+tr.ChildFrameId] = true
 	}
-	if !static["robot1/base_link -> robot1/base_scan"] || !static["robot2/base_link -> robot2/base_scan"] || len(static) != 2 {
-		t.Errorf("/tf_static: %v", static)
+	if assert.True(t, static["robot1/base_link -> robot1/base_scan"], "/tf_static: %v", static) {
+		assert.True(t, static["robot2/base_link -> robot2/base_scan"], "/tf_static: %v", static)
+		assert.Len(t, static, 2, "/tf_static: %v", static)
 	}
 	eventually(t, 5*time.Second, "every transform", func() bool {
 		mu.Lock()
@@ -167,14 +158,15 @@ func TestFrames(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	for _, f := range []string{"map -> robot1/odom", "robot1/odom -> robot1/base_link", "map -> robot2/odom", "robot2/odom -> robot2/base_link"} {
-		if !frames[f] {
-			t.Errorf("/tf lacks %s: %v", f, frames)
-		}
+		assert.True(t, frames[f], "/tf lacks %s: %v", f, frames)
 	}
 	g, _, _ := mapSub.Newest()
 	grid := g.(*nav_msgs.OccupancyGrid)
-	if grid.Header.FrameId != "map" || grid.Info.Width != 400 || grid.Info.Height != 240 || grid.Info.Resolution != 0.05 || grid.Info.Origin.Position.X != -10 {
-		t.Errorf("/map: frame %q, %dx%d at %v m, origin %+v", grid.Header.FrameId, grid.Info.Width, grid.Info.Height, grid.Info.Resolution, grid.Info.Origin.Position)
+	if assert.Equal(t, "map", grid.Header.FrameId, "/map: frame %q, %dx%d at %v m, origin %+v", grid.Header.FrameId, grid.Info.Width, grid.Info.Height, grid.Info.Resolution, grid.Info.Origin.Position) {
+		assert.Equal(t, uint32(400), grid.Info.Width, "/map: frame %q, %dx%d at %v m, origin %+v", grid.Header.FrameId, grid.Info.Width, grid.Info.Height, grid.Info.Resolution, grid.Info.Origin.Position)
+		assert.Equal(t, uint32(240), grid.Info.Height, "/map: frame %q, %dx%d at %v m, origin %+v", grid.Header.FrameId, grid.Info.Width, grid.Info.Height, grid.Info.Resolution, grid.Info.Origin.Position)
+		assert.Equal(t, float32(0.05), grid.Info.Resolution, "/map: frame %q, %dx%d at %v m, origin %+v", grid.Header.FrameId, grid.Info.Width, grid.Info.Height, grid.Info.Resolution, grid.Info.Origin.Position)
+		assert.Equal(t, float64(-10), grid.Info.Origin.Position.X, "/map: frame %q, %dx%d at %v m, origin %+v", grid.Header.FrameId, grid.Info.Width, grid.Info.Height, grid.Info.Resolution, grid.Info.Origin.Position)
 	}
 }
 
@@ -197,19 +189,13 @@ func TestAt(t *testing.T) {
 	})
 	c := connect(t, uri, "driver")
 	peer, err := ros.NewLockstepPeer(c, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := peer.Ready(n.Stamp(time.Second)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, peer.Ready(n.Stamp(time.Second)))
 	<-n.Done()
 	n.At(0, record("late")) // the simulation has stopped: never
 	want := []string{"battery at 0s", "a at 500ms", "b at 520ms", "c at 520ms"}
 	n.Do(func(*sim.World) error { return nil })
-	if strings.Join(got, ", ") != strings.Join(want, ", ") {
-		t.Errorf("ran %q, want %q", got, want)
-	}
+	assert.Equal(t, strings.Join(want, ", "), strings.Join(got, ", "), "ran %q, want %q", got, want)
 }
 
 // TestRender: the render service writes the configured files, a PNG and an
@@ -221,41 +207,29 @@ func TestRender(t *testing.T) {
 	n, _ := startSim(t, uri, simSetup{conf: Conf{Render: files}})
 	c := connect(t, uri, "client")
 	ac := actionClient(t, c, "/robot1/move_base")
-	if out, err := ac.Run(ctxTimeout(t, 30*time.Second), moveBaseGoal("map", -5, 0, 0), ros.GoalConf{}); err != nil || out.State != ros.GoalSucceeded {
-		t.Fatalf("goal: %v %v", out.State, err)
-	}
+	reached, err := ac.Run(ctxTimeout(t, 30*time.Second), moveBaseGoal("map", -5, 0, 0), ros.GoalConf{})
+	require.NoError(t, err, "goal: %v", reached.State)
+	require.Equal(t, ros.GoalSucceeded, reached.State, "goal: %v %v", reached.State, err)
 	sc, err := ros.NewServiceClient(ros.ServiceClientConf{Conn: c, Name: "/sim/render", Srv: std_srvs.Trigger{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res, err := sc.Call(ctxTimeout(t, 10*time.Second), &std_srvs.TriggerReq{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := res.(*std_srvs.TriggerRes); !r.Success || r.Message != strings.Join(files, " ") {
-		t.Fatalf("render: %+v", r)
-	}
+	require.NoError(t, err)
+	r := res.(*std_srvs.TriggerRes)
+	require.True(t, r.Success, "render: %+v", r)
+	require.Equal(t, strings.Join(files, " "), r.Message, "render: %+v", r)
 	data, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	img, err := png.Decode(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b := img.Bounds(); b.Dx() != 800 || b.Dy() != 480 {
-		t.Errorf("PNG of %v, want 800x480 (the office at 2 pixels per cell)", b)
-	}
+	require.NoError(t, err)
+	b := img.Bounds()
+	assert.Equal(t, 800, b.Dx(), "PNG of %v, want 800x480 (the office at 2 pixels per cell)", b)
+	assert.Equal(t, 480, b.Dy(), "PNG of %v, want 800x480 (the office at 2 pixels per cell)", b)
 	svg, err := os.ReadFile(files[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("dock_west")) {
-		t.Errorf("SVG without the drawing or the docks' labels:\n%.300s", svg)
-	}
-	if _, err := n.Render(filepath.Join(dir, "run.jpg")); err == nil || !strings.Contains(err.Error(), "must end in .png or .svg") {
-		t.Errorf("Render to a .jpg: %v", err)
-	}
+	require.NoError(t, err)
+	assert.True(t, bytes.Contains(svg, []byte("<svg")), "SVG without the drawing or the docks' labels:\n%.300s", svg)
+	assert.True(t, bytes.Contains(svg, []byte("dock_west")), "SVG without the drawing or the docks' labels:\n%.300s", svg)
+	_, err = n.Render(filepath.Join(dir, "run.jpg"))
+	assert.ErrorContains(t, err, "must end in .png or .svg", "Render to a .jpg: %v", err)
 }
 
 // TestRestartOnTheSameMaster: a second simulator on a master where the
@@ -268,12 +242,9 @@ func TestRestartOnTheSameMaster(t *testing.T) {
 		c := connect(t, uri, "client")
 		ac := actionClient(t, c, "/robot1/move_base")
 		out, err := ac.Run(ctxTimeout(t, 30*time.Second), moveBaseGoal("map", -5, 0, 0), ros.GoalConf{})
-		if err != nil || out.State != ros.GoalSucceeded {
-			t.Fatalf("run %d: %v %v", run+1, out.State, err)
-		}
-		if err := n.Close(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "run %d: %v", run+1, out.State)
+		require.Equal(t, ros.GoalSucceeded, out.State, "run %d: %v %v", run+1, out.State, err)
+		require.NoError(t, n.Close())
 		c.Close()
 		n.conf.Conn.Close()
 	}
@@ -285,21 +256,17 @@ func TestWallTime(t *testing.T) {
 	uri := rostest.StartMaster(t)
 	startSim(t, uri, simSetup{conf: Conf{WallTime: true}})
 	c := connect(t, uri, "client")
-	if c.SimClock() != nil {
-		t.Fatal("the client is on simulated time")
-	}
-	if set, err := c.HasParam("/use_sim_time"); err != nil || set {
-		t.Errorf("/use_sim_time set: %v %v", set, err)
+	require.Nil(t, c.SimClock(), "the client is on simulated time")
+	if set, err := c.HasParam("/use_sim_time"); assert.NoError(t, err, "/use_sim_time set: %v", set) {
+		assert.False(t, set, "/use_sim_time set: %v %v", set, err)
 	}
 	odom, err := ros.Subscribe[nav_msgs.Odometry](c, "/robot1/odom", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	eventually(t, 5*time.Second, "odom", func() bool { m, _, _ := odom.Newest(); return m != nil })
 	m, at, _ := odom.Newest()
-	if d := at.Sub(m.(*nav_msgs.Odometry).Header.Stamp); d < 0 || d > 500*time.Millisecond {
-		t.Errorf("odom stamped %v, received %v", m.(*nav_msgs.Odometry).Header.Stamp, at)
-	}
+	d := at.Sub(m.(*nav_msgs.Odometry).Header.Stamp)
+	assert.GreaterOrEqual(t, d, time.Duration(0), "odom stamped %v, received %v", m.(*nav_msgs.Odometry).Header.Stamp, at)
+	assert.LessOrEqual(t, d, 500*time.Millisecond, "odom stamped %v, received %v", m.(*nav_msgs.Odometry).Header.Stamp, at)
 }
 
 // TestNoLeaks: a session with a goal, faults and a render leaves no
@@ -311,21 +278,18 @@ func TestNoLeaks(t *testing.T) {
 		n, log := startSim(t, uri, simSetup{conf: Conf{Render: []string{filepath.Join(t.TempDir(), "x.png")}}})
 		c := connect(t, uri, "client")
 		ac := actionClient(t, c, "/robot1/move_base")
-		if out, err := ac.Run(ctxTimeout(t, 30*time.Second), moveBaseGoal("map", -5, 0, 0), ros.GoalConf{}); err != nil || out.State != ros.GoalSucceeded {
-			t.Fatalf("goal: %v %v", out.State, err)
-		}
+		out, err := ac.Run(ctxTimeout(t, 30*time.Second), moveBaseGoal("map", -5, 0, 0), ros.GoalConf{})
+		require.NoError(t, err, "goal: %v", out.State)
+		require.Equal(t, ros.GoalSucceeded, out.State, "goal: %v %v", out.State, err)
 		setBool(t, c, "/sim/robot1/stop_move_base", true)
 		log.wait(t, "robot1: move_base stopped", 5*time.Second)
 		setBool(t, c, "/sim/robot1/stop_move_base", false)
 		log.wait(t, "robot1: move_base restarted", 5*time.Second)
-		if _, err := n.Render(); err != nil {
-			t.Fatal(err)
-		}
+		_, err = n.Render()
+		require.NoError(t, err)
 		// A goal still running when the node closes ends preempted.
 		go ac.Run(ctxTimeout(t, 30*time.Second), moveBaseGoal("map", 6.5, -3.5, 0), ros.GoalConf{})
 		eventually(t, 10*time.Second, "moving", func() bool { return robotState(n, "robot1", (*sim.Robot).Travelled) > 3.5 })
-		if err := n.Close(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, n.Close())
 	})
 }

@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/sim"
@@ -31,26 +34,19 @@ func TestPatrolPicture(t *testing.T) {
 	dock := actionClient(t, c, "/robot1/dock")
 	for _, wp := range n.World().Places().Waypoints {
 		out, err := moveBase.Run(ctxTimeout(t, 60*time.Second), moveBaseGoal("map", wp.Pose.X, wp.Pose.Y, wp.Pose.Yaw), ros.GoalConf{})
-		if err != nil || out.State != ros.GoalSucceeded {
-			t.Fatalf("%s: %v %v", wp.Name, out.State, err)
-		}
+		require.NoError(t, err, "%s: %v", wp.Name, out.State)
+		require.Equal(t, ros.GoalSucceeded, out.State, "%s: %v %v", wp.Name, out.State, err)
 	}
-	if out, err := dock.Run(ctxTimeout(t, 60*time.Second), dockGoal(""), ros.GoalConf{}); err != nil || out.State != ros.GoalSucceeded {
-		t.Fatalf("dock: %v %v", out.State, err)
-	}
+	docked, err := dock.Run(ctxTimeout(t, 60*time.Second), dockGoal(""), ros.GoalConf{})
+	require.NoError(t, err, "dock: %v", docked.State)
+	require.Equal(t, ros.GoalSucceeded, docked.State, "dock: %v %v", docked.State, err)
 	travelled := robotState(n, "robot1", (*sim.Robot).Travelled)
-	if travelled < 50 {
-		t.Errorf("the patrol covered %.1f m; the office's is about 57 m", travelled)
-	}
-	if _, err := n.Render(); err != nil {
-		t.Fatal(err)
-	}
+	assert.GreaterOrEqual(t, travelled, 50.0, "the patrol covered %.1f m; the office's is about 57 m", travelled)
+	_, err = n.Render()
+	require.NoError(t, err)
 	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := png.Decode(bytes.NewReader(data)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	_, err = png.Decode(bytes.NewReader(data))
+	require.NoError(t, err)
 	t.Logf("%.1f m in %v, %d collisions; %s (%d bytes)", travelled, n.Now(), robotState(n, "robot1", (*sim.Robot).Collisions), file, len(data))
 }

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/sim"
@@ -41,9 +43,8 @@ func TestMoveBaseWithRospyClient(t *testing.T) {
 					client.WaitLine(t, "state "+tc.state, 60*time.Second)
 					switch tc.state {
 					case "SUCCEEDED":
-						if p := robotState(n, "robot1", (*sim.Robot).Pose); p.DistanceTo(sim.Pose{X: tc.x, Y: tc.y}) > 0.1 {
-							t.Errorf("robot at %v after success, want within 0.1 m of (%v, %v)", p, tc.x, tc.y)
-						}
+						p := robotState(n, "robot1", (*sim.Robot).Pose)
+						assert.LessOrEqual(t, p.DistanceTo(sim.Pose{X: tc.x, Y: tc.y}), 0.1, "robot at %v after success, want within 0.1 m of (%v, %v)", p, tc.x, tc.y)
 					case "PREEMPTED":
 						// Measured on the simulator's odometer, not by when a
 						// wall-clock poll sees the robot still (at ten times
@@ -54,9 +55,8 @@ func TestMoveBaseWithRospyClient(t *testing.T) {
 							return robotState(n, "robot1", (*sim.Robot).Twist) == sim.Twist{}
 						})
 						// Braking from 0.5 m/s at 1 m/s² takes 0.125 m.
-						if d := robotState(n, "robot1", (*sim.Robot).Travelled) - from; d > 0.2 {
-							t.Errorf("the robot drove %.2f m after the client saw PREEMPTED; braking takes at most 0.125 m", d)
-						}
+						d := robotState(n, "robot1", (*sim.Robot).Travelled) - from
+						assert.LessOrEqual(t, d, 0.2, "the robot drove %.2f m after the client saw PREEMPTED; braking takes at most 0.125 m", d)
 					}
 				})
 			}
@@ -79,27 +79,21 @@ func TestRostopicPubMovesTheRobot(t *testing.T) {
 	num := func(re string) float64 {
 		t.Helper()
 		m := regexp.MustCompile(re).FindStringSubmatch(out)
-		if m == nil {
-			t.Fatalf("no %s in:\n%s", re, out)
-		}
+		require.NotNil(t, m, "no %s in:\n%s", re, out)
 		v, err := strconv.ParseFloat(m[1], 64)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return v
 	}
-	if f := regexp.MustCompile(`frame_id: "odom"`); !f.MatchString(out) {
-		t.Errorf("odom not in frame odom:\n%s", out)
-	}
-	if x := num(`(?s)pose:\s+pose:\s+position:\s+x: (\S+)`); x < 0.05 {
-		t.Errorf("odom x = %v: the robot has not moved", x)
-	}
-	if v := num(`(?s)twist:\s+twist:\s+linear:\s+x: (\S+)`); v < 0.29 || v > 0.31 {
-		t.Errorf("odom twist linear.x = %v, want 0.3", v)
-	}
-	if w := num(`(?s)angular:\s+x: \S+\s+y: \S+\s+z: (\S+)\s+covariance`); w < 0.09 || w > 0.11 {
-		t.Errorf("odom twist angular.z = %v, want 0.1", w)
-	}
+	f := regexp.MustCompile(`frame_id: "odom"`)
+	assert.True(t, f.MatchString(out), "odom not in frame odom:\n%s", out)
+	x := num(`(?s)pose:\s+pose:\s+position:\s+x: (\S+)`)
+	assert.GreaterOrEqual(t, x, 0.05, "odom x = %v: the robot has not moved", x)
+	v := num(`(?s)twist:\s+twist:\s+linear:\s+x: (\S+)`)
+	assert.GreaterOrEqual(t, v, 0.29, "odom twist linear.x = %v, want 0.3", v)
+	assert.LessOrEqual(t, v, 0.31, "odom twist linear.x = %v, want 0.3", v)
+	w := num(`(?s)angular:\s+x: \S+\s+y: \S+\s+z: (\S+)\s+covariance`)
+	assert.GreaterOrEqual(t, w, 0.09, "odom twist angular.z = %v, want 0.1", w)
+	assert.LessOrEqual(t, w, 0.11, "odom twist angular.z = %v, want 0.1", w)
 }
 
 // TestFaultsWithRosTools: the fault interface as docs/simulator.md shows
@@ -109,19 +103,15 @@ func TestFaultsWithRosTools(t *testing.T) {
 	uri := rostest.StartMaster(t)
 	n, log := startSim(t, uri, simSetup{conf: Conf{Speed: 5}})
 	out := rostest.Run(t, uri, 20*time.Second, "rosservice", "call", "/sim/robot1/stall_left_wheel", "data: true")
-	if !strings.Contains(out, "success: True") || !strings.Contains(out, `message: "robot1: left wheel stalled"`) {
-		t.Errorf("rosservice call stall_left_wheel:\n%s", out)
-	}
-	if !robotState(n, "robot1", func(r *sim.Robot) bool { return r.WheelStalled(sim.LeftWheel) }) {
-		t.Error("the left wheel is not stalled")
-	}
+	assert.Contains(t, out, "success: True", "rosservice call stall_left_wheel:\n%s", out)
+	assert.Contains(t, out, `message: "robot1: left wheel stalled"`, "rosservice call stall_left_wheel:\n%s", out)
+	assert.True(t, robotState(n, "robot1", func(r *sim.Robot) bool { return r.WheelStalled(sim.LeftWheel) }), "the left wheel is not stalled")
 	rostest.Run(t, uri, 20*time.Second, "rostopic", "pub", "-1", "/sim/robot1/battery_level", "std_msgs/Float32", "data: 0.15")
 	log.wait(t, "robot1: battery at 15%", 5*time.Second)
 	rostest.Run(t, uri, 20*time.Second, "rostopic", "pub", "-1", "/sim/place_obstacle", "geometry_msgs/PolygonStamped",
 		"{header: {frame_id: pallet}, polygon: {points: [{x: -4.5, y: -1.2}, {x: -4.0, y: 1.2}]}}")
 	log.wait(t, "obstacle pallet placed at [-4.50, -1.20]-[-4.00, 1.20]", 5*time.Second)
 	out = rostest.Run(t, uri, 20*time.Second, "rosservice", "call", "/sim/render")
-	if !strings.Contains(out, "success: False") || !strings.Contains(out, "render: no file to write") {
-		t.Errorf("rosservice call /sim/render without files:\n%s", out)
-	}
+	assert.Contains(t, out, "success: False", "rosservice call /sim/render without files:\n%s", out)
+	assert.Contains(t, out, "render: no file to write", "rosservice call /sim/render without files:\n%s", out)
 }

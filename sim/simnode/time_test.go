@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 
 	"github.com/btrobot/btrobot/ros"
@@ -25,13 +28,11 @@ func TestClockFollowsSpeed(t *testing.T) {
 			// The listener is on simulated time: its clock follows /clock.
 			c := connect(t, uri, "listener")
 			clock := c.SimClock()
-			if clock == nil {
-				t.Fatal("the listener is not on simulated time: the simulator did not set /use_sim_time")
-			}
+			require.NotNil(t, clock, "the listener is not on simulated time: the simulator did not set /use_sim_time")
 			select {
 			case <-clock.Started():
 			case <-time.After(10 * time.Second):
-				t.Fatal("no /clock")
+				require.Fail(t, "no /clock")
 			}
 			type sample struct {
 				wall time.Time
@@ -50,14 +51,10 @@ func TestClockFollowsSpeed(t *testing.T) {
 			got := (b.sim - a.sim).Seconds() / b.wall.Sub(a.wall).Seconds()
 			t.Logf("speed %v: %.2f simulated seconds per second over %v", speed, got, b.wall.Sub(a.wall).Round(time.Millisecond))
 			if speed == 0 {
-				if got < 20 {
-					t.Errorf("flat out at %.1f times real time; want well over 20", got)
-				}
+				assert.GreaterOrEqual(t, got, 20.0, "flat out at %.1f times real time; want well over 20", got)
 				return
 			}
-			if math.Abs(got/speed-1) > 0.1 {
-				t.Errorf("/clock ran at %.2f times real time, want %v ± 10%%", got, speed)
-			}
+			assert.LessOrEqual(t, math.Abs(got/speed-1), 0.1, "/clock ran at %.2f times real time, want %v ± 10%%", got, speed)
 		})
 	}
 }
@@ -76,18 +73,16 @@ func commandSequence(n int) []sim.Twist {
 var noisyRobot = sim.RobotConf{Name: "robot1", OdomNoise: 0.02, WheelSlip: 0.05}
 
 // coreRun drives the commands through the core, without ROS: the reference.
-func coreRun(t *testing.T, seed uint64, cmds []sim.Twist, period time.Duration) (sim.Pose, sim.Odometry, []sim.Pose) {
+func coreRun(t testing.TB, seed uint64, cmds []sim.Twist, period time.Duration) (sim.Pose, sim.Odometry, []sim.Pose) {
+	t.Helper()
+
 	w, err := sim.LoadWorld(officeWorld, sim.WorldConf{Seed: seed})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rc := noisyRobot
 	sp, _ := w.Places().Spawn("robot1")
 	rc.Spawn = sp.Pose
 	r, err := w.AddRobot(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, c := range cmds {
 		r.SetCmdVel(c)
 		w.Step(period)
@@ -98,7 +93,9 @@ func coreRun(t *testing.T, seed uint64, cmds []sim.Twist, period time.Duration) 
 // lockstepRun drives the commands over ROS from a lockstep peer: the
 // simulator runs as fast as it can, and each command acts at the step it
 // was sent at.
-func lockstepRun(t *testing.T, seed uint64, cmds []sim.Twist, period time.Duration, load bool) (sim.Pose, sim.Odometry, []sim.Pose) {
+func lockstepRun(t testing.TB, seed uint64, cmds []sim.Twist, period time.Duration, load bool) (sim.Pose, sim.Odometry, []sim.Pose) {
+	t.Helper()
+
 	uri := rostest.StartMaster(t)
 	until := time.Duration(len(cmds)) * period
 	n, _ := startSim(t, uri, simSetup{seed: seed, robots: []sim.RobotConf{noisyRobot}, conf: Conf{Peers: 1, Until: until}})
@@ -123,54 +120,38 @@ func lockstepRun(t *testing.T, seed uint64, cmds []sim.Twist, period time.Durati
 	}
 	c := connect(t, uri, "driver")
 	clock := c.SimClock()
-	if clock == nil {
-		t.Fatal("the driver is not on simulated time: the simulator did not set /use_sim_time")
-	}
+	require.NotNil(t, clock, "the driver is not on simulated time: the simulator did not set /use_sim_time")
 	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: c, Topic: "/robot1/cmd_vel", Msg: &geometry_msgs.Twist{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.WaitSubscribers(ctxTimeout(t, 10*time.Second), "/robot1/cmd_vel", 1); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, c.WaitSubscribers(ctxTimeout(t, 10*time.Second), "/robot1/cmd_vel", 1))
 	peer, err := ros.NewLockstepPeer(c, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for k, cmd := range cmds {
 		at := time.Unix(0, 0).Add(time.Duration(k) * period)
 		ch, stop := clock.Timer(at)
 		select {
 		case <-ch:
 		case <-time.After(10 * time.Second):
-			t.Fatalf("simulated time did not reach %v (it is at %v)", at.Sub(time.Unix(0, 0)), clock.Now().Sub(time.Unix(0, 0)))
+			require.Fail(t, fmt.Sprintf("simulated time did not reach %v (it is at %v)", at.Sub(time.Unix(0, 0)), clock.Now().Sub(time.Unix(0, 0))))
 		}
 		stop()
-		if err := pub.Publish(&geometry_msgs.Twist{Linear: geometry_msgs.Vector3{X: cmd.Linear}, Angular: geometry_msgs.Vector3{Z: cmd.Angular}}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, pub.Publish(&geometry_msgs.Twist{Linear: geometry_msgs.Vector3{X: cmd.Linear}, Angular: geometry_msgs.Vector3{Z: cmd.Angular}}))
 		peer.CountSent(1)
-		if err := peer.Ready(at.Add(period)); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, peer.Ready(at.Add(period)))
 	}
 	select {
 	case <-n.Done():
 	case <-time.After(10 * time.Second):
-		t.Fatalf("the simulation did not reach %v (at %v)", until, n.Now())
+		require.Fail(t, fmt.Sprintf("the simulation did not reach %v (at %v)", until, n.Now()))
 	}
-	if err := peer.Leave(ctxTimeout(t, 5*time.Second)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, peer.Leave(ctxTimeout(t, 5*time.Second)))
 	var pose sim.Pose
 	var odom sim.Odometry
 	var trail []sim.Pose
 	n.Do(func(w *sim.World) error {
 		r, _ := w.Robot("robot1")
 		pose, odom, trail = r.Pose(), r.Odometry(), r.Trail()
-		if w.Now() != until {
-			t.Errorf("the simulation stopped at %v, want %v", w.Now(), until)
-		}
+		assert.Equal(t, until, w.Now(), "the simulation stopped at %v, want %v", w.Now(), until)
 		return nil
 	})
 	return pose, odom, trail
@@ -190,17 +171,13 @@ func TestLockstepRepeatsTheCoreExactly(t *testing.T) {
 	}{{"idle machine", false}, {"loaded machine", true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			pose, odom, trail := lockstepRun(t, 7, cmds, period, tc.load)
-			if pose != wantPose || odom != wantOdom {
-				t.Errorf("over ROS: pose %v odometry %+v\nthe core:  pose %v odometry %+v", pose, odom, wantPose, wantOdom)
-			}
-			if fmt.Sprint(trail) != fmt.Sprint(wantTrail) {
-				t.Errorf("trails differ: %d points over ROS, %d from the core", len(trail), len(wantTrail))
-			}
+			assert.Equal(t, wantPose, pose, "over ROS: pose %v odometry %+v\nthe core:  pose %v odometry %+v", pose, odom, wantPose, wantOdom)
+			assert.Equal(t, wantOdom, odom, "over ROS: pose %v odometry %+v\nthe core:  pose %v odometry %+v", pose, odom, wantPose, wantOdom)
+			assert.Equal(t, fmt.Sprint(wantTrail), fmt.Sprint(trail), "trails differ: %d points over ROS, %d from the core", len(trail), len(wantTrail))
 		})
 	}
-	if other, _, _ := coreRun(t, 8, cmds, period); other == wantPose {
-		t.Errorf("seeds 7 and 8 give the same pose %v: the test does not exercise the seed", other)
-	}
+	other, _, _ := coreRun(t, 8, cmds, period)
+	assert.NotEqual(t, wantPose, other, "seeds 7 and 8 give the same pose %v: the test does not exercise the seed", other)
 }
 
 // TestLockstepMoveBaseRepeats: a move_base goal sent at time zero by a
@@ -210,32 +187,22 @@ func TestLockstepMoveBaseRepeats(t *testing.T) {
 	goal := sim.Pose{X: 2.5, Y: 3.5}
 	// The reference: the loop the node runs, on the core alone.
 	w, err := sim.LoadWorld(officeWorld, sim.WorldConf{Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rc := noisyRobot
 	sp, _ := w.Places().Spawn("robot1")
 	rc.Spawn = sp.Pose
 	r, err := w.AddRobot(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	nav, err := sim.NewNavigator(sim.NavigatorConf{Map: w, RobotRadius: r.Conf().Radius})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := nav.SetGoal(goal); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, nav.SetGoal(goal))
 	for w.Now() < until {
 		cmd, _ := nav.Update(w.Now(), r.Pose())
 		r.SetCmdVel(cmd)
 		w.Step(100 * time.Millisecond)
 	}
 	want := fmt.Sprint(r.Trail())
-	if nav.Status().State != sim.NavSucceeded {
-		t.Fatalf("reference run: %v", nav.Status())
-	}
+	require.Equal(t, sim.NavSucceeded, nav.Status().State, "reference run: %v", nav.Status())
 
 	for run := range 2 {
 		t.Run(fmt.Sprint("run ", run+1), func(t *testing.T) {
@@ -244,35 +211,24 @@ func TestLockstepMoveBaseRepeats(t *testing.T) {
 			c := connect(t, uri, "driver")
 			ac := actionClient(t, c, "/robot1/move_base")
 			peer, err := ros.NewLockstepPeer(c, "")
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			accepted := make(chan struct{})
 			result := make(chan ros.GoalOutcome, 1)
 			go func() {
 				out, err := ac.Run(context.Background(), moveBaseGoal("map", goal.X, goal.Y, goal.Yaw), ros.GoalConf{
 					AckTimeout: 10 * time.Second, OnAccepted: func() { close(accepted) }})
-				if err != nil {
-					t.Error(err)
-				}
+				assert.NoError(t, err)
 				result <- out
 			}()
 			<-accepted
-			if n.Now() != 0 {
-				t.Fatalf("time moved to %v before the peer let it", n.Now())
-			}
-			if err := peer.Ready(time.Unix(0, 0).Add(until)); err != nil {
-				t.Fatal(err)
-			}
-			if out := <-result; out.State != ros.GoalSucceeded {
-				t.Fatalf("goal ended %v", out.State)
-			}
+			require.Equal(t, time.Duration(0), n.Now(), "time moved to %v before the peer let it", n.Now())
+			require.NoError(t, peer.Ready(time.Unix(0, 0).Add(until)))
+			out := <-result
+			require.Equal(t, ros.GoalSucceeded, out.State, "goal ended %v", out.State)
 			<-n.Done()
 			log.wait(t, "lockstep: peer /driver joined at 0s", time.Second)
 			got := fmt.Sprint(robotState(n, "robot1", (*sim.Robot).Trail))
-			if got != want {
-				t.Errorf("the trajectory over ROS differs from the core's")
-			}
+			assert.Equal(t, want, got, "the trajectory over ROS differs from the core's")
 		})
 	}
 }
@@ -283,42 +239,27 @@ func TestLockstepWaitsForPeers(t *testing.T) {
 	uri := rostest.StartMaster(t)
 	n, log := startSim(t, uri, simSetup{conf: Conf{Peers: 2, PeerTimeout: 300 * time.Millisecond}})
 	time.Sleep(300 * time.Millisecond)
-	if now := n.Now(); now != 0 {
-		t.Fatalf("time moved to %v with no peer", now)
-	}
+	now := n.Now()
+	require.Equal(t, time.Duration(0), now, "time moved to %v with no peer", now)
 	a := connect(t, uri, "peer_a")
 	pa, err := ros.NewLockstepPeer(a, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pa.Ready(time.Unix(1, 0)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, pa.Ready(time.Unix(1, 0)))
 	log.wait(t, "lockstep: peer /peer_a joined", 5*time.Second)
 	time.Sleep(200 * time.Millisecond)
-	if now := n.Now(); now != 0 {
-		t.Fatalf("time moved to %v with one of two peers", now)
-	}
+	now = n.Now()
+	require.Equal(t, time.Duration(0), now, "time moved to %v with one of two peers", now)
 	b, err := ros.Connect(ros.Conf{MasterURI: uri, Host: "127.0.0.1", Name: "peer_b"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	pb, err := ros.NewLockstepPeer(b, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pb.Ready(time.Unix(2, 0)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, pb.Ready(time.Unix(2, 0)))
 	// Both joined: time runs to peer_a's stamp and holds there.
 	eventually(t, 5*time.Second, "time at 1 s", func() bool { return n.Now() == time.Second })
 	time.Sleep(200 * time.Millisecond)
-	if now := n.Now(); now != time.Second {
-		t.Fatalf("time at %v, want held at peer_a's 1 s", now)
-	}
-	if err := pa.Leave(ctxTimeout(t, 5*time.Second)); err != nil {
-		t.Fatal(err)
-	}
+	now = n.Now()
+	require.Equal(t, time.Second, now, "time at %v, want held at peer_a's 1 s", now)
+	require.NoError(t, pa.Leave(ctxTimeout(t, 5*time.Second)))
 	log.wait(t, "lockstep: peer /peer_a left at 1s", 5*time.Second)
 	eventually(t, 5*time.Second, "time at 2 s", func() bool { return n.Now() == 2*time.Second })
 	// peer_b dies without leaving: after PeerTimeout the node asks the
@@ -351,7 +292,6 @@ func TestLockstepWithRospyPeer(t *testing.T) {
 	log.wait(t, "lockstep: peer /py_peer left", 5*time.Second)
 	pose := robotState(n, "robot1", (*sim.Robot).Pose)
 	odom := robotState(n, "robot1", (*sim.Robot).Odometry)
-	if pose != wantPose || odom != wantOdom {
-		t.Errorf("rospy peer: pose %v odometry %+v\nthe core:   pose %v odometry %+v", pose, odom, wantPose, wantOdom)
-	}
+	assert.Equal(t, wantPose, pose, "rospy peer: pose %v odometry %+v\nthe core:   pose %v odometry %+v", pose, odom, wantPose, wantOdom)
+	assert.Equal(t, wantOdom, odom, "rospy peer: pose %v odometry %+v\nthe core:   pose %v odometry %+v", pose, odom, wantPose, wantOdom)
 }
