@@ -63,7 +63,7 @@ type Transition struct {
 
 var typeOfTransitions = reflect.TypeFor[Transitions]()
 
-// The mission server's messages (package serve), as msgs/btrobot_msgs
+// The mission server's messages (package executor), as msgs/btrobot_msgs
 // declares them; the comments are the .msg, .srv and .action texts.
 
 // MissionPort is btrobot_msgs/MissionPort, an entry of a mission's root

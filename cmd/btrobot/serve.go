@@ -6,7 +6,7 @@ import (
 
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
-	"github.com/btrobot/btrobot/serve"
+	"github.com/btrobot/btrobot/executor"
 )
 
 func serveCommand() *command {
@@ -29,7 +29,7 @@ func serveCommand() *command {
 	}
 	c.run = func(env *cmdEnv, args []string) int {
 		fs := newFlags(env, c)
-		var cc serve.CatalogConf
+		var cc executor.CatalogConf
 		fs.StringVar(&cc.Dir, "missions", "", "the directory of mission trees: every *.xml file in it (required)")
 		fs.StringVar(&cc.Profile, "robot", "", "the robot profile (YAML): inputs, outputs, actions and how to stop the robot")
 		fs.StringVar(&cc.Places, "places", "", "the named places trees may use: a places.yaml, or a world directory holding one")
@@ -55,7 +55,7 @@ func serveCommand() *command {
 			fs.Usage()
 			return exitUsage
 		}
-		policy, err := serve.ParsePreempt(*preempt, serve.Replace)
+		policy, err := executor.ParsePreempt(*preempt, executor.Replace)
 		if err != nil {
 			fmt.Fprintf(env.stderr, "btrobot serve: --preempt: %v\n", err)
 			return exitUsage
@@ -66,7 +66,7 @@ func serveCommand() *command {
 				return exitUsage
 			}
 		}
-		cat, err := serve.LoadCatalog(cc)
+		cat, err := executor.LoadCatalog(cc)
 		if err != nil {
 			fmt.Fprintln(env.stderr, err)
 			return exitUsage
@@ -91,7 +91,7 @@ func serveCommand() *command {
 			return exitFailed
 		}
 		defer conn.Close()
-		srv, err := serve.New(serve.Conf{
+		srv, err := executor.New(executor.Conf{
 			Conn: conn, Catalog: cat, Preempt: policy, Rate: *rate, RecordDir: *recordDir,
 			Log: func(line string) { fmt.Fprintln(env.stderr, line) },
 		})
