@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,17 +10,8 @@ import (
 	"time"
 
 	"github.com/btrobot/btrobot/mission"
-	"github.com/btrobot/btrobot/runtime"
-	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/studio"
 	"github.com/btrobot/btrobot/view"
-)
-
-// The demo's parts, relative to the repository's root.
-const (
-	demoWorld   = "worlds/office"
-	demoMission = "trees/missions/patrol_with_charging.xml"
-	demoProfile = "robots/sim.yaml"
 )
 
 func demoCommand() *command {
@@ -80,7 +72,7 @@ func demoCommand() *command {
 	return c
 }
 
-// demo is one run of btrobot demo.
+// demo is one run of btrobot demo: mission.Demo shown live.
 type demo struct {
 	env      *cmdEnv
 	rounds   int
@@ -97,73 +89,37 @@ type demo struct {
 	events []string     // events before the view runs
 }
 
-// demoTimeLimit bounds the simulated time of one round: a patrol round of
-// the office with a charge takes under ten minutes.
-const demoTimeLimit = 20 * time.Minute
-
 func (d *demo) run() int {
 	env := d.env
-	root, cleanup, err := mission.ShippedFiles(demoMission, demoWorld+"/places.yaml")
-	if err != nil {
-		fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
-		return exitFailed
-	}
-	defer cleanup()
-	m, err := mission.Load(mission.LoadConf{
-		Tree: filepath.Join(root, demoMission), Profile: filepath.Join(root, demoProfile), Places: filepath.Join(root, demoWorld),
-	})
-	if err != nil {
-		fmt.Fprintln(env.stderr, err)
-		return exitUsage
-	}
 	ctx, stopSignals := interruptContext(env.stderr)
 	defer stopSignals()
-	simr, err := mission.StartSim(mission.SimConf{
-		WorldDir: filepath.Join(root, demoWorld), Seed: d.seed, Robots: []mission.SimRobot{{Name: "robot1", Battery: d.battery}},
-		Speed: d.speed, OnEvent: d.event, MasterLog: func(msg string) { d.show("ROS master: " + msg) },
-	})
-	if err != nil {
+	dm, err := mission.StartDemo(mission.DemoConf{Rounds: d.rounds, Speed: d.speed, Battery: d.battery, Seed: d.seed,
+		OnEvent: d.event, MasterLog: func(msg string) { d.show("ROS master: " + msg) }})
+	var le *mission.LoadError
+	switch {
+	case errors.As(err, &le):
+		fmt.Fprintln(env.stderr, err)
+		return exitUsage
+	case err != nil:
 		fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
 		return exitFailed
 	}
-	defer simr.Close()
-	node := simr.Node
-	rc, err := simr.RunConf(m, "robot1")
-	if err != nil {
-		fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
-		return exitFailed
-	}
-
+	defer dm.Close()
 	pace := fmt.Sprintf("×%g", d.speed)
 	if d.speed == 0 {
 		pace = "as fast as possible"
 	}
 	title := fmt.Sprintf("btrobot demo · office · patrol with charging · %d %s · %s", d.rounds, plural(d.rounds, "round", "rounds"), pace)
-	var simStart time.Time
 	show := liveDisplay(env, viewConf{
 		keys:  []string{"rounds", "visits", "charges", "recoveries", "skipped", "target", "battery_pct"},
 		title: title, headless: d.headless,
 	})
-	// The simulator stays at the run's last moment: the summary reads it
-	// and the picture draws it there.
-	rc.Seed, rc.Lockstep.Hold = 1, true
+	rc := dm.Run
 	rc.Log = func(line string) { fmt.Fprintln(env.stderr, line) }
 	rc.Display = func(s mission.Shown) mission.Display {
 		v := show(s)
 		d.setLog(v.Log)
 		return v
-	}
-	rc.OnTick = func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
-		if simStart.IsZero() {
-			simStart = t.Start
-		}
-		if n, ok := intValue(tree.Blackboard(), "rounds"); ok && n >= d.rounds {
-			return fmt.Sprintf("%d %s done", n, plural(n, "round", "rounds")), true
-		}
-		if t.Start.Sub(simStart) > time.Duration(d.rounds)*demoTimeLimit {
-			return fmt.Sprintf("not %d rounds after %v of simulated time", d.rounds, t.Start.Sub(simStart).Round(time.Second)), false
-		}
-		return "", false
 	}
 	d.watch.apply(&rc)
 	srv, err := d.ui.start(env, title)
@@ -173,46 +129,17 @@ func (d *demo) run() int {
 	}
 	if srv != nil {
 		defer srv.Close()
-		attachStudio(srv, &rc, studio.LiveConf{Name: "robot1 · office", Map: node.WriteSVG, Master: simr.URI()})
+		attachStudio(srv, &rc, studio.LiveConf{Name: "robot1 · office", Map: dm.Sim.Node.WriteSVG, Master: dm.Sim.URI()})
 	}
 	wallStart := time.Now()
 	code, rep := runMission(ctx, env, "btrobot demo", rc, false, stopSignals)
-	wall := time.Since(wallStart)
 	if rep.Tree == nil {
 		return code // it did not start; the run said why
 	}
-
-	// The summary: the tree's counters, the simulator's figures.
-	var travelled float64
-	var collisions int
-	var bat sim.BatteryState
-	node.Do(func(sw *sim.World) error {
-		rb, _ := sw.Robot("robot1")
-		travelled, collisions, bat = rb.Travelled(), rb.Collisions(), rb.Battery()
-		return nil
-	})
-	stats := node.Stats()
-	docks := simr.Succeeded("robot1", "dock")
-	bb := rep.Tree.Blackboard()
-	count := func(key string) int { n, _ := intValue(bb, key); return n }
-	out := env.stdout
-	fmt.Fprintln(out)
-	fmt.Fprintf(out, "rounds      %d (%d places visited, %d given up)\n", count("rounds"), count("visits"), count("skipped"))
-	fmt.Fprintf(out, "distance    %.1f m, %d %s\n", travelled, collisions, plural(collisions, "collision", "collisions"))
-	fmt.Fprintf(out, "docking     %d %s, %d %s (battery %.0f%% at the start, %.0f%% now)\n",
-		count("charges"), plural(count("charges"), "charge", "charges"), docks, plural(docks, "dock visit", "dock visits"),
-		d.battery*100, bat.Percentage*100)
-	fmt.Fprintf(out, "recovered   %d navigation %s by the recovery ladder\n", count("recoveries"), plural(count("recoveries"), "failure", "failures"))
-	simTime := stats.SimTime
-	ratio := ""
-	if wall > 0 {
-		ratio = fmt.Sprintf(" (%.1f times real time)", simTime.Seconds()/wall.Seconds())
-	}
-	fmt.Fprintf(out, "time        %s simulated in %s wall%s, %d ticks\n", view.ClockText(simTime), wall.Round(100*time.Millisecond), ratio, rep.Stats.Ticks)
-	if files, err := node.Render(d.picture); err != nil {
+	fmt.Fprintln(env.stdout)
+	dm.Summary(rep, time.Since(wallStart)).Write(env.stdout)
+	if err := dm.Picture(env.stdout, d.picture); err != nil {
 		fmt.Fprintf(env.stderr, "btrobot demo: the picture: %v\n", err)
-	} else {
-		fmt.Fprintf(out, "picture     %s\n", strings.Join(files, ", "))
 	}
 	return code
 }
@@ -243,21 +170,4 @@ func (d *demo) setLog(show func(string)) {
 		show(e)
 	}
 	d.events = nil
-}
-
-// intValue reads a counter of the blackboard.
-func intValue(bb *runtime.Blackboard, key string) (int, bool) {
-	v, ok := bb.Get(key)
-	if !ok {
-		return 0, false
-	}
-	switch x := v.(type) {
-	case int:
-		return x, true
-	case int64:
-		return int(x), true
-	case float64:
-		return int(x), true
-	}
-	return 0, false
 }
