@@ -26,6 +26,7 @@ export const L = {
   layoutW: 0, layoutH: 0, // the layout's size
   marksKey: '', // what paintEdges last marked
   nearFrame: 0, // a frame asked for drawNear
+  touched: false, // the user zoomed or panned: their view is kept (until Fit)
 };
 
 // collapseDeep keeps about the first max nodes of a huge tree open, by
@@ -163,6 +164,7 @@ export function reveal(uid) {
   if (x >= 0 && y >= 0 && x + p.w * k <= r.width && y + NODE_H * k <= r.height) return;
   L.view.x = r.width / 2 - (p.x + p.w / 2) * k;
   L.view.y = r.height / 3 - p.y * k;
+  L.touched = true; // the view follows the user's selection now
   setView();
 }
 
@@ -225,16 +227,24 @@ export function fit() {
   const pad = 20;
   const k = Math.min(1, (r.width - 2 * pad) / Math.max(1, L.layoutW), (r.height - 2 * pad) / Math.max(1, L.layoutH + 14));
   L.view = { k, x: (r.width - L.layoutW * k) / 2, y: pad };
+  L.touched = false;
   setView();
 }
 
-// home is the first view: the whole tree when it is readable so, else
-// readable, the root centred at the top.
+// HUGE_K is the least zoom a tree of more than CULL_ABOVE nodes opens at:
+// fitted, such a tree is a grey band, and every node of it would be drawn.
+const HUGE_K = 0.3;
+
+// home is the first view: the tree fitted to the pane, however wide; a
+// tree of more than CULL_ABOVE nodes that would be smaller than HUGE_K
+// opens at HUGE_K, its root centred at the top. Until the user zooms or
+// pans, the view follows the pane's size (home again); after, it is
+// theirs, whatever changes.
 export function home() {
   fit();
-  if (L.view.k >= 0.7) return;
+  if (L.view.k >= HUGE_K || S.nodes.length <= CULL_ABOVE) return;
   const r = $('#tree').getBoundingClientRect(), root = L.pos[(S.nodes.find((x) => !x.parent) || S.nodes[0]).uid - 1];
-  L.view.k = 0.7;
+  L.view.k = HUGE_K;
   L.view.x = r.width / 2 - (root.x + root.w / 2) * L.view.k;
   L.view.y = 20;
   setView();
@@ -249,17 +259,21 @@ export function initPanZoom() {
     const f = Math.exp(-e.deltaY * 0.0015), k = Math.min(4, Math.max(0.02, L.view.k * f));
     L.view.x = mx - (mx - L.view.x) * (k / L.view.k);
     L.view.y = my - (my - L.view.y) * (k / L.view.k);
-    L.view.k = k; setView();
+    L.view.k = k; L.touched = true; setView();
   }, { passive: false });
   svg.addEventListener('pointerdown', (e) => { if (e.button === 0) { drag = { x: e.clientX, y: e.clientY, vx: L.view.x, vy: L.view.y, moved: false }; } });
   window.addEventListener('pointermove', (e) => {
     if (!drag) return;
     const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
-    if (Math.abs(dx) + Math.abs(dy) > 3) { drag.moved = true; svg.classList.add('drag'); }
+    if (Math.abs(dx) + Math.abs(dy) > 3) { drag.moved = true; L.touched = true; svg.classList.add('drag'); }
+    if (!drag.moved) return;
     L.view.x = drag.vx + dx; L.view.y = drag.vy + dy; setView();
   });
   window.addEventListener('pointerup', () => { drag = null; svg.classList.remove('drag'); });
   $('#btn-fit').onclick = fit;
+  // The pane's size changes (the window, the panels beside it): an
+  // untouched view is fitted again.
+  new ResizeObserver(() => { if (!L.touched && S.nodes.length && L.pos.length) { home(); } }).observe(svg);
   $('#btn-expand').onclick = () => { L.collapsed.clear(); layout(); fit(); draw(); };
   $('#btn-collapse').onclick = () => {
     for (const nd of S.nodes) if (nd.type === 'SubTree' && nd.parent) L.collapsed.add(nd.uid);

@@ -1,0 +1,109 @@
+package studio_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/studio"
+)
+
+// inViewJS is the nodes drawn whose box lies outside the tree's pane (how
+// many, and the first three).
+const inViewJS = `(() => {
+	const pane = document.querySelector('#tree').getBoundingClientRect(), out = [];
+	for (const g of document.querySelectorAll('g.node')) {
+		const r = g.querySelector('rect.box').getBoundingClientRect();
+		if (r.left < pane.left - 1 || r.right > pane.right + 1 || r.top < pane.top - 1 || r.bottom > pane.bottom + 1) out.push(g.dataset.path);
+	}
+	return out.length ? [out.length + ' of ' + document.querySelectorAll('g.node').length + ' nodes', ...out.slice(0, 3)] : [];
+})()`
+
+// TestTheFirstViewIsFitted: a run's tree opens fitted to the pane,
+// however wide (the demo's patrol opened cut off at the left, at a zoom
+// of 0.7 around its root); until the user zooms or pans, the view follows
+// the pane's size; once they did, their view stays while the tree ticks
+// and the window changes, until Fit.
+func TestTheFirstViewIsFitted(t *testing.T) {
+	missions := copyMissions(t)
+	for _, c := range []struct {
+		name string
+		tree func(t *testing.T) *runtime.Tree
+	}{
+		{"hello, a small tree", func(t *testing.T) *runtime.Tree {
+			tr, _, _ := offlineTree(t, filepath.Join(missions, "hello.xml"))
+			return tr
+		}},
+		{"patrol, the demo's wide tree", func(t *testing.T) *runtime.Tree {
+			tr, _, _ := offlineTree(t, filepath.Join(missions, "patrol.xml"))
+			return tr
+		}},
+		{"200 nodes side by side", func(t *testing.T) *runtime.Tree { return bigTree(t, 200) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := newServer(t, studio.Conf{})
+			tree := c.tree(t)
+			_, detach := attach(srv, tree)
+			defer detach()
+			ctx := browser(t)
+			within(t, ctx, 20*time.Second, chromedp.Navigate(srv.URL()))
+			waitJS(t, ctx, 15*time.Second, `window.studio && window.studio.stats.events > 0 && document.querySelectorAll('g.node').length === window.studio.state.nodes.length`, "the whole tree drawn")
+			assert.Empty(t, eval[[]string](t, ctx, inViewJS), "nodes outside the first view")
+			if c.name == "patrol, the demo's wide tree" {
+				screenshot(t, ctx, "studio-fitted")
+			}
+		})
+	}
+
+	t.Run("the view follows the pane until the user moves it, then stays theirs", func(t *testing.T) {
+		srv := newServer(t, studio.Conf{})
+		tree := bigTree(t, 60)
+		dbg, detach := attach(srv, tree)
+		defer detach()
+		ctx := browser(t)
+		within(t, ctx, 20*time.Second, chromedp.Navigate(srv.URL()))
+		waitJS(t, ctx, 15*time.Second, `window.studio && window.studio.stats.events > 0 && document.querySelectorAll('g.node').length === 60`, "the tree drawn")
+		const view = `document.querySelector('#viewport').getAttribute('transform')`
+		first := eval[string](t, ctx, view)
+
+		// A narrower window: the untouched view is fitted again.
+		within(t, ctx, 10*time.Second, chromedp.EmulateViewport(900, 700))
+		waitJS(t, ctx, 10*time.Second, view+` !== `+jsString(first), "the view fitted to the narrower pane")
+		assert.Empty(t, eval[[]string](t, ctx, inViewJS), "nodes outside the view after the window narrowed")
+
+		// The user zooms in with the wheel at the pane's middle.
+		eval[bool](t, ctx, `(() => { const r = document.querySelector('#tree').getBoundingClientRect();
+			document.querySelector('#tree').dispatchEvent(new WheelEvent('wheel', {deltaY: -400, clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, bubbles: true, cancelable: true}));
+			return true })()`)
+		zoomed := eval[string](t, ctx, view)
+		require.NotEqual(t, first, zoomed)
+		before := eval[float64](t, ctx, `window.studio.stats.events`)
+		tick(t, tree, dbg, 5)
+		waitJS(t, ctx, 10*time.Second, `window.studio.stats.applied > `+jsNumber(before), "the ticks drawn")
+		within(t, ctx, 10*time.Second, chromedp.EmulateViewport(1200, 800))
+		// Two frames: a refit would have happened by then.
+		eval[bool](t, ctx, `new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => ok(true))))`)
+		assert.Equal(t, zoomed, eval[string](t, ctx, view), "the user's zoom kept across ticks and a resize")
+
+		// Fit hands the view back: fitted, and following the pane again.
+		within(t, ctx, 10*time.Second, chromedp.Click(`#btn-fit`))
+		assert.Empty(t, eval[[]string](t, ctx, inViewJS), "nodes outside the view after Fit")
+		fitted := eval[string](t, ctx, view)
+		within(t, ctx, 10*time.Second, chromedp.EmulateViewport(800, 600))
+		waitJS(t, ctx, 10*time.Second, view+` !== `+jsString(fitted), "the view fitted to the pane again")
+		assert.Empty(t, eval[[]string](t, ctx, inViewJS), "nodes outside the view after the window narrowed")
+	})
+}
+
+// jsString is s as a JavaScript string literal.
+func jsString(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// jsNumber is v as a JavaScript number.
+func jsNumber(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
