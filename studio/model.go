@@ -2,13 +2,13 @@ package studio
 
 import (
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/btrobot/btrobot/record"
 	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/view"
 )
 
 // treeNode is one node of a tree as the page draws it.
@@ -63,9 +63,39 @@ type bbEntry struct {
 	Key   string          `json:"key"`
 	Type  string          `json:"type"`
 	Value json.RawMessage `json:"value"`
-	Seq   uint64          `json:"seq"`
-	Stamp float64         `json:"stamp"`
+	shown
+	Seq   uint64  `json:"seq"`
+	Stamp float64 `json:"stamp"`
 }
+
+// shown is a value as a person reads it (view.Value: as rostopic echo
+// shows a message): folded to one line, and whole when that takes more
+// than one line.
+type shown struct {
+	Line string `json:"line"`
+	Text string `json:"text,omitempty"`
+}
+
+// show is v as shown; a value as a recording holds it is a
+// json.RawMessage. The text is cut at maxValueText.
+func show(v any) shown {
+	s := shown{Line: view.ValueLine(v)}
+	if text := view.Value(v); strings.Contains(text, "\n") {
+		s.Text = cut(text, maxValueText)
+	}
+	s.Line = cut(s.Line, maxValueText)
+	return s
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+// maxValueText bounds the text of one value sent to a page.
+const maxValueText = 8192
 
 // scopes is a tree's blackboards by name (record.ScopeNames), in name
 // order.
@@ -106,20 +136,18 @@ func readBlackboard(scopes []scope, t0 time.Time, seen map[string]uint64) []bbEn
 				}
 				seen[id] = seq
 			}
-			out = append(out, bbEntry{Scope: s.name, Key: k, Type: runtime.TypeName(e.Type()), Value: jsonValue(v), Seq: seq, Stamp: ms(stamp, t0)})
+			out = append(out, bbEntry{Scope: s.name, Key: k, Type: runtime.TypeName(e.Type()), Value: jsonValue(v), shown: show(v), Seq: seq, Stamp: ms(stamp, t0)})
 		}
 	}
 	return out
 }
 
-// jsonValue writes a blackboard value as JSON, or as its text when JSON
-// cannot carry it.
+// jsonValue writes a blackboard value as JSON in the form view.ValueJSON
+// gives it (a message's fields by their ROS names, times as seconds, NaN
+// as "nan").
 // A value longer than maxValueJSON (a laser scan) is cut, as a string.
 func jsonValue(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		b, _ = json.Marshal(fmt.Sprint(v))
-	}
+	b := []byte(view.ValueJSON(v))
 	if len(b) > maxValueJSON {
 		b, _ = json.Marshal(string(b[:maxValueJSON]) + "…")
 	}
@@ -147,18 +175,15 @@ func parseValue(text string) any {
 	return text
 }
 
-// portValue is the value a node's port reads now, as JSON (null when its
-// entry is not set), with the key it resolved.
-func portValue(n *runtime.Base, p portInfo) json.RawMessage {
+// portValue is the value a node's port reads now (nil when its entry is
+// not set), with the key it resolved.
+func portValue(n *runtime.Base, p portInfo) any {
 	if p.Key == "" {
 		if p.Dir == "output" || p.Raw == "" {
-			return json.RawMessage("null")
+			return nil
 		}
-		return jsonValue(p.Raw)
+		return p.Raw
 	}
-	v, ok := n.Blackboard().Get(p.Key)
-	if !ok {
-		return json.RawMessage("null")
-	}
-	return jsonValue(v)
+	v, _ := n.Blackboard().Get(p.Key)
+	return v
 }

@@ -340,10 +340,12 @@ func (s *Server) handler() http.Handler {
 		type portNow struct {
 			portInfo
 			Value json.RawMessage `json:"value"`
+			shown
 		}
 		ports := []portNow{}
 		for _, p := range tn.Ports {
-			ports = append(ports, portNow{p, portValue(b, p)})
+			v := portValue(b, p)
+			ports = append(ports, portNow{p, jsonValue(v), show(v)})
 		}
 		writeJSON(w, map[string]any{"node": tn, "ports": ports})
 	}))

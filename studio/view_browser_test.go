@@ -2,11 +2,15 @@ package studio_test
 
 import (
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -107,3 +111,43 @@ func jsString(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 // jsNumber is v as a JavaScript number.
 func jsNumber(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// TestMessageValuesReadAsRostopicEcho: a ROS message on the blackboard is
+// shown as rostopic echo shows it — its fields by their ROS names, the
+// stamp in seconds, NaN as nan — folded to one line; ▸ unfolds it, one
+// field a line, and it stays unfolded as the blackboard is repainted. It
+// was Go's %v dump: {0 0 {0 0 1970-01-01 00:00:13 +0000 UTC robot1/base_link} 13.74 NaN …}.
+func TestMessageValuesReadAsRostopicEcho(t *testing.T) {
+	srv := newServer(t, studio.Conf{})
+	tree := bigTree(t, 12)
+	require.NoError(t, tree.Blackboard().Set("battery_state", sensor_msgs.BatteryState{
+		Header:      std_msgs.Header{Stamp: time.Unix(13, 0), FrameId: "robot1/base_link"},
+		Voltage:     13.74,
+		Temperature: float32(math.NaN()),
+		Percentage:  0.87,
+		Present:     true,
+	}))
+	require.NoError(t, tree.Blackboard().Set("goal_name", "kitchen"))
+	dbg, detach := attach(srv, tree)
+	defer detach()
+	tick(t, tree, dbg, 1)
+	ctx := browser(t)
+	within(t, ctx, 20*time.Second, chromedp.Navigate(srv.URL()))
+	const cell = `document.querySelector('#bb tr[data-key="Big/battery_state"] td.value')`
+	waitJS(t, ctx, 15*time.Second, `!!`+cell, "the message on the blackboard")
+	line := eval[string](t, ctx, cell+`.querySelector('.line').textContent`)
+	assert.True(t, strings.HasPrefix(line, `{header: {seq: 0, stamp: 13, frame_id: "robot1/base_link"}, voltage: 13.74, temperature: nan,`), line)
+	assert.NotContains(t, line, "UTC")
+	assert.Equal(t, `"kitchen"`, eval[string](t, ctx, `document.querySelector('#bb tr[data-key="Big/goal_name"] td.value').textContent`), "a string: no expander")
+	assert.True(t, eval[bool](t, ctx, cell+`.querySelector('pre.echo').hidden`), "folded at first")
+
+	within(t, ctx, 10*time.Second, chromedp.Click(`#bb tr[data-key="Big/battery_state"] td.value button.unfold`))
+	text := eval[string](t, ctx, cell+`.querySelector('pre.echo').textContent`)
+	assert.True(t, strings.HasPrefix(text, "header:\n  seq: 0\n  stamp: 13\n  frame_id: \"robot1/base_link\"\nvoltage: 13.74\ntemperature: nan\n"), text)
+	// Repainted (a tick) it stays unfolded.
+	eval[bool](t, ctx, `(document.querySelector('#bb tr[data-key="Big/battery_state"]').dataset.old = '1', true)`)
+	tick(t, tree, dbg, 3)
+	waitJS(t, ctx, 10*time.Second, `!!document.querySelector('#bb tr[data-key="Big/battery_state"]') && !document.querySelector('#bb tr[data-key="Big/battery_state"]').dataset.old`, "the blackboard repainted")
+	assert.False(t, eval[bool](t, ctx, cell+`.querySelector('pre.echo').hidden`), "still unfolded after a repaint")
+	screenshot(t, ctx, "studio-value")
+}

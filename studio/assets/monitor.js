@@ -223,7 +223,29 @@ async function refreshPorts(uid) {
   if (!body) return;
   body.replaceChildren(...r.ports.map((p) => h('tr', { 'data-port': p.name },
     h('td', {}, p.name), h('td', {}, p.dir), h('td', {}, p.type), h('td', { class: 'mono' }, p.raw),
-    h('td', { class: 'value' }, p.value === null ? '—' : JSON.stringify(p.value)))));
+    valueCell(p.value === null ? { line: '—' } : p))));
+}
+
+// valueCell shows a value as the server wrote it (view.Value: as rostopic
+// echo shows a message): folded to one line, and, when it takes more, a
+// ▸ that unfolds it.
+function valueCell(v, attrs = {}) {
+  const td = h('td', { class: 'value', ...attrs });
+  const line = h('span', { class: 'line' }, v.line.length > 160 ? v.line.slice(0, 159) + '…' : v.line);
+  if (!v.text && v.line.length <= 160) { td.append(line); return td; }
+  const open = S.unfolded.has(attrs['data-id'] || '');
+  const btn = h('button', { class: 'unfold', title: 'show the whole value', 'aria-expanded': String(open) }, open ? '▾' : '▸');
+  const pre = h('pre', { class: 'echo' }, v.text || v.line);
+  pre.hidden = !open; line.hidden = open;
+  btn.addEventListener('click', (e) => {
+    e.stopPropagation();
+    const now = pre.hidden;
+    pre.hidden = !now; line.hidden = now; btn.textContent = now ? '▾' : '▸'; btn.setAttribute('aria-expanded', String(now));
+    const id = attrs['data-id'];
+    if (id) { if (now) S.unfolded.add(id); else S.unfolded.delete(id); }
+  });
+  td.append(btn, line, pre);
+  return td;
 }
 
 function paintBlackboard() {
@@ -234,12 +256,12 @@ function paintBlackboard() {
   const rows = [];
   let scope = null;
   for (const e of entries) {
-    const id = e.scope + '/' + e.key, val = JSON.stringify(e.value);
+    const id = e.scope + '/' + e.key, val = e.text || e.line;
     if (q && !id.toLowerCase().includes(q) && !val.toLowerCase().includes(q)) continue;
     if (e.scope !== scope) { scope = e.scope; rows.push(h('tr', {}, h('th', { colspan: 5 }, scope))); }
     const age = Math.max(0, now - e.stamp);
     const cls = stale.has(id) ? 'stale' : (age < 500 ? 'fresh' : '');
-    const value = h('td', { class: 'value', title: val }, val.length > 120 ? val.slice(0, 119) + '…' : val);
+    const value = valueCell(e, { 'data-id': id });
     if (S.control && S.run.kind === 'live') {
       value.title = 'double-click to set';
       value.addEventListener('dblclick', () => editEntry(e));

@@ -17,6 +17,7 @@ export const S = {
   now: 0, scrub: null, // the run's time; the instant the slider shows (null: now)
   selected: 0, // the uid of the node selected
   dirty: new Set(), // the uids to repaint at the next frame
+  unfolded: new Set(), // the blackboard values shown whole (scope/key)
 };
 
 // stats is what a test or a benchmark reads: how far behind the tick the
