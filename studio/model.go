@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/record"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/view"
@@ -18,6 +20,7 @@ type treeNode struct {
 	Name     string     `json:"name"`
 	Type     string     `json:"type"`
 	Path     string     `json:"path"`
+	Kind     string     `json:"kind"` // action, condition, control, decorator or subtree: its colour
 	Children []uint32   `json:"children"`
 	Ports    []portInfo `json:"ports"`
 }
@@ -31,13 +34,35 @@ type portInfo struct {
 	Key  string `json:"key,omitempty"`
 }
 
+// shippedNodes is the registry the studio reads node kinds from.
+var shippedNodes = sync.OnceValue(mission.Nodes)
+
+// kindOf is a node's kind as Groot2 colours it: its type's in the shipped
+// registry, else what its children say (a type of a program's own: none,
+// an action; one, a decorator; more, a control).
+func kindOf(b *runtime.Base) string {
+	if b.Type() == "SubTree" {
+		return "subtree"
+	}
+	if t, ok := shippedNodes().Lookup(b.Type()); ok {
+		return strings.ToLower(t.Kind.String())
+	}
+	switch len(b.Children()) {
+	case 0:
+		return "action"
+	case 1:
+		return "decorator"
+	}
+	return "control"
+}
+
 // describe lists a tree's nodes by UID order (UID i+1 at i).
 func describe(tree *runtime.Tree) []treeNode {
 	all := tree.Nodes()
 	out := make([]treeNode, len(all))
 	for i, n := range all {
 		b := runtime.NodeOf(n)
-		tn := treeNode{UID: b.UID(), Name: b.Name(), Type: b.Type(), Path: b.Path(), Children: []uint32{}, Ports: []portInfo{}}
+		tn := treeNode{UID: b.UID(), Name: b.Name(), Type: b.Type(), Path: b.Path(), Kind: kindOf(b), Children: []uint32{}, Ports: []portInfo{}}
 		for _, c := range b.Children() {
 			tn.Children = append(tn.Children, runtime.NodeOf(c).UID())
 		}

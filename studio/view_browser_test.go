@@ -151,3 +151,73 @@ func TestMessageValuesReadAsRostopicEcho(t *testing.T) {
 	assert.False(t, eval[bool](t, ctx, cell+`.querySelector('pre.echo').hidden`), "still unfolded after a repaint")
 	screenshot(t, ctx, "studio-value")
 }
+
+// TestGroot2Comforts: on the patrol, as Groot2 offers them — each node
+// coloured by its kind (action, condition, control, decorator, subtree),
+// the ports written on the nodes at a click of Ports (and gone at the
+// next), and a search box that finds nodes by name or type and pans to
+// each in turn.
+func TestGroot2Comforts(t *testing.T) {
+	srv := newServer(t, studio.Conf{})
+	tree, _, _ := offlineTree(t, filepath.Join(copyMissions(t), "patrol.xml"))
+	_, detach := attach(srv, tree)
+	defer detach()
+	ctx := browser(t)
+	within(t, ctx, 20*time.Second, chromedp.Navigate(srv.URL()))
+	waitJS(t, ctx, 15*time.Second, `window.studio && window.studio.stats.events > 0 && document.querySelectorAll('g.node').length === window.studio.state.nodes.length`, "the tree drawn")
+
+	t.Run("colours by kind", func(t *testing.T) {
+		fill := func(sel string) string {
+			return eval[string](t, ctx, `getComputedStyle(document.querySelector('`+sel+` path.kind')).fill`)
+		}
+		for _, c := range []struct{ sel, kind string }{
+			{`g.node[data-path$="/NavigateTo"]`, "action"},
+			{`g.node[data-path$="/not_bumped"]`, "condition"},
+			{`g.node[data-path="Patrol/patrol"]`, "control"},
+			{`g.node[data-path$="/forever"]`, "decorator"},
+			{`g.node[data-path$="/PatrolStep"]`, "subtree"},
+		} {
+			assert.Equal(t, c.kind, eval[string](t, ctx, `document.querySelector('`+c.sel+`').dataset.kind`), c.sel)
+		}
+		colours := map[string]bool{}
+		for _, k := range []string{"action", "condition", "control", "decorator", "subtree"} {
+			colours[fill(`g.node[data-kind=`+k+`]`)] = true
+		}
+		assert.Len(t, colours, 5, "five kinds, five colours")
+	})
+
+	t.Run("ports written on the nodes", func(t *testing.T) {
+		const nav = `document.querySelector('g.node[data-path$="/NavigateTo"]')`
+		assert.Zero(t, eval[int](t, ctx, nav+`.querySelectorAll('text.port').length`), "no ports until asked")
+		within(t, ctx, 10*time.Second, chromedp.Click(`#btn-ports`))
+		waitJS(t, ctx, 5*time.Second, nav+` && `+nav+`.querySelectorAll('text.port').length > 0`, "the ports on NavigateTo")
+		ports := eval[string](t, ctx, `[...`+nav+`.querySelectorAll('text.port')].map((t) => t.textContent).join('|')`)
+		assert.Contains(t, ports, "goal: {target}")
+		assert.Empty(t, eval[[]string](t, ctx, inViewJS), "still fitted with the ports")
+		screenshot(t, ctx, "studio-ports")
+		within(t, ctx, 10*time.Second, chromedp.Click(`#btn-ports`))
+		waitJS(t, ctx, 5*time.Second, `document.querySelectorAll('text.port').length === 0`, "the ports gone")
+	})
+
+	t.Run("search finds by name or type and pans to each", func(t *testing.T) {
+		within(t, ctx, 10*time.Second, chromedp.SendKeys(`#node-search`, "navigateto"))
+		waitJS(t, ctx, 5*time.Second, `/^1 of [2-9]/.test(document.querySelector('#search-info').textContent)`, "the NavigateTo nodes found")
+		centred := `(() => { const g = document.querySelector('g.node.found-at'), pane = document.querySelector('#tree').getBoundingClientRect();
+			if (!g) return ''; const r = g.querySelector('rect.box').getBoundingClientRect();
+			return Math.abs((r.left + r.right) / 2 - (pane.left + pane.right) / 2) < 2 && Math.abs((r.top + r.bottom) / 2 - (pane.top + pane.bottom) / 2) < 2 ? g.dataset.path : ''; })()`
+		first := eval[string](t, ctx, centred)
+		assert.True(t, strings.HasSuffix(first, "/NavigateTo"), "the first found, in the middle: %q", first)
+		screenshot(t, ctx, "studio-search")
+		within(t, ctx, 10*time.Second, chromedp.SendKeys(`#node-search`, "\r"))
+		waitJS(t, ctx, 5*time.Second, `document.querySelector('#search-info').textContent.startsWith('2 of')`, "Enter: the next")
+		second := eval[string](t, ctx, centred)
+		assert.True(t, strings.HasSuffix(second, "/NavigateTo"), second)
+		assert.NotEqual(t, first, second)
+		// By name: the recovery ladder's nodes.
+		eval[bool](t, ctx, `(() => { const s = document.querySelector('#node-search'); s.value = 'back_up'; s.dispatchEvent(new Event('input')); return true })()`)
+		waitJS(t, ctx, 5*time.Second, `document.querySelector('#search-info').textContent === '1 of 1'`, "one node named back_up…")
+		assert.True(t, strings.HasSuffix(eval[string](t, ctx, centred), "/back_up_and_retry"))
+		eval[bool](t, ctx, `(() => { const s = document.querySelector('#node-search'); s.value = 'nothing like it'; s.dispatchEvent(new Event('input')); return true })()`)
+		waitJS(t, ctx, 5*time.Second, `document.querySelector('#search-info').textContent === 'no node' && !document.querySelector('g.node.found')`, "none found, none marked")
+	})
+}

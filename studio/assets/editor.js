@@ -60,7 +60,10 @@ function editNodes() {
   const nodes = [], specs = [];
   const walk = (n, parent, path) => {
     const uid = nodes.length + 1;
-    const nd = { uid, parent, name: nodeName(n), type: n.type, path: path + '/' + nodeName(n), children: [], ports: [], index: offset + uid - 1 };
+    const t = typeOf(n.type);
+    const kind = n.type === 'SubTree' ? 'subtree' : t ? t.kind.toLowerCase() : (n.children.length > 1 ? 'control' : n.children.length ? 'decorator' : 'action');
+    const ports = n.attrs.filter(([k]) => k !== 'name' && k !== 'ID').map(([k, v]) => ({ name: k, raw: v }));
+    const nd = { uid, parent, name: nodeName(n), type: n.type, kind, path: path + '/' + nodeName(n), children: [], ports, index: offset + uid - 1 };
     nodes.push(nd); specs.push(n);
     for (const c of n.children) nd.children.push(walk(c, uid, nd.path));
     return uid;

@@ -27,7 +27,25 @@ export const L = {
   marksKey: '', // what paintEdges last marked
   nearFrame: 0, // a frame asked for drawNear
   touched: false, // the user zoomed or panned: their view is kept (until Fit)
+  showPorts: false, // the ports written on the nodes (the Ports toggle)
+  portRows: 0, // the most port lines a node shows, with showPorts
+  found: [], at: -1, // the uids the search box found, and the one shown
 };
+
+// MAX_PORT_ROWS is how many ports a node lists on itself (then "…").
+const MAX_PORT_ROWS = 8, PORT_H = 12;
+
+// portLines is what a node shows of its ports: "name: value as set".
+function portLines(nd) {
+  if (!L.showPorts || !nd.ports || !nd.ports.length) return [];
+  const lines = nd.ports.map((p) => `${p.name}: ${p.raw}`);
+  if (lines.length > MAX_PORT_ROWS) lines.splice(MAX_PORT_ROWS - 1, lines.length, `… ${nd.ports.length - MAX_PORT_ROWS + 1} more`);
+  return lines.map((l) => (l.length > 40 ? l.slice(0, 39) + '…' : l));
+}
+
+// boxHeight is node nd's height: its name, type and reason, and its ports
+// when they are shown.
+function boxHeight(nd) { return NODE_H + PORT_H * portLines(nd).length; }
 
 // collapseDeep keeps about the first max nodes of a huge tree open, by
 // depth, and collapses the nodes below which the rest hang (expand them
@@ -47,7 +65,10 @@ export function collapseDeep(max) {
 
 function visibleChildren(nd) { return L.collapsed.has(nd.uid) ? [] : nd.children; }
 
-function boxWidth(nd) { return Math.max(90, 7 * Math.max(nd.name.length, nd.type.length + 2) + 20); }
+function boxWidth(nd) {
+  const ports = portLines(nd).reduce((m, l) => Math.max(m, l.length), 0);
+  return Math.max(90, 7 * Math.max(nd.name.length, nd.type.length + 2) + 20, 6 * ports + 20);
+}
 
 // layout places each node: leaves side by side, a parent centred over
 // its children, one row per depth.
@@ -56,14 +77,16 @@ export function layout() {
   L.pos = new Array(n);
   if (!n) { L.layoutW = 0; L.layoutH = 0; return; }
   const root = S.nodes.find((x) => !x.parent) || S.nodes[0];
+  L.portRows = L.showPorts ? Math.min(MAX_PORT_ROWS, S.nodes.reduce((m, nd) => Math.max(m, (nd.ports || []).length), 0)) : 0;
+  const rowH = NODE_H + GAP_Y + PORT_H * L.portRows;
   let cursor = 0, maxY = 0;
   const place = (uid, depth) => {
-    const nd = S.nodes[uid - 1], w = boxWidth(nd);
+    const nd = S.nodes[uid - 1], w = boxWidth(nd), bh = boxHeight(nd);
     const kids = visibleChildren(nd);
-    const y = depth * (NODE_H + GAP_Y);
-    maxY = Math.max(maxY, y);
+    const y = depth * rowH;
+    maxY = Math.max(maxY, y + bh);
     if (!kids.length) {
-      L.pos[uid - 1] = { x: cursor, y, w };
+      L.pos[uid - 1] = { x: cursor, y, w, h: bh };
       cursor += w + GAP_X;
       return;
     }
@@ -76,14 +99,14 @@ export function layout() {
       const dx = start - x;
       shift(uid, dx); x += dx;
     }
-    L.pos[uid - 1] = { x, y, w };
+    L.pos[uid - 1] = { x, y, w, h: bh };
     cursor = Math.max(cursor, x + w + GAP_X);
   };
   const shift = (uid, dx) => {
     for (const c of visibleChildren(S.nodes[uid - 1])) { L.pos[c - 1].x += dx; shift(c, dx); }
   };
   place(root.uid, 0);
-  L.layoutW = cursor; L.layoutH = maxY + NODE_H;
+  L.layoutW = cursor; L.layoutH = maxY;
 }
 
 export function draw() {
@@ -100,7 +123,7 @@ function nearBox() {
   return { x0: x - w / 2, x1: x + w * 1.5, y0: y - hh / 2, y1: y + hh * 1.5 };
 }
 
-function near(p, box) { return !box || (p.x + p.w >= box.x0 && p.x <= box.x1 && p.y + NODE_H >= box.y0 && p.y <= box.y1); }
+function near(p, box) { return !box || (p.x + p.w >= box.x0 && p.x <= box.x1 && p.y + p.h >= box.y0 && p.y <= box.y1); }
 
 // drawNear draws the nodes near the view that are not drawn yet, removes
 // those gone far from it, and draws the edges of what is drawn.
@@ -121,7 +144,7 @@ function drawNear() {
     for (const c of visibleChildren(nd)) {
       if (!L.els[nd.uid - 1] && !L.els[c - 1]) continue;
       const q = L.pos[c - 1];
-      const x1 = p.x + p.w / 2, y1 = p.y + NODE_H, x2 = q.x + q.w / 2, y2 = q.y, my = (y1 + y2) / 2;
+      const x1 = p.x + p.w / 2, y1 = p.y + p.h, x2 = q.x + q.w / 2, y2 = q.y, my = (y1 + y2) / 2;
       const path = el('path', { class: 'edge', d: `M${x1},${y1} C${x1},${my} ${x2},${my} ${x2},${y2}` }, gE);
       L.edges.push({ parent: nd.uid, child: c, path });
     }
@@ -135,8 +158,12 @@ function scheduleNear() {
 }
 
 function drawNode(nd, p, gN) {
-  const g = el('g', { class: 'node', 'data-uid': nd.uid, 'data-path': nd.path, 'data-status': 'IDLE', transform: `translate(${p.x},${p.y})` }, gN);
-  el('rect', { class: 'box', width: p.w, height: NODE_H }, g);
+  const g = el('g', { class: 'node', 'data-uid': nd.uid, 'data-path': nd.path, 'data-kind': nd.kind || '', 'data-status': 'IDLE', transform: `translate(${p.x},${p.y})` }, gN);
+  el('rect', { class: 'box', width: p.w, height: p.h }, g);
+  // The kind's colour, as Groot2 gives it: a band along the box's top.
+  el('path', { class: 'kind', d: `M0,6 a6,6 0 0 1 6,-6 h${p.w - 12} a6,6 0 0 1 6,6 v-1 z` }, g);
+  portLines(nd).forEach((l, i) => { const t = el('text', { class: 'port', x: 8, y: NODE_H + 4 + PORT_H * i }, g); t.textContent = l; });
+  if (L.found.includes(nd.uid)) g.classList.add('found');
   const name = el('text', { class: 'name', x: 8, y: 16 }, g); name.textContent = nd.name;
   const type = el('text', { class: 'type', x: 8, y: 30 }, g); type.textContent = nd.name === nd.type ? '' : nd.type;
   const reason = el('text', { class: 'reason', x: 8, y: 41 }, g);
@@ -145,8 +172,8 @@ function drawNode(nd, p, gN) {
   const title = el('title', {}, g); title.textContent = nd.path;
   if (nd.children.length) {
     const t = el('g', { class: 'tg' }, g);
-    el('circle', { class: 'toggle', cx: p.w / 2, cy: NODE_H + 7, r: 7 }, t);
-    const tt = el('text', { class: 'toggle-t', x: p.w / 2, y: NODE_H + 11 }, t);
+    el('circle', { class: 'toggle', cx: p.w / 2, cy: p.h + 7, r: 7 }, t);
+    const tt = el('text', { class: 'toggle-t', x: p.w / 2, y: p.h + 11 }, t);
     tt.textContent = L.collapsed.has(nd.uid) ? '+' : '−';
     t.addEventListener('click', (e) => { e.stopPropagation(); toggle(nd.uid); });
   }
@@ -161,7 +188,7 @@ export function reveal(uid) {
   if (!p) return;
   const r = $('#tree').getBoundingClientRect(), k = L.view.k;
   const x = p.x * k + L.view.x, y = p.y * k + L.view.y;
-  if (x >= 0 && y >= 0 && x + p.w * k <= r.width && y + NODE_H * k <= r.height) return;
+  if (x >= 0 && y >= 0 && x + p.w * k <= r.width && y + p.h * k <= r.height) return;
   L.view.x = r.width / 2 - (p.x + p.w / 2) * k;
   L.view.y = r.height / 3 - p.y * k;
   L.touched = true; // the view follows the user's selection now
@@ -250,6 +277,43 @@ export function home() {
   setView();
 }
 
+// ---- search ----
+
+// search finds the nodes whose name or type holds q (any case), marks
+// them, and shows the first (step: the next one, or the one before),
+// opening the subtrees it is hidden in.
+export function search(q, step = 0) {
+  q = q.trim().toLowerCase();
+  const found = q ? S.nodes.filter((nd) => nd.name.toLowerCase().includes(q) || nd.type.toLowerCase().includes(q)).map((nd) => nd.uid) : [];
+  const same = found.length === L.found.length && found.every((u, i) => u === L.found[i]);
+  L.found = found;
+  L.at = !found.length ? -1 : same && L.at >= 0 ? (L.at + step + found.length) % found.length : 0;
+  const info = $('#search-info');
+  info.textContent = q ? (found.length ? `${L.at + 1} of ${found.length}` : 'no node') : '';
+  let relaid = false;
+  if (L.at >= 0) {
+    for (let u = S.nodes[found[L.at] - 1].parent; u; u = S.nodes[u - 1].parent) if (L.collapsed.delete(u)) relaid = true;
+  }
+  if (relaid) { layout(); draw(); }
+  for (const nd of S.nodes) {
+    const e = L.els[nd.uid - 1];
+    if (e) { e.g.classList.toggle('found', found.includes(nd.uid)); e.g.classList.toggle('found-at', L.at >= 0 && nd.uid === found[L.at]); }
+  }
+  if (L.at >= 0) centre(found[L.at]);
+}
+
+// centre pans the view to put node uid in the middle of the pane.
+function centre(uid) {
+  const p = L.pos[uid - 1];
+  if (!p) return;
+  const r = $('#tree').getBoundingClientRect(), k = Math.max(L.view.k, 0.6);
+  L.view = { k, x: r.width / 2 - (p.x + p.w / 2) * k, y: r.height / 2 - (p.y + p.h / 2) * k };
+  L.touched = true;
+  setView();
+  const e = L.els[uid - 1];
+  if (e) { e.g.classList.add('found-at'); }
+}
+
 export function initPanZoom() {
   const svg = $('#tree');
   let drag = null;
@@ -271,6 +335,17 @@ export function initPanZoom() {
   });
   window.addEventListener('pointerup', () => { drag = null; svg.classList.remove('drag'); });
   $('#btn-fit').onclick = fit;
+  $('#btn-ports').onclick = () => {
+    L.showPorts = !L.showPorts;
+    $('#btn-ports').classList.toggle('on', L.showPorts);
+    layout(); draw(); if (!L.touched) home();
+  };
+  const ns = $('#node-search');
+  ns.addEventListener('input', () => search(ns.value));
+  ns.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') { e.preventDefault(); search(ns.value, e.shiftKey ? -1 : 1); }
+    if (e.key === 'Escape') { ns.value = ''; search(''); ns.blur(); }
+  });
   // The pane's size changes (the window, the panels beside it): an
   // untouched view is fitted again.
   new ResizeObserver(() => { if (!L.touched && S.nodes.length && L.pos.length) { home(); } }).observe(svg);
