@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/view"
 )
 
 // Conf configures a Recorder.
@@ -421,11 +422,30 @@ func (r *Recorder) resolve(changes []rawChange) {
 			c.Value = nil
 			continue
 		}
-		b, err := json.Marshal(c.value)
-		if err != nil {
-			b, _ = json.Marshal(fmt.Sprint(c.value))
-		}
-		c.Value = b
+		c.Value = recordedValue(c.value)
 		c.value = nil
 	}
+}
+
+// recordedValue is a blackboard value as a recording holds it: JSON, with
+// a message, a struct, a list or a map in the form view.ValueJSON gives
+// (the fields by their ROS names, times as seconds, NaN as "nan"), which
+// `replay --json` prints and the studio shows as rostopic echo does, and
+// which a replayed script reads by the names a ROS user writes
+// (battery.percentage). A number, a string or a bool is its JSON.
+func recordedValue(v any) json.RawMessage {
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
+	switch rv.Kind() {
+	case reflect.Struct, reflect.Slice, reflect.Array, reflect.Map:
+		if rv.Type() != reflect.TypeOf(time.Time{}) {
+			return view.ValueJSON(v)
+		}
+	}
+	if b, err := json.Marshal(v); err == nil {
+		return b
+	}
+	return view.ValueJSON(v) // NaN, an infinity
 }

@@ -129,8 +129,8 @@ func BenchmarkPage5000At20Hz(b *testing.B) {
 	defer detach()
 	tick(b, tree, dbg, 1)
 	within(t, ctx, 30*time.Second, chromedp.Navigate(srv.URL()))
-	waitJS(t, ctx, 30*time.Second, `document.querySelectorAll('g.node').length > 20 && window.studioStats.events > 0`, "the tree drawn (the part near the view)")
-	eval[bool](t, ctx, `(window.studioStats.lags = [], window.studioStats.lagMax = 0, true)`)
+	waitJS(t, ctx, 30*time.Second, `document.querySelectorAll('g.node').length > 20 && window.studio.stats.events > 0`, "the tree drawn (the part near the view)")
+	eval[bool](t, ctx, `(window.studio.stats.lags = [], window.studio.stats.lagMax = 0, true)`)
 	b.ResetTimer()
 	next := time.Now()
 	for range b.N {
@@ -140,7 +140,7 @@ func BenchmarkPage5000At20Hz(b *testing.B) {
 	}
 	b.StopTimer()
 	time.Sleep(300 * time.Millisecond)
-	lags := eval[[]float64](t, ctx, `window.studioStats.lags`)
+	lags := eval[[]float64](t, ctx, `window.studio.stats.lags`)
 	require.NotEmpty(b, lags)
 	sort.Float64s(lags)
 	b.ReportMetric(lags[len(lags)/2], "lag-p50-ms")
@@ -170,9 +170,9 @@ func BenchmarkFirstPaint(b *testing.B) {
 			var fcp, drawn float64
 			for range b.N {
 				within(t, ctx, 30*time.Second, chromedp.Navigate(srv.URL()))
-				waitJS(t, ctx, 30*time.Second, `window.studioStats.firstPaint > 0`, "the tree drawn")
+				waitJS(t, ctx, 30*time.Second, `window.studio.stats.firstPaint > 0`, "the tree drawn")
 				fcp += eval[float64](t, ctx, `(performance.getEntriesByType('paint').find(e => e.name === 'first-contentful-paint') || performance.getEntriesByType('paint')[0] || {startTime: -1}).startTime`)
-				drawn += eval[float64](t, ctx, `window.studioStats.firstPaint`)
+				drawn += eval[float64](t, ctx, `window.studio.stats.firstPaint`)
 			}
 			b.ReportMetric(fcp/float64(b.N), "fcp-ms")
 			b.ReportMetric(drawn/float64(b.N), "tree-drawn-ms")
@@ -209,17 +209,17 @@ func BenchmarkEditor2000(b *testing.B) {
 	ctx := browser(b)
 	// edited runs an edit and returns the time to its check drawn.
 	edited := func(what, js string) float64 {
-		eval[bool](b, ctx, `(window.studioStats.checks = [], `+js+`, true)`)
-		waitJS(b, ctx, 10*time.Second, `(window.studioStats.checks || []).length > 0`, what+" checked")
-		return eval[float64](b, ctx, `window.studioStats.checks[0]`)
+		eval[bool](b, ctx, `(window.studio.stats.checks = [], `+js+`, true)`)
+		waitJS(b, ctx, 10*time.Second, `(window.studio.stats.checks || []).length > 0`, what+" checked")
+		return eval[float64](b, ctx, `window.studio.stats.checks[0]`)
 	}
 	var open, port, add, undo float64
 	for i := range b.N {
 		within(b, ctx, 30*time.Second, chromedp.Navigate(srv.URL()+"?file=big.xml"))
-		if !waitFor(b, ctx, 30*time.Second, `window.studioEditor.specs.length >= 2000 && window.studioStats.firstPaint > 0`) {
-			b.Fatal(eval[string](b, ctx, `document.querySelectorAll('g.node').length + ' ' + document.querySelector('#conn').textContent + ' ' + window.studioStats.firstPaint`))
+		if !waitFor(b, ctx, 30*time.Second, `window.studio.editor.specs.length >= 2000 && window.studio.stats.firstPaint > 0`) {
+			b.Fatal(eval[string](b, ctx, `document.querySelectorAll('g.node').length + ' ' + document.querySelector('#conn').textContent + ' ' + window.studio.stats.firstPaint`))
 		}
-		open += eval[float64](b, ctx, `window.studioStats.firstPaint`)
+		open += eval[float64](b, ctx, `window.studio.stats.firstPaint`)
 		waitJS(b, ctx, 10*time.Second, `!!document.querySelector('#problems li')`, "the first check")
 		// The keyboard walks to the first Repeat (node 3): root, its first
 		// Sequence, that one's first child; the view follows.
@@ -229,7 +229,7 @@ func BenchmarkEditor2000(b *testing.B) {
 		key("ArrowDown")
 		key("ArrowDown")
 		key("ArrowDown")
-		require.Equal(b, 3, eval[int](b, ctx, `window.studioState.selected`))
+		require.Equal(b, 3, eval[int](b, ctx, `window.studio.state.selected`))
 		v := fmt.Sprint(3 + i%5)
 		port += edited("a port", `(() => { const x = document.querySelector('#inspector input[data-attr="num_cycles"]'); x.value = '`+v+`'; x.dispatchEvent(new Event('input')) })()`)
 		key("ArrowUp") // to the Sequence, which takes the new node

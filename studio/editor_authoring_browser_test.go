@@ -214,7 +214,7 @@ func fieldMsg(t *testing.T, ctx context.Context, attr string) string {
 
 // attrJS is an attribute of the selected node as the editor holds it.
 func attrJS(attr string) string {
-	return `(() => { const a = window.studioEditor.specs[window.studioState.selected - 1].attrs.find((x) => x[0] === ` + jsq(attr) + `); return a ? a[1] : '(none)' })()`
+	return `(() => { const a = window.studio.editor.specs[window.studio.state.selected - 1].attrs.find((x) => x[0] === ` + jsq(attr) + `); return a ? a[1] : '(none)' })()`
 }
 
 // TestEditorInspectorFitsThePorts: the inspector's inputs fit each
@@ -300,7 +300,7 @@ func TestEditorInspectorFitsThePorts(t *testing.T) {
 			waitJS(t, ctx, 5*time.Second, `!!document.querySelector('#problems li.ok')`, "it checks")
 		}},
 		{"a double-click opens a SubTree node's tree; Back returns, selection kept", "Go", func(t *testing.T) {
-			sel := eval[int](t, ctx, `window.studioState.selected`)
+			sel := eval[int](t, ctx, `window.studio.state.selected`)
 			eval[bool](t, ctx, `(() => { const r = document.querySelector('g.node[data-path$="/Go"] rect.box').getBoundingClientRect();
 				document.querySelector('#tree').dispatchEvent(new MouseEvent('dblclick', {bubbles: true, clientX: r.left + r.width / 2, clientY: r.top + r.height / 2})); return true })()`)
 			waitJS(t, ctx, 2*time.Second, `document.querySelector('#edit-tree').selectedOptions[0].textContent === 'Go'`, "Go open")
@@ -308,7 +308,7 @@ func TestEditorInspectorFitsThePorts(t *testing.T) {
 			assert.False(t, eval[bool](t, ctx, `!!document.querySelector('#palette .pt[data-type="SubTree:Go"]')`), "a tree is not offered inside itself")
 			click(t, ctx, "#btn-back")
 			waitJS(t, ctx, 2*time.Second, `document.querySelector('#edit-tree').selectedOptions[0].textContent.startsWith('Main')`, "Main again")
-			assert.Equal(t, sel, eval[int](t, ctx, `window.studioState.selected`))
+			assert.Equal(t, sel, eval[int](t, ctx, `window.studio.state.selected`))
 		}},
 		{"a subtree from the selection: a clash said in the bar, one undo step", "guard", func(t *testing.T) {
 			click(t, ctx, "#btn-subtree")
@@ -319,13 +319,13 @@ func TestEditorInspectorFitsThePorts(t *testing.T) {
 			waitJS(t, ctx, 5*time.Second, `document.querySelector('#subtree-msg').textContent.includes('has a tree Go already')`, "the clash said")
 			eval[bool](t, ctx, `(document.querySelector('#subtree-id').value = 'Guarded', true)`)
 			click(t, ctx, "#subtree-ok")
-			waitJS(t, ctx, 5*time.Second, `window.studioEditor.doc.trees.length === 3`, "the new tree")
+			waitJS(t, ctx, 5*time.Second, `window.studio.editor.doc.trees.length === 3`, "the new tree")
 			assert.Equal(t, "{x}", eval[string](t, ctx, attrJS("x")), "the guard's key remapped")
 			assert.Equal(t, "Guarded", eval[string](t, ctx, attrJS("ID")))
 			assert.True(t, eval[bool](t, ctx, `document.querySelector('#subtree-box').hidden`))
 			waitJS(t, ctx, 5*time.Second, `!!document.querySelector('#problems li.ok')`, "it checks")
 			click(t, ctx, "#btn-undo")
-			waitJS(t, ctx, 5*time.Second, `window.studioEditor.doc.trees.length === 2`, "undone in one step")
+			waitJS(t, ctx, 5*time.Second, `window.studio.editor.doc.trees.length === 2`, "undone in one step")
 			assert.Equal(t, "Precondition", eval[string](t, ctx, inspectorJS))
 		}},
 		{"a port naming an entry as text is offered the keys by name", "main", func(t *testing.T) {

@@ -20,7 +20,7 @@ import (
 const shapeJS = `(() => {
 	const name = (n) => { const a = n.attrs.find((x) => x[0] === 'name'); return a ? a[1] : n.type; };
 	const f = (n) => name(n) + (n.children.length ? '(' + n.children.map(f).join(',') + ')' : '');
-	const E = window.studioEditor;
+	const E = window.studio.editor;
 	return f(E.doc.trees[E.tree].root);
 })()`
 
@@ -33,7 +33,7 @@ func drag(t *testing.T, ctx context.Context, from, onto string, across float64) 
 	t.Helper()
 	// A check's answer redraws the problems' list above the palette and
 	// moves its entries: the drag starts once the last edit is checked.
-	waitJS(t, ctx, 5*time.Second, `document.querySelector('#edit-state').textContent !== 'checking…' && !window.studioEditor.checking`, "the last edit checked")
+	waitJS(t, ctx, 5*time.Second, `document.querySelector('#edit-state').textContent !== 'checking…' && !window.studio.editor.checking`, "the last edit checked")
 	// The points are taken, and each checked to hit what it should, in
 	// one task after two frames (the page has laid out what it drew); a
 	// point that hits something else (the page moved meanwhile) is taken

@@ -45,7 +45,7 @@ func TestEditorRunsTheMissionOnTheSimulator(t *testing.T) {
 			choose("#run-profile", "btrobot:robots/sim.yaml")
 			choose("#run-world", "btrobot:worlds/office")
 			waitJS(t, ctx, 10*time.Second, `document.querySelector('#edit-state').textContent === 'checked' && !!document.querySelector('#problems li.ok')`, "checked clean")
-			assert.True(t, eval[bool](t, ctx, `window.studioEditor.palette.some(p => p.id === 'NavigateTo')`), "the profile's palette")
+			assert.True(t, eval[bool](t, ctx, `window.studio.editor.palette.some(p => p.id === 'NavigateTo')`), "the profile's palette")
 			screenshot(t, ctx, "studio-editor-run")
 		}},
 		{"the choice is kept for the folder: a reload offers it again", func(t *testing.T) {
@@ -80,8 +80,8 @@ func TestEditorRunsTheMissionOnTheSimulator(t *testing.T) {
 			// (Enter alone would open its tree).
 			click(t, ctx, `g.node[data-path$="/WaitForRobot"]`)
 			eval[bool](t, ctx, `(window.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', ctrlKey: true})), true)`)
-			assert.Equal(t, "Patrol", eval[string](t, ctx, `window.studioEditor.doc.trees[window.studioEditor.tree].id`), "Ctrl+Enter opened no subtree")
-			waitJS(t, ctx, 60*time.Second, `window.studioState.mode === 'run' && !!window.studioState.run && window.studioState.run.kind === 'live'`, "the monitor of the run")
+			assert.Equal(t, "Patrol", eval[string](t, ctx, `window.studio.editor.doc.trees[window.studio.editor.tree].id`), "Ctrl+Enter opened no subtree")
+			waitJS(t, ctx, 60*time.Second, `window.studio.state.mode === 'run' && !!window.studio.state.run && window.studio.state.run.kind === 'live'`, "the monitor of the run")
 			assert.Contains(t, eval[string](t, ctx, `document.querySelector('#run-state').textContent`), "saved; running on the simulator")
 			waitJS(t, ctx, 10*time.Second, `!document.querySelector('#log-box').hidden && [...document.querySelectorAll('#run-log li')].some(li => li.textContent.includes('sim: lockstep: peer /robot1/btrobot joined'))`, "the run's log in the page")
 			assert.True(t, eval[bool](t, ctx, `[...document.querySelectorAll('#run-log li')].some(li => li.textContent.includes('robot1: battery 50 % at the start, seed 3, ×10'))`), "the battery and seed chosen")
@@ -105,7 +105,7 @@ func TestEditorRunsTheMissionOnTheSimulator(t *testing.T) {
 			assert.Equal(t, "patrol.xml · robots/sim.yaml · worlds/office", r.Name)
 			require.True(t, strings.HasPrefix(r.Master, "http://127.0.0.1:"), r.Master)
 			watcher = watchCmdVel(whole, r.Master)
-			assert.Equal(t, r.ID, eval[int](t, ctx, `window.studioState.run.id`))
+			assert.Equal(t, r.ID, eval[int](t, ctx, `window.studio.state.run.id`))
 		}},
 		{"the monitor shows the statuses changing", func(t *testing.T) {
 			waitJS(t, ctx, 30*time.Second, `!!document.querySelector('g.node[data-path$="/NavigateTo"][data-status=RUNNING]')`, "the robot navigating")
@@ -119,7 +119,7 @@ func TestEditorRunsTheMissionOnTheSimulator(t *testing.T) {
 				var info runInfo
 				getJSON(t, srv.Addr(), "/api/run", &info)
 				t.Fatalf("no status changed after %d changes: %s; the page: %s; the run's log: %q", before, eval[string](t, ctx, `JSON.stringify(window.seen)`),
-					eval[string](t, ctx, `JSON.stringify({events: window.studioStats.events, n: window.studioState.n, conn: document.querySelector('#conn').textContent, history: window.studioState.history.length, scrub: window.studioState.scrub, nav: document.querySelector('g.node[data-path$="/NavigateTo"]').dataset.status, errs: window.errs})`), info.Log)
+					eval[string](t, ctx, `JSON.stringify({events: window.studio.stats.events, n: window.studio.state.n, conn: document.querySelector('#conn').textContent, history: window.studio.state.history.length, scrub: window.studio.state.scrub, nav: document.querySelector('g.node[data-path$="/NavigateTo"]').dataset.status, errs: window.errs})`), info.Log)
 			}
 			waitJS(t, ctx, 10*time.Second, `!document.querySelector('#map-box').hidden`, "the simulated world shown")
 			screenshot(t, ctx, "studio-run")

@@ -276,7 +276,7 @@ func TestEditorCommentsAndIncludesInThePage(t *testing.T) {
 		eval[bool](t, ctx, `(document.querySelector(`+jsq(sel)+`).dispatchEvent(new MouseEvent('click', {bubbles: true})), true)`)
 	}
 	showTree := func(id string) {
-		eval[bool](t, ctx, `(() => { const s = document.querySelector('#edit-tree'); s.value = window.studioEditor.doc.trees.findIndex((t) => t.id === `+jsq(id)+`); s.dispatchEvent(new Event('change')); return true })()`)
+		eval[bool](t, ctx, `(() => { const s = document.querySelector('#edit-tree'); s.value = window.studio.editor.doc.trees.findIndex((t) => t.id === `+jsq(id)+`); s.dispatchEvent(new Event('change')); return true })()`)
 	}
 
 	t.Run("an included tree is read-only", func(t *testing.T) {
@@ -288,15 +288,15 @@ func TestEditorCommentsAndIncludesInThePage(t *testing.T) {
 		assert.Equal(t, 2, eval[int](t, ctx, `document.querySelectorAll('g.node').length`), "nothing deleted")
 		click(`g.node[data-path="Deep/Repeat"]`)
 		eval[bool](t, ctx, `(() => { const i = document.querySelector('#inspector input[data-attr="num_cycles"]'); i.value = '2'; i.dispatchEvent(new Event('input')); return true })()`)
-		assert.Equal(t, "two", eval[string](t, ctx, `window.studioEditor.doc.trees[window.studioEditor.tree].root.attrs[0][1]`), "the port not changed")
-		assert.Equal(t, 0, eval[int](t, ctx, `window.studioEditor.undo.length`), "no edit made")
+		assert.Equal(t, "two", eval[string](t, ctx, `window.studio.editor.doc.trees[window.studio.editor.tree].root.attrs[0][1]`), "the port not changed")
+		assert.Equal(t, 0, eval[int](t, ctx, `window.studio.editor.undo.length`), "no edit made")
 	})
 	t.Run("a moved node keeps its comment", func(t *testing.T) {
 		showTree("Main")
 		waitJS(t, ctx, 5*time.Second, `document.querySelectorAll('g.node').length === 3`, "Main again")
 		click(`g.node[data-path="Main/main/setup"]`)
 		key("ArrowDown", "alt")
-		waitJS(t, ctx, 5*time.Second, `window.studioEditor.doc.trees[window.studioEditor.tree].root.children[1].type === 'Script'`, "setup moved last")
+		waitJS(t, ctx, 5*time.Second, `window.studio.editor.doc.trees[window.studio.editor.tree].root.children[1].type === 'Script'`, "setup moved last")
 		key("s", "ctrl")
 		waitJS(t, ctx, 5*time.Second, `document.querySelector('#edit-state').textContent.startsWith('saved')`, "saved")
 		got, err := os.ReadFile(filepath.Join(dir, "main.xml"))

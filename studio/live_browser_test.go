@@ -68,7 +68,7 @@ func TestStudioMonitorsAndDebugsALiveMission(t *testing.T) {
 					}
 				}
 				t.Logf("server snapshot n=%v running=%v; page: %s", snap.data["n"], running,
-					eval[string](t, ctx, `JSON.stringify({stats: window.studioStats.events, snaps: window.studioStats.snapshots, n: window.studioState.n, hist: window.studioState.history.length, last: window.studioState.history.slice(-3)})`))
+					eval[string](t, ctx, `JSON.stringify({stats: window.studio.stats.events, snaps: window.studio.stats.snapshots, n: window.studio.state.n, hist: window.studio.state.history.length, last: window.studio.state.history.slice(-3)})`))
 				t.FailNow()
 			}
 			// Between places the patrol's statuses hold still (reaching a

@@ -2,13 +2,15 @@ package studio
 
 import (
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/record"
 	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/view"
 )
 
 // treeNode is one node of a tree as the page draws it.
@@ -18,6 +20,7 @@ type treeNode struct {
 	Name     string     `json:"name"`
 	Type     string     `json:"type"`
 	Path     string     `json:"path"`
+	Kind     string     `json:"kind"` // action, condition, control, decorator or subtree: its colour
 	Children []uint32   `json:"children"`
 	Ports    []portInfo `json:"ports"`
 }
@@ -31,13 +34,35 @@ type portInfo struct {
 	Key  string `json:"key,omitempty"`
 }
 
+// shippedNodes is the registry the studio reads node kinds from.
+var shippedNodes = sync.OnceValue(mission.Nodes)
+
+// kindOf is a node's kind as Groot2 colours it: its type's in the shipped
+// registry, else what its children say (a type of a program's own: none,
+// an action; one, a decorator; more, a control).
+func kindOf(b *runtime.Base) string {
+	if b.Type() == "SubTree" {
+		return "subtree"
+	}
+	if t, ok := shippedNodes().Lookup(b.Type()); ok {
+		return strings.ToLower(t.Kind.String())
+	}
+	switch len(b.Children()) {
+	case 0:
+		return "action"
+	case 1:
+		return "decorator"
+	}
+	return "control"
+}
+
 // describe lists a tree's nodes by UID order (UID i+1 at i).
 func describe(tree *runtime.Tree) []treeNode {
 	all := tree.Nodes()
 	out := make([]treeNode, len(all))
 	for i, n := range all {
 		b := runtime.NodeOf(n)
-		tn := treeNode{UID: b.UID(), Name: b.Name(), Type: b.Type(), Path: b.Path(), Children: []uint32{}, Ports: []portInfo{}}
+		tn := treeNode{UID: b.UID(), Name: b.Name(), Type: b.Type(), Path: b.Path(), Kind: kindOf(b), Children: []uint32{}, Ports: []portInfo{}}
 		for _, c := range b.Children() {
 			tn.Children = append(tn.Children, runtime.NodeOf(c).UID())
 		}
@@ -63,9 +88,39 @@ type bbEntry struct {
 	Key   string          `json:"key"`
 	Type  string          `json:"type"`
 	Value json.RawMessage `json:"value"`
-	Seq   uint64          `json:"seq"`
-	Stamp float64         `json:"stamp"`
+	shown
+	Seq   uint64  `json:"seq"`
+	Stamp float64 `json:"stamp"`
 }
+
+// shown is a value as a person reads it (view.Value: as rostopic echo
+// shows a message): folded to one line, and whole when that takes more
+// than one line.
+type shown struct {
+	Line string `json:"line"`
+	Text string `json:"text,omitempty"`
+}
+
+// show is v as shown; a value as a recording holds it is a
+// json.RawMessage. The text is cut at maxValueText.
+func show(v any) shown {
+	s := shown{Line: view.ValueLine(v)}
+	if text := view.Value(v); strings.Contains(text, "\n") {
+		s.Text = cut(text, maxValueText)
+	}
+	s.Line = cut(s.Line, maxValueText)
+	return s
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+// maxValueText bounds the text of one value sent to a page.
+const maxValueText = 8192
 
 // scopes is a tree's blackboards by name (record.ScopeNames), in name
 // order.
@@ -106,20 +161,18 @@ func readBlackboard(scopes []scope, t0 time.Time, seen map[string]uint64) []bbEn
 				}
 				seen[id] = seq
 			}
-			out = append(out, bbEntry{Scope: s.name, Key: k, Type: runtime.TypeName(e.Type()), Value: jsonValue(v), Seq: seq, Stamp: ms(stamp, t0)})
+			out = append(out, bbEntry{Scope: s.name, Key: k, Type: runtime.TypeName(e.Type()), Value: jsonValue(v), shown: show(v), Seq: seq, Stamp: ms(stamp, t0)})
 		}
 	}
 	return out
 }
 
-// jsonValue writes a blackboard value as JSON, or as its text when JSON
-// cannot carry it.
+// jsonValue writes a blackboard value as JSON in the form view.ValueJSON
+// gives it (a message's fields by their ROS names, times as seconds, NaN
+// as "nan").
 // A value longer than maxValueJSON (a laser scan) is cut, as a string.
 func jsonValue(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		b, _ = json.Marshal(fmt.Sprint(v))
-	}
+	b := []byte(view.ValueJSON(v))
 	if len(b) > maxValueJSON {
 		b, _ = json.Marshal(string(b[:maxValueJSON]) + "…")
 	}
@@ -147,18 +200,15 @@ func parseValue(text string) any {
 	return text
 }
 
-// portValue is the value a node's port reads now, as JSON (null when its
-// entry is not set), with the key it resolved.
-func portValue(n *runtime.Base, p portInfo) json.RawMessage {
+// portValue is the value a node's port reads now (nil when its entry is
+// not set), with the key it resolved.
+func portValue(n *runtime.Base, p portInfo) any {
 	if p.Key == "" {
 		if p.Dir == "output" || p.Raw == "" {
-			return json.RawMessage("null")
+			return nil
 		}
-		return jsonValue(p.Raw)
+		return p.Raw
 	}
-	v, ok := n.Blackboard().Get(p.Key)
-	if !ok {
-		return json.RawMessage("null")
-	}
-	return jsonValue(v)
+	v, _ := n.Blackboard().Get(p.Key)
+	return v
 }

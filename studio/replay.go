@@ -197,7 +197,7 @@ func (r *replay) snapshotLocked() []byte {
 	d.Reasons = st.Reasons
 	for name, entries := range st.Blackboard {
 		for k, v := range entries {
-			d.Blackboard = append(d.Blackboard, bbEntry{Scope: name, Key: k, Type: v.Type, Value: v.Value, Seq: v.Seq, Stamp: ms(v.Stamp, r.t0)})
+			d.Blackboard = append(d.Blackboard, bbEntry{Scope: name, Key: k, Type: v.Type, Value: v.Value, shown: show(json.RawMessage(v.Value)), Seq: v.Seq, Stamp: ms(v.Stamp, r.t0)})
 		}
 	}
 	info := replayInfo{At: st.At.Sub(r.t0).Seconds(), First: r.first.Sub(r.t0).Seconds(), Last: r.last.Sub(r.t0).Seconds(), Playing: r.playing, Speed: r.speed}

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -283,11 +284,38 @@ func (s *Server) run(id string) *session {
 	return s.runs[n-1]
 }
 
+// assetTypes are the page's files' types, named here rather than read from
+// the system's mime.types: a module script whose type is not JavaScript is
+// refused by the browser (the studio sends nosniff), and a system's table
+// may say otherwise or nothing.
+var assetTypes = map[string]string{
+	".js":   "text/javascript; charset=utf-8",
+	".css":  "text/css; charset=utf-8",
+	".html": "text/html; charset=utf-8",
+}
+
+// pageAssets serves the page's embedded files with their types, and has
+// the browser ask again each time (an embedded file has no date to
+// revalidate with, and a new binary must not meet an old module).
+func pageAssets(files http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := r.URL.Path
+		if strings.HasSuffix(name, "/") {
+			name += "index.html"
+		}
+		if t, ok := assetTypes[path.Ext(name)]; ok {
+			w.Header().Set("Content-Type", t)
+		}
+		w.Header().Set("Cache-Control", "no-cache")
+		files.ServeHTTP(w, r)
+	})
+}
+
 // handler routes the page and its API.
 func (s *Server) handler() http.Handler {
 	mux := http.NewServeMux()
 	sub, _ := fs.Sub(assets, "assets")
-	mux.Handle("GET /", http.FileServerFS(sub))
+	mux.Handle("GET /", pageAssets(http.FileServerFS(sub)))
 	mux.HandleFunc("GET /api/runs", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		runs := append([]*session{}, s.runs...)
@@ -312,10 +340,12 @@ func (s *Server) handler() http.Handler {
 		type portNow struct {
 			portInfo
 			Value json.RawMessage `json:"value"`
+			shown
 		}
 		ports := []portNow{}
 		for _, p := range tn.Ports {
-			ports = append(ports, portNow{p, portValue(b, p)})
+			v := portValue(b, p)
+			ports = append(ports, portNow{p, jsonValue(v), show(v)})
 		}
 		writeJSON(w, map[string]any{"node": tn, "ports": ports})
 	}))

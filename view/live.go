@@ -488,7 +488,7 @@ func shortValue(v any) string {
 	case string:
 		s = x
 	default:
-		s = fmt.Sprint(v)
+		s = ValueLine(v) // a message as rostopic echo shows it, folded
 	}
 	if r := []rune(s); len(r) > 24 {
 		s = string(r[:23]) + "…"
