@@ -15,14 +15,17 @@ import (
 
 // treeNode is one node of a tree as the page draws it.
 type treeNode struct {
-	UID      uint32     `json:"uid"`
-	Parent   uint32     `json:"parent"`
-	Name     string     `json:"name"`
-	Type     string     `json:"type"`
-	Path     string     `json:"path"`
-	Kind     string     `json:"kind"` // action, condition, control, decorator or subtree: its colour
-	Children []uint32   `json:"children"`
-	Ports    []portInfo `json:"ports"`
+	UID    uint32 `json:"uid"`
+	Parent uint32 `json:"parent"`
+	Name   string `json:"name"`
+	Type   string `json:"type"`
+	Path   string `json:"path"`
+	Kind   string `json:"kind"` // action, condition, control, decorator or subtree: its colour
+	// Substitute is what a substitution rule built in the node's place
+	// ("a test node (arrive)"), when one did (runtime.Substituted).
+	Substitute string     `json:"substitute,omitempty"`
+	Children   []uint32   `json:"children"`
+	Ports      []portInfo `json:"ports"`
 }
 
 // portInfo is a port of a node as the tree set it.
@@ -62,7 +65,8 @@ func describe(tree *runtime.Tree) []treeNode {
 	out := make([]treeNode, len(all))
 	for i, n := range all {
 		b := runtime.NodeOf(n)
-		tn := treeNode{UID: b.UID(), Name: b.Name(), Type: b.Type(), Path: b.Path(), Kind: kindOf(b), Children: []uint32{}, Ports: []portInfo{}}
+		tn := treeNode{UID: b.UID(), Name: b.Name(), Type: b.Type(), Path: b.Path(), Kind: kindOf(b), Substitute: runtime.Substituted(n),
+			Children: []uint32{}, Ports: []portInfo{}}
 		for _, c := range b.Children() {
 			tn.Children = append(tn.Children, runtime.NodeOf(c).UID())
 		}

@@ -166,10 +166,15 @@ function drawNode(nd, p, gN) {
   if (L.found.includes(nd.uid)) g.classList.add('found');
   const name = el('text', { class: 'name', x: 8, y: 16 }, g); name.textContent = nd.name;
   const type = el('text', { class: 'type', x: 8, y: 30 }, g); type.textContent = nd.name === nd.type ? '' : nd.type;
+  if (nd.substitute) {
+    // A substitution rule built something else in its place: say so.
+    g.classList.add('substituted');
+    type.textContent = '⇄ ' + nd.substitute;
+  }
   const reason = el('text', { class: 'reason', x: 8, y: 41 }, g);
   const bp = el('circle', { class: 'bp', cx: p.w - 7, cy: 7, r: 4, visibility: 'hidden' }, g);
   const forced = el('text', { class: 'forced', x: p.w - 16, y: 30 }, g);
-  const title = el('title', {}, g); title.textContent = nd.path;
+  const title = el('title', {}, g); title.textContent = nd.substitute ? `${nd.path} (${nd.type}, substituted by ${nd.substitute})` : nd.path;
   if (nd.children.length) {
     const t = el('g', { class: 'tg' }, g);
     el('circle', { class: 'toggle', cx: p.w / 2, cy: p.h + 7, r: 7 }, t);
