@@ -68,6 +68,10 @@ func (n *Repeat) Tick() (Status, error) { return n.tick(n, Success, "num_cycles"
 type loopOn struct {
 	Base
 	count int
+	// attempts are the chains of the child's failures in this run, for a
+	// RetryUntilSuccessful's explanation, kept only while the tree is
+	// explaining (the child's own records keep only its last attempt).
+	attempts [][]Cause
 }
 
 // self is the node that embeds n, for reading its ports.
@@ -80,6 +84,9 @@ func (n *loopOn) tick(self Node, goOn Status, port string, reread bool) (Status,
 		return Failure, err
 	}
 	loop := limit == -1 || n.count < limit
+	if len(n.attempts) > 0 && !n.status.Active() {
+		n.attempts = n.attempts[:0] // a new run
+	}
 	n.setStatus(Running)
 	child := n.children[0]
 	for loop {
@@ -91,6 +98,9 @@ func (n *loopOn) tick(self Node, goOn Status, port string, reread bool) (Status,
 		switch st {
 		case goOn:
 			n.count++
+			if goOn == Failure && n.Explaining() {
+				n.attempts = append(n.attempts, explainFrom(child))
+			}
 			if reread {
 				if v, err := GetInput[int](self, port); err == nil {
 					if err := checkLoopCount(port, v); err != nil {
@@ -148,5 +158,6 @@ func loopReason(goOn, st Status, count, limit int) string {
 // Halt resets the count and halts the child.
 func (n *loopOn) Halt() {
 	n.count = 0
+	n.attempts = n.attempts[:0]
 	n.ResetChildren()
 }
