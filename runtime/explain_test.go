@@ -528,8 +528,8 @@ func TestExplainAlternatives(t *testing.T) {
 				"  MainTree/grab/try (Say) FAILURE\n",
 		},
 		{
-			name: "RetryUntilSuccessful that succeeds: no alternatives",
-			tree: N("RetryUntilSuccessful", A("name", "grab", "num_attempts", "3"), say("try", "F,F,S", "got it")),
+			name:       "RetryUntilSuccessful that succeeds: no alternatives",
+			tree:       N("RetryUntilSuccessful", A("name", "grab", "num_attempts", "3"), say("try", "F,F,S", "got it")),
 			explaining: true, want: Success,
 			text: "MainTree/grab (RetryUntilSuccessful) SUCCESS: attempt 3 of 3 succeeded\n" +
 				"  MainTree/grab/try (Say) SUCCESS: got it\n",
