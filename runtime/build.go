@@ -266,6 +266,9 @@ func (b *builder) buildNode(s *NodeSpec, path string, bb *Blackboard, ancestors 
 			node, b0 = n, n.base()
 			b0.name, b0.typeID, b0.path, b0.tree, b0.bb = s.Name(), s.Type, path, b.tree, bb
 			b0.ports, b0.conds = bindings, conds
+			if conds != nil {
+				b0.detour |= detourConds
+			}
 			b0.env = scriptEnv{bb: bb, enums: b.reg.enums}
 			b.tree.nodes = append(b.tree.nodes, node)
 			b0.uid = uint32(len(b.tree.nodes))

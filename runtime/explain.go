@@ -283,6 +283,7 @@ func (b *Base) SetReason(s string) {
 			return
 		}
 		b.why = &reasons{} // once in the node's life
+		b.detour |= detourWhy
 	}
 	b.why.now = s
 }

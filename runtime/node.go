@@ -47,6 +47,12 @@ type Base struct {
 	status   Status
 	explain  bool   // the tree is explaining (Tree.SetExplaining), kept here where the tick looks
 	doneSt   Status // what the node returned when it last completed; IDLE: halted or failed with an error since (see doneAt)
+	// detour says which of the rare things Execute and setStatus must
+	// look at (a record of reasons, tick hooks, pre/post conditions,
+	// observers): one byte the tick tests instead of four pointers, so
+	// that a tree with nothing attached pays one test per node for all of
+	// them. Kept by whoever attaches or detaches them (see setDetour).
+	detour   detour
 	children []Node
 	tree     *Tree
 	conds    *conditions
@@ -61,6 +67,29 @@ type Base struct {
 }
 
 func (b *Base) base() *Base { return b }
+
+// detour is a set of the rare things a node's tick must look at.
+type detour uint8
+
+const (
+	detourWhy      detour = 1 << iota // the node keeps reasons (why != nil)
+	detourHooks                       // the tree has tick hooks, or TrackTicking is on
+	detourConds                       // the node has pre or post conditions
+	detourObserved                    // the tree has observers: setStatus notifies them
+	detourTick     = detourWhy | detourHooks | detourConds
+)
+
+// setDetour turns d on or off on every node of t.
+func (t *Tree) setDetour(d detour, on bool) {
+	for _, n := range t.nodes {
+		b := n.base()
+		if on {
+			b.detour |= d
+		} else {
+			b.detour &^= d
+		}
+	}
+}
 
 // Name returns the instance name (the type name when the tree gave none).
 func (b *Base) Name() string { return b.name }
@@ -98,18 +127,23 @@ func (b *Base) Now() time.Time { return b.tree.clock.Now() }
 func (b *Base) Halt() { b.ResetChildren() }
 
 // HaltChild halts child i when it is RUNNING and resets it to IDLE.
-func (b *Base) HaltChild(i int) {
-	c := b.children[i]
-	if c.base().status == Running {
+func (b *Base) HaltChild(i int) { haltChild(b.children[i]) }
+
+func haltChild(c Node) {
+	cb := c.base()
+	switch cb.status {
+	case Idle:
+		return
+	case Running:
 		HaltNode(c)
 	}
-	c.base().setStatus(Idle)
+	cb.setStatus(Idle)
 }
 
 // HaltChildren halts children from index first on (see HaltChild).
 func (b *Base) HaltChildren(first int) {
-	for i := first; i < len(b.children); i++ {
-		b.HaltChild(i)
+	for _, c := range b.children[first:] {
+		haltChild(c)
 	}
 }
 
@@ -126,7 +160,7 @@ func (b *Base) setStatus(s Status) {
 	if b.status == s {
 		return
 	}
-	if t := b.tree; t != nil && len(t.observers) > 0 {
+	if b.detour&detourObserved != 0 {
 		b.notifyStatus(s)
 		return
 	}
@@ -152,14 +186,8 @@ func NodeOf(n Node) *Base { return n.base() }
 // see the transition. It is BehaviorTree.CPP's executeTick.
 func Execute(n Node) (Status, error) {
 	b := n.base()
-	if b.why != nil {
-		b.why.now = ""
-	}
-	if t := b.tree; t != nil && t.hooks != nil {
-		return executeHooked(n, b, t.hooks)
-	}
-	if b.conds != nil {
-		return b.executeWithConditions(n)
+	if b.detour&detourTick != 0 {
+		return b.executeDetour(n)
 	}
 	// The path of nearly every tick of every node, without a call of its
 	// own: it is what a big tree's tick time is made of.
@@ -176,6 +204,25 @@ func Execute(n Node) (Status, error) {
 	}
 	b.setStatus(st)
 	return st, nil
+}
+
+// executeDetour is Execute for a node with a reason to clear, tick hooks
+// or conditions.
+func (b *Base) executeDetour(n Node) (Status, error) {
+	if b.why != nil {
+		b.why.now = ""
+	}
+	if t := b.tree; t != nil && t.hooks != nil {
+		return executeHooked(n, b, t.hooks)
+	}
+	if b.conds != nil {
+		return b.executeWithConditions(n)
+	}
+	st, err := n.Tick()
+	if err != nil {
+		return Failure, b.abandon(err)
+	}
+	return b.commit(st)
 }
 
 var errTickIdle = errors.New("Tick returned IDLE; a ticked node must return RUNNING, SUCCESS, FAILURE or SKIPPED")

@@ -102,10 +102,12 @@ func (t *Tree) Ticks() uint64 { return t.ticks }
 // function that removes it. Call it between ticks.
 func (t *Tree) Observe(o Observer) (remove func()) {
 	t.observers = append(t.observers, o)
+	t.setDetour(detourObserved, true)
 	return func() {
 		for i, x := range t.observers {
 			if x == o {
 				t.observers = append(t.observers[:i:i], t.observers[i+1:]...)
+				t.setDetour(detourObserved, len(t.observers) > 0)
 				return
 			}
 		}
