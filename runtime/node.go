@@ -184,8 +184,11 @@ func NodeOf(n Node) *Base { return n.base() }
 // decide the status without ticking), then Tick, then post-conditions; the
 // status is stored (except SKIPPED, which leaves the node IDLE) and observers
 // see the transition. It is BehaviorTree.CPP's executeTick.
-func Execute(n Node) (Status, error) {
-	b := n.base()
+func Execute(n Node) (Status, error) { return execute(n, n.base()) }
+
+// execute is Execute for a parent that already holds the child's base
+// (b is n.base()): one call through the interface fewer per child.
+func execute(n Node, b *Base) (Status, error) {
 	if b.detour&detourTick != 0 {
 		return b.executeDetour(n)
 	}

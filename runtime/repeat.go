@@ -90,8 +90,9 @@ func (n *loopOn) tick(self Node, goOn Status, port string, reread bool) (Status,
 	n.setStatus(Running)
 	child := n.children[0]
 	for loop {
-		prev := child.base().status
-		st, err := Execute(child)
+		cb := child.base()
+		prev := cb.status
+		st, err := execute(child, cb)
 		if err != nil {
 			return st, err
 		}

@@ -221,7 +221,7 @@ func (t *Tree) tick(againOnWake bool) (st Status, err error) {
 func (t *Tree) tickRoot() (Status, error) {
 	t.ticks++
 	t.haltErr = nil
-	st, err := Execute(t.root)
+	st, err := execute(t.root, t.root.base())
 	if err == nil && t.haltErr != nil {
 		err = t.haltErr
 	}
