@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/btrobot/btrobot/runtime/script"
 )
@@ -60,6 +61,7 @@ func Build(reg *Registry, doc *Document, conf BuildConf) (*Tree, error) {
 			bb = NewBlackboard(b.tree.clock.Now)
 		}
 		b.tree.bb = bb
+		b.tree.nodes = make([]Node, 0, countNodes(main.Root))
 		b.tree.root = b.buildTree(main, main.ID, bb, map[string]bool{}, 0, nil)
 	}
 	if err := b.errs.Err(); err != nil {
@@ -96,6 +98,13 @@ type builder struct {
 	stack    []string            // IDs of the trees being expanded, outermost first
 	cycles   map[string]bool     // recursive subtree cycles reported
 	declared map[*Entry]declSite // where each typed blackboard entry was first declared
+
+	// Allocated in blocks rather than one by one: a big tree's build time
+	// is mostly allocation. paths holds the nodes' paths, appended and
+	// never rewritten (each path string points into it); configs hands
+	// out the constructors' Configs.
+	paths   []byte
+	configs []Config
 }
 
 // declSite is the port that first declared a blackboard entry's type.
@@ -112,6 +121,7 @@ func newBuilder(reg *Registry, doc *Document, conf BuildConf, run bool) *builder
 		conf.MaxNodes = defaultMaxNodes
 	}
 	tree := newTree(conf.Clock, nil)
+	tree.enums = reg.enums
 	seed := conf.Seed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -248,7 +258,8 @@ func (b *builder) buildNode(s *NodeSpec, path string, bb *Blackboard, ancestors 
 	var node Node
 	var b0 *Base
 	if typ != nil {
-		cfg := &Config{
+		cfg := b.newConfig()
+		*cfg = Config{
 			Name: s.Name(), Path: path, Type: typ, Children: len(s.Children),
 			Clock: b.tree.clock, Rand: b.rand, Registry: b.reg, spec: s, literals: literals,
 		}
@@ -269,7 +280,6 @@ func (b *builder) buildNode(s *NodeSpec, path string, bb *Blackboard, ancestors 
 			if conds != nil {
 				b0.detour |= detourConds
 			}
-			b0.env = scriptEnv{bb: bb, enums: b.reg.enums}
 			b.tree.nodes = append(b.tree.nodes, node)
 			b0.uid = uint32(len(b.tree.nodes))
 		}
@@ -309,7 +319,7 @@ func (b *builder) buildChildren(s *NodeSpec, path string, bb *Blackboard, ancest
 			names[name]++
 			k = names[name]
 		}
-		child := b.buildNode(cs, childPath(path, name, k), bb, ancestors, depth+1)
+		child := b.buildNode(cs, b.childPath(path, name, k), bb, ancestors, depth+1)
 		if child == nil {
 			ok = false
 		} else if parent != nil {
@@ -319,20 +329,45 @@ func (b *builder) buildChildren(s *NodeSpec, path string, bb *Blackboard, ancest
 	return ok && parent != nil
 }
 
+// countNodes counts the nodes of a tree as written (a SubTree counts one):
+// the size of most built trees, and a start for the others.
+func countNodes(s *NodeSpec) int {
+	if s == nil {
+		return 0
+	}
+	n := 1
+	for _, c := range s.Children {
+		n += countNodes(c)
+	}
+	return n
+}
+
 // childPath is path/name, with #k for the k-th sibling of that name (k>1),
-// built in one allocation.
-func childPath(path, name string, k int) string {
-	var num [20]byte
-	digits := []byte(nil)
-	if k > 1 {
-		digits = strconv.AppendInt(num[:0], int64(k), 10)
+// written at the end of the builder's block of paths: no allocation of
+// its own. The bytes of a path are never written again, so the string
+// may point at them.
+func (b *builder) childPath(path, name string, k int) string {
+	const block = 32 << 10
+	if n := len(path) + 1 + len(name) + 21; cap(b.paths)-len(b.paths) < n {
+		b.paths = make([]byte, 0, max(n, block))
 	}
-	buf := make([]byte, 0, len(path)+1+len(name)+1+len(digits))
-	buf = append(append(append(buf, path...), '/'), name...)
+	start := len(b.paths)
+	b.paths = append(append(append(b.paths, path...), '/'), name...)
 	if k > 1 {
-		buf = append(append(buf, '#'), digits...)
+		b.paths = strconv.AppendInt(append(b.paths, '#'), int64(k), 10)
 	}
-	return string(buf)
+	p := b.paths[start:]
+	return unsafe.String(unsafe.SliceData(p), len(p))
+}
+
+// newConfig returns a zero Config for one constructor, from a block.
+func (b *builder) newConfig() *Config {
+	if len(b.configs) == 0 {
+		b.configs = make([]Config, 256)
+	}
+	c := &b.configs[0]
+	b.configs = b.configs[1:]
+	return c
 }
 
 func childCountMsg(typ string, kind Kind, n, lo, hi int) string {

@@ -39,14 +39,13 @@ type Base struct {
 	path   string
 	bb     *Blackboard
 	ports  []portBinding
-	env    scriptEnv
 
 	// What Execute touches on every tick, together (and next to the node
 	// type's own fields, which follow Base), so that a tick of a big tree
 	// pulls fewer cache lines per node.
-	status   Status
-	explain  bool   // the tree is explaining (Tree.SetExplaining), kept here where the tick looks
-	doneSt   Status // what the node returned when it last completed; IDLE: halted or failed with an error since (see doneAt)
+	status  Status
+	explain bool   // the tree is explaining (Tree.SetExplaining), kept here where the tick looks
+	doneSt  Status // what the node returned when it last completed; IDLE: halted or failed with an error since (see doneAt)
 	// detour says which of the rare things Execute and setStatus must
 	// look at (a record of reasons, tick hooks, pre/post conditions,
 	// observers): one byte the tick tests instead of four pointers, so
@@ -272,7 +271,7 @@ func HaltNode(n Node) {
 	b.abandon(nil)
 	b.setStatus(Idle)
 	if b.conds != nil && b.conds.post[postHalted] != nil {
-		if _, err := b.conds.post[postHalted].Eval(&b.env); err != nil {
+		if _, err := b.conds.post[postHalted].Eval(b.scriptEnv()); err != nil {
 			b.tree.recordHaltError(b.wrap(fmt.Errorf("_onHalted: %w", err)))
 		}
 	}
@@ -296,21 +295,24 @@ func (b *Base) wrap(err error) error {
 	return &NodeError{Path: b.path, Type: b.typeID, Err: err}
 }
 
-// scriptEnv lets scripts read and write a node's blackboard scope and the
-// registry's enums.
-type scriptEnv struct {
-	bb    *Blackboard
-	enums map[string]int
-}
+// scriptEnv is a node seen by its scripts: they read and write its
+// blackboard scope and the registry's enums (through its tree). It is the
+// node's Base itself, so that a node carries nothing more for scripts.
+type scriptEnv Base
+
+func (b *Base) scriptEnv() *scriptEnv { return (*scriptEnv)(b) }
 
 func (e *scriptEnv) Lookup(name string) (script.Value, bool) { return e.bb.Get(name) }
 func (e *scriptEnv) Assign(name string, v script.Value, create bool) error {
 	return e.bb.Assign(name, v, create)
 }
 func (e *scriptEnv) Enum(name string) (int, bool) {
-	v, ok := e.enums[name]
+	if e.tree == nil {
+		return 0, false
+	}
+	v, ok := e.tree.enums[name]
 	return v, ok
 }
 
 // ScriptEnv returns the environment scripts of node n evaluate in.
-func ScriptEnv(n Node) script.Env { return &n.base().env }
+func ScriptEnv(n Node) script.Env { return n.base().scriptEnv() }

@@ -57,6 +57,8 @@ type Tree struct {
 	haltErr  error
 	ticks    uint64
 
+	enums map[string]int // the registry's, for scripts
+
 	explaining  bool   // nodes format their reasons (SetExplaining)
 	completions uint64 // SUCCESS and FAILURE results so far, to order them
 
