@@ -292,6 +292,13 @@ func (b *builder) buildNode(s *NodeSpec, path string, bb *Blackboard, ancestors 
 		}
 		return node
 	}
+	if s.Type == lookUpID && typ != nil && typ.Kind == ActionKind {
+		kids := b.buildGoalTrees(s, path, bb, ancestors, depth)
+		if b0 != nil && kids != nil {
+			b0.children = kids
+		}
+		return node
+	}
 	if !b.buildChildren(s, path, bb, ancestors, depth, b0) {
 		return nil // a child failed; the error is already recorded
 	}
@@ -688,7 +695,7 @@ func (b *builder) reportCycle(s *NodeSpec, path, id string) {
 		return
 	}
 	b.cycles[strings.Join(key, "\x00")] = true
-	b.errs.add(s.Pos, path, "SubTree %q includes itself: %s (recursive subtrees never end)", id, strings.Join(cycle, " → "))
+	b.errs.add(s.Pos, path, "%s %q includes itself: %s (recursive subtrees never end)", s.Type, id, strings.Join(cycle, " → "))
 }
 
 func subtreeLiteral(s string) any {
