@@ -258,11 +258,12 @@ func (b *builder) buildNode(s *NodeSpec, path string, bb *Blackboard, ancestors 
 	var node Node
 	var b0 *Base
 	if typ != nil {
+		// Field by field into a zeroed Config: a struct copy would take
+		// the garbage collector's bulk barrier, a good part of a big
+		// tree's build.
 		cfg := b.newConfig()
-		*cfg = Config{
-			Name: s.Name(), Path: path, Type: typ, Children: len(s.Children),
-			Clock: b.tree.clock, Rand: b.rand, Registry: b.reg, spec: s, literals: literals,
-		}
+		cfg.Name, cfg.Path, cfg.Type, cfg.Children = s.Name(), path, typ, len(s.Children)
+		cfg.Clock, cfg.Rand, cfg.Registry, cfg.spec, cfg.literals = b.tree.clock, b.rand, b.reg, s, literals
 		n, err := typ.New(cfg)
 		switch {
 		case err != nil:
