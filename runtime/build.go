@@ -99,12 +99,11 @@ type builder struct {
 	cycles   map[string]bool     // recursive subtree cycles reported
 	declared map[*Entry]declSite // where each typed blackboard entry was first declared
 
-	// Allocated in blocks rather than one by one: a big tree's build time
-	// is mostly allocation. paths holds the nodes' paths, appended and
-	// never rewritten (each path string points into it); configs hands
-	// out the constructors' Configs.
-	paths   []byte
-	configs []Config
+	// A big tree's build time is mostly allocation. paths holds the
+	// nodes' paths, appended and never rewritten (each path string points
+	// into it); config is what every constructor is given in turn.
+	paths  []byte
+	config Config
 }
 
 // declSite is the port that first declared a blackboard entry's type.
@@ -258,10 +257,11 @@ func (b *builder) buildNode(s *NodeSpec, path string, bb *Blackboard, ancestors 
 	var node Node
 	var b0 *Base
 	if typ != nil {
-		// Field by field into a zeroed Config: a struct copy would take
-		// the garbage collector's bulk barrier, a good part of a big
-		// tree's build.
-		cfg := b.newConfig()
+		// One Config for every constructor (New keeps none), set field by
+		// field: a struct copy would take the garbage collector's bulk
+		// barrier. Allocating one per node was a fifth of a big tree's
+		// build.
+		cfg := &b.config
 		cfg.Name, cfg.Path, cfg.Type, cfg.Children = s.Name(), path, typ, len(s.Children)
 		cfg.Clock, cfg.Rand, cfg.Registry, cfg.spec, cfg.literals = b.tree.clock, b.rand, b.reg, s, literals
 		n, err := typ.New(cfg)
@@ -366,16 +366,6 @@ func (b *builder) childPath(path, name string, k int) string {
 	}
 	p := b.paths[start:]
 	return unsafe.String(unsafe.SliceData(p), len(p))
-}
-
-// newConfig returns a zero Config for one constructor, from a block.
-func (b *builder) newConfig() *Config {
-	if len(b.configs) == 0 {
-		b.configs = make([]Config, 256)
-	}
-	c := &b.configs[0]
-	b.configs = b.configs[1:]
-	return c
 }
 
 func childCountMsg(typ string, kind Kind, n, lo, hi int) string {
