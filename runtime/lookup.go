@@ -36,7 +36,9 @@ import (
 // Each goal's tree runs in a blackboard scope of its own that sees the
 // caller's entries, as a SubTree with _autoremap="true" does; its nodes'
 // paths go through the LookUp and the tree's ID
-// (MainTree/pursue/Deliver/...).
+// (MainTree/pursue/Deliver/...). Recordings and Groot2's live view show
+// each goal's tree as a tree instance of its own at that path, as they
+// show a SubTree's.
 type LookUp struct {
 	Base
 	goals   []string       // in the table's order, for reasons
