@@ -139,10 +139,20 @@ func haltChild(c Node) {
 	cb.setStatus(Idle)
 }
 
-// HaltChildren halts children from index first on (see HaltChild).
+// HaltChildren halts children from index first on (see HaltChild). The
+// loop resets a completed child without a call: every control node that
+// completes resets all its children.
 func (b *Base) HaltChildren(first int) {
 	for _, c := range b.children[first:] {
-		haltChild(c)
+		cb := c.base()
+		switch cb.status {
+		case Idle:
+		case Running:
+			HaltNode(c)
+			cb.setStatus(Idle)
+		default:
+			cb.setStatus(Idle)
+		}
 	}
 }
 
