@@ -315,17 +315,29 @@ func (b *builder) buildChildren(s *NodeSpec, path string, bb *Blackboard, ancest
 	if parent != nil {
 		parent.children = make([]Node, 0, len(s.Children))
 	}
-	var names map[string]int // only for siblings sharing a name
+	// The k-th sibling of a name is name#k: a count per name, kept in a
+	// map only across changes of name (a run of siblings of one name,
+	// such as 100,000 AlwaysSuccess, counts without it).
+	var names map[string]int
+	last, lastK := "", 0
 	ok := true
 	for _, cs := range s.Children {
 		name := cs.Name()
 		k := 1
-		if len(s.Children) > 1 {
+		switch {
+		case len(s.Children) == 1:
+		case name == last:
+			lastK++
+			k = lastK
+		default:
 			if names == nil {
 				names = make(map[string]int, 4)
 			}
-			names[name]++
-			k = names[name]
+			if last != "" {
+				names[last] = lastK
+			}
+			k = names[name] + 1
+			last, lastK = name, k
 		}
 		child := b.buildNode(cs, b.childPath(path, name, k), bb, ancestors, depth+1)
 		if child == nil {
