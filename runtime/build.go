@@ -277,7 +277,9 @@ func (b *builder) buildNode(s *NodeSpec, path string, bb *Blackboard, ancestors 
 		case b.run:
 			node, b0 = n, n.base()
 			b0.name, b0.typeID, b0.path, b0.tree, b0.bb = s.Name(), s.Type, path, b.tree, bb
-			b0.ports, b0.conds = bindings, conds
+			if len(bindings) > 0 || conds != nil {
+				b0.ext = &nodeExtras{ports: bindings, conds: conds}
+			}
 			if conds != nil {
 				b0.detour |= detourConds
 			}

@@ -33,12 +33,12 @@ type Node interface {
 type Base struct {
 	// Who the node is and how it reaches its data: read when building,
 	// reporting and reading ports.
-	uid    uint32
 	name   string
 	typeID string
 	path   string
 	bb     *Blackboard
-	ports  []portBinding
+	ext    *nodeExtras // nil for a node without ports or conditions
+	uid    uint32
 
 	// What Execute touches on every tick, together (and next to the node
 	// type's own fields, which follow Base), so that a tick of a big tree
@@ -54,7 +54,6 @@ type Base struct {
 	detour   detour
 	children []Node
 	tree     *Tree
-	conds    *conditions
 
 	// What the node returned when it last completed and what it said about
 	// it (see explain.go): Tree.Explain reads them after the root
@@ -66,6 +65,29 @@ type Base struct {
 }
 
 func (b *Base) base() *Base { return b }
+
+// nodeExtras is what only some nodes have, kept out of Base so that every
+// node is smaller (a 100,000-node tree is mostly its Bases).
+type nodeExtras struct {
+	ports []portBinding
+	conds *conditions // pre and post conditions; nil without
+}
+
+// portList returns the node's port bindings.
+func (b *Base) portList() []portBinding {
+	if b.ext == nil {
+		return nil
+	}
+	return b.ext.ports
+}
+
+// conds returns the node's pre and post conditions, nil without.
+func (b *Base) conds() *conditions {
+	if b.ext == nil {
+		return nil
+	}
+	return b.ext.conds
+}
 
 // detour is a set of the rare things a node's tick must look at.
 type detour uint8
@@ -227,7 +249,7 @@ func (b *Base) executeDetour(n Node) (Status, error) {
 	if t := b.tree; t != nil && t.hooks != nil {
 		return executeHooked(n, b, t.hooks)
 	}
-	if b.conds != nil {
+	if b.conds() != nil {
 		return b.executeWithConditions(n)
 	}
 	st, err := n.Tick()
@@ -242,7 +264,7 @@ var errTickIdle = errors.New("Tick returned IDLE; a ticked node must return RUNN
 // executeWithConditions is Execute for a node with pre or post conditions
 // (_skipIf, _failureIf, _onSuccess...).
 func (b *Base) executeWithConditions(n Node) (Status, error) {
-	st, decided, err := b.conds.checkPre(n)
+	st, decided, err := b.conds().checkPre(n)
 	if err != nil {
 		return Failure, b.abandon(err)
 	}
@@ -252,7 +274,7 @@ func (b *Base) executeWithConditions(n Node) (Status, error) {
 		}
 	}
 	if st.Completed() {
-		if err := b.conds.checkPost(b, st); err != nil {
+		if err := b.conds().checkPost(b, st); err != nil {
 			return Failure, b.abandon(err)
 		}
 	}
@@ -280,8 +302,8 @@ func HaltNode(n Node) {
 	n.Halt()
 	b.abandon(nil)
 	b.setStatus(Idle)
-	if b.conds != nil && b.conds.post[postHalted] != nil {
-		if _, err := b.conds.post[postHalted].Eval(b.scriptEnv()); err != nil {
+	if b.conds() != nil && b.conds().post[postHalted] != nil {
+		if _, err := b.conds().post[postHalted].Eval(b.scriptEnv()); err != nil {
 			b.tree.recordHaltError(b.wrap(fmt.Errorf("_onHalted: %w", err)))
 		}
 	}

@@ -104,8 +104,8 @@ func executeHooked(n Node, b *Base, hooks []TickHook) (Status, error) {
 
 func executeHooks(n Node, b *Base, hooks []TickHook) (st Status, err error) {
 	decided := false
-	if b.conds != nil {
-		if st, decided, err = b.conds.checkPre(n); err != nil {
+	if b.conds() != nil {
+		if st, decided, err = b.conds().checkPre(n); err != nil {
 			afterTick(b, hooks, Failure)
 			return Failure, b.abandon(err)
 		}
@@ -124,8 +124,8 @@ func executeHooks(n Node, b *Base, hooks []TickHook) (st Status, err error) {
 			return Failure, b.abandon(err)
 		}
 	}
-	if b.conds != nil && st.Completed() {
-		if err := b.conds.checkPost(b, st); err != nil {
+	if b.conds() != nil && st.Completed() {
+		if err := b.conds().checkPost(b, st); err != nil {
 			afterTick(b, hooks, Failure)
 			return Failure, b.abandon(err)
 		}
