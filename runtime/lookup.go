@@ -24,7 +24,8 @@ import (
 //   - table is written in the tree (not a blackboard entry): goal=TreeID
 //     pairs separated by ';'. Every tree it names is checked and built with
 //     the tree, once: an unknown ID is an error at the table's line, with
-//     the closest IDs; two goals may share a tree, built once;
+//     the closest IDs; two goals may share a tree, built once. A goal
+//     written as a literal must be one of the table's;
 //   - each tick reads goal and ticks the root of its tree, which becomes
 //     RUNNING; its status is returned, and a completed tree is reset;
 //   - when the goal changes while a tree is RUNNING, that tree is halted
@@ -77,6 +78,11 @@ func lookUpType() NodeType {
 				}
 				n.goals = append(n.goals, e.goal)
 				n.index[e.goal] = i
+			}
+			if goal, ok := LiteralAs[string](c, "goal"); ok {
+				if _, known := n.index[goal]; !known {
+					return nil, &PortError{Port: "goal", Err: fmt.Errorf("no tree serves goal %q: the table has %s%s", goal, strings.Join(n.goals, ", "), didYouMean(goal, n.goals))}
+				}
 			}
 			return n, nil
 		},

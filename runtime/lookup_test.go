@@ -196,3 +196,21 @@ func TestLookUpBuildErrors(t *testing.T) {
 		},
 	})
 }
+
+func TestLookUpLiteralGoal(t *testing.T) {
+	runBuildErrors(t, []buildErrorCase{{
+		name: "a literal goal no tree serves",
+		doc:  goalDoc(N("LookUp", A("name", "pursue", "goal", "chrage", "table", "charge=Charge; deliver=Deliver")), "S", "S", "S"),
+		want: `MainTree/pursue: port "goal": no tree serves goal "chrage": the table has charge, deliver (did you mean charge?)`,
+	}})
+}
+
+func TestLookUpLiteralGoalRuns(t *testing.T) {
+	log := &eventLog{}
+	clock := NewManualClock(testEpoch)
+	tree, err := Build(testRegistry(log),
+		goalDoc(N("LookUp", A("name", "pursue", "goal", "deliver", "table", "charge=Charge; deliver=Deliver")), "S", "F", "S"),
+		BuildConf{Clock: clock, Seed: 42})
+	require.NoError(t, err)
+	runStep(t, 1, tree, clock, log, tick(Failure, "D"))
+}
