@@ -521,6 +521,22 @@ func TestExplainAlternatives(t *testing.T) {
 				"    MainTree/grab/ways/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 3)\n",
 		},
 		{
+			name: "RetryUntilSuccessful: the latest 8 attempts, however many failed",
+			tree: N("RetryUntilSuccessful", A("name", "grab", "num_attempts", "12"),
+				N("ScriptCondition", A("name", "count", "code", "tries += 1; false"))),
+			bb:         map[string]any{"tries": 0},
+			explaining: true, want: Failure,
+			text: "MainTree/grab (RetryUntilSuccessful) FAILURE: 12 attempts failed\n" +
+				"  MainTree/grab/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 5)\n" +
+				"  MainTree/grab/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 6)\n" +
+				"  MainTree/grab/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 7)\n" +
+				"  MainTree/grab/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 8)\n" +
+				"  MainTree/grab/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 9)\n" +
+				"  MainTree/grab/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 10)\n" +
+				"  MainTree/grab/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 11)\n" +
+				"  MainTree/grab/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 12)\n",
+		},
+		{
 			name: "RetryUntilSuccessful, explaining off: only the last attempt is known",
 			tree: N("RetryUntilSuccessful", A("name", "grab", "num_attempts", "3"), say("try", "F", "slipped")),
 			want: Failure,

@@ -68,10 +68,23 @@ func (n *Repeat) Tick() (Status, error) { return n.tick(n, Success, "num_cycles"
 type loopOn struct {
 	Base
 	count int
-	// attempts are the chains of the child's failures in this run, for a
-	// RetryUntilSuccessful's explanation, kept only while the tree is
-	// explaining (the child's own records keep only its last attempt).
+	// attempts are the chains of the child's latest failures in this run
+	// (at most keptAttempts), for a RetryUntilSuccessful's explanation,
+	// kept only while the tree is explaining (the child's own records
+	// keep only its last attempt).
 	attempts [][]Cause
+}
+
+// keptAttempts bounds what a retrying node keeps of its attempts: a retry
+// without a limit (num_attempts -1) must not grow without end.
+const keptAttempts = 8
+
+func (n *loopOn) keepAttempt(chain []Cause) {
+	if len(n.attempts) == keptAttempts {
+		copy(n.attempts, n.attempts[1:])
+		n.attempts = n.attempts[:keptAttempts-1]
+	}
+	n.attempts = append(n.attempts, chain)
 }
 
 // self is the node that embeds n, for reading its ports.
@@ -100,7 +113,7 @@ func (n *loopOn) tick(self Node, goOn Status, port string, reread bool) (Status,
 		case goOn:
 			n.count++
 			if goOn == Failure && n.Explaining() {
-				n.attempts = append(n.attempts, explainFrom(child))
+				n.keepAttempt(explainFrom(child))
 			}
 			if reread {
 				if v, err := GetInput[int](self, port); err == nil {

@@ -52,9 +52,10 @@ func (n *RetryUntilSuccessful) Tick() (Status, error) {
 	return n.tick(n, Failure, "num_attempts", true)
 }
 
-// failedAlternatives: the attempts before the last one, each with its own
-// chain, when the tree was explaining while they ran (without it, only
-// the last attempt is known: the child's own record).
+// failedAlternatives: the attempts before the last one (the latest 7 of
+// them), each with its own chain, when the tree was explaining while they
+// ran (without it, only the last attempt is known: the child's own
+// record). The node's reason counts them all.
 func (n *RetryUntilSuccessful) failedAlternatives(Node) [][]Cause {
 	if len(n.attempts) < 2 {
 		return nil
