@@ -110,6 +110,20 @@ func (w *xmlOut) collect(spec *runtime.NodeSpec, node runtime.Node) {
 		w.collect(t.Root, kids[0])
 		return
 	}
+	if lu, ok := node.(*runtime.LookUp); ok {
+		// A leaf in the XML whose goals' trees are instances of their
+		// own, as a SubTree's is, at the path LookUp/TreeID.
+		for i, id := range lu.TreeIDs() {
+			t := w.doc.Tree(id)
+			if t == nil || t.Root == nil || i >= len(kids) {
+				w.fail(b, "its tree %q is not in the document", id)
+				return
+			}
+			w.instances = append(w.instances, instance{id: id, path: b.Path() + "/" + id, root: t.Root, node: kids[i]})
+			w.collect(t.Root, kids[i])
+		}
+		return
+	}
 	if len(kids) != len(spec.Children) {
 		w.fail(b, "the document gives it %d children, the tree %d", len(spec.Children), len(kids))
 		return
@@ -148,7 +162,7 @@ func (w *xmlOut) node(spec *runtime.NodeSpec, node runtime.Node, level int) {
 		w.attr(a.Name, a.Value)
 	}
 	kids := b.Children()
-	if sub || len(kids) == 0 {
+	if _, lookUp := node.(*runtime.LookUp); sub || lookUp || len(kids) == 0 {
 		w.WriteString("/>\n")
 		return
 	}

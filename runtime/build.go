@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/btrobot/btrobot/runtime/script"
 )
@@ -70,6 +71,7 @@ func Build(reg *Registry, doc *Document, conf BuildConf) (*Tree, error) {
 			bb = NewBlackboard(b.tree.clock.Now)
 		}
 		b.tree.bb = bb
+		b.tree.nodes = make([]Node, 0, countNodes(main.Root))
 		b.tree.root = b.buildTree(main, main.ID, bb, map[string]bool{}, 0, nil)
 	}
 	if err := b.errs.Err(); err != nil {
@@ -108,6 +110,12 @@ type builder struct {
 	stack    []string            // IDs of the trees being expanded, outermost first
 	cycles   map[string]bool     // recursive subtree cycles reported
 	declared map[*Entry]declSite // where each typed blackboard entry was first declared
+
+	// A big tree's build time is mostly allocation. paths holds the
+	// nodes' paths, appended and never rewritten (each path string points
+	// into it); config is what every constructor is given in turn.
+	paths  []byte
+	config Config
 }
 
 // declSite is the port that first declared a blackboard entry's type.
@@ -124,6 +132,7 @@ func newBuilder(reg *Registry, doc *Document, conf BuildConf, run bool) *builder
 		conf.MaxNodes = defaultMaxNodes
 	}
 	tree := newTree(conf.Clock, nil)
+	tree.enums = reg.enums
 	seed := conf.Seed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -269,11 +278,14 @@ func (b *builder) buildNode(s *NodeSpec, path string, bb *Blackboard, ancestors 
 	var node Node
 	var b0 *Base
 	if typ != nil {
-		cfg := &Config{
-			Name: s.Name(), Path: path, Type: typ, Children: len(s.Children),
-			Clock: b.tree.clock, Rand: b.rand, Registry: b.reg, spec: s, literals: literals,
-			semaphores: b.conf.Semaphores, owner: b.conf.Owner,
-		}
+		// One Config for every constructor (New keeps none), set field by
+		// field: a struct copy would take the garbage collector's bulk
+		// barrier. Allocating one per node was a fifth of a big tree's
+		// build.
+		cfg := &b.config
+		cfg.Name, cfg.Path, cfg.Type, cfg.Children = s.Name(), path, typ, len(s.Children)
+		cfg.Clock, cfg.Rand, cfg.Registry, cfg.spec, cfg.literals = b.tree.clock, b.rand, b.reg, s, literals
+		cfg.semaphores, cfg.owner = b.conf.Semaphores, b.conf.Owner
 		n, err := typ.New(cfg)
 		switch {
 		case err != nil:
@@ -287,8 +299,12 @@ func (b *builder) buildNode(s *NodeSpec, path string, bb *Blackboard, ancestors 
 		case b.run:
 			node, b0 = n, n.base()
 			b0.name, b0.typeID, b0.path, b0.tree, b0.bb = orig.Name(), orig.Type, path, b.tree, bb
-			b0.ports, b0.conds = bindings, conds
-			b0.env = scriptEnv{bb: bb, enums: b.reg.enums}
+			if len(bindings) > 0 || conds != nil {
+				b0.ext = &nodeExtras{ports: bindings, conds: conds}
+			}
+			if conds != nil {
+				b0.detour |= detourConds
+			}
 			b.tree.nodes = append(b.tree.nodes, node)
 			b0.uid = uint32(len(b.tree.nodes))
 			if substitute != "" {
@@ -310,6 +326,13 @@ func (b *builder) buildNode(s *NodeSpec, path string, bb *Blackboard, ancestors 
 		}
 		return node
 	}
+	if s.Type == lookUpID && typ != nil && typ.Kind == ActionKind {
+		kids := b.buildGoalTrees(s, path, bb, ancestors, depth)
+		if b0 != nil && kids != nil {
+			b0.children = kids
+		}
+		return node
+	}
 	if !b.buildChildren(s, path, bb, ancestors, depth, b0) {
 		return nil // a child failed; the error is already recorded
 	}
@@ -325,19 +348,31 @@ func (b *builder) buildChildren(s *NodeSpec, path string, bb *Blackboard, ancest
 	if parent != nil {
 		parent.children = make([]Node, 0, len(s.Children))
 	}
-	var names map[string]int // only for siblings sharing a name
+	// The k-th sibling of a name is name#k: a count per name, kept in a
+	// map only across changes of name (a run of siblings of one name,
+	// such as 100,000 AlwaysSuccess, counts without it).
+	var names map[string]int
+	last, lastK := "", 0
 	ok := true
 	for _, cs := range s.Children {
 		name := cs.Name()
 		k := 1
-		if len(s.Children) > 1 {
+		switch {
+		case len(s.Children) == 1:
+		case name == last:
+			lastK++
+			k = lastK
+		default:
 			if names == nil {
 				names = make(map[string]int, 4)
 			}
-			names[name]++
-			k = names[name]
+			if last != "" {
+				names[last] = lastK
+			}
+			k = names[name] + 1
+			last, lastK = name, k
 		}
-		child := b.buildNode(cs, childPath(path, name, k), bb, ancestors, depth+1)
+		child := b.buildNode(cs, b.childPath(path, name, k), bb, ancestors, depth+1)
 		if child == nil {
 			ok = false
 		} else if parent != nil {
@@ -347,20 +382,35 @@ func (b *builder) buildChildren(s *NodeSpec, path string, bb *Blackboard, ancest
 	return ok && parent != nil
 }
 
+// countNodes counts the nodes of a tree as written (a SubTree counts one):
+// the size of most built trees, and a start for the others.
+func countNodes(s *NodeSpec) int {
+	if s == nil {
+		return 0
+	}
+	n := 1
+	for _, c := range s.Children {
+		n += countNodes(c)
+	}
+	return n
+}
+
 // childPath is path/name, with #k for the k-th sibling of that name (k>1),
-// built in one allocation.
-func childPath(path, name string, k int) string {
-	var num [20]byte
-	digits := []byte(nil)
-	if k > 1 {
-		digits = strconv.AppendInt(num[:0], int64(k), 10)
+// written at the end of the builder's block of paths: no allocation of
+// its own. The bytes of a path are never written again, so the string
+// may point at them.
+func (b *builder) childPath(path, name string, k int) string {
+	const block = 32 << 10
+	if n := len(path) + 1 + len(name) + 21; cap(b.paths)-len(b.paths) < n {
+		b.paths = make([]byte, 0, max(n, block))
 	}
-	buf := make([]byte, 0, len(path)+1+len(name)+1+len(digits))
-	buf = append(append(append(buf, path...), '/'), name...)
+	start := len(b.paths)
+	b.paths = append(append(append(b.paths, path...), '/'), name...)
 	if k > 1 {
-		buf = append(append(buf, '#'), digits...)
+		b.paths = strconv.AppendInt(append(b.paths, '#'), int64(k), 10)
 	}
-	return string(buf)
+	p := b.paths[start:]
+	return unsafe.String(unsafe.SliceData(p), len(p))
 }
 
 func childCountMsg(typ string, kind Kind, n, lo, hi int) string {
@@ -681,7 +731,7 @@ func (b *builder) reportCycle(s *NodeSpec, path, id string) {
 		return
 	}
 	b.cycles[strings.Join(key, "\x00")] = true
-	b.errs.add(s.Pos, path, "SubTree %q includes itself: %s (recursive subtrees never end)", id, strings.Join(cycle, " → "))
+	b.errs.add(s.Pos, path, "%s %q includes itself: %s (recursive subtrees never end)", s.Type, id, strings.Join(cycle, " → "))
 }
 
 func subtreeLiteral(s string) any {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"strings"
 	"testing"
@@ -182,5 +183,36 @@ func TestCheckAcceptsModelOnlyNodesButBuildDoesNot(t *testing.T) {
 	d.Trees[0].Root.Children[0].Attrs = A("volume", "loud")
 	if err := Check(NewRegistry(), d, BuildConf{}); err == nil || !strings.Contains(err.Error(), `"loud" is not an integer`) {
 		t.Fatalf("Check must type-check model ports: %v", err)
+	}
+}
+
+// TestSiblingPaths: the k-th sibling of a name is name#k, however the
+// names alternate.
+func TestSiblingPaths(t *testing.T) {
+	leaf := func(name string) *NodeSpec { return N("AlwaysSuccess", A("name", name)) }
+	cases := []struct {
+		name  string
+		kids  []string
+		paths []string
+	}{
+		{name: "one child", kids: []string{"a"}, paths: []string{"M/S/a"}},
+		{name: "a run", kids: []string{"a", "a", "a"}, paths: []string{"M/S/a", "M/S/a#2", "M/S/a#3"}},
+		{name: "alternating", kids: []string{"a", "b", "a", "b", "b", "c", "a"},
+			paths: []string{"M/S/a", "M/S/b", "M/S/a#2", "M/S/b#2", "M/S/b#3", "M/S/c", "M/S/a#3"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := N("Sequence", A("name", "S"))
+			for _, k := range tc.kids {
+				root.Children = append(root.Children, leaf(k))
+			}
+			tr, err := Build(NewRegistry(), &Document{Trees: []*TreeSpec{{ID: "M", Root: root}}}, BuildConf{Seed: 1})
+			require.NoError(t, err)
+			var paths []string
+			for _, n := range tr.Nodes()[1:] {
+				paths = append(paths, NodeOf(n).Path())
+			}
+			assert.Equal(t, tc.paths, paths)
+		})
 	}
 }

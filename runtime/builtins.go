@@ -14,7 +14,7 @@ func builtins() []NodeType {
 	all = append(all, controlTypes()...)
 	all = append(all, decoratorTypes()...)
 	all = append(all, leafTypes()...)
-	all = append(all, subTreeType())
+	all = append(all, subTreeType(), lookUpType())
 	for i := range all {
 		if all[i].Doc == "" {
 			all[i].Doc = DocOf(&all[i], nodeDocs)

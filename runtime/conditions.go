@@ -49,19 +49,19 @@ func (c *conditions) checkPre(n Node) (Status, bool, error) {
 		}
 		switch b.status {
 		case Idle, Skipped:
-			v, err := evalBool(p, &b.env, PreConditions[i])
+			v, err := evalBool(p, b.scriptEnv(), PreConditions[i])
 			if err != nil {
 				return Failure, false, err
 			}
 			switch {
 			case v && i == preFailureIf:
 				if b.Explaining() {
-					b.SetReason(PreConditions[i] + ": " + ExplainScript(p, &b.env, v))
+					b.SetReason(PreConditions[i] + ": " + ExplainScript(p, b.scriptEnv(), v))
 				}
 				return Failure, true, nil
 			case v && i == preSuccessIf:
 				if b.Explaining() {
-					b.SetReason(PreConditions[i] + ": " + ExplainScript(p, &b.env, v))
+					b.SetReason(PreConditions[i] + ": " + ExplainScript(p, b.scriptEnv(), v))
 				}
 				return Success, true, nil
 			case v && i == preSkipIf:
@@ -73,7 +73,7 @@ func (c *conditions) checkPre(n Node) (Status, bool, error) {
 			if i != preWhile {
 				continue
 			}
-			v, err := evalBool(p, &b.env, PreConditions[i])
+			v, err := evalBool(p, b.scriptEnv(), PreConditions[i])
 			if err != nil {
 				return Failure, false, err
 			}
@@ -89,7 +89,7 @@ func (c *conditions) checkPre(n Node) (Status, bool, error) {
 func (c *conditions) checkPost(b *Base, st Status) error {
 	run := func(i int) error {
 		if p := c.post[i]; p != nil {
-			if _, err := p.Eval(&b.env); err != nil {
+			if _, err := p.Eval(b.scriptEnv()); err != nil {
 				return fmt.Errorf("%s: %w", PostConditions[i], err)
 			}
 		}

@@ -19,7 +19,9 @@
 // Why a tree ended as it did: nodes state the reason for what they return
 // ([Base.SetReason], [Fail] from Go-written leaves), and after the root
 // completes [Tree.Explain] returns the chain of nodes from the root to the
-// leaf whose result decided it, each with its reason; [FormatExplanation]
+// leaf whose result decided it, each with its reason (and, on a node that
+// fails only once all its alternatives did, such as a Fallback, each
+// alternative's own chain: [Cause].Alternatives); [FormatExplanation]
 // prints it. Reasons are kept only while the tree is explaining
 // ([Tree.SetExplaining]); a tree that nobody asks why pays for none.
 //

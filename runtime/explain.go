@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 )
 
@@ -12,6 +14,16 @@ type Cause struct {
 	Type   string
 	Status Status
 	Reason string
+	// Alternatives are, on a node that fails only once every alternative
+	// it tried failed (Fallback, AsyncFallback, ReactiveFallback,
+	// RandomSelector, WeightedSelector; RetryUntilSuccessful, whose
+	// alternatives are its attempts), the alternatives that failed before
+	// the one the chain goes on to, in the order they were tried, each
+	// with its own chain: the first alternative is usually the one the
+	// author cared about ("level >= needed is false"), and the last one
+	// alone would not say why it was not taken. Nil on other nodes and on
+	// a node that did not fail.
+	Alternatives [][]Cause `json:",omitempty"`
 }
 
 // String writes the cause on one line, as a mission report prints it:
@@ -40,15 +52,33 @@ func (c Cause) write(sb *strings.Builder) {
 
 // FormatExplanation writes an explanation (Tree.Explain's) one node a line,
 // each line indented two spaces deeper than its parent's, and ends every
-// line with a newline. An empty chain is the empty string.
+// line with a newline. A node's failed alternatives (Cause.Alternatives)
+// come under it, each chain indented as a child of the node, before the
+// chain goes on, so that every alternative a Fallback tried reads as its
+// child in the order they were tried:
+//
+//	MainTree/ways (Fallback) FAILURE: all 2 children failed
+//	  MainTree/ways/charged (ScriptCondition) FAILURE: level >= needed is false (level = 7, needed = 12)
+//	  MainTree/ways/AlwaysFailure (AlwaysFailure) FAILURE
+//
+// An empty chain is the empty string.
 func FormatExplanation(chain []Cause) string {
 	var sb strings.Builder
-	for i, c := range chain {
-		sb.WriteString(strings.Repeat("  ", i))
-		c.write(&sb)
-		sb.WriteByte('\n')
-	}
+	writeChain(&sb, chain, 0)
 	return sb.String()
+}
+
+func writeChain(sb *strings.Builder, chain []Cause, depth int) {
+	for i, c := range chain {
+		for range depth + i {
+			sb.WriteString("  ")
+		}
+		c.write(sb)
+		sb.WriteByte('\n')
+		for _, alt := range c.Alternatives {
+			writeChain(sb, alt, depth+i+1)
+		}
+	}
 }
 
 // Explain returns why the tree ended as it did: the chain of nodes from the
@@ -65,8 +95,8 @@ func FormatExplanation(chain []Cause) string {
 //   - of the children that completed during the node's last run, the one
 //     that completed last with the node's own status: the child that failed
 //     a Sequence, the last alternative of a Fallback whose children all
-//     failed (the Fallback's reason counts them; the earlier alternatives'
-//     chains are not followed), the failure that reached a Parallel's
+//     failed (the Fallback's reason counts them, and the earlier
+//     alternatives' chains are its Cause.Alternatives), the failure that reached a Parallel's
 //     failure threshold, the last attempt of a Retry, the branch an
 //     IfThenElse took, the subtree of a SubTree;
 //   - when none completed with that status, the child that completed last:
@@ -89,17 +119,62 @@ func (t *Tree) Explain() []Cause {
 	if at, st := root.lastDone(); at == 0 || st == Idle || root.status == Running {
 		return nil // not completed yet, or a new run has begun (and was halted or failed with an error)
 	}
+	return explainFrom(t.root)
+}
+
+// explainFrom is the chain from n, which completed, on (see Explain).
+func explainFrom(n Node) []Cause {
 	var chain []Cause
-	for n := t.root; n != nil; n = decisiveChild(n.base()) {
+	for n != nil {
 		b := n.base()
 		_, st := b.lastDone()
 		c := Cause{Path: b.path, Type: b.typeID, Status: st}
 		if b.why != nil {
 			c.Reason = b.why.done
 		}
+		next := decisiveChild(b)
+		if a, ok := n.(triesAlternatives); ok && st == Failure {
+			c.Alternatives = a.failedAlternatives(next)
+		}
 		chain = append(chain, c)
+		n = next
 	}
 	return chain
+}
+
+// triesAlternatives is implemented by the nodes that fail only once every
+// alternative they tried failed. failedAlternatives returns the chains of
+// those that failed before decisive (the child Explain goes on to), in
+// the order they were tried; it is called only after the node failed, by
+// Explain, never during a tick.
+type triesAlternatives interface {
+	failedAlternatives(decisive Node) [][]Cause
+}
+
+// failedChildren is failedAlternatives for the nodes whose alternatives
+// are their children: the children other than decisive that failed
+// during b's last run, in the order they completed (the order they were
+// tried; a ReactiveFallback's children are those of its last tick, in
+// which they all failed). It reads what every node records anyway, so
+// a tick costs nothing more for it.
+func failedChildren(b *Base, decisive Node) [][]Cause {
+	bAt, _ := b.lastDone()
+	var failed []Node
+	for _, c := range b.children {
+		cAt, cSt := c.base().lastDone()
+		if c == decisive || cSt != Failure || cAt <= b.startAt || cAt >= bAt {
+			continue
+		}
+		failed = append(failed, c)
+	}
+	slices.SortFunc(failed, func(x, y Node) int {
+		return cmp.Compare(x.base().doneAt, y.base().doneAt)
+	})
+	var out [][]Cause
+	for _, c := range failed {
+		out = append(out, explainFrom(c))
+	}
+	return out
 }
 
 // decisiveChild is the child Explain follows from b (see its rule), or nil.
@@ -208,6 +283,7 @@ func (b *Base) SetReason(s string) {
 			return
 		}
 		b.why = &reasons{} // once in the node's life
+		b.detour |= detourWhy
 	}
 	b.why.now = s
 }

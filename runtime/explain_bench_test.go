@@ -69,22 +69,89 @@ func BenchmarkTickReasons(b *testing.B) {
 	}
 }
 
+// alternativesSpec is a Sequence of n ForceSuccess, each over a node that
+// fails only once all its alternatives did: a ReactiveFallback, a
+// RandomSelector, a WeightedSelector and a RetryUntilSuccessful (3
+// attempts, each one tick) of a Fallback, every leaf failing (a false
+// ScriptCondition, AlwaysFailure). Explaining, each would keep every
+// alternative's chain; not explaining, none. 1 + 21n nodes.
+func alternativesSpec(n int) *NodeSpec {
+	alts := func(id string, attrs []Attr) *NodeSpec {
+		return N("ForceSuccess", nil, N(id, attrs,
+			N("ScriptCondition", A("code", "battery_pct > limit")),
+			N("AlwaysFailure", nil)))
+	}
+	root := N("Sequence", nil)
+	for i := 0; i < n; i++ {
+		root.Children = append(root.Children,
+			alts("ReactiveFallback", nil),
+			alts("RandomSelector", nil),
+			alts("WeightedSelector", A("weights", "1;2")),
+			N("ForceSuccess", nil, N("RetryUntilSuccessful", A("num_attempts", "3"), alts("Fallback", nil).Children[0])))
+	}
+	return root
+}
+
+func alternativesTree(tb testing.TB, n int, explaining bool) *Tree {
+	d := &Document{Trees: []*TreeSpec{{ID: "Bench", Root: alternativesSpec(n)}}}
+	tree, err := Build(NewRegistry(), d, BuildConf{Seed: 1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for k, v := range map[string]any{"battery_pct": 0.12, "limit": 0.15} {
+		if err := tree.Blackboard().Set(k, v); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	tree.SetExplaining(explaining)
+	for i := 0; i < 10; i++ { // reach steady state
+		if _, err := tree.TickOnce(); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return tree
+}
+
+// BenchmarkTickAlternatives ticks alternativesSpec(25) (526 nodes) to
+// completion (TickOnce: the retries' attempts take a tick each) with
+// explaining off and on: off, a tick allocates nothing for the
+// alternatives either.
+func BenchmarkTickAlternatives(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		b.Run(fmt.Sprintf("explaining=%v", on), func(b *testing.B) {
+			tree := alternativesTree(b, 25, on)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if st, err := tree.TickOnce(); err != nil || st != Success {
+					b.Fatalf("tick: %v %v", st, err)
+				}
+			}
+		})
+	}
+}
+
 // TestReasonsOffAllocateNothing keeps the promise that a tree nobody asks
-// why costs no allocation for its reasons, and checks that the same tree
-// explains itself when asked.
+// why costs no allocation for its reasons, nor for the alternatives its
+// Fallbacks and retries tried, and checks that the same tree explains
+// itself when asked.
 func TestReasonsOffAllocateNothing(t *testing.T) {
 	cases := []struct {
 		name       string
+		tree       func(testing.TB, int, bool) *Tree
 		explaining bool
 		wantAllocs bool
+		chain      int // Explain's main chain
 	}{
-		{name: "explaining off", explaining: false, wantAllocs: false},
-		{name: "explaining on", explaining: true, wantAllocs: true},
+		{name: "reasons, explaining off", tree: reasonTree, explaining: false, wantAllocs: false, chain: 3},
+		{name: "reasons, explaining on", tree: reasonTree, explaining: true, wantAllocs: true, chain: 3},
+		{name: "alternatives, explaining off", tree: alternativesTree, explaining: false, wantAllocs: false, chain: 5},
+		{name: "alternatives, explaining on", tree: alternativesTree, explaining: true, wantAllocs: true, chain: 5},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tree := reasonTree(t, 10, tc.explaining)
-			allocs := testing.AllocsPerRun(100, func() { _, _ = tree.TickExactlyOnce() })
+			tree := tc.tree(t, 10, tc.explaining)
+			allocs := testing.AllocsPerRun(100, func() { _, _ = tree.TickOnce() })
 			if tc.wantAllocs {
 				if allocs == 0 {
 					t.Errorf("no allocations with explaining on: are the reasons formatted?")
@@ -93,8 +160,8 @@ func TestReasonsOffAllocateNothing(t *testing.T) {
 				t.Errorf("%.1f allocations per tick with explaining off, want 0", allocs)
 			}
 			chain := tree.Explain()
-			if len(chain) != 3 {
-				t.Fatalf("chain %v, want Sequence → last Fallback → its AlwaysSuccess", chain)
+			if len(chain) != tc.chain {
+				t.Fatalf("chain %v, want %d links", chain, tc.chain)
 			}
 		})
 	}

@@ -136,6 +136,9 @@ func TestExplain(t *testing.T) {
 		explaining bool
 		want       Status
 		chain      []string
+		// text is FormatExplanation's, when the chain has alternatives;
+		// otherwise the chain's lines, each indented one step deeper.
+		text string
 	}{
 		{
 			name: "Sequence: the child that failed",
@@ -169,6 +172,10 @@ func TestExplain(t *testing.T) {
 				"MainTree/ways (Fallback) FAILURE: all 3 children failed",
 				"MainTree/ways/C (Say) FAILURE: no chimney",
 			},
+			text: "MainTree/ways (Fallback) FAILURE: all 3 children failed\n" +
+				"  MainTree/ways/A (Say) FAILURE: door closed\n" +
+				"  MainTree/ways/B (Say) FAILURE: window stuck\n" +
+				"  MainTree/ways/C (Say) FAILURE: no chimney\n",
 		},
 		{
 			name:       "Fallback that succeeds: the alternative that worked",
@@ -216,6 +223,10 @@ func TestExplain(t *testing.T) {
 				"MainTree/RetryUntilSuccessful (RetryUntilSuccessful) FAILURE: 3 attempts failed",
 				"MainTree/RetryUntilSuccessful/grab (Say) FAILURE: slipped",
 			},
+			text: "MainTree/RetryUntilSuccessful (RetryUntilSuccessful) FAILURE: 3 attempts failed\n" +
+				"  MainTree/RetryUntilSuccessful/grab (Say) FAILURE: slipped\n" +
+				"  MainTree/RetryUntilSuccessful/grab (Say) FAILURE: slipped\n" +
+				"  MainTree/RetryUntilSuccessful/grab (Say) FAILURE: slipped\n",
 		},
 		{
 			name:       "Repeat: the cycle that failed",
@@ -283,6 +294,11 @@ func TestExplain(t *testing.T) {
 				"MainTree/mission/Reach/ladder (Fallback) FAILURE: all 2 children failed",
 				"MainTree/mission/Reach/ladder/back_up (Say) FAILURE: blocked behind",
 			},
+			text: "MainTree/mission (Sequence) FAILURE: child 2 of 2 failed\n" +
+				"  MainTree/mission/Reach (SubTree) FAILURE\n" +
+				"    MainTree/mission/Reach/ladder (Fallback) FAILURE: all 2 children failed\n" +
+				"      MainTree/mission/Reach/ladder/navigate (Say) FAILURE: move_base aborted\n" +
+				"      MainTree/mission/Reach/ladder/back_up (Say) FAILURE: blocked behind\n",
 		},
 		{
 			name: "_failureIf: ends at the node it failed, with the values the script read",
@@ -312,6 +328,9 @@ func TestExplain(t *testing.T) {
 				"MainTree/try (Fallback) FAILURE: all 2 children failed",
 				"MainTree/try/FailAsync (FailAsync) FAILURE: dock not found after 3 scans",
 			},
+			text: "MainTree/try (Fallback) FAILURE: all 2 children failed\n" +
+				"  MainTree/try/FailAction (FailAction) FAILURE: the gripper is open\n" +
+				"  MainTree/try/FailAsync (FailAsync) FAILURE: dock not found after 3 scans\n",
 		},
 		{
 			name: "explaining off: the chain is kept, without reasons",
@@ -346,6 +365,204 @@ func TestExplain(t *testing.T) {
 			st := tickUntilDone(t, tree, clock, tc.step, 20)
 			assert.Equal(t, tc.want, st)
 			assert.Equal(t, tc.chain, chainLines(tree.Explain()))
+			text := tc.text
+			if text == "" {
+				text = linearText(tc.chain)
+			}
+			assert.Equal(t, text, FormatExplanation(tree.Explain()))
+		})
+	}
+}
+
+// linearText is FormatExplanation of a chain without alternatives.
+func linearText(lines []string) string {
+	var sb strings.Builder
+	for i, l := range lines {
+		sb.WriteString(strings.Repeat("  ", i) + l + "\n")
+	}
+	return sb.String()
+}
+
+// TestExplainAlternatives: a node that fails only once all its
+// alternatives did explains with each alternative's own cause, indented
+// under it, in the order they were tried; nodes that fail otherwise, and
+// alternatives that did not fail, are not listed.
+func TestExplainAlternatives(t *testing.T) {
+	cases := []struct {
+		name       string
+		tree       *NodeSpec
+		bb         map[string]any
+		explaining bool
+		want       Status
+		text       string
+	}{
+		{
+			name: "Fallback: the first alternative's own cause (the issue's example)",
+			tree: N("Fallback", A("name", "enough"),
+				N("ScriptCondition", A("name", "charged", "code", "level >= needed")),
+				N("AlwaysFailure", nil)),
+			bb:         map[string]any{"level": 7, "needed": 12},
+			explaining: true, want: Failure,
+			text: "MainTree/enough (Fallback) FAILURE: all 2 children failed\n" +
+				"  MainTree/enough/charged (ScriptCondition) FAILURE: level >= needed is false (level = 7, needed = 12)\n" +
+				"  MainTree/enough/AlwaysFailure (AlwaysFailure) FAILURE\n",
+		},
+		{
+			name: "Fallback: each alternative's whole chain, nested",
+			tree: N("Sequence", A("name", "mission"),
+				N("Fallback", A("name", "reach"),
+					N("Sequence", A("name", "drive"), say("plan", "S", "planned"), say("go", "R,F", "blocked")),
+					N("Fallback", A("name", "recover"), say("back_up", "F", "wall behind"), say("spin", "F", "stuck")),
+					say("call", "F", "no operator"))),
+			explaining: true, want: Failure,
+			text: "MainTree/mission (Sequence) FAILURE: child 1 of 1 failed\n" +
+				"  MainTree/mission/reach (Fallback) FAILURE: all 3 children failed\n" +
+				"    MainTree/mission/reach/drive (Sequence) FAILURE: child 2 of 2 failed\n" +
+				"      MainTree/mission/reach/drive/go (Say) FAILURE: blocked\n" +
+				"    MainTree/mission/reach/recover (Fallback) FAILURE: all 2 children failed\n" +
+				"      MainTree/mission/reach/recover/back_up (Say) FAILURE: wall behind\n" +
+				"      MainTree/mission/reach/recover/spin (Say) FAILURE: stuck\n" +
+				"    MainTree/mission/reach/call (Say) FAILURE: no operator\n",
+		},
+		{
+			name: "Fallback: a skipped alternative is not listed",
+			tree: N("Fallback", A("name", "ways"),
+				say("A", "F", "door closed"),
+				say("B", "K", ""),
+				say("C", "F", "no chimney")),
+			explaining: true, want: Failure,
+			text: "MainTree/ways (Fallback) FAILURE: all 3 children failed\n" +
+				"  MainTree/ways/A (Say) FAILURE: door closed\n" +
+				"  MainTree/ways/C (Say) FAILURE: no chimney\n",
+		},
+		{
+			name:       "Fallback that succeeds: no alternatives",
+			tree:       N("Fallback", A("name", "ways"), say("A", "F", "door closed"), say("B", "S", "window open")),
+			explaining: true, want: Success,
+			text: "MainTree/ways (Fallback) SUCCESS: child 2 of 2 succeeded\n" +
+				"  MainTree/ways/B (Say) SUCCESS: window open\n",
+		},
+		{
+			name: "Fallback, explaining off: the alternatives, without reasons",
+			tree: N("Fallback", A("name", "ways"), say("A", "F", "door closed"), say("B", "F", "window stuck")),
+			want: Failure,
+			text: "MainTree/ways (Fallback) FAILURE\n" +
+				"  MainTree/ways/A (Say) FAILURE\n" +
+				"  MainTree/ways/B (Say) FAILURE\n",
+		},
+		{
+			name: "AsyncFallback: the alternatives of every tick of its run",
+			tree: N("AsyncFallback", A("name", "ways"),
+				say("A", "F", "door closed"), say("B", "F", "window stuck"), say("C", "F", "no chimney")),
+			explaining: true, want: Failure,
+			text: "MainTree/ways (AsyncFallback) FAILURE: all 3 children failed\n" +
+				"  MainTree/ways/A (Say) FAILURE: door closed\n" +
+				"  MainTree/ways/B (Say) FAILURE: window stuck\n" +
+				"  MainTree/ways/C (Say) FAILURE: no chimney\n",
+		},
+		{
+			name: "ReactiveFallback: the alternatives of its last tick",
+			tree: N("ReactiveFallback", A("name", "guard"),
+				say("at_goal", "F", "1.2 m away"),
+				say("drive", "R,R,F", "aborted")),
+			explaining: true, want: Failure,
+			text: "MainTree/guard (ReactiveFallback) FAILURE: all 2 children failed\n" +
+				"  MainTree/guard/at_goal (Say) FAILURE: 1.2 m away\n" +
+				"  MainTree/guard/drive (Say) FAILURE: aborted\n",
+		},
+		{
+			name: "RandomSelector: every child, in the order drawn",
+			tree: N("RandomSelector", A("name", "pick"),
+				say("A", "F", "a"), say("B", "F", "b"), say("C", "F", "c")),
+			want: Failure,
+			// Seed 1 draws C, A, B.
+			text: "MainTree/pick (RandomSelector) FAILURE\n" +
+				"  MainTree/pick/C (Say) FAILURE\n" +
+				"  MainTree/pick/A (Say) FAILURE\n" +
+				"  MainTree/pick/B (Say) FAILURE\n",
+		},
+		{
+			name: "RandomSequence: not alternatives, the child that failed",
+			tree: N("RandomSequence", A("name", "all"),
+				say("A", "F", "a"), say("B", "F", "b")),
+			want: Failure,
+			// Seed 1 draws A first.
+			text: "MainTree/all (RandomSequence) FAILURE\n" +
+				"  MainTree/all/A (Say) FAILURE\n",
+		},
+		{
+			name: "WeightedSelector: every child, in the order drawn",
+			tree: N("WeightedSelector", A("name", "pick", "weights", "1;1;1"),
+				say("A", "F", "a"), say("B", "F", "b"), say("C", "F", "c")),
+			want: Failure,
+			// Seed 1 draws B, A, C.
+			text: "MainTree/pick (WeightedSelector) FAILURE\n" +
+				"  MainTree/pick/B (Say) FAILURE\n" +
+				"  MainTree/pick/A (Say) FAILURE\n" +
+				"  MainTree/pick/C (Say) FAILURE\n",
+		},
+		{
+			name: "RetryUntilSuccessful: every attempt's own chain",
+			tree: N("RetryUntilSuccessful", A("name", "grab", "num_attempts", "3"),
+				N("Fallback", A("name", "ways"),
+					N("ScriptCondition", A("name", "open", "code", "tries > 2")),
+					N("ScriptCondition", A("name", "count", "code", "tries += 1; false")))),
+			bb:         map[string]any{"tries": 0},
+			explaining: true, want: Failure,
+			text: "MainTree/grab (RetryUntilSuccessful) FAILURE: 3 attempts failed\n" +
+				"  MainTree/grab/ways (Fallback) FAILURE: all 2 children failed\n" +
+				"    MainTree/grab/ways/open (ScriptCondition) FAILURE: tries > 2 is false (tries = 0)\n" +
+				"    MainTree/grab/ways/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 1)\n" +
+				"  MainTree/grab/ways (Fallback) FAILURE: all 2 children failed\n" +
+				"    MainTree/grab/ways/open (ScriptCondition) FAILURE: tries > 2 is false (tries = 1)\n" +
+				"    MainTree/grab/ways/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 2)\n" +
+				"  MainTree/grab/ways (Fallback) FAILURE: all 2 children failed\n" +
+				"    MainTree/grab/ways/open (ScriptCondition) FAILURE: tries > 2 is false (tries = 2)\n" +
+				"    MainTree/grab/ways/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 3)\n",
+		},
+		{
+			name: "RetryUntilSuccessful: the latest 8 attempts, however many failed",
+			tree: N("RetryUntilSuccessful", A("name", "grab", "num_attempts", "12"),
+				N("ScriptCondition", A("name", "count", "code", "tries += 1; false"))),
+			bb:         map[string]any{"tries": 0},
+			explaining: true, want: Failure,
+			text: "MainTree/grab (RetryUntilSuccessful) FAILURE: 12 attempts failed\n" +
+				"  MainTree/grab/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 5)\n" +
+				"  MainTree/grab/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 6)\n" +
+				"  MainTree/grab/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 7)\n" +
+				"  MainTree/grab/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 8)\n" +
+				"  MainTree/grab/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 9)\n" +
+				"  MainTree/grab/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 10)\n" +
+				"  MainTree/grab/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 11)\n" +
+				"  MainTree/grab/count (ScriptCondition) FAILURE: tries += 1; false is false (tries = 12)\n",
+		},
+		{
+			name: "RetryUntilSuccessful, explaining off: only the last attempt is known",
+			tree: N("RetryUntilSuccessful", A("name", "grab", "num_attempts", "3"), say("try", "F", "slipped")),
+			want: Failure,
+			text: "MainTree/grab (RetryUntilSuccessful) FAILURE\n" +
+				"  MainTree/grab/try (Say) FAILURE\n",
+		},
+		{
+			name:       "RetryUntilSuccessful that succeeds: no alternatives",
+			tree:       N("RetryUntilSuccessful", A("name", "grab", "num_attempts", "3"), say("try", "F,F,S", "got it")),
+			explaining: true, want: Success,
+			text: "MainTree/grab (RetryUntilSuccessful) SUCCESS: attempt 3 of 3 succeeded\n" +
+				"  MainTree/grab/try (Say) SUCCESS: got it\n",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tree, clock := buildExplained(t, tc.tree)
+			tree.SetExplaining(tc.explaining)
+			for k, v := range tc.bb {
+				require.NoError(t, tree.Blackboard().Set(k, v))
+			}
+			st := tickUntilDone(t, tree, clock, 0, 20)
+			assert.Equal(t, tc.want, st)
+			chain := tree.Explain()
+			assert.Equal(t, tc.text, FormatExplanation(chain))
+			assert.Equal(t, FormatExplanation(chain), FormatExplanation(tree.Explain()), "Explain does not change the tree")
 		})
 	}
 }
@@ -450,6 +667,23 @@ func TestFormatExplanation(t *testing.T) {
 			want: "MainTree/Patrol (Sequence) FAILURE: child 3 of 3 failed\n" +
 				"  MainTree/Patrol/Reach (SubTree) FAILURE\n" +
 				"    MainTree/Patrol/Reach/NavigateTo#2 (NavigateTo) FAILURE: move_base aborted: no path to kitchen\n",
+		},
+		{
+			name: "alternatives under their node, before the chain goes on",
+			chain: []Cause{
+				{Path: "M", Type: "Sequence", Status: Failure},
+				{Path: "M/F", Type: "Fallback", Status: Failure, Alternatives: [][]Cause{
+					{{Path: "M/F/a", Status: Failure, Reason: "first"}},
+					{{Path: "M/F/b", Type: "Sequence", Status: Failure}, {Path: "M/F/b/c", Status: Failure, Reason: "deep"}},
+				}},
+				{Path: "M/F/d", Status: Failure, Reason: "last"},
+			},
+			want: "M (Sequence) FAILURE\n" +
+				"  M/F (Fallback) FAILURE\n" +
+				"    M/F/a FAILURE: first\n" +
+				"    M/F/b (Sequence) FAILURE\n" +
+				"      M/F/b/c FAILURE: deep\n" +
+				"    M/F/d FAILURE: last\n",
 		},
 	}
 	for _, tc := range cases {

@@ -39,3 +39,8 @@ func fallbackTypes() []NodeType {
 
 // Tick runs the children from the current one on while they fail.
 func (n *Fallback) Tick() (Status, error) { return n.tick(Failure) }
+
+// failedAlternatives: the children that failed before the last one.
+func (n *Fallback) failedAlternatives(decisive Node) [][]Cause {
+	return failedChildren(&n.Base, decisive)
+}

@@ -40,7 +40,8 @@ func forceTypes() []NodeType {
 // Tick ticks the child and replaces a completed status.
 func (n *Force) Tick() (Status, error) {
 	n.setStatus(Running)
-	st, err := Execute(n.children[0])
+	child := n.children[0]
+	st, err := execute(child, child.base())
 	if err != nil {
 		return st, err
 	}

@@ -25,18 +25,20 @@ func inverterTypes() []NodeType {
 // Tick ticks the child and inverts a completed status.
 func (n *Inverter) Tick() (Status, error) {
 	n.setStatus(Running)
-	st, err := Execute(n.children[0])
+	child := n.children[0]
+	cb := child.base()
+	st, err := execute(child, cb)
 	if err != nil {
 		return st, err
 	}
 	switch st {
 	case Success:
 		n.SetReason("inverted the child's SUCCESS")
-		n.HaltChild(0)
+		cb.setStatus(Idle) // reset: a completed child is not running
 		return Failure, nil
 	case Failure:
 		n.SetReason("inverted the child's FAILURE")
-		n.HaltChild(0)
+		cb.setStatus(Idle)
 		return Success, nil
 	case Running, Skipped:
 		return st, nil

@@ -33,23 +33,27 @@ type Node interface {
 type Base struct {
 	// Who the node is and how it reaches its data: read when building,
 	// reporting and reading ports.
-	uid    uint32
 	name   string
 	typeID string
 	path   string
 	bb     *Blackboard
-	ports  []portBinding
-	env    scriptEnv
+	ext    *nodeExtras // nil for a node without ports or conditions
+	uid    uint32
 
 	// What Execute touches on every tick, together (and next to the node
 	// type's own fields, which follow Base), so that a tick of a big tree
 	// pulls fewer cache lines per node.
-	status   Status
-	explain  bool   // the tree is explaining (Tree.SetExplaining), kept here where the tick looks
-	doneSt   Status // what the node returned when it last completed; IDLE: halted or failed with an error since (see doneAt)
+	status  Status
+	explain bool   // the tree is explaining (Tree.SetExplaining), kept here where the tick looks
+	doneSt  Status // what the node returned when it last completed; IDLE: halted or failed with an error since (see doneAt)
+	// detour says which of the rare things Execute and setStatus must
+	// look at (a record of reasons, tick hooks, pre/post conditions,
+	// observers): one byte the tick tests instead of four pointers, so
+	// that a tree with nothing attached pays one test per node for all of
+	// them. Kept by whoever attaches or detaches them (see setDetour).
+	detour   detour
 	children []Node
 	tree     *Tree
-	conds    *conditions
 
 	// What the node returned when it last completed and what it said about
 	// it (see explain.go): Tree.Explain reads them after the root
@@ -61,6 +65,52 @@ type Base struct {
 }
 
 func (b *Base) base() *Base { return b }
+
+// nodeExtras is what only some nodes have, kept out of Base so that every
+// node is smaller (a 100,000-node tree is mostly its Bases).
+type nodeExtras struct {
+	ports []portBinding
+	conds *conditions // pre and post conditions; nil without
+}
+
+// portList returns the node's port bindings.
+func (b *Base) portList() []portBinding {
+	if b.ext == nil {
+		return nil
+	}
+	return b.ext.ports
+}
+
+// conds returns the node's pre and post conditions, nil without.
+func (b *Base) conds() *conditions {
+	if b.ext == nil {
+		return nil
+	}
+	return b.ext.conds
+}
+
+// detour is a set of the rare things a node's tick must look at.
+type detour uint8
+
+const (
+	detourWhy      detour = 1 << iota // the node keeps reasons (why != nil)
+	detourHooks                       // the tree has tick hooks, or TrackTicking is on
+	detourConds                       // the node has pre or post conditions
+	detourObserved                    // the tree has observers: setStatus notifies them
+	detourTick     = detourWhy | detourHooks | detourConds
+)
+
+// setDetour turns d on or off on every node of t.
+func (t *Tree) setDetour(d detour, on bool) {
+	for _, n := range t.nodes {
+		b := n.base()
+		if on {
+			b.detour |= d
+		} else {
+			b.detour &^= d
+		}
+	}
+}
 
 // Name returns the instance name (the type name when the tree gave none).
 func (b *Base) Name() string { return b.name }
@@ -98,18 +148,33 @@ func (b *Base) Now() time.Time { return b.tree.clock.Now() }
 func (b *Base) Halt() { b.ResetChildren() }
 
 // HaltChild halts child i when it is RUNNING and resets it to IDLE.
-func (b *Base) HaltChild(i int) {
-	c := b.children[i]
-	if c.base().status == Running {
+func (b *Base) HaltChild(i int) { haltChild(b.children[i]) }
+
+func haltChild(c Node) {
+	cb := c.base()
+	switch cb.status {
+	case Idle:
+		return
+	case Running:
 		HaltNode(c)
 	}
-	c.base().setStatus(Idle)
+	cb.setStatus(Idle)
 }
 
-// HaltChildren halts children from index first on (see HaltChild).
+// HaltChildren halts children from index first on (see HaltChild). The
+// loop resets a completed child without a call: every control node that
+// completes resets all its children.
 func (b *Base) HaltChildren(first int) {
-	for i := first; i < len(b.children); i++ {
-		b.HaltChild(i)
+	for _, c := range b.children[first:] {
+		cb := c.base()
+		switch cb.status {
+		case Idle:
+		case Running:
+			HaltNode(c)
+			cb.setStatus(Idle)
+		default:
+			cb.setStatus(Idle)
+		}
 	}
 }
 
@@ -126,7 +191,7 @@ func (b *Base) setStatus(s Status) {
 	if b.status == s {
 		return
 	}
-	if t := b.tree; t != nil && len(t.observers) > 0 {
+	if b.detour&detourObserved != 0 {
 		b.notifyStatus(s)
 		return
 	}
@@ -150,16 +215,13 @@ func NodeOf(n Node) *Base { return n.base() }
 // decide the status without ticking), then Tick, then post-conditions; the
 // status is stored (except SKIPPED, which leaves the node IDLE) and observers
 // see the transition. It is BehaviorTree.CPP's executeTick.
-func Execute(n Node) (Status, error) {
-	b := n.base()
-	if b.why != nil {
-		b.why.now = ""
-	}
-	if t := b.tree; t != nil && t.hooks != nil {
-		return executeHooked(n, b, t.hooks)
-	}
-	if b.conds != nil {
-		return b.executeWithConditions(n)
+func Execute(n Node) (Status, error) { return execute(n, n.base()) }
+
+// execute is Execute for a parent that already holds the child's base
+// (b is n.base()): one call through the interface fewer per child.
+func execute(n Node, b *Base) (Status, error) {
+	if b.detour&detourTick != 0 {
+		return b.executeDetour(n)
 	}
 	// The path of nearly every tick of every node, without a call of its
 	// own: it is what a big tree's tick time is made of.
@@ -178,12 +240,31 @@ func Execute(n Node) (Status, error) {
 	return st, nil
 }
 
+// executeDetour is Execute for a node with a reason to clear, tick hooks
+// or conditions.
+func (b *Base) executeDetour(n Node) (Status, error) {
+	if b.why != nil {
+		b.why.now = ""
+	}
+	if t := b.tree; t != nil && t.hooks != nil {
+		return executeHooked(n, b, t.hooks)
+	}
+	if b.conds() != nil {
+		return b.executeWithConditions(n)
+	}
+	st, err := n.Tick()
+	if err != nil {
+		return Failure, b.abandon(err)
+	}
+	return b.commit(st)
+}
+
 var errTickIdle = errors.New("Tick returned IDLE; a ticked node must return RUNNING, SUCCESS, FAILURE or SKIPPED")
 
 // executeWithConditions is Execute for a node with pre or post conditions
 // (_skipIf, _failureIf, _onSuccess...).
 func (b *Base) executeWithConditions(n Node) (Status, error) {
-	st, decided, err := b.conds.checkPre(n)
+	st, decided, err := b.conds().checkPre(n)
 	if err != nil {
 		return Failure, b.abandon(err)
 	}
@@ -193,7 +274,7 @@ func (b *Base) executeWithConditions(n Node) (Status, error) {
 		}
 	}
 	if st.Completed() {
-		if err := b.conds.checkPost(b, st); err != nil {
+		if err := b.conds().checkPost(b, st); err != nil {
 			return Failure, b.abandon(err)
 		}
 	}
@@ -221,8 +302,8 @@ func HaltNode(n Node) {
 	n.Halt()
 	b.abandon(nil)
 	b.setStatus(Idle)
-	if b.conds != nil && b.conds.post[postHalted] != nil {
-		if _, err := b.conds.post[postHalted].Eval(&b.env); err != nil {
+	if b.conds() != nil && b.conds().post[postHalted] != nil {
+		if _, err := b.conds().post[postHalted].Eval(b.scriptEnv()); err != nil {
 			b.tree.recordHaltError(b.wrap(fmt.Errorf("_onHalted: %w", err)))
 		}
 	}
@@ -246,21 +327,24 @@ func (b *Base) wrap(err error) error {
 	return &NodeError{Path: b.path, Type: b.typeID, Err: err}
 }
 
-// scriptEnv lets scripts read and write a node's blackboard scope and the
-// registry's enums.
-type scriptEnv struct {
-	bb    *Blackboard
-	enums map[string]int
-}
+// scriptEnv is a node seen by its scripts: they read and write its
+// blackboard scope and the registry's enums (through its tree). It is the
+// node's Base itself, so that a node carries nothing more for scripts.
+type scriptEnv Base
+
+func (b *Base) scriptEnv() *scriptEnv { return (*scriptEnv)(b) }
 
 func (e *scriptEnv) Lookup(name string) (script.Value, bool) { return e.bb.Get(name) }
 func (e *scriptEnv) Assign(name string, v script.Value, create bool) error {
 	return e.bb.Assign(name, v, create)
 }
 func (e *scriptEnv) Enum(name string) (int, bool) {
-	v, ok := e.enums[name]
+	if e.tree == nil {
+		return 0, false
+	}
+	v, ok := e.tree.enums[name]
 	return v, ok
 }
 
 // ScriptEnv returns the environment scripts of node n evaluate in.
-func ScriptEnv(n Node) script.Env { return &n.base().env }
+func ScriptEnv(n Node) script.Env { return n.base().scriptEnv() }

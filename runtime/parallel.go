@@ -120,7 +120,7 @@ func (n *Parallel) Tick() (Status, error) {
 	skipped := 0
 	for i, child := range n.children {
 		if !n.done[i] {
-			st, err := Execute(child)
+			st, err := execute(child, child.base())
 			if err != nil {
 				return st, err
 			}

@@ -118,9 +118,10 @@ type portBinding struct {
 }
 
 func (b *Base) port(name string) *portBinding {
-	for i := range b.ports {
-		if b.ports[i].spec.Name == name {
-			return &b.ports[i]
+	ports := b.portList()
+	for i := range ports {
+		if ports[i].spec.Name == name {
+			return &ports[i]
 		}
 	}
 	return nil
@@ -228,8 +229,8 @@ type PortInfo struct {
 // The result is a copy, set when the tree was built: safe from any
 // goroutine.
 func (b *Base) Ports() []PortInfo {
-	out := make([]PortInfo, len(b.ports))
-	for i, p := range b.ports {
+	out := make([]PortInfo, len(b.portList()))
+	for i, p := range b.portList() {
 		out[i] = PortInfo{Name: p.spec.Name, Dir: p.spec.Dir, Type: p.spec.Type, Raw: p.raw, Key: p.key, Given: p.given}
 	}
 	return out

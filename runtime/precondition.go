@@ -65,7 +65,7 @@ func (n *Precondition) Tick() (Status, error) {
 		}
 		if !ok {
 			if n.Explaining() {
-				n.SetReason(fmt.Sprintf("if: %s; else %v", ExplainScript(n.cond.prog, &n.env, false), elseStatus))
+				n.SetReason(fmt.Sprintf("if: %s; else %v", ExplainScript(n.cond.prog, n.scriptEnv(), false), elseStatus))
 			}
 			return elseStatus, nil
 		}

@@ -135,3 +135,12 @@ func (n *RandomComposite) end() {
 
 // Halt halts the running child and ends the activation.
 func (n *RandomComposite) Halt() { n.end() }
+
+// failedAlternatives: for a RandomSelector, the children that failed
+// before the last one, in the order they were drawn.
+func (n *RandomComposite) failedAlternatives(decisive Node) [][]Cause {
+	if !n.selector {
+		return nil
+	}
+	return failedChildren(&n.Base, decisive)
+}

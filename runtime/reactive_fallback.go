@@ -31,3 +31,9 @@ func reactiveFallbackTypes() []NodeType {
 
 // Tick runs the children from the first while they fail.
 func (n *ReactiveFallback) Tick() (Status, error) { return tickReactive(&n.Base, Failure) }
+
+// failedAlternatives: the children that failed, in its last tick, before
+// the last one.
+func (n *ReactiveFallback) failedAlternatives(decisive Node) [][]Cause {
+	return failedChildren(&n.Base, decisive)
+}

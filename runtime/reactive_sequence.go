@@ -71,7 +71,7 @@ func tickReactive(n *Base, goOn Status) (Status, error) {
 	allSkipped := true
 	n.setStatus(Running)
 	for i, child := range n.children {
-		st, err := Execute(child)
+		st, err := execute(child, child.base())
 		if err != nil {
 			return st, err
 		}

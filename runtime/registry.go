@@ -63,7 +63,9 @@ type NodeType struct {
 	// kind's default (leaves none, decorators one, controls one or more).
 	MinChildren, MaxChildren int
 	// New builds one instance. It may read literal ports from c to reject
-	// impossible configurations when the tree is built.
+	// impossible configurations when the tree is built. c is valid during
+	// the call only: New must not keep it (or a closure over it), since
+	// the builder gives the same Config, changed, to the next node.
 	New func(c *Config) (Node, error)
 }
 

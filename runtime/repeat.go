@@ -68,6 +68,23 @@ func (n *Repeat) Tick() (Status, error) { return n.tick(n, Success, "num_cycles"
 type loopOn struct {
 	Base
 	count int
+	// attempts are the chains of the child's latest failures in this run
+	// (at most keptAttempts), for a RetryUntilSuccessful's explanation,
+	// kept only while the tree is explaining (the child's own records
+	// keep only its last attempt).
+	attempts [][]Cause
+}
+
+// keptAttempts bounds what a retrying node keeps of its attempts: a retry
+// without a limit (num_attempts -1) must not grow without end.
+const keptAttempts = 8
+
+func (n *loopOn) keepAttempt(chain []Cause) {
+	if len(n.attempts) == keptAttempts {
+		copy(n.attempts, n.attempts[1:])
+		n.attempts = n.attempts[:keptAttempts-1]
+	}
+	n.attempts = append(n.attempts, chain)
 }
 
 // self is the node that embeds n, for reading its ports.
@@ -80,17 +97,24 @@ func (n *loopOn) tick(self Node, goOn Status, port string, reread bool) (Status,
 		return Failure, err
 	}
 	loop := limit == -1 || n.count < limit
+	if len(n.attempts) > 0 && !n.status.Active() {
+		n.attempts = n.attempts[:0] // a new run
+	}
 	n.setStatus(Running)
 	child := n.children[0]
 	for loop {
-		prev := child.base().status
-		st, err := Execute(child)
+		cb := child.base()
+		prev := cb.status
+		st, err := execute(child, cb)
 		if err != nil {
 			return st, err
 		}
 		switch st {
 		case goOn:
 			n.count++
+			if goOn == Failure && n.Explaining() {
+				n.keepAttempt(explainFrom(child))
+			}
 			if reread {
 				if v, err := GetInput[int](self, port); err == nil {
 					if err := checkLoopCount(port, v); err != nil {
@@ -148,5 +172,6 @@ func loopReason(goOn, st Status, count, limit int) string {
 // Halt resets the count and halts the child.
 func (n *loopOn) Halt() {
 	n.count = 0
+	n.attempts = n.attempts[:0]
 	n.ResetChildren()
 }

@@ -1,5 +1,7 @@
 package runtime
 
+import "slices"
+
 // RetryUntilSuccessful ticks its child again each time it fails, up to
 // num_attempts attempts, and succeeds as soon as the child succeeds.
 //
@@ -48,4 +50,15 @@ func retryTypes() []NodeType {
 // skipped, yields after a synchronous failure, or the attempts run out.
 func (n *RetryUntilSuccessful) Tick() (Status, error) {
 	return n.tick(n, Failure, "num_attempts", true)
+}
+
+// failedAlternatives: the attempts before the last one (the latest 7 of
+// them), each with its own chain, when the tree was explaining while they
+// ran (without it, only the last attempt is known: the child's own
+// record). The node's reason counts them all.
+func (n *RetryUntilSuccessful) failedAlternatives(Node) [][]Cause {
+	if len(n.attempts) < 2 {
+		return nil
+	}
+	return slices.Clone(n.attempts[:len(n.attempts)-1])
 }

@@ -77,7 +77,7 @@ func (n *Script) Tick() (Status, error) {
 		return Failure, err
 	}
 	if n.Explaining() {
-		n.SetReason(ExplainScript(n.code.prog, &n.env, ok))
+		n.SetReason(ExplainScript(n.code.prog, n.scriptEnv(), ok))
 	}
 	if ok {
 		return Success, nil

@@ -63,8 +63,9 @@ func (n *inOrder) tick(goOn Status) (Status, error) {
 	n.setStatus(Running)
 	for n.current < count {
 		child := n.children[n.current]
-		prev := child.base().status
-		st, err := Execute(child)
+		cb := child.base()
+		prev := cb.status
+		st, err := execute(child, cb)
 		if err != nil {
 			return st, err
 		}

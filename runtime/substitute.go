@@ -545,7 +545,7 @@ func (t *testNode) complete(n *Leaf) (Status, error) {
 	c := t.conf
 	st := c.ReturnStatus
 	if c.returnStatus != nil {
-		v, err := c.returnStatus.Eval(statusEnv{&n.env})
+		v, err := c.returnStatus.Eval(statusEnv{n.scriptEnv()})
 		if err != nil {
 			return Failure, fmt.Errorf("return_status_script: %w", err)
 		}
@@ -557,7 +557,7 @@ func (t *testNode) complete(n *Leaf) (Status, error) {
 		if p == nil {
 			return nil
 		}
-		if _, err := p.Eval(&n.env); err != nil {
+		if _, err := p.Eval(n.scriptEnv()); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		return nil

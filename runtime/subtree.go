@@ -40,7 +40,8 @@ func (n *SubTree) Tick() (Status, error) {
 	if n.status == Idle {
 		n.setStatus(Running)
 	}
-	st, err := Execute(n.children[0])
+	child := n.children[0]
+	st, err := execute(child, child.base())
 	if err != nil {
 		return st, err
 	}

@@ -91,7 +91,7 @@ func (n *Switch) Tick() (Status, error) {
 	match := n.cases // the default child
 	if v, ok := n.text("variable"); ok {
 		for i := 0; i < n.cases; i++ {
-			if c, ok := n.text(switchCasePorts[i]); ok && switchMatches(v, c, n.env.enums) {
+			if c, ok := n.text(switchCasePorts[i]); ok && switchMatches(v, c, n.tree.enums) {
 				match = i
 				break
 			}

@@ -30,27 +30,30 @@ type TickHook interface {
 // reverse order; the first completed status returned by a BeforeTick
 // replaces the tick.
 func (t *Tree) Hook(h TickHook) (remove func()) {
-	t.hooks = append(t.hooks[:len(t.hooks):len(t.hooks)], h)
+	t.setHooks(append(t.hooks[:len(t.hooks):len(t.hooks)], h))
 	return func() {
 		for i, x := range t.hooks {
 			if x == h {
-				t.hooks = t.settle(append(t.hooks[:i:i], t.hooks[i+1:]...))
+				t.setHooks(append(t.hooks[:i:i], t.hooks[i+1:]...))
 				return
 			}
 		}
 	}
 }
 
-// settle returns hooks, nil when it is empty and no one follows the node
-// ticking (TrackTicking), so that Execute takes its common path.
-func (t *Tree) settle(hooks []TickHook) []TickHook {
+// setHooks sets the tree's hooks: nil when there are none and no one
+// follows the node ticking (TrackTicking), so that Execute takes its
+// common path, which every node is told (detourHooks).
+func (t *Tree) setHooks(hooks []TickHook) {
 	switch {
 	case len(hooks) > 0:
-		return hooks
 	case t.ticking != nil:
-		return []TickHook{} // not nil: Execute notes the node ticking
+		hooks = []TickHook{} // not nil: Execute notes the node ticking
+	default:
+		hooks = nil
 	}
-	return nil
+	t.hooks = hooks
+	t.setDetour(detourHooks, hooks != nil)
 }
 
 // TrackTicking makes the tree note which node's tick is under way, for
@@ -64,14 +67,14 @@ func (t *Tree) TrackTicking() (stop func()) {
 		t.ticking = new(atomic.Pointer[Base])
 	}
 	t.tracking++
-	t.hooks = t.settle(t.hooks)
+	t.setHooks(t.hooks)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			if t.tracking--; t.tracking == 0 {
 				t.ticking = nil
 			}
-			t.hooks = t.settle(t.hooks)
+			t.setHooks(t.hooks)
 		})
 	}
 }
@@ -101,8 +104,8 @@ func executeHooked(n Node, b *Base, hooks []TickHook) (Status, error) {
 
 func executeHooks(n Node, b *Base, hooks []TickHook) (st Status, err error) {
 	decided := false
-	if b.conds != nil {
-		if st, decided, err = b.conds.checkPre(n); err != nil {
+	if b.conds() != nil {
+		if st, decided, err = b.conds().checkPre(n); err != nil {
 			afterTick(b, hooks, Failure)
 			return Failure, b.abandon(err)
 		}
@@ -121,8 +124,8 @@ func executeHooks(n Node, b *Base, hooks []TickHook) (st Status, err error) {
 			return Failure, b.abandon(err)
 		}
 	}
-	if b.conds != nil && st.Completed() {
-		if err := b.conds.checkPost(b, st); err != nil {
+	if b.conds() != nil && st.Completed() {
+		if err := b.conds().checkPost(b, st); err != nil {
 			afterTick(b, hooks, Failure)
 			return Failure, b.abandon(err)
 		}

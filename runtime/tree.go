@@ -57,6 +57,8 @@ type Tree struct {
 	haltErr  error
 	ticks    uint64
 
+	enums map[string]int // the registry's, for scripts
+
 	explaining  bool   // nodes format their reasons (SetExplaining)
 	completions uint64 // SUCCESS and FAILURE results so far, to order them
 
@@ -104,10 +106,12 @@ func (t *Tree) Ticks() uint64 { return t.ticks }
 // function that removes it. Call it between ticks.
 func (t *Tree) Observe(o Observer) (remove func()) {
 	t.observers = append(t.observers, o)
+	t.setDetour(detourObserved, true)
 	return func() {
 		for i, x := range t.observers {
 			if x == o {
 				t.observers = append(t.observers[:i:i], t.observers[i+1:]...)
+				t.setDetour(detourObserved, len(t.observers) > 0)
 				return
 			}
 		}
@@ -221,7 +225,7 @@ func (t *Tree) tick(againOnWake bool) (st Status, err error) {
 func (t *Tree) tickRoot() (Status, error) {
 	t.ticks++
 	t.haltErr = nil
-	st, err := Execute(t.root)
+	st, err := execute(t.root, t.root.base())
 	if err == nil && t.haltErr != nil {
 		err = t.haltErr
 	}

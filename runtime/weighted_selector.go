@@ -197,3 +197,9 @@ func (n *WeightedSelector) end() {
 
 // Halt halts the running child and ends the activation.
 func (n *WeightedSelector) Halt() { n.end() }
+
+// failedAlternatives: the children that failed before the last one, in
+// the order they were drawn.
+func (n *WeightedSelector) failedAlternatives(decisive Node) [][]Cause {
+	return failedChildren(&n.Base, decisive)
+}

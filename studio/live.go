@@ -112,13 +112,24 @@ type causeInfo struct {
 	Type   string `json:"type"`
 	Status string `json:"status"`
 	Reason string `json:"reason"`
+	Depth  int    `json:"depth"` // the line's indentation, as runtime.FormatExplanation's
 }
 
+// causes flattens an explanation into its lines, in
+// runtime.FormatExplanation's order: a node's failed alternatives come
+// under it, before the chain goes on.
 func causes(cs []runtime.Cause) []causeInfo {
 	out := []causeInfo{}
-	for _, c := range cs {
-		out = append(out, causeInfo{Path: c.Path, Type: c.Type, Status: c.Status.String(), Reason: c.Reason})
+	var walk func(chain []runtime.Cause, depth int)
+	walk = func(chain []runtime.Cause, depth int) {
+		for i, c := range chain {
+			out = append(out, causeInfo{Path: c.Path, Type: c.Type, Status: c.Status.String(), Reason: c.Reason, Depth: depth + i})
+			for _, alt := range c.Alternatives {
+				walk(alt, depth+i+1)
+			}
+		}
 	}
+	walk(cs, 0)
 	return out
 }
 

@@ -314,7 +314,7 @@ function paintBanners() {
     eb.hidden = false;
     eb.className = S.end.outcome === 'failed' || S.end.outcome === 'aborted' ? 'failed' : '';
     eb.replaceChildren(h('span', { id: 'end-summary' }, S.end.summary),
-      ...(S.end.explanation.length ? [h('ol', { id: 'why' }, ...S.end.explanation.map((c) => h('li', {}, `${c.path} (${c.type}) ${c.status}${c.reason ? ': ' + c.reason : ''}`)))] : []));
+      ...(S.end.explanation.length ? [h('ol', { id: 'why' }, ...S.end.explanation.map((c) => h('li', { style: c.depth ? `margin-left: ${c.depth}em` : undefined }, `${c.path} (${c.type}) ${c.status}${c.reason ? ': ' + c.reason : ''}`)))] : []));
   } else eb.hidden = true;
   const ti = $('#tickinfo');
   if (S.run.kind === 'replay' && S.replay) {
