@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/record"
 	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/view"
 )
 
 // statusesOf is every node's status, by UID.
@@ -43,19 +43,15 @@ func (s *statusRecorder) OnTick(t runtime.TickReport) {
 }
 
 // asJSON normalises a blackboard for comparison as a recording keeps it:
-// each value as JSON, or its text where JSON cannot hold it (NaN).
+// each value as JSON as a recording writes it (view.ValueJSON: NaN as "nan").
 func asJSON(t *testing.T, m map[string]any) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for k, v := range m {
-		b, err := json.Marshal(v)
-		if err != nil {
-			b, err = json.Marshal(fmt.Sprint(v))
-			require.NoError(t, err)
-		}
+		b := []byte(view.ValueJSON(v)) // as a recording stores it: a message by its ROS field names
 		var back any // a round trip: 3 and 3.0 alike
 		require.NoError(t, json.Unmarshal(b, &back))
-		b, err = json.Marshal(back)
+		b, err := json.Marshal(back)
 		require.NoError(t, err)
 		out[k] = string(b)
 	}
