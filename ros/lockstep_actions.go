@@ -48,6 +48,7 @@ const GoalsEndedTopic = "goals_ended"
 // lockstep; all of it is safe for concurrent use.
 type lockstepActions struct {
 	peer  atomic.Pointer[LockstepPeer]
+	run   atomic.Pointer[lockstep] // the Run in lockstep, while it runs
 	ended atomic.Uint64 // terminal states received, every goal of the connection
 
 	mu     sync.Mutex

@@ -235,6 +235,20 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 		// step's sensor messages, the world held meanwhile: that is not a
 		// stuck tick, so the watchdog starts after it.
 		lc.LatchWaits = true
+		// A tick or a stall that the simulator waits for moves nothing:
+		// the robot is stopped only if the simulator went on without it.
+		if onStall := lc.OnStall; onStall != nil {
+			lc.OnStall = ls.unlessHeld(onStall)
+		}
+		if onResume := lc.OnResume; onResume != nil {
+			lc.OnResume = func(d time.Duration) {
+				if ls.held() {
+					conn.Logf(LogWarn, "the controller did not run for %.1f s (stopped or starved); the simulator in lockstep waited for it", d.Seconds())
+					return
+				}
+				onResume(d)
+			}
+		}
 		lc.Observe = func(t runtime.TickReport) {
 			if conf.Observe != nil {
 				conf.Observe(t)
@@ -412,6 +426,11 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 			since := heard
 			if resumed.After(since) {
 				since = resumed
+			}
+			// In lockstep /clock is silent while the simulator waits for
+			// the tree: not the clock's fault.
+			if q := r.conn.lockstepQuietSince(); q.After(since) {
+				since = q
 			}
 			switch {
 			case r.conn.publisherDrops("/clock") != clockDrops && dropSeen.IsZero():
