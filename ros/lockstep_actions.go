@@ -49,7 +49,7 @@ const GoalsEndedTopic = "goals_ended"
 type lockstepActions struct {
 	peer  atomic.Pointer[LockstepPeer]
 	run   atomic.Pointer[lockstep] // the Run in lockstep, while it runs
-	ended atomic.Uint64 // terminal states received, every goal of the connection
+	ended atomic.Uint64            // terminal states received, every goal of the connection
 
 	mu     sync.Mutex
 	holds  int // goals and cancels a tick asked for and not yet published
