@@ -47,9 +47,14 @@ func TestSameSeedSameRun(t *testing.T) {
 			errs := make([]error, 2)
 			for i := range runs {
 				wg.Go(func() {
-					ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+					// A liveness bound only: a run it cuts short ends at a
+					// simulated time the machine's load decides.
+					ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 					defer cancel()
 					runs[i], errs[i] = Run(ctx, RunConf{Scenario: s, Log: func(line string) { mu.Lock(); logs[i] = append(logs[i], line); mu.Unlock() }})
+					if errs[i] == nil && ctx.Err() != nil {
+						errs[i] = fmt.Errorf("run %d did not end within the test's bound of wall time: %w", i, ctx.Err())
+					}
 				})
 			}
 			wg.Wait()

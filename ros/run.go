@@ -190,6 +190,11 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	defer cancel(nil)
 	superDone := make(chan struct{})
 	defer func() { cancel(nil); <-superDone }()
+	if conf.Lockstep != nil {
+		// Until the tree has joined, the simulator waits for it.
+		conn.lockstep.joining.Store(true)
+		defer conn.lockstep.joining.Store(false)
+	}
 	go func() {
 		defer close(superDone)
 		if err := r.supervise(runCtx, clockTimeout(conf.ClockTimeout, conf.Profile)); err != nil {
@@ -224,6 +229,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	}
 	if conf.Lockstep != nil {
 		ls, err := startLockstep(runCtx, conn, conf.Profile, *conf.Lockstep, r.bridge, conf.Tree, period)
+		conn.lockstep.joining.Store(false)
 		if err != nil {
 			r.stop()
 			return ended(runtime.Idle, runtime.LoopStats{}, err)

@@ -214,8 +214,11 @@ func (ls *lockstep) quietSince() time.Time {
 }
 
 // lockstepQuietSince is lockstep.quietSince for the run in lockstep on the
-// connection; zero without one.
+// connection (now while it joins the lockstep); zero without one.
 func (c *Conn) lockstepQuietSince() time.Time {
+	if c.lockstep.joining.Load() {
+		return time.Now() // the simulator waits for the tree to join
+	}
 	if ls := c.lockstep.run.Load(); ls != nil {
 		return ls.quietSince()
 	}
