@@ -85,6 +85,7 @@ type LockstepConf struct {
 // latch and flush, and the acknowledgement after each tick.
 type lockstep struct {
 	conn        *Conn
+	clock       runtime.Clock // the connection's (simulated) clock
 	bridge      *Bridge
 	peer        *LockstepPeer
 	hold        bool
@@ -115,7 +116,7 @@ func startLockstep(ctx context.Context, conn *Conn, p *Profile, conf LockstepCon
 	if topic == "" {
 		topic = LockstepTopic
 	}
-	ls := &lockstep{conn: conn, bridge: bridge, hold: conf.Hold, bb: tree.Blackboard(), period: period,
+	ls := &lockstep{conn: conn, clock: conn.Clock(), bridge: bridge, hold: conf.Hold, bb: tree.Blackboard(), period: period,
 		velocityKey: velocityOutputKey(p), ctx: ctx, quit: make(chan struct{})}
 	if ls.velocityKey != "" {
 		// A command sent before the simulator has connected is lost, and
@@ -145,11 +146,31 @@ func startLockstep(ctx context.Context, conn *Conn, p *Profile, conf LockstepCon
 	return ls, nil
 }
 
+// latchStart notes that a tick begins (its end closes tickDone).
+func (ls *lockstep) latchStart() error {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.tickDone == nil {
+		ls.tickDone = make(chan struct{})
+	}
+	return nil
+}
+
+// tickEnded notes that the tick has ended (observe).
+func (ls *lockstep) tickEnded() {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.tickDone != nil {
+		close(ls.tickDone)
+		ls.tickDone = nil
+	}
+}
+
 // held reports whether the simulator waits for the tree: it stands at the
 // time the tree last let it run to (LockstepPeer.held). While it does,
 // the simulated world stands still, whatever the wall clock says.
 func (ls *lockstep) held() bool {
-	return ls.peer.held(ls.conn.Clock().Now(), ls.sensors.holdMargin())
+	return ls.peer.held(ls.clock.Now(), ls.sensors.holdMargin())
 }
 
 // unlessHeld returns onStall (the watchdog's: stop the robot, cancel its
@@ -176,7 +197,7 @@ func (ls *lockstep) unlessHeld(onStall func()) func() {
 		}
 		// Past the hold's margin the simulator runs without the tick.
 		at := time.Unix(0, ls.peer.until.Load()).Add(ls.sensors.holdMargin() + time.Nanosecond)
-		moved, stop := ls.conn.Clock().Timer(at)
+		moved, stop := ls.clock.Timer(at)
 		ls.stalls.Add(1)
 		go func() {
 			defer ls.stalls.Done()
@@ -229,11 +250,7 @@ func (c *Conn) lockstepQuietSince() time.Time {
 // terminal states of the goals the simulator ended before it, then
 // latches.
 func (ls *lockstep) latch(now time.Time) error {
-	ls.mu.Lock()
-	if ls.tickDone == nil {
-		ls.tickDone = make(chan struct{})
-	}
-	ls.mu.Unlock()
+	ls.latchStart()
 	ls.sensors.wait(now)
 	ls.waitGoals(now)
 	return ls.bridge.Latch(now)
@@ -299,12 +316,7 @@ func (ls *lockstep) flush(now time.Time, st runtime.Status) error {
 // while the simulator waits at it. The next tick is due a period after
 // this one was, as the loop schedules it.
 func (ls *lockstep) observe(t runtime.TickReport) {
-	ls.mu.Lock()
-	if ls.tickDone != nil {
-		close(ls.tickDone)
-		ls.tickDone = nil
-	}
-	ls.mu.Unlock()
+	ls.tickEnded()
 	// Time may have gone on during the tick, when the simulator ran without
 	// waiting for the tree (simnode's RealTime, while the tree stalled):
 	// the next tick is then due after where time stands now.
