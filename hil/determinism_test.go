@@ -47,9 +47,14 @@ func TestSameSeedSameRun(t *testing.T) {
 			errs := make([]error, 2)
 			for i := range runs {
 				wg.Go(func() {
-					ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+					// A liveness bound only: a run it cuts short ends at a
+					// simulated time the machine's load decides.
+					ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 					defer cancel()
 					runs[i], errs[i] = Run(ctx, RunConf{Scenario: s, Log: func(line string) { mu.Lock(); logs[i] = append(logs[i], line); mu.Unlock() }})
+					if errs[i] == nil && ctx.Err() != nil {
+						errs[i] = fmt.Errorf("run %d did not end within the test's bound of wall time: %w", i, ctx.Err())
+					}
 				})
 			}
 			wg.Wait()
@@ -66,6 +71,18 @@ func TestSameSeedSameRun(t *testing.T) {
 				t.Logf("the lockstep warned: %q", warned)
 			}
 			a, b := runs[0], runs[1]
+			// When the runs part, where they part first says why: the
+			// first differing transition and event, with what led to them,
+			// and what each run logged.
+			if d := firstDiff(a.Changes, b.Changes); d != "" {
+				t.Logf("the transitions part: %s", d)
+			}
+			if d := firstDiff(a.Events, b.Events); d != "" {
+				t.Logf("the events part: %s", d)
+				for i := range logs {
+					t.Logf("run %d logged:\n%s", i, strings.Join(logs[i], "\n"))
+				}
+			}
 			require.Equal(t, len(a.Tracks), len(b.Tracks))
 			for i := range a.Tracks {
 				require.NotEmpty(t, a.Tracks[i].Points)
@@ -107,4 +124,30 @@ func verdictTexts(r Result) []string {
 		out = append(out, fmt.Sprint(v))
 	}
 	return out
+}
+
+// firstDiff describes where two sequences first differ, with the three
+// items before on both sides and the item after; "" when they are equal.
+func firstDiff[T comparable](a, b []T) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	if i == len(a) && i == len(b) {
+		return ""
+	}
+	var s strings.Builder
+	fmt.Fprintf(&s, "at item %d of %d and %d", i, len(a), len(b))
+	for k := max(0, i-3); k < i; k++ {
+		fmt.Fprintf(&s, "\n  both: %+v", a[k])
+	}
+	for _, side := range []struct {
+		name string
+		seq  []T
+	}{{"first", a}, {"second", b}} {
+		for k := i; k < min(i+2, len(side.seq)); k++ {
+			fmt.Fprintf(&s, "\n  %s run: %+v", side.name, side.seq[k])
+		}
+	}
+	return s.String()
 }

@@ -47,8 +47,10 @@ const GoalsEndedTopic = "goals_ended"
 // lockstepActions is a connection's bookkeeping of goals for the
 // lockstep; all of it is safe for concurrent use.
 type lockstepActions struct {
-	peer  atomic.Pointer[LockstepPeer]
-	ended atomic.Uint64 // terminal states received, every goal of the connection
+	peer    atomic.Pointer[LockstepPeer]
+	run     atomic.Pointer[lockstep] // the Run in lockstep, while it runs
+	joining atomic.Bool              // a Run is joining the lockstep (startLockstep)
+	ended   atomic.Uint64            // terminal states received, every goal of the connection
 
 	mu     sync.Mutex
 	holds  int // goals and cancels a tick asked for and not yet published

@@ -190,6 +190,11 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	defer cancel(nil)
 	superDone := make(chan struct{})
 	defer func() { cancel(nil); <-superDone }()
+	if conf.Lockstep != nil {
+		// Until the tree has joined, the simulator waits for it.
+		conn.lockstep.joining.Store(true)
+		defer conn.lockstep.joining.Store(false)
+	}
 	go func() {
 		defer close(superDone)
 		if err := r.supervise(runCtx, clockTimeout(conf.ClockTimeout, conf.Profile)); err != nil {
@@ -224,6 +229,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	}
 	if conf.Lockstep != nil {
 		ls, err := startLockstep(runCtx, conn, conf.Profile, *conf.Lockstep, r.bridge, conf.Tree, period)
+		conn.lockstep.joining.Store(false)
 		if err != nil {
 			r.stop()
 			return ended(runtime.Idle, runtime.LoopStats{}, err)
@@ -235,6 +241,20 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 		// step's sensor messages, the world held meanwhile: that is not a
 		// stuck tick, so the watchdog starts after it.
 		lc.LatchWaits = true
+		// A tick or a stall that the simulator waits for moves nothing:
+		// the robot is stopped only if the simulator went on without it.
+		if onStall := lc.OnStall; onStall != nil {
+			lc.OnStall = ls.unlessHeld(onStall)
+		}
+		if onResume := lc.OnResume; onResume != nil {
+			lc.OnResume = func(d time.Duration) {
+				if ls.held() {
+					conn.Logf(LogWarn, "the controller did not run for %.1f s (stopped or starved); the simulator in lockstep waited for it", d.Seconds())
+					return
+				}
+				onResume(d)
+			}
+		}
 		lc.Observe = func(t runtime.TickReport) {
 			if conf.Observe != nil {
 				conf.Observe(t)
@@ -412,6 +432,11 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 			since := heard
 			if resumed.After(since) {
 				since = resumed
+			}
+			// In lockstep /clock is silent while the simulator waits for
+			// the tree: not the clock's fault.
+			if q := r.conn.lockstepQuietSince(); q.After(since) {
+				since = q
 			}
 			switch {
 			case r.conn.publisherDrops("/clock") != clockDrops && dropSeen.IsZero():

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
@@ -84,6 +85,7 @@ type LockstepConf struct {
 // latch and flush, and the acknowledgement after each tick.
 type lockstep struct {
 	conn        *Conn
+	clock       runtime.Clock // the connection's (simulated) clock
 	bridge      *Bridge
 	peer        *LockstepPeer
 	hold        bool
@@ -101,6 +103,11 @@ type lockstep struct {
 	goalsLost   uint64 // terminal states the simulator counted that never came
 	sendWarned  bool
 	ticked      bool // a tick has latched
+
+	mu       sync.Mutex
+	tickDone chan struct{} // closed when the tick that latched last ends (observe)
+	quit     chan struct{} // closed by close
+	stalls   sync.WaitGroup
 }
 
 // startLockstep joins the lockstep once the simulator's clock has started.
@@ -109,8 +116,8 @@ func startLockstep(ctx context.Context, conn *Conn, p *Profile, conf LockstepCon
 	if topic == "" {
 		topic = LockstepTopic
 	}
-	ls := &lockstep{conn: conn, bridge: bridge, hold: conf.Hold, bb: tree.Blackboard(), period: period,
-		velocityKey: velocityOutputKey(p), ctx: ctx}
+	ls := &lockstep{conn: conn, clock: conn.Clock(), bridge: bridge, hold: conf.Hold, bb: tree.Blackboard(), period: period,
+		velocityKey: velocityOutputKey(p), ctx: ctx, quit: make(chan struct{})}
 	if ls.velocityKey != "" {
 		// A command sent before the simulator has connected is lost, and
 		// the simulator would wait for it for ever.
@@ -135,13 +142,115 @@ func startLockstep(ctx context.Context, conn *Conn, p *Profile, conf LockstepCon
 		return nil, err
 	}
 	ls.next = conn.Clock().Now()
+	conn.lockstep.run.Store(ls)
 	return ls, nil
+}
+
+// latchStart notes that a tick begins (its end closes tickDone).
+func (ls *lockstep) latchStart() error {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.tickDone == nil {
+		ls.tickDone = make(chan struct{})
+	}
+	return nil
+}
+
+// tickEnded notes that the tick has ended (observe).
+func (ls *lockstep) tickEnded() {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.tickDone != nil {
+		close(ls.tickDone)
+		ls.tickDone = nil
+	}
+}
+
+// held reports whether the simulator waits for the tree: it stands at the
+// time the tree last let it run to (LockstepPeer.held). While it does,
+// the simulated world stands still, whatever the wall clock says.
+func (ls *lockstep) held() bool {
+	return ls.peer.held(ls.clock.Now(), ls.sensors.holdMargin())
+}
+
+// unlessHeld returns onStall (the watchdog's: stop the robot, cancel its
+// goals) as it acts in lockstep. A tick that runs long on the wall clock
+// while the simulator waits for it moves nothing: the robot stands still
+// in simulated time, and stopping it (or cancelling its goals) would
+// change the run by the machine's load (blocked_corridor's robot gave up
+// its goal one run in three under load). So while the simulator is held,
+// the stop waits: it comes if the simulator goes on without the tick
+// (simnode's RealTime, a controller's fault) while the tick still runs,
+// and not at all if the tick ends first.
+func (ls *lockstep) unlessHeld(onStall func()) func() {
+	return func() {
+		if !ls.held() {
+			onStall()
+			return
+		}
+		ls.mu.Lock()
+		done := ls.tickDone
+		ls.mu.Unlock()
+		if done == nil {
+			onStall()
+			return
+		}
+		// Past the hold's margin the simulator runs without the tick.
+		at := time.Unix(0, ls.peer.until.Load()).Add(ls.sensors.holdMargin() + time.Nanosecond)
+		moved, stop := ls.clock.Timer(at)
+		ls.stalls.Add(1)
+		go func() {
+			defer ls.stalls.Done()
+			defer stop()
+			select {
+			case <-moved:
+				onStall()
+			case <-done:
+			case <-ls.quit:
+			}
+		}()
+	}
+}
+
+// quietSince returns, for the supervisor's /clock check, the wall time
+// from which a silent /clock counts: now while the simulator waits for
+// the tree (its clock stands still on purpose); when the tree last let
+// it go, if the simulator's sensor messages show it going on past that
+// without the tree (its /clock stopped, see simnode's StopClock and
+// RealTime) or lockstepLiveness has passed since; else now. A simulator
+// in lockstep moves nothing while its /clock is silent unless it goes on
+// without the tree, and a step can take seconds of a loaded machine's
+// wall time (blocked_corridor's planner finding no path under load: the
+// runs ended "/clock stopped 2.4 s ago").
+func (ls *lockstep) quietSince() time.Time {
+	if ls.held() {
+		return time.Now()
+	}
+	ready := time.Unix(0, ls.peer.readyAt.Load())
+	until := time.Unix(0, ls.peer.until.Load())
+	if ls.sensors.stampedAfter(until.Add(ls.sensors.holdMargin())) || time.Since(ready) >= lockstepLiveness {
+		return ready
+	}
+	return time.Now()
+}
+
+// lockstepQuietSince is lockstep.quietSince for the run in lockstep on the
+// connection (now while it joins the lockstep); zero without one.
+func (c *Conn) lockstepQuietSince() time.Time {
+	if c.lockstep.joining.Load() {
+		return time.Now() // the simulator waits for the tree to join
+	}
+	if ls := c.lockstep.run.Load(); ls != nil {
+		return ls.quietSince()
+	}
+	return time.Time{}
 }
 
 // latch waits for the sensor messages of the tick's time and for the
 // terminal states of the goals the simulator ended before it, then
 // latches.
 func (ls *lockstep) latch(now time.Time) error {
+	ls.latchStart()
 	ls.sensors.wait(now)
 	ls.waitGoals(now)
 	return ls.bridge.Latch(now)
@@ -207,6 +316,7 @@ func (ls *lockstep) flush(now time.Time, st runtime.Status) error {
 // while the simulator waits at it. The next tick is due a period after
 // this one was, as the loop schedules it.
 func (ls *lockstep) observe(t runtime.TickReport) {
+	ls.tickEnded()
 	// Time may have gone on during the tick, when the simulator ran without
 	// waiting for the tree (simnode's RealTime, while the tree stalled):
 	// the next tick is then due after where time stands now.
@@ -237,6 +347,11 @@ func (ls *lockstep) observe(t runtime.TickReport) {
 
 // close leaves the lockstep, unless it holds.
 func (ls *lockstep) close() {
+	if ls.conn.lockstep.run.Load() == ls {
+		ls.conn.lockstep.run.Store(nil)
+	}
+	close(ls.quit)
+	ls.stalls.Wait()
 	if ls.sensors != nil {
 		ls.sensors.close()
 	}
@@ -465,11 +580,29 @@ func boolData(msg any) (bool, bool) {
 // holds at the first physics step at or after the tick's time, so the
 // clock may stand up to a step past it; two steps past, it runs on its own.
 func (s *sensorWait) movedOn(now time.Time) bool {
-	margin := 2 * s.step
-	if margin <= 0 {
-		margin = 100 * time.Millisecond // the step is not advertised
+	return s.clock != nil && s.clock.Now().After(now.Add(s.holdMargin()))
+}
+
+// stampedAfter reports whether the newest message of a sensor is stamped
+// after t.
+func (s *sensorWait) stampedAfter(t time.Time) bool {
+	for _, sub := range s.subs {
+		if msg, _, count := sub.Newest(); count > 0 {
+			if st, ok := headerStamp(msg); ok && st.After(t) {
+				return true
+			}
+		}
 	}
-	return s.clock != nil && s.clock.Now().After(now.Add(margin))
+	return false
+}
+
+// holdMargin is how far past a tick's time the simulated clock may stand
+// while the simulator holds for the tick: two physics steps.
+func (s *sensorWait) holdMargin() time.Duration {
+	if s.step <= 0 {
+		return 100 * time.Millisecond // the step is not advertised
+	}
+	return 2 * s.step
 }
 
 func (s *sensorWait) close() {
@@ -511,6 +644,9 @@ type LockstepPeer struct {
 	mu   sync.Mutex
 	sent uint32
 	left bool
+	// until is the newest stamp Ready sent (Unix ns; 0 before the first),
+	// readyAt the wall time it went (Unix ns): see held.
+	until, readyAt atomic.Int64
 }
 
 // NewLockstepPeer joins the lockstep of the simulator that listens on topic
@@ -551,7 +687,30 @@ func (p *LockstepPeer) Ready(until time.Time) error {
 	if p.left {
 		return fmt.Errorf("lockstep: the peer has left")
 	}
-	return p.pub.Publish(&std_msgs.Header{Seq: p.sent, Stamp: until, FrameId: p.conn.Name()})
+	err := p.pub.Publish(&std_msgs.Header{Seq: p.sent, Stamp: until, FrameId: p.conn.Name()})
+	if err == nil {
+		p.until.Store(until.UnixNano())
+		p.readyAt.Store(time.Now().UnixNano())
+	}
+	return err
+}
+
+// held reports whether the simulator waits for this peer: the simulated
+// clock now stands where the peer last let it run to, not more than
+// margin past it (the simulator holds at the first physics step at or
+// after the stamp). A simulator that went on without the peer (simnode's
+// RealTime, while a controller's fault is played out) is not held. The
+// simulated world then stands still until the peer acknowledges,
+// however long that takes on the wall clock.
+func (p *LockstepPeer) held(now time.Time, margin time.Duration) bool {
+	p.mu.Lock()
+	left := p.left
+	p.mu.Unlock()
+	if left {
+		return false
+	}
+	until := time.Unix(0, p.until.Load())
+	return !now.Before(until) && !now.After(until.Add(margin))
 }
 
 // Leave tells the simulator to stop waiting for this peer and waits, up to
