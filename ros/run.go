@@ -199,9 +199,14 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 		defer close(superDone)
 		if err := r.supervise(runCtx, clockTimeout(conf.ClockTimeout, conf.Profile)); err != nil {
 			conn.lose(err) // the connection is of no more use: Conn.Err says why
+			// The loop halts the tree at once, and the halt cancels the
+			// action goals, while the zero velocity goes out here: an
+			// action server (move_base) drives on after a zero velocity
+			// until it has the cancel, so the cancel must not wait for
+			// the stop's delivery to be confirmed.
+			cancel(err)
 			conn.Logf(LogError, "%v: stopping the robot", err)
 			r.stop()
-			cancel(err)
 		}
 	}()
 	// ended returns the run's report and its error, the lost connection's
@@ -385,13 +390,13 @@ const superviseEvery = 50 * time.Millisecond
 // action server.
 func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 	sim := r.conn.SimClock()
-	t := time.NewTicker(superviseEvery)
-	defer t.Stop()
+	wake := time.NewTimer(superviseEvery)
+	defer wake.Stop()
 	clockDrops := r.conn.publisherDrops("/clock")
 	inputs := r.newInputWatch()
 	servers := r.newServerWatch()
-	last := time.Now()
-	var resumed, foundAt time.Time
+	silence := clockSilence{timeout: timeout}
+	var foundAt time.Time
 	// A /clock publisher that closed its connection, and the newest /clock
 	// message then: the clock is lost when none came since (clockDrop).
 	var dropSeen, dropHeard time.Time
@@ -402,16 +407,11 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 			return nil
 		case <-r.conn.Lost():
 			return r.conn.Err()
-		case <-t.C:
+		case <-wake.C:
 		}
 		now := time.Now()
-		if timeout > 0 && now.Sub(last) > timeout/2 {
-			// This process was stalled, not the clock: give the messages
-			// that queued meanwhile time to be read.
-			resumed = now
-		}
-		last = now
-		if p := r.paused(); p {
+		p := r.paused()
+		if p {
 			if !wasPaused {
 				r.stop() // a pause began: the last command must not drive on
 				heldStopped = false
@@ -423,21 +423,20 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 				r.stop()
 				heldStopped = true
 			}
-			wasPaused, resumed = true, now // a lockstep simulator waits for the tick
-		} else {
-			wasPaused = false
 		}
+		wasPaused = p
+		next := superviseEvery
 		if sim != nil && !sim.LastSet().IsZero() {
 			heard := sim.LastSet()
-			since := heard
-			if resumed.After(since) {
-				since = resumed
-			}
 			// In lockstep /clock is silent while the simulator waits for
-			// the tree: not the clock's fault.
-			if q := r.conn.lockstepQuietSince(); q.After(since) {
-				since = q
+			// the tree: not the clock's fault. The silence counts from the
+			// later of the newest message and the simulator's last go.
+			from := heard
+			if q := r.conn.lockstepQuietSince(); q.After(from) {
+				from = q
 			}
+			// A lockstep simulator waits for the tick a pause holds.
+			silent := silence.look(now, from, p)
 			switch {
 			case r.conn.publisherDrops("/clock") != clockDrops && dropSeen.IsZero():
 				dropSeen, dropHeard = now, heard
@@ -449,8 +448,11 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 				// advertised it, a peer that sent a bad header): the
 				// clock goes on.
 				clockDrops, dropSeen = r.conn.publisherDrops("/clock"), time.Time{}
-			case timeout > 0 && now.Sub(since) >= timeout:
+			case timeout > 0 && silent >= timeout:
 				return &ClockStoppedError{Since: now.Sub(heard)}
+			}
+			if left := timeout - silent; timeout > 0 && left > 0 && left < next {
+				next = left // look when the timeout is due, not up to a period after
 			}
 		}
 		err := inputs.check()
@@ -474,6 +476,7 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 			}
 			return err
 		}
+		wake.Reset(next)
 	}
 }
 

@@ -93,8 +93,14 @@ type Node struct {
 	clockStopped atomic.Bool  // StopClock
 
 	clockPub, tfPub, eventsPub *ros.Publisher
-	pubs                       []*ros.Publisher // every publisher, for Stats
-	closers                    []func()         // subscriptions, publishers and servers, in creation order
+	// clockMu orders the /clock messages of the loop and of
+	// clockHeartbeat; clockSaid is the newest one's time and clockAt when
+	// it went out.
+	clockMu   sync.Mutex
+	clockSaid time.Duration
+	clockAt   time.Time
+	pubs      []*ros.Publisher // every publisher, for Stats
+	closers   []func()         // subscriptions, publishers and servers, in creation order
 
 	mu        sync.Mutex // guards everything below and the world
 	scheduled []scheduled
@@ -185,6 +191,8 @@ func Start(conf Conf) (*Node, error) {
 	n.nextCtl = n.w.Now()
 	n.wg.Add(1)
 	go n.deliverEvents()
+	n.wg.Add(1)
+	go n.clockHeartbeat()
 	go n.loop()
 	return n, nil
 }
@@ -614,5 +622,45 @@ func (n *Node) publishClock() {
 	if n.conf.WallTime || n.clockStopped.Load() {
 		return
 	}
-	n.clockPub.Publish(&rosgraph_msgs.Clock{Clock: n.Stamp(n.Now())})
+	now := n.Now()
+	n.clockMu.Lock()
+	defer n.clockMu.Unlock()
+	now = max(now, n.clockSaid) // never back, whoever said it last
+	n.clockSaid, n.clockAt = now, time.Now()
+	n.clockPub.Publish(&rosgraph_msgs.Clock{Clock: n.Stamp(now)})
+}
+
+// clockEvery is the longest /clock stays silent while the simulator runs.
+const clockEvery = 100 * time.Millisecond
+
+// clockHeartbeat says the newest time on /clock again whenever the loop
+// has said nothing for clockEvery: a physics step that takes long (the
+// first plan of a move_base goal builds the planner's cost map; the race
+// detector and a loaded machine multiply it) holds the world's lock and
+// the loop, and a controller whose safety.clock_timeout is short would
+// take a busy simulator for a dead one (200 ms to 480 ms of silence were
+// measured around the first step under load). Time does not move: the
+// message repeats the time last said, without the world's lock.
+func (n *Node) clockHeartbeat() {
+	defer n.wg.Done()
+	t := time.NewTicker(clockEvery / 2)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-n.exited:
+			return
+		case <-t.C:
+		}
+		if n.conf.WallTime || n.clockStopped.Load() {
+			continue
+		}
+		n.clockMu.Lock()
+		if !n.clockAt.IsZero() && time.Since(n.clockAt) >= clockEvery {
+			n.clockAt = time.Now()
+			n.clockPub.Publish(&rosgraph_msgs.Clock{Clock: n.Stamp(n.clockSaid)})
+		}
+		n.clockMu.Unlock()
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
@@ -294,4 +297,60 @@ func TestLockstepWithRospyPeer(t *testing.T) {
 	odom := robotState(n, "robot1", (*sim.Robot).Odometry)
 	assert.Equal(t, wantPose, pose, "rospy peer: pose %v odometry %+v\nthe core:   pose %v odometry %+v", pose, odom, wantPose, wantOdom)
 	assert.Equal(t, wantOdom, odom, "rospy peer: pose %v odometry %+v\nthe core:   pose %v odometry %+v", pose, odom, wantPose, wantOdom)
+}
+
+// TestClockGoesOnThroughALongStep: a physics step that takes long (here a
+// scheduled function that holds the world 800 ms; in a run, the first plan
+// of a goal on a loaded machine) does not silence /clock: its time is said
+// again while the step lasts, and never goes back, so that a controller
+// with a short safety.clock_timeout does not take a busy simulator for a
+// dead one.
+func TestClockGoesOnThroughALongStep(t *testing.T) {
+	cases := []struct {
+		name string
+		hold time.Duration
+	}{
+		{"a step of 800 ms", 800 * time.Millisecond},
+		{"a step of 1.5 s", 1500 * time.Millisecond},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			uri := rostest.StartMaster(t)
+			node, _ := startSim(t, uri, simSetup{conf: Conf{Speed: 1}})
+			held := make(chan struct{})
+			var began atomic.Int64 // wall ns
+			node.At(time.Second, func(*sim.World) {
+				began.Store(time.Now().UnixNano())
+				time.Sleep(tc.hold)
+				close(held)
+			})
+			c := connect(t, uri, "listener")
+			clock := c.SimClock()
+			require.NotNil(t, clock, "the listener is not on simulated time")
+			// The longest silence of /clock, as the listener hears it,
+			// while the step holds the world.
+			var longest time.Duration
+			giveUp := time.After(30 * time.Second)
+		watch:
+			for {
+				select {
+				case <-held:
+					break watch
+				case <-giveUp:
+					t.Fatal("the scheduled step never ran")
+				case <-time.After(5 * time.Millisecond):
+				}
+				b, last := began.Load(), clock.LastSet()
+				if b == 0 || last.IsZero() {
+					continue
+				}
+				from := time.Unix(0, b)
+				if last.After(from) {
+					from = last
+				}
+				longest = max(longest, time.Since(from))
+			}
+			assert.Less(t, longest, tc.hold/2, "/clock was silent for %v of a %v step", longest, tc.hold)
+		})
+	}
 }
