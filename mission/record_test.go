@@ -49,7 +49,7 @@ func asJSON(t *testing.T, m map[string]any) map[string]string {
 	out := map[string]string{}
 	for k, v := range m {
 		b := []byte(view.ValueJSON(v)) // as a recording stores it: a message by its ROS field names
-		var back any // a round trip: 3 and 3.0 alike
+		var back any                   // a round trip: 3 and 3.0 alike
 		require.NoError(t, json.Unmarshal(b, &back))
 		b, err := json.Marshal(back)
 		require.NoError(t, err)

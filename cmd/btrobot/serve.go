@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/btrobot/btrobot/executor"
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
-	"github.com/btrobot/btrobot/executor"
 )
 
 func serveCommand() *command {
