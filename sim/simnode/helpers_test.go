@@ -70,17 +70,31 @@ func startSim(t testing.TB, uri string, s simSetup) (*Node, *eventLog) {
 type eventLog struct {
 	mu     sync.Mutex
 	lines  []string
+	times  []time.Duration // each line's simulated time
 	change chan struct{}
 }
 
-func (l *eventLog) add(_ time.Duration, line string) {
+func (l *eventLog) add(at time.Duration, line string) {
 	l.mu.Lock()
 	l.lines = append(l.lines, line)
+	l.times = append(l.times, at)
 	if l.change != nil {
 		close(l.change)
 		l.change = nil
 	}
 	l.mu.Unlock()
+}
+
+// timeOf returns the simulated time of the first event containing substr.
+func (l *eventLog) timeOf(substr string) (time.Duration, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, line := range l.lines {
+		if strings.Contains(line, substr) {
+			return l.times[i], true
+		}
+	}
+	return 0, false
 }
 
 // wait waits for an event containing substr and returns it.
@@ -140,6 +154,6 @@ func ctxTimeout(t testing.TB, d time.Duration) context.Context {
 // clear forgets the events so far.
 func (l *eventLog) clear() {
 	l.mu.Lock()
-	l.lines = nil
+	l.lines, l.times = nil, nil
 	l.mu.Unlock()
 }

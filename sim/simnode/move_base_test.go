@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -135,17 +136,45 @@ func TestMoveBasePreemption(t *testing.T) {
 		case err := <-done:
 			require.Fail(t, fmt.Sprintf("goal ended before the robot got going: %v", err))
 		}
+		// The robot's speed, sampled by the simulator itself every step
+		// of simulated time from now on: how long it takes to stop is
+		// read on the simulated clock, whenever this test gets to look.
+		var mu sync.Mutex
+		stopped := map[time.Duration]bool{}
+		from := n.Now()
+		for at := from; at < from+30*time.Second; at += 20 * time.Millisecond {
+			n.At(at, func(w *sim.World) {
+				r, _ := w.Robot("robot1")
+				mu.Lock()
+				stopped[at] = r.Twist() == sim.Twist{}
+				mu.Unlock()
+			})
+		}
 		cancel()
 		err := <-done
 		require.ErrorIs(t, err, context.Canceled, "Run: %v", err)
 		log.wait(t, "robot1: move_base goal cancelled; stopping", 5*time.Second)
-		cancelledAt := n.Now()
-		eventually(t, 5*time.Second, "robot stopped", func() bool {
-			return robotState(n, "robot1", (*sim.Robot).Twist) == sim.Twist{}
+		cancelledAt, ok := log.timeOf("robot1: move_base goal cancelled; stopping")
+		require.True(t, ok)
+		// 0.4 m/s braked at 1 m/s² stops in 0.4 s; allow for a step or two.
+		var stopAt time.Duration
+		eventually(t, 5*time.Second, "a sample after the cancel finds the robot still", func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			for at := from; at < from+30*time.Second; at += 20 * time.Millisecond {
+				if at < cancelledAt {
+					continue
+				}
+				if s, sampled := stopped[at]; s {
+					stopAt = at
+					return true
+				} else if !sampled {
+					return false
+				}
+			}
+			return false
 		})
-		// 0.4 m/s braked at 1 m/s² stops in 0.4 s; allow for the cancel's
-		// trip and the polling.
-		d := n.Now() - cancelledAt
+		d := stopAt - cancelledAt
 		assert.LessOrEqual(t, d, 700*time.Millisecond, "the robot took %v of simulated time to stop after the cancel", d)
 		log.clear()
 	})
