@@ -31,7 +31,13 @@ func reasonSpec(n int) *NodeSpec {
 }
 
 func reasonTree(tb testing.TB, n int, explaining bool) *Tree {
-	d := &Document{Trees: []*TreeSpec{{ID: "Bench", Root: reasonSpec(n)}}}
+	return steadyTree(tb, reasonSpec(n), explaining, (*Tree).TickExactlyOnce)
+}
+
+// steadyTree builds root with the entries its scripts read, explaining or
+// not, and ticks it (with tick) to a steady state.
+func steadyTree(tb testing.TB, root *NodeSpec, explaining bool, tick func(*Tree) (Status, error)) *Tree {
+	d := &Document{Trees: []*TreeSpec{{ID: "Bench", Root: root}}}
 	tree, err := Build(NewRegistry(), d, BuildConf{Seed: 1})
 	if err != nil {
 		tb.Fatal(err)
@@ -43,7 +49,7 @@ func reasonTree(tb testing.TB, n int, explaining bool) *Tree {
 	}
 	tree.SetExplaining(explaining)
 	for i := 0; i < 10; i++ { // reach steady state
-		if _, err := tree.TickExactlyOnce(); err != nil {
+		if _, err := tick(tree); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -93,23 +99,7 @@ func alternativesSpec(n int) *NodeSpec {
 }
 
 func alternativesTree(tb testing.TB, n int, explaining bool) *Tree {
-	d := &Document{Trees: []*TreeSpec{{ID: "Bench", Root: alternativesSpec(n)}}}
-	tree, err := Build(NewRegistry(), d, BuildConf{Seed: 1})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for k, v := range map[string]any{"battery_pct": 0.12, "limit": 0.15} {
-		if err := tree.Blackboard().Set(k, v); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	tree.SetExplaining(explaining)
-	for i := 0; i < 10; i++ { // reach steady state
-		if _, err := tree.TickOnce(); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return tree
+	return steadyTree(tb, alternativesSpec(n), explaining, (*Tree).TickOnce)
 }
 
 // BenchmarkTickAlternatives ticks alternativesSpec(25) (526 nodes) to
