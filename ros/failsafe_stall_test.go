@@ -2,6 +2,7 @@ package ros
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,12 +21,16 @@ import (
 // zero velocity — and when the tick comes back the action leaf finds its
 // goal CANCELLED. A tick that is not stuck cancels nothing.
 func TestAStuckTickCancelsTheGoalsInFlight(t *testing.T) {
+	// At 5 Hz the watchdog (three periods) bites after 600 ms. The stuck
+	// tick is held until the server saw its goal cancelled, so that the
+	// cancel provably came while the tick was stuck however slow the
+	// machine; the slow one takes a tenth of the watchdog's time.
 	cases := []struct {
 		name      string
-		stall     time.Duration // of the tenth tick
+		stall     time.Duration // of the tenth tick; 0: until the server saw the cancel
 		cancelled bool
 	}{
-		{"a stuck tick", 600 * time.Millisecond, true},
+		{"a stuck tick", 0, true},
 		{"a slow tick within the watchdog", 60 * time.Millisecond, false},
 	}
 	for _, tc := range cases {
@@ -49,9 +54,14 @@ func TestAStuckTickCancelsTheGoalsInFlight(t *testing.T) {
 			require.NoError(t, err)
 			defer close(release)
 
+			unstick := make(chan struct{})
+			var unstickOnce sync.Once
+			unstickNow := func() { unstickOnce.Do(func() { close(unstick) }) }
+			defer unstickNow()
+
 			c := connect(t, uri, "btrobot")
 			p := profile(t, `
-rate: 20
+rate: 5
 outputs: [{topic: /cmd_vel, type: geometry_msgs/Twist, fields: {speed: linear.x}, publish: every_tick}]
 safety: {velocity_topic: /cmd_vel, watchdog: 3}
 `)
@@ -59,7 +69,11 @@ safety: {velocity_topic: /cmd_vel, watchdog: 3}
 			slow := runtime.StatefulActionType("Slow", nil, func(*runtime.Config) (runtime.StatefulAction, error) {
 				return statefulFunc(func(*runtime.Leaf) (runtime.Status, error) {
 					if ticks.Add(1) == 10 {
-						time.Sleep(tc.stall) // three periods are 150 ms
+						if tc.stall == 0 {
+							<-unstick
+						} else {
+							time.Sleep(tc.stall) // the work of a slow tick
+						}
 					}
 					return runtime.Running, nil
 				}), nil
@@ -75,17 +89,23 @@ safety: {velocity_topic: /cmd_vel, watchdog: 3}
 			stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p, UntilDone: true, OnStall: func() { stalls.Add(1) }})
 			eventually(t, 10*time.Second, "the goal at the server", func() bool { return received.Load() == 1 })
 			if !tc.cancelled {
+				// Two ticks (400 ms) after the slow one: a stall of it
+				// would have been called by now.
 				eventually(t, 10*time.Second, "the slow tick", func() bool { return ticks.Load() > 12 })
-				time.Sleep(200 * time.Millisecond)
 				assert.Zero(t, stalls.Load())
 				assert.Zero(t, cancelled.Load(), "a goal cancelled without a stall")
 				_, err := stop()
 				require.Error(t, err)
 				return
 			}
-			eventually(t, 5*time.Second, "the goal cancelled during the stall", func() bool { return cancelled.Load() == 1 })
+			// The tenth tick is held until the server saw the cancel: a
+			// cancel sent only after the tick would never come.
+			eventually(t, 10*time.Second, "the goal cancelled during the stall", func() bool { return cancelled.Load() == 1 })
 			assert.Equal(t, int64(10), ticks.Load(), "cancelled while the tick was stuck, not after it")
-			assert.Equal(t, int64(1), stalls.Load())
+			// OnStall is called once the robot is stopped and the goals
+			// cancelled: possibly after the server saw the cancel.
+			eventually(t, 10*time.Second, "the stall reported", func() bool { return stalls.Load() == 1 })
+			unstickNow()
 			select {
 			case <-done:
 			case <-time.After(10 * time.Second):
