@@ -78,7 +78,7 @@ type Node struct {
 	w      *sim.World
 	conn   *ros.Conn
 	faces  []*face
-	epoch  time.Time // ROS time of simulated time zero
+	epoch  time.Time  // ROS time of simulated time zero
 	sent   sentCounts // Stats.Sent, counted by the loop's outbox
 	step   time.Duration
 	ctx    context.Context
