@@ -61,8 +61,11 @@ type RunConf struct {
 	// Rate is the tick rate in Hz [the profile's, else DefaultRate].
 	Rate float64
 	// Semaphores is the table the tree's Semaphore nodes share with other
-	// trees [runtime.DefaultSemaphores: every run of the process].
-	Semaphores *runtime.Semaphores
+	// trees [the ROS graph's: a skills.GraphSemaphores on the run's
+	// connection, shared with every process on the master; it joins the
+	// graph at the first request and leaves when the run ends].
+	// runtime.DefaultSemaphores shares within the process only.
+	Semaphores runtime.SemaphoreTable
 	// Blackboard, when set, is the root blackboard, with entries set
 	// before the first tick (see Entries).
 	Blackboard *runtime.Blackboard
@@ -218,8 +221,17 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 		le.add(err)
 		return Report{}, le
 	}
+	sems := c.Semaphores
+	if sems == nil {
+		g, err := skills.NewGraphSemaphores(skills.GraphSemaphoresConf{Conn: conn})
+		if err != nil {
+			return Report{}, err
+		}
+		defer g.Close() // after the tree's halt: its slots come back at once
+		sems = g
+	}
 	tree, err := runtime.Build(reg, m.Doc, runtime.BuildConf{Main: m.Main, Clock: conn.Clock(), Seed: c.Seed, Blackboard: c.Blackboard,
-		Substitutions: m.Substitutions, Owner: rep.Robot, Semaphores: c.Semaphores})
+		Substitutions: m.Substitutions, Owner: rep.Robot, Semaphores: sems})
 	if err != nil {
 		le := &LoadError{}
 		le.add(err)

@@ -34,7 +34,7 @@ type BuildConf struct {
 	MaxNodes int
 	// Semaphores is the table the tree's Semaphore nodes share
 	// [DefaultSemaphores, the process's].
-	Semaphores *Semaphores
+	Semaphores SemaphoreTable
 	// Owner names the tree's owner in what other trees are told ("robot2"
 	// holds a Semaphore); empty: node paths alone.
 	Owner string

@@ -107,7 +107,7 @@ type Config struct {
 	spec     *NodeSpec
 	literals map[string]any
 
-	semaphores *Semaphores // BuildConf's
+	semaphores SemaphoreTable // BuildConf's
 	owner      string      // BuildConf's
 }
 
