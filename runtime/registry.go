@@ -108,7 +108,7 @@ type Config struct {
 	literals map[string]any
 
 	semaphores SemaphoreTable // BuildConf's
-	owner      string      // BuildConf's
+	owner      string         // BuildConf's
 }
 
 // Literal returns port name's value when the tree gives it (or its default)

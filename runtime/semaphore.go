@@ -207,7 +207,7 @@ func NewSemaphores() *Semaphores { return &Semaphores{sems: map[string]*semaphor
 
 type semaphore struct {
 	capacity int
-	setBy    string       // who set the capacity
+	setBy    string             // who set the capacity
 	holders  []*SemaphoreHolder // in the order they got their slot
 	queue    []*SemaphoreHolder // first come, first served
 }

@@ -132,4 +132,3 @@ func TestDemoRejectsBadFlags(t *testing.T) {
 		}
 	}
 }
-
