@@ -223,7 +223,7 @@ func (r *actionRun) takeFeedback() any {
 var errTimeout = errors.New("the goal's timeout expired")
 
 // errStalled cancels the goals in flight when the watchdog sees a stuck
-// tick (Conn.cancelGoals).
+// tick (Conn.CancelGoals).
 var errStalled = errors.New("the goal was cancelled: the controller stalled")
 
 // NewActionLeaf returns an action leaf, for a NodeType.New. With a Conn, the
@@ -233,7 +233,7 @@ func NewActionLeaf(conf ActionLeafConf) (*ActionLeaf, error) {
 	if conf.Goal == nil {
 		return nil, errors.New("action leaf: no Goal function")
 	}
-	if _, err := messageType(conf.Action); err != nil {
+	if _, err := MessageGoType(conf.Action); err != nil {
 		return nil, fmt.Errorf("action leaf: %v", err)
 	}
 	a := &ActionLeaf{conf: conf}
@@ -283,7 +283,7 @@ func runGoal(ctx context.Context, client *ActionClient, clock runtime.Clock, con
 	}
 	gctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	defer client.ac.conn.trackGoal(cancel)()
+	defer client.ac.conn.TrackGoal(cancel)()
 	left := conf.Timeout // what is left of it
 	var (
 		out GoalOutcome
@@ -316,7 +316,7 @@ func runGoal(ctx context.Context, client *ActionClient, clock runtime.Clock, con
 		// a simulator in lockstep, which does not wait for goals, simulated
 		// time may run far ahead of a goal still on its way.
 		// In lockstep, the cancels of goals halted before this one go first.
-		client.ac.conn.cancelsFirst(cancelAckPatience)
+		client.ac.conn.cancelsFirst(CancelAckPatience)
 		answered := make(chan struct{})
 		var sent atomic.Bool
 		out, err = client.Run(actx, goal, GoalConf{AckTimeout: conf.ServerTimeout, OnFeedback: r.setFeedback,
@@ -474,7 +474,7 @@ func (o ActionOutcome) Reason(server string) string {
 // Suspend holds the running goal while the tree is paused
 // (runtime.Suspender): the goal is cancelled in the background and none
 // leaves until Resume; the leaf stays RUNNING. The channel closes once the
-// server acknowledged the cancel (or cancelAckPatience passed). In
+// server acknowledged the cancel (or CancelAckPatience passed). In
 // lockstep it does nothing: the simulated world stands still with the
 // held tick.
 func (a *ActionLeaf) Suspend() <-chan struct{} {

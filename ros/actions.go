@@ -102,7 +102,7 @@ func NewActionClient(conf ActionClientConf) (*ActionClient, error) {
 	if conf.Conn == nil {
 		return nil, fmt.Errorf("action %s: no ROS connection", conf.Name)
 	}
-	t, err := messageType(conf.Action)
+	t, err := MessageGoType(conf.Action)
 	if err != nil {
 		return nil, fmt.Errorf("action %s: %v", conf.Name, err)
 	}
@@ -114,7 +114,7 @@ func NewActionClient(conf ActionClientConf) (*ActionClient, error) {
 }
 
 func (c *Conn) actionClient(name string, t reflect.Type) (*actionClient, error) {
-	if err := checkName(name); err != nil {
+	if err := CheckName(name); err != nil {
 		return nil, fmt.Errorf("action: %v", err)
 	}
 	r := c.Resolve(name)
@@ -230,7 +230,7 @@ type GoalConf struct {
 	// OnCancelAnswered, when set, is called once, in the background, after
 	// Run returned because ctx ended and it had sent the goal (and so its
 	// cancel): when the server has acknowledged the cancel, or did not
-	// within cancelAckPatience, or the connection is closing. A paused
+	// within CancelAckPatience, or the connection is closing. A paused
 	// action leaf waits for it before it confirms the robot stopped.
 	OnCancelAnswered func()
 }
@@ -361,7 +361,7 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 					if conf.OnCancelAnswered != nil {
 						defer conf.OnCancelAnswered()
 					}
-					timer := time.NewTimer(cancelAckPatience)
+					timer := time.NewTimer(CancelAckPatience)
 					defer timer.Stop()
 					for {
 						select {
@@ -396,9 +396,9 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 	}
 }
 
-// cancelAckPatience bounds how long closing a connection waits for the
+// CancelAckPatience bounds how long closing a connection waits for the
 // servers to acknowledge the cancels of halted goals (see trackCancel).
-const cancelAckPatience = 500 * time.Millisecond
+const CancelAckPatience = 500 * time.Millisecond
 
 // maxCancelDelay bounds how long, in lockstep, a cancel waits for the
 // server to acknowledge its goal (see awaitAck): a few of a server's

@@ -222,12 +222,12 @@ func seqOf(bb *runtime.Blackboard, key string) uint64 {
 // the time it was received, and sets the inputs' _stale flags for time now.
 // It runs on the tick's goroutine, before the tree is ticked.
 func (b *Bridge) Latch(now time.Time) error {
-	b.conn.latchTopics()
+	b.conn.LatchTopics()
 	bb := b.tree.Blackboard()
 	for _, in := range b.inputs {
 		// The snapshot the leaves see too (TopicCondition): a message that
-		// came since latchTopics waits for the next tick here as well.
-		msg, at, count := in.sub.latchedView()
+		// came since LatchTopics waits for the next tick here as well.
+		msg, at, count := in.sub.Latched()
 		if msg != nil && count != in.lastCount {
 			in.lastCount = count
 			if in.Key != "" {
@@ -420,7 +420,7 @@ func (b *Bridge) Stop() StopReport {
 	}
 	topic := b.stopPub.Topic()
 	rep := StopReport{Topic: topic}
-	before, countErr := b.conn.subscriberConns(topic)
+	before, countErr := b.conn.SubscriberConns(topic)
 	msg := b.stopMsg
 	if ts, ok := msg.(*geometry_msgs.TwistStamped); ok {
 		msg = &geometry_msgs.TwistStamped{Header: ts.Header}
@@ -447,9 +447,9 @@ func (b *Bridge) Stop() StopReport {
 	// The peers' TCP acknowledges what reached their open sockets (see
 	// tcpack.go); where that cannot be read, a connection still open
 	// shortly after is all there is to go by.
-	unacked, acks := b.conn.unacknowledged(topic, deadline)
+	unacked, acks := b.conn.Unacknowledged(topic, deadline)
 	time.Sleep(stopRecount)
-	after, err := b.conn.subscriberConns(topic)
+	after, err := b.conn.SubscriberConns(topic)
 	switch {
 	case err != nil:
 		rep.Problem = fmt.Sprintf("the node's connections could not be read after the stop (%v)", err)

@@ -58,7 +58,7 @@ func callServiceType(deps Deps) runtime.NodeType {
 				if typeName == "" {
 					typeName = s.Type.Name
 				}
-			} else if err := checkName(name); err != nil {
+			} else if err := CheckName(name); err != nil {
 				return nil, fmt.Errorf("port \"service_name\": %v", err)
 			}
 			if typeName == "" {
@@ -206,7 +206,7 @@ func profileService(p *Profile, name string) (ServiceConf, bool) {
 
 // servicePart returns the request (0) or response (1) of a service type.
 func servicePart(m *Messages, srv MessageType, i int) MessageType {
-	t := embeddedParts(srv.Go)[i]
+	t := EmbeddedParts(srv.Go)[i]
 	name, ok := m.NameOf(t)
 	if !ok {
 		name = srv.Name + [...]string{"Request", "Response"}[i]

@@ -166,7 +166,7 @@ func TestRunStopsTheRobotWhenTheMasterShutsTheNodeDown(t *testing.T) {
 			assert.Equal(t, "/rosnode", se.Caller)
 			assert.Equal(t, "user request", se.Reason)
 			assert.Equal(t, tc.delivered, rep.Stop.String())
-			assert.Less(t, answered, shutdownHoldMax, "the shutdown call waits for the stop, not for its bound")
+			assert.Less(t, answered, ShutdownHoldMax, "the shutdown call waits for the stop, not for its bound")
 			if tc.watch {
 				last, ok := log.last()
 				require.True(t, ok, "the watcher received nothing")

@@ -78,7 +78,7 @@ func topicPorts(c *runtime.Config, deps Deps) (string, MessageType, error) {
 	if err != nil {
 		return "", MessageType{}, err
 	}
-	if err := checkName(topic); err != nil {
+	if err := CheckName(topic); err != nil {
 		return "", MessageType{}, &runtime.PortError{Port: "topic", Err: err}
 	}
 	typeName, err := literalPort(c, "msg_type")

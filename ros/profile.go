@@ -278,7 +278,7 @@ func (p *Profile) applyNamespace() {
 		if name == "" || strings.HasPrefix(name, "/") || strings.HasPrefix(name, "~") {
 			return name
 		}
-		return joinName(p.Namespace, name)
+		return JoinName(p.Namespace, name)
 	}
 	for i := range p.Inputs {
 		p.Inputs[i].Topic = in(p.Inputs[i].Topic)
@@ -430,7 +430,7 @@ func (d *profileDecoder) name(n *yaml.Node, path, what string) string {
 	if !ok {
 		return ""
 	}
-	if err := checkName(s); err != nil {
+	if err := CheckName(s); err != nil {
 		d.add(n, path, "%s: %v", what, err)
 		return ""
 	}
@@ -483,7 +483,7 @@ func (d *profileDecoder) profile(n *yaml.Node, p *Profile) {
 			p.Robot = d.str(v, key)
 		case "namespace":
 			if s := d.str(v, key); s != "" {
-				ns, err := cleanNamespace(s)
+				ns, err := CleanNamespace(s)
 				if err != nil {
 					d.add(v, key, "%v", err)
 				}

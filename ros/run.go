@@ -41,7 +41,7 @@ type RunConf struct {
 	Lockstep *LockstepConf
 	// Paused, when set, says whether a person holds the tree in a tick on
 	// purpose (a pause, a breakpoint: runtime.Breakpoints). Within
-	// superviseEvery of a pause beginning the robot is stopped (zero
+	// SuperviseEvery of a pause beginning the robot is stopped (zero
 	// velocity); the hold has suspended the tree's action leaves (their
 	// goals cancelled, runtime.Suspender), and once every server has
 	// acknowledged its cancel the zero velocity is sent again, with its
@@ -145,7 +145,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	}
 
 	// A shutdown call from the master waits until the robot is stopped.
-	release := conn.holdShutdown()
+	release := conn.HoldShutdown()
 	defer release()
 
 	r := &run{conn: conn, tree: conf.Tree, pausedFn: conf.Paused}
@@ -170,7 +170,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 				// An action server (move_base) would drive on after the
 				// zero velocity: its goals are cancelled, and the tree
 				// finds them so (CANCELLED) when it runs again.
-				conn.cancelGoals()
+				conn.CancelGoals()
 				if conf.OnStall != nil {
 					conf.OnStall()
 				}
@@ -198,7 +198,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	go func() {
 		defer close(superDone)
 		if err := r.supervise(runCtx, clockTimeout(conf.ClockTimeout, conf.Profile)); err != nil {
-			conn.lose(err) // the connection is of no more use: Conn.Err says why
+			conn.Lose(err) // the connection is of no more use: Conn.Err says why
 			// The loop halts the tree at once, and the halt cancels the
 			// action goals, while the zero velocity goes out here: an
 			// action server (move_base) drives on after a zero velocity
@@ -372,9 +372,9 @@ func (r *run) lastStop() StopReport {
 	return r.last
 }
 
-// superviseEvery is how often the supervisor looks at /clock and at the
+// SuperviseEvery is how often the supervisor looks at /clock and at the
 // inputs' publishers.
-const superviseEvery = 50 * time.Millisecond
+const SuperviseEvery = 50 * time.Millisecond
 
 // supervise watches, on the wall clock, for the node losing ROS: the
 // connection's own checks (the master's shutdown call, the master gone);
@@ -390,12 +390,12 @@ const superviseEvery = 50 * time.Millisecond
 // action server.
 func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 	sim := r.conn.SimClock()
-	wake := time.NewTimer(superviseEvery)
+	wake := time.NewTimer(SuperviseEvery)
 	defer wake.Stop()
-	clockDrops := r.conn.publisherDrops("/clock")
+	clockDrops := r.conn.PublisherDrops("/clock")
 	inputs := r.newInputWatch()
 	servers := r.newServerWatch()
-	silence := clockSilence{timeout: timeout}
+	silence := ClockSilence{Timeout: timeout}
 	var foundAt time.Time
 	// A /clock publisher that closed its connection, and the newest /clock
 	// message then: the clock is lost when none came since (clockDrop).
@@ -425,7 +425,7 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 			}
 		}
 		wasPaused = p
-		next := superviseEvery
+		next := SuperviseEvery
 		if sim != nil && !sim.LastSet().IsZero() {
 			heard := sim.LastSet()
 			// In lockstep /clock is silent while the simulator waits for
@@ -436,9 +436,9 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 				from = q
 			}
 			// A lockstep simulator waits for the tick a pause holds.
-			silent := silence.look(now, from, p)
+			silent := silence.Look(now, from, p)
 			switch {
-			case r.conn.publisherDrops("/clock") != clockDrops && dropSeen.IsZero():
+			case r.conn.PublisherDrops("/clock") != clockDrops && dropSeen.IsZero():
 				dropSeen, dropHeard = now, heard
 			case !dropSeen.IsZero() && now.Sub(dropSeen) >= clockDropSettle:
 				if heard.Equal(dropHeard) {
@@ -447,7 +447,7 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 				// Another publisher of /clock left (a tool that
 				// advertised it, a peer that sent a bad header): the
 				// clock goes on.
-				clockDrops, dropSeen = r.conn.publisherDrops("/clock"), time.Time{}
+				clockDrops, dropSeen = r.conn.PublisherDrops("/clock"), time.Time{}
 			case timeout > 0 && silent >= timeout:
 				return &ClockStoppedError{Since: now.Sub(heard)}
 			}
@@ -469,7 +469,7 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 			// goroslib reported that connection: name the clock when its
 			// publishers no longer answer.
 			if sim != nil && !sim.LastSet().IsZero() {
-				registered, dead, qerr := r.conn.deadPublishers("/clock")
+				registered, dead, qerr := r.conn.DeadPublishers("/clock")
 				if qerr == nil && len(registered) > 0 && len(dead) == len(registered) {
 					return &ClockStoppedError{Since: max(0, now.Sub(sim.LastSet())), Closed: true}
 				}
@@ -520,7 +520,7 @@ func (r *run) newServerWatch() *serverWatch {
 		w.onDrop = func() { go r.stop() }
 		for _, a := range r.bridge.profile.Actions {
 			name := r.conn.Resolve(a.Server)
-			w.servers = append(w.servers, watchedServer{name: name, drops: r.conn.publisherDrops(name + "/status")})
+			w.servers = append(w.servers, watchedServer{name: name, drops: r.conn.PublisherDrops(name + "/status")})
 		}
 	}
 	return w
@@ -529,7 +529,7 @@ func (r *run) newServerWatch() *serverWatch {
 func (w *serverWatch) check(now time.Time) error {
 	for i := range w.servers {
 		s := &w.servers[i]
-		if d := w.conn.publisherDrops(s.name + "/status"); d != s.drops {
+		if d := w.conn.PublisherDrops(s.name + "/status"); d != s.drops {
 			if s.since.IsZero() && w.onDrop != nil {
 				w.onDrop()
 			}
@@ -538,7 +538,7 @@ func (w *serverWatch) check(now time.Time) error {
 		if s.since.IsZero() || now.Sub(s.since) < serverCheckDelay {
 			continue
 		}
-		registered, dead, err := w.conn.deadPublishers(s.name + "/status")
+		registered, dead, err := w.conn.DeadPublishers(s.name + "/status")
 		if err != nil {
 			continue // the master's own check speaks for it
 		}
@@ -569,7 +569,7 @@ func (r *run) newInputWatch() *inputWatch {
 	if r.bridge != nil {
 		for _, in := range r.bridge.inputs {
 			w.subs = append(w.subs, in.sub)
-			w.gone = append(w.gone, inputGone{drops: r.conn.publisherDrops(in.sub.Topic())})
+			w.gone = append(w.gone, inputGone{drops: r.conn.PublisherDrops(in.sub.Topic())})
 		}
 	}
 	return w
@@ -584,7 +584,7 @@ func (w *inputWatch) check() error {
 	for i, sub := range w.subs {
 		_, _, count := sub.Newest()
 		g := &w.gone[i]
-		if d := w.conn.publisherDrops(sub.Topic()); d != g.drops {
+		if d := w.conn.PublisherDrops(sub.Topic()); d != g.drops {
 			g.drops, g.count = d, count
 		}
 		switch {

@@ -58,7 +58,7 @@ func runActionType(deps Deps) runtime.NodeType {
 				if typeName == "" {
 					typeName = a.Type.Name
 				}
-			} else if err := checkName(name); err != nil {
+			} else if err := CheckName(name); err != nil {
 				return nil, fmt.Errorf("port \"server_name\": %v", err)
 			}
 			if typeName == "" {
@@ -159,7 +159,7 @@ func profileNames(p *Profile, name string, actions bool) string {
 // actionPart returns the goal (0), result (1) or feedback (2) of an action
 // type as a message type, under its ROS name when registered.
 func actionPart(m *Messages, action MessageType, i int) MessageType {
-	t := embeddedParts(action.Go)[i]
+	t := EmbeddedParts(action.Go)[i]
 	name, ok := m.NameOf(t)
 	if !ok {
 		name = strings.TrimSuffix(action.Name, "Action") + [...]string{"Goal", "Result", "Feedback"}[i]

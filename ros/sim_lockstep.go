@@ -734,7 +734,7 @@ func (p *LockstepPeer) Leave(ctx context.Context) error {
 // simulator has connected to its cmd_vel publisher before counting
 // commands, since messages sent before that are lost.
 func (c *Conn) Subscribers(topic string) (int, error) {
-	return c.subscriberConns(c.Resolve(topic))
+	return c.SubscriberConns(c.Resolve(topic))
 }
 
 // WaitSubscribers polls Subscribers until topic has at least n subscribers

@@ -112,7 +112,7 @@ func (c *Conn) tcprosPort(topic string) (int, error) {
 // TCPROS port has had what was written to it acknowledged, or until
 // deadline, and returns how many had not then; ok is false when that
 // cannot be known (no kernel table, or no port).
-func (c *Conn) unacknowledged(topic string, deadline time.Time) (n int, ok bool) {
+func (c *Conn) Unacknowledged(topic string, deadline time.Time) (n int, ok bool) {
 	port, err := c.tcprosPort(topic)
 	if err != nil {
 		return 0, false

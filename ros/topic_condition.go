@@ -127,7 +127,7 @@ func sameTopic(deps Deps, profileTopic, treeTopic string) bool {
 		return true
 	}
 	if ns := deps.Profile.Namespace; ns != "" && !strings.HasPrefix(treeTopic, "/") {
-		return profileTopic == joinName(ns, treeTopic)
+		return profileTopic == JoinName(ns, treeTopic)
 	}
 	return false
 }

@@ -16,7 +16,7 @@ import (
 
 // messageType returns the struct type of a message given as a value, a
 // pointer or a reflect.Type.
-func messageType(msg any) (reflect.Type, error) {
+func MessageGoType(msg any) (reflect.Type, error) {
 	var t reflect.Type
 	switch x := msg.(type) {
 	case reflect.Type:
@@ -62,7 +62,7 @@ func NewSubscriber(conf SubscriberConf) (*Subscription, error) {
 	if conf.Conn == nil {
 		return nil, fmt.Errorf("subscribe to %s: no ROS connection", conf.Topic)
 	}
-	t, err := messageType(conf.Msg)
+	t, err := MessageGoType(conf.Msg)
 	if err != nil {
 		return nil, fmt.Errorf("subscribe to %s: %v", conf.Topic, err)
 	}
@@ -122,7 +122,7 @@ type latchedMsg struct {
 }
 
 func (c *Conn) subscribe(topic string, t reflect.Type, cb func(any, time.Time)) (*Subscription, error) {
-	if err := checkName(topic); err != nil {
+	if err := CheckName(topic); err != nil {
 		return nil, fmt.Errorf("subscribe: topic %v", err)
 	}
 	name := c.Resolve(topic)
@@ -207,7 +207,7 @@ func (ts *topicSub) newest() (any, time.Time, uint64) {
 func (ts *topicSub) close() { ts.conn.unregister("its subscriber of "+ts.topic, ts.sub.Close) }
 
 // startScanCycle makes the tree's ROS leaves read topics as latched at the
-// start of each tick (latchTopics) rather than as they arrive.
+// start of each tick (LatchTopics) rather than as they arrive.
 func (c *Conn) startScanCycle() {
 	c.mu.Lock()
 	c.scanCycles++
@@ -220,9 +220,9 @@ func (c *Conn) stopScanCycle() {
 	c.mu.Unlock()
 }
 
-// latchTopics snapshots the newest message of every subscribed topic; the
+// LatchTopics snapshots the newest message of every subscribed topic; the
 // bridge calls it at the start of a tick.
-func (c *Conn) latchTopics() {
+func (c *Conn) LatchTopics() {
 	c.mu.Lock()
 	subs := make([]*topicSub, 0, len(c.subs))
 	for _, ts := range c.subs {
@@ -236,8 +236,8 @@ func (c *Conn) latchTopics() {
 	}
 }
 
-// latchedView returns the message latchTopics snapshot last.
-func (s *Subscription) latchedView() (any, time.Time, uint64) {
+// Latched returns the message LatchTopics snapshot last.
+func (s *Subscription) Latched() (any, time.Time, uint64) {
 	s.ts.mu.Lock()
 	defer s.ts.mu.Unlock()
 	l := s.ts.latched
@@ -308,7 +308,7 @@ func NewPublisher(conf PublisherConf) (*Publisher, error) {
 	if conf.Conn == nil {
 		return nil, fmt.Errorf("publish on %s: no ROS connection", conf.Topic)
 	}
-	t, err := messageType(conf.Msg)
+	t, err := MessageGoType(conf.Msg)
 	if err != nil {
 		return nil, fmt.Errorf("publish on %s: %v", conf.Topic, err)
 	}
@@ -316,7 +316,7 @@ func NewPublisher(conf PublisherConf) (*Publisher, error) {
 }
 
 func (c *Conn) publisher(topic string, t reflect.Type, latch bool) (*Publisher, error) {
-	if err := checkName(topic); err != nil {
+	if err := CheckName(topic); err != nil {
 		return nil, fmt.Errorf("publish: topic %v", err)
 	}
 	name := c.Resolve(topic)

@@ -74,7 +74,7 @@ func (c *Conn) awaitSubscribers(topic string, patience time.Duration) {
 	}
 	want := len(topics[topic].Subscribers)
 	for deadline := time.Now().Add(patience); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if n, err := c.subscriberConns(topic); err != nil || n >= want {
+		if n, err := c.SubscriberConns(topic); err != nil || n >= want {
 			return
 		}
 	}
