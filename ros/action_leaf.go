@@ -262,7 +262,7 @@ func (a *ActionLeaf) start(n *runtime.Leaf) (runtime.AsyncWork, error) {
 	client, conf, clock := a.client, a.conf, a.conf.Conn.Clock()
 	// In lockstep, the tick's acknowledgement waits for the goal to be
 	// out, when it goes at once (lockstep_actions.go).
-	ls := &conf.Conn.lockstep
+	ls := lockstepOf(conf.Conn)
 	if client.Ready() {
 		r.send = r.held(ls)
 	}
@@ -283,7 +283,7 @@ func runGoal(ctx context.Context, client *ActionClient, clock runtime.Clock, con
 	}
 	gctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	defer client.ac.conn.TrackGoal(cancel)()
+	defer conf.Conn.TrackGoal(cancel)()
 	left := conf.Timeout // what is left of it
 	var (
 		out GoalOutcome
@@ -316,7 +316,7 @@ func runGoal(ctx context.Context, client *ActionClient, clock runtime.Clock, con
 		// a simulator in lockstep, which does not wait for goals, simulated
 		// time may run far ahead of a goal still on its way.
 		// In lockstep, the cancels of goals halted before this one go first.
-		client.ac.conn.cancelsFirst(CancelAckPatience)
+		cancelsFirst(conf.Conn, CancelAckPatience)
 		answered := make(chan struct{})
 		var sent atomic.Bool
 		out, err = client.Run(actx, goal, GoalConf{AckTimeout: conf.ServerTimeout, OnFeedback: r.setFeedback,
@@ -327,7 +327,7 @@ func runGoal(ctx context.Context, client *ActionClient, clock runtime.Clock, con
 				}
 				// In lockstep, the next tick's latch waits for the work to
 				// return (lockstep_actions.go).
-				r.held(&client.ac.conn.lockstep)
+				r.held(lockstepOf(conf.Conn))
 			},
 			OnCancelAnswered: func() { close(answered) }})
 		paused := errors.Is(context.Cause(actx), errSuspended) && gctx.Err() == nil && errors.Is(err, context.Canceled)
@@ -394,7 +394,7 @@ func (a *ActionLeaf) Tick() (runtime.Status, error) {
 	if r := a.run; r != nil && !r.halted && r.terminal.Load() {
 		// The goal has ended: let its work return, so that this tick
 		// collects it whatever the scheduling (the lockstep counts on it).
-		a.conf.Conn.awaitEnded(a.Leaf)
+		awaitEnded(a.conf.Conn, a.Leaf)
 	}
 	st, err := a.Leaf.Tick()
 	r := a.run
@@ -479,7 +479,7 @@ func (o ActionOutcome) Reason(server string) string {
 // held tick.
 func (a *ActionLeaf) Suspend() <-chan struct{} {
 	r := a.run
-	if r == nil || r.halted || a.conf.Conn == nil || a.conf.Conn.lockstep.active() {
+	if r == nil || r.halted || a.conf.Conn == nil || lockstepOf(a.conf.Conn).active() {
 		return nil
 	}
 	a.resume = false
@@ -500,10 +500,11 @@ func (a *ActionLeaf) Halt() {
 	a.resume = false
 	if r := a.run; r != nil {
 		if !r.halted && a.conf.Conn != nil {
-			r.held(&a.conf.Conn.lockstep) // the cancel, in lockstep
+			ls := lockstepOf(a.conf.Conn)
+			r.held(ls) // the cancel, in lockstep
 			r.mu.Lock()
 			if !r.returned {
-				r.releases = append(r.releases, a.conf.Conn.lockstep.halting())
+				r.releases = append(r.releases, ls.halting())
 			}
 			r.mu.Unlock()
 		}

@@ -247,8 +247,9 @@ type GoalOutcome struct {
 // Run does not wait for the server to confirm it) and ctx's error is
 // returned. The cancel leaves at once; a server that had not yet listed
 // the goal gets it again when it does (a server that forgets a cancel of a
-// goal it has not seen, as goroslib's does, would run the goal). In
-// lockstep a cancel waits for the server's first word on its goal instead
+// goal it has not seen, as goroslib's does, would run the goal). When the
+// connection's ActionObserver holds cancels (a simulator's lockstep), a
+// cancel waits for the server's first word on its goal instead
 // (maxCancelDelay at most), so that the simulator takes the goal and its
 // cancel in that order on every run.
 //
@@ -286,12 +287,12 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 	g.onEvent = func(e goalEvent) {
 		g.heard()
 		if e.state == done {
-			// Counted for the lockstep (lockstep_actions.go), even for
+			// Counted (Conn.GoalsEnded, which a lockstep reads) even for
 			// a goal Run has given up on.
 			if conf.OnTerminal != nil {
 				conf.OnTerminal()
 			}
-			ac.conn.lockstep.ended.Add(1)
+			ac.conn.goalsEnded.Add(1)
 		}
 		select {
 		case events <- e:
@@ -315,7 +316,7 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 		ac.mu.Unlock()
 		return GoalOutcome{}, fmt.Errorf("action %s: send goal: %w", ac.name, err)
 	}
-	ac.conn.lockstep.sent()
+	ac.conn.actionSent()
 	if conf.OnSent != nil {
 		conf.OnSent()
 	}
@@ -343,10 +344,11 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 		select {
 		case <-ctx.Done():
 			abandon()
-			// In lockstep the simulator is held at the tick until it has
-			// the cancel, so waiting for the ack costs no simulated time,
-			// however long the goal took on the wall clock.
-			if !acked && ac.conn.lockstep.active() {
+			// In lockstep (the observer holds cancels) the simulator is
+			// held at the tick until it has the cancel, so waiting for the
+			// ack costs no simulated time, however long the goal took on
+			// the wall clock.
+			if !acked && ac.conn.holdsCancels() {
 				awaitAck(heard, ackTimer, ac.conn.closing)
 			}
 			ac.cancel(g)

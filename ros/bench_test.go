@@ -119,7 +119,7 @@ safety: {velocity_topic: /cmd_vel}
 				}
 			}
 			// Let the connections come up.
-			eventually(b, 10*time.Second, "the first reaction", func() bool {
+			rostest.Eventually(b, 10*time.Second, "the first reaction", func() bool {
 				_, ok := expect(true, 0)
 				if ok {
 					expect(false, 0.5)
@@ -269,13 +269,13 @@ outputs: [{topic: /cmd_vel, type: geometry_msgs/Twist, fields: {speed: linear.x}
 	}
 	defer br.Close()
 	tree.Blackboard().Set("speed", 0.3)
-	odom, battery := br.inputs[0].sub.ts, br.inputs[1].sub.ts
+	odom, battery := br.inputs[0].sub, br.inputs[1].sub
 	msg := navOdometry()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		odom.receive(msg)
-		battery.receive(&sensor_msgs.BatteryState{Percentage: 0.8})
+		odom.Inject(msg)
+		battery.Inject(&sensor_msgs.BatteryState{Percentage: 0.8})
 		now := time.Now()
 		if err := br.Latch(now); err != nil {
 			b.Fatal(err)

@@ -84,7 +84,7 @@ func NewBridge(conf BridgeConf) (*Bridge, error) {
 		return nil, errors.New("bridge: no tree")
 	}
 	b := &Bridge{conn: conf.Conn, profile: conf.Profile, tree: conf.Tree}
-	conf.Conn.startScanCycle()
+	startScanCycle(conf.Conn)
 	var errs runtime.ErrorList
 	fail := func(pos runtime.Pos, format string, args ...any) {
 		errs = append(errs, &runtime.BuildError{Pos: pos, Msg: fmt.Sprintf(format, args...)})
@@ -92,11 +92,11 @@ func NewBridge(conf BridgeConf) (*Bridge, error) {
 	bb := conf.Tree.Blackboard()
 	for _, in := range conf.Profile.Inputs {
 		bi := &bridgeInput{Input: in}
-		var cb func(any, time.Time)
+		var cb func(any)
 		if in.Wake {
-			cb = func(any, time.Time) { conf.Tree.Wake() }
+			cb = func(any) { conf.Tree.Wake() }
 		}
-		sub, err := conf.Conn.subscribe(in.Topic, in.Type.Go, cb)
+		sub, err := NewSubscriber(SubscriberConf{Conn: conf.Conn, Topic: in.Topic, Msg: in.Type.Go, Callback: cb})
 		if err != nil {
 			fail(in.Pos, "%v", err)
 			continue
@@ -124,7 +124,7 @@ func NewBridge(conf BridgeConf) (*Bridge, error) {
 	}
 	for _, out := range conf.Profile.Outputs {
 		bo := &bridgeOutput{Output: out, lastSeq: map[string]uint64{}}
-		pub, err := conf.Conn.publisher(out.Topic, out.Type.Go, false)
+		pub, err := NewPublisher(PublisherConf{Conn: conf.Conn, Topic: out.Topic, Msg: out.Type.Go})
 		if err != nil {
 			fail(out.Pos, "%v", err)
 			continue
@@ -146,7 +146,7 @@ func NewBridge(conf BridgeConf) (*Bridge, error) {
 		b.outputs = append(b.outputs, bo)
 	}
 	if s := conf.Profile.Safety; s.VelocityTopic != "" {
-		pub, err := conf.Conn.publisher(s.VelocityTopic, s.VelocityType.Go, false)
+		pub, err := NewPublisher(PublisherConf{Conn: conf.Conn, Topic: s.VelocityTopic, Msg: s.VelocityType.Go})
 		if err != nil {
 			fail(runtime.Pos{File: conf.Profile.File}, "safety: %v", err)
 		} else {
@@ -424,7 +424,7 @@ func (b *Bridge) Stop() StopReport {
 	msg := b.stopMsg
 	if ts, ok := msg.(*geometry_msgs.TwistStamped); ok {
 		msg = &geometry_msgs.TwistStamped{Header: ts.Header}
-		msg.(*geometry_msgs.TwistStamped).Header.Stamp = b.conn.clock.Now()
+		msg.(*geometry_msgs.TwistStamped).Header.Stamp = b.conn.Clock().Now()
 	}
 	deadline := time.Now().Add(stopTimeout)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
@@ -483,7 +483,7 @@ func (b *Bridge) catchUp(patience time.Duration) []string {
 		count uint64
 	}
 	var wait []waiting
-	now := b.conn.clock.Now()
+	now := b.conn.Clock().Now()
 	for _, in := range b.inputs {
 		msg, at, count := in.sub.Newest()
 		if msg != nil && in.MaxAge > 0 && now.Sub(at) > in.MaxAge {
@@ -535,5 +535,42 @@ func (b *Bridge) Close() {
 	for _, p := range b.pubs {
 		p.Close()
 	}
-	b.conn.stopScanCycle()
+	stopScanCycle(b.conn)
+}
+
+// scanCycles counts the bridges running on each connection. While one
+// does, the tree's ROS leaves read topics as latched at the start of the
+// tick (Conn.LatchTopics, in Latch) rather than as they arrive.
+var scanCycles struct {
+	mu sync.Mutex
+	on map[*Conn]int
+}
+
+func startScanCycle(c *Conn) {
+	scanCycles.mu.Lock()
+	defer scanCycles.mu.Unlock()
+	if scanCycles.on == nil {
+		scanCycles.on = map[*Conn]int{}
+	}
+	scanCycles.on[c]++
+}
+
+func stopScanCycle(c *Conn) {
+	scanCycles.mu.Lock()
+	defer scanCycles.mu.Unlock()
+	if scanCycles.on[c]--; scanCycles.on[c] <= 0 {
+		delete(scanCycles.on, c)
+	}
+}
+
+// tickView returns the message of s that a tree's leaf sees during a tick
+// on c: the one latched at its start under a bridge, else the newest.
+func tickView(c *Conn, s *Subscription) (any, time.Time, uint64) {
+	scanCycles.mu.Lock()
+	scan := scanCycles.on[c] > 0
+	scanCycles.mu.Unlock()
+	if scan {
+		return s.Latched()
+	}
+	return s.Newest()
 }

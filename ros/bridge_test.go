@@ -120,7 +120,7 @@ func (l *twistLog) last() (timedTwist, bool) {
 // robot a zero velocity.
 func TestBridgeWithRospyRobot(t *testing.T) {
 	rostest.Require(t, "rospy", "sensor_msgs", "geometry_msgs")
-	eachMaster(t, func(t *testing.T, uri string) {
+	rostest.EachMaster(t, func(t *testing.T, uri string) {
 		robot := rostest.Python(t, uri, "testdata/robot.py")
 		robot.WaitLine(t, "ready", 30*time.Second)
 		c := connect(t, uri, "btrobot")
@@ -249,7 +249,7 @@ inputs:
 		}
 	}}
 	stop, _ := runInBackground(t, conf)
-	eventually(t, 20*time.Second, "60 recorded ticks", func() bool {
+	rostest.Eventually(t, 20*time.Second, "60 recorded ticks", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(ticks) >= 60
@@ -322,7 +322,7 @@ inputs:
 		last = time.Now()
 		time.Sleep(10 * time.Millisecond)
 	}
-	eventually(t, 10*time.Second, "stale after the last heartbeat", func() bool {
+	rostest.Eventually(t, 10*time.Second, "stale after the last heartbeat", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		n := len(samples)
@@ -398,7 +398,7 @@ inputs:
 		mu.Unlock()
 		sent := time.Now()
 		pub.Publish(&std_msgs.Bool{Data: true})
-		eventually(t, 10*time.Second, "the bump seen", func() bool {
+		rostest.Eventually(t, 10*time.Second, "the bump seen", func() bool {
 			mu.Lock()
 			defer mu.Unlock()
 			return len(seen) > before
@@ -472,13 +472,13 @@ safety: {velocity_topic: /cmd_vel, watchdog: 3}
 </BehaviorTree></root>`, sc.node)
 			var stalls atomic.Int64
 			stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p, OnStall: func() { stalls.Add(1) }})
-			eventually(t, 10*time.Second, "the robot driving", func() bool {
+			rostest.Eventually(t, 10*time.Second, "the robot driving", func() bool {
 				m, ok := log.last()
 				return ok && m.x == 0.5
 			})
 			if sc.stall {
-				eventually(t, 10*time.Second, "a stall", func() bool { return stalls.Load() > 0 })
-				eventually(t, time.Second, "a zero velocity during the stall", func() bool {
+				rostest.Eventually(t, 10*time.Second, "a stall", func() bool { return stalls.Load() > 0 })
+				rostest.Eventually(t, time.Second, "a zero velocity during the stall", func() bool {
 					m, _ := log.last()
 					return m.x == 0
 				})
@@ -497,7 +497,7 @@ safety: {velocity_topic: /cmd_vel, watchdog: 3}
 			if sc.err != "" && (err == nil || !strings.Contains(err.Error(), sc.err)) {
 				t.Fatalf("run error %v, want %q", err, sc.err)
 			}
-			eventually(t, 2*time.Second, "a zero velocity after the run", func() bool {
+			rostest.Eventually(t, 2*time.Second, "a zero velocity after the run", func() bool {
 				m, _ := log.last()
 				return m.x == 0
 			})
@@ -520,7 +520,7 @@ func (statefulFunc) OnHalted(*runtime.Leaf)                              {}
 
 // TestSimTime: under /use_sim_time the loop and a Timeout follow /clock,
 // here ten times faster than the wall.
-func TestSimTime(t *testing.T) { eachMaster(t, testSimTime) }
+func TestSimTime(t *testing.T) { rostest.EachMaster(t, testSimTime) }
 
 func testSimTime(t *testing.T, uri string) {
 	clockConn := connect(t, uri, "sim_clock")
@@ -665,7 +665,7 @@ outputs:
 	})
 	tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="Main"><Step/></BehaviorTree></root>`, step)
 	stop, _ := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p})
-	eventually(t, 20*time.Second, "75 ticks", func() bool { return ticks.Load() >= 75 })
+	rostest.Eventually(t, 20*time.Second, "75 ticks", func() bool { return ticks.Load() >= 75 })
 	stop()
 	time.Sleep(100 * time.Millisecond)
 	from := time.Unix(0, measureFrom.Load())

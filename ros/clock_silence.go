@@ -2,6 +2,10 @@ package ros
 
 import "time"
 
+// SuperviseEvery is how often a run's supervisor (bridge.Run) looks at
+// /clock and at the inputs' publishers; ClockSilence counts on it.
+const SuperviseEvery = 50 * time.Millisecond
+
 // ClockSilence is how long /clock has been silent as Run's supervisor
 // watched it: the wall time since the newest /clock message, less the time
 // this process did not run.

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2"
@@ -214,13 +215,12 @@ type Conn struct {
 	actionMu sync.Mutex
 	servers  []func() // closers of providers and action servers
 
-	scanCycles int // bridges running; see startScanCycle
-
 	slaveURI string // the node's own slave API, as the master knows it
 	tcpros   int    // the node's TCPROS port once known (tcprosPort; under mu)
 	lost     lostState
 
-	lockstep lockstepActions // see lockstep_actions.go
+	observer   atomic.Pointer[observerBox] // SetActionObserver
+	goalsEnded atomic.Uint64               // GoalsEnded
 }
 
 // namespaceEnvMu serialises Connect when ROS_NAMESPACE must be overridden.
@@ -368,6 +368,10 @@ func (c *Conn) Namespace() string { return c.ns }
 // MasterURI returns the URI of the master the node registered with.
 func (c *Conn) MasterURI() string { return c.conf.MasterURI }
 
+// SlaveURI returns the URI of the node's own slave API (XML-RPC), as the
+// master knows it.
+func (c *Conn) SlaveURI() string { return c.slaveURI }
+
 // Messages returns the type registry the connection resolves names with.
 func (c *Conn) Messages() *Messages { return c.msgs }
 
@@ -451,8 +455,8 @@ func (c *Conn) SetParam(name string, v any) error {
 
 type goalEntry struct{ cancel context.CancelCauseFunc }
 
-// TrackGoal registers an action goal in flight, which CancelGoals cancels
-// with errStalled; the function returned unregisters it.
+// TrackGoal registers an action goal in flight, which CancelGoals cancels;
+// the function returned unregisters it.
 func (c *Conn) TrackGoal(cancel context.CancelCauseFunc) (untrack func()) {
 	e := &goalEntry{cancel}
 	c.mu.Lock()
@@ -468,9 +472,10 @@ func (c *Conn) TrackGoal(cancel context.CancelCauseFunc) (untrack func()) {
 	}
 }
 
-// CancelGoals cancels every action goal in flight (their cancels are sent
-// to the servers, as a halt's are), and returns how many there were.
-func (c *Conn) CancelGoals() int {
+// CancelGoals cancels every action goal in flight with cause (their
+// cancels are sent to the servers, as a halt's are), and returns how many
+// there were.
+func (c *Conn) CancelGoals(cause error) int {
 	c.mu.Lock()
 	goals := make([]*goalEntry, 0, len(c.goals))
 	for e := range c.goals {
@@ -478,7 +483,7 @@ func (c *Conn) CancelGoals() int {
 	}
 	c.mu.Unlock()
 	for _, e := range goals {
-		e.cancel(errStalled)
+		e.cancel(cause)
 	}
 	return len(goals)
 }

@@ -84,7 +84,7 @@ type loopWindow struct {
 }
 
 func newHealth(conn *Conn, tree *runtime.Tree, bridge *Bridge, rate float64, paused func() bool) (*health, error) {
-	pub, err := conn.publisher(DiagnosticsTopic, typeOfDiagnosticArray, false)
+	pub, err := NewPublisher(PublisherConf{Conn: conn, Topic: DiagnosticsTopic, Msg: typeOfDiagnosticArray})
 	if err != nil {
 		return nil, err
 	}

@@ -122,7 +122,7 @@ func TestDiagnosticsLevels(t *testing.T) {
 					t.Fatal("the run did not end")
 				}
 			}
-			eventually(t, 10*time.Second, "a status that says so", func() bool { _, ok := log.find(tc.status, tc.want); return ok })
+			rostest.Eventually(t, 10*time.Second, "a status that says so", func() bool { _, ok := log.find(tc.status, tc.want); return ok })
 			s, _ := log.find(tc.status, tc.want)
 			assert.Equal(t, "robot7", s.HardwareId)
 			assert.Equal(t, "/robot7/btrobot"+tc.status, s.Name)

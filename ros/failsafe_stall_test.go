@@ -73,9 +73,9 @@ safety: {velocity_topic: /cmd_vel, watchdog: 3}
 </BehaviorTree></root>`, slow)
 			var stalls atomic.Int64
 			stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p, UntilDone: true, OnStall: func() { stalls.Add(1) }})
-			eventually(t, 10*time.Second, "the goal at the server", func() bool { return received.Load() == 1 })
+			rostest.Eventually(t, 10*time.Second, "the goal at the server", func() bool { return received.Load() == 1 })
 			if !tc.cancelled {
-				eventually(t, 10*time.Second, "the slow tick", func() bool { return ticks.Load() > 12 })
+				rostest.Eventually(t, 10*time.Second, "the slow tick", func() bool { return ticks.Load() > 12 })
 				time.Sleep(200 * time.Millisecond)
 				assert.Zero(t, stalls.Load())
 				assert.Zero(t, cancelled.Load(), "a goal cancelled without a stall")
@@ -83,7 +83,7 @@ safety: {velocity_topic: /cmd_vel, watchdog: 3}
 				require.Error(t, err)
 				return
 			}
-			eventually(t, 5*time.Second, "the goal cancelled during the stall", func() bool { return cancelled.Load() == 1 })
+			rostest.Eventually(t, 5*time.Second, "the goal cancelled during the stall", func() bool { return cancelled.Load() == 1 })
 			assert.Equal(t, int64(10), ticks.Load(), "cancelled while the tick was stuck, not after it")
 			assert.Equal(t, int64(1), stalls.Load())
 			select {

@@ -2,7 +2,6 @@ package ros
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -38,79 +37,11 @@ func TestStopReportString(t *testing.T) {
 	}
 }
 
-func TestLostErrorsMatchErrLostAndNameTheCause(t *testing.T) {
-	cases := []struct {
-		name string
-		err  error
-		want string
-	}{
-		{"shutdown", &ShutdownError{Caller: "/rosnode", Reason: "user request"}, "shut down by the master: user request (called by /rosnode)"},
-		{"clock silent", &ClockStoppedError{Since: 2049 * time.Millisecond}, "/clock stopped 2.0 s ago"},
-		{"clock closed", &ClockStoppedError{Since: 30 * time.Millisecond, Closed: true}, "/clock stopped 0.0 s ago: its publisher closed the connection"},
-		{"master gone", &MasterLostError{URI: "http://m:11311/", Reason: "it does not answer", Err: errors.New("connection refused")},
-			"lost the master at http://m:11311/: it does not answer: connection refused"},
-		{"robot gone", &RobotLostError{Topics: []string{"/odom", "/scan"}}, "lost the robot: the publishers of /odom, /scan closed their connections"},
-		{"server gone", &ServerLostError{Server: "/move_base", Nodes: []string{"/move_base"}},
-			"lost the action server /move_base: its node /move_base closed its connections and no longer answers"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			wrapped := errors.Join(errors.New("run"), tc.err)
-			assert.ErrorIs(t, wrapped, ErrLost)
-			assert.Equal(t, tc.want, tc.err.Error())
-		})
-	}
-	var se *ShutdownError
-	require.ErrorAs(t, errors.Join(&ShutdownError{Caller: "/master"}), &se)
-	assert.Equal(t, "/master", se.Caller)
-	assert.NotErrorIs(t, context.Canceled, ErrLost)
-}
-
-func TestSimClockRemembersWhenItReachedATime(t *testing.T) {
-	c := newSimClock()
-	epoch := time.Unix(100, 0)
-	assert.True(t, c.LastSet().IsZero())
-	_, ok := c.ReachedAt(epoch)
-	assert.False(t, ok, "nothing reached before the first /clock")
-	var walls []time.Time
-	for i := 0; i < 3; i++ { // 100.00, 100.03, 100.06
-		c.set(epoch.Add(time.Duration(i) * 30 * time.Millisecond))
-		walls = append(walls, c.LastSet())
-		time.Sleep(2 * time.Millisecond)
-	}
-	cases := []struct {
-		name string
-		at   time.Duration
-		want int // index into walls; -1: not reached
-	}{
-		{"a step's own time", 30 * time.Millisecond, 1},
-		{"between steps: the next", 40 * time.Millisecond, 2},
-		{"the first step", 0, 0},
-		{"not reached yet", 70 * time.Millisecond, -1},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			w, ok := c.ReachedAt(epoch.Add(tc.at))
-			if tc.want < 0 {
-				assert.False(t, ok)
-				return
-			}
-			require.True(t, ok)
-			assert.Equal(t, walls[tc.want], w)
-		})
-	}
-	for i := 0; i < simSteps; i++ {
-		c.set(epoch.Add(time.Second + time.Duration(i)*time.Millisecond))
-	}
-	_, ok = c.ReachedAt(epoch)
-	assert.False(t, ok, "a time older than the steps remembered")
-}
-
 // shutdownNode calls shutdown on the node's slave API, as rosnode kill
 // and a master replacing a node of the same name do.
 func shutdownNode(t *testing.T, c *Conn, caller, reason string) {
 	t.Helper()
-	u, err := url.Parse(c.slaveURI)
+	u, err := url.Parse(c.SlaveURI())
 	require.NoError(t, err)
 	require.NoError(t, apislave.NewClient(u.Host, caller, &http.Client{Timeout: 5 * time.Second}).Shutdown(reason))
 }
@@ -321,10 +252,10 @@ func TestRunTellsAClockThatLeftFromAToolThatLeft(t *testing.T) {
 			}
 			stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p, ClockTimeout: timeout})
 			// Both publishers of /clock are connected to the controller.
-			eventually(t, 10*time.Second, "two /clock connections", func() bool {
+			rostest.Eventually(t, 10*time.Second, "two /clock connections", func() bool {
 				return inboundConns(t, c, "/clock") == 2
 			})
-			eventually(t, 10*time.Second, "the controller on /clock", func() bool { return !c.SimClock().LastSet().IsZero() })
+			rostest.Eventually(t, 10*time.Second, "the controller on /clock", func() bool { return !c.SimClock().LastSet().IsZero() })
 			if tc.clockLeaves {
 				stopClock()
 				clockSrc.Close()
@@ -351,7 +282,7 @@ func TestRunTellsAClockThatLeftFromAToolThatLeft(t *testing.T) {
 // inboundConns counts the connections of the node's subscriber of topic,
 // from its own slave API.
 func inboundConns(t *testing.T, c *Conn, topic string) int {
-	u, err := url.Parse(c.slaveURI)
+	u, err := url.Parse(c.SlaveURI())
 	require.NoError(t, err)
 	info, err := apislave.NewClient(u.Host, "/test", &http.Client{Timeout: time.Second}).GetBusInfo()
 	require.NoError(t, err)

@@ -88,4 +88,12 @@ func RobotName(c *Conn) string {
 // ValidKey reports whether s may name a blackboard entry that a profile
 // binds or a command line sets: a letter or '_' followed by letters,
 // digits or '_'.
-func ValidKey(s string) bool { return validKey(s) }
+func ValidKey(s string) bool {
+	for i, r := range s {
+		letter := r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		if !letter && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return s != ""
+}

@@ -266,24 +266,3 @@ func writeCode(n runtime.Node, code string) error {
 	}
 	return runtime.SetOutput(n, "error_code", code)
 }
-
-// Offered reports whether the graph offers name: a service some node
-// provides, or a topic some node subscribes to (a command it listens
-// for), as the master knows them now. hil asks it of the faults an
-// external simulator or robot offers.
-func (c *Conn) Offered(name string) (bool, error) {
-	r := c.Resolve(name)
-	svcs, err := c.node.MasterGetServices()
-	if err != nil {
-		return false, fmt.Errorf("ask the master for its services: %w", err)
-	}
-	if _, ok := svcs[r]; ok {
-		return true, nil
-	}
-	topics, err := c.node.MasterGetTopics()
-	if err != nil {
-		return false, fmt.Errorf("ask the master for its topics: %w", err)
-	}
-	t := topics[r]
-	return t != nil && len(t.Subscribers) > 0, nil
-}

@@ -442,21 +442,11 @@ func (d *profileDecoder) key(n *yaml.Node, path string) string {
 	if !ok {
 		return ""
 	}
-	if !validKey(s) {
+	if !ValidKey(s) {
 		d.add(n, path, "blackboard key %q: a key is a letter or '_' followed by letters, digits or '_'", s)
 		return ""
 	}
 	return s
-}
-
-func validKey(s string) bool {
-	for i, r := range s {
-		letter := r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
-		if !letter && (i == 0 || r < '0' || r > '9') {
-			return false
-		}
-	}
-	return s != ""
 }
 
 func (d *profileDecoder) msgType(n *yaml.Node, path string, kind TypeKind) (MessageType, bool) {
@@ -720,7 +710,7 @@ func (d *profileDecoder) actions(n *yaml.Node, p *Profile) {
 		k, v := n.Content[i], n.Content[i+1]
 		path := "actions." + k.Value
 		a := ActionConf{Name: k.Value, WaitForServerTimeout: DefaultWaitForServerTimeout, ServerTimeout: DefaultServerTimeout, Pos: d.pos(k)}
-		if !validKey(k.Value) {
+		if !ValidKey(k.Value) {
 			d.add(k, path, "action name %q: a name is a letter or '_' followed by letters, digits or '_'", k.Value)
 		}
 		var server bool
@@ -758,7 +748,7 @@ func (d *profileDecoder) services(n *yaml.Node, p *Profile) {
 		k, v := n.Content[i], n.Content[i+1]
 		path := "services." + k.Value
 		s := ServiceConf{Name: k.Value, Timeout: DefaultServiceTimeout, Pos: d.pos(k)}
-		if !validKey(k.Value) {
+		if !ValidKey(k.Value) {
 			d.add(k, path, "service name %q: a name is a letter or '_' followed by letters, digits or '_'", k.Value)
 		}
 		var service bool

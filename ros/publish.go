@@ -45,7 +45,7 @@ func publishType(deps Deps) runtime.NodeType {
 			_, useMsg := c.Attr("msg")
 			var pub *Publisher
 			if deps.Conn != nil {
-				if pub, err = deps.Conn.publisher(topic, t.Go, false); err != nil {
+				if pub, err = NewPublisher(PublisherConf{Conn: deps.Conn, Topic: topic, Msg: t.Go}); err != nil {
 					return nil, err
 				}
 			}

@@ -170,7 +170,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 				// An action server (move_base) would drive on after the
 				// zero velocity: its goals are cancelled, and the tree
 				// finds them so (CANCELLED) when it runs again.
-				conn.CancelGoals()
+				conn.CancelGoals(errStalled)
 				if conf.OnStall != nil {
 					conf.OnStall()
 				}
@@ -192,8 +192,9 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	defer func() { cancel(nil); <-superDone }()
 	if conf.Lockstep != nil {
 		// Until the tree has joined, the simulator waits for it.
-		conn.lockstep.joining.Store(true)
-		defer conn.lockstep.joining.Store(false)
+		la := lockstepFor(conn)
+		la.joining.Store(true)
+		defer la.joining.Store(false)
 	}
 	go func() {
 		defer close(superDone)
@@ -234,7 +235,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	}
 	if conf.Lockstep != nil {
 		ls, err := startLockstep(runCtx, conn, conf.Profile, *conf.Lockstep, r.bridge, conf.Tree, period)
-		conn.lockstep.joining.Store(false)
+		lockstepFor(conn).joining.Store(false)
 		if err != nil {
 			r.stop()
 			return ended(runtime.Idle, runtime.LoopStats{}, err)
@@ -356,7 +357,7 @@ func (r *run) stop() {
 		r.conn.Logf(LogError, "could not stop the robot: %v", rep)
 	}
 	if rep.Delivered {
-		r.conn.lockstep.sent() // a lockstep simulator counts it among the commands
+		lockstepOf(r.conn).Sent() // a lockstep simulator counts it among the commands
 	}
 	r.mu.Lock()
 	r.last = rep
@@ -371,10 +372,6 @@ func (r *run) lastStop() StopReport {
 	defer r.mu.Unlock()
 	return r.last
 }
-
-// SuperviseEvery is how often the supervisor looks at /clock and at the
-// inputs' publishers.
-const SuperviseEvery = 50 * time.Millisecond
 
 // supervise watches, on the wall clock, for the node losing ROS: the
 // connection's own checks (the master's shutdown call, the master gone);
@@ -432,7 +429,7 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 			// the tree: not the clock's fault. The silence counts from the
 			// later of the newest message and the simulator's last go.
 			from := heard
-			if q := r.conn.lockstepQuietSince(); q.After(from) {
+			if q := lockstepQuietSince(r.conn); q.After(from) {
 				from = q
 			}
 			// A lockstep simulator waits for the tick a pause holds.

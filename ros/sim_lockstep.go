@@ -142,7 +142,7 @@ func startLockstep(ctx context.Context, conn *Conn, p *Profile, conf LockstepCon
 		return nil, err
 	}
 	ls.next = conn.Clock().Now()
-	conn.lockstep.run.Store(ls)
+	lockstepFor(conn).run.Store(ls)
 	return ls, nil
 }
 
@@ -236,11 +236,15 @@ func (ls *lockstep) quietSince() time.Time {
 
 // lockstepQuietSince is lockstep.quietSince for the run in lockstep on the
 // connection (now while it joins the lockstep); zero without one.
-func (c *Conn) lockstepQuietSince() time.Time {
-	if c.lockstep.joining.Load() {
+func lockstepQuietSince(c *Conn) time.Time {
+	l := lockstepOf(c)
+	if l == nil {
+		return time.Time{}
+	}
+	if l.joining.Load() {
 		return time.Now() // the simulator waits for the tree to join
 	}
-	if ls := c.lockstep.run.Load(); ls != nil {
+	if ls := l.run.Load(); ls != nil {
 		return ls.quietSince()
 	}
 	return time.Time{}
@@ -274,8 +278,8 @@ func (ls *lockstep) waitGoals(now time.Time) {
 			return // not btrobot's simulator, or not yet started
 		}
 		h := msg.(*std_msgs.Header)
-		got := ls.conn.lockstep.ended.Load() + ls.goalsLost
-		if !h.Stamp.Before(now) && got >= uint64(h.Seq) && ls.sensors.saidIn(h.FrameId) && ls.conn.lockstep.idle() {
+		got := ls.conn.GoalsEnded() + ls.goalsLost
+		if !h.Stamp.Before(now) && got >= uint64(h.Seq) && ls.sensors.saidIn(h.FrameId) && lockstepOf(ls.conn).idle() {
 			return
 		}
 		if ls.sensors.movedOn(now) {
@@ -329,7 +333,7 @@ func (ls *lockstep) observe(t runtime.TickReport) {
 	}
 	// The goals and cancels the tick sent are out before it lets the
 	// simulator go (lockstep_actions.go).
-	if !ls.conn.AwaitSent(sensorPatience) && !ls.sendWarned {
+	if !ls.peer.AwaitSent(sensorPatience) && !ls.sendWarned {
 		ls.sendWarned = true
 		ls.conn.Logf(LogWarn, "lockstep: a goal or cancel was not sent within %v; the run may not repeat exactly", sensorPatience)
 	}
@@ -347,8 +351,8 @@ func (ls *lockstep) observe(t runtime.TickReport) {
 
 // close leaves the lockstep, unless it holds.
 func (ls *lockstep) close() {
-	if ls.conn.lockstep.run.Load() == ls {
-		ls.conn.lockstep.run.Store(nil)
+	if l := lockstepOf(ls.conn); l != nil {
+		l.run.CompareAndSwap(ls, nil)
 	}
 	close(ls.quit)
 	ls.stalls.Wait()
@@ -363,7 +367,7 @@ func (ls *lockstep) close() {
 	}
 	// The halt's cancels are out before the peer leaves, so that they
 	// count among what it sent.
-	ls.conn.lockstep.wait(sensorPatience)
+	lockstepOf(ls.conn).wait(sensorPatience)
 	leave, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	ls.peer.Leave(leave)
@@ -663,7 +667,7 @@ func NewLockstepPeer(c *Conn, topic string) (*LockstepPeer, error) {
 		return nil, fmt.Errorf("lockstep: %w", err)
 	}
 	p := &LockstepPeer{conn: c, pub: pub, topic: pub.Topic()}
-	c.lockstep.peer.Store(p)
+	lockstepFor(c).peer.Store(p)
 	return p, nil
 }
 
@@ -726,53 +730,4 @@ func (p *LockstepPeer) Leave(ctx context.Context) error {
 	msg := &std_msgs.Header{Seq: p.sent, Stamp: time.Unix(0, 0), FrameId: p.conn.Name()}
 	p.mu.Unlock()
 	return p.pub.PublishWait(ctx, msg)
-}
-
-// Subscribers returns how many subscribers the node's publisher of topic is
-// connected to, from the node's own bus information, asked of its slave API
-// directly (it works without the master). A lockstep peer waits until the
-// simulator has connected to its cmd_vel publisher before counting
-// commands, since messages sent before that are lost.
-func (c *Conn) Subscribers(topic string) (int, error) {
-	return c.SubscriberConns(c.Resolve(topic))
-}
-
-// WaitSubscribers polls Subscribers until topic has at least n subscribers
-// or ctx ends.
-func (c *Conn) WaitSubscribers(ctx context.Context, topic string, n int) error {
-	for {
-		got, err := c.Subscribers(topic)
-		if err != nil {
-			return err
-		}
-		if got >= n {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("wait for %d subscribers of %s (%d so far): %w", n, c.Resolve(topic), got, ctx.Err())
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-}
-
-// NodePublishes reports whether node answers on its XML-RPC API and is
-// registered with the master as a publisher of topic: whether a lockstep
-// peer that has gone quiet is still there.
-func (c *Conn) NodePublishes(node, topic string) (bool, error) {
-	topics, err := c.node.MasterGetTopics()
-	if err != nil {
-		return false, fmt.Errorf("ask the master for the publishers of %s: %w", topic, err)
-	}
-	t := topics[c.Resolve(topic)]
-	if t == nil {
-		return false, nil
-	}
-	if _, ok := t.Publishers[node]; !ok {
-		return false, nil
-	}
-	if _, err := c.node.NodePing(node); err != nil {
-		return false, nil
-	}
-	return true, nil
 }

@@ -80,7 +80,7 @@ func TestLockstepLatchWaitsForEvents(t *testing.T) {
 			var returned atomic.Bool
 			var release func()
 			if tc.hold {
-				release = c.lockstep.hold() // as a terminal state does (ActionLeaf)
+				release = lockstepOf(c).hold() // as a terminal state does (ActionLeaf)
 			}
 			// The events come late, on purpose.
 			done := make(chan struct{})

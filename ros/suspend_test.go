@@ -45,7 +45,7 @@ func TestActionLeafSuspends(t *testing.T) {
 	runs := func(t *testing.T, tree *runtime.Tree) {
 		t.Helper()
 		tree.Blackboard().Unset("fb")
-		eventually(t, 10*time.Second, "feedback", func() bool {
+		rostest.Eventually(t, 10*time.Second, "feedback", func() bool {
 			tick(t, tree)
 			_, ok := tree.Blackboard().Get("fb")
 			return ok
@@ -55,7 +55,7 @@ func TestActionLeafSuspends(t *testing.T) {
 		t.Helper()
 		runs(t, tree)
 		tree.Suspend()
-		eventually(t, 10*time.Second, "the cancel acknowledged", func() bool {
+		rostest.Eventually(t, 10*time.Second, "the cancel acknowledged", func() bool {
 			on, n, settled := tree.Suspended()
 			return on && n == 1 && settled
 		})

@@ -108,7 +108,7 @@ func (c *Conn) tcprosPort(topic string) (int, error) {
 	return port, nil
 }
 
-// unacknowledged waits until every established connection of the node's
+// Unacknowledged waits until every established connection of the node's
 // TCPROS port has had what was written to it acknowledged, or until
 // deadline, and returns how many had not then; ok is false when that
 // cannot be known (no kernel table, or no port).

@@ -57,7 +57,7 @@ func topicConditionType(deps Deps) runtime.NodeType {
 			}
 			var sub *Subscription
 			if deps.Conn != nil {
-				if sub, err = deps.Conn.subscribe(topic, t.Go, nil); err != nil {
+				if sub, err = NewSubscriber(SubscriberConf{Conn: deps.Conn, Topic: topic, Msg: t.Go}); err != nil {
 					return nil, err
 				}
 			}
@@ -65,7 +65,7 @@ func topicConditionType(deps Deps) runtime.NodeType {
 				if sub == nil {
 					return false, errNoConn
 				}
-				msg, at, _ := sub.tickView()
+				msg, at, _ := tickView(deps.Conn, sub)
 				if msg == nil {
 					if n.Explaining() {
 						n.SetReason(fmt.Sprintf("no message on %s yet", sub.Topic()))

@@ -48,12 +48,12 @@ const maxPendingTransitions = 1 << 16
 // goroutine; observe the tree with the result, and close it after the
 // last tick.
 func newTransitionTopic(conn *Conn, topic, runID string) (*transitionTopic, error) {
-	pub, err := conn.publisher(topic, typeOfTransitions, false)
+	pub, err := NewPublisher(PublisherConf{Conn: conn, Topic: topic, Msg: Transitions{}})
 	if err != nil {
 		return nil, err
 	}
 	t := &transitionTopic{pub: pub, runID: runID, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
-	conn.awaitSubscribers(pub.Topic(), subscriberPatience)
+	conn.AwaitListedSubscribers(pub.Topic(), subscriberPatience)
 	go t.run()
 	return t, nil
 }
@@ -61,24 +61,6 @@ func newTransitionTopic(conn *Conn, topic, runID string) (*transitionTopic, erro
 // subscriberPatience bounds the wait for the subscribers of the
 // transitions topic that the master lists when the run starts.
 const subscriberPatience = time.Second
-
-// awaitSubscribers waits, up to patience on the wall clock, until every
-// subscriber the master lists for topic has connected to this node's
-// publisher, so that a rosbag record started before the run receives its
-// first transitions (a subscriber connects only after the master told it
-// of the new publisher).
-func (c *Conn) awaitSubscribers(topic string, patience time.Duration) {
-	topics, err := c.node.MasterGetTopics()
-	if err != nil || topics[topic] == nil || len(topics[topic].Subscribers) == 0 {
-		return
-	}
-	want := len(topics[topic].Subscribers)
-	for deadline := time.Now().Add(patience); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if n, err := c.SubscriberConns(topic); err != nil || n >= want {
-			return
-		}
-	}
-}
 
 // OnTransition queues a transition (runtime.Observer).
 func (t *transitionTopic) OnTransition(tr runtime.Transition) {
