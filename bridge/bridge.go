@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/btrobot/btrobot/ros"
+
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 
 	"github.com/btrobot/btrobot/runtime"
@@ -16,7 +18,7 @@ import (
 
 // BridgeConf configures NewBridge.
 type BridgeConf struct {
-	Conn    *Conn
+	Conn    *ros.Conn
 	Profile *Profile
 	// Tree receives the inputs in its root blackboard; inputs marked wake
 	// call its Wake.
@@ -31,15 +33,15 @@ type BridgeConf struct {
 // outputs; Stop sends the robot a zero velocity. Hand Latch, Flush and Stop
 // to runtime.Loop (Run does).
 type Bridge struct {
-	conn    *Conn
+	conn    *ros.Conn
 	profile *Profile
 	tree    *runtime.Tree
 	inputs  []*bridgeInput
 	outputs []*bridgeOutput
-	stopPub *Publisher
+	stopPub *ros.Publisher
 	stopMsg any
-	subs    []*Subscription
-	pubs    []*Publisher
+	subs    []*ros.Subscription
+	pubs    []*ros.Publisher
 
 	mu       sync.Mutex
 	lastStop time.Time // wall time of the last Stop
@@ -48,7 +50,7 @@ type Bridge struct {
 
 type bridgeInput struct {
 	Input
-	sub       *Subscription
+	sub       *ros.Subscription
 	keys      []string // every key written, for the _stale flags
 	lastCount uint64
 	staleSet  bool
@@ -60,7 +62,7 @@ type bridgeInput struct {
 
 type bridgeOutput struct {
 	Output
-	pub     *Publisher
+	pub     *ros.Publisher
 	keys    []string
 	lastSeq map[string]uint64
 	lastPub time.Time
@@ -96,7 +98,7 @@ func NewBridge(conf BridgeConf) (*Bridge, error) {
 		if in.Wake {
 			cb = func(any) { conf.Tree.Wake() }
 		}
-		sub, err := NewSubscriber(SubscriberConf{Conn: conf.Conn, Topic: in.Topic, Msg: in.Type.Go, Callback: cb})
+		sub, err := ros.NewSubscriber(ros.SubscriberConf{Conn: conf.Conn, Topic: in.Topic, Msg: in.Type.Go, Callback: cb})
 		if err != nil {
 			fail(in.Pos, "%v", err)
 			continue
@@ -124,7 +126,7 @@ func NewBridge(conf BridgeConf) (*Bridge, error) {
 	}
 	for _, out := range conf.Profile.Outputs {
 		bo := &bridgeOutput{Output: out, lastSeq: map[string]uint64{}}
-		pub, err := NewPublisher(PublisherConf{Conn: conf.Conn, Topic: out.Topic, Msg: out.Type.Go})
+		pub, err := ros.NewPublisher(ros.PublisherConf{Conn: conf.Conn, Topic: out.Topic, Msg: out.Type.Go})
 		if err != nil {
 			fail(out.Pos, "%v", err)
 			continue
@@ -146,7 +148,7 @@ func NewBridge(conf BridgeConf) (*Bridge, error) {
 		b.outputs = append(b.outputs, bo)
 	}
 	if s := conf.Profile.Safety; s.VelocityTopic != "" {
-		pub, err := NewPublisher(PublisherConf{Conn: conf.Conn, Topic: s.VelocityTopic, Msg: s.VelocityType.Go})
+		pub, err := ros.NewPublisher(ros.PublisherConf{Conn: conf.Conn, Topic: s.VelocityTopic, Msg: s.VelocityType.Go})
 		if err != nil {
 			fail(runtime.Pos{File: conf.Profile.File}, "safety: %v", err)
 		} else {
@@ -543,19 +545,19 @@ func (b *Bridge) Close() {
 // tick (Conn.LatchTopics, in Latch) rather than as they arrive.
 var scanCycles struct {
 	mu sync.Mutex
-	on map[*Conn]int
+	on map[*ros.Conn]int
 }
 
-func startScanCycle(c *Conn) {
+func startScanCycle(c *ros.Conn) {
 	scanCycles.mu.Lock()
 	defer scanCycles.mu.Unlock()
 	if scanCycles.on == nil {
-		scanCycles.on = map[*Conn]int{}
+		scanCycles.on = map[*ros.Conn]int{}
 	}
 	scanCycles.on[c]++
 }
 
-func stopScanCycle(c *Conn) {
+func stopScanCycle(c *ros.Conn) {
 	scanCycles.mu.Lock()
 	defer scanCycles.mu.Unlock()
 	if scanCycles.on[c]--; scanCycles.on[c] <= 0 {
@@ -565,7 +567,7 @@ func stopScanCycle(c *Conn) {
 
 // tickView returns the message of s that a tree's leaf sees during a tick
 // on c: the one latched at its start under a bridge, else the newest.
-func tickView(c *Conn, s *Subscription) (any, time.Time, uint64) {
+func tickView(c *ros.Conn, s *ros.Subscription) (any, time.Time, uint64) {
 	scanCycles.mu.Lock()
 	scan := scanCycles.on[c] > 0
 	scanCycles.mu.Unlock()

@@ -1,9 +1,11 @@
-package ros
+package bridge
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -120,7 +122,7 @@ func TestActionLeafSuspends(t *testing.T) {
 				st = tick(t, tree)
 			}
 			assert.Equal(t, runtime.Failure, st)
-			assert.Equal(t, CodeTimeout, bbString(tree, "code"))
+			assert.Equal(t, ros.CodeTimeout, bbString(tree, "code"))
 			server.WaitLine(t, "cancel hold", 5*time.Second)
 			server.WaitLine(t, "done hold PREEMPTED", 5*time.Second)
 		}},

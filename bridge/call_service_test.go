@@ -1,9 +1,11 @@
-package ros
+package bridge
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 
@@ -38,9 +40,9 @@ services:
 			code           string
 			minTook        time.Duration
 		}{
-			{name: "answers", x: "2", want: runtime.Success, code: CodeNone},
+			{name: "answers", x: "2", want: runtime.Success, code: ros.CodeNone},
 			{name: "fails", x: "-1", want: runtime.Failure, code: CodeServiceFailed},
-			{name: "times out", x: "99", extra: `timeout="300ms"`, want: runtime.Failure, code: CodeTimeout, minTook: 300 * time.Millisecond},
+			{name: "times out", x: "99", extra: `timeout="300ms"`, want: runtime.Failure, code: ros.CodeTimeout, minTook: 300 * time.Millisecond},
 			{name: "nobody provides it", x: "1", extra: `service_name="/no_such_service" service_type="nav_msgs/GetPlan"`, want: runtime.Failure, code: CodeServiceUnavailable},
 		}
 		for _, tc := range cases {

@@ -1,10 +1,12 @@
-package ros
+package bridge
 
 import (
 	"context"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib"
 	"github.com/stretchr/testify/assert"
@@ -33,7 +35,7 @@ func TestAStuckTickCancelsTheGoalsInFlight(t *testing.T) {
 			uri := rostest.StartMaster(t)
 			var received, cancelled atomic.Int64
 			release := make(chan struct{})
-			_, err := NewActionServer(ActionServerConf{
+			_, err := ros.NewActionServer(ros.ActionServerConf{
 				Conn: connect(t, uri, "holder"), Name: "hold", Action: actionlib.TwoIntsAction{},
 				Execute: func(ctx context.Context, _ any, _ func(any)) (any, error) {
 					received.Add(1)
@@ -96,7 +98,7 @@ safety: {velocity_topic: /cmd_vel, watchdog: 3}
 			assert.Equal(t, runtime.Failure, rep.Status)
 			code, ok := tree.Blackboard().Get("code")
 			require.True(t, ok)
-			assert.Equal(t, CodeCancelled, code)
+			assert.Equal(t, ros.CodeCancelled, code)
 		})
 	}
 }

@@ -1,9 +1,11 @@
-package ros
+package bridge
 
 import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -65,7 +67,7 @@ var installMu sync.Mutex
 
 // lockstepFor returns the connection's lockstep bookkeeping, installing it
 // as the connection's action observer the first time.
-func lockstepFor(c *Conn) *lockstepActions {
+func lockstepFor(c *ros.Conn) *lockstepActions {
 	installMu.Lock()
 	defer installMu.Unlock()
 	l := lockstepOf(c)
@@ -78,7 +80,7 @@ func lockstepFor(c *Conn) *lockstepActions {
 
 // lockstepOf returns the connection's lockstep bookkeeping; nil when it
 // has none (it never was a lockstep peer).
-func lockstepOf(c *Conn) *lockstepActions {
+func lockstepOf(c *ros.Conn) *lockstepActions {
 	if c == nil {
 		return nil
 	}
@@ -103,6 +105,7 @@ func (l *lockstepActions) HoldsCancels() bool { return l.active() }
 
 // active reports whether the connection is a lockstep peer.
 func (l *lockstepActions) active() bool { return l != nil && l.peer.Load() != nil }
+
 // hold notes a goal or cancel on its way; the returned release (safe to
 // call more than once) notes it out.
 func (l *lockstepActions) hold() (release func()) {
@@ -154,7 +157,7 @@ func (l *lockstepActions) halting() (release func()) {
 // patience each: a tick that halts one goal and starts another sends the
 // cancel before the goal, so that the simulator takes them in that order on
 // every run (they travel on different topics).
-func cancelsFirst(c *Conn, patience time.Duration) {
+func cancelsFirst(c *ros.Conn, patience time.Duration) {
 	l := lockstepOf(c)
 	if !l.active() {
 		return
@@ -242,12 +245,12 @@ const lockstepLiveness = 10 * time.Second
 // outside lockstep; in lockstep, where the latch has waited for it
 // already (lockstep.waitGoals), up to lockstepLiveness, with a warning if
 // it does not, since the tick would then see the goal a tick late.
-func awaitEnded(c *Conn, l *runtime.Leaf) {
+func awaitEnded(c *ros.Conn, l *runtime.Leaf) {
 	if !lockstepOf(c).active() {
 		l.AwaitAsync(asyncPatience)
 		return
 	}
 	if !l.AwaitAsync(lockstepLiveness) {
-		c.Logf(LogWarn, "lockstep: the work of %s did not return within %v of its goal's end; the run may not repeat exactly", l.Name(), lockstepLiveness)
+		c.Logf(ros.LogWarn, "lockstep: the work of %s did not return within %v of its goal's end; the run may not repeat exactly", l.Name(), lockstepLiveness)
 	}
 }

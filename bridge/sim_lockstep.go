@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 
@@ -84,7 +86,7 @@ type LockstepConf struct {
 // lockstep is a Run's part in the lockstep: hooks around the bridge's
 // latch and flush, and the acknowledgement after each tick.
 type lockstep struct {
-	conn        *Conn
+	conn        *ros.Conn
 	clock       runtime.Clock // the connection's (simulated) clock
 	bridge      *Bridge
 	peer        *LockstepPeer
@@ -96,9 +98,9 @@ type lockstep struct {
 	period      time.Duration
 	next        time.Time
 	readyErr    error
-	goals       *Subscription   // the simulator's count of the robot's ended goals
-	ctx         context.Context // the run's: once it ends, the simulator is not let go again
-	untilDone   bool            // the run ends when the root completes (RunConf.UntilDone)
+	goals       *ros.Subscription // the simulator's count of the robot's ended goals
+	ctx         context.Context   // the run's: once it ends, the simulator is not let go again
+	untilDone   bool              // the run ends when the root completes (RunConf.UntilDone)
 	goalsWarned bool
 	goalsLost   uint64 // terminal states the simulator counted that never came
 	sendWarned  bool
@@ -111,7 +113,7 @@ type lockstep struct {
 }
 
 // startLockstep joins the lockstep once the simulator's clock has started.
-func startLockstep(ctx context.Context, conn *Conn, p *Profile, conf LockstepConf, bridge *Bridge, tree *runtime.Tree, period time.Duration) (*lockstep, error) {
+func startLockstep(ctx context.Context, conn *ros.Conn, p *Profile, conf LockstepConf, bridge *Bridge, tree *runtime.Tree, period time.Duration) (*lockstep, error) {
 	topic := conf.Topic
 	if topic == "" {
 		topic = LockstepTopic
@@ -136,8 +138,8 @@ func startLockstep(ctx context.Context, conn *Conn, p *Profile, conf LockstepCon
 		ls.close()
 		return nil, err
 	}
-	ended := path.Join(path.Dir(conn.Resolve(topic)), RobotName(conn), GoalsEndedTopic)
-	if ls.goals, err = NewSubscriber(SubscriberConf{Conn: conn, Topic: ended, Msg: &std_msgs.Header{}}); err != nil {
+	ended := path.Join(path.Dir(conn.Resolve(topic)), ros.RobotName(conn), GoalsEndedTopic)
+	if ls.goals, err = ros.NewSubscriber(ros.SubscriberConf{Conn: conn, Topic: ended, Msg: &std_msgs.Header{}}); err != nil {
 		ls.close()
 		return nil, err
 	}
@@ -236,7 +238,7 @@ func (ls *lockstep) quietSince() time.Time {
 
 // lockstepQuietSince is lockstep.quietSince for the run in lockstep on the
 // connection (now while it joins the lockstep); zero without one.
-func lockstepQuietSince(c *Conn) time.Time {
+func lockstepQuietSince(c *ros.Conn) time.Time {
 	l := lockstepOf(c)
 	if l == nil {
 		return time.Time{}
@@ -292,7 +294,7 @@ func (ls *lockstep) waitGoals(now time.Time) {
 			}
 			if !ls.goalsWarned {
 				ls.goalsWarned = true
-				ls.conn.Logf(LogWarn, "lockstep: the goals the simulator ended by %v (and their leaves' works), or the sensor changes it sent (%q), have not all come; the run may not repeat exactly", now, h.FrameId)
+				ls.conn.Logf(ros.LogWarn, "lockstep: the goals the simulator ended by %v (and their leaves' works), or the sensor changes it sent (%q), have not all come; the run may not repeat exactly", now, h.FrameId)
 			}
 			return
 		}
@@ -335,7 +337,7 @@ func (ls *lockstep) observe(t runtime.TickReport) {
 	// simulator go (lockstep_actions.go).
 	if !ls.peer.AwaitSent(sensorPatience) && !ls.sendWarned {
 		ls.sendWarned = true
-		ls.conn.Logf(LogWarn, "lockstep: a goal or cancel was not sent within %v; the run may not repeat exactly", sensorPatience)
+		ls.conn.Logf(ros.LogWarn, "lockstep: a goal or cancel was not sent within %v; the run may not repeat exactly", sensorPatience)
 	}
 	if ls.ctx.Err() != nil || ls.untilDone && t.Status.Completed() && !ls.hold {
 		// The run ends after this tick: the simulator stays at its time
@@ -345,7 +347,7 @@ func (ls *lockstep) observe(t runtime.TickReport) {
 	}
 	if err := ls.peer.Ready(ls.next); err != nil && ls.readyErr == nil {
 		ls.readyErr = err
-		ls.conn.Logf(LogError, "lockstep: %v", err)
+		ls.conn.Logf(ros.LogError, "lockstep: %v", err)
 	}
 }
 
@@ -396,8 +398,8 @@ const sensorPatience = time.Second
 // fast as the tree ticks, a message a millisecond late is a hundred
 // simulated milliseconds late, enough to make a bumper look silent.
 type sensorWait struct {
-	subs    []*Subscription
-	byTopic map[string]*Subscription // subs by their resolved topics
+	subs    []*ros.Subscription
+	byTopic map[string]*ros.Subscription // subs by their resolved topics
 	periods []time.Duration
 	phases  []time.Duration // SensorPhasesParam; used with step
 	step    time.Duration   // PhysicsStepParam; 0 when not advertised
@@ -435,9 +437,9 @@ func (s *sensorWait) newest(i int, now time.Time) (time.Time, bool) {
 
 // newSensorWait subscribes to the profile's inputs whose period the
 // simulator advertises under param (see SensorPeriodsParam).
-func newSensorWait(conn *Conn, p *Profile, simNS string) (*sensorWait, error) {
-	s := &sensorWait{clock: conn.Clock(), byTopic: map[string]*Subscription{}, warn: func(now time.Time) {
-		conn.Logf(LogWarn, "lockstep: the sensor messages of %v did not all come within %v; the run may not repeat exactly", now, sensorPatience)
+func newSensorWait(conn *ros.Conn, p *Profile, simNS string) (*sensorWait, error) {
+	s := &sensorWait{clock: conn.Clock(), byTopic: map[string]*ros.Subscription{}, warn: func(now time.Time) {
+		conn.Logf(ros.LogWarn, "lockstep: the sensor messages of %v did not all come within %v; the run may not repeat exactly", now, sensorPatience)
 	}}
 	if secs, err := conn.ParamFloat64(path.Join(simNS, PhysicsStepParam)); err == nil && secs > 0 {
 		s.step = time.Duration(math.Round(secs * float64(time.Second)))
@@ -452,7 +454,7 @@ func newSensorWait(conn *Conn, p *Profile, simNS string) (*sensorWait, error) {
 		if err != nil || !(secs > 0) {
 			continue
 		}
-		sub, err := NewSubscriber(SubscriberConf{Conn: conn, Topic: in.Topic, Msg: in.Type})
+		sub, err := ros.NewSubscriber(ros.SubscriberConf{Conn: conn, Topic: in.Topic, Msg: in.Type})
 		if err != nil {
 			s.close()
 			return nil, err
@@ -641,8 +643,8 @@ func headerStamp(msg any) (time.Time, bool) {
 // LockstepPeer is one participant in the simulator's lockstep. Its methods
 // are safe for concurrent use.
 type LockstepPeer struct {
-	conn  *Conn
-	pub   *Publisher
+	conn  *ros.Conn
+	pub   *ros.Publisher
 	topic string
 
 	mu   sync.Mutex
@@ -655,14 +657,14 @@ type LockstepPeer struct {
 
 // NewLockstepPeer joins the lockstep of the simulator that listens on topic
 // (LockstepTopic when empty). Nothing is sent until Ready.
-func NewLockstepPeer(c *Conn, topic string) (*LockstepPeer, error) {
+func NewLockstepPeer(c *ros.Conn, topic string) (*LockstepPeer, error) {
 	if topic == "" {
 		topic = LockstepTopic
 	}
 	// Latched: an acknowledgement is the peer's whole state, so the newest
 	// one is all a simulator that connects late needs, and it cannot be lost
 	// to a connection still being set up.
-	pub, err := NewPublisher(PublisherConf{Conn: c, Topic: topic, Msg: &std_msgs.Header{}, Latch: true})
+	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: c, Topic: topic, Msg: &std_msgs.Header{}, Latch: true})
 	if err != nil {
 		return nil, fmt.Errorf("lockstep: %w", err)
 	}

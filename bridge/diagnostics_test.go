@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/diagnostic_msgs"
 	"github.com/stretchr/testify/assert"
@@ -105,7 +107,7 @@ func TestDiagnosticsLevels(t *testing.T) {
 			c := connect(t, uri, "btrobot", "__ns:=/robot7")
 			watcher := connect(t, uri, "monitor")
 			log := &diagLog{}
-			_, err := Subscribe(watcher, "/diagnostics", func(m *diagnostic_msgs.DiagnosticArray) {
+			_, err := ros.Subscribe(watcher, "/diagnostics", func(m *diagnostic_msgs.DiagnosticArray) {
 				log.mu.Lock()
 				log.msgs = append(log.msgs, *m)
 				log.mu.Unlock()

@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/bluenviron/goroslib/v2/pkg/apislave"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/rosgraph_msgs"
@@ -39,7 +41,7 @@ func TestStopReportString(t *testing.T) {
 
 // shutdownNode calls shutdown on the node's slave API, as rosnode kill
 // and a master replacing a node of the same name do.
-func shutdownNode(t *testing.T, c *Conn, caller, reason string) {
+func shutdownNode(t *testing.T, c *ros.Conn, caller, reason string) {
 	t.Helper()
 	u, err := url.Parse(c.SlaveURI())
 	require.NoError(t, err)
@@ -92,12 +94,12 @@ func TestRunStopsTheRobotWhenTheMasterShutsTheNodeDown(t *testing.T) {
 				t.Fatal("Run did not end after the shutdown call")
 			}
 			rep, err := stop()
-			var se *ShutdownError
+			var se *ros.ShutdownError
 			require.ErrorAs(t, err, &se)
 			assert.Equal(t, "/rosnode", se.Caller)
 			assert.Equal(t, "user request", se.Reason)
 			assert.Equal(t, tc.delivered, rep.Stop.String())
-			assert.Less(t, answered, ShutdownHoldMax, "the shutdown call waits for the stop, not for its bound")
+			assert.Less(t, answered, ros.ShutdownHoldMax, "the shutdown call waits for the stop, not for its bound")
 			if tc.watch {
 				last, ok := log.last()
 				require.True(t, ok, "the watcher received nothing")
@@ -149,7 +151,7 @@ func TestRunStopsTheRobotWhenTheMasterGoes(t *testing.T) {
 				t.Fatal("Run did not end after the master went")
 			}
 			rep, err := stop()
-			var ml *MasterLostError
+			var ml *ros.MasterLostError
 			require.ErrorAs(t, err, &ml)
 			assert.Contains(t, ml.Error(), tc.want)
 			assert.True(t, rep.Stop.Delivered, rep.Stop.String())
@@ -199,7 +201,7 @@ func TestRunStopsTheRobotWhenClockGoesSilent(t *testing.T) {
 				t.Fatal("Run waits on a silent /clock")
 			}
 			rep, err := stop()
-			var cs *ClockStoppedError
+			var cs *ros.ClockStoppedError
 			require.ErrorAs(t, err, &cs)
 			assert.False(t, cs.Closed)
 			assert.GreaterOrEqual(t, cs.Since, timeout)
@@ -239,7 +241,7 @@ func TestRunTellsAClockThatLeftFromAToolThatLeft(t *testing.T) {
 			clockSrc, stopClock := runClock(t, uri, 20*time.Millisecond)
 			defer stopClock()
 			tool := connect(t, uri, "clock_tool")
-			_, err := NewPublisher(PublisherConf{Conn: tool, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
+			_, err := ros.NewPublisher(ros.PublisherConf{Conn: tool, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
 			require.NoError(t, err)
 
 			c := connect(t, uri, "btrobot")
@@ -270,18 +272,18 @@ func TestRunTellsAClockThatLeftFromAToolThatLeft(t *testing.T) {
 			}
 			_, err = stop()
 			if tc.clockLeaves {
-				var cs *ClockStoppedError
+				var cs *ros.ClockStoppedError
 				require.ErrorAs(t, err, &cs)
 				return
 			}
-			assert.NotErrorIs(t, err, ErrLost)
+			assert.NotErrorIs(t, err, ros.ErrLost)
 		})
 	}
 }
 
 // inboundConns counts the connections of the node's subscriber of topic,
 // from its own slave API.
-func inboundConns(t *testing.T, c *Conn, topic string) int {
+func inboundConns(t *testing.T, c *ros.Conn, topic string) int {
 	u, err := url.Parse(c.SlaveURI())
 	require.NoError(t, err)
 	info, err := apislave.NewClient(u.Host, "/test", &http.Client{Timeout: time.Second}).GetBusInfo()
@@ -298,11 +300,11 @@ func inboundConns(t *testing.T, c *Conn, topic string) int {
 // runClock sets /use_sim_time and publishes /clock from a node of its
 // own (returned) from 1000 s, a step of simulated time every step of wall
 // time, until the returned stop (safe to call more than once) is called.
-func runClock(t *testing.T, uri string, step time.Duration) (src *Conn, stop func()) {
+func runClock(t *testing.T, uri string, step time.Duration) (src *ros.Conn, stop func()) {
 	t.Helper()
 	src = connect(t, uri, "clock_source")
 	require.NoError(t, src.SetParam("/use_sim_time", true))
-	pub, err := NewPublisher(PublisherConf{Conn: src, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
+	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: src, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	ticking := make(chan struct{})

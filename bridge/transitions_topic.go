@@ -1,9 +1,11 @@
-package ros
+package bridge
 
 import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -17,7 +19,7 @@ import (
 // there, nothing waits for ROS), and the end of the tick (onTick) wakes the
 // topic's goroutine, which turns the buffer into a message.
 type transitionTopic struct {
-	pub   *Publisher
+	pub   *ros.Publisher
 	runID string
 	wake  chan struct{}
 	quit  chan struct{}
@@ -47,8 +49,8 @@ const maxPendingTransitions = 1 << 16
 // node's namespace, "~name" in its private one) and starts the topic's
 // goroutine; observe the tree with the result, and close it after the
 // last tick.
-func newTransitionTopic(conn *Conn, topic, runID string) (*transitionTopic, error) {
-	pub, err := NewPublisher(PublisherConf{Conn: conn, Topic: topic, Msg: Transitions{}})
+func newTransitionTopic(conn *ros.Conn, topic, runID string) (*transitionTopic, error) {
+	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: conn, Topic: topic, Msg: ros.Transitions{}})
 	if err != nil {
 		return nil, err
 	}
@@ -103,11 +105,11 @@ func (t *transitionTopic) publish() {
 	t.mu.Unlock()
 	if len(batch) > 0 {
 		t.msgs++
-		msg := &Transitions{RunId: t.runID, Transitions: make([]Transition, len(batch))}
+		msg := &ros.Transitions{RunId: t.runID, Transitions: make([]ros.Transition, len(batch))}
 		msg.Header.Seq, msg.Header.Stamp = t.msgs, batch[0].at
 		for i := range batch {
 			p := &batch[i]
-			msg.Transitions[i] = Transition{
+			msg.Transitions[i] = ros.Transition{
 				Seq: p.seq, Stamp: p.at, Uid: uint16(p.node.UID()), Path: p.node.Path(), Type: p.node.Type(),
 				PreviousStatus: uint8(p.from), Status: uint8(p.to), Reason: p.reason,
 			}

@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/bluenviron/goroslib/v2/pkg/apislave"
 	"github.com/bluenviron/goroslib/v2/pkg/msgproc"
@@ -23,7 +25,7 @@ import (
 
 // tcprosPort asks the node's own slave API for its TCPROS port, as a
 // subscriber of topic would.
-func tcprosPort(t *testing.T, c *Conn, topic string) int {
+func tcprosPort(t *testing.T, c *ros.Conn, topic string) int {
 	t.Helper()
 	u, err := url.Parse(c.SlaveURI())
 	require.NoError(t, err)
@@ -43,7 +45,7 @@ func tcprosPort(t *testing.T, c *Conn, topic string) int {
 // stuckSubscriber connects to the node's TCPROS port as a subscriber of
 // topic, with a small receive buffer, and never reads: once the buffer is
 // full, what the node writes stays unacknowledged in its send queue.
-func stuckSubscriber(t *testing.T, c *Conn, topic string) net.Conn {
+func stuckSubscriber(t *testing.T, c *ros.Conn, topic string) net.Conn {
 	t.Helper()
 	port := tcprosPort(t, c, topic)
 	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
@@ -111,7 +113,7 @@ func TestStopCountsOnlySubscribersThatAcknowledged(t *testing.T) {
 			if tc.stuck {
 				// Fill the stuck subscriber's window: the node's send
 				// queue to it stays full.
-				pub, err := NewPublisher(PublisherConf{Conn: c, Topic: "/cmd_vel", Msg: geometry_msgs.Twist{}})
+				pub, err := ros.NewPublisher(ros.PublisherConf{Conn: c, Topic: "/cmd_vel", Msg: geometry_msgs.Twist{}})
 				require.NoError(t, err)
 				defer pub.Close()
 				rostest.Eventually(t, 20*time.Second, "a send queue of the node stays full", func() bool {

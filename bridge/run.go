@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"context"
@@ -7,12 +7,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/btrobot/btrobot/ros"
+
 	"github.com/btrobot/btrobot/runtime"
 )
 
 // RunConf configures Run.
 type RunConf struct {
-	Conn *Conn
+	Conn *ros.Conn
 	// Tree must have been built on the connection's clock
 	// (runtime.BuildConf{Clock: conn.Clock()}), so that its timeouts follow
 	// ROS time.
@@ -165,7 +167,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 					r.stop() // a pause a person asked for: no stall
 					return
 				}
-				conn.Logf(LogWarn, "a tick has run %v: stopping the robot and cancelling its action goals", lc.Watchdog)
+				conn.Logf(ros.LogWarn, "a tick has run %v: stopping the robot and cancelling its action goals", lc.Watchdog)
 				r.stop()
 				// An action server (move_base) would drive on after the
 				// zero velocity: its goals are cancelled, and the tree
@@ -178,10 +180,10 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 		}
 		lc.StallLimit = max(lc.Watchdog, minStallLimit)
 		lc.OnResume = func(d time.Duration) {
-			conn.Logf(LogWarn, "the controller did not run for %.1f s (stopped or starved): stopping the robot and reading its inputs again", d.Seconds())
+			conn.Logf(ros.LogWarn, "the controller did not run for %.1f s (stopped or starved): stopping the robot and reading its inputs again", d.Seconds())
 			r.stop()
 			if stale := r.bridge.catchUp(catchUpPatience); len(stale) > 0 {
-				conn.Logf(LogWarn, "after the stall, still no fresh message on %v", stale)
+				conn.Logf(ros.LogWarn, "after the stall, still no fresh message on %v", stale)
 			}
 		}
 	}
@@ -206,7 +208,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 			// until it has the cancel, so the cancel must not wait for
 			// the stop's delivery to be confirmed.
 			cancel(err)
-			conn.Logf(LogError, "%v: stopping the robot", err)
+			conn.Logf(ros.LogError, "%v: stopping the robot", err)
 			r.stop()
 		}
 	}()
@@ -214,10 +216,10 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	// in place of the cancellation it caused.
 	ended := func(st runtime.Status, stats runtime.LoopStats, err error) (RunReport, error) {
 		cause := context.Cause(runCtx)
-		if errors.Is(cause, ErrLost) && (err == nil || errors.Is(err, context.Canceled)) {
+		if errors.Is(cause, ros.ErrLost) && (err == nil || errors.Is(err, context.Canceled)) {
 			err = cause
 		}
-		if errors.Is(err, ErrLost) {
+		if errors.Is(err, ros.ErrLost) {
 			time.Sleep(lostGrace) // the goal cancels leave meanwhile
 		}
 		return RunReport{Status: st, Stats: stats, Stop: r.lastStop()}, err
@@ -255,7 +257,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 		if onResume := lc.OnResume; onResume != nil {
 			lc.OnResume = func(d time.Duration) {
 				if ls.held() {
-					conn.Logf(LogWarn, "the controller did not run for %.1f s (stopped or starved); the simulator in lockstep waited for it", d.Seconds())
+					conn.Logf(ros.LogWarn, "the controller did not run for %.1f s (stopped or starved); the simulator in lockstep waited for it", d.Seconds())
 					return
 				}
 				onResume(d)
@@ -304,7 +306,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 		defer func() {
 			unobserve()
 			if n := tt.close(); n > 0 {
-				conn.Logf(LogWarn, "%d transitions were not published on %s: the topic's goroutine fell behind", n, tt.pub.Topic())
+				conn.Logf(ros.LogWarn, "%d transitions were not published on %s: the topic's goroutine fell behind", n, tt.pub.Topic())
 			}
 		}()
 	}
@@ -337,7 +339,7 @@ func clockTimeout(d time.Duration, p *Profile) time.Duration {
 
 // run is the state Run shares with its hooks and its supervisor.
 type run struct {
-	conn     *Conn
+	conn     *ros.Conn
 	tree     *runtime.Tree
 	bridge   *Bridge
 	pausedFn func() bool // RunConf.Paused
@@ -354,7 +356,7 @@ func (r *run) stop() {
 	}
 	rep := r.bridge.Stop()
 	if rep.Topic != "" && !rep.Delivered {
-		r.conn.Logf(LogError, "could not stop the robot: %v", rep)
+		r.conn.Logf(ros.LogError, "could not stop the robot: %v", rep)
 	}
 	if rep.Delivered {
 		lockstepOf(r.conn).Sent() // a lockstep simulator counts it among the commands
@@ -387,12 +389,12 @@ func (r *run) lastStop() StopReport {
 // action server.
 func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 	sim := r.conn.SimClock()
-	wake := time.NewTimer(SuperviseEvery)
+	wake := time.NewTimer(ros.SuperviseEvery)
 	defer wake.Stop()
 	clockDrops := r.conn.PublisherDrops("/clock")
 	inputs := r.newInputWatch()
 	servers := r.newServerWatch()
-	silence := ClockSilence{Timeout: timeout}
+	silence := ros.ClockSilence{Timeout: timeout}
 	var foundAt time.Time
 	// A /clock publisher that closed its connection, and the newest /clock
 	// message then: the clock is lost when none came since (clockDrop).
@@ -422,7 +424,7 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 			}
 		}
 		wasPaused = p
-		next := SuperviseEvery
+		next := ros.SuperviseEvery
 		if sim != nil && !sim.LastSet().IsZero() {
 			heard := sim.LastSet()
 			// In lockstep /clock is silent while the simulator waits for
@@ -439,14 +441,14 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 				dropSeen, dropHeard = now, heard
 			case !dropSeen.IsZero() && now.Sub(dropSeen) >= clockDropSettle:
 				if heard.Equal(dropHeard) {
-					return &ClockStoppedError{Since: max(0, now.Sub(heard)), Closed: true}
+					return &ros.ClockStoppedError{Since: max(0, now.Sub(heard)), Closed: true}
 				}
 				// Another publisher of /clock left (a tool that
 				// advertised it, a peer that sent a bad header): the
 				// clock goes on.
 				clockDrops, dropSeen = r.conn.PublisherDrops("/clock"), time.Time{}
 			case timeout > 0 && silent >= timeout:
-				return &ClockStoppedError{Since: now.Sub(heard)}
+				return &ros.ClockStoppedError{Since: now.Sub(heard)}
 			}
 			if left := timeout - silent; timeout > 0 && left > 0 && left < next {
 				next = left // look when the timeout is due, not up to a period after
@@ -468,7 +470,7 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 			if sim != nil && !sim.LastSet().IsZero() {
 				registered, dead, qerr := r.conn.DeadPublishers("/clock")
 				if qerr == nil && len(registered) > 0 && len(dead) == len(registered) {
-					return &ClockStoppedError{Since: max(0, now.Sub(sim.LastSet())), Closed: true}
+					return &ros.ClockStoppedError{Since: max(0, now.Sub(sim.LastSet())), Closed: true}
 				}
 			}
 			return err
@@ -492,7 +494,7 @@ const lostSettle = 200 * time.Millisecond
 // cleanly unregisters meanwhile) the master still lists a publisher of it
 // and none of them answers.
 type serverWatch struct {
-	conn    *Conn
+	conn    *ros.Conn
 	servers []watchedServer
 	// onDrop runs when a server's status connection closes, before the
 	// server is looked up: the robot is stopped at once, as a precaution,
@@ -540,7 +542,7 @@ func (w *serverWatch) check(now time.Time) error {
 			continue // the master's own check speaks for it
 		}
 		if len(registered) > 0 && len(dead) == len(registered) {
-			return &ServerLostError{Server: s.name, Nodes: dead}
+			return &ros.ServerLostError{Server: s.name, Nodes: dead}
 		}
 		s.since = time.Time{}
 	}
@@ -551,8 +553,8 @@ func (w *serverWatch) check(now time.Time) error {
 // input that has had a message saw its publisher's connection close, and
 // no message came since.
 type inputWatch struct {
-	conn *Conn
-	subs []*Subscription
+	conn *ros.Conn
+	subs []*ros.Subscription
 	gone []inputGone
 }
 
@@ -595,7 +597,7 @@ func (w *inputWatch) check() error {
 		}
 	}
 	if all && len(topics) > 0 {
-		return &RobotLostError{Topics: topics}
+		return &ros.RobotLostError{Topics: topics}
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/rosgraph_msgs"
@@ -90,7 +92,7 @@ func watchTwists(t testing.TB, uri, topic string) *twistLog {
 	t.Helper()
 	c := connect(t, uri, "twist_watcher")
 	l := &twistLog{}
-	if _, err := Subscribe(c, topic, func(m *geometry_msgs.Twist) {
+	if _, err := ros.Subscribe(c, topic, func(m *geometry_msgs.Twist) {
 		l.mu.Lock()
 		l.msgs = append(l.msgs, timedTwist{time.Now(), m.Linear.X})
 		l.mu.Unlock()
@@ -184,7 +186,7 @@ rate: 50
 inputs:
   - {topic: counter, type: std_msgs/UInt64, fields: {counter: data}}
 `)
-	live, err := Subscribe[std_msgs.UInt64](c, "counter", nil)
+	live, err := ros.Subscribe[std_msgs.UInt64](c, "counter", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +222,7 @@ inputs:
   </Sequence>
 </BehaviorTree></root>`, slow, record)
 
-	pub, err := NewPublisher(PublisherConf{Conn: pubConn, Topic: "counter", Msg: std_msgs.UInt64{}})
+	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: pubConn, Topic: "counter", Msg: std_msgs.UInt64{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +311,7 @@ inputs:
 	})
 	tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="Main"><Record/></BehaviorTree></root>`, record)
 	stop, _ := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p})
-	pub, err := NewPublisher(PublisherConf{Conn: pubConn, Topic: "heartbeat", Msg: std_msgs.Int32{}})
+	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: pubConn, Topic: "heartbeat", Msg: std_msgs.Int32{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +387,7 @@ inputs:
 	})
 	tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="Main"><Record/></BehaviorTree></root>`, record)
 	runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p})
-	pub, err := NewPublisher(PublisherConf{Conn: pubConn, Topic: "bumper", Msg: std_msgs.Bool{}})
+	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: pubConn, Topic: "bumper", Msg: std_msgs.Bool{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -532,7 +534,7 @@ func testSimTime(t *testing.T, uri string) {
 	if sim == nil {
 		t.Fatal("no sim clock under /use_sim_time")
 	}
-	pub, err := NewPublisher(PublisherConf{Conn: clockConn, Topic: "/clock", Msg: rosgraph_msgs.Clock{}})
+	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: clockConn, Topic: "/clock", Msg: rosgraph_msgs.Clock{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -625,19 +627,19 @@ func TestBridgeOutputs(t *testing.T) {
 		r.mu.Unlock()
 	}
 	watch("/whole", func(r *rec) error {
-		_, err := Subscribe(watcher, "/whole", func(m *geometry_msgs.Twist) { add(r, m.Angular.Z) })
+		_, err := ros.Subscribe(watcher, "/whole", func(m *geometry_msgs.Twist) { add(r, m.Angular.Z) })
 		return err
 	})
 	watch("/number", func(r *rec) error {
-		_, err := Subscribe(watcher, "/number", func(m *std_msgs.Float64) { add(r, m.Data) })
+		_, err := ros.Subscribe(watcher, "/number", func(m *std_msgs.Float64) { add(r, m.Data) })
 		return err
 	})
 	watch("/every", func(r *rec) error {
-		_, err := Subscribe(watcher, "/every", func(m *std_msgs.Int32) { add(r, m.Data) })
+		_, err := ros.Subscribe(watcher, "/every", func(m *std_msgs.Int32) { add(r, m.Data) })
 		return err
 	})
 	watch("/slow", func(r *rec) error {
-		_, err := Subscribe(watcher, "/slow", func(m *std_msgs.Int64) { add(r, m.Data) })
+		_, err := ros.Subscribe(watcher, "/slow", func(m *std_msgs.Int64) { add(r, m.Data) })
 		return err
 	})
 	p := profile(t, `

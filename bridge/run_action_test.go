@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib"
 
@@ -66,10 +68,10 @@ actions:
 			code        string
 			serverSays  string
 		}{
-			{mode: "succeed", want: runtime.Success, code: CodeNone, serverSays: "done succeed SUCCEEDED"},
-			{mode: "abort", want: runtime.Failure, code: CodeAborted, serverSays: "done abort ABORTED"},
-			{mode: "reject", want: runtime.Failure, code: CodeGoalRejected, serverSays: "done reject REJECTED"},
-			{mode: "hold", extra: `timeout="300ms"`, want: runtime.Failure, code: CodeTimeout, serverSays: "done hold PREEMPTED"},
+			{mode: "succeed", want: runtime.Success, code: ros.CodeNone, serverSays: "done succeed SUCCEEDED"},
+			{mode: "abort", want: runtime.Failure, code: ros.CodeAborted, serverSays: "done abort ABORTED"},
+			{mode: "reject", want: runtime.Failure, code: ros.CodeGoalRejected, serverSays: "done reject REJECTED"},
+			{mode: "hold", extra: `timeout="300ms"`, want: runtime.Failure, code: ros.CodeTimeout, serverSays: "done hold PREEMPTED"},
 		}
 		for _, tc := range cases {
 			t.Run(tc.mode, func(t *testing.T) {
@@ -142,7 +144,7 @@ actions:
 			start := time.Now()
 			st, rep := runTree(t, RunConf{Conn: c, Tree: tree, Profile: p})
 			took := time.Since(start)
-			if st != runtime.Failure || bbString(tree, "code") != CodeServerUnreachable {
+			if st != runtime.Failure || bbString(tree, "code") != ros.CodeServerUnreachable {
 				t.Fatalf("status %v, code %s; want FAILURE, SERVER_UNREACHABLE", st, bbString(tree, "code"))
 			}
 			if took < 500*time.Millisecond || took > 5*time.Second {
@@ -175,7 +177,7 @@ func TestGoActionServer(t *testing.T) {
 		events = append(events, s)
 		mu.Unlock()
 	}
-	_, err := NewActionServer(ActionServerConf{
+	_, err := ros.NewActionServer(ros.ActionServerConf{
 		Conn: sc, Name: "add", Action: actionlib.TwoIntsAction{}, Preempt: true,
 		Accept: func(g any) bool { return g.(*actionlib.TwoIntsActionGoal).A >= 0 },
 		Execute: func(ctx context.Context, g any, feedback func(any)) (any, error) {
@@ -201,9 +203,9 @@ func TestGoActionServer(t *testing.T) {
 		want         runtime.Status
 		code, sum    string
 	}{
-		{"sum", "a=2; b={b}", runtime.Success, CodeNone, "5"},
-		{"rejected", "a=-1; b=1", runtime.Failure, CodeGoalRejected, "(unset)"},
-		{"aborted", "a=1; b=0", runtime.Failure, CodeAborted, "(unset)"},
+		{"sum", "a=2; b={b}", runtime.Success, ros.CodeNone, "5"},
+		{"rejected", "a=-1; b=1", runtime.Failure, ros.CodeGoalRejected, "(unset)"},
+		{"aborted", "a=1; b=0", runtime.Failure, ros.CodeAborted, "(unset)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -220,26 +222,26 @@ func TestGoActionServer(t *testing.T) {
 	}
 
 	t.Run("preempted by a newer goal", func(t *testing.T) {
-		client, err := NewActionClient(ActionClientConf{Conn: c, Name: "add", Action: actionlib.TwoIntsAction{}})
+		client, err := ros.NewActionClient(ros.ActionClientConf{Conn: c, Name: "add", Action: actionlib.TwoIntsAction{}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := client.WaitForServer(context.Background(), c.Clock(), 5*time.Second); err != nil {
 			t.Fatal(err)
 		}
-		first := make(chan GoalOutcome, 1)
+		first := make(chan ros.GoalOutcome, 1)
 		go func() {
-			o, _ := client.Run(context.Background(), &actionlib.TwoIntsActionGoal{A: 7, B: 1}, GoalConf{})
+			o, _ := client.Run(context.Background(), &actionlib.TwoIntsActionGoal{A: 7, B: 1}, ros.GoalConf{})
 			first <- o
 		}()
 		time.Sleep(200 * time.Millisecond)
-		o, err := client.Run(context.Background(), actionlib.TwoIntsActionGoal{A: 1, B: 1}, GoalConf{AckTimeout: 2 * time.Second})
-		if err != nil || o.State != GoalSucceeded || o.Result.(*actionlib.TwoIntsActionResult).Sum != 2 {
+		o, err := client.Run(context.Background(), actionlib.TwoIntsActionGoal{A: 1, B: 1}, ros.GoalConf{AckTimeout: 2 * time.Second})
+		if err != nil || o.State != ros.GoalSucceeded || o.Result.(*actionlib.TwoIntsActionResult).Sum != 2 {
 			t.Fatalf("second goal: %+v, %v", o, err)
 		}
 		select {
 		case o := <-first:
-			if o.State != GoalPreempted {
+			if o.State != ros.GoalPreempted {
 				t.Errorf("first goal ended %v, want PREEMPTED", o.State)
 			}
 		case <-time.After(5 * time.Second):
