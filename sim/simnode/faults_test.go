@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -262,7 +264,7 @@ func TestDelayTopicsOverROS(t *testing.T) {
 	uri := rostest.StartMaster(t)
 	n, log := startSim(t, uri, simSetup{conf: Conf{Peers: 1}})
 	c := connect(t, uri, "client")
-	peer, err := ros.NewLockstepPeer(c, "")
+	peer, err := bridge.NewLockstepPeer(c, "")
 	require.NoError(t, err)
 	defer peer.Leave(ctxTimeout(t, 5*time.Second))
 	// runTo lets the simulation run to t and waits until it is there.

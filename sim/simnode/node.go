@@ -585,7 +585,7 @@ type zeroMsg struct {
 }
 
 // sensorsAtZero picks, from the messages of time zero, the sensors'
-// (ros.SensorsAtZeroParam), with their faces and topics.
+// (bridge.SensorsAtZeroParam), with their faces and topics.
 func (n *Node) sensorsAtZero(msgs []outMsg) []zeroMsg {
 	var out []zeroMsg
 	for _, m := range msgs {

@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/btrobot/btrobot/ros"
+
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 
 	"github.com/btrobot/btrobot/runtime"
@@ -16,7 +18,7 @@ import (
 
 // BridgeConf configures NewBridge.
 type BridgeConf struct {
-	Conn    *Conn
+	Conn    *ros.Conn
 	Profile *Profile
 	// Tree receives the inputs in its root blackboard; inputs marked wake
 	// call its Wake.
@@ -31,15 +33,15 @@ type BridgeConf struct {
 // outputs; Stop sends the robot a zero velocity. Hand Latch, Flush and Stop
 // to runtime.Loop (Run does).
 type Bridge struct {
-	conn    *Conn
+	conn    *ros.Conn
 	profile *Profile
 	tree    *runtime.Tree
 	inputs  []*bridgeInput
 	outputs []*bridgeOutput
-	stopPub *Publisher
+	stopPub *ros.Publisher
 	stopMsg any
-	subs    []*Subscription
-	pubs    []*Publisher
+	subs    []*ros.Subscription
+	pubs    []*ros.Publisher
 
 	mu       sync.Mutex
 	lastStop time.Time // wall time of the last Stop
@@ -48,7 +50,7 @@ type Bridge struct {
 
 type bridgeInput struct {
 	Input
-	sub       *Subscription
+	sub       *ros.Subscription
 	keys      []string // every key written, for the _stale flags
 	lastCount uint64
 	staleSet  bool
@@ -60,7 +62,7 @@ type bridgeInput struct {
 
 type bridgeOutput struct {
 	Output
-	pub     *Publisher
+	pub     *ros.Publisher
 	keys    []string
 	lastSeq map[string]uint64
 	lastPub time.Time
@@ -84,7 +86,7 @@ func NewBridge(conf BridgeConf) (*Bridge, error) {
 		return nil, errors.New("bridge: no tree")
 	}
 	b := &Bridge{conn: conf.Conn, profile: conf.Profile, tree: conf.Tree}
-	conf.Conn.startScanCycle()
+	startScanCycle(conf.Conn)
 	var errs runtime.ErrorList
 	fail := func(pos runtime.Pos, format string, args ...any) {
 		errs = append(errs, &runtime.BuildError{Pos: pos, Msg: fmt.Sprintf(format, args...)})
@@ -92,11 +94,11 @@ func NewBridge(conf BridgeConf) (*Bridge, error) {
 	bb := conf.Tree.Blackboard()
 	for _, in := range conf.Profile.Inputs {
 		bi := &bridgeInput{Input: in}
-		var cb func(any, time.Time)
+		var cb func(any)
 		if in.Wake {
-			cb = func(any, time.Time) { conf.Tree.Wake() }
+			cb = func(any) { conf.Tree.Wake() }
 		}
-		sub, err := conf.Conn.subscribe(in.Topic, in.Type.Go, cb)
+		sub, err := ros.NewSubscriber(ros.SubscriberConf{Conn: conf.Conn, Topic: in.Topic, Msg: in.Type.Go, Callback: cb})
 		if err != nil {
 			fail(in.Pos, "%v", err)
 			continue
@@ -124,7 +126,7 @@ func NewBridge(conf BridgeConf) (*Bridge, error) {
 	}
 	for _, out := range conf.Profile.Outputs {
 		bo := &bridgeOutput{Output: out, lastSeq: map[string]uint64{}}
-		pub, err := conf.Conn.publisher(out.Topic, out.Type.Go, false)
+		pub, err := ros.NewPublisher(ros.PublisherConf{Conn: conf.Conn, Topic: out.Topic, Msg: out.Type.Go})
 		if err != nil {
 			fail(out.Pos, "%v", err)
 			continue
@@ -146,7 +148,7 @@ func NewBridge(conf BridgeConf) (*Bridge, error) {
 		b.outputs = append(b.outputs, bo)
 	}
 	if s := conf.Profile.Safety; s.VelocityTopic != "" {
-		pub, err := conf.Conn.publisher(s.VelocityTopic, s.VelocityType.Go, false)
+		pub, err := ros.NewPublisher(ros.PublisherConf{Conn: conf.Conn, Topic: s.VelocityTopic, Msg: s.VelocityType.Go})
 		if err != nil {
 			fail(runtime.Pos{File: conf.Profile.File}, "safety: %v", err)
 		} else {
@@ -222,12 +224,12 @@ func seqOf(bb *runtime.Blackboard, key string) uint64 {
 // the time it was received, and sets the inputs' _stale flags for time now.
 // It runs on the tick's goroutine, before the tree is ticked.
 func (b *Bridge) Latch(now time.Time) error {
-	b.conn.latchTopics()
+	b.conn.LatchTopics()
 	bb := b.tree.Blackboard()
 	for _, in := range b.inputs {
 		// The snapshot the leaves see too (TopicCondition): a message that
-		// came since latchTopics waits for the next tick here as well.
-		msg, at, count := in.sub.latchedView()
+		// came since LatchTopics waits for the next tick here as well.
+		msg, at, count := in.sub.Latched()
 		if msg != nil && count != in.lastCount {
 			in.lastCount = count
 			if in.Key != "" {
@@ -420,11 +422,11 @@ func (b *Bridge) Stop() StopReport {
 	}
 	topic := b.stopPub.Topic()
 	rep := StopReport{Topic: topic}
-	before, countErr := b.conn.subscriberConns(topic)
+	before, countErr := b.conn.SubscriberConns(topic)
 	msg := b.stopMsg
 	if ts, ok := msg.(*geometry_msgs.TwistStamped); ok {
 		msg = &geometry_msgs.TwistStamped{Header: ts.Header}
-		msg.(*geometry_msgs.TwistStamped).Header.Stamp = b.conn.clock.Now()
+		msg.(*geometry_msgs.TwistStamped).Header.Stamp = b.conn.Clock().Now()
 	}
 	deadline := time.Now().Add(stopTimeout)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
@@ -447,9 +449,9 @@ func (b *Bridge) Stop() StopReport {
 	// The peers' TCP acknowledges what reached their open sockets (see
 	// tcpack.go); where that cannot be read, a connection still open
 	// shortly after is all there is to go by.
-	unacked, acks := b.conn.unacknowledged(topic, deadline)
+	unacked, acks := b.conn.Unacknowledged(topic, deadline)
 	time.Sleep(stopRecount)
-	after, err := b.conn.subscriberConns(topic)
+	after, err := b.conn.SubscriberConns(topic)
 	switch {
 	case err != nil:
 		rep.Problem = fmt.Sprintf("the node's connections could not be read after the stop (%v)", err)
@@ -483,7 +485,7 @@ func (b *Bridge) catchUp(patience time.Duration) []string {
 		count uint64
 	}
 	var wait []waiting
-	now := b.conn.clock.Now()
+	now := b.conn.Clock().Now()
 	for _, in := range b.inputs {
 		msg, at, count := in.sub.Newest()
 		if msg != nil && in.MaxAge > 0 && now.Sub(at) > in.MaxAge {
@@ -535,5 +537,42 @@ func (b *Bridge) Close() {
 	for _, p := range b.pubs {
 		p.Close()
 	}
-	b.conn.stopScanCycle()
+	stopScanCycle(b.conn)
+}
+
+// scanCycles counts the bridges running on each connection. While one
+// does, the tree's ROS leaves read topics as latched at the start of the
+// tick (Conn.LatchTopics, in Latch) rather than as they arrive.
+var scanCycles struct {
+	mu sync.Mutex
+	on map[*ros.Conn]int
+}
+
+func startScanCycle(c *ros.Conn) {
+	scanCycles.mu.Lock()
+	defer scanCycles.mu.Unlock()
+	if scanCycles.on == nil {
+		scanCycles.on = map[*ros.Conn]int{}
+	}
+	scanCycles.on[c]++
+}
+
+func stopScanCycle(c *ros.Conn) {
+	scanCycles.mu.Lock()
+	defer scanCycles.mu.Unlock()
+	if scanCycles.on[c]--; scanCycles.on[c] <= 0 {
+		delete(scanCycles.on, c)
+	}
+}
+
+// tickView returns the message of s that a tree's leaf sees during a tick
+// on c: the one latched at its start under a bridge, else the newest.
+func tickView(c *ros.Conn, s *ros.Subscription) (any, time.Time, uint64) {
+	scanCycles.mu.Lock()
+	scan := scanCycles.on[c] > 0
+	scanCycles.mu.Unlock()
+	if scan {
+		return s.Latched()
+	}
+	return s.Newest()
 }

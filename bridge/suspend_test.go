@@ -1,9 +1,11 @@
-package ros
+package bridge
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -45,7 +47,7 @@ func TestActionLeafSuspends(t *testing.T) {
 	runs := func(t *testing.T, tree *runtime.Tree) {
 		t.Helper()
 		tree.Blackboard().Unset("fb")
-		eventually(t, 10*time.Second, "feedback", func() bool {
+		rostest.Eventually(t, 10*time.Second, "feedback", func() bool {
 			tick(t, tree)
 			_, ok := tree.Blackboard().Get("fb")
 			return ok
@@ -55,7 +57,7 @@ func TestActionLeafSuspends(t *testing.T) {
 		t.Helper()
 		runs(t, tree)
 		tree.Suspend()
-		eventually(t, 10*time.Second, "the cancel acknowledged", func() bool {
+		rostest.Eventually(t, 10*time.Second, "the cancel acknowledged", func() bool {
 			on, n, settled := tree.Suspended()
 			return on && n == 1 && settled
 		})
@@ -120,7 +122,7 @@ func TestActionLeafSuspends(t *testing.T) {
 				st = tick(t, tree)
 			}
 			assert.Equal(t, runtime.Failure, st)
-			assert.Equal(t, CodeTimeout, bbString(tree, "code"))
+			assert.Equal(t, ros.CodeTimeout, bbString(tree, "code"))
 			server.WaitLine(t, "cancel hold", 5*time.Second)
 			server.WaitLine(t, "done hold PREEMPTED", 5*time.Second)
 		}},

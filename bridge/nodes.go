@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -17,22 +19,22 @@ import (
 type Deps struct {
 	// Conn is the ROS connection the nodes talk through; nil when trees are
 	// only checked.
-	Conn *Conn
+	Conn *ros.Conn
 	// Profile, when set, names the actions and services nodes may use by
 	// name, with their timeouts.
 	Profile *Profile
 	// Messages resolves type names; the Conn's, else BuiltinMessages.
-	Messages *Messages
+	Messages *ros.Messages
 }
 
-func (d Deps) messages() *Messages {
+func (d Deps) messages() *ros.Messages {
 	switch {
 	case d.Messages != nil:
 		return d.Messages
 	case d.Conn != nil:
 		return d.Conn.Messages()
 	default:
-		return BuiltinMessages()
+		return ros.BuiltinMessages()
 	}
 }
 
@@ -73,21 +75,21 @@ func literalPort(c *runtime.Config, name string) (string, error) {
 
 // topicPorts reads the literal ports topic and msg_type that Publish and
 // TopicCondition share: a valid ROS name and a known message type.
-func topicPorts(c *runtime.Config, deps Deps) (string, MessageType, error) {
+func topicPorts(c *runtime.Config, deps Deps) (string, ros.MessageType, error) {
 	topic, err := literalPort(c, "topic")
 	if err != nil {
-		return "", MessageType{}, err
+		return "", ros.MessageType{}, err
 	}
-	if err := checkName(topic); err != nil {
-		return "", MessageType{}, &runtime.PortError{Port: "topic", Err: err}
+	if err := ros.CheckName(topic); err != nil {
+		return "", ros.MessageType{}, &runtime.PortError{Port: "topic", Err: err}
 	}
 	typeName, err := literalPort(c, "msg_type")
 	if err != nil {
-		return "", MessageType{}, err
+		return "", ros.MessageType{}, err
 	}
-	t, err := deps.messages().LookupKind(typeName, MessageKind)
+	t, err := deps.messages().LookupKind(typeName, ros.MessageKind)
 	if err != nil {
-		return "", MessageType{}, &runtime.PortError{Port: "msg_type", Err: err}
+		return "", ros.MessageType{}, &runtime.PortError{Port: "msg_type", Err: err}
 	}
 	return topic, t, nil
 }
@@ -115,7 +117,7 @@ type assignment struct {
 	value reflect.Value // the parsed literal
 }
 
-func parseAssignments(src string, t MessageType) ([]assignment, error) {
+func parseAssignments(src string, t ros.MessageType) ([]assignment, error) {
 	var out []assignment
 	var errs []string
 	for _, part := range splitFields(src) {
@@ -177,7 +179,7 @@ type extraction struct {
 	key  string
 }
 
-func parseExtractions(src string, t MessageType) ([]extraction, error) {
+func parseExtractions(src string, t ros.MessageType) ([]extraction, error) {
 	var out []extraction
 	var errs []string
 	for _, part := range splitFields(src) {
@@ -236,7 +238,7 @@ func unquote(s string) string {
 
 // buildMessage makes a message of type t for a node: the value of port
 // whole (when the tree gave it) with the fields assigned on top.
-func buildMessage(n runtime.Node, t MessageType, whole string, useWhole bool, fields []assignment) (reflect.Value, error) {
+func buildMessage(n runtime.Node, t ros.MessageType, whole string, useWhole bool, fields []assignment) (reflect.Value, error) {
 	msg := reflect.New(t.Go)
 	if useWhole {
 		v, err := runtime.GetInput[any](n, whole)
@@ -265,25 +267,4 @@ func writeCode(n runtime.Node, code string) error {
 		return nil
 	}
 	return runtime.SetOutput(n, "error_code", code)
-}
-
-// Offered reports whether the graph offers name: a service some node
-// provides, or a topic some node subscribes to (a command it listens
-// for), as the master knows them now. hil asks it of the faults an
-// external simulator or robot offers.
-func (c *Conn) Offered(name string) (bool, error) {
-	r := c.Resolve(name)
-	svcs, err := c.node.MasterGetServices()
-	if err != nil {
-		return false, fmt.Errorf("ask the master for its services: %w", err)
-	}
-	if _, ok := svcs[r]; ok {
-		return true, nil
-	}
-	topics, err := c.node.MasterGetTopics()
-	if err != nil {
-		return false, fmt.Errorf("ask the master for its topics: %w", err)
-	}
-	t := topics[r]
-	return t != nil && len(t.Subscribers) > 0, nil
 }

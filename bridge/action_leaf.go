@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/btrobot/btrobot/ros"
+
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -16,7 +18,7 @@ import (
 type ActionLeafConf struct {
 	// Conn is the ROS connection; a leaf without one (a tree built for
 	// checking) fails its first tick with an error.
-	Conn *Conn
+	Conn *ros.Conn
 	// Server is the action server's name, resolved by Conn.
 	Server string
 	// Action is the action type: a value, a pointer or a MessageType.
@@ -51,7 +53,7 @@ type ActionLeafConf struct {
 type ActionOutcome struct {
 	// State is the goal's terminal state on the server; 0 when it never got
 	// one (unreachable server, timeout).
-	State GoalState
+	State ros.GoalState
 	// Result points to the server's result, or is nil.
 	Result any
 	// Code is NONE on success, else SERVER_UNREACHABLE, GOAL_REJECTED,
@@ -77,7 +79,7 @@ type ActionOutcome struct {
 type ActionLeaf struct {
 	*runtime.Leaf
 	conf   ActionLeafConf
-	client *ActionClient
+	client *ros.ActionClient
 	run    *actionRun // the latest run; tick's goroutine only
 	resume bool       // Resume was called: the next tick sends the goal again
 }
@@ -223,7 +225,7 @@ func (r *actionRun) takeFeedback() any {
 var errTimeout = errors.New("the goal's timeout expired")
 
 // errStalled cancels the goals in flight when the watchdog sees a stuck
-// tick (Conn.cancelGoals).
+// tick (Conn.CancelGoals).
 var errStalled = errors.New("the goal was cancelled: the controller stalled")
 
 // NewActionLeaf returns an action leaf, for a NodeType.New. With a Conn, the
@@ -233,12 +235,12 @@ func NewActionLeaf(conf ActionLeafConf) (*ActionLeaf, error) {
 	if conf.Goal == nil {
 		return nil, errors.New("action leaf: no Goal function")
 	}
-	if _, err := messageType(conf.Action); err != nil {
+	if _, err := ros.MessageGoType(conf.Action); err != nil {
 		return nil, fmt.Errorf("action leaf: %v", err)
 	}
 	a := &ActionLeaf{conf: conf}
 	if conf.Conn != nil {
-		c, err := NewActionClient(ActionClientConf{Conn: conf.Conn, Name: conf.Server, Action: conf.Action})
+		c, err := ros.NewActionClient(ros.ActionClientConf{Conn: conf.Conn, Name: conf.Server, Action: conf.Action})
 		if err != nil {
 			return nil, err
 		}
@@ -262,7 +264,7 @@ func (a *ActionLeaf) start(n *runtime.Leaf) (runtime.AsyncWork, error) {
 	client, conf, clock := a.client, a.conf, a.conf.Conn.Clock()
 	// In lockstep, the tick's acknowledgement waits for the goal to be
 	// out, when it goes at once (lockstep_actions.go).
-	ls := &conf.Conn.lockstep
+	ls := lockstepOf(conf.Conn)
 	if client.Ready() {
 		r.send = r.held(ls)
 	}
@@ -277,16 +279,16 @@ func (a *ActionLeaf) start(n *runtime.Leaf) (runtime.AsyncWork, error) {
 // of the tree (ActionLeaf.Suspend) cancels the goal and the work waits; on
 // Resume the same goal is sent again. The time suspended does not count
 // against the goal's Timeout.
-func runGoal(ctx context.Context, client *ActionClient, clock runtime.Clock, conf ActionLeafConf, goal any, r *actionRun) ActionOutcome {
+func runGoal(ctx context.Context, client *ros.ActionClient, clock runtime.Clock, conf ActionLeafConf, goal any, r *actionRun) ActionOutcome {
 	if err := client.WaitForServer(ctx, clock, conf.WaitForServerTimeout); err != nil {
-		return ActionOutcome{Code: CodeServerUnreachable, Err: err}
+		return ActionOutcome{Code: ros.CodeServerUnreachable, Err: err}
 	}
 	gctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	defer client.ac.conn.trackGoal(cancel)()
+	defer conf.Conn.TrackGoal(cancel)()
 	left := conf.Timeout // what is left of it
 	var (
-		out GoalOutcome
+		out ros.GoalOutcome
 		err error
 	)
 	for {
@@ -316,10 +318,10 @@ func runGoal(ctx context.Context, client *ActionClient, clock runtime.Clock, con
 		// a simulator in lockstep, which does not wait for goals, simulated
 		// time may run far ahead of a goal still on its way.
 		// In lockstep, the cancels of goals halted before this one go first.
-		client.ac.conn.cancelsFirst(cancelAckPatience)
+		cancelsFirst(conf.Conn, ros.CancelAckPatience)
 		answered := make(chan struct{})
 		var sent atomic.Bool
-		out, err = client.Run(actx, goal, GoalConf{AckTimeout: conf.ServerTimeout, OnFeedback: r.setFeedback,
+		out, err = client.Run(actx, goal, ros.GoalConf{AckTimeout: conf.ServerTimeout, OnFeedback: r.setFeedback,
 			OnSent: func() { sent.Store(true); r.finishSend() },
 			OnTerminal: func() {
 				if !errors.Is(context.Cause(actx), errSuspended) {
@@ -327,7 +329,7 @@ func runGoal(ctx context.Context, client *ActionClient, clock runtime.Clock, con
 				}
 				// In lockstep, the next tick's latch waits for the work to
 				// return (lockstep_actions.go).
-				r.held(&client.ac.conn.lockstep)
+				r.held(lockstepOf(conf.Conn))
 			},
 			OnCancelAnswered: func() { close(answered) }})
 		paused := errors.Is(context.Cause(actx), errSuspended) && gctx.Err() == nil && errors.Is(err, context.Canceled)
@@ -346,30 +348,30 @@ func runGoal(ctx context.Context, client *ActionClient, clock runtime.Clock, con
 	}
 	switch {
 	case errors.Is(context.Cause(gctx), errTimeout):
-		return ActionOutcome{Code: CodeTimeout, Err: fmt.Errorf("action %s: %w (%v)", client.Name(), errTimeout, conf.Timeout)}
+		return ActionOutcome{Code: ros.CodeTimeout, Err: fmt.Errorf("action %s: %w (%v)", client.Name(), errTimeout, conf.Timeout)}
 	case ctx.Err() != nil:
-		return ActionOutcome{Code: CodeCancelled, Err: ctx.Err()} // halted: dropped
+		return ActionOutcome{Code: ros.CodeCancelled, Err: ctx.Err()} // halted: dropped
 	case errors.Is(context.Cause(gctx), errStalled):
-		return ActionOutcome{Code: CodeCancelled, Err: fmt.Errorf("action %s: %w", client.Name(), errStalled)}
-	case errors.Is(err, ErrServerUnreachable):
-		return ActionOutcome{Code: CodeServerUnreachable, Err: err}
+		return ActionOutcome{Code: ros.CodeCancelled, Err: fmt.Errorf("action %s: %w", client.Name(), errStalled)}
+	case errors.Is(err, ros.ErrServerUnreachable):
+		return ActionOutcome{Code: ros.CodeServerUnreachable, Err: err}
 	case err != nil:
-		return ActionOutcome{Code: CodeServerUnreachable, Err: err}
+		return ActionOutcome{Code: ros.CodeServerUnreachable, Err: err}
 	}
 	o := ActionOutcome{State: out.State, Result: out.Result}
 	switch out.State {
-	case GoalSucceeded:
-		o.Code = CodeNone
-	case GoalAborted:
-		o.Code = CodeAborted
-	case GoalRejected:
-		o.Code = CodeGoalRejected
-	case GoalPreempted, GoalRecalled:
-		o.Code = CodeCancelled
+	case ros.GoalSucceeded:
+		o.Code = ros.CodeNone
+	case ros.GoalAborted:
+		o.Code = ros.CodeAborted
+	case ros.GoalRejected:
+		o.Code = ros.CodeGoalRejected
+	case ros.GoalPreempted, ros.GoalRecalled:
+		o.Code = ros.CodeCancelled
 	default:
-		o.Code = CodeServerUnreachable
+		o.Code = ros.CodeServerUnreachable
 	}
-	if o.Code != CodeNone {
+	if o.Code != ros.CodeNone {
 		o.Err = fmt.Errorf("action %s: the goal ended %s", client.Name(), out.State)
 	}
 	return o
@@ -394,7 +396,7 @@ func (a *ActionLeaf) Tick() (runtime.Status, error) {
 	if r := a.run; r != nil && !r.halted && r.terminal.Load() {
 		// The goal has ended: let its work return, so that this tick
 		// collects it whatever the scheduling (the lockstep counts on it).
-		a.conf.Conn.awaitEnded(a.Leaf)
+		awaitEnded(a.conf.Conn, a.Leaf)
 	}
 	st, err := a.Leaf.Tick()
 	r := a.run
@@ -416,13 +418,13 @@ func (a *ActionLeaf) Tick() (runtime.Status, error) {
 	if err := writeCode(a.Leaf, o.Code); err != nil {
 		return runtime.Failure, err
 	}
-	if o.Code != CodeNone && a.Explaining() {
+	if o.Code != ros.CodeNone && a.Explaining() {
 		a.SetReason(o.Reason(a.Server()))
 	}
 	if a.conf.OnDone != nil {
 		return a.conf.OnDone(a.Leaf, o)
 	}
-	if o.Code == CodeNone {
+	if o.Code == ros.CodeNone {
 		return runtime.Success, nil
 	}
 	return runtime.Failure, nil
@@ -453,13 +455,13 @@ func (a *ActionLeaf) Outcome() (o ActionOutcome, ok bool) {
 // success.
 func (o ActionOutcome) Reason(server string) string {
 	switch o.Code {
-	case CodeNone:
+	case ros.CodeNone:
 		return ""
-	case CodeAborted:
+	case ros.CodeAborted:
 		return server + " aborted the goal"
-	case CodeGoalRejected:
+	case ros.CodeGoalRejected:
 		return server + " rejected the goal"
-	case CodeCancelled:
+	case ros.CodeCancelled:
 		if errors.Is(o.Err, errStalled) {
 			return fmt.Sprintf("the goal of %s was cancelled: the controller stalled (the watchdog)", server)
 		}
@@ -474,12 +476,12 @@ func (o ActionOutcome) Reason(server string) string {
 // Suspend holds the running goal while the tree is paused
 // (runtime.Suspender): the goal is cancelled in the background and none
 // leaves until Resume; the leaf stays RUNNING. The channel closes once the
-// server acknowledged the cancel (or cancelAckPatience passed). In
+// server acknowledged the cancel (or CancelAckPatience passed). In
 // lockstep it does nothing: the simulated world stands still with the
 // held tick.
 func (a *ActionLeaf) Suspend() <-chan struct{} {
 	r := a.run
-	if r == nil || r.halted || a.conf.Conn == nil || a.conf.Conn.lockstep.active() {
+	if r == nil || r.halted || a.conf.Conn == nil || lockstepOf(a.conf.Conn).active() {
 		return nil
 	}
 	a.resume = false
@@ -500,10 +502,11 @@ func (a *ActionLeaf) Halt() {
 	a.resume = false
 	if r := a.run; r != nil {
 		if !r.halted && a.conf.Conn != nil {
-			r.held(&a.conf.Conn.lockstep) // the cancel, in lockstep
+			ls := lockstepOf(a.conf.Conn)
+			r.held(ls) // the cancel, in lockstep
 			r.mu.Lock()
 			if !r.returned {
-				r.releases = append(r.releases, a.conf.Conn.lockstep.halting())
+				r.releases = append(r.releases, ls.halting())
 			}
 			r.mu.Unlock()
 		}

@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"strings"

@@ -1,7 +1,9 @@
-package ros
+package bridge
 
 import (
 	"fmt"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -43,9 +45,9 @@ func publishType(deps Deps) runtime.NodeType {
 				return nil, fmt.Errorf("port \"fields\": %v", err)
 			}
 			_, useMsg := c.Attr("msg")
-			var pub *Publisher
+			var pub *ros.Publisher
 			if deps.Conn != nil {
-				if pub, err = deps.Conn.publisher(topic, t.Go, false); err != nil {
+				if pub, err = ros.NewPublisher(ros.PublisherConf{Conn: deps.Conn, Topic: topic, Msg: t.Go}); err != nil {
 					return nil, err
 				}
 			}

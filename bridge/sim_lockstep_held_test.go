@@ -1,10 +1,12 @@
-package ros
+package bridge
 
 import (
 	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
@@ -56,13 +58,13 @@ func TestLockstepSafetyWhileHeld(t *testing.T) {
 			readyAt := time.Now().Add(-tc.readyAgo)
 			peer.readyAt.Store(readyAt.UnixNano())
 			topic := fmt.Sprintf("/robot1/sensor%d", i)
-			sub, err := NewSubscriber(SubscriberConf{Conn: c, Topic: topic, Msg: &geometry_msgs.TwistStamped{}})
+			sub, err := ros.NewSubscriber(ros.SubscriberConf{Conn: c, Topic: topic, Msg: &geometry_msgs.TwistStamped{}})
 			require.NoError(t, err)
 			ls := &lockstep{conn: c, clock: clock, peer: peer, quit: make(chan struct{}), hold: true,
-				sensors: &sensorWait{subs: []*Subscription{sub}, step: step}}
+				sensors: &sensorWait{subs: []*ros.Subscription{sub}, step: step}}
 			defer ls.close()
 			if !tc.stamped.IsZero() {
-				pub, err := NewPublisher(PublisherConf{Conn: simConn, Topic: topic, Msg: &geometry_msgs.TwistStamped{}, Latch: true})
+				pub, err := ros.NewPublisher(ros.PublisherConf{Conn: simConn, Topic: topic, Msg: &geometry_msgs.TwistStamped{}, Latch: true})
 				require.NoError(t, err)
 				defer pub.Close()
 				pub.Publish(&geometry_msgs.TwistStamped{Header: std_msgs.Header{Stamp: tc.stamped}})

@@ -1,9 +1,11 @@
-package ros
+package bridge
 
 import (
 	"errors"
 	"os"
 	"testing"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -23,7 +25,7 @@ func FuzzParseProfile(f *testing.F) {
 	f.Add([]byte("rate: [\n"))
 	f.Add([]byte("inputs:\n  - {topic: a, type: std_msgs/Bool, fields: {x: data.y.z}}\n"))
 	f.Add([]byte("a: &x [*x, *x]\n"))
-	msgs := BuiltinMessages()
+	msgs := ros.BuiltinMessages()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParseProfile(data, "fuzz.yaml", msgs)
 		if err == nil {

@@ -1,9 +1,11 @@
-package ros
+package bridge
 
 import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -45,12 +47,13 @@ import (
 const GoalsEndedTopic = "goals_ended"
 
 // lockstepActions is a connection's bookkeeping of goals for the
-// lockstep; all of it is safe for concurrent use.
+// lockstep, installed on it as its ros.ActionObserver (lockstepFor); all of
+// it is safe for concurrent use, and a nil one is a connection outside the
+// lockstep.
 type lockstepActions struct {
 	peer    atomic.Pointer[LockstepPeer]
 	run     atomic.Pointer[lockstep] // the Run in lockstep, while it runs
 	joining atomic.Bool              // a Run is joining the lockstep (startLockstep)
-	ended   atomic.Uint64            // terminal states received, every goal of the connection
 
 	mu     sync.Mutex
 	holds  int // goals and cancels a tick asked for and not yet published
@@ -59,16 +62,49 @@ type lockstepActions struct {
 	halted chan struct{}
 }
 
-// sent counts a goal or a cancel published, when the connection is a
-// lockstep peer.
-func (l *lockstepActions) sent() {
+// installMu serialises lockstepFor's look and install.
+var installMu sync.Mutex
+
+// lockstepFor returns the connection's lockstep bookkeeping, installing it
+// as the connection's action observer the first time.
+func lockstepFor(c *ros.Conn) *lockstepActions {
+	installMu.Lock()
+	defer installMu.Unlock()
+	l := lockstepOf(c)
+	if l == nil {
+		l = &lockstepActions{}
+		c.SetActionObserver(l)
+	}
+	return l
+}
+
+// lockstepOf returns the connection's lockstep bookkeeping; nil when it
+// has none (it never was a lockstep peer).
+func lockstepOf(c *ros.Conn) *lockstepActions {
+	if c == nil {
+		return nil
+	}
+	l, _ := c.ActionObserver().(*lockstepActions)
+	return l
+}
+
+// Sent counts a goal or a cancel published, when the connection is a
+// lockstep peer (ros.ActionObserver).
+func (l *lockstepActions) Sent() {
+	if l == nil {
+		return
+	}
 	if p := l.peer.Load(); p != nil {
 		p.CountSent(1)
 	}
 }
 
+// HoldsCancels makes a cancel wait for its goal's acknowledgement while the
+// connection is a lockstep peer (ros.ActionObserver).
+func (l *lockstepActions) HoldsCancels() bool { return l.active() }
+
 // active reports whether the connection is a lockstep peer.
-func (l *lockstepActions) active() bool { return l.peer.Load() != nil }
+func (l *lockstepActions) active() bool { return l != nil && l.peer.Load() != nil }
 
 // hold notes a goal or cancel on its way; the returned release (safe to
 // call more than once) notes it out.
@@ -117,12 +153,12 @@ func (l *lockstepActions) halting() (release func()) {
 }
 
 // cancelsFirst waits, in lockstep, until the cancels of goals halted so far
-// are out and their servers have taken them (Conn.trackCancel), at most
+// are out and their servers have taken them (Conn.AwaitCancels), at most
 // patience each: a tick that halts one goal and starts another sends the
 // cancel before the goal, so that the simulator takes them in that order on
 // every run (they travel on different topics).
-func (c *Conn) cancelsFirst(patience time.Duration) {
-	l := &c.lockstep
+func cancelsFirst(c *ros.Conn, patience time.Duration) {
+	l := lockstepOf(c)
 	if !l.active() {
 		return
 	}
@@ -144,34 +180,29 @@ func (c *Conn) cancelsFirst(patience time.Duration) {
 			return
 		}
 	}
-	c.mu.Lock()
-	pending := append([]chan struct{}(nil), c.cancels...)
-	c.mu.Unlock()
-	for _, ch := range pending {
-		select {
-		case <-ch:
-		case <-t.C:
-			return
-		}
-	}
+	c.AwaitCancels(t.C)
 }
 
-// AwaitSent waits, in lockstep, until the goals and cancels that the
-// ticks and halts so far asked for are published, at most patience, and
-// reports whether they are; outside lockstep it returns true at once. Run
-// does this after each tick, before it lets the simulator go to the next:
-// a caller that ticks a tree in lockstep itself must too, or a goal still
-// on its goroutine reaches the simulator steps late (and a halt that comes
-// first finds nothing to cancel).
-func (c *Conn) AwaitSent(patience time.Duration) bool {
-	if !c.lockstep.active() {
+// AwaitSent waits until the goals and cancels that the ticks and halts
+// on the peer's connection so far asked for are published, at most
+// patience, and reports whether they are. Run does this after each tick,
+// before it lets the simulator go to the next: a caller that ticks a tree
+// in lockstep itself must too, or a goal still on its goroutine reaches the
+// simulator steps late (and a halt that comes first finds nothing to
+// cancel).
+func (p *LockstepPeer) AwaitSent(patience time.Duration) bool {
+	l := lockstepOf(p.conn)
+	if !l.active() {
 		return true
 	}
-	return c.lockstep.wait(patience)
+	return l.wait(patience)
 }
 
 // wait returns once no goal or cancel is on its way, or after patience.
 func (l *lockstepActions) wait(patience time.Duration) bool {
+	if l == nil {
+		return true
+	}
 	l.mu.Lock()
 	if l.holds == 0 {
 		l.mu.Unlock()
@@ -195,6 +226,9 @@ func (l *lockstepActions) wait(patience time.Duration) bool {
 // idle reports whether no goal or cancel is on its way and every work
 // whose goal ended has returned.
 func (l *lockstepActions) idle() bool {
+	if l == nil {
+		return true
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.holds == 0
@@ -211,12 +245,12 @@ const lockstepLiveness = 10 * time.Second
 // outside lockstep; in lockstep, where the latch has waited for it
 // already (lockstep.waitGoals), up to lockstepLiveness, with a warning if
 // it does not, since the tick would then see the goal a tick late.
-func (c *Conn) awaitEnded(l *runtime.Leaf) {
-	if !c.lockstep.active() {
+func awaitEnded(c *ros.Conn, l *runtime.Leaf) {
+	if !lockstepOf(c).active() {
 		l.AwaitAsync(asyncPatience)
 		return
 	}
 	if !l.AwaitAsync(lockstepLiveness) {
-		c.Logf(LogWarn, "lockstep: the work of %s did not return within %v of its goal's end; the run may not repeat exactly", l.Name(), lockstepLiveness)
+		c.Logf(ros.LogWarn, "lockstep: the work of %s did not return within %v of its goal's end; the run may not repeat exactly", l.Name(), lockstepLiveness)
 	}
 }

@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 
@@ -84,7 +86,7 @@ type LockstepConf struct {
 // lockstep is a Run's part in the lockstep: hooks around the bridge's
 // latch and flush, and the acknowledgement after each tick.
 type lockstep struct {
-	conn        *Conn
+	conn        *ros.Conn
 	clock       runtime.Clock // the connection's (simulated) clock
 	bridge      *Bridge
 	peer        *LockstepPeer
@@ -96,9 +98,9 @@ type lockstep struct {
 	period      time.Duration
 	next        time.Time
 	readyErr    error
-	goals       *Subscription   // the simulator's count of the robot's ended goals
-	ctx         context.Context // the run's: once it ends, the simulator is not let go again
-	untilDone   bool            // the run ends when the root completes (RunConf.UntilDone)
+	goals       *ros.Subscription // the simulator's count of the robot's ended goals
+	ctx         context.Context   // the run's: once it ends, the simulator is not let go again
+	untilDone   bool              // the run ends when the root completes (RunConf.UntilDone)
 	goalsWarned bool
 	goalsLost   uint64 // terminal states the simulator counted that never came
 	sendWarned  bool
@@ -111,7 +113,7 @@ type lockstep struct {
 }
 
 // startLockstep joins the lockstep once the simulator's clock has started.
-func startLockstep(ctx context.Context, conn *Conn, p *Profile, conf LockstepConf, bridge *Bridge, tree *runtime.Tree, period time.Duration) (*lockstep, error) {
+func startLockstep(ctx context.Context, conn *ros.Conn, p *Profile, conf LockstepConf, bridge *Bridge, tree *runtime.Tree, period time.Duration) (*lockstep, error) {
 	topic := conf.Topic
 	if topic == "" {
 		topic = LockstepTopic
@@ -136,13 +138,13 @@ func startLockstep(ctx context.Context, conn *Conn, p *Profile, conf LockstepCon
 		ls.close()
 		return nil, err
 	}
-	ended := path.Join(path.Dir(conn.Resolve(topic)), RobotName(conn), GoalsEndedTopic)
-	if ls.goals, err = NewSubscriber(SubscriberConf{Conn: conn, Topic: ended, Msg: &std_msgs.Header{}}); err != nil {
+	ended := path.Join(path.Dir(conn.Resolve(topic)), ros.RobotName(conn), GoalsEndedTopic)
+	if ls.goals, err = ros.NewSubscriber(ros.SubscriberConf{Conn: conn, Topic: ended, Msg: &std_msgs.Header{}}); err != nil {
 		ls.close()
 		return nil, err
 	}
 	ls.next = conn.Clock().Now()
-	conn.lockstep.run.Store(ls)
+	lockstepFor(conn).run.Store(ls)
 	return ls, nil
 }
 
@@ -236,11 +238,15 @@ func (ls *lockstep) quietSince() time.Time {
 
 // lockstepQuietSince is lockstep.quietSince for the run in lockstep on the
 // connection (now while it joins the lockstep); zero without one.
-func (c *Conn) lockstepQuietSince() time.Time {
-	if c.lockstep.joining.Load() {
+func lockstepQuietSince(c *ros.Conn) time.Time {
+	l := lockstepOf(c)
+	if l == nil {
+		return time.Time{}
+	}
+	if l.joining.Load() {
 		return time.Now() // the simulator waits for the tree to join
 	}
-	if ls := c.lockstep.run.Load(); ls != nil {
+	if ls := l.run.Load(); ls != nil {
 		return ls.quietSince()
 	}
 	return time.Time{}
@@ -274,8 +280,8 @@ func (ls *lockstep) waitGoals(now time.Time) {
 			return // not btrobot's simulator, or not yet started
 		}
 		h := msg.(*std_msgs.Header)
-		got := ls.conn.lockstep.ended.Load() + ls.goalsLost
-		if !h.Stamp.Before(now) && got >= uint64(h.Seq) && ls.sensors.saidIn(h.FrameId) && ls.conn.lockstep.idle() {
+		got := ls.conn.GoalsEnded() + ls.goalsLost
+		if !h.Stamp.Before(now) && got >= uint64(h.Seq) && ls.sensors.saidIn(h.FrameId) && lockstepOf(ls.conn).idle() {
 			return
 		}
 		if ls.sensors.movedOn(now) {
@@ -288,7 +294,7 @@ func (ls *lockstep) waitGoals(now time.Time) {
 			}
 			if !ls.goalsWarned {
 				ls.goalsWarned = true
-				ls.conn.Logf(LogWarn, "lockstep: the goals the simulator ended by %v (and their leaves' works), or the sensor changes it sent (%q), have not all come; the run may not repeat exactly", now, h.FrameId)
+				ls.conn.Logf(ros.LogWarn, "lockstep: the goals the simulator ended by %v (and their leaves' works), or the sensor changes it sent (%q), have not all come; the run may not repeat exactly", now, h.FrameId)
 			}
 			return
 		}
@@ -329,9 +335,9 @@ func (ls *lockstep) observe(t runtime.TickReport) {
 	}
 	// The goals and cancels the tick sent are out before it lets the
 	// simulator go (lockstep_actions.go).
-	if !ls.conn.AwaitSent(sensorPatience) && !ls.sendWarned {
+	if !ls.peer.AwaitSent(sensorPatience) && !ls.sendWarned {
 		ls.sendWarned = true
-		ls.conn.Logf(LogWarn, "lockstep: a goal or cancel was not sent within %v; the run may not repeat exactly", sensorPatience)
+		ls.conn.Logf(ros.LogWarn, "lockstep: a goal or cancel was not sent within %v; the run may not repeat exactly", sensorPatience)
 	}
 	if ls.ctx.Err() != nil || ls.untilDone && t.Status.Completed() && !ls.hold {
 		// The run ends after this tick: the simulator stays at its time
@@ -341,14 +347,14 @@ func (ls *lockstep) observe(t runtime.TickReport) {
 	}
 	if err := ls.peer.Ready(ls.next); err != nil && ls.readyErr == nil {
 		ls.readyErr = err
-		ls.conn.Logf(LogError, "lockstep: %v", err)
+		ls.conn.Logf(ros.LogError, "lockstep: %v", err)
 	}
 }
 
 // close leaves the lockstep, unless it holds.
 func (ls *lockstep) close() {
-	if ls.conn.lockstep.run.Load() == ls {
-		ls.conn.lockstep.run.Store(nil)
+	if l := lockstepOf(ls.conn); l != nil {
+		l.run.CompareAndSwap(ls, nil)
 	}
 	close(ls.quit)
 	ls.stalls.Wait()
@@ -363,7 +369,7 @@ func (ls *lockstep) close() {
 	}
 	// The halt's cancels are out before the peer leaves, so that they
 	// count among what it sent.
-	ls.conn.lockstep.wait(sensorPatience)
+	lockstepOf(ls.conn).wait(sensorPatience)
 	leave, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	ls.peer.Leave(leave)
@@ -392,8 +398,8 @@ const sensorPatience = time.Second
 // fast as the tree ticks, a message a millisecond late is a hundred
 // simulated milliseconds late, enough to make a bumper look silent.
 type sensorWait struct {
-	subs    []*Subscription
-	byTopic map[string]*Subscription // subs by their resolved topics
+	subs    []*ros.Subscription
+	byTopic map[string]*ros.Subscription // subs by their resolved topics
 	periods []time.Duration
 	phases  []time.Duration // SensorPhasesParam; used with step
 	step    time.Duration   // PhysicsStepParam; 0 when not advertised
@@ -431,9 +437,9 @@ func (s *sensorWait) newest(i int, now time.Time) (time.Time, bool) {
 
 // newSensorWait subscribes to the profile's inputs whose period the
 // simulator advertises under param (see SensorPeriodsParam).
-func newSensorWait(conn *Conn, p *Profile, simNS string) (*sensorWait, error) {
-	s := &sensorWait{clock: conn.Clock(), byTopic: map[string]*Subscription{}, warn: func(now time.Time) {
-		conn.Logf(LogWarn, "lockstep: the sensor messages of %v did not all come within %v; the run may not repeat exactly", now, sensorPatience)
+func newSensorWait(conn *ros.Conn, p *Profile, simNS string) (*sensorWait, error) {
+	s := &sensorWait{clock: conn.Clock(), byTopic: map[string]*ros.Subscription{}, warn: func(now time.Time) {
+		conn.Logf(ros.LogWarn, "lockstep: the sensor messages of %v did not all come within %v; the run may not repeat exactly", now, sensorPatience)
 	}}
 	if secs, err := conn.ParamFloat64(path.Join(simNS, PhysicsStepParam)); err == nil && secs > 0 {
 		s.step = time.Duration(math.Round(secs * float64(time.Second)))
@@ -448,7 +454,7 @@ func newSensorWait(conn *Conn, p *Profile, simNS string) (*sensorWait, error) {
 		if err != nil || !(secs > 0) {
 			continue
 		}
-		sub, err := NewSubscriber(SubscriberConf{Conn: conn, Topic: in.Topic, Msg: in.Type})
+		sub, err := ros.NewSubscriber(ros.SubscriberConf{Conn: conn, Topic: in.Topic, Msg: in.Type})
 		if err != nil {
 			s.close()
 			return nil, err
@@ -637,8 +643,8 @@ func headerStamp(msg any) (time.Time, bool) {
 // LockstepPeer is one participant in the simulator's lockstep. Its methods
 // are safe for concurrent use.
 type LockstepPeer struct {
-	conn  *Conn
-	pub   *Publisher
+	conn  *ros.Conn
+	pub   *ros.Publisher
 	topic string
 
 	mu   sync.Mutex
@@ -651,19 +657,19 @@ type LockstepPeer struct {
 
 // NewLockstepPeer joins the lockstep of the simulator that listens on topic
 // (LockstepTopic when empty). Nothing is sent until Ready.
-func NewLockstepPeer(c *Conn, topic string) (*LockstepPeer, error) {
+func NewLockstepPeer(c *ros.Conn, topic string) (*LockstepPeer, error) {
 	if topic == "" {
 		topic = LockstepTopic
 	}
 	// Latched: an acknowledgement is the peer's whole state, so the newest
 	// one is all a simulator that connects late needs, and it cannot be lost
 	// to a connection still being set up.
-	pub, err := NewPublisher(PublisherConf{Conn: c, Topic: topic, Msg: &std_msgs.Header{}, Latch: true})
+	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: c, Topic: topic, Msg: &std_msgs.Header{}, Latch: true})
 	if err != nil {
 		return nil, fmt.Errorf("lockstep: %w", err)
 	}
 	p := &LockstepPeer{conn: c, pub: pub, topic: pub.Topic()}
-	c.lockstep.peer.Store(p)
+	lockstepFor(c).peer.Store(p)
 	return p, nil
 }
 
@@ -726,53 +732,4 @@ func (p *LockstepPeer) Leave(ctx context.Context) error {
 	msg := &std_msgs.Header{Seq: p.sent, Stamp: time.Unix(0, 0), FrameId: p.conn.Name()}
 	p.mu.Unlock()
 	return p.pub.PublishWait(ctx, msg)
-}
-
-// Subscribers returns how many subscribers the node's publisher of topic is
-// connected to, from the node's own bus information, asked of its slave API
-// directly (it works without the master). A lockstep peer waits until the
-// simulator has connected to its cmd_vel publisher before counting
-// commands, since messages sent before that are lost.
-func (c *Conn) Subscribers(topic string) (int, error) {
-	return c.subscriberConns(c.Resolve(topic))
-}
-
-// WaitSubscribers polls Subscribers until topic has at least n subscribers
-// or ctx ends.
-func (c *Conn) WaitSubscribers(ctx context.Context, topic string, n int) error {
-	for {
-		got, err := c.Subscribers(topic)
-		if err != nil {
-			return err
-		}
-		if got >= n {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("wait for %d subscribers of %s (%d so far): %w", n, c.Resolve(topic), got, ctx.Err())
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-}
-
-// NodePublishes reports whether node answers on its XML-RPC API and is
-// registered with the master as a publisher of topic: whether a lockstep
-// peer that has gone quiet is still there.
-func (c *Conn) NodePublishes(node, topic string) (bool, error) {
-	topics, err := c.node.MasterGetTopics()
-	if err != nil {
-		return false, fmt.Errorf("ask the master for the publishers of %s: %w", topic, err)
-	}
-	t := topics[c.Resolve(topic)]
-	if t == nil {
-		return false, nil
-	}
-	if _, ok := t.Publishers[node]; !ok {
-		return false, nil
-	}
-	if _, err := c.node.NodePing(node); err != nil {
-		return false, nil
-	}
-	return true, nil
 }

@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
@@ -85,7 +87,7 @@ safety: {velocity_topic: /cmd_vel}
 			var mu sync.Mutex
 			want := -1.0
 			got := make(chan time.Time, 1)
-			if _, err := Subscribe(watcher, "/cmd_vel", func(m *geometry_msgs.Twist) {
+			if _, err := ros.Subscribe(watcher, "/cmd_vel", func(m *geometry_msgs.Twist) {
 				now := time.Now()
 				mu.Lock()
 				defer mu.Unlock()
@@ -99,7 +101,7 @@ safety: {velocity_topic: /cmd_vel}
 			}); err != nil {
 				b.Fatal(err)
 			}
-			pub, err := NewPublisher(PublisherConf{Conn: sensor, Topic: "/bumper", Msg: std_msgs.Bool{}})
+			pub, err := ros.NewPublisher(ros.PublisherConf{Conn: sensor, Topic: "/bumper", Msg: std_msgs.Bool{}})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -119,7 +121,7 @@ safety: {velocity_topic: /cmd_vel}
 				}
 			}
 			// Let the connections come up.
-			eventually(b, 10*time.Second, "the first reaction", func() bool {
+			rostest.Eventually(b, 10*time.Second, "the first reaction", func() bool {
 				_, ok := expect(true, 0)
 				if ok {
 					expect(false, 0.5)
@@ -171,7 +173,7 @@ func BenchmarkLoop100Hz(b *testing.B) {
 	sensor := connect(b, uri, "sensor")
 	c := connect(b, uri, "btrobot")
 	watcher := connect(b, uri, "base")
-	if _, err := Subscribe[geometry_msgs.Twist](watcher, "/cmd_vel", nil); err != nil {
+	if _, err := ros.Subscribe[geometry_msgs.Twist](watcher, "/cmd_vel", nil); err != nil {
 		b.Fatal(err)
 	}
 	p := profile(b, `
@@ -224,13 +226,13 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 // publishSensors publishes odometry and battery at 50 Hz until ctx ends.
-func publishSensors(ctx context.Context, t testing.TB, c *Conn) {
-	odom, err := NewPublisher(PublisherConf{Conn: c, Topic: "/odom", Msg: navOdometry()})
+func publishSensors(ctx context.Context, t testing.TB, c *ros.Conn) {
+	odom, err := ros.NewPublisher(ros.PublisherConf{Conn: c, Topic: "/odom", Msg: navOdometry()})
 	if err != nil {
 		t.Error(err)
 		return
 	}
-	battery, err := NewPublisher(PublisherConf{Conn: c, Topic: "/battery_state", Msg: sensor_msgs.BatteryState{}})
+	battery, err := ros.NewPublisher(ros.PublisherConf{Conn: c, Topic: "/battery_state", Msg: sensor_msgs.BatteryState{}})
 	if err != nil {
 		t.Error(err)
 		return
@@ -269,13 +271,13 @@ outputs: [{topic: /cmd_vel, type: geometry_msgs/Twist, fields: {speed: linear.x}
 	}
 	defer br.Close()
 	tree.Blackboard().Set("speed", 0.3)
-	odom, battery := br.inputs[0].sub.ts, br.inputs[1].sub.ts
+	odom, battery := br.inputs[0].sub, br.inputs[1].sub
 	msg := navOdometry()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		odom.receive(msg)
-		battery.receive(&sensor_msgs.BatteryState{Percentage: 0.8})
+		odom.Inject(msg)
+		battery.Inject(&sensor_msgs.BatteryState{Percentage: 0.8})
 		now := time.Now()
 		if err := br.Latch(now); err != nil {
 			b.Fatal(err)

@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -58,13 +60,13 @@ func runActionType(deps Deps) runtime.NodeType {
 				if typeName == "" {
 					typeName = a.Type.Name
 				}
-			} else if err := checkName(name); err != nil {
+			} else if err := ros.CheckName(name); err != nil {
 				return nil, fmt.Errorf("port \"server_name\": %v", err)
 			}
 			if typeName == "" {
 				return nil, fmt.Errorf("port \"action_type\": %q is not an action of the robot profile%s, so say its type, like action_type=\"move_base_msgs/MoveBaseAction\"", name, profileNames(deps.Profile, name, true))
 			}
-			t, err := deps.messages().LookupKind(typeName, ActionKind)
+			t, err := deps.messages().LookupKind(typeName, ros.ActionKind)
 			if err != nil {
 				return nil, fmt.Errorf("port \"action_type\": %v", err)
 			}
@@ -103,7 +105,7 @@ func runActionType(deps Deps) runtime.NodeType {
 				return runtime.SetOutput(n, "feedback", reflect.ValueOf(fb).Elem().Interface())
 			}
 			conf.OnDone = func(n *runtime.Leaf, o ActionOutcome) (runtime.Status, error) {
-				if o.Code != CodeNone {
+				if o.Code != ros.CodeNone {
 					return runtime.Failure, nil
 				}
 				if o.Result != nil {
@@ -158,11 +160,11 @@ func profileNames(p *Profile, name string, actions bool) string {
 
 // actionPart returns the goal (0), result (1) or feedback (2) of an action
 // type as a message type, under its ROS name when registered.
-func actionPart(m *Messages, action MessageType, i int) MessageType {
-	t := embeddedParts(action.Go)[i]
+func actionPart(m *ros.Messages, action ros.MessageType, i int) ros.MessageType {
+	t := ros.EmbeddedParts(action.Go)[i]
 	name, ok := m.NameOf(t)
 	if !ok {
 		name = strings.TrimSuffix(action.Name, "Action") + [...]string{"Goal", "Result", "Feedback"}[i]
 	}
-	return MessageType{Name: name, Kind: MessageKind, Go: t}
+	return ros.MessageType{Name: name, Kind: ros.MessageKind, Go: t}
 }

@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/diagnostic_msgs"
 	"github.com/stretchr/testify/assert"
@@ -105,7 +107,7 @@ func TestDiagnosticsLevels(t *testing.T) {
 			c := connect(t, uri, "btrobot", "__ns:=/robot7")
 			watcher := connect(t, uri, "monitor")
 			log := &diagLog{}
-			_, err := Subscribe(watcher, "/diagnostics", func(m *diagnostic_msgs.DiagnosticArray) {
+			_, err := ros.Subscribe(watcher, "/diagnostics", func(m *diagnostic_msgs.DiagnosticArray) {
 				log.mu.Lock()
 				log.msgs = append(log.msgs, *m)
 				log.mu.Unlock()
@@ -122,7 +124,7 @@ func TestDiagnosticsLevels(t *testing.T) {
 					t.Fatal("the run did not end")
 				}
 			}
-			eventually(t, 10*time.Second, "a status that says so", func() bool { _, ok := log.find(tc.status, tc.want); return ok })
+			rostest.Eventually(t, 10*time.Second, "a status that says so", func() bool { _, ok := log.find(tc.status, tc.want); return ok })
 			s, _ := log.find(tc.status, tc.want)
 			assert.Equal(t, "robot7", s.HardwareId)
 			assert.Equal(t, "/robot7/btrobot"+tc.status, s.Name)

@@ -1,14 +1,15 @@
-package ros
+package bridge
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/bluenviron/goroslib/v2/pkg/apislave"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/rosgraph_msgs"
@@ -38,79 +39,11 @@ func TestStopReportString(t *testing.T) {
 	}
 }
 
-func TestLostErrorsMatchErrLostAndNameTheCause(t *testing.T) {
-	cases := []struct {
-		name string
-		err  error
-		want string
-	}{
-		{"shutdown", &ShutdownError{Caller: "/rosnode", Reason: "user request"}, "shut down by the master: user request (called by /rosnode)"},
-		{"clock silent", &ClockStoppedError{Since: 2049 * time.Millisecond}, "/clock stopped 2.0 s ago"},
-		{"clock closed", &ClockStoppedError{Since: 30 * time.Millisecond, Closed: true}, "/clock stopped 0.0 s ago: its publisher closed the connection"},
-		{"master gone", &MasterLostError{URI: "http://m:11311/", Reason: "it does not answer", Err: errors.New("connection refused")},
-			"lost the master at http://m:11311/: it does not answer: connection refused"},
-		{"robot gone", &RobotLostError{Topics: []string{"/odom", "/scan"}}, "lost the robot: the publishers of /odom, /scan closed their connections"},
-		{"server gone", &ServerLostError{Server: "/move_base", Nodes: []string{"/move_base"}},
-			"lost the action server /move_base: its node /move_base closed its connections and no longer answers"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			wrapped := errors.Join(errors.New("run"), tc.err)
-			assert.ErrorIs(t, wrapped, ErrLost)
-			assert.Equal(t, tc.want, tc.err.Error())
-		})
-	}
-	var se *ShutdownError
-	require.ErrorAs(t, errors.Join(&ShutdownError{Caller: "/master"}), &se)
-	assert.Equal(t, "/master", se.Caller)
-	assert.NotErrorIs(t, context.Canceled, ErrLost)
-}
-
-func TestSimClockRemembersWhenItReachedATime(t *testing.T) {
-	c := newSimClock()
-	epoch := time.Unix(100, 0)
-	assert.True(t, c.LastSet().IsZero())
-	_, ok := c.ReachedAt(epoch)
-	assert.False(t, ok, "nothing reached before the first /clock")
-	var walls []time.Time
-	for i := 0; i < 3; i++ { // 100.00, 100.03, 100.06
-		c.set(epoch.Add(time.Duration(i) * 30 * time.Millisecond))
-		walls = append(walls, c.LastSet())
-		time.Sleep(2 * time.Millisecond)
-	}
-	cases := []struct {
-		name string
-		at   time.Duration
-		want int // index into walls; -1: not reached
-	}{
-		{"a step's own time", 30 * time.Millisecond, 1},
-		{"between steps: the next", 40 * time.Millisecond, 2},
-		{"the first step", 0, 0},
-		{"not reached yet", 70 * time.Millisecond, -1},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			w, ok := c.ReachedAt(epoch.Add(tc.at))
-			if tc.want < 0 {
-				assert.False(t, ok)
-				return
-			}
-			require.True(t, ok)
-			assert.Equal(t, walls[tc.want], w)
-		})
-	}
-	for i := 0; i < simSteps; i++ {
-		c.set(epoch.Add(time.Second + time.Duration(i)*time.Millisecond))
-	}
-	_, ok = c.ReachedAt(epoch)
-	assert.False(t, ok, "a time older than the steps remembered")
-}
-
 // shutdownNode calls shutdown on the node's slave API, as rosnode kill
 // and a master replacing a node of the same name do.
-func shutdownNode(t *testing.T, c *Conn, caller, reason string) {
+func shutdownNode(t *testing.T, c *ros.Conn, caller, reason string) {
 	t.Helper()
-	u, err := url.Parse(c.slaveURI)
+	u, err := url.Parse(c.SlaveURI())
 	require.NoError(t, err)
 	require.NoError(t, apislave.NewClient(u.Host, caller, &http.Client{Timeout: 5 * time.Second}).Shutdown(reason))
 }
@@ -161,12 +94,12 @@ func TestRunStopsTheRobotWhenTheMasterShutsTheNodeDown(t *testing.T) {
 				t.Fatal("Run did not end after the shutdown call")
 			}
 			rep, err := stop()
-			var se *ShutdownError
+			var se *ros.ShutdownError
 			require.ErrorAs(t, err, &se)
 			assert.Equal(t, "/rosnode", se.Caller)
 			assert.Equal(t, "user request", se.Reason)
 			assert.Equal(t, tc.delivered, rep.Stop.String())
-			assert.Less(t, answered, shutdownHoldMax, "the shutdown call waits for the stop, not for its bound")
+			assert.Less(t, answered, ros.ShutdownHoldMax, "the shutdown call waits for the stop, not for its bound")
 			if tc.watch {
 				last, ok := log.last()
 				require.True(t, ok, "the watcher received nothing")
@@ -218,7 +151,7 @@ func TestRunStopsTheRobotWhenTheMasterGoes(t *testing.T) {
 				t.Fatal("Run did not end after the master went")
 			}
 			rep, err := stop()
-			var ml *MasterLostError
+			var ml *ros.MasterLostError
 			require.ErrorAs(t, err, &ml)
 			assert.Contains(t, ml.Error(), tc.want)
 			assert.True(t, rep.Stop.Delivered, rep.Stop.String())
@@ -268,7 +201,7 @@ func TestRunStopsTheRobotWhenClockGoesSilent(t *testing.T) {
 				t.Fatal("Run waits on a silent /clock")
 			}
 			rep, err := stop()
-			var cs *ClockStoppedError
+			var cs *ros.ClockStoppedError
 			require.ErrorAs(t, err, &cs)
 			assert.False(t, cs.Closed)
 			assert.GreaterOrEqual(t, cs.Since, timeout)
@@ -308,7 +241,7 @@ func TestRunTellsAClockThatLeftFromAToolThatLeft(t *testing.T) {
 			clockSrc, stopClock := runClock(t, uri, 20*time.Millisecond)
 			defer stopClock()
 			tool := connect(t, uri, "clock_tool")
-			_, err := NewPublisher(PublisherConf{Conn: tool, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
+			_, err := ros.NewPublisher(ros.PublisherConf{Conn: tool, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
 			require.NoError(t, err)
 
 			c := connect(t, uri, "btrobot")
@@ -321,10 +254,10 @@ func TestRunTellsAClockThatLeftFromAToolThatLeft(t *testing.T) {
 			}
 			stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p, ClockTimeout: timeout})
 			// Both publishers of /clock are connected to the controller.
-			eventually(t, 10*time.Second, "two /clock connections", func() bool {
+			rostest.Eventually(t, 10*time.Second, "two /clock connections", func() bool {
 				return inboundConns(t, c, "/clock") == 2
 			})
-			eventually(t, 10*time.Second, "the controller on /clock", func() bool { return !c.SimClock().LastSet().IsZero() })
+			rostest.Eventually(t, 10*time.Second, "the controller on /clock", func() bool { return !c.SimClock().LastSet().IsZero() })
 			if tc.clockLeaves {
 				stopClock()
 				clockSrc.Close()
@@ -339,19 +272,19 @@ func TestRunTellsAClockThatLeftFromAToolThatLeft(t *testing.T) {
 			}
 			_, err = stop()
 			if tc.clockLeaves {
-				var cs *ClockStoppedError
+				var cs *ros.ClockStoppedError
 				require.ErrorAs(t, err, &cs)
 				return
 			}
-			assert.NotErrorIs(t, err, ErrLost)
+			assert.NotErrorIs(t, err, ros.ErrLost)
 		})
 	}
 }
 
 // inboundConns counts the connections of the node's subscriber of topic,
 // from its own slave API.
-func inboundConns(t *testing.T, c *Conn, topic string) int {
-	u, err := url.Parse(c.slaveURI)
+func inboundConns(t *testing.T, c *ros.Conn, topic string) int {
+	u, err := url.Parse(c.SlaveURI())
 	require.NoError(t, err)
 	info, err := apislave.NewClient(u.Host, "/test", &http.Client{Timeout: time.Second}).GetBusInfo()
 	require.NoError(t, err)
@@ -367,11 +300,11 @@ func inboundConns(t *testing.T, c *Conn, topic string) int {
 // runClock sets /use_sim_time and publishes /clock from a node of its
 // own (returned) from 1000 s, a step of simulated time every step of wall
 // time, until the returned stop (safe to call more than once) is called.
-func runClock(t *testing.T, uri string, step time.Duration) (src *Conn, stop func()) {
+func runClock(t *testing.T, uri string, step time.Duration) (src *ros.Conn, stop func()) {
 	t.Helper()
 	src = connect(t, uri, "clock_source")
 	require.NoError(t, src.SetParam("/use_sim_time", true))
-	pub, err := NewPublisher(PublisherConf{Conn: src, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
+	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: src, Topic: "/clock", Msg: &rosgraph_msgs.Clock{}})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	ticking := make(chan struct{})

@@ -1,9 +1,11 @@
-package ros
+package bridge
 
 import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -17,7 +19,7 @@ import (
 // there, nothing waits for ROS), and the end of the tick (onTick) wakes the
 // topic's goroutine, which turns the buffer into a message.
 type transitionTopic struct {
-	pub   *Publisher
+	pub   *ros.Publisher
 	runID string
 	wake  chan struct{}
 	quit  chan struct{}
@@ -47,13 +49,13 @@ const maxPendingTransitions = 1 << 16
 // node's namespace, "~name" in its private one) and starts the topic's
 // goroutine; observe the tree with the result, and close it after the
 // last tick.
-func newTransitionTopic(conn *Conn, topic, runID string) (*transitionTopic, error) {
-	pub, err := conn.publisher(topic, typeOfTransitions, false)
+func newTransitionTopic(conn *ros.Conn, topic, runID string) (*transitionTopic, error) {
+	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: conn, Topic: topic, Msg: ros.Transitions{}})
 	if err != nil {
 		return nil, err
 	}
 	t := &transitionTopic{pub: pub, runID: runID, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
-	conn.awaitSubscribers(pub.Topic(), subscriberPatience)
+	conn.AwaitListedSubscribers(pub.Topic(), subscriberPatience)
 	go t.run()
 	return t, nil
 }
@@ -61,24 +63,6 @@ func newTransitionTopic(conn *Conn, topic, runID string) (*transitionTopic, erro
 // subscriberPatience bounds the wait for the subscribers of the
 // transitions topic that the master lists when the run starts.
 const subscriberPatience = time.Second
-
-// awaitSubscribers waits, up to patience on the wall clock, until every
-// subscriber the master lists for topic has connected to this node's
-// publisher, so that a rosbag record started before the run receives its
-// first transitions (a subscriber connects only after the master told it
-// of the new publisher).
-func (c *Conn) awaitSubscribers(topic string, patience time.Duration) {
-	topics, err := c.node.MasterGetTopics()
-	if err != nil || topics[topic] == nil || len(topics[topic].Subscribers) == 0 {
-		return
-	}
-	want := len(topics[topic].Subscribers)
-	for deadline := time.Now().Add(patience); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if n, err := c.subscriberConns(topic); err != nil || n >= want {
-			return
-		}
-	}
-}
 
 // OnTransition queues a transition (runtime.Observer).
 func (t *transitionTopic) OnTransition(tr runtime.Transition) {
@@ -121,11 +105,11 @@ func (t *transitionTopic) publish() {
 	t.mu.Unlock()
 	if len(batch) > 0 {
 		t.msgs++
-		msg := &Transitions{RunId: t.runID, Transitions: make([]Transition, len(batch))}
+		msg := &ros.Transitions{RunId: t.runID, Transitions: make([]ros.Transition, len(batch))}
 		msg.Header.Seq, msg.Header.Stamp = t.msgs, batch[0].at
 		for i := range batch {
 			p := &batch[i]
-			msg.Transitions[i] = Transition{
+			msg.Transitions[i] = ros.Transition{
 				Seq: p.seq, Stamp: p.at, Uid: uint16(p.node.UID()), Path: p.node.Path(), Type: p.node.Type(),
 				PreviousStatus: uint8(p.from), Status: uint8(p.to), Reason: p.reason,
 			}

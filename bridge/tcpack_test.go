@@ -1,14 +1,19 @@
-package ros
+package bridge
 
 import (
 	"context"
 	"net"
+	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/btrobot/btrobot/ros"
+
+	"github.com/bluenviron/goroslib/v2/pkg/apislave"
 	"github.com/bluenviron/goroslib/v2/pkg/msgproc"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/prototcp"
@@ -18,13 +23,31 @@ import (
 	"github.com/btrobot/btrobot/ros/rostest"
 )
 
+// tcprosPort asks the node's own slave API for its TCPROS port, as a
+// subscriber of topic would.
+func tcprosPort(t *testing.T, c *ros.Conn, topic string) int {
+	t.Helper()
+	u, err := url.Parse(c.SlaveURI())
+	require.NoError(t, err)
+	res, err := apislave.NewClient(u.Host, "/stuck", &http.Client{Timeout: 5 * time.Second}).RequestTopic(topic, [][]any{{"TCPROS"}})
+	require.NoError(t, err)
+	require.Len(t, res, 3, "requestTopic's answer")
+	switch p := res[2].(type) {
+	case int:
+		return p
+	case int32:
+		return int(p)
+	}
+	t.Fatalf("requestTopic answered %v", res)
+	return 0
+}
+
 // stuckSubscriber connects to the node's TCPROS port as a subscriber of
 // topic, with a small receive buffer, and never reads: once the buffer is
 // full, what the node writes stays unacknowledged in its send queue.
-func stuckSubscriber(t *testing.T, c *Conn, topic string) net.Conn {
+func stuckSubscriber(t *testing.T, c *ros.Conn, topic string) net.Conn {
 	t.Helper()
-	port, err := c.tcprosPort(topic)
-	require.NoError(t, err)
+	port := tcprosPort(t, c, topic)
 	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
 		var serr error
 		err := rc.Control(func(fd uintptr) {
@@ -90,24 +113,17 @@ func TestStopCountsOnlySubscribersThatAcknowledged(t *testing.T) {
 			if tc.stuck {
 				// Fill the stuck subscriber's window: the node's send
 				// queue to it stays full.
-				port, err := c.tcprosPort("/cmd_vel")
-				require.NoError(t, err)
-				pub, err := NewPublisher(PublisherConf{Conn: c, Topic: "/cmd_vel", Msg: geometry_msgs.Twist{}})
+				pub, err := ros.NewPublisher(ros.PublisherConf{Conn: c, Topic: "/cmd_vel", Msg: geometry_msgs.Twist{}})
 				require.NoError(t, err)
 				defer pub.Close()
-				eventually(t, 20*time.Second, "a send queue of the node stays full", func() bool {
+				rostest.Eventually(t, 20*time.Second, "a send queue of the node stays full", func() bool {
 					for i := 0; i < 50; i++ {
 						pub.Publish(&geometry_msgs.Twist{Linear: geometry_msgs.Vector3{X: 0.5}}) //nolint:errcheck
 					}
 					time.Sleep(20 * time.Millisecond)
-					q, ok := tcpSendQueues(port)
+					n, ok := c.Unacknowledged("/cmd_vel", time.Now())
 					require.True(t, ok, "the kernel's TCP table cannot be read")
-					for _, n := range q {
-						if n > 0 {
-							return true
-						}
-					}
-					return false
+					return n > 0
 				})
 			}
 			start := time.Now()
@@ -117,7 +133,7 @@ func TestStopCountsOnlySubscribersThatAcknowledged(t *testing.T) {
 			assert.True(t, strings.HasPrefix(rep.String(), tc.want), "%q does not begin with %q", rep.String(), tc.want)
 			assert.Less(t, took, stopTimeout+time.Second, "Stop is bounded")
 			if tc.reader {
-				eventually(t, 5*time.Second, "the reading subscriber receives the zero velocity", func() bool {
+				rostest.Eventually(t, 5*time.Second, "the reading subscriber receives the zero velocity", func() bool {
 					last, ok := log.last()
 					return ok && last.x == 0
 				})

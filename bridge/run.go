@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"context"
@@ -7,12 +7,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/btrobot/btrobot/ros"
+
 	"github.com/btrobot/btrobot/runtime"
 )
 
 // RunConf configures Run.
 type RunConf struct {
-	Conn *Conn
+	Conn *ros.Conn
 	// Tree must have been built on the connection's clock
 	// (runtime.BuildConf{Clock: conn.Clock()}), so that its timeouts follow
 	// ROS time.
@@ -41,7 +43,7 @@ type RunConf struct {
 	Lockstep *LockstepConf
 	// Paused, when set, says whether a person holds the tree in a tick on
 	// purpose (a pause, a breakpoint: runtime.Breakpoints). Within
-	// superviseEvery of a pause beginning the robot is stopped (zero
+	// SuperviseEvery of a pause beginning the robot is stopped (zero
 	// velocity); the hold has suspended the tree's action leaves (their
 	// goals cancelled, runtime.Suspender), and once every server has
 	// acknowledged its cancel the zero velocity is sent again, with its
@@ -145,7 +147,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	}
 
 	// A shutdown call from the master waits until the robot is stopped.
-	release := conn.holdShutdown()
+	release := conn.HoldShutdown()
 	defer release()
 
 	r := &run{conn: conn, tree: conf.Tree, pausedFn: conf.Paused}
@@ -165,12 +167,12 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 					r.stop() // a pause a person asked for: no stall
 					return
 				}
-				conn.Logf(LogWarn, "a tick has run %v: stopping the robot and cancelling its action goals", lc.Watchdog)
+				conn.Logf(ros.LogWarn, "a tick has run %v: stopping the robot and cancelling its action goals", lc.Watchdog)
 				r.stop()
 				// An action server (move_base) would drive on after the
 				// zero velocity: its goals are cancelled, and the tree
 				// finds them so (CANCELLED) when it runs again.
-				conn.cancelGoals()
+				conn.CancelGoals(errStalled)
 				if conf.OnStall != nil {
 					conf.OnStall()
 				}
@@ -178,10 +180,10 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 		}
 		lc.StallLimit = max(lc.Watchdog, minStallLimit)
 		lc.OnResume = func(d time.Duration) {
-			conn.Logf(LogWarn, "the controller did not run for %.1f s (stopped or starved): stopping the robot and reading its inputs again", d.Seconds())
+			conn.Logf(ros.LogWarn, "the controller did not run for %.1f s (stopped or starved): stopping the robot and reading its inputs again", d.Seconds())
 			r.stop()
 			if stale := r.bridge.catchUp(catchUpPatience); len(stale) > 0 {
-				conn.Logf(LogWarn, "after the stall, still no fresh message on %v", stale)
+				conn.Logf(ros.LogWarn, "after the stall, still no fresh message on %v", stale)
 			}
 		}
 	}
@@ -192,20 +194,21 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	defer func() { cancel(nil); <-superDone }()
 	if conf.Lockstep != nil {
 		// Until the tree has joined, the simulator waits for it.
-		conn.lockstep.joining.Store(true)
-		defer conn.lockstep.joining.Store(false)
+		la := lockstepFor(conn)
+		la.joining.Store(true)
+		defer la.joining.Store(false)
 	}
 	go func() {
 		defer close(superDone)
 		if err := r.supervise(runCtx, clockTimeout(conf.ClockTimeout, conf.Profile)); err != nil {
-			conn.lose(err) // the connection is of no more use: Conn.Err says why
+			conn.Lose(err) // the connection is of no more use: Conn.Err says why
 			// The loop halts the tree at once, and the halt cancels the
 			// action goals, while the zero velocity goes out here: an
 			// action server (move_base) drives on after a zero velocity
 			// until it has the cancel, so the cancel must not wait for
 			// the stop's delivery to be confirmed.
 			cancel(err)
-			conn.Logf(LogError, "%v: stopping the robot", err)
+			conn.Logf(ros.LogError, "%v: stopping the robot", err)
 			r.stop()
 		}
 	}()
@@ -213,10 +216,10 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	// in place of the cancellation it caused.
 	ended := func(st runtime.Status, stats runtime.LoopStats, err error) (RunReport, error) {
 		cause := context.Cause(runCtx)
-		if errors.Is(cause, ErrLost) && (err == nil || errors.Is(err, context.Canceled)) {
+		if errors.Is(cause, ros.ErrLost) && (err == nil || errors.Is(err, context.Canceled)) {
 			err = cause
 		}
-		if errors.Is(err, ErrLost) {
+		if errors.Is(err, ros.ErrLost) {
 			time.Sleep(lostGrace) // the goal cancels leave meanwhile
 		}
 		return RunReport{Status: st, Stats: stats, Stop: r.lastStop()}, err
@@ -234,7 +237,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 	}
 	if conf.Lockstep != nil {
 		ls, err := startLockstep(runCtx, conn, conf.Profile, *conf.Lockstep, r.bridge, conf.Tree, period)
-		conn.lockstep.joining.Store(false)
+		lockstepFor(conn).joining.Store(false)
 		if err != nil {
 			r.stop()
 			return ended(runtime.Idle, runtime.LoopStats{}, err)
@@ -254,7 +257,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 		if onResume := lc.OnResume; onResume != nil {
 			lc.OnResume = func(d time.Duration) {
 				if ls.held() {
-					conn.Logf(LogWarn, "the controller did not run for %.1f s (stopped or starved); the simulator in lockstep waited for it", d.Seconds())
+					conn.Logf(ros.LogWarn, "the controller did not run for %.1f s (stopped or starved); the simulator in lockstep waited for it", d.Seconds())
 					return
 				}
 				onResume(d)
@@ -303,7 +306,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 		defer func() {
 			unobserve()
 			if n := tt.close(); n > 0 {
-				conn.Logf(LogWarn, "%d transitions were not published on %s: the topic's goroutine fell behind", n, tt.pub.Topic())
+				conn.Logf(ros.LogWarn, "%d transitions were not published on %s: the topic's goroutine fell behind", n, tt.pub.Topic())
 			}
 		}()
 	}
@@ -336,7 +339,7 @@ func clockTimeout(d time.Duration, p *Profile) time.Duration {
 
 // run is the state Run shares with its hooks and its supervisor.
 type run struct {
-	conn     *Conn
+	conn     *ros.Conn
 	tree     *runtime.Tree
 	bridge   *Bridge
 	pausedFn func() bool // RunConf.Paused
@@ -353,10 +356,10 @@ func (r *run) stop() {
 	}
 	rep := r.bridge.Stop()
 	if rep.Topic != "" && !rep.Delivered {
-		r.conn.Logf(LogError, "could not stop the robot: %v", rep)
+		r.conn.Logf(ros.LogError, "could not stop the robot: %v", rep)
 	}
 	if rep.Delivered {
-		r.conn.lockstep.sent() // a lockstep simulator counts it among the commands
+		lockstepOf(r.conn).Sent() // a lockstep simulator counts it among the commands
 	}
 	r.mu.Lock()
 	r.last = rep
@@ -372,10 +375,6 @@ func (r *run) lastStop() StopReport {
 	return r.last
 }
 
-// superviseEvery is how often the supervisor looks at /clock and at the
-// inputs' publishers.
-const superviseEvery = 50 * time.Millisecond
-
 // supervise watches, on the wall clock, for the node losing ROS: the
 // connection's own checks (the master's shutdown call, the master gone);
 // under /use_sim_time, a /clock silent for longer than timeout or whose
@@ -390,12 +389,12 @@ const superviseEvery = 50 * time.Millisecond
 // action server.
 func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 	sim := r.conn.SimClock()
-	wake := time.NewTimer(superviseEvery)
+	wake := time.NewTimer(ros.SuperviseEvery)
 	defer wake.Stop()
-	clockDrops := r.conn.publisherDrops("/clock")
+	clockDrops := r.conn.PublisherDrops("/clock")
 	inputs := r.newInputWatch()
 	servers := r.newServerWatch()
-	silence := clockSilence{timeout: timeout}
+	silence := ros.ClockSilence{Timeout: timeout}
 	var foundAt time.Time
 	// A /clock publisher that closed its connection, and the newest /clock
 	// message then: the clock is lost when none came since (clockDrop).
@@ -425,31 +424,31 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 			}
 		}
 		wasPaused = p
-		next := superviseEvery
+		next := ros.SuperviseEvery
 		if sim != nil && !sim.LastSet().IsZero() {
 			heard := sim.LastSet()
 			// In lockstep /clock is silent while the simulator waits for
 			// the tree: not the clock's fault. The silence counts from the
 			// later of the newest message and the simulator's last go.
 			from := heard
-			if q := r.conn.lockstepQuietSince(); q.After(from) {
+			if q := lockstepQuietSince(r.conn); q.After(from) {
 				from = q
 			}
 			// A lockstep simulator waits for the tick a pause holds.
-			silent := silence.look(now, from, p)
+			silent := silence.Look(now, from, p)
 			switch {
-			case r.conn.publisherDrops("/clock") != clockDrops && dropSeen.IsZero():
+			case r.conn.PublisherDrops("/clock") != clockDrops && dropSeen.IsZero():
 				dropSeen, dropHeard = now, heard
 			case !dropSeen.IsZero() && now.Sub(dropSeen) >= clockDropSettle:
 				if heard.Equal(dropHeard) {
-					return &ClockStoppedError{Since: max(0, now.Sub(heard)), Closed: true}
+					return &ros.ClockStoppedError{Since: max(0, now.Sub(heard)), Closed: true}
 				}
 				// Another publisher of /clock left (a tool that
 				// advertised it, a peer that sent a bad header): the
 				// clock goes on.
-				clockDrops, dropSeen = r.conn.publisherDrops("/clock"), time.Time{}
+				clockDrops, dropSeen = r.conn.PublisherDrops("/clock"), time.Time{}
 			case timeout > 0 && silent >= timeout:
-				return &ClockStoppedError{Since: now.Sub(heard)}
+				return &ros.ClockStoppedError{Since: now.Sub(heard)}
 			}
 			if left := timeout - silent; timeout > 0 && left > 0 && left < next {
 				next = left // look when the timeout is due, not up to a period after
@@ -469,9 +468,9 @@ func (r *run) supervise(ctx context.Context, timeout time.Duration) error {
 			// goroslib reported that connection: name the clock when its
 			// publishers no longer answer.
 			if sim != nil && !sim.LastSet().IsZero() {
-				registered, dead, qerr := r.conn.deadPublishers("/clock")
+				registered, dead, qerr := r.conn.DeadPublishers("/clock")
 				if qerr == nil && len(registered) > 0 && len(dead) == len(registered) {
-					return &ClockStoppedError{Since: max(0, now.Sub(sim.LastSet())), Closed: true}
+					return &ros.ClockStoppedError{Since: max(0, now.Sub(sim.LastSet())), Closed: true}
 				}
 			}
 			return err
@@ -495,7 +494,7 @@ const lostSettle = 200 * time.Millisecond
 // cleanly unregisters meanwhile) the master still lists a publisher of it
 // and none of them answers.
 type serverWatch struct {
-	conn    *Conn
+	conn    *ros.Conn
 	servers []watchedServer
 	// onDrop runs when a server's status connection closes, before the
 	// server is looked up: the robot is stopped at once, as a precaution,
@@ -520,7 +519,7 @@ func (r *run) newServerWatch() *serverWatch {
 		w.onDrop = func() { go r.stop() }
 		for _, a := range r.bridge.profile.Actions {
 			name := r.conn.Resolve(a.Server)
-			w.servers = append(w.servers, watchedServer{name: name, drops: r.conn.publisherDrops(name + "/status")})
+			w.servers = append(w.servers, watchedServer{name: name, drops: r.conn.PublisherDrops(name + "/status")})
 		}
 	}
 	return w
@@ -529,7 +528,7 @@ func (r *run) newServerWatch() *serverWatch {
 func (w *serverWatch) check(now time.Time) error {
 	for i := range w.servers {
 		s := &w.servers[i]
-		if d := w.conn.publisherDrops(s.name + "/status"); d != s.drops {
+		if d := w.conn.PublisherDrops(s.name + "/status"); d != s.drops {
 			if s.since.IsZero() && w.onDrop != nil {
 				w.onDrop()
 			}
@@ -538,12 +537,12 @@ func (w *serverWatch) check(now time.Time) error {
 		if s.since.IsZero() || now.Sub(s.since) < serverCheckDelay {
 			continue
 		}
-		registered, dead, err := w.conn.deadPublishers(s.name + "/status")
+		registered, dead, err := w.conn.DeadPublishers(s.name + "/status")
 		if err != nil {
 			continue // the master's own check speaks for it
 		}
 		if len(registered) > 0 && len(dead) == len(registered) {
-			return &ServerLostError{Server: s.name, Nodes: dead}
+			return &ros.ServerLostError{Server: s.name, Nodes: dead}
 		}
 		s.since = time.Time{}
 	}
@@ -554,8 +553,8 @@ func (w *serverWatch) check(now time.Time) error {
 // input that has had a message saw its publisher's connection close, and
 // no message came since.
 type inputWatch struct {
-	conn *Conn
-	subs []*Subscription
+	conn *ros.Conn
+	subs []*ros.Subscription
 	gone []inputGone
 }
 
@@ -569,7 +568,7 @@ func (r *run) newInputWatch() *inputWatch {
 	if r.bridge != nil {
 		for _, in := range r.bridge.inputs {
 			w.subs = append(w.subs, in.sub)
-			w.gone = append(w.gone, inputGone{drops: r.conn.publisherDrops(in.sub.Topic())})
+			w.gone = append(w.gone, inputGone{drops: r.conn.PublisherDrops(in.sub.Topic())})
 		}
 	}
 	return w
@@ -584,7 +583,7 @@ func (w *inputWatch) check() error {
 	for i, sub := range w.subs {
 		_, _, count := sub.Newest()
 		g := &w.gone[i]
-		if d := w.conn.publisherDrops(sub.Topic()); d != g.drops {
+		if d := w.conn.PublisherDrops(sub.Topic()); d != g.drops {
 			g.drops, g.count = d, count
 		}
 		switch {
@@ -598,7 +597,7 @@ func (w *inputWatch) check() error {
 		}
 	}
 	if all && len(topics) > 0 {
-		return &RobotLostError{Topics: topics}
+		return &ros.RobotLostError{Topics: topics}
 	}
 	return nil
 }

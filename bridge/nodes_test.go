@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"strings"
@@ -184,7 +184,7 @@ func TestPublishAndTopicCondition(t *testing.T) {
 	tree.Blackboard().Set("base", geometry_msgs.Twist{Linear: geometry_msgs.Vector3{Y: 7}})
 	tree.Blackboard().Set("speed", 0.4)
 	tree.Blackboard().Set("pct", 0.9)
-	eventually(t, 10*time.Second, "the twist and the battery delivered", func() bool {
+	rostest.Eventually(t, 10*time.Second, "the twist and the battery delivered", func() bool {
 		if st, err := tree.TickOnce(); st != runtime.Success || err != nil {
 			t.Fatalf("publish: %v %v", st, err)
 		}
@@ -194,14 +194,14 @@ func TestPublishAndTopicCondition(t *testing.T) {
 		return ok && m.x == 0.4 && st == runtime.Success
 	})
 	tree.Blackboard().Set("pct", 0.1)
-	eventually(t, 5*time.Second, "a low battery seen", func() bool {
+	rostest.Eventually(t, 5*time.Second, "a low battery seen", func() bool {
 		tree.TickOnce()
 		time.Sleep(10 * time.Millisecond)
 		st, _ := cond.TickOnce()
 		return st == runtime.Failure
 	})
 	tree.Blackboard().Set("pct", 0.8)
-	eventually(t, 5*time.Second, "the battery up again", func() bool {
+	rostest.Eventually(t, 5*time.Second, "the battery up again", func() bool {
 		tree.TickOnce()
 		time.Sleep(10 * time.Millisecond)
 		st, _ := cond.TickOnce()

@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/rosgraph_msgs"
@@ -90,7 +92,7 @@ func watchTwists(t testing.TB, uri, topic string) *twistLog {
 	t.Helper()
 	c := connect(t, uri, "twist_watcher")
 	l := &twistLog{}
-	if _, err := Subscribe(c, topic, func(m *geometry_msgs.Twist) {
+	if _, err := ros.Subscribe(c, topic, func(m *geometry_msgs.Twist) {
 		l.mu.Lock()
 		l.msgs = append(l.msgs, timedTwist{time.Now(), m.Linear.X})
 		l.mu.Unlock()
@@ -120,7 +122,7 @@ func (l *twistLog) last() (timedTwist, bool) {
 // robot a zero velocity.
 func TestBridgeWithRospyRobot(t *testing.T) {
 	rostest.Require(t, "rospy", "sensor_msgs", "geometry_msgs")
-	eachMaster(t, func(t *testing.T, uri string) {
+	rostest.EachMaster(t, func(t *testing.T, uri string) {
 		robot := rostest.Python(t, uri, "testdata/robot.py")
 		robot.WaitLine(t, "ready", 30*time.Second)
 		c := connect(t, uri, "btrobot")
@@ -184,7 +186,7 @@ rate: 50
 inputs:
   - {topic: counter, type: std_msgs/UInt64, fields: {counter: data}}
 `)
-	live, err := Subscribe[std_msgs.UInt64](c, "counter", nil)
+	live, err := ros.Subscribe[std_msgs.UInt64](c, "counter", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +222,7 @@ inputs:
   </Sequence>
 </BehaviorTree></root>`, slow, record)
 
-	pub, err := NewPublisher(PublisherConf{Conn: pubConn, Topic: "counter", Msg: std_msgs.UInt64{}})
+	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: pubConn, Topic: "counter", Msg: std_msgs.UInt64{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +251,7 @@ inputs:
 		}
 	}}
 	stop, _ := runInBackground(t, conf)
-	eventually(t, 20*time.Second, "60 recorded ticks", func() bool {
+	rostest.Eventually(t, 20*time.Second, "60 recorded ticks", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(ticks) >= 60
@@ -309,7 +311,7 @@ inputs:
 	})
 	tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="Main"><Record/></BehaviorTree></root>`, record)
 	stop, _ := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p})
-	pub, err := NewPublisher(PublisherConf{Conn: pubConn, Topic: "heartbeat", Msg: std_msgs.Int32{}})
+	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: pubConn, Topic: "heartbeat", Msg: std_msgs.Int32{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +324,7 @@ inputs:
 		last = time.Now()
 		time.Sleep(10 * time.Millisecond)
 	}
-	eventually(t, 10*time.Second, "stale after the last heartbeat", func() bool {
+	rostest.Eventually(t, 10*time.Second, "stale after the last heartbeat", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		n := len(samples)
@@ -385,7 +387,7 @@ inputs:
 	})
 	tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="Main"><Record/></BehaviorTree></root>`, record)
 	runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p})
-	pub, err := NewPublisher(PublisherConf{Conn: pubConn, Topic: "bumper", Msg: std_msgs.Bool{}})
+	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: pubConn, Topic: "bumper", Msg: std_msgs.Bool{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +400,7 @@ inputs:
 		mu.Unlock()
 		sent := time.Now()
 		pub.Publish(&std_msgs.Bool{Data: true})
-		eventually(t, 10*time.Second, "the bump seen", func() bool {
+		rostest.Eventually(t, 10*time.Second, "the bump seen", func() bool {
 			mu.Lock()
 			defer mu.Unlock()
 			return len(seen) > before
@@ -472,13 +474,13 @@ safety: {velocity_topic: /cmd_vel, watchdog: 3}
 </BehaviorTree></root>`, sc.node)
 			var stalls atomic.Int64
 			stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p, OnStall: func() { stalls.Add(1) }})
-			eventually(t, 10*time.Second, "the robot driving", func() bool {
+			rostest.Eventually(t, 10*time.Second, "the robot driving", func() bool {
 				m, ok := log.last()
 				return ok && m.x == 0.5
 			})
 			if sc.stall {
-				eventually(t, 10*time.Second, "a stall", func() bool { return stalls.Load() > 0 })
-				eventually(t, time.Second, "a zero velocity during the stall", func() bool {
+				rostest.Eventually(t, 10*time.Second, "a stall", func() bool { return stalls.Load() > 0 })
+				rostest.Eventually(t, time.Second, "a zero velocity during the stall", func() bool {
 					m, _ := log.last()
 					return m.x == 0
 				})
@@ -497,7 +499,7 @@ safety: {velocity_topic: /cmd_vel, watchdog: 3}
 			if sc.err != "" && (err == nil || !strings.Contains(err.Error(), sc.err)) {
 				t.Fatalf("run error %v, want %q", err, sc.err)
 			}
-			eventually(t, 2*time.Second, "a zero velocity after the run", func() bool {
+			rostest.Eventually(t, 2*time.Second, "a zero velocity after the run", func() bool {
 				m, _ := log.last()
 				return m.x == 0
 			})
@@ -520,7 +522,7 @@ func (statefulFunc) OnHalted(*runtime.Leaf)                              {}
 
 // TestSimTime: under /use_sim_time the loop and a Timeout follow /clock,
 // here ten times faster than the wall.
-func TestSimTime(t *testing.T) { eachMaster(t, testSimTime) }
+func TestSimTime(t *testing.T) { rostest.EachMaster(t, testSimTime) }
 
 func testSimTime(t *testing.T, uri string) {
 	clockConn := connect(t, uri, "sim_clock")
@@ -532,7 +534,7 @@ func testSimTime(t *testing.T, uri string) {
 	if sim == nil {
 		t.Fatal("no sim clock under /use_sim_time")
 	}
-	pub, err := NewPublisher(PublisherConf{Conn: clockConn, Topic: "/clock", Msg: rosgraph_msgs.Clock{}})
+	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: clockConn, Topic: "/clock", Msg: rosgraph_msgs.Clock{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -625,19 +627,19 @@ func TestBridgeOutputs(t *testing.T) {
 		r.mu.Unlock()
 	}
 	watch("/whole", func(r *rec) error {
-		_, err := Subscribe(watcher, "/whole", func(m *geometry_msgs.Twist) { add(r, m.Angular.Z) })
+		_, err := ros.Subscribe(watcher, "/whole", func(m *geometry_msgs.Twist) { add(r, m.Angular.Z) })
 		return err
 	})
 	watch("/number", func(r *rec) error {
-		_, err := Subscribe(watcher, "/number", func(m *std_msgs.Float64) { add(r, m.Data) })
+		_, err := ros.Subscribe(watcher, "/number", func(m *std_msgs.Float64) { add(r, m.Data) })
 		return err
 	})
 	watch("/every", func(r *rec) error {
-		_, err := Subscribe(watcher, "/every", func(m *std_msgs.Int32) { add(r, m.Data) })
+		_, err := ros.Subscribe(watcher, "/every", func(m *std_msgs.Int32) { add(r, m.Data) })
 		return err
 	})
 	watch("/slow", func(r *rec) error {
-		_, err := Subscribe(watcher, "/slow", func(m *std_msgs.Int64) { add(r, m.Data) })
+		_, err := ros.Subscribe(watcher, "/slow", func(m *std_msgs.Int64) { add(r, m.Data) })
 		return err
 	})
 	p := profile(t, `
@@ -665,7 +667,7 @@ outputs:
 	})
 	tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="Main"><Step/></BehaviorTree></root>`, step)
 	stop, _ := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p})
-	eventually(t, 20*time.Second, "75 ticks", func() bool { return ticks.Load() >= 75 })
+	rostest.Eventually(t, 20*time.Second, "75 ticks", func() bool { return ticks.Load() >= 75 })
 	stop()
 	time.Sleep(100 * time.Millisecond)
 	from := time.Unix(0, measureFrom.Load())

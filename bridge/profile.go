@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"errors"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"gopkg.in/yaml.v3"
 
@@ -74,7 +76,7 @@ type Profile struct {
 // Input is a topic latched into the blackboard at the start of every tick.
 type Input struct {
 	Topic string
-	Type  MessageType
+	Type  ros.MessageType
 	// Key receives the whole message (a value of Type.Go), when set.
 	Key string
 	// Fields copy parts of the message into keys of their own.
@@ -112,7 +114,7 @@ const (
 // Output is a message published at the end of ticks from blackboard entries.
 type Output struct {
 	Topic string
-	Type  MessageType
+	Type  ros.MessageType
 	// Key holds the whole message (a value or pointer of Type.Go).
 	Key string
 	// Fields fill parts of the message from keys (the rest is zero).
@@ -127,7 +129,7 @@ type Output struct {
 type ActionConf struct {
 	Name   string
 	Server string
-	Type   MessageType
+	Type   ros.MessageType
 	// WaitForServerTimeout bounds the wait for the server to be up.
 	WaitForServerTimeout time.Duration
 	// ServerTimeout bounds the wait for the server to acknowledge a goal.
@@ -141,7 +143,7 @@ type ActionConf struct {
 type ServiceConf struct {
 	Name    string
 	Service string
-	Type    MessageType
+	Type    ros.MessageType
 	Timeout time.Duration
 	Pos     runtime.Pos
 }
@@ -151,7 +153,7 @@ type ServiceConf struct {
 type Safety struct {
 	VelocityTopic string
 	// VelocityType is geometry_msgs/Twist or geometry_msgs/TwistStamped.
-	VelocityType MessageType
+	VelocityType ros.MessageType
 	// Watchdog is how many tick periods a tick may run before the robot is
 	// stopped (0: no watchdog).
 	Watchdog int
@@ -238,9 +240,9 @@ func LoadProfile(path string) (*Profile, error) {
 
 // ParseProfile reads a profile from data; file names it in errors; msgs
 // resolves type names (BuiltinMessages when nil).
-func ParseProfile(data []byte, file string, msgs *Messages) (*Profile, error) {
+func ParseProfile(data []byte, file string, msgs *ros.Messages) (*Profile, error) {
 	if msgs == nil {
-		msgs = BuiltinMessages()
+		msgs = ros.BuiltinMessages()
 	}
 	d := &profileDecoder{file: file, msgs: msgs}
 	if err := input.Profile.CheckSize(file, data); err != nil {
@@ -278,7 +280,7 @@ func (p *Profile) applyNamespace() {
 		if name == "" || strings.HasPrefix(name, "/") || strings.HasPrefix(name, "~") {
 			return name
 		}
-		return joinName(p.Namespace, name)
+		return ros.JoinName(p.Namespace, name)
 	}
 	for i := range p.Inputs {
 		p.Inputs[i].Topic = in(p.Inputs[i].Topic)
@@ -299,7 +301,7 @@ func (p *Profile) applyNamespace() {
 
 type profileDecoder struct {
 	file string
-	msgs *Messages
+	msgs *ros.Messages
 	errs runtime.ErrorList
 }
 
@@ -430,7 +432,7 @@ func (d *profileDecoder) name(n *yaml.Node, path, what string) string {
 	if !ok {
 		return ""
 	}
-	if err := checkName(s); err != nil {
+	if err := ros.CheckName(s); err != nil {
 		d.add(n, path, "%s: %v", what, err)
 		return ""
 	}
@@ -442,32 +444,22 @@ func (d *profileDecoder) key(n *yaml.Node, path string) string {
 	if !ok {
 		return ""
 	}
-	if !validKey(s) {
+	if !ros.ValidKey(s) {
 		d.add(n, path, "blackboard key %q: a key is a letter or '_' followed by letters, digits or '_'", s)
 		return ""
 	}
 	return s
 }
 
-func validKey(s string) bool {
-	for i, r := range s {
-		letter := r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
-		if !letter && (i == 0 || r < '0' || r > '9') {
-			return false
-		}
-	}
-	return s != ""
-}
-
-func (d *profileDecoder) msgType(n *yaml.Node, path string, kind TypeKind) (MessageType, bool) {
+func (d *profileDecoder) msgType(n *yaml.Node, path string, kind ros.TypeKind) (ros.MessageType, bool) {
 	s, ok := d.scalar(n, path)
 	if !ok {
-		return MessageType{}, false
+		return ros.MessageType{}, false
 	}
 	t, err := d.msgs.LookupKind(s, kind)
 	if err != nil {
 		d.add(n, path, "%v", err)
-		return MessageType{}, false
+		return ros.MessageType{}, false
 	}
 	return t, true
 }
@@ -483,7 +475,7 @@ func (d *profileDecoder) profile(n *yaml.Node, p *Profile) {
 			p.Robot = d.str(v, key)
 		case "namespace":
 			if s := d.str(v, key); s != "" {
-				ns, err := cleanNamespace(s)
+				ns, err := ros.CleanNamespace(s)
 				if err != nil {
 					d.add(v, key, "%v", err)
 				}
@@ -547,7 +539,7 @@ func (d *profileDecoder) inputs(n *yaml.Node, p *Profile, keys map[string]runtim
 				topicNode = v
 				in.Topic = d.name(v, path+".topic", "topic")
 			case "type":
-				in.Type, typeOK = d.msgType(v, path+".type", MessageKind)
+				in.Type, typeOK = d.msgType(v, path+".type", ros.MessageKind)
 			case "key":
 				in.Key = d.key(v, path+".key")
 				d.claimKey(keys, in.Key, v, path+".key")
@@ -612,7 +604,7 @@ func (d *profileDecoder) claimKey(keys map[string]runtime.Pos, key string, n *ya
 
 // bindings reads a mapping of blackboard key: field path, compiled against
 // the message type when it is known.
-func (d *profileDecoder) bindings(n *yaml.Node, path string, t MessageType, typeOK bool, keys map[string]runtime.Pos) []Field {
+func (d *profileDecoder) bindings(n *yaml.Node, path string, t ros.MessageType, typeOK bool, keys map[string]runtime.Pos) []Field {
 	if n.Kind != yaml.MappingNode {
 		d.add(n, path, "want a mapping of blackboard key: field path (battery_pct: percentage), got %s", input.Describe(n))
 		return nil
@@ -654,7 +646,7 @@ func (d *profileDecoder) outputs(n *yaml.Node, p *Profile, keys map[string]runti
 				topicNode = v
 				out.Topic = d.name(v, path+".topic", "topic")
 			case "type":
-				out.Type, typeOK = d.msgType(v, path+".type", MessageKind)
+				out.Type, typeOK = d.msgType(v, path+".type", ros.MessageKind)
 			case "key":
 				out.Key = d.key(v, path+".key")
 			case "fields":
@@ -720,7 +712,7 @@ func (d *profileDecoder) actions(n *yaml.Node, p *Profile) {
 		k, v := n.Content[i], n.Content[i+1]
 		path := "actions." + k.Value
 		a := ActionConf{Name: k.Value, WaitForServerTimeout: DefaultWaitForServerTimeout, ServerTimeout: DefaultServerTimeout, Pos: d.pos(k)}
-		if !validKey(k.Value) {
+		if !ros.ValidKey(k.Value) {
 			d.add(k, path, "action name %q: a name is a letter or '_' followed by letters, digits or '_'", k.Value)
 		}
 		var server bool
@@ -730,7 +722,7 @@ func (d *profileDecoder) actions(n *yaml.Node, p *Profile) {
 				server = true
 				a.Server = d.name(x, path+".server", "server")
 			case "type":
-				a.Type, _ = d.msgType(x, path+".type", ActionKind)
+				a.Type, _ = d.msgType(x, path+".type", ros.ActionKind)
 			case "wait_for_server_timeout":
 				a.WaitForServerTimeout = d.durationIn(x, path+"."+key, MaxServerTimeout, "no limit")
 			case "server_timeout":
@@ -758,7 +750,7 @@ func (d *profileDecoder) services(n *yaml.Node, p *Profile) {
 		k, v := n.Content[i], n.Content[i+1]
 		path := "services." + k.Value
 		s := ServiceConf{Name: k.Value, Timeout: DefaultServiceTimeout, Pos: d.pos(k)}
-		if !validKey(k.Value) {
+		if !ros.ValidKey(k.Value) {
 			d.add(k, path, "service name %q: a name is a letter or '_' followed by letters, digits or '_'", k.Value)
 		}
 		var service bool
@@ -768,7 +760,7 @@ func (d *profileDecoder) services(n *yaml.Node, p *Profile) {
 				service = true
 				s.Service = d.name(x, path+".service", "service")
 			case "type":
-				s.Type, _ = d.msgType(x, path+".type", ServiceKind)
+				s.Type, _ = d.msgType(x, path+".type", ros.ServiceKind)
 			case "timeout":
 				s.Timeout = d.durationIn(x, path+".timeout", MaxServerTimeout, "no limit")
 			}
@@ -797,7 +789,7 @@ func (d *profileDecoder) safety(n *yaml.Node, p *Profile) {
 			s.VelocityTopic = d.name(v, "safety.velocity_topic", "velocity topic")
 		case "velocity_type":
 			typeNode = v
-			t, ok := d.msgType(v, "safety.velocity_type", MessageKind)
+			t, ok := d.msgType(v, "safety.velocity_type", ros.MessageKind)
 			if ok && !slices.Contains(velocityTypes, t.Name) {
 				d.add(v, "safety.velocity_type", "a zero velocity is sent as %s, not %s", strings.Join(velocityTypes, " or "), t.Name)
 			}

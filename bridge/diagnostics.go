@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/diagnostic_msgs"
 
@@ -55,13 +57,13 @@ const (
 //     run failed and when the run ended on an error (a lost master, a dead
 //     simulator), WARN while Groot2 holds the tree at a breakpoint.
 type health struct {
-	conn   *Conn
+	conn   *ros.Conn
 	tree   *runtime.Tree
 	bridge *Bridge // nil without a profile
 	rate   float64
 	period time.Duration
 	paused func() bool
-	pub    *Publisher
+	pub    *ros.Publisher
 	leaves []*runtime.Base // by UID; nil for the inner nodes
 	quit   chan struct{}
 	done   chan struct{}
@@ -83,8 +85,8 @@ type loopWindow struct {
 	maxLate, maxDuration          time.Duration
 }
 
-func newHealth(conn *Conn, tree *runtime.Tree, bridge *Bridge, rate float64, paused func() bool) (*health, error) {
-	pub, err := conn.publisher(DiagnosticsTopic, typeOfDiagnosticArray, false)
+func newHealth(conn *ros.Conn, tree *runtime.Tree, bridge *Bridge, rate float64, paused func() bool) (*health, error) {
+	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: conn, Topic: DiagnosticsTopic, Msg: typeOfDiagnosticArray})
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +212,7 @@ func (h *health) message() *diagnostic_msgs.DiagnosticArray {
 	}
 	h.mu.Unlock()
 
-	name, robot := h.conn.Name(), RobotName(h.conn)
+	name, robot := h.conn.Name(), ros.RobotName(h.conn)
 	msg := &diagnostic_msgs.DiagnosticArray{}
 	msg.Header.Seq, msg.Header.Stamp = seq, h.conn.Clock().Now()
 	msg.Status = []diagnostic_msgs.DiagnosticStatus{

@@ -1,10 +1,12 @@
-package ros
+package bridge
 
 import (
 	"fmt"
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/runtime/script"
@@ -55,9 +57,9 @@ func topicConditionType(deps Deps) runtime.NodeType {
 					}
 				}
 			}
-			var sub *Subscription
+			var sub *ros.Subscription
 			if deps.Conn != nil {
-				if sub, err = deps.Conn.subscribe(topic, t.Go, nil); err != nil {
+				if sub, err = ros.NewSubscriber(ros.SubscriberConf{Conn: deps.Conn, Topic: topic, Msg: t.Go}); err != nil {
 					return nil, err
 				}
 			}
@@ -65,7 +67,7 @@ func topicConditionType(deps Deps) runtime.NodeType {
 				if sub == nil {
 					return false, errNoConn
 				}
-				msg, at, _ := sub.tickView()
+				msg, at, _ := tickView(deps.Conn, sub)
 				if msg == nil {
 					if n.Explaining() {
 						n.SetReason(fmt.Sprintf("no message on %s yet", sub.Topic()))
@@ -127,7 +129,7 @@ func sameTopic(deps Deps, profileTopic, treeTopic string) bool {
 		return true
 	}
 	if ns := deps.Profile.Namespace; ns != "" && !strings.HasPrefix(treeTopic, "/") {
-		return profileTopic == joinName(ns, treeTopic)
+		return profileTopic == ros.JoinName(ns, treeTopic)
 	}
 	return false
 }

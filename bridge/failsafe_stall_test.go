@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib"
 	"github.com/stretchr/testify/assert"
@@ -38,7 +40,7 @@ func TestAStuckTickCancelsTheGoalsInFlight(t *testing.T) {
 			uri := rostest.StartMaster(t)
 			var received, cancelled atomic.Int64
 			release := make(chan struct{})
-			_, err := NewActionServer(ActionServerConf{
+			_, err := ros.NewActionServer(ros.ActionServerConf{
 				Conn: connect(t, uri, "holder"), Name: "hold", Action: actionlib.TwoIntsAction{},
 				Execute: func(ctx context.Context, _ any, _ func(any)) (any, error) {
 					received.Add(1)
@@ -87,11 +89,11 @@ safety: {velocity_topic: /cmd_vel, watchdog: 3}
 </BehaviorTree></root>`, slow)
 			var stalls atomic.Int64
 			stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p, UntilDone: true, OnStall: func() { stalls.Add(1) }})
-			eventually(t, 10*time.Second, "the goal at the server", func() bool { return received.Load() == 1 })
+			rostest.Eventually(t, 10*time.Second, "the goal at the server", func() bool { return received.Load() == 1 })
 			if !tc.cancelled {
 				// Two ticks (400 ms) after the slow one: a stall of it
 				// would have been called by now.
-				eventually(t, 10*time.Second, "the slow tick", func() bool { return ticks.Load() > 12 })
+				rostest.Eventually(t, 10*time.Second, "the slow tick", func() bool { return ticks.Load() > 12 })
 				assert.Zero(t, stalls.Load())
 				assert.Zero(t, cancelled.Load(), "a goal cancelled without a stall")
 				_, err := stop()
@@ -100,11 +102,11 @@ safety: {velocity_topic: /cmd_vel, watchdog: 3}
 			}
 			// The tenth tick is held until the server saw the cancel: a
 			// cancel sent only after the tick would never come.
-			eventually(t, 10*time.Second, "the goal cancelled during the stall", func() bool { return cancelled.Load() == 1 })
+			rostest.Eventually(t, 10*time.Second, "the goal cancelled during the stall", func() bool { return cancelled.Load() == 1 })
 			assert.Equal(t, int64(10), ticks.Load(), "cancelled while the tick was stuck, not after it")
 			// OnStall is called once the robot is stopped and the goals
 			// cancelled: possibly after the server saw the cancel.
-			eventually(t, 10*time.Second, "the stall reported", func() bool { return stalls.Load() == 1 })
+			rostest.Eventually(t, 10*time.Second, "the stall reported", func() bool { return stalls.Load() == 1 })
 			unstickNow()
 			select {
 			case <-done:
@@ -116,7 +118,7 @@ safety: {velocity_topic: /cmd_vel, watchdog: 3}
 			assert.Equal(t, runtime.Failure, rep.Status)
 			code, ok := tree.Blackboard().Get("code")
 			require.True(t, ok)
-			assert.Equal(t, CodeCancelled, code)
+			assert.Equal(t, ros.CodeCancelled, code)
 		})
 	}
 }

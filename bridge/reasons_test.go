@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"testing"
@@ -84,7 +84,7 @@ func TestTopicConditionReasons(t *testing.T) {
 	assert.Equal(t, "no message on /robot1/battery_state yet", leafReason(t, cond).Reason)
 
 	require.NoError(t, pub.Blackboard().Set("pct", float32(0.12)))
-	eventually(t, 10*time.Second, "the battery state delivered", func() bool {
+	rostest.Eventually(t, 10*time.Second, "the battery state delivered", func() bool {
 		_, err := pub.TickExactlyOnce()
 		require.NoError(t, err)
 		time.Sleep(10 * time.Millisecond)

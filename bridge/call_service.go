@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"reflect"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -58,13 +60,13 @@ func callServiceType(deps Deps) runtime.NodeType {
 				if typeName == "" {
 					typeName = s.Type.Name
 				}
-			} else if err := checkName(name); err != nil {
+			} else if err := ros.CheckName(name); err != nil {
 				return nil, fmt.Errorf("port \"service_name\": %v", err)
 			}
 			if typeName == "" {
 				return nil, fmt.Errorf("port \"service_type\": %q is not a service of the robot profile%s, so say its type, like service_type=\"nav_msgs/GetPlan\"", name, profileNames(deps.Profile, name, false))
 			}
-			t, err := deps.messages().LookupKind(typeName, ServiceKind)
+			t, err := deps.messages().LookupKind(typeName, ros.ServiceKind)
 			if err != nil {
 				return nil, fmt.Errorf("port \"service_type\": %v", err)
 			}
@@ -91,7 +93,7 @@ func callServiceType(deps Deps) runtime.NodeType {
 			_, useReq := c.Attr("request")
 			s := &serviceCall{timeout: timeout, resFields: resFields}
 			if deps.Conn != nil {
-				if s.client, err = NewServiceClient(ServiceClientConf{Conn: deps.Conn, Name: service, Srv: t}); err != nil {
+				if s.client, err = ros.NewServiceClient(ros.ServiceClientConf{Conn: deps.Conn, Name: service, Srv: t}); err != nil {
 					return nil, err
 				}
 				s.clock = deps.Conn.Clock()
@@ -120,7 +122,7 @@ func callServiceType(deps Deps) runtime.NodeType {
 // written to the blackboard on the tick's goroutine.
 type serviceCall struct {
 	*runtime.Leaf
-	client    *ServiceClient
+	client    *ros.ServiceClient
 	clock     runtime.Clock
 	timeout   time.Duration
 	resFields []extraction
@@ -151,10 +153,10 @@ func (s *serviceCall) call(ctx context.Context, req any) (any, string, error) {
 	res, err := s.client.Call(cctx, req)
 	switch {
 	case err == nil:
-		return res, CodeNone, nil
+		return res, ros.CodeNone, nil
 	case errors.Is(context.Cause(cctx), errTimeout):
-		return nil, CodeTimeout, err
-	case errors.Is(err, ErrServiceFailed):
+		return nil, ros.CodeTimeout, err
+	case errors.Is(err, ros.ErrServiceFailed):
 		return nil, CodeServiceFailed, err
 	default:
 		return nil, CodeServiceUnavailable, err
@@ -172,7 +174,7 @@ func (s *serviceCall) Tick() (runtime.Status, error) {
 	if err := writeCode(s.Leaf, r.code); err != nil {
 		return runtime.Failure, err
 	}
-	if r.code != CodeNone {
+	if r.code != ros.CodeNone {
 		if r.err != nil && s.Explaining() {
 			s.SetReason(r.code + ": " + r.err.Error())
 		}
@@ -205,11 +207,11 @@ func profileService(p *Profile, name string) (ServiceConf, bool) {
 }
 
 // servicePart returns the request (0) or response (1) of a service type.
-func servicePart(m *Messages, srv MessageType, i int) MessageType {
-	t := embeddedParts(srv.Go)[i]
+func servicePart(m *ros.Messages, srv ros.MessageType, i int) ros.MessageType {
+	t := ros.EmbeddedParts(srv.Go)[i]
 	name, ok := m.NameOf(t)
 	if !ok {
 		name = srv.Name + [...]string{"Request", "Response"}[i]
 	}
-	return MessageType{Name: name, Kind: MessageKind, Go: t}
+	return ros.MessageType{Name: name, Kind: ros.MessageKind, Go: t}
 }

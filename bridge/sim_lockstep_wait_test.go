@@ -1,10 +1,12 @@
-package ros
+package bridge
 
 import (
 	"context"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"github.com/stretchr/testify/assert"
@@ -40,21 +42,21 @@ func TestLockstepLatchWaitsForEvents(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			uri := rostest.StartMaster(t)
 			simConn := connect(t, uri, "sim")
-			docked, err := NewPublisher(PublisherConf{Conn: simConn, Topic: "/robot1/docked", Msg: &std_msgs.Bool{}})
+			docked, err := ros.NewPublisher(ros.PublisherConf{Conn: simConn, Topic: "/robot1/docked", Msg: &std_msgs.Bool{}})
 			require.NoError(t, err)
-			ended, err := NewPublisher(PublisherConf{Conn: simConn, Topic: "/sim/robot1/" + GoalsEndedTopic, Msg: &std_msgs.Header{}, Latch: true})
+			ended, err := ros.NewPublisher(ros.PublisherConf{Conn: simConn, Topic: "/sim/robot1/" + GoalsEndedTopic, Msg: &std_msgs.Header{}, Latch: true})
 			require.NoError(t, err)
 
 			c := connect(t, uri, "btrobot")
 			_, err = NewLockstepPeer(c, "/sim/lockstep")
 			require.NoError(t, err)
-			sub, err := NewSubscriber(SubscriberConf{Conn: c, Topic: "/robot1/docked", Msg: &std_msgs.Bool{}})
+			sub, err := ros.NewSubscriber(ros.SubscriberConf{Conn: c, Topic: "/robot1/docked", Msg: &std_msgs.Bool{}})
 			require.NoError(t, err)
-			goals, err := NewSubscriber(SubscriberConf{Conn: c, Topic: "/sim/robot1/" + GoalsEndedTopic, Msg: &std_msgs.Header{}})
+			goals, err := ros.NewSubscriber(ros.SubscriberConf{Conn: c, Topic: "/sim/robot1/" + GoalsEndedTopic, Msg: &std_msgs.Header{}})
 			require.NoError(t, err)
 			var warned atomic.Bool
 			ls := &lockstep{conn: c, goals: goals, ticked: true, sensors: &sensorWait{
-				subs: []*Subscription{sub}, byTopic: map[string]*Subscription{"/robot1/docked": sub},
+				subs: []*ros.Subscription{sub}, byTopic: map[string]*ros.Subscription{"/robot1/docked": sub},
 				warn: func(time.Time) { warned.Store(true) },
 			}}
 			defer ls.sensors.close()
@@ -80,7 +82,7 @@ func TestLockstepLatchWaitsForEvents(t *testing.T) {
 			var returned atomic.Bool
 			var release func()
 			if tc.hold {
-				release = c.lockstep.hold() // as a terminal state does (ActionLeaf)
+				release = lockstepOf(c).hold() // as a terminal state does (ActionLeaf)
 			}
 			// The events come late, on purpose.
 			done := make(chan struct{})

@@ -1,4 +1,4 @@
-package ros
+package bridge
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/btrobot/btrobot/ros"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msg"
 
@@ -146,7 +148,7 @@ func rosTypeName(t reflect.Type) string {
 	case reflect.Array:
 		return fmt.Sprintf("%s[%d]", rosTypeName(t.Elem()), t.Len())
 	case reflect.Struct:
-		if n, ok := BuiltinMessages().NameOf(t); ok {
+		if n, ok := ros.BuiltinMessages().NameOf(t); ok {
 			return n
 		}
 	}
