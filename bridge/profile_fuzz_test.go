@@ -13,7 +13,7 @@ import (
 // FuzzParseProfile: no profile, however broken, makes the loader panic, and
 // every error it reports has a position.
 //
-//	go test -run '^$' -fuzz FuzzParseProfile ./ros/
+//	go test -run '^$' -fuzz FuzzParseProfile ./bridge/
 func FuzzParseProfile(f *testing.F) {
 	for _, path := range []string{"../robots/sim.yaml", "../robots/turtlebot3.yaml"} {
 		data, err := os.ReadFile(path)
