@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/btrobot/btrobot/ros"
-
 	"github.com/btrobot/btrobot/runtime"
 )
 
