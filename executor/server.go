@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/btrobot/btrobot/bridge"
-
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
