@@ -183,6 +183,40 @@ func portsOf(m *mission.Mission) ([]Port, error) {
 	return ports, nil
 }
 
+// prepare makes every mission ready to run on conn: each tree is built
+// once on the connection, as a goal's run builds it, so that what a build
+// sets up on the connection once and keeps (the action clients of its
+// skills, their topics and publishers, each a talk with the master) is
+// there before the first goal, and a goal's build costs only the tree
+// itself (docs/serving.md, BENCHMARKS.md). The trees are dropped: a run
+// builds its own, fresh, so that no state of one goal's run leaks into
+// the next. Every mission's problem is returned.
+func (c *Catalog) prepare(conn *ros.Conn) error {
+	problems := &mission.LoadError{}
+	for _, id := range c.ids {
+		m := c.missions[id].Mission
+		reg, err := mission.Palette(mission.Deps{Conn: conn, Profile: m.Profile, Places: m.Places})
+		if err == nil {
+			for _, t := range m.Nodes {
+				if err = reg.Register(t); err != nil {
+					break
+				}
+			}
+		}
+		if err == nil {
+			_, err = runtime.Build(reg, m.Doc, runtime.BuildConf{Main: id, Clock: conn.Clock(), Seed: 1,
+				Substitutions: m.Substitutions, Semaphores: runtime.NewSemaphores()})
+		}
+		if err != nil {
+			problems.Problems = append(problems.Problems, fmt.Errorf("mission %s: %w", id, err))
+		}
+	}
+	if len(problems.Problems) > 0 {
+		return problems
+	}
+	return nil
+}
+
 // IDs returns the missions' tree IDs, sorted.
 func (c *Catalog) IDs() []string { return c.ids }
 

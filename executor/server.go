@@ -105,6 +105,8 @@ type Server struct {
 	seq     uint64
 	wake    chan struct{}
 	closed  bool
+	status  Status // what /diagnostics and Status tell (under mu)
+	halted  time.Time // when the last run returned
 
 	loopDone chan struct{}
 	cancel   context.CancelFunc
@@ -119,6 +121,9 @@ type goal struct {
 	feedback func(any)
 	result   chan result // buffered: the one result
 	once     sync.Once
+	// accepted is when check took the goal: its first tick is measured
+	// from it (Status.FirstTick).
+	accepted time.Time
 }
 
 type result struct {
@@ -135,6 +140,7 @@ type active struct {
 	stop    context.CancelCauseFunc
 	hold    *holder
 	updates []value
+	ticked  bool // the run has ticked once (under mu)
 }
 
 // preemption is the cause of a run halted for another goal.
@@ -156,6 +162,9 @@ func New(c Conf) (*Server, error) {
 	}
 	s := &Server{conf: c, conn: c.Conn, catalog: c.Catalog, wake: make(chan struct{}, 1), loopDone: make(chan struct{}),
 		pending: map[*ros.ExecuteMissionActionGoal]*goal{}}
+	if err := c.Catalog.prepare(c.Conn); err != nil {
+		return nil, err
+	}
 	if err := s.openStanding(c.Catalog); err != nil {
 		return nil, err
 	}
@@ -285,7 +294,7 @@ func (s *Server) check(g any) (any, error) {
 	}
 	s.waiting++
 	s.seq++
-	s.pending[req] = &goal{seq: s.seq, mission: m, values: vals, preempt: pol, result: make(chan result, 1)}
+	s.pending[req] = &goal{seq: s.seq, mission: m, values: vals, preempt: pol, result: make(chan result, 1), accepted: time.Now()}
 	return nil, nil
 }
 
@@ -434,6 +443,14 @@ func (s *Server) loop(ctx context.Context) {
 		s.mu.Lock()
 		s.cur = nil
 		g = a.goal
+		// The run has returned: the tree is halted and the robot's stop
+		// confirmed (or reported unconfirmed). The next mission's first
+		// tick is measured from here when it was waiting meanwhile.
+		s.halted = time.Now()
+		s.status.LastResult = fmt.Sprintf("%s (goal %d): %s", a.mission.ID, g.seq, res.res.Outcome)
+		if len(res.res.Explanation) > 0 {
+			s.status.LastResult += ": " + res.res.Explanation[0]
+		}
 		s.mu.Unlock()
 		stop(nil)
 		s.logf("goal %d (%s) ended %s", g.seq, a.mission.ID, res.res.Outcome)
@@ -456,6 +473,10 @@ func (s *Server) run(ctx context.Context, a *active) result {
 			s.mu.Lock()
 			up := a.updates
 			a.updates = nil
+			if !a.ticked {
+				a.ticked = true
+				s.firstTick(a)
+			}
 			s.mu.Unlock()
 			if err := apply(tree.Blackboard(), up); err != nil {
 				s.logf("update of %s: %v", m.ID, err)
@@ -556,4 +577,14 @@ func errorCode(bb *runtime.Blackboard) string {
 		return a.key < b.key
 	})
 	return codes[0].txt
+}
+
+// firstTick notes how soon a run ticked (under mu): from its goal's
+// acceptance, and from the halt of the mission it replaced.
+func (s *Server) firstTick(a *active) {
+	now := time.Now()
+	s.status.FirstTick = now.Sub(a.goal.accepted)
+	if s.halted.After(a.goal.accepted) {
+		s.status.Switch = now.Sub(s.halted)
+	}
 }

@@ -59,6 +59,9 @@ func (s *Server) Reload() *ros.ReloadMissionsRes {
 	old := s.catalog
 	s.mu.Unlock()
 	cat, err := LoadCatalog(old.Conf)
+	if err == nil {
+		err = cat.prepare(s.conn)
+	}
 	if err != nil {
 		res := &ros.ReloadMissionsRes{Missions: old.IDs()}
 		var le *mission.LoadError
