@@ -1,6 +1,10 @@
 package executor
 
 import (
+	goruntime "runtime"
+	"strings"
+
+	"github.com/btrobot/btrobot/ros"
 	"slices"
 	"testing"
 	"time"
@@ -114,4 +118,67 @@ func BenchmarkReload(b *testing.B) {
 		require.True(b, res.Success, res.Errors)
 	}
 	reportQuantiles(b, "reload", ds)
+}
+
+// BenchmarkSoak sends 1,000 goals at 1,000 a second (queued short goals,
+// replacing and updating long ones, a reject among them), then cancels
+// what is left, and reports the server's heap and goroutines before and
+// after each round (after a GC), with the goals rejected for a full queue.
+func BenchmarkSoak(b *testing.B) {
+	s := serve(b, missionsDir(b), nil)
+	heapAndGoroutines := func() (float64, float64) {
+		goruntime.GC()
+		var ms goruntime.MemStats
+		goruntime.ReadMemStats(&ms)
+		return float64(ms.HeapInuse) / (1 << 20), float64(goruntime.NumGoroutine())
+	}
+	goals := []struct{ mission, preempt string }{
+		{"Brief", "queue"}, {"Brief", "queue"}, {"Wait", "replace"}, {"Brief", "queue"},
+		{"Wait", "update"}, {"WaitToo", "reject"}, {"Brief", "queue"}, {"WaitToo", "update"},
+	}
+	heap0, gr0 := heapAndGoroutines()
+	st0 := s.srv.Status()
+	var rejected int
+	reasons := map[string]int{}
+	b.ResetTimer()
+	for range b.N {
+		tick := time.NewTicker(time.Millisecond)
+		sent := make([]*sent, 0, 1000)
+		for i := range 1000 {
+			<-tick.C
+			g := goals[i%len(goals)]
+			sent = append(sent, s.send(g.mission, "", g.preempt))
+		}
+		tick.Stop()
+		for _, g := range sent {
+			g.cancel()
+			if e := g.wait(b); e.err == nil && e.out.State == ros.GoalRejected {
+				rejected++
+				if r, ok := e.out.Result.(*ros.ExecuteMissionActionResult); ok && len(r.Explanation) > 0 {
+					why := r.Explanation[0]
+					if i := strings.IndexAny(why, "0123456789"); i >= 0 && i < 3 {
+						why = "N" + why[strings.IndexByte(why, ' '):]
+					}
+					reasons[why]++
+				}
+			}
+		}
+		s.idle(b)
+	}
+	b.StopTimer()
+	// The client's goal goroutines end, and both ends of the action drop
+	// the ended goals (actionlib keeps them listed 5 s).
+	time.Sleep(6 * time.Second)
+	b.Logf("rejections: %v", reasons)
+	heap1, gr1 := heapAndGoroutines()
+	b.ReportMetric(heap0, "heap-before-MiB")
+	b.ReportMetric(heap1, "heap-after-MiB")
+	b.ReportMetric(gr0, "goroutines-before")
+	b.ReportMetric(gr1, "goroutines-after")
+	b.ReportMetric(float64(rejected)/float64(b.N), "rejected/round")
+	// Goals the server never saw: the client's transport dropped them
+	// (goroslib's publisher keeps 64 messages per subscriber).
+	st1 := s.srv.Status()
+	seen := (st1.Accepted + st1.Rejected) - (st0.Accepted + st0.Rejected)
+	b.ReportMetric(float64(uint64(1000*b.N)-seen)/float64(b.N), "unseen/round")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"testing"
 	"time"
 
@@ -106,7 +107,8 @@ func (g *sent) wait(t testing.TB) goalEnd {
 	case e := <-g.done:
 		return e
 	case <-time.After(30 * time.Second):
-		t.Fatal("no outcome within 30 s")
+		buf := make([]byte, 1<<20)
+		t.Fatalf("no outcome within 30 s\n%s", buf[:goruntime.Stack(buf, true)])
 		return goalEnd{}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/btrobot/btrobot/mission"
@@ -108,6 +109,8 @@ type Server struct {
 	status  Status // what /diagnostics and Status tell (under mu)
 	halted  time.Time // when the last run returned
 
+	accepted, rejected atomic.Uint64 // goals, since the start
+
 	loopDone chan struct{}
 	cancel   context.CancelFunc
 }
@@ -135,7 +138,8 @@ func (g *goal) finish(r result) { g.once.Do(func() { g.result <- r }) }
 
 // active is the mission that runs.
 type active struct {
-	goal    *goal // the goal the run answers; an update hands it on
+	start   *goal // the goal that started the run
+	goal    *goal // the goal the run answers (under mu): an update hands it on
 	mission *Mission
 	stop    context.CancelCauseFunc
 	hold    *holder
@@ -260,6 +264,7 @@ func (s *Server) stopRobot() ros.StopReport {
 func (s *Server) check(g any) (any, error) {
 	req := g.(*ros.ExecuteMissionActionGoal)
 	reject := func(err error) (any, error) {
+		s.rejected.Add(1)
 		s.logf("goal for %q rejected: %v", clip(req.Mission), err)
 		return &ros.ExecuteMissionActionResult{Outcome: "REJECTED", Explanation: []string{err.Error()}}, err
 	}
@@ -293,6 +298,7 @@ func (s *Server) check(g any) (any, error) {
 		return reject(fmt.Errorf("%d goals wait already, the most the queue holds", s.waiting))
 	}
 	s.waiting++
+	s.accepted.Add(1)
 	s.seq++
 	s.pending[req] = &goal{seq: s.seq, mission: m, values: vals, preempt: pol, result: make(chan result, 1), accepted: time.Now()}
 	return nil, nil
@@ -436,7 +442,7 @@ func (s *Server) loop(ctx context.Context) {
 		s.queue = s.queue[1:]
 		s.waiting--
 		runCtx, stop := context.WithCancelCause(ctx)
-		a := &active{goal: g, mission: g.mission, stop: stop, hold: newHolder(s.paused)}
+		a := &active{start: g, goal: g, mission: g.mission, stop: stop, hold: newHolder(s.paused)}
 		s.cur = a
 		s.mu.Unlock()
 		res := s.run(runCtx, a)
@@ -462,7 +468,7 @@ func (s *Server) loop(ctx context.Context) {
 func (s *Server) run(ctx context.Context, a *active) result {
 	m := a.mission
 	bb := runtime.NewBlackboard(s.conn.Clock().Now)
-	if err := apply(bb, a.goal.values); err != nil {
+	if err := apply(bb, a.start.values); err != nil {
 		return result{res: ros.ExecuteMissionActionResult{Outcome: OutcomeAborted, Explanation: []string{err.Error()}}, err: err}
 	}
 	fb := &feedbacks{s: s, a: a, mission: m.ID, every: s.conf.FeedbackEvery}
@@ -486,7 +492,7 @@ func (s *Server) run(ctx context.Context, a *active) result {
 		},
 	}
 	if s.conf.RecordDir != "" {
-		rc.Record = filepath.Join(s.conf.RecordDir, fmt.Sprintf("%s-%04d-%s.db3", time.Now().Format("20060102-150405"), a.goal.seq, m.ID))
+		rc.Record = filepath.Join(s.conf.RecordDir, fmt.Sprintf("%s-%04d-%s.db3", time.Now().Format("20060102-150405"), a.start.seq, m.ID))
 	}
 	if s.conf.Run != nil {
 		s.conf.Run(&rc)
@@ -494,7 +500,7 @@ func (s *Server) run(ctx context.Context, a *active) result {
 	fbDone := make(chan struct{})
 	fbQuit := make(chan struct{})
 	go func() { defer close(fbDone); fb.keepAlive(fbQuit) }()
-	s.logf("goal %d: %s starts", a.goal.seq, m.ID)
+	s.logf("goal %d: %s starts", a.start.seq, m.ID)
 	rep, err := mission.Run(ctx, rc)
 	close(fbQuit)
 	<-fbDone
@@ -583,8 +589,11 @@ func errorCode(bb *runtime.Blackboard) string {
 // acceptance, and from the halt of the mission it replaced.
 func (s *Server) firstTick(a *active) {
 	now := time.Now()
-	s.status.FirstTick = now.Sub(a.goal.accepted)
-	if s.halted.After(a.goal.accepted) {
-		s.status.Switch = now.Sub(s.halted)
+	s.status.FirstTick = now.Sub(a.start.accepted)
+	if s.halted.After(a.start.accepted) {
+		// It waited for a mission to end: its first tick is measured
+		// from there.
+		s.status.FirstTick = now.Sub(s.halted)
+		s.status.Switch = s.status.FirstTick
 	}
 }

@@ -132,3 +132,55 @@ func TestQueueIsBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestABurstOfGoalsLeavesNothingBehind: a burst of goals of every policy,
+// sent as fast as the client can, each gets its end (a result or a
+// rejection), the server ends idle with no goal counted as waiting, and
+// once it is closed no goroutine it started is left.
+func TestABurstOfGoalsLeavesNothingBehind(t *testing.T) {
+	rostest.VerifyNoLeaks(t)
+	s := serve(t, missionsDir(t), nil)
+	goals := []struct{ mission, preempt string }{
+		{"Brief", "queue"}, {"Wait", "replace"}, {"Brief", "queue"}, {"Wait", "update"},
+		{"WaitToo", "reject"}, {"Brief", ""}, {"Nope", "queue"}, {"WaitToo", "update"},
+	}
+	var sentGoals []*sent
+	for i := range 200 {
+		if i%32 == 0 {
+			// goroslib's publisher drops a message when 64 wait for the
+			// subscriber already: a client must not run further ahead
+			// of the server than that, or its goals never reach it.
+			require.Eventually(t, func() bool {
+				st := s.srv.Status()
+				return st.Accepted+st.Rejected == uint64(i)
+			}, 60*time.Second, time.Millisecond, "the server has taken %d goals", i)
+		}
+		g := goals[i%len(goals)]
+		sentGoals = append(sentGoals, s.send(g.mission, "", g.preempt))
+	}
+	// Every goal is taken or rejected; those taken run, wait, or have
+	// ended (preempted, succeeded) and the cancels end the rest.
+	require.Eventually(t, func() bool {
+		st := s.srv.Status()
+		return st.Accepted+st.Rejected == uint64(len(sentGoals))
+	}, 60*time.Second, 10*time.Millisecond, "every goal is taken or rejected")
+	for _, g := range sentGoals {
+		g.cancel()
+	}
+	s.idle(t)
+	ended := 0
+	for _, g := range sentGoals {
+		if e := g.wait(t); e.err == nil {
+			ended++
+			assert.NotEmpty(t, e.outcome(), "an ended goal has a result")
+		}
+	}
+	assert.Positive(t, ended, "goals ended with a result before the cancels")
+	st := s.srv.Status()
+	assert.Equal(t, "idle", st.State)
+	assert.Zero(t, st.Waiting)
+	s.srv.mu.Lock()
+	assert.Empty(t, s.srv.pending, "no accepted goal is left pending")
+	assert.Empty(t, s.srv.queue)
+	s.srv.mu.Unlock()
+}

@@ -12,6 +12,8 @@ type Status struct {
 	Goal    uint64
 	// Waiting counts the goals accepted that have not started.
 	Waiting int
+	// Accepted and Rejected count the goals since the server started.
+	Accepted, Rejected uint64
 	// Missions is the catalog's size.
 	Missions int
 	// LastResult is the last goal's mission, outcome and first cause.
@@ -19,9 +21,10 @@ type Status struct {
 	// LastReloadError is why the last reload was refused; empty once a
 	// reload succeeds.
 	LastReloadError string
-	// FirstTick is how long the last goal took from its acceptance to its
-	// first tick; Switch, for the last goal that waited for a mission to
-	// halt, from that halt (the robot's stop confirmed) to its first tick.
+	// FirstTick is how long the last goal took to its first tick from its
+	// acceptance, or from the end of the mission it waited for (a replace
+	// waits for the halt, the robot's stop confirmed; a queued goal for
+	// those before it). Switch is the last such wait's halt-to-first-tick.
 	FirstTick, Switch time.Duration
 }
 
@@ -41,6 +44,7 @@ func (s *Server) Status() Status {
 		st.Mission, st.Goal = a.mission.ID, a.goal.seq
 	}
 	st.Waiting = s.waiting
+	st.Accepted, st.Rejected = s.accepted.Load(), s.rejected.Load()
 	st.Missions = len(s.catalog.IDs())
 	return st
 }
