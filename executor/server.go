@@ -106,7 +106,7 @@ type Server struct {
 	seq     uint64
 	wake    chan struct{}
 	closed  bool
-	status  Status // what /diagnostics and Status tell (under mu)
+	status  Status    // what /diagnostics and Status tell (under mu)
 	halted  time.Time // when the last run returned
 
 	accepted, rejected atomic.Uint64 // goals, since the start

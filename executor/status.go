@@ -48,4 +48,3 @@ func (s *Server) Status() Status {
 	st.Missions = len(s.catalog.IDs())
 	return st
 }
-
