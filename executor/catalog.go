@@ -112,6 +112,14 @@ func LoadCatalog(c CatalogConf) (*Catalog, error) {
 				continue
 			}
 			declared[t.ID] = t.Pos
+			if t.ID != mainTree(m.Doc) {
+				// Each tree is a mission, its own root: what mission.Load
+				// checked for the file's main tree, for this one.
+				if errs := checkInputWrites(m, t.ID); len(errs) > 0 {
+					problems.Problems = append(problems.Problems, errs...)
+					continue
+				}
+			}
 			mm := *m
 			mm.Main = t.ID
 			ports, err := portsOf(&mm)
@@ -258,4 +266,24 @@ func (c *Catalog) Info() []ros.Mission {
 		out = append(out, info)
 	}
 	return out
+}
+
+// mainTree is the tree mission.Load checked as the file's root.
+func mainTree(doc *runtime.Document) string {
+	if doc.Main == "" && len(doc.Trees) == 1 {
+		return doc.Trees[0].ID
+	}
+	return doc.Main
+}
+
+// checkInputWrites finds the writes of tree id to the profile's inputs.
+func checkInputWrites(m *mission.Mission, id string) []error {
+	if m.Profile == nil {
+		return nil
+	}
+	reg, err := mission.Palette(mission.Deps{Profile: m.Profile, Places: m.Places})
+	if err != nil {
+		return []error{err}
+	}
+	return mission.CheckInputWrites(reg, m.Doc, id, m.Profile)
 }
