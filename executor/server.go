@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/diagnostic_msgs"
+
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
@@ -108,6 +110,9 @@ type Server struct {
 	closed  bool
 	status  Status    // what /diagnostics and Status tell (under mu)
 	halted  time.Time // when the last run returned
+	// changed is poked when the state changes: /diagnostics goes out.
+	changed  chan struct{}
+	diagDone chan struct{}
 
 	accepted, rejected atomic.Uint64 // goals, since the start
 
@@ -165,6 +170,7 @@ func New(c Conf) (*Server, error) {
 		c.FeedbackEvery = time.Second
 	}
 	s := &Server{conf: c, conn: c.Conn, catalog: c.Catalog, wake: make(chan struct{}, 1), loopDone: make(chan struct{}),
+		changed: make(chan struct{}, 1), diagDone: make(chan struct{}),
 		pending: map[*ros.ExecuteMissionActionGoal]*goal{}}
 	if err := c.Catalog.prepare(c.Conn); err != nil {
 		return nil, err
@@ -186,9 +192,19 @@ func New(c Conf) (*Server, error) {
 		s.closeStanding()
 		return nil, err
 	}
+	diag, err := ros.NewPublisher(ros.PublisherConf{Conn: c.Conn, Topic: "/diagnostics", Msg: &diagnostic_msgs.DiagnosticArray{}})
+	if err != nil {
+		for _, sv := range s.svcs {
+			sv.Close()
+		}
+		s.action.Close()
+		s.closeStanding()
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	go s.loop(ctx)
+	go func() { defer close(s.diagDone); s.diagnostics(ctx, diag) }()
 	return s, nil
 }
 
@@ -207,6 +223,7 @@ func (s *Server) Close() {
 	s.mu.Unlock()
 	s.cancel()
 	<-s.loopDone
+	<-s.diagDone
 	s.action.Close() // the goals' Execute return: their results go out
 	for _, sv := range s.svcs {
 		sv.Close()
@@ -410,6 +427,14 @@ func (s *Server) withdraw(g *goal, why string) {
 	}
 }
 
+// stateChanged sends /diagnostics now.
+func (s *Server) stateChanged() {
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+}
+
 func (s *Server) poke() {
 	select {
 	case s.wake <- struct{}{}:
@@ -445,6 +470,7 @@ func (s *Server) loop(ctx context.Context) {
 		a := &active{start: g, goal: g, mission: g.mission, stop: stop, hold: newHolder(s.paused)}
 		s.cur = a
 		s.mu.Unlock()
+		s.stateChanged()
 		res := s.run(runCtx, a)
 		s.mu.Lock()
 		s.cur = nil
@@ -461,6 +487,7 @@ func (s *Server) loop(ctx context.Context) {
 		stop(nil)
 		s.logf("goal %d (%s) ended %s", g.seq, a.mission.ID, res.res.Outcome)
 		g.finish(res)
+		s.stateChanged()
 	}
 }
 
