@@ -83,6 +83,13 @@ type Conf struct {
 	Log func(line string)
 	// FeedbackEvery is the longest time between feedbacks [1 s].
 	FeedbackEvery time.Duration
+	// Watch reloads the catalog when a file it was read from changes
+	// (a tree file of the directory added, changed or removed, an
+	// included file, the profile, the places): the files are looked at
+	// every WatchEvery [250 ms], and reloaded once they have stayed
+	// unchanged for WatchSettle [500 ms].
+	Watch                   bool
+	WatchEvery, WatchSettle time.Duration
 }
 
 // Server is a mission server: goals of the ExecuteMission action run the
@@ -113,6 +120,8 @@ type Server struct {
 	// changed is poked when the state changes: /diagnostics goes out.
 	changed  chan struct{}
 	diagDone chan struct{}
+	// watchDone is closed when the watch ends (nil without one).
+	watchDone chan struct{}
 
 	accepted, rejected atomic.Uint64 // goals, since the start
 
@@ -205,6 +214,16 @@ func New(c Conf) (*Server, error) {
 	s.cancel = cancel
 	go s.loop(ctx)
 	go func() { defer close(s.diagDone); s.diagnostics(ctx, diag) }()
+	if c.Watch {
+		if c.WatchEvery <= 0 {
+			c.WatchEvery = defaultWatchEvery
+		}
+		if c.WatchSettle <= 0 {
+			c.WatchSettle = defaultWatchSettle
+		}
+		s.watchDone = make(chan struct{})
+		go func() { defer close(s.watchDone); s.watch(ctx, c.WatchEvery, c.WatchSettle) }()
+	}
 	return s, nil
 }
 
@@ -224,6 +243,9 @@ func (s *Server) Close() {
 	s.cancel()
 	<-s.loopDone
 	<-s.diagDone
+	if s.watchDone != nil {
+		<-s.watchDone
+	}
 	s.action.Close() // the goals' Execute return: their results go out
 	for _, sv := range s.svcs {
 		sv.Close()

@@ -81,6 +81,7 @@ func (s *Server) Reload() *ros.ReloadMissionsRes {
 	}
 	s.mu.Lock()
 	s.catalog = cat
+	s.status.Reloads++
 	s.status.LastReloadError = ""
 	s.mu.Unlock()
 	s.stateChanged()

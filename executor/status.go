@@ -18,8 +18,9 @@ type Status struct {
 	Missions int
 	// LastResult is the last goal's mission, outcome and first cause.
 	LastResult string
-	// LastReloadError is why the last reload was refused; empty once a
+	// Reloads counts the reloads taken; LastReloadError is why the last reload was refused; empty once a
 	// reload succeeds.
+	Reloads         int
 	LastReloadError string
 	// FirstTick is how long the last goal took to its first tick from its
 	// acceptance, or from the end of the mission it waited for (a replace
