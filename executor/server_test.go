@@ -100,14 +100,20 @@ func TestQueueIsBounded(t *testing.T) {
 			running := s.send("Wait", "", "")
 			require.Eventually(t, func() bool { return s.srv.Status().Mission == "Wait" }, 20*time.Second, 5*time.Millisecond)
 			var waiting []*sent
-			for i, st := range tc.steps {
-				for range st.cancelQueued {
-					waiting[0].cancel()
-					waiting = waiting[1:]
-				}
+			settled := func(i int) {
 				want := len(waiting)
 				require.Eventually(t, func() bool { return s.srv.Status().Waiting == want }, 20*time.Second, 5*time.Millisecond,
 					"step %d: %d goals wait before it", i, want)
+			}
+			for i, st := range tc.steps {
+				settled(i) // the goals before it are counted
+				if st.cancelQueued > 0 {
+					for range st.cancelQueued {
+						waiting[0].cancel()
+						waiting = waiting[1:]
+					}
+					settled(i) // and the cancels too
+				}
 				g := s.send(st.mission, "", st.preempt)
 				if st.want == "" {
 					waiting = append(waiting, g)
@@ -122,7 +128,7 @@ func TestQueueIsBounded(t *testing.T) {
 				assert.Contains(t, strings.Join(res.Explanation, "\n"), st.want, "step %d", i)
 			}
 			want := tc.wantWaiting
-			require.Eventually(t, func() bool { return s.srv.Status().Waiting == want }, 20*time.Second, 5*time.Millisecond)
+			require.Eventually(t, func() bool { return s.srv.Status().Waiting == want }, 20*time.Second, 5*time.Millisecond, "%d wait at the end", want)
 			assert.Equal(t, "Wait", s.srv.Status().Mission, "the running mission is untouched")
 			for _, g := range waiting {
 				g.cancel()
