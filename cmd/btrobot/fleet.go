@@ -17,7 +17,7 @@ import (
 // Each robot's lines (plain, since one terminal cannot hold several live
 // frames) and its end are prefixed with its name; the exit code is 0 when
 // every robot's mission succeeded.
-func runFleet(ctx context.Context, env *cmdEnv, rc mission.RunConf, namespaces []string, vc viewConf, quiet bool) int {
+func runFleet(ctx context.Context, env *cmdEnv, rc mission.RunConf, namespaces []string, keys []string, quiet bool) int {
 	var mu sync.Mutex // one line at a time, whole, from every robot
 	confs := make([]mission.RunConf, len(namespaces))
 	outs := make([]io.Writer, len(namespaces))
@@ -29,8 +29,7 @@ func runFleet(ctx context.Context, env *cmdEnv, rc mission.RunConf, namespaces [
 		c.ROS.Namespace = ns
 		c.Log = func(line string) { fmt.Fprintln(errs, line) }
 		if !quiet {
-			vc.headless = true
-			c.Display = liveDisplay(&cmdEnv{stdout: out, stderr: errs}, vc)
+			c.Display = mission.LiveView(mission.LiveViewConf{Out: out, Keys: keys, Headless: true})
 		}
 		confs[i], outs[i] = c, out
 	}
@@ -54,7 +53,7 @@ func runFleet(ctx context.Context, env *cmdEnv, rc mission.RunConf, namespaces [
 		if rep.Tree == nil {
 			continue // it did not start: the error said why
 		}
-		printEnd(outs[i], rep, quiet)
+		rep.WriteEnd(outs[i], quiet)
 		if !rep.OK() {
 			code = exitFailed
 		}

@@ -20,10 +20,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
-	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/sim/simnode"
 )
@@ -546,36 +544,4 @@ func ticks(screen string) int {
 	}
 	n, _ := strconv.Atoi(m[1])
 	return n
-}
-
-// TestPrintEndSaysWhy: a failed mission's end is followed by why, one
-// node a line, indented by depth; other endings print no why.
-func TestPrintEndSaysWhy(t *testing.T) {
-	chain := []runtime.Cause{
-		{Path: "Patrol/patrol", Type: "Sequence", Status: runtime.Failure},
-		{Path: "Patrol/patrol/while_powered/battery_ok", Type: "BatteryAbove", Status: runtime.Failure, Reason: "battery 10% is not above 15%"},
-	}
-	failed := mission.Report{Outcome: mission.Failed, Explanation: chain, Stop: "zero velocity sent on /robot1/cmd_vel"}
-	for _, tc := range []struct {
-		name  string
-		rep   mission.Report
-		quiet bool
-		want  string
-	}{
-		{"a failure, after the live view", failed, false, "why:\n" +
-			"  Patrol/patrol (Sequence) FAILURE\n" +
-			"    Patrol/patrol/while_powered/battery_ok (BatteryAbove) FAILURE: battery 10% is not above 15%\n"},
-		{"a failure, quiet", failed, true, "mission failed after 0 ticks (0s); zero velocity sent on /robot1/cmd_vel\nwhy:\n" +
-			"  Patrol/patrol (Sequence) FAILURE\n" +
-			"    Patrol/patrol/while_powered/battery_ok (BatteryAbove) FAILURE: battery 10% is not above 15%\n"},
-		{"a success", mission.Report{Outcome: mission.Succeeded, Explanation: chain[:1]}, false, ""},
-		{"an interruption", mission.Report{Outcome: mission.Stopped, Why: "interrupted by SIGINT", Explanation: chain}, false, ""},
-		{"a failure with nothing to explain", mission.Report{Outcome: mission.Failed}, false, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var b bytes.Buffer
-			printEnd(&b, tc.rep, tc.quiet)
-			assert.Equal(t, tc.want, b.String())
-		})
-	}
 }
