@@ -31,8 +31,8 @@ func demoCommand() *command {
 		headless := fs.Bool("headless", false, "plain lines instead of the live tree (the default when the output is not a terminal)")
 		picture := fs.String("picture", filepath.Join(os.TempDir(), "btrobot-demo.png"), "where to draw the trajectory (.png or .svg)")
 		seed := fs.Uint64("seed", 1, "seed of the simulator's random draws")
-		var watch watchFlags
-		watch.addFlags(fs, true)
+		var watch mission.WatchFlags
+		watch.Add(fs, true)
 		var ui studio.Flags
 		ui.Add(fs)
 		pos, err := parseArgs(fs, studio.FlagArgs(args))
@@ -92,7 +92,7 @@ func demoCommand() *command {
 			Keys:  []string{"rounds", "visits", "charges", "recoveries", "skipped", "target", "battery_pct"},
 			Title: title, Headless: *headless,
 		}))
-		watch.apply(&rc)
+		watch.Apply(&rc)
 		srv, err := ui.Start(env.stderr, title)
 		if err != nil {
 			fmt.Fprintf(env.stderr, "btrobot demo: --ui: %v\n", err)

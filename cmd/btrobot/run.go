@@ -48,8 +48,8 @@ func runCommand() *command {
 		var fleet multiFlag
 		fs.Var(&fleet, "robot-ns", "run the mission on this robot namespace (repeatable): with several, on every one at once, in this\n"+
 			"process, each robot with its own connection, tree, blackboard and loop; lines are prefixed with the robot's name")
-		var watch watchFlags
-		watch.addFlags(fs, true)
+		var watch mission.WatchFlags
+		watch.Add(fs, true)
 		var ui studio.Flags
 		ui.Add(fs)
 		var show multiFlag
@@ -149,7 +149,7 @@ func runCommand() *command {
 			Mission: m, ROS: rosConf, Rate: s.Rate, Blackboard: bb, Seed: *seed,
 			Log: func(line string) { fmt.Fprintln(env.stderr, line) },
 		}
-		watch.apply(&rc)
+		watch.Apply(&rc)
 		srv, err := ui.Start(env.stderr, "btrobot run "+s.Tree)
 		if err != nil {
 			fmt.Fprintf(env.stderr, "btrobot run: --ui: %v\n", err)
