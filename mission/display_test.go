@@ -1,6 +1,8 @@
 package mission
 
 import (
+	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -45,6 +47,35 @@ func TestBacklogShowsEveryLineOnce(t *testing.T) {
 				b.Println(l)
 			}
 			assert.Equal(t, append(append([]string{}, tc.before...), tc.after...), append([]string{}, d.lines...))
+		})
+	}
+}
+
+// TestDemoConfProblems: every setting out of range is named, each once;
+// StartDemo refuses them before starting anything.
+func TestDemoConfProblems(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		conf DemoConf
+		want []string
+	}{
+		{name: "the defaults of btrobot demo", conf: DemoConf{Rounds: 2, Speed: 10, Battery: 0.3}},
+		{name: "as fast as possible, full", conf: DemoConf{Rounds: 1, Speed: 0, Battery: 1}},
+		{name: "no rounds", conf: DemoConf{Rounds: 0, Speed: 1, Battery: 0.3}, want: []string{"rounds 0: want at least 1"}},
+		{name: "everything wrong", conf: DemoConf{Rounds: -1, Speed: math.NaN(), Battery: 0.05}, want: []string{
+			"rounds -1: want at least 1",
+			"speed NaN: want 0 (as fast as possible) or a factor of real time up to 1000",
+			"battery 0.05: want a charge above 0.05 and at most 1"}},
+		{name: "too fast, overcharged", conf: DemoConf{Rounds: 1, Speed: 1001, Battery: 1.01}, want: []string{
+			"speed 1001: want 0 (as fast as possible) or a factor of real time up to 1000",
+			"battery 1.01: want a charge above 0.05 and at most 1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, tc.conf.Problems())
+			if tc.want != nil {
+				_, err := StartDemo(tc.conf)
+				assert.EqualError(t, err, "demo: "+strings.Join(tc.want, "; "))
+			}
 		})
 	}
 }

@@ -47,14 +47,9 @@ func demoCommand() *command {
 		if len(pos) > 0 {
 			problems = append(problems, fmt.Sprintf("unexpected arguments %q", pos))
 		}
-		if *rounds < 1 {
-			problems = append(problems, fmt.Sprintf("--rounds %d: want at least 1", *rounds))
-		}
-		if !(*speed >= 0) || *speed > 1000 {
-			problems = append(problems, fmt.Sprintf("--speed %v: want 0 (as fast as possible) or a factor of real time up to 1000", *speed))
-		}
-		if !(*battery > 0.05 && *battery <= 1) {
-			problems = append(problems, fmt.Sprintf("--battery %v: want a charge above 0.05 and at most 1", *battery))
+		conf := mission.DemoConf{Rounds: *rounds, Speed: *speed, Battery: *battery, Seed: *seed}
+		for _, p := range conf.Problems() {
+			problems = append(problems, "--"+p)
 		}
 		if l := strings.ToLower(*picture); !strings.HasSuffix(l, ".png") && !strings.HasSuffix(l, ".svg") {
 			problems = append(problems, fmt.Sprintf("--picture %s: the file name must end in .png or .svg", *picture))
@@ -68,9 +63,9 @@ func demoCommand() *command {
 		ctx, stopSignals := interruptContext(env.stderr)
 		defer stopSignals()
 		var backlog mission.Backlog // the simulator's lines before the view runs
-		dm, err := mission.StartDemo(mission.DemoConf{Rounds: *rounds, Speed: *speed, Battery: *battery, Seed: *seed,
-			OnEvent:   func(at time.Duration, line string) { backlog.Println(view.ClockText(at) + " sim: " + line) },
-			MasterLog: func(msg string) { backlog.Println("ROS master: " + msg) }})
+		conf.OnEvent = func(at time.Duration, line string) { backlog.Println(view.ClockText(at) + " sim: " + line) }
+		conf.MasterLog = func(msg string) { backlog.Println("ROS master: " + msg) }
+		dm, err := mission.StartDemo(conf)
 		var le *mission.LoadError
 		switch {
 		case errors.As(err, &le):
@@ -81,17 +76,11 @@ func demoCommand() *command {
 			return exitFailed
 		}
 		defer dm.Close()
-		pace := fmt.Sprintf("×%g", *speed)
-		if *speed == 0 {
-			pace = "as fast as possible"
-		}
-		title := fmt.Sprintf("btrobot demo · office · patrol with charging · %d %s · %s", *rounds, plural(*rounds, "round", "rounds"), pace)
+		title := dm.Title()
 		rc := dm.Run
 		rc.Log = func(line string) { fmt.Fprintln(env.stderr, line) }
 		rc.Display = backlog.Show(mission.LiveView(mission.LiveViewConf{Out: env.stdout,
-			Keys:  []string{"rounds", "visits", "charges", "recoveries", "skipped", "target", "battery_pct"},
-			Title: title, Headless: *headless,
-		}))
+			Keys: mission.DemoKeys, Title: title, Headless: *headless}))
 		watch.Apply(&rc)
 		srv, err := ui.Start(env.stderr, title)
 		if err != nil {

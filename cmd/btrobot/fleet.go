@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/btrobot/btrobot/internal/cli"
 	"github.com/btrobot/btrobot/mission"
 )
 
@@ -23,8 +24,8 @@ func runFleet(ctx context.Context, env *cmdEnv, rc mission.RunConf, namespaces [
 	outs := make([]io.Writer, len(namespaces))
 	for i, ns := range namespaces {
 		name := path.Base("/" + strings.Trim(ns, "/"))
-		out := &prefixed{mu: &mu, w: env.stdout, prefix: name + "| "}
-		errs := &prefixed{mu: &mu, w: env.stderr, prefix: name + "| "}
+		out := &cli.Prefixed{Mu: &mu, W: env.stdout, Prefix: name + "| "}
+		errs := &cli.Prefixed{Mu: &mu, W: env.stderr, Prefix: name + "| "}
 		c := rc
 		c.ROS.Namespace = ns
 		c.Log = func(line string) { fmt.Fprintln(errs, line) }
@@ -59,25 +60,4 @@ func runFleet(ctx context.Context, env *cmdEnv, rc mission.RunConf, namespaces [
 		}
 	}
 	return code
-}
-
-// prefixed writes every line with a prefix, each line whole under mu.
-type prefixed struct {
-	mu     *sync.Mutex
-	w      io.Writer
-	prefix string
-}
-
-func (p *prefixed) Write(b []byte) (int, error) {
-	lines := strings.SplitAfter(string(b), "\n")
-	var out strings.Builder
-	for _, l := range lines {
-		if l != "" {
-			out.WriteString(p.prefix + l)
-		}
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	_, err := io.WriteString(p.w, out.String())
-	return len(b), err
 }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/btrobot/btrobot/internal/cli"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/sim/simnode"
@@ -130,7 +131,7 @@ func simCommand() *command {
 		out.Unlock()
 
 		usr1 := make(chan os.Signal, 1)
-		if s := renderSignal(); s != nil {
+		if s := cli.UserSignal(); s != nil {
 			signal.Notify(usr1, s)
 			defer signal.Stop(usr1)
 		}
