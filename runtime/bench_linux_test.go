@@ -3,6 +3,8 @@ package runtime
 import (
 	"syscall"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkBuild100kCPU is the engine's share of loading a 100,000-node
@@ -18,9 +20,8 @@ func BenchmarkBuild100kCPU(b *testing.B) {
 	b.ReportAllocs()
 	start := processCPU()
 	for b.Loop() {
-		if _, err := Build(reg, d, BuildConf{Seed: 1}); err != nil {
-			b.Fatal(err)
-		}
+		_, err := Build(reg, d, BuildConf{Seed: 1})
+		require.NoError(b, err)
 	}
 	b.ReportMetric(float64(processCPU()-start)/1e6/float64(b.N), "cpu-ms/op")
 }
