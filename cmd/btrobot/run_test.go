@@ -68,21 +68,11 @@ func freeMasterURI(t *testing.T) string {
 }
 
 func TestRunRejectsBadInputWithPositions(t *testing.T) {
-	badTree := writeFile(t, "bad.xml", `<root BTCPP_format="4" main_tree_to_execute="M">
-  <BehaviorTree ID="M">
-    <Sequence>
-      <NavigateTo goal="kitchen"/>
-      <Sequnce/>
-    </Sequence>
-  </BehaviorTree>
-</root>`)
-	badProfile := writeFile(t, "bad.yaml", "robot: x\nrate: -3\ninputs:\n  - topic: odom\n    type: nav_msgs/Odometri\n")
-	navTree := writeFile(t, "nav.xml", `<root BTCPP_format="4" main_tree_to_execute="M">
-  <BehaviorTree ID="M">
-    <NavigateTo goal="kitchen"/>
-  </BehaviorTree>
-</root>`)
-	places := writeFile(t, "places.yaml", "waypoints:\n  - {name: reception, pose: [0, 0, 0]}\n")
+	// The fixtures are mission's: its TestLoadFindsEveryProblemAtOnce loads them too.
+	badTree := "../../mission/testdata/problems/bad.xml"
+	badProfile := "../../mission/testdata/problems/bad.yaml"
+	navTree := "../../mission/testdata/problems/nav.xml"
+	places := "../../mission/testdata/problems/places.yaml"
 	goodTree := filepath.Join(repoMissions, "hello.xml")
 	for _, tc := range []struct {
 		name string
@@ -120,14 +110,11 @@ func TestRunRejectsBadInputWithPositions(t *testing.T) {
 // TestRunOutcomes runs trees with no robot on btrobot's own master
 // (--master auto) and checks the exit codes and the last line.
 func TestRunOutcomes(t *testing.T) {
-	ok := writeFile(t, "ok.xml", `<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
-	  <Script code="n := 0"/><Repeat num_cycles="3"><Script code="n += 1"/></Repeat></Sequence></BehaviorTree></root>`)
-	fail := writeFile(t, "fail.xml", `<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
-	  <Script code="n := 0"/><ScriptCondition code="n == 1"/></Sequence></BehaviorTree></root>`)
-	forever := writeFile(t, "forever.xml", `<root BTCPP_format="4"><BehaviorTree ID="M">
-	  <Repeat num_cycles="-1"><Script code="x := 1"/></Repeat></BehaviorTree></root>`)
-	broken := writeFile(t, "broken.xml", `<root BTCPP_format="4"><BehaviorTree ID="M">
-	  <Sequence><Script code="n := 1"/><Script code="m = n"/></Sequence></BehaviorTree></root>`)
+	// The fixtures are mission's: its TestRunOutcomes runs them too.
+	ok := "../../mission/testdata/outcomes/ok.xml"
+	fail := "../../mission/testdata/outcomes/fail.xml"
+	forever := "../../mission/testdata/outcomes/forever.xml"
+	broken := "../../mission/testdata/outcomes/broken.xml"
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -183,8 +170,7 @@ func TestRunOutcomes(t *testing.T) {
 // shutdown call to it, which ends the master and so the run (exit 1).
 func TestRunAutoMasterLogsToItsStderr(t *testing.T) {
 	rostest.Require(t, "python3")
-	forever := writeFile(t, "forever.xml", `<root BTCPP_format="4"><BehaviorTree ID="M">
-	  <Repeat num_cycles="-1"><Script code="x := 1"/></Repeat></BehaviorTree></root>`)
+	forever := "../../mission/testdata/outcomes/forever.xml"
 	uri := freeMasterURI(t)
 	var stdout, stderr syncBuffer
 	exit := make(chan int, 1)
