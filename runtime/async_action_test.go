@@ -16,12 +16,11 @@ import (
 func asyncTree(t *testing.T, root *NodeSpec, start AsyncStart) *Tree {
 	t.Helper()
 	reg := pipelineRegistry(&eventLog{})
-	if err := reg.RegisterAsyncAction("Work", []PortSpec{
+	err := reg.RegisterAsyncAction("Work", []PortSpec{
 		InputPort[string]("label", "passed to the work").WithDefault(""),
 		OutputPort[string]("out", "written by the work"),
-	}, start); err != nil {
-		t.Fatal(err)
-	}
+	}, start)
+	require.NoError(t, err)
 	tree, _ := buildWith(t, reg, root)
 	return tree
 }
@@ -32,7 +31,7 @@ func waitWake(t *testing.T, tree *Tree) {
 	select {
 	case <-tree.WakeC():
 	case <-time.After(5 * time.Second):
-		t.Fatal("the tree was not woken")
+		require.Fail(t, "the tree was not woken")
 	}
 }
 
@@ -100,9 +99,8 @@ func TestAsyncAction(t *testing.T) {
 		err := tree.Blackboard().Set("who", "dock")
 		require.NoError(t, err)
 		tickWant(t, tree, Running)
-		if err := tree.Blackboard().Set("who", "charger"); err != nil { // too late for this run
-			t.Fatal(err)
-		}
+		err = tree.Blackboard().Set("who", "charger") // too late for this run
+		require.NoError(t, err)
 		waitWake(t, tree)
 		tickWant(t, tree, Success)
 		v, _ := tree.Blackboard().Get("greeting")
@@ -181,18 +179,18 @@ func TestAsyncActionHalt(t *testing.T) {
 		select {
 		case <-done:
 		case <-time.After(5 * time.Second):
-			t.Fatal("Halt waited for the work")
+			require.Fail(t, "Halt waited for the work")
 		}
 		select {
 		case <-cancelled:
 		case <-time.After(5 * time.Second):
-			t.Fatal("the work's context was not cancelled")
+			require.Fail(t, "the work's context was not cancelled")
 		}
 		close(exit)
 		// The halted run must not wake the tree.
 		select {
 		case <-tree.WakeC():
-			t.Error("a halted run woke the tree")
+			assert.Fail(t, "a halted run woke the tree")
 		case <-time.After(50 * time.Millisecond):
 		}
 	})
@@ -277,7 +275,7 @@ func TestAsyncActionHalt(t *testing.T) {
 		select {
 		case <-cancelled:
 		case <-time.After(5 * time.Second):
-			t.Fatal("the work was not cancelled when the tree was halted")
+			require.Fail(t, "the work was not cancelled when the tree was halted")
 		}
 	})
 }

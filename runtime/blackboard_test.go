@@ -3,11 +3,11 @@ package runtime
 import (
 	"encoding/json"
 	"reflect"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -81,11 +81,10 @@ func TestBlackboardTyping(t *testing.T) {
 				case "declare":
 					_, err = bb.Declare(s.key, s.typ)
 				}
-				switch {
-				case s.wantErr == "" && err != nil:
-					t.Fatalf("step %d (%s %s): %v", i+1, s.op, s.key, err)
-				case s.wantErr != "" && (err == nil || !strings.Contains(err.Error(), s.wantErr)):
-					t.Fatalf("step %d (%s %s): error %v, want one containing %q", i+1, s.op, s.key, err, s.wantErr)
+				if s.wantErr == "" {
+					require.NoError(t, err, "step %d (%s %s)", i+1, s.op, s.key)
+				} else {
+					require.ErrorContains(t, err, s.wantErr, "step %d (%s %s)", i+1, s.op, s.key)
 				}
 			}
 			got := bb.Snapshot()
@@ -171,8 +170,7 @@ func TestBlackboardJSONAndConcurrency(t *testing.T) {
 		go func(w int) {
 			defer wg.Done()
 			for i := 0; i < 500; i++ {
-				if err := bb.Set("counter", i); err != nil {
-					t.Error(err)
+				if !assert.NoError(t, bb.Set("counter", i)) {
 					return
 				}
 				bb.Get("counter")

@@ -18,8 +18,7 @@ func TestControlTypesRegistered(t *testing.T) {
 	for _, typ := range controlTypes() {
 		got = append(got, typ.ID)
 		rt, ok := reg.Lookup(typ.ID)
-		if !ok {
-			t.Errorf("%s is not in NewRegistry()", typ.ID)
+		if !assert.True(t, ok, "%s is not in NewRegistry()", typ.ID) {
 			continue
 		}
 		assert.Equal(t, ControlKind, rt.Kind, "%s: kind %v category %q, want Control/control", typ.ID, rt.Kind, rt.Category)

@@ -146,7 +146,7 @@ func TestReasonsOffAllocateNothing(t *testing.T) {
 			if tc.wantAllocs {
 				assert.NotZero(t, allocs, "no allocations with explaining on: are the reasons formatted?")
 			} else if allocs != 0 {
-				t.Errorf("%.1f allocations per tick with explaining off, want 0", allocs)
+				assert.Fail(t, fmt.Sprintf("%.1f allocations per tick with explaining off, want 0", allocs))
 			}
 			chain := tree.Explain()
 			require.Len(t, chain, tc.chain, "chain %v, want %d links", chain, tc.chain)
