@@ -7,6 +7,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
@@ -45,10 +46,10 @@ func TestDockingOverROS(t *testing.T) {
 	})
 	isDocked := func(want bool) {
 		t.Helper()
-		eventually(t, 10*time.Second, "docked topic", func() bool {
+		require.Eventually(t, func() bool {
 			m, _, _ := docked.Newest()
 			return m != nil && m.(*std_msgs.Bool).Data == want
-		})
+		}, 10*time.Second, 5*time.Millisecond, "docked topic")
 	}
 	for _, tc := range []struct {
 		name   string
@@ -90,14 +91,14 @@ func TestDockingOverROS(t *testing.T) {
 			assert.Equal(t, tc.undocks, succeeded[GoalKey{"robot1", "undock"}], "undock goals succeeded")
 		})
 	}
-	eventually(t, 10*time.Second, "charging on the dock", func() bool {
+	require.Eventually(t, func() bool {
 		m, _, _ := battery.Newest()
 		return m != nil && m.(*sensor_msgs.BatteryState).PowerSupplyStatus == uint8(sim.StatusCharging)
-	})
-	eventually(t, 20*time.Second, "charged on the dock", func() bool {
+	}, 10*time.Second, 5*time.Millisecond, "charging on the dock")
+	require.Eventually(t, func() bool {
 		m, _, _ := battery.Newest()
 		return m != nil && m.(*sensor_msgs.BatteryState).PowerSupplyStatus == uint8(sim.StatusFull)
-	})
+	}, 20*time.Second, 5*time.Millisecond, "charged on the dock")
 	if p := robotState(n, "robot1", (*sim.Robot).Collisions); p != 0 {
 		t.Errorf("%d collisions while docking", p)
 	}
@@ -119,7 +120,7 @@ func TestDockingPreempted(t *testing.T) {
 		}
 		result <- out
 	}()
-	eventually(t, 20*time.Second, "robot on its way", func() bool { return robotState(n, "robot1", (*sim.Robot).Twist).Linear > 0.3 })
+	require.Eventually(t, func() bool { return robotState(n, "robot1", (*sim.Robot).Twist).Linear > 0.3 }, 20*time.Second, 5*time.Millisecond, "robot on its way")
 	out, err := moveBase.Run(ctxTimeout(t, 60*time.Second), moveBaseGoal("map", -5, 0, 0), ros.GoalConf{})
 	if err != nil || out.State != ros.GoalSucceeded {
 		t.Fatalf("move_base goal: %v %v", out.State, err)
