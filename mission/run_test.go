@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
@@ -135,7 +136,7 @@ func TestRunCannotStart(t *testing.T) {
 	}{
 		{"no master", mission.RunConf{Mission: load(ok), ROS: ros.Conf{MasterURI: "http://127.0.0.1:1/", Host: "127.0.0.1"}},
 			new(*mission.ConnectError), "127.0.0.1:1"},
-		{"lockstep without a profile", mission.RunConf{Mission: load(ok), Lockstep: &ros.LockstepConf{}, ROS: ros.Conf{MasterURI: uri, Host: "127.0.0.1"}},
+		{"lockstep without a profile", mission.RunConf{Mission: load(ok), Lockstep: &bridge.LockstepConf{}, ROS: ros.Conf{MasterURI: uri, Host: "127.0.0.1"}},
 			nil, "lockstep needs a profile"},
 		{"no mission", mission.RunConf{}, nil, "no mission"},
 	} {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/master"
 	"github.com/btrobot/btrobot/sim"
@@ -170,7 +172,7 @@ func (s *Simulator) RunConf(m *Mission, robot string) (RunConf, error) {
 		return RunConf{}, fmt.Errorf("the simulator has no robot %q", robot)
 	}
 	return RunConf{
-		Mission: m, Lockstep: &ros.LockstepConf{}, OdomOrigin: &origin,
+		Mission: m, Lockstep: &bridge.LockstepConf{}, OdomOrigin: &origin,
 		ROS: ros.Conf{MasterURI: s.URI(), Host: "127.0.0.1", Namespace: "/" + robot, Name: "btrobot"},
 	}, nil
 }

@@ -108,11 +108,11 @@ func (c *Conn) tcprosPort(topic string) (int, error) {
 	return port, nil
 }
 
-// unacknowledged waits until every established connection of the node's
+// Unacknowledged waits until every established connection of the node's
 // TCPROS port has had what was written to it acknowledged, or until
 // deadline, and returns how many had not then; ok is false when that
 // cannot be known (no kernel table, or no port).
-func (c *Conn) unacknowledged(topic string, deadline time.Time) (n int, ok bool) {
+func (c *Conn) Unacknowledged(topic string, deadline time.Time) (n int, ok bool) {
 	port, err := c.tcprosPort(topic)
 	if err != nil {
 		return 0, false

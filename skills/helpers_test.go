@@ -13,8 +13,8 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 	"github.com/stretchr/testify/require"
 
+	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/places"
-	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"
 )
@@ -110,7 +110,7 @@ func (b *bench) set(key string, v any, stale bool) {
 	b.t.Helper()
 	err := b.bb().Set(key, v)
 	require.NoError(b.t, err)
-	err = b.bb().Set(key+ros.StaleSuffix, stale)
+	err = b.bb().Set(key+bridge.StaleSuffix, stale)
 	require.NoError(b.t, err)
 }
 
@@ -125,7 +125,7 @@ func (b *bench) latch() {
 		b.set("odom", o, false)
 	default:
 		if _, ok := b.bb().Get("odom"); ok {
-			b.bb().Set("odom"+ros.StaleSuffix, true)
+			b.bb().Set("odom"+bridge.StaleSuffix, true)
 		}
 	}
 	if b.battery != nil {

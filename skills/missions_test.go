@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/places"
-	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"
 )
@@ -36,7 +36,7 @@ var missionFiles = []string{"patrol.xml", "dock_and_charge.xml", "patrol_with_ch
 func palette(t testing.TB, deps Deps) *runtime.Registry {
 	t.Helper()
 	reg := registry(t, deps)
-	err := ros.Register(reg, ros.Deps{Conn: deps.Conn, Profile: deps.Profile})
+	err := bridge.Register(reg, bridge.Deps{Conn: deps.Conn, Profile: deps.Profile})
 	require.NoError(t, err)
 	return reg
 }

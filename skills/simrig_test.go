@@ -15,6 +15,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"github.com/stretchr/testify/require"
 
+	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/runtime"
@@ -25,7 +26,7 @@ import (
 
 // The simulator tests run btrobot's simulator as a real ROS node against an
 // embedded master, and the trees over real ROS through the robot profile's
-// bridge, in lockstep with the simulator (ros.LockstepPeer): the simulator
+// bridge, in lockstep with the simulator (bridge.LockstepPeer): the simulator
 // runs as fast as the trees allow, and a run does not depend on the
 // machine's load.
 
@@ -93,7 +94,7 @@ func startWorld(t testing.TB, s worldSetup) *world {
 // simProfile is robots/sim.yaml with the simulator's docked topic as an
 // input, so that IsDocked answers in the tick after docking rather than
 // with the next battery message.
-func simProfile(t testing.TB) *ros.Profile {
+func simProfile(t testing.TB) *bridge.Profile {
 	t.Helper()
 	data, err := os.ReadFile("../robots/sim.yaml")
 	require.NoError(t, err)
@@ -101,7 +102,7 @@ func simProfile(t testing.TB) *ros.Profile {
 	if !strings.Contains(text, "topic: docked") {
 		text = strings.Replace(text, "\ninputs:\n", "\ninputs:\n  - {topic: docked, type: std_msgs/Bool, fields: {docked: data}, max_age: 5s}\n", 1)
 	}
-	p, err := ros.ParseProfile([]byte(text), "robots/sim.yaml", nil)
+	p, err := bridge.ParseProfile([]byte(text), "robots/sim.yaml", nil)
 	require.NoError(t, err)
 	return p
 }
@@ -165,10 +166,10 @@ type rig struct {
 	w       *world
 	name    string
 	conn    *ros.Conn
-	profile *ros.Profile
+	profile *bridge.Profile
 	tree    *runtime.Tree
-	bridge  *ros.Bridge
-	peer    *ros.LockstepPeer
+	bridge  *bridge.Bridge
+	peer    *bridge.LockstepPeer
 	period  time.Duration
 	next    time.Time
 	cmdSeq  uint64
@@ -245,7 +246,7 @@ func buildRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
 	require.NoError(t, err)
 	_, err = ros.Subscribe(r.conn, "bumper", func(m *std_msgs.Bool) { r.sense(&r.bumperAt, r.conn.Clock().Now()) })
 	require.NoError(t, err)
-	r.bridge, err = ros.NewBridge(ros.BridgeConf{Conn: r.conn, Profile: profile, Tree: r.tree})
+	r.bridge, err = bridge.NewBridge(bridge.BridgeConf{Conn: r.conn, Profile: profile, Tree: r.tree})
 	require.NoError(t, err)
 	t.Cleanup(r.bridge.Close)
 	ctx := ctxTimeout(t, 20*time.Second)
@@ -253,7 +254,7 @@ func buildRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
 	// the lockstep would wait for them for ever.
 	err = r.conn.WaitSubscribers(ctx, "cmd_vel", 2)
 	require.NoError(t, err)
-	r.peer, err = ros.NewLockstepPeer(r.conn, "/sim/lockstep")
+	r.peer, err = bridge.NewLockstepPeer(r.conn, "/sim/lockstep")
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -381,7 +382,7 @@ func warmUp(rigs ...*rig) {
 	fresh := func(r *rig) bool {
 		bb := r.tree.Blackboard()
 		for _, key := range []string{"odom", "scan", "battery"} {
-			if v, ok := bb.Get(key + ros.StaleSuffix); !ok || v != false {
+			if v, ok := bb.Get(key + bridge.StaleSuffix); !ok || v != false {
 				return false
 			}
 		}
@@ -422,7 +423,7 @@ func (r *rig) flush(now time.Time, st runtime.Status) {
 	}
 	// The goals and cancels of the tick (or halt) are out before the
 	// simulator goes on, as Run has it.
-	if !r.conn.AwaitSent(time.Second) {
+	if !r.peer.AwaitSent(time.Second) {
 		r.t.Logf("%s: a goal or cancel was not sent within 1s", r.name)
 	}
 	// The next tick is due a period after this one was; the simulator

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/internal/cli"
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
@@ -160,7 +161,7 @@ func runCommand() *command {
 		}
 		srv.Attach(&rc, studio.LiveConf{})
 		if *lockstep {
-			rc.Lockstep = &ros.LockstepConf{}
+			rc.Lockstep = &bridge.LockstepConf{}
 		}
 		if *ticks > 0 {
 			rc.OnTick = func(_ *runtime.Tree, t runtime.TickReport) (string, bool) {

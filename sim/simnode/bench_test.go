@@ -11,6 +11,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/tf2_msgs"
 	"github.com/stretchr/testify/require"
 
+	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/internal/cputime"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
@@ -60,7 +61,7 @@ func benchNode(b *testing.B, period time.Duration) {
 		_, err := ros.NewSubscriber(ros.SubscriberConf{Conn: c, Topic: s.topic, Msg: s.msg, Callback: count})
 		require.NoError(b, err)
 	}
-	peer, err := ros.NewLockstepPeer(c, "")
+	peer, err := bridge.NewLockstepPeer(c, "")
 	require.NoError(b, err)
 	// One simulated second to connect everything, then the measurement.
 	require.NoError(b, peer.Ready(n.Stamp(time.Second)))

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/sim"
@@ -187,7 +188,7 @@ func TestAt(t *testing.T) {
 		got = append(got, "battery at "+w.Now().String())
 	})
 	c := connect(t, uri, "driver")
-	peer, err := ros.NewLockstepPeer(c, "")
+	peer, err := bridge.NewLockstepPeer(c, "")
 	require.NoError(t, err)
 	require.NoError(t, peer.Ready(n.Stamp(time.Second)))
 	<-n.Done()
