@@ -32,13 +32,9 @@ func TestDockingOverROS(t *testing.T) {
 	dock := actionClient(t, c, "/robot1/dock")
 	undock := actionClient(t, c, "/robot1/undock")
 	docked, err := ros.Subscribe[std_msgs.Bool](c, "/robot1/docked", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	battery, err := ros.Subscribe[sensor_msgs.BatteryState](c, "/robot1/battery_state", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Half full, so that docking shows as charging rather than full.
 	n.Do(func(w *sim.World) error {
 		r, _ := w.Robot("robot1")
@@ -73,19 +69,13 @@ func TestDockingOverROS(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := tc.client.Run(ctxTimeout(t, 60*time.Second), dockGoal(tc.goal), ros.GoalConf{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if out.State != tc.want {
-				t.Fatalf("goal ended %v, want %v", out.State, tc.want)
-			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, out.State, "goal ended %v, want %v", out.State, tc.want)
 			log.wait(t, tc.event, 5*time.Second)
 			log.clear()
 			isDocked(tc.docked)
 			state := robotState(n, "robot1", func(r *sim.Robot) sim.DockState { s, _ := r.DockState(); return s })
-			if (state == sim.Docked) != tc.docked {
-				t.Errorf("dock state %v", state)
-			}
+			assert.Equal(t, tc.docked, state == sim.Docked, "dock state %v", state)
 			succeeded := n.Stats().Succeeded
 			assert.Equal(t, tc.docks, succeeded[GoalKey{"robot1", "dock"}], "dock goals succeeded")
 			assert.Equal(t, tc.undocks, succeeded[GoalKey{"robot1", "undock"}], "undock goals succeeded")
@@ -99,9 +89,8 @@ func TestDockingOverROS(t *testing.T) {
 		m, _, _ := battery.Newest()
 		return m != nil && m.(*sensor_msgs.BatteryState).PowerSupplyStatus == uint8(sim.StatusFull)
 	}, 20*time.Second, 5*time.Millisecond, "charged on the dock")
-	if p := robotState(n, "robot1", (*sim.Robot).Collisions); p != 0 {
-		t.Errorf("%d collisions while docking", p)
-	}
+	p := robotState(n, "robot1", (*sim.Robot).Collisions)
+	assert.Equal(t, 0, p, "%d collisions while docking", p)
 }
 
 // TestDockingPreempted: cancelling a dock goal stops the robot; a
@@ -115,18 +104,14 @@ func TestDockingPreempted(t *testing.T) {
 	result := make(chan ros.GoalOutcome, 1)
 	go func() {
 		out, err := dock.Run(ctxTimeout(t, 60*time.Second), dockGoal("dock_lab"), ros.GoalConf{})
-		if err != nil {
-			t.Error(err)
-		}
+		assert.NoError(t, err)
 		result <- out
 	}()
 	require.Eventually(t, func() bool { return robotState(n, "robot1", (*sim.Robot).Twist).Linear > 0.3 }, 20*time.Second, 5*time.Millisecond, "robot on its way")
 	out, err := moveBase.Run(ctxTimeout(t, 60*time.Second), moveBaseGoal("map", -5, 0, 0), ros.GoalConf{})
-	if err != nil || out.State != ros.GoalSucceeded {
-		t.Fatalf("move_base goal: %v %v", out.State, err)
-	}
-	if out := <-result; out.State != ros.GoalAborted {
-		t.Errorf("dock goal ended %v, want ABORTED", out.State)
-	}
+	require.NoError(t, err, "move_base goal: %v %v", out.State, err)
+	require.Equal(t, ros.GoalSucceeded, out.State, "move_base goal: %v %v", out.State, err)
+	out = <-result
+	assert.Equal(t, ros.GoalAborted, out.State, "dock goal ended %v, want ABORTED", out.State)
 	log.wait(t, "robot1: dock goal aborted: preempted by a move_base goal", 5*time.Second)
 }

@@ -336,7 +336,7 @@ func TestClockGoesOnThroughALongStep(t *testing.T) {
 				case <-held:
 					break watch
 				case <-giveUp:
-					t.Fatal("the scheduled step never ran")
+					require.Fail(t, "the scheduled step never ran")
 				case <-time.After(5 * time.Millisecond):
 				}
 				b, last := began.Load(), clock.LastSet()
