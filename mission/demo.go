@@ -54,9 +54,41 @@ type Demo struct {
 	start   time.Time // the first tick's time
 }
 
-// StartDemo loads the shipped mission and starts the simulator. A mission
-// that does not load is a *LoadError.
+// Problems says what is wrong with the settings, one problem a line, each
+// starting with the setting's name as btrobot demo's flags spell it
+// ("rounds 0: want at least 1").
+func (c DemoConf) Problems() []string {
+	var out []string
+	if c.Rounds < 1 {
+		out = append(out, fmt.Sprintf("rounds %d: want at least 1", c.Rounds))
+	}
+	if !(c.Speed >= 0) || c.Speed > 1000 {
+		out = append(out, fmt.Sprintf("speed %v: want 0 (as fast as possible) or a factor of real time up to 1000", c.Speed))
+	}
+	if !(c.Battery > 0.05 && c.Battery <= 1) {
+		out = append(out, fmt.Sprintf("battery %v: want a charge above 0.05 and at most 1", c.Battery))
+	}
+	return out
+}
+
+// DemoKeys are the blackboard entries the demo's live view shows.
+var DemoKeys = []string{"rounds", "visits", "charges", "recoveries", "skipped", "target", "battery_pct"}
+
+// Title heads the demo's live view: the rounds asked for and the pace.
+func (d *Demo) Title() string {
+	pace := fmt.Sprintf("×%g", d.conf.Speed)
+	if d.conf.Speed == 0 {
+		pace = "as fast as possible"
+	}
+	return fmt.Sprintf("btrobot demo · office · patrol with charging · %d %s · %s", d.conf.Rounds, plural(d.conf.Rounds, "round", "rounds"), pace)
+}
+
+// StartDemo checks the settings (Problems), loads the shipped mission and
+// starts the simulator. A mission that does not load is a *LoadError.
 func StartDemo(c DemoConf) (*Demo, error) {
+	if p := c.Problems(); len(p) > 0 {
+		return nil, fmt.Errorf("demo: %s", strings.Join(p, "; "))
+	}
 	root, cleanup, err := ShippedFiles(DemoMission, DemoWorld+"/places.yaml")
 	if err != nil {
 		return nil, err

@@ -30,21 +30,11 @@ func writeFile(t *testing.T, name, content string) string {
 // are checked together, and every problem comes back in one error, each
 // with its file:line:col.
 func TestLoadFindsEveryProblemAtOnce(t *testing.T) {
-	badTree := writeFile(t, "bad.xml", `<root BTCPP_format="4" main_tree_to_execute="M">
-  <BehaviorTree ID="M">
-    <Sequence>
-      <NavigateTo goal="kitchen"/>
-      <Sequnce/>
-    </Sequence>
-  </BehaviorTree>
-</root>`)
-	badProfile := writeFile(t, "bad.yaml", "robot: x\nrate: -3\ninputs:\n  - topic: odom\n    type: nav_msgs/Odometri\n")
-	navTree := writeFile(t, "nav.xml", `<root BTCPP_format="4" main_tree_to_execute="M">
-  <BehaviorTree ID="M">
-    <NavigateTo goal="kitchen"/>
-  </BehaviorTree>
-</root>`)
-	places := writeFile(t, "places.yaml", "waypoints:\n  - {name: reception, pose: [0, 0, 0]}\n")
+	// testdata/problems is shared with cmd/btrobot's TestRunRejectsBadInputWithPositions.
+	badTree := "testdata/problems/bad.xml"
+	badProfile := "testdata/problems/bad.yaml"
+	navTree := "testdata/problems/nav.xml"
+	places := "testdata/problems/places.yaml"
 	for _, tc := range []struct {
 		name string
 		conf mission.LoadConf

@@ -1,6 +1,7 @@
 package mission
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 	"time"
@@ -55,6 +56,38 @@ func TestReportSummary(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, tc.rep.Summary())
+		})
+	}
+}
+
+// TestWriteEndSaysWhy: a failed mission's end is followed by why, one
+// node a line, indented by depth; other endings print no why.
+func TestWriteEndSaysWhy(t *testing.T) {
+	chain := []runtime.Cause{
+		{Path: "Patrol/patrol", Type: "Sequence", Status: runtime.Failure},
+		{Path: "Patrol/patrol/while_powered/battery_ok", Type: "BatteryAbove", Status: runtime.Failure, Reason: "battery 10% is not above 15%"},
+	}
+	failed := Report{Outcome: Failed, Explanation: chain, Stop: "zero velocity sent on /robot1/cmd_vel"}
+	for _, tc := range []struct {
+		name  string
+		rep   Report
+		quiet bool
+		want  string
+	}{
+		{"a failure, after the live view", failed, false, "why:\n" +
+			"  Patrol/patrol (Sequence) FAILURE\n" +
+			"    Patrol/patrol/while_powered/battery_ok (BatteryAbove) FAILURE: battery 10% is not above 15%\n"},
+		{"a failure, quiet", failed, true, "mission failed after 0 ticks (0s); zero velocity sent on /robot1/cmd_vel\nwhy:\n" +
+			"  Patrol/patrol (Sequence) FAILURE\n" +
+			"    Patrol/patrol/while_powered/battery_ok (BatteryAbove) FAILURE: battery 10% is not above 15%\n"},
+		{"a success", Report{Outcome: Succeeded, Explanation: chain[:1]}, false, ""},
+		{"an interruption", Report{Outcome: Stopped, Why: "interrupted by SIGINT", Explanation: chain}, false, ""},
+		{"a failure with nothing to explain", Report{Outcome: Failed}, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			tc.rep.WriteEnd(&b, tc.quiet)
+			assert.Equal(t, tc.want, b.String())
 		})
 	}
 }

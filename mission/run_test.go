@@ -42,14 +42,11 @@ func (d *display) Close(end string) { d.mu.Lock(); d.end = end; d.closed++; d.mu
 // the display saw the run and was closed with the summary.
 func TestRunOutcomes(t *testing.T) {
 	uri := rostest.StartMaster(t)
-	ok := writeFile(t, "ok.xml", `<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
-	  <Script code="n := 0"/><Repeat num_cycles="3"><Script code="n += 1"/></Repeat></Sequence></BehaviorTree></root>`)
-	fail := writeFile(t, "fail.xml", `<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
-	  <Script code="n := 0"/><ScriptCondition code="n == 1"/></Sequence></BehaviorTree></root>`)
-	forever := writeFile(t, "forever.xml", `<root BTCPP_format="4"><BehaviorTree ID="M">
-	  <Repeat num_cycles="-1"><Script code="x := 1"/></Repeat></BehaviorTree></root>`)
-	broken := writeFile(t, "broken.xml", `<root BTCPP_format="4"><BehaviorTree ID="M">
-	  <Sequence><Script code="n := 1"/><Script code="m = n"/></Sequence></BehaviorTree></root>`)
+	// testdata/outcomes is shared with cmd/btrobot's TestRunOutcomes.
+	ok := "testdata/outcomes/ok.xml"
+	fail := "testdata/outcomes/fail.xml"
+	forever := "testdata/outcomes/forever.xml"
+	broken := "testdata/outcomes/broken.xml"
 	stopAt := func(n uint64, done bool) func(*runtime.Tree, runtime.TickReport) (string, bool) {
 		return func(_ *runtime.Tree, r runtime.TickReport) (string, bool) {
 			if r.Seq >= n {

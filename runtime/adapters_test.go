@@ -4,6 +4,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // adapterRegistry is the test palette plus leaves written with the
@@ -95,9 +98,8 @@ func TestActionFunc(t *testing.T) {
 			tree:  count("from", "1", "result", "SKIPPED"),
 			steps: []step{tick(Skipped, "Count")},
 			check: func(t *testing.T, tree *Tree) {
-				if st := NodeOf(tree.Root()).Status(); st != Idle {
-					t.Errorf("status %v, want IDLE", st)
-				}
+				st := NodeOf(tree.Root()).Status()
+				assert.Equal(t, Idle, st, "status %v, want IDLE", st)
 			},
 		},
 		{
@@ -116,20 +118,17 @@ func TestActionFunc(t *testing.T) {
 		tree, _ := buildWith(t, adapterRegistry(&eventLog{}), count("from", "1"))
 		var seen []string
 		tree.Observe(ObserverFunc(func(tr Transition) { seen = append(seen, tr.From.String()+">"+tr.To.String()) }))
-		if _, err := tree.TickExactlyOnce(); err != nil {
-			t.Fatal(err)
-		}
-		if got := strings.Join(seen, " "); got != "IDLE>RUNNING RUNNING>SUCCESS SUCCESS>IDLE" {
-			t.Errorf("transitions %q", got)
-		}
+		_, err := tree.TickExactlyOnce()
+		require.NoError(t, err)
+		got := strings.Join(seen, " ")
+		assert.Equal(t, "IDLE>RUNNING RUNNING>SUCCESS SUCCESS>IDLE", got, "transitions %q", got)
 	})
 }
 
 func TestRegisterFuncs(t *testing.T) {
 	r := NewRegistry()
-	if err := r.RegisterCondition("IsDocked", nil, func(*Leaf) (bool, error) { return true, nil }); err != nil {
-		t.Fatal(err)
-	}
+	err := r.RegisterCondition("IsDocked", nil, func(*Leaf) (bool, error) { return true, nil })
+	require.NoError(t, err)
 	for _, tc := range []struct {
 		name string
 		err  error
@@ -145,21 +144,19 @@ func TestRegisterFuncs(t *testing.T) {
 			`register Near: invalid port name "name"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.err == nil || tc.err.Error() != tc.want {
-				t.Errorf("error %v, want %q", tc.err, tc.want)
-			}
+			assert.EqualError(t, tc.err, tc.want, "error %v, want %q", tc.err, tc.want)
 		})
 	}
 	for id, kind := range map[string]Kind{"IsDocked": ConditionKind} {
-		if nt, ok := r.Lookup(id); !ok || nt.Kind != kind || nt.Category != "condition" {
-			t.Errorf("%s registered as %+v", id, nt)
+		nt, ok := r.Lookup(id)
+		if assert.True(t, ok, "%s registered as %+v", id, nt) {
+			assert.Equal(t, kind, nt.Kind, "%s registered as %+v", id, nt)
+			assert.Equal(t, "condition", nt.Category, "%s registered as %+v", id, nt)
 		}
 	}
-	if err := r.RegisterCondition("NoFunc", nil, nil); err != nil {
-		t.Fatal(err)
-	}
+	err = r.RegisterCondition("NoFunc", nil, nil)
+	require.NoError(t, err)
 	doc := &Document{Trees: []*TreeSpec{{ID: "MainTree", Root: N("NoFunc", nil)}}}
-	if _, err := Build(r, doc, BuildConf{}); err == nil || !strings.Contains(err.Error(), "MainTree/NoFunc: condition NoFunc has no function") {
-		t.Errorf("build error %v", err)
-	}
+	_, err = Build(r, doc, BuildConf{})
+	assert.ErrorContains(t, err, "MainTree/NoFunc: condition NoFunc has no function", "build error %v", err)
 }

@@ -3,11 +3,12 @@ package runtime
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
@@ -15,12 +16,11 @@ import (
 func asyncTree(t *testing.T, root *NodeSpec, start AsyncStart) *Tree {
 	t.Helper()
 	reg := pipelineRegistry(&eventLog{})
-	if err := reg.RegisterAsyncAction("Work", []PortSpec{
+	err := reg.RegisterAsyncAction("Work", []PortSpec{
 		InputPort[string]("label", "passed to the work").WithDefault(""),
 		OutputPort[string]("out", "written by the work"),
-	}, start); err != nil {
-		t.Fatal(err)
-	}
+	}, start)
+	require.NoError(t, err)
 	tree, _ := buildWith(t, reg, root)
 	return tree
 }
@@ -31,24 +31,21 @@ func waitWake(t *testing.T, tree *Tree) {
 	select {
 	case <-tree.WakeC():
 	case <-time.After(5 * time.Second):
-		t.Fatal("the tree was not woken")
+		require.Fail(t, "the tree was not woken")
 	}
 }
 
 func tickWant(t *testing.T, tree *Tree, want Status) {
 	t.Helper()
 	st, err := tree.TickExactlyOnce()
-	if err != nil || st != want {
-		t.Fatalf("tick = %v, %v; want %v", st, err, want)
-	}
+	require.NoError(t, err, "tick = %v, %v; want %v", st, err, want)
+	require.Equal(t, want, st, "tick = %v, %v; want %v", st, err, want)
 }
 
 func tickErr(t *testing.T, tree *Tree, want string) {
 	t.Helper()
 	st, err := tree.TickExactlyOnce()
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("tick = %v, %v; want an error containing %q", st, err, want)
-	}
+	require.ErrorContains(t, err, want, "tick = %v, %v; want an error containing %q", st, err, want)
 }
 
 func TestAsyncAction(t *testing.T) {
@@ -85,9 +82,8 @@ func TestAsyncAction(t *testing.T) {
 			return func(context.Context) (Status, error) { return Success, nil }, nil
 		})
 		st, err := tree.TickWhileRunning(time.Second)
-		if err != nil || st != Success {
-			t.Fatalf("TickWhileRunning = %v, %v", st, err)
-		}
+		require.NoError(t, err, "TickWhileRunning = %v, %v", st, err)
+		require.Equal(t, Success, st, "TickWhileRunning = %v, %v", st, err)
 	})
 
 	t.Run("start reads the inputs on the tick; the work writes outputs", func(t *testing.T) {
@@ -100,18 +96,15 @@ func TestAsyncAction(t *testing.T) {
 				return Success, SetOutput(n, "out", "hello "+who)
 			}, nil
 		})
-		if err := tree.Blackboard().Set("who", "dock"); err != nil {
-			t.Fatal(err)
-		}
+		err := tree.Blackboard().Set("who", "dock")
+		require.NoError(t, err)
 		tickWant(t, tree, Running)
-		if err := tree.Blackboard().Set("who", "charger"); err != nil { // too late for this run
-			t.Fatal(err)
-		}
+		err = tree.Blackboard().Set("who", "charger") // too late for this run
+		require.NoError(t, err)
 		waitWake(t, tree)
 		tickWant(t, tree, Success)
-		if v, _ := tree.Blackboard().Get("greeting"); v != "hello dock" {
-			t.Errorf("greeting = %v", v)
-		}
+		v, _ := tree.Blackboard().Get("greeting")
+		assert.Equal(t, "hello dock", v, "greeting = %v", v)
 	})
 
 	t.Run("an error from the work is the tick's error, with the node's path", func(t *testing.T) {
@@ -121,9 +114,8 @@ func TestAsyncAction(t *testing.T) {
 		tickWant(t, tree, Running)
 		waitWake(t, tree)
 		tickErr(t, tree, "MainTree/Work (Work): goal rejected")
-		if st := NodeOf(tree.Root()).Status(); st != Idle {
-			t.Errorf("after the error the node is %v, want IDLE (the tree is halted)", st)
-		}
+		st := NodeOf(tree.Root()).Status()
+		assert.Equal(t, Idle, st, "after the error the node is %v, want IDLE (the tree is halted)", st)
 	})
 
 	t.Run("a panic in the work is an error, not a crash", func(t *testing.T) {
@@ -164,9 +156,8 @@ func TestAsyncAction(t *testing.T) {
 		waitWake(t, tree)
 		tickWant(t, tree, Success)
 		tickWant(t, tree, Success)
-		if n := starts.Load(); n != 1 {
-			t.Errorf("%d starts, want 1", n)
-		}
+		n := starts.Load()
+		assert.Equal(t, int32(1), n, "%d starts, want 1", n)
 	})
 }
 
@@ -188,18 +179,18 @@ func TestAsyncActionHalt(t *testing.T) {
 		select {
 		case <-done:
 		case <-time.After(5 * time.Second):
-			t.Fatal("Halt waited for the work")
+			require.Fail(t, "Halt waited for the work")
 		}
 		select {
 		case <-cancelled:
 		case <-time.After(5 * time.Second):
-			t.Fatal("the work's context was not cancelled")
+			require.Fail(t, "the work's context was not cancelled")
 		}
 		close(exit)
 		// The halted run must not wake the tree.
 		select {
 		case <-tree.WakeC():
-			t.Error("a halted run woke the tree")
+			assert.Fail(t, "a halted run woke the tree")
 		case <-time.After(50 * time.Millisecond):
 		}
 	})
@@ -223,19 +214,16 @@ func TestAsyncActionHalt(t *testing.T) {
 		tree.Halt()
 		tickWant(t, tree, Running) // the halted run is still stopping
 		tickWant(t, tree, Running)
-		if n := starts.Load(); n != 1 {
-			t.Fatalf("%d starts while the halted run was alive, want 1", n)
-		}
+		n := starts.Load()
+		require.Equal(t, int32(1), n, "%d starts while the halted run was alive, want 1", n)
 		close(exit)
 		waitWake(t, tree)
 		tickWant(t, tree, Running)
-		if n := starts.Load(); n != 2 {
-			t.Fatalf("%d starts after the halted run exited, want 2", n)
-		}
+		n = starts.Load()
+		require.Equal(t, int32(2), n, "%d starts after the halted run exited, want 2", n)
 		tree.Halt()
-		if m := maxLive.Load(); m != 1 {
-			t.Errorf("%d runs were alive at once, want 1", m)
-		}
+		m := maxLive.Load()
+		assert.Equal(t, int32(1), m, "%d runs were alive at once, want 1", m)
 	})
 
 	t.Run("10,000 start/halt cycles leave no goroutine behind", func(t *testing.T) {
@@ -266,12 +254,10 @@ func TestAsyncActionHalt(t *testing.T) {
 			tree.Halt()
 		}
 		goleak.VerifyNone(t, opts)
-		if n := starts.Load(); n != 10000 {
-			t.Errorf("%d runs started, want 10000", n)
-		}
-		if m := maxLive.Load(); m != 1 {
-			t.Errorf("%d runs were alive at once, want 1", m)
-		}
+		n := starts.Load()
+		assert.Equal(t, int32(10000), n, "%d runs started, want 10000", n)
+		m := maxLive.Load()
+		assert.Equal(t, int32(1), m, "%d runs were alive at once, want 1", m)
 		t.Logf("10000 runs; %d starts waited for the previous run to stop", pending)
 	})
 
@@ -289,7 +275,7 @@ func TestAsyncActionHalt(t *testing.T) {
 		select {
 		case <-cancelled:
 		case <-time.After(5 * time.Second):
-			t.Fatal("the work was not cancelled when the tree was halted")
+			require.Fail(t, "the work was not cancelled when the tree was halted")
 		}
 	})
 }

@@ -1,8 +1,11 @@
 package runtime
 
 import (
-	"syscall"
 	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/btrobot/btrobot/internal/cputime"
 )
 
 // BenchmarkBuild100kCPU is the engine's share of loading a 100,000-node
@@ -16,18 +19,10 @@ func BenchmarkBuild100kCPU(b *testing.B) {
 	d := &Document{Trees: []*TreeSpec{{ID: "Bench", Root: wideSpec(100_000)}}}
 	reg := NewRegistry()
 	b.ReportAllocs()
-	start := processCPU()
+	start := cputime.Process()
 	for b.Loop() {
-		if _, err := Build(reg, d, BuildConf{Seed: 1}); err != nil {
-			b.Fatal(err)
-		}
+		_, err := Build(reg, d, BuildConf{Seed: 1})
+		require.NoError(b, err)
 	}
-	b.ReportMetric(float64(processCPU()-start)/1e6/float64(b.N), "cpu-ms/op")
-}
-
-// processCPU is the CPU time the process used so far, in ns.
-func processCPU() int64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
+	b.ReportMetric(float64(cputime.Process()-start)/1e6/float64(b.N), "cpu-ms/op")
 }

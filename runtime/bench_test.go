@@ -2,6 +2,9 @@ package runtime
 
 import (
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The engine's speed targets (issue: at most 30 ns per node per tick, no
@@ -51,22 +54,19 @@ func parallelSpec(n, m int) *NodeSpec {
 func benchTree(b *testing.B, root *NodeSpec, wantNodes int) {
 	d := &Document{Trees: []*TreeSpec{{ID: "Bench", Root: root}}}
 	tree, err := Build(NewRegistry(), d, BuildConf{Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if n := len(tree.Nodes()); n != wantNodes {
-		b.Fatalf("tree has %d nodes, want %d", n, wantNodes)
-	}
+	require.NoError(b, err)
+	n := len(tree.Nodes())
+	require.Equal(b, wantNodes, n, "tree has %d nodes, want %d", n, wantNodes)
 	for i := 0; i < 10; i++ { // reach steady state
-		if _, err := tree.TickExactlyOnce(); err != nil {
-			b.Fatal(err)
-		}
+		_, err := tree.TickExactlyOnce()
+		require.NoError(b, err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if st, err := tree.TickExactlyOnce(); err != nil || st != Success {
-			b.Fatalf("tick: %v %v", st, err)
+		st, err := tree.TickExactlyOnce()
+		if err != nil || st != Success { // testify only on failure: its Helper call and reflection would be timed with the tick
+			require.Failf(b, "tick", "tick: %v %v", st, err)
 		}
 	}
 	b.StopTimer()
@@ -86,12 +86,9 @@ func TestTickAllocatesNothingInSteadyState(t *testing.T) {
 	} {
 		d := &Document{Trees: []*TreeSpec{{ID: "T", Root: root}}}
 		tree, err := Build(NewRegistry(), d, BuildConf{Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		tree.TickExactlyOnce()
-		if a := testing.AllocsPerRun(100, func() { tree.TickExactlyOnce() }); a != 0 {
-			t.Errorf("%s: %.1f allocations per tick, want 0", name, a)
-		}
+		a := testing.AllocsPerRun(100, func() { tree.TickExactlyOnce() })
+		assert.Equal(t, float64(0), a, "%s: %.1f allocations per tick, want 0", name, a)
 	}
 }

@@ -34,9 +34,7 @@ func TestBlackboardOnChange(t *testing.T) {
 		}, []change{{"root", "n", "int", 1, 1}, {"root", "n", "int", 2, 2}, {"root", "n", "int", 3, 3}}},
 		{"a failed write reports nothing", func(root, _ *Blackboard) error {
 			root.Set("n", 1)
-			if root.Set("n", "x") == nil {
-				t.Error("want an error")
-			}
+			assert.Error(t, root.Set("n", "x"), "want an error")
 			return nil
 		}, []change{{"root", "n", "int", 1, 1}}},
 		{"Unset reports a removal with no value", func(root, _ *Blackboard) error {
@@ -83,9 +81,7 @@ func TestBlackboardOnChangeConcurrent(t *testing.T) {
 	bb.OnChange(func(c Change) {
 		mu.Lock()
 		defer mu.Unlock()
-		if c.Seq != last[c.Key]+1 {
-			t.Errorf("%s: seq %d after %d", c.Key, c.Seq, last[c.Key])
-		}
+		assert.Equal(t, last[c.Key]+1, c.Seq, "%s: seq %d after %d", c.Key, c.Seq, last[c.Key])
 		last[c.Key] = c.Seq
 	})
 	var wg sync.WaitGroup

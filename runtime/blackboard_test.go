@@ -3,10 +3,12 @@ package runtime
 import (
 	"encoding/json"
 	"reflect"
-	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestBlackboardTyping(t *testing.T) {
@@ -79,16 +81,14 @@ func TestBlackboardTyping(t *testing.T) {
 				case "declare":
 					_, err = bb.Declare(s.key, s.typ)
 				}
-				switch {
-				case s.wantErr == "" && err != nil:
-					t.Fatalf("step %d (%s %s): %v", i+1, s.op, s.key, err)
-				case s.wantErr != "" && (err == nil || !strings.Contains(err.Error(), s.wantErr)):
-					t.Fatalf("step %d (%s %s): error %v, want one containing %q", i+1, s.op, s.key, err, s.wantErr)
+				if s.wantErr == "" {
+					require.NoError(t, err, "step %d (%s %s)", i+1, s.op, s.key)
+				} else {
+					require.ErrorContains(t, err, s.wantErr, "step %d (%s %s)", i+1, s.op, s.key)
 				}
 			}
-			if got := bb.Snapshot(); !reflect.DeepEqual(got, tc.want) {
-				t.Fatalf("blackboard %v, want %v", got, tc.want)
-			}
+			got := bb.Snapshot()
+			require.Equal(t, tc.want, got, "blackboard %v, want %v", got, tc.want)
 		})
 	}
 }
@@ -97,86 +97,69 @@ func TestBlackboardScopes(t *testing.T) {
 	root := NewBlackboard(nil)
 	must := func(err error) {
 		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 	}
 	must(root.Set("pose", "dock"))
 	must(root.Set("speed", 0.5))
 
 	// Explicit remapping: the child's "target" is the parent's "pose".
 	child := root.NewChild(map[string]string{"target": "pose"}, false)
-	if v, _ := child.Get("target"); v != "dock" {
-		t.Fatalf("remapped read = %v, want dock", v)
-	}
-	if _, ok := child.Get("speed"); ok {
-		t.Fatal("without _autoremap the parent's keys must not be visible")
-	}
+	v, _ := child.Get("target")
+	require.Equal(t, "dock", v, "remapped read = %v, want dock", v)
+	_, ok := child.Get("speed")
+	require.False(t, ok, "without _autoremap the parent's keys must not be visible")
 	must(child.Set("target", "kitchen"))
-	if v, _ := root.Get("pose"); v != "kitchen" {
-		t.Fatalf("remapped write reached the parent as %v", v)
-	}
+	v, _ = root.Get("pose")
+	require.Equal(t, "kitchen", v, "remapped write reached the parent as %v", v)
 	must(child.Set("local", 1))
-	if _, ok := root.Get("local"); ok {
-		t.Fatal("a local key leaked into the parent")
-	}
+	_, ok = root.Get("local")
+	require.False(t, ok, "a local key leaked into the parent")
 
 	// Auto-remapping: every non-private key resolves in the parent.
 	auto := root.NewChild(nil, true)
-	if v, _ := auto.Get("speed"); v != 0.5 {
-		t.Fatalf("autoremapped read = %v", v)
-	}
+	v, _ = auto.Get("speed")
+	require.Equal(t, 0.5, v, "autoremapped read = %v", v)
 	must(auto.Set("created_in_parent", true))
-	if v, _ := root.Get("created_in_parent"); v != true {
-		t.Fatal("an autoremapped write must create the entry in the parent, as BT.CPP does")
-	}
+	v, _ = root.Get("created_in_parent")
+	require.Equal(t, true, v, "an autoremapped write must create the entry in the parent, as BT.CPP does")
 	must(auto.Set("_private", 1))
-	if _, ok := root.Get("_private"); ok {
-		t.Fatal("keys starting with '_' are never autoremapped")
-	}
+	_, ok = root.Get("_private")
+	require.False(t, ok, "keys starting with '_' are never autoremapped")
 
 	// '@' reaches the root from any depth.
 	grandchild := child.NewChild(nil, false)
 	must(grandchild.Set("@from_deep", 7))
-	if v, _ := root.Get("from_deep"); v != 7 {
-		t.Fatal("@key must write the root blackboard")
-	}
-	if v, _ := grandchild.Get("@speed"); v != 0.5 {
-		t.Fatal("@key must read the root blackboard")
-	}
+	v, _ = root.Get("from_deep")
+	require.Equal(t, 7, v, "@key must write the root blackboard")
+	v, _ = grandchild.Get("@speed")
+	require.Equal(t, 0.5, v, "@key must read the root blackboard")
 
 	// Unset is local, as in BT.CPP: remapped and '@' keys are left alone.
 	grandchild.Unset("@from_deep")
 	child.Unset("target")
-	if _, ok := root.Get("from_deep"); !ok {
-		t.Fatal("Unset(@key) must not reach the root")
-	}
-	if _, ok := root.Get("pose"); !ok {
-		t.Fatal("Unset of a remapped key must not reach the parent")
-	}
+	_, ok = root.Get("from_deep")
+	require.True(t, ok, "Unset(@key) must not reach the root")
+	_, ok = root.Get("pose")
+	require.True(t, ok, "Unset of a remapped key must not reach the parent")
 	child.Unset("local")
-	if _, ok := child.Get("local"); ok {
-		t.Fatal("Unset must remove a local key")
-	}
+	_, ok = child.Get("local")
+	require.False(t, ok, "Unset must remove a local key")
 }
 
 func TestBlackboardEntryStampsAndSequence(t *testing.T) {
 	clock := NewManualClock(testEpoch)
 	bb := NewBlackboard(clock.Now)
-	if err := bb.Set("x", 1); err != nil {
-		t.Fatal(err)
-	}
+	err := bb.Set("x", 1)
+	require.NoError(t, err)
 	clock.Advance(time.Second)
-	if err := bb.Set("x", 2); err != nil {
-		t.Fatal(err)
-	}
+	err = bb.Set("x", 2)
+	require.NoError(t, err)
 	v, seq, stamp := bb.Entry("x").Load()
-	if v != 2 || seq != 2 || !stamp.Equal(testEpoch.Add(time.Second)) {
-		t.Fatalf("entry = %v seq %d at %v; want 2, seq 2, at epoch+1s", v, seq, stamp)
-	}
-	if err := bb.Set("x", nil); err == nil {
-		t.Fatal("writing nil must be an error")
-	}
+	require.Equal(t, 2, v, "entry = %v seq %d at %v; want 2, seq 2, at epoch+1s", v, seq, stamp)
+	require.Equal(t, uint64(2), seq, "entry = %v seq %d at %v; want 2, seq 2, at epoch+1s", v, seq, stamp)
+	require.True(t, stamp.Equal(testEpoch.Add(time.Second)), "entry = %v seq %d at %v; want 2, seq 2, at epoch+1s", v, seq, stamp)
+	err = bb.Set("x", nil)
+	require.Error(t, err, "writing nil must be an error")
 }
 
 func TestBlackboardJSONAndConcurrency(t *testing.T) {
@@ -187,8 +170,7 @@ func TestBlackboardJSONAndConcurrency(t *testing.T) {
 		go func(w int) {
 			defer wg.Done()
 			for i := 0; i < 500; i++ {
-				if err := bb.Set("counter", i); err != nil {
-					t.Error(err)
+				if !assert.NoError(t, bb.Set("counter", i)) {
 					return
 				}
 				bb.Get("counter")
@@ -197,15 +179,13 @@ func TestBlackboardJSONAndConcurrency(t *testing.T) {
 		}(w)
 	}
 	wg.Wait()
-	if seq := bb.Entry("counter").Seq(); seq != 8*500 {
-		t.Fatalf("sequence %d, want %d writes", seq, 8*500)
-	}
+	seq := bb.Entry("counter").Seq()
+	require.Equal(t, uint64(8*500), seq, "sequence %d, want %d writes", seq, 8*500)
 	data, err := json.Marshal(bb)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var back map[string]any
-	if err := json.Unmarshal(data, &back); err != nil || len(back) != 9 || back["wa"] != "on" {
-		t.Fatalf("JSON export %s (%v)", data, err)
-	}
+	err = json.Unmarshal(data, &back)
+	require.NoError(t, err, "JSON export %s (%v)", data, err)
+	require.Len(t, back, 9, "JSON export %s (%v)", data, err)
+	require.Equal(t, "on", back["wa"], "JSON export %s (%v)", data, err)
 }

@@ -112,7 +112,7 @@ func TestBreakpoints(t *testing.T) {
 				assert.Equal(t, tc.held, n.Name())
 				select {
 				case <-done:
-					t.Fatal("the tick went on while held")
+					require.Fail(t, "the tick went on while held")
 				case <-time.After(50 * time.Millisecond):
 				}
 				tc.release(b)
@@ -121,7 +121,7 @@ func TestBreakpoints(t *testing.T) {
 			case st := <-done:
 				assert.Equal(t, tc.status, st)
 			case <-time.After(5 * time.Second):
-				t.Fatal("the tick was not let go")
+				require.Fail(t, "the tick was not let go")
 			}
 			assert.Equal(t, tc.ticks, countTicks())
 			assert.False(t, b.Paused())

@@ -2,10 +2,11 @@ package runtime
 
 import (
 	"fmt"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // buildReg is the built-in palette plus two leaves with typed ports.
@@ -100,8 +101,9 @@ func TestBuildRefusesSubtreeBombs(t *testing.T) {
 		} else {
 			_, err = Build(NewRegistry(), bomb(), conf)
 		}
-		if err == nil || len(err.(ErrorList)) != 1 || !strings.Contains(err.Error(), "the tree expands to more than 10000 nodes (each SubTree is a copy of its tree)") {
-			t.Errorf("check=%v: %v", check, err)
+		if assert.Error(t, err, "check=%v: %v", check, err) {
+			assert.Len(t, err.(ErrorList), 1, "check=%v: %v", check, err)
+			assert.Contains(t, err.Error(), "the tree expands to more than 10000 nodes (each SubTree is a copy of its tree)", "check=%v: %v", check, err)
 		}
 	}
 }
@@ -141,49 +143,36 @@ func TestBuildPathsUIDsAndSubtreeScopes(t *testing.T) {
 		tree("Dock", N("AlwaysSuccess", A("name", "Docked"))),
 	)
 	tr, err := Build(NewRegistry(), d, BuildConf{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var paths []string
 	for i, n := range tr.Nodes() {
 		b := NodeOf(n)
-		if int(b.UID()) != i+1 {
-			t.Errorf("%s has UID %d, want %d", b.Path(), b.UID(), i+1)
-		}
+		assert.Equal(t, i+1, int(b.UID()), "%s has UID %d, want %d", b.Path(), b.UID(), i+1)
 		paths = append(paths, b.Path())
 	}
 	want := []string{"Main/Patrol", "Main/Patrol/AlwaysSuccess", "Main/Patrol/AlwaysSuccess#2", "Main/Patrol/GoDock", "Main/Patrol/GoDock/Docked"}
-	if strings.Join(paths, " ") != strings.Join(want, " ") {
-		t.Fatalf("paths %v, want %v", paths, want)
-	}
+	require.Equal(t, strings.Join(want, " "), strings.Join(paths, " "), "paths %v, want %v", paths, want)
 	sub := NodeOf(tr.Node("Main/Patrol/GoDock/Docked")).Blackboard()
-	if err := tr.Blackboard().Set("station", "A"); err != nil {
-		t.Fatal(err)
-	}
-	if v, _ := sub.Get("target"); v != "A" {
-		t.Errorf("remapped target = %v", v)
-	}
+	err = tr.Blackboard().Set("station", "A")
+	require.NoError(t, err)
+	v, _ := sub.Get("target")
+	assert.Equal(t, "A", v, "remapped target = %v", v)
 	for k, want := range map[string]any{"speed": 0.25, "tries": 2, "label": "left"} {
-		if v, _ := sub.Get(k); v != want {
-			t.Errorf("subtree literal %s = %#v, want %#v (typed as BT.CPP types SubTree literals)", k, v, want)
-		}
+		v, _ := sub.Get(k)
+		assert.Equal(t, want, v, "subtree literal %s = %#v, want %#v (typed as BT.CPP types SubTree literals)", k, v, want)
 	}
 }
 
 func TestCheckAcceptsModelOnlyNodesButBuildDoesNot(t *testing.T) {
 	d := doc(tree("Main", N("Sequence", nil, N("Beep", A("volume", "3")))))
 	d.Models = []*NodeModel{{ID: "Beep", Kind: ActionKind, Ports: []PortSpec{InputPort[int]("volume", "")}}}
-	if err := Check(NewRegistry(), d, BuildConf{}); err != nil {
-		t.Fatalf("Check with the model: %v", err)
-	}
-	_, err := Build(NewRegistry(), d, BuildConf{})
-	if err == nil || !strings.Contains(err.Error(), `node type "Beep" is only declared in <TreeNodesModel>; register it to run the tree`) {
-		t.Fatalf("Build: %v", err)
-	}
+	err := Check(NewRegistry(), d, BuildConf{})
+	require.NoError(t, err, "Check with the model: %v", err)
+	_, err = Build(NewRegistry(), d, BuildConf{})
+	require.ErrorContains(t, err, `node type "Beep" is only declared in <TreeNodesModel>; register it to run the tree`, "Build: %v", err)
 	d.Trees[0].Root.Children[0].Attrs = A("volume", "loud")
-	if err := Check(NewRegistry(), d, BuildConf{}); err == nil || !strings.Contains(err.Error(), `"loud" is not an integer`) {
-		t.Fatalf("Check must type-check model ports: %v", err)
-	}
+	err = Check(NewRegistry(), d, BuildConf{})
+	require.ErrorContains(t, err, `"loud" is not an integer`, "Check must type-check model ports: %v", err)
 }
 
 // TestSiblingPaths: the k-th sibling of a name is name#k, however the

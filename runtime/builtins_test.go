@@ -4,6 +4,9 @@ import (
 	"os"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/runtime/internal/nodedocs"
 )
 
@@ -11,25 +14,15 @@ import (
 // node_docs.go carries it to the registry and must be current.
 func TestNodeDocsAreCurrent(t *testing.T) {
 	want, err := nodedocs.Generate(".", "runtime", "nodeDocs", "Base")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got, err := os.ReadFile("node_docs.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Fatal("runtime/node_docs.go is out of date with the node comments: run `go generate ./runtime/`")
-	}
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got), "runtime/node_docs.go is out of date with the node comments: run `go generate ./runtime/`")
 }
 
 func TestEveryBuiltinIsDocumented(t *testing.T) {
 	for _, typ := range NewRegistry().Types() {
-		if typ.Summary == "" {
-			t.Errorf("%s has no Summary", typ.ID)
-		}
-		if typ.Doc == "" {
-			t.Errorf("%s has no Doc: give its Go type a doc comment and run go generate ./runtime/", typ.ID)
-		}
+		assert.NotEmpty(t, typ.Summary, "%s has no Summary", typ.ID)
+		assert.NotEmpty(t, typ.Doc, "%s has no Doc: give its Go type a doc comment and run go generate ./runtime/", typ.ID)
 	}
 }

@@ -1,8 +1,9 @@
 package runtime
 
 import (
-	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestControlTypesRegistered(t *testing.T) {
@@ -17,18 +18,12 @@ func TestControlTypesRegistered(t *testing.T) {
 	for _, typ := range controlTypes() {
 		got = append(got, typ.ID)
 		rt, ok := reg.Lookup(typ.ID)
-		if !ok {
-			t.Errorf("%s is not in NewRegistry()", typ.ID)
+		if !assert.True(t, ok, "%s is not in NewRegistry()", typ.ID) {
 			continue
 		}
-		if rt.Kind != ControlKind || rt.Category != "control" {
-			t.Errorf("%s: kind %v category %q, want Control/control", typ.ID, rt.Kind, rt.Category)
-		}
-		if rt.Summary == "" {
-			t.Errorf("%s has no summary", typ.ID)
-		}
+		assert.Equal(t, ControlKind, rt.Kind, "%s: kind %v category %q, want Control/control", typ.ID, rt.Kind, rt.Category)
+		assert.Equal(t, "control", rt.Category, "%s: kind %v category %q, want Control/control", typ.ID, rt.Kind, rt.Category)
+		assert.NotEmpty(t, rt.Summary, "%s has no summary", typ.ID)
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("controlTypes() = %v\nwant %v", got, want)
-	}
+	assert.Equal(t, want, got, "controlTypes() = %v\nwant %v", got, want)
 }

@@ -3,6 +3,9 @@ package runtime
 import (
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestDelay(t *testing.T) {
@@ -65,12 +68,11 @@ func TestDelay(t *testing.T) {
 	t.Run("TickOnce runs a delay of 0 and the child in one call", func(t *testing.T) {
 		log := &eventLog{}
 		tree, _ := buildTest(t, delay("0", S("A", "S")), log)
-		if st, err := tree.TickOnce(); err != nil || st != Success {
-			t.Fatalf("TickOnce = %v, %v; want SUCCESS", st, err)
-		}
-		if ev := log.take(); len(ev) != 1 {
-			t.Errorf("events %v, want [A]", ev)
-		}
+		st, err := tree.TickOnce()
+		require.NoError(t, err, "TickOnce = %v, %v; want SUCCESS", st, err)
+		require.Equal(t, Success, st, "TickOnce = %v, %v; want SUCCESS", st, err)
+		ev := log.take()
+		assert.Len(t, ev, 1, "events %v, want [A]", ev)
 	})
 	runBuildErrors(t, []buildErrorCase{
 		{name: "negative delay", tree: delay("-3", S("A", "S")), want: `MainTree/Delay: port "delay_msec" (uint): "-3" is not a non-negative integer that fits uint`},

@@ -114,7 +114,7 @@ func tickUntilDone(t *testing.T, tree *Tree, clock *ManualClock, step time.Durat
 			}
 		}
 	}
-	t.Fatalf("the root did not complete in %d ticks", max)
+	require.Fail(t, fmt.Sprintf("the root did not complete in %d ticks", max))
 	return Idle
 }
 

@@ -28,9 +28,7 @@ func loopTree(t *testing.T, clock Clock, tick func(n *funcLeaf) (Status, error))
 	}})
 	doc := &Document{Trees: []*TreeSpec{{ID: "Main", Root: N("Fn", nil)}}}
 	tree, err := Build(reg, doc, BuildConf{Clock: clock, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return tree
 }
 
@@ -39,9 +37,7 @@ func settle(t *testing.T, c *ManualClock) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for len(c.Pending()) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("loop never waited on the clock")
-		}
+		require.False(t, time.Now().After(deadline), "loop never waited on the clock")
 		time.Sleep(50 * time.Microsecond)
 	}
 }
@@ -74,9 +70,7 @@ func (r *loopRun) expect(t *testing.T, n int) []string {
 			time.Sleep(time.Millisecond) // let any surplus show
 			return r.take()
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waited for %d loop events, have %v", n, r.take())
-		}
+		require.False(t, time.Now().After(deadline), "waited for %d loop events, have %v", n, r.take())
 		time.Sleep(50 * time.Microsecond)
 	}
 }
@@ -92,9 +86,7 @@ func (r *loopRun) take() []string {
 func startLoop(t *testing.T, conf LoopConf, run *loopRun) {
 	t.Helper()
 	loop, err := NewLoop(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	run.loop = loop
 	ctx, cancel := context.WithCancel(context.Background())
 	run.cancel, run.done = cancel, make(chan struct{})
@@ -114,24 +106,26 @@ func TestLoopScanCycleAtFixedRate(t *testing.T) {
 		Latch: func(now time.Time) error { run.add("latch@" + now.Sub(testEpoch).String()); return nil },
 		Flush: func(now time.Time, st Status) error { run.add("flush:" + st.String()); return nil },
 	}, run)
-	if got := run.expect(t, 3); len(got) != 3 || got[0] != "latch@0s" || got[1] != "tick" || got[2] != "flush:RUNNING" {
-		t.Fatalf("first scan cycle = %v, want [latch@0s tick flush:RUNNING]", got)
-	}
+	got := run.expect(t, 3)
+	require.Len(t, got, 3, "first scan cycle = %v, want [latch@0s tick flush:RUNNING]", got)
+	require.Equal(t, "latch@0s", got[0], "first scan cycle = %v, want [latch@0s tick flush:RUNNING]", got)
+	require.Equal(t, "tick", got[1], "first scan cycle = %v, want [latch@0s tick flush:RUNNING]", got)
+	require.Equal(t, "flush:RUNNING", got[2], "first scan cycle = %v, want [latch@0s tick flush:RUNNING]", got)
 	for i := 1; i <= 5; i++ {
 		clock.Advance(50 * time.Millisecond) // half a period: no tick
 		time.Sleep(time.Millisecond)
-		if got := run.take(); len(got) != 0 {
-			t.Fatalf("ticked between periods: %v", got)
-		}
+		got := run.take()
+		require.Len(t, got, 0, "ticked between periods: %v", got)
 		clock.Advance(50 * time.Millisecond)
 		want := "latch@" + (time.Duration(i) * 100 * time.Millisecond).String()
-		if got := run.expect(t, 3); len(got) != 3 || got[0] != want {
-			t.Fatalf("period %d: %v, want %s first", i, got, want)
-		}
+		got = run.expect(t, 3)
+		require.Len(t, got, 3, "period %d: %v, want %s first", i, got, want)
+		require.Equal(t, want, got[0], "period %d: %v, want %s first", i, got, want)
 	}
-	if s := run.loop.Stats(); s.Ticks != 6 || s.EarlyTicks != 0 || s.Overruns != 0 {
-		t.Fatalf("stats %+v", s)
-	}
+	s := run.loop.Stats()
+	require.Equal(t, uint64(6), s.Ticks, "stats %+v", s)
+	require.Equal(t, uint64(0), s.EarlyTicks, "stats %+v", s)
+	require.Equal(t, uint64(0), s.Overruns, "stats %+v", s)
 }
 
 func TestLoopEarlyWakeIsRateLimited(t *testing.T) {
@@ -147,25 +141,24 @@ func TestLoopEarlyWakeIsRateLimited(t *testing.T) {
 	settle(t, clock)
 	tree.Wake() // right after a tick: must wait for 1/50 s
 	time.Sleep(2 * time.Millisecond)
-	if got := run.take(); len(got) != 0 {
-		t.Fatalf("woke sooner than MaxRate allows: %v", got)
-	}
+	got := run.take()
+	require.Len(t, got, 0, "woke sooner than MaxRate allows: %v", got)
 	clock.Advance(20 * time.Millisecond)
-	if got := run.expect(t, 1); len(got) != 1 || got[0] != "tick@20ms" {
-		t.Fatalf("early tick = %v, want [tick@20ms]", got)
-	}
+	got = run.expect(t, 1)
+	require.Len(t, got, 1, "early tick = %v, want [tick@20ms]", got)
+	require.Equal(t, "tick@20ms", got[0], "early tick = %v, want [tick@20ms]", got)
 	clock.Advance(30 * time.Millisecond)
 	tree.Wake() // 30 ms after the last tick: at once
-	if got := run.expect(t, 1); len(got) != 1 || got[0] != "tick@50ms" {
-		t.Fatalf("early tick = %v, want [tick@50ms]", got)
-	}
+	got = run.expect(t, 1)
+	require.Len(t, got, 1, "early tick = %v, want [tick@50ms]", got)
+	require.Equal(t, "tick@50ms", got[0], "early tick = %v, want [tick@50ms]", got)
 	clock.Advance(50 * time.Millisecond) // the fixed schedule goes on
-	if got := run.expect(t, 1); len(got) != 1 || got[0] != "tick@100ms" {
-		t.Fatalf("scheduled tick = %v, want [tick@100ms]", got)
-	}
-	if s := run.loop.Stats(); s.EarlyTicks != 2 || s.Ticks != 4 {
-		t.Fatalf("stats ticks=%d early=%d, want 4 and 2", s.Ticks, s.EarlyTicks)
-	}
+	got = run.expect(t, 1)
+	require.Len(t, got, 1, "scheduled tick = %v, want [tick@100ms]", got)
+	require.Equal(t, "tick@100ms", got[0], "scheduled tick = %v, want [tick@100ms]", got)
+	s := run.loop.Stats()
+	require.Equal(t, uint64(2), s.EarlyTicks, "stats ticks=%d early=%d, want 4 and 2", s.Ticks, s.EarlyTicks)
+	require.Equal(t, uint64(4), s.Ticks, "stats ticks=%d early=%d, want 4 and 2", s.Ticks, s.EarlyTicks)
 }
 
 func TestLoopWakeIgnoredWithoutMaxRate(t *testing.T) {
@@ -177,9 +170,7 @@ func TestLoopWakeIgnoredWithoutMaxRate(t *testing.T) {
 	settle(t, clock)
 	tree.Wake()
 	time.Sleep(5 * time.Millisecond)
-	if n.Load() != 1 {
-		t.Fatalf("ticks = %d, want 1: early wake-ups need MaxRate", n.Load())
-	}
+	require.Equal(t, int32(1), n.Load(), "ticks = %d, want 1: early wake-ups need MaxRate", n.Load())
 }
 
 func TestLoopWakeAtDeadline(t *testing.T) {
@@ -195,9 +186,9 @@ func TestLoopWakeAtDeadline(t *testing.T) {
 	run.expect(t, 1)
 	settle(t, clock)
 	clock.Advance(30 * time.Millisecond)
-	if got := run.expect(t, 1); len(got) != 1 || got[0] != "tick@30ms" {
-		t.Fatalf("deadline tick = %v, want [tick@30ms]", got)
-	}
+	got := run.expect(t, 1)
+	require.Len(t, got, 1, "deadline tick = %v, want [tick@30ms]", got)
+	require.Equal(t, "tick@30ms", got[0], "deadline tick = %v, want [tick@30ms]", got)
 }
 
 func TestLoopEndings(t *testing.T) {
@@ -252,20 +243,17 @@ func TestLoopEndings(t *testing.T) {
 			select {
 			case <-run.done:
 			case <-time.After(5 * time.Second):
-				t.Fatal("loop did not end")
+				require.Fail(t, "loop did not end")
 			}
-			if run.st != tc.wantSt {
-				t.Errorf("status %v, want %v", run.st, tc.wantSt)
+			assert.Equal(t, tc.wantSt, run.st, "status %v, want %v", run.st, tc.wantSt)
+			if tc.wantErr == "" {
+				assert.NoError(t, run.err)
+			} else {
+				assert.EqualError(t, run.err, tc.wantErr)
 			}
-			if (run.err == nil) != (tc.wantErr == "") || (run.err != nil && run.err.Error() != tc.wantErr) {
-				t.Errorf("err %v, want %q", run.err, tc.wantErr)
-			}
-			if len(stops) != 1 {
-				t.Errorf("OnStop ran %d times, want once", len(stops))
-			}
-			if st := tree.Root().base().Status(); st != Idle {
-				t.Errorf("root left %v, want IDLE (halted)", st)
-			}
+			assert.Len(t, stops, 1, "OnStop ran %d times, want once", len(stops))
+			st := tree.Root().base().Status()
+			assert.Equal(t, Idle, st, "root left %v, want IDLE (halted)", st)
 		})
 	}
 }
@@ -287,14 +275,14 @@ func TestLoopWatchdogFiresOnStalledTick(t *testing.T) {
 	clock.Advance(299 * time.Millisecond)
 	select {
 	case <-stalled:
-		t.Fatal("watchdog fired early")
+		require.Fail(t, "watchdog fired early")
 	case <-time.After(5 * time.Millisecond):
 	}
 	clock.Advance(time.Millisecond)
 	select {
 	case <-stalled:
 	case <-time.After(5 * time.Second):
-		t.Fatal("watchdog did not fire on a stalled tick")
+		require.Fail(t, "watchdog did not fire on a stalled tick")
 	}
 	close(release)
 }
@@ -315,9 +303,9 @@ func TestLoopSkipsMissedPeriods(t *testing.T) {
 	run.expect(t, 1)
 	settle(t, clock)
 	clock.Advance(50 * time.Millisecond)
-	if got := append([]string{"first"}, run.expect(t, 1)...); len(got) != 2 || got[1] != "tick@300ms" {
-		t.Fatalf("ticks %v, want the next on the schedule at 300ms, no burst", got)
-	}
+	got := append([]string{"first"}, run.expect(t, 1)...)
+	require.Len(t, got, 2, "ticks %v, want the next on the schedule at 300ms, no burst", got)
+	require.Equal(t, "tick@300ms", got[1], "ticks %v, want the next on the schedule at 300ms, no burst", got)
 }
 
 func TestHistogramQuantiles(t *testing.T) {
@@ -330,13 +318,11 @@ func TestHistogramQuantiles(t *testing.T) {
 		want time.Duration
 	}{{0.5, 500 * time.Microsecond}, {0.99, 990 * time.Microsecond}, {1, 1000 * time.Microsecond}} {
 		got := h.Quantile(q.q)
-		if got < q.want || float64(got) > float64(q.want)*1.05 {
-			t.Errorf("q%.2f = %v, want within 5%% above %v", q.q, got, q.want)
-		}
+		assert.GreaterOrEqual(t, got, q.want, "q%.2f = %v, want within 5%% above %v", q.q, got, q.want)
+		assert.LessOrEqual(t, float64(got), float64(q.want)*1.05, "q%.2f = %v, want within 5%% above %v", q.q, got, q.want)
 	}
-	if h.Max() != time.Millisecond || h.Count() != 1000 {
-		t.Errorf("max %v count %d", h.Max(), h.Count())
-	}
+	assert.Equal(t, time.Millisecond, h.Max(), "max %v count %d", h.Max(), h.Count())
+	assert.Equal(t, uint64(1000), h.Count(), "max %v count %d", h.Max(), h.Count())
 }
 
 // TestLoopWatchdogAndAWaitingLatch: a latch that waits on purpose
@@ -396,14 +382,14 @@ func TestLoopWatchdogAndAWaitingLatch(t *testing.T) {
 				clock.Advance(299 * time.Millisecond)
 				select {
 				case <-stalled:
-					t.Fatal("the watchdog fired early")
+					require.Fail(t, "the watchdog fired early")
 				case <-time.After(20 * time.Millisecond):
 				}
 				clock.Advance(time.Millisecond)
 				select {
 				case <-stalled:
 				case <-time.After(5 * time.Second):
-					t.Fatal("the watchdog did not fire on the stuck tick")
+					require.Fail(t, "the watchdog did not fire on the stuck tick")
 				}
 			}
 			close(releaseTick)

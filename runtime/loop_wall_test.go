@@ -90,14 +90,14 @@ func TestLoopWatchdogRunsOnTheWallClock(t *testing.T) {
 	clock.Advance(time.Hour)
 	select {
 	case <-stalled:
-		t.Fatal("the watchdog fired on simulated time")
+		require.Fail(t, "the watchdog fired on simulated time")
 	case <-time.After(5 * time.Millisecond):
 	}
 	wall.Advance(300 * time.Millisecond)
 	select {
 	case <-stalled:
 	case <-time.After(5 * time.Second):
-		t.Fatal("the watchdog did not fire on the wall clock")
+		require.Fail(t, "the watchdog did not fire on the wall clock")
 	}
 }
 

@@ -1,9 +1,11 @@
 package runtime
 
 import (
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // With BuildConf.Seed 42 the first three shuffles of four children are
@@ -97,14 +99,11 @@ func activations(t *testing.T, root *NodeSpec, seed uint64, n int) []string {
 	log := &eventLog{}
 	doc := &Document{Trees: []*TreeSpec{{ID: "MainTree", Root: root}}}
 	tree, err := Build(testRegistry(log), doc, BuildConf{Clock: NewManualClock(testEpoch), Seed: seed})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	out := make([]string, n)
 	for i := range out {
-		if _, err := tree.TickExactlyOnce(); err != nil {
-			t.Fatal(err)
-		}
+		_, err := tree.TickExactlyOnce()
+		require.NoError(t, err)
 		out[i] = strings.Join(log.take(), " ")
 	}
 	return out
@@ -126,12 +125,9 @@ func TestRandomOrderIsReproducible(t *testing.T) {
 			}
 			first := activations(t, root(), 42, 20)
 			second := activations(t, root(), 42, 20)
-			if !slices.Equal(first, second) {
-				t.Errorf("seed 42 gave\n%v\nthen\n%v", first, second)
-			}
-			if other := activations(t, root(), 7, 20); slices.Equal(first, other) {
-				t.Errorf("seeds 42 and 7 gave the same 20 orders %v", first)
-			}
+			assert.Equal(t, second, first, "seed 42 gave\n%v\nthen\n%v", first, second)
+			other := activations(t, root(), 7, 20)
+			assert.NotEqual(t, first, other, "seeds 42 and 7 gave the same 20 orders %v", first)
 		})
 	}
 }
@@ -145,12 +141,9 @@ func TestRandomShuffleIsUniform(t *testing.T) {
 	for _, r := range runs {
 		count[r]++
 	}
-	if len(count) != 24 {
-		t.Fatalf("%d distinct orders, want 24: %v", len(count), count)
-	}
+	require.Len(t, count, 24, "%d distinct orders, want 24: %v", len(count), count)
 	for order, n := range count {
-		if n < 60 || n > 140 {
-			t.Errorf("order %s came %d times in 2400, want about 100", order, n)
-		}
+		assert.GreaterOrEqual(t, n, 60, "order %s came %d times in 2400, want about 100", order, n)
+		assert.LessOrEqual(t, n, 140, "order %s came %d times in 2400, want about 100", order, n)
 	}
 }

@@ -3,6 +3,9 @@ package runtime
 import (
 	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 type pose2D struct{ X, Y float64 }
@@ -12,12 +15,9 @@ func TestSetBlackboard(t *testing.T) {
 	entryType := func(key string, want reflect.Type) func(*testing.T, *Tree) {
 		return func(t *testing.T, tree *Tree) {
 			e := tree.Blackboard().Entry(key)
-			if e == nil {
-				t.Fatalf("no entry %q", key)
-			}
-			if got := e.Type(); got != want {
-				t.Errorf("entry %q has type %v, want %v", key, got, want)
-			}
+			require.NotNil(t, e, "no entry %q", key)
+			got := e.Type()
+			assert.Equal(t, want, got, "entry %q has type %v, want %v", key, got, want)
 		}
 	}
 	runNodeCases(t, []nodeCase{
@@ -75,9 +75,8 @@ func TestSetBlackboard(t *testing.T) {
 			tree:  set("{nothing}", "goal"),
 			steps: []step{tick(Failure, "")},
 			check: func(t *testing.T, tree *Tree) {
-				if _, ok := tree.Blackboard().Get("goal"); ok {
-					t.Error("goal was written")
-				}
+				_, ok := tree.Blackboard().Get("goal")
+				assert.False(t, ok, "goal was written")
 			},
 		},
 		{
@@ -119,9 +118,8 @@ func TestSetBlackboard(t *testing.T) {
 				tick(Success, ""), tick(Success, ""),
 			},
 			check: func(t *testing.T, tree *Tree) {
-				if seq := tree.Blackboard().Entry("dst").Seq(); seq != 2 {
-					t.Errorf("seq %d, want 2", seq)
-				}
+				seq := tree.Blackboard().Entry("dst").Seq()
+				assert.Equal(t, uint64(2), seq, "seq %d, want 2", seq)
 			},
 		},
 	})

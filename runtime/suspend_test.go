@@ -120,7 +120,7 @@ func TestPauseSuspendsRunningLeaves(t *testing.T) {
 			select {
 			case <-done:
 			case <-time.After(5 * time.Second):
-				t.Fatal("the tick was not let go")
+				require.Fail(t, "the tick was not let go")
 			}
 			if tc.name == "step: held again, suspended again, never resumed meanwhile" {
 				again := make(chan struct{})

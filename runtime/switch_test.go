@@ -3,6 +3,8 @@ package runtime
 import (
 	"fmt"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestSwitch(t *testing.T) {
@@ -246,9 +248,8 @@ func TestSwitchMatches(t *testing.T) {
 		{"1e400", "1e400", true},
 		{"1e400", "2e400", false}, // out of range is not a number
 	} {
-		if got := switchMatches(c.a, c.b, enums); got != c.want {
-			t.Errorf("switchMatches(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
-		}
+		got := switchMatches(c.a, c.b, enums)
+		assert.Equal(t, c.want, got, "switchMatches(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
 	}
 }
 
@@ -275,9 +276,8 @@ func TestSwitchText(t *testing.T) {
 		{[]int{1}, "", false},
 	} {
 		got, ok := switchText(c.v)
-		if got != c.want || ok != c.ok {
-			t.Errorf("switchText(%#v) = %q, %v; want %q, %v", c.v, got, ok, c.want, c.ok)
-		}
+		assert.Equal(t, c.want, got, "switchText(%#v) = %q, %v; want %q, %v", c.v, got, ok, c.want, c.ok)
+		assert.Equal(t, c.ok, ok, "switchText(%#v) = %q, %v; want %q, %v", c.v, got, ok, c.want, c.ok)
 	}
 }
 

@@ -1,8 +1,10 @@
 package runtime
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestUnsetBlackboard(t *testing.T) {
@@ -26,37 +28,29 @@ func TestUnsetBlackboard(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				tree, err := Build(testRegistry(&eventLog{}), tc.doc, BuildConf{Clock: NewManualClock(testEpoch)})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := tree.Blackboard().Set("kept", "parent"); err != nil {
-					t.Fatal(err)
-				}
-				if st, err := tree.TickExactlyOnce(); err != nil || st != Success {
-					t.Fatalf("tick = %v, %v", st, err)
-				}
-				if _, ok := tree.Blackboard().Get(tc.key); ok != tc.stays {
-					t.Errorf("%q present = %v, want %v", tc.key, ok, tc.stays)
-				}
+				require.NoError(t, err)
+				err = tree.Blackboard().Set("kept", "parent")
+				require.NoError(t, err)
+				st, err := tree.TickExactlyOnce()
+				require.NoError(t, err, "tick = %v, %v", st, err)
+				require.Equal(t, Success, st, "tick = %v, %v", st, err)
+				_, ok := tree.Blackboard().Get(tc.key)
+				assert.Equal(t, tc.stays, ok, "%q present = %v, want %v", tc.key, ok, tc.stays)
 			})
 		}
 	})
 	t.Run("inside a subtree its own entry goes", func(t *testing.T) {
 		doc := subtreeDoc(nil, N("Script", A("code", "mine := 1")), unset("mine"), N("ScriptCondition", A("code", "mine == 1")))
 		tree, err := Build(testRegistry(&eventLog{}), doc, BuildConf{Clock: NewManualClock(testEpoch)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tree.TickExactlyOnce(); err == nil || !strings.Contains(err.Error(), "unknown variable 'mine'") {
-			t.Errorf("tick error %v, want the removed entry to be unknown", err)
-		}
+		require.NoError(t, err)
+		_, err = tree.TickExactlyOnce()
+		assert.ErrorContains(t, err, "unknown variable 'mine'", "tick error %v, want the removed entry to be unknown", err)
 	})
 
 	gone := func(key string) func(*testing.T, *Tree) {
 		return func(t *testing.T, tree *Tree) {
-			if e := tree.Blackboard().Entry(key); e != nil {
-				t.Errorf("entry %q still exists", key)
-			}
+			e := tree.Blackboard().Entry(key)
+			assert.Nil(t, e, "entry %q still exists", key)
 		}
 	}
 	runNodeCases(t, []nodeCase{

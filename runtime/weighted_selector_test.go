@@ -80,9 +80,9 @@ func TestWeightedSelectorFollowsTheWeights(t *testing.T) {
 		count[r]++
 	}
 	for child, want := range map[string]int{"A": 3000, "B": 1000, "C": 1000} {
-		if n := count[child]; n < want-150 || n > want+150 {
-			t.Errorf("%s drawn first %d times in 5000, want about %d (%v)", child, n, want, count)
-		}
+		n := count[child]
+		assert.GreaterOrEqual(t, n, want-150, "%s drawn first %d times in 5000, want about %d (%v)", child, n, want, count)
+		assert.LessOrEqual(t, n, want+150, "%s drawn first %d times in 5000, want about %d (%v)", child, n, want, count)
 	}
 	// After A fails, B and C are equally likely (the weights renormalize).
 	runs = activations(t, C("WeightedSelector", []string{"weights", "3;1;1"}, S("A", "F"), S("B", "S"), S("C", "S")), 42, 4000)
@@ -90,9 +90,10 @@ func TestWeightedSelectorFollowsTheWeights(t *testing.T) {
 	for _, r := range runs {
 		count[strings.TrimPrefix(r, "A ")]++
 	}
-	if b, c := count["B"], count["C"]; b < 1850 || c < 1850 || b+c != 4000 {
-		t.Errorf("after A: B %d, C %d of 4000; want about 2000 each", b, c)
-	}
+	b, c := count["B"], count["C"]
+	assert.GreaterOrEqual(t, b, 1850, "after A: B %d, C %d of 4000; want about 2000 each", b, c)
+	assert.GreaterOrEqual(t, c, 1850, "after A: B %d, C %d of 4000; want about 2000 each", b, c)
+	assert.Equal(t, 4000, b+c, "after A: B %d, C %d of 4000; want about 2000 each", b, c)
 }
 
 func TestWeightedSelectorBlackboardWeightsChecked(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/btrobot/btrobot/internal/cputime"
 	"github.com/btrobot/btrobot/sim"
 )
 
@@ -51,7 +52,7 @@ func benchWorld(b *testing.B, n int) {
 	w := circlingWorld(b, n)
 	w.Step(time.Second) // past the ramps
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for range b.N {
 		w.Step(time.Second)
 	}
@@ -80,7 +81,7 @@ func BenchmarkOneRobotPatrol(b *testing.B) {
 	wps := w.Places().Waypoints
 	next := 0
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for range b.N {
 		for range 10 { // one simulated second
 			cmd, st := nav.Update(w.Now(), r.Pose())
@@ -98,7 +99,7 @@ func BenchmarkOneRobotPatrol(b *testing.B) {
 // reportSpeed reports b.N simulated seconds against wall and CPU time.
 func reportSpeed(b *testing.B, cpu0 time.Duration) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "sim-s/s")
-	if cpu := cpuTime() - cpu0; cpu > 0 {
+	if cpu := cputime.Process() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(b.N)/cpu.Seconds(), "sim-s/cpu-s")
 	}
 }

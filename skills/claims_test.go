@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/ros"
@@ -42,9 +43,7 @@ func TestClaimsSettleOnePlacePerRobot(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			st, err := tree.TickWhileRunning(10 * time.Millisecond)
-			if err != nil {
-				t.Error(err)
-			}
+			assert.NoError(t, err)
 			results[i] = st
 		}()
 	}
@@ -56,20 +55,17 @@ func TestClaimsSettleOnePlacePerRobot(t *testing.T) {
 		case runtime.Success:
 			p, _ := tree.Blackboard().Get("p")
 			place := p.(string)
-			if other, dup := held[place]; dup {
-				t.Errorf("%s and %s both hold %s", other, names[i], place)
-			}
+			other, dup := held[place]
+			assert.False(t, dup, "%s and %s both hold %s", other, names[i], place)
 			held[place] = names[i]
-			if q, _ := tree.Blackboard().Get("q"); len(q.([]string)) != 1 {
-				t.Errorf("%s: queue %v, want the claimed place removed", names[i], q)
-			}
+			q, _ := tree.Blackboard().Get("q")
+			assert.Len(t, q.([]string), 1, "%s: queue %v, want the claimed place removed", names[i], q)
 		case runtime.Failure:
 			failed++
 		}
 	}
-	if len(held) != 2 || failed != 1 {
-		t.Errorf("held %v, %d failed; want both places held by two robots and one robot without", held, failed)
-	}
+	assert.Len(t, held, 2, "held %v, %d failed; want both places held by two robots and one robot without", held, failed)
+	assert.Equal(t, 1, failed, "held %v, %d failed; want both places held by two robots and one robot without", held, failed)
 }
 
 // TestClaimProtocol: claims as they travel on the topic.
@@ -94,9 +90,8 @@ func TestClaimProtocol(t *testing.T) {
 	for _, tc := range cases {
 		f.claims = map[string]claim{}
 		f.receive(&std_msgs.String{Data: tc.msg})
-		if got := f.contested(); got != tc.contested {
-			t.Errorf("%q: contested %v, want %v", tc.msg, got, tc.contested)
-		}
+		got := f.contested()
+		assert.Equal(t, tc.contested, got, "%q: contested %v, want %v", tc.msg, got, tc.contested)
 	}
 }
 
@@ -115,19 +110,17 @@ func TestClaimHaltWithdraws(t *testing.T) {
 	}
 	first, second := build("robot1", "1h"), build("robot2", "200ms")
 	waitClaimLinks(t, conns...)
-	if st, err := first.TickOnce(); st != runtime.Running || err != nil {
-		t.Fatalf("first claim: %v %v", st, err)
-	}
+	st, err := first.TickOnce()
+	require.Equal(t, runtime.Running, st, "first claim: %v %v", st, err)
+	require.NoError(t, err, "first claim: %v %v", st, err)
 	time.Sleep(200 * time.Millisecond)
 	first.Halt()
 	time.Sleep(200 * time.Millisecond)
-	st, err := second.TickWhileRunning(10 * time.Millisecond)
-	if err != nil || st != runtime.Success {
-		t.Fatalf("second robot: %v %v; the halted claim should be gone", st, err)
-	}
-	if p, _ := second.Blackboard().Get("p"); p != "kitchen" {
-		t.Errorf("second robot holds %v", p)
-	}
+	st, err = second.TickWhileRunning(10 * time.Millisecond)
+	require.NoError(t, err, "second robot: %v %v; the halted claim should be gone", st, err)
+	require.Equal(t, runtime.Success, st, "second robot: %v %v; the halted claim should be gone", st, err)
+	p, _ := second.Blackboard().Get("p")
+	assert.Equal(t, "kitchen", p, "second robot holds %v", p)
 }
 
 // waitClaimLinks waits until every robot's claims reach every robot's

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
+	"github.com/stretchr/testify/assert"
 
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -97,9 +98,8 @@ func TestConditions(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(b)
 			}
-			if got := b.tick(); got != tc.want {
-				t.Errorf("%v, want %v", got, tc.want)
-			}
+			got := b.tick()
+			assert.Equal(t, tc.want, got, "%v, want %v", got, tc.want)
 		})
 	}
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/runtime"
@@ -89,23 +91,18 @@ func registerApproach(reg *runtime.Registry) error {
 // wall 1 m ahead, the robot creeping towards it at 0.1 m/s.
 func TestApproach(t *testing.T) {
 	reg := runtime.NewRegistry()
-	if err := registerApproach(reg); err != nil {
-		t.Fatal(err)
-	}
+	err := registerApproach(reg)
+	require.NoError(t, err)
 	doc, err := trees.Parse("approach.xml", []byte(`
 		<root BTCPP_format="4">
 		  <BehaviorTree ID="Main">
 		    <Approach stop_at="0.3" range_ahead="{ahead}"/>
 		  </BehaviorTree>
 		</root>`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	clock := runtime.NewManualClock(time.Unix(0, 0))
 	tree, err := runtime.Build(reg, doc, runtime.BuildConf{Clock: clock})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	bb := tree.Blackboard()
 	wall := 1.0
 	for tick := 1; ; tick++ {
@@ -113,22 +110,19 @@ func TestApproach(t *testing.T) {
 		bb.Set("scan", sensor_msgs.LaserScan{AngleIncrement: 1, RangeMax: 10, Ranges: []float32{float32(wall)}})
 		bb.Set("scan"+bridge.StaleSuffix, false)
 		st, err := tree.TickExactlyOnce()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		// Flush, then the robot moves for a 50 ms period.
 		cmd, _ := bb.Get("cmd_vel")
 		wall -= cmd.(geometry_msgs.Twist).Linear.X * 0.05
 		clock.Advance(50 * time.Millisecond)
 		if st == runtime.Success {
 			t.Logf("stopped %.2f m from the wall after %d ticks", wall, tick)
-			if wall > 0.3 || wall < 0.29 || cmd.(geometry_msgs.Twist).Linear.X != 0 {
-				t.Errorf("stopped at %.3f m with command %+v", wall, cmd)
-			}
+			assert.LessOrEqual(t, wall, 0.3, "stopped at %.3f m with command %+v", wall, cmd)
+			assert.GreaterOrEqual(t, wall, 0.29, "stopped at %.3f m with command %+v", wall, cmd)
+			assert.Equal(t, 0.0, cmd.(geometry_msgs.Twist).Linear.X, "stopped at %.3f m with command %+v", wall, cmd)
 			return
 		}
-		if st != runtime.Running || tick > 1000 {
-			t.Fatalf("tick %d: %v", tick, st)
-		}
+		require.Equal(t, runtime.Running, st, "tick %d: %v", tick, st)
+		require.LessOrEqual(t, tick, 1000, "tick %d: %v", tick, st)
 	}
 }

@@ -3,7 +3,6 @@ package skills
 import (
 	"math"
 	"os"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/places"
@@ -33,9 +33,8 @@ var testPlaces = &places.Places{
 func registry(t testing.TB, deps Deps) *runtime.Registry {
 	t.Helper()
 	reg := runtime.NewRegistry()
-	if err := Register(reg, deps); err != nil {
-		t.Fatal(err)
-	}
+	err := Register(reg, deps)
+	require.NoError(t, err)
 	return reg
 }
 
@@ -47,13 +46,9 @@ func buildTree(t testing.TB, reg *runtime.Registry, xml string, conf runtime.Bui
 		xml = `<root BTCPP_format="4" main_tree_to_execute="Main"><BehaviorTree ID="Main">` + xml + `</BehaviorTree></root>`
 	}
 	doc, err := trees.Parse("test.xml", []byte(xml))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tree, err := runtime.Build(reg, doc, conf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return tree
 }
 
@@ -62,9 +57,7 @@ func buildErr(t testing.TB, reg *runtime.Registry, xml string) error {
 	t.Helper()
 	xml = `<root BTCPP_format="4" main_tree_to_execute="Main"><BehaviorTree ID="Main">` + xml + `</BehaviorTree></root>`
 	doc, err := trees.Parse("test.xml", []byte(xml))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, err = runtime.Build(reg, doc, runtime.BuildConf{})
 	return err
 }
@@ -115,12 +108,10 @@ func (b *bench) bb() *runtime.Blackboard { return b.tree.Blackboard() }
 // set writes key as the bridge latches it, with its _stale flag.
 func (b *bench) set(key string, v any, stale bool) {
 	b.t.Helper()
-	if err := b.bb().Set(key, v); err != nil {
-		b.t.Fatal(err)
-	}
-	if err := b.bb().Set(key+bridge.StaleSuffix, stale); err != nil {
-		b.t.Fatal(err)
-	}
+	err := b.bb().Set(key, v)
+	require.NoError(b.t, err)
+	err = b.bb().Set(key+bridge.StaleSuffix, stale)
+	require.NoError(b.t, err)
 }
 
 // latch writes the robot's inputs for this tick.
@@ -170,9 +161,7 @@ func (b *bench) tick() runtime.Status {
 	b.t.Helper()
 	b.latch()
 	st, err := b.tree.TickExactlyOnce()
-	if err != nil {
-		b.t.Fatalf("tick %d: %v", b.tree.Ticks(), err)
-	}
+	require.NoError(b.t, err, "tick %d: %v", b.tree.Ticks(), err)
 	b.flush()
 	b.move()
 	return st
@@ -218,12 +207,6 @@ func (b *bench) stopped() bool { return b.lastCmd == (geometry_msgs.Twist{}) }
 // requireCI fails a test that needs a tool when CI=true; otherwise skips.
 func requireCI(t testing.TB, what string) {
 	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s (CI=true, so this fails instead of skipping)", what)
-	}
+	require.NotEqual(t, "true", os.Getenv("CI"), "%s (CI=true, so this fails instead of skipping)", what)
 	t.Skip(what)
 }
-
-func equal(a, b any) bool { return reflect.DeepEqual(a, b) }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -14,12 +15,10 @@ import (
 // around what is not a key name stay as written.
 func TestLogPlaceholders(t *testing.T) {
 	bb := runtime.NewBlackboard(nil)
-	if _, err := bb.Declare("nav_error", nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := bb.Set("target", "kitchen"); err != nil {
-		t.Fatal(err)
-	}
+	_, err := bb.Declare("nav_error", nil)
+	require.NoError(t, err)
+	err = bb.Set("target", "kitchen")
+	require.NoError(t, err)
 	cases := []struct {
 		name, text, want string
 	}{

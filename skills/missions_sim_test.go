@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
@@ -80,22 +82,16 @@ func TestPatrolMission(t *testing.T) {
 			for _, l := range r.logs {
 				t.Logf("%7.1fs %s %s: %s", l.Time.Sub(simStart).Seconds(), l.Level, l.Node, l.Text)
 			}
-			if !done || r.status != runtime.Running {
-				t.Fatalf("no round done: status %v; events %q", r.status, w.eventList())
-			}
-			if v := intEntry(r, "visits"); v != 6 {
-				t.Errorf("visits %d, want the office's 6", v)
-			}
-			if s := intEntry(r, "skipped"); s != tc.wantSkipped {
-				t.Errorf("skipped %d, want %d", s, tc.wantSkipped)
-			}
-			if n := intEntry(r, "recoveries"); n != tc.wantRecov {
-				t.Errorf("recoveries %d, want %d", n, tc.wantRecov)
-			}
+			require.True(t, done, "no round done: status %v; events %q", r.status, w.eventList())
+			require.Equal(t, runtime.Running, r.status, "no round done: status %v; events %q", r.status, w.eventList())
+			v := intEntry(r, "visits")
+			assert.Equal(t, 6, v, "visits %d, want the office's 6", v)
+			s := intEntry(r, "skipped")
+			assert.Equal(t, tc.wantSkipped, s, "skipped %d, want %d", s, tc.wantSkipped)
+			n := intEntry(r, "recoveries")
+			assert.Equal(t, tc.wantRecov, n, "recoveries %d, want %d", n, tc.wantRecov)
 			// The patrol goes on with the next round.
-			if !r.until(time.Minute, func() bool { return r.get("target") == "reception" && intEntry(r, "visits") == 6 }) {
-				t.Errorf("the second round does not start at reception: target %v", r.get("target"))
-			}
+			assert.True(t, r.until(time.Minute, func() bool { return r.get("target") == "reception" && intEntry(r, "visits") == 6 }), "the second round does not start at reception: target %v", r.get("target"))
 		})
 	}
 }
@@ -111,31 +107,22 @@ func TestDockAndChargeMission(t *testing.T) {
 		rb, _ := sw.Robot("robot1")
 		rb.SetBatteryLevel(0.2)
 	})
-	if !r.until(2*time.Minute, func() bool { return r.get("need_charge") == true }) {
-		t.Fatalf("the low battery did not interrupt the lap: %v", r)
-	}
+	require.True(t, r.until(2*time.Minute, func() bool { return r.get("need_charge") == true }), "the low battery did not interrupt the lap: %v", r)
 	interrupted := r.get("heading_for")
 	t.Logf("interrupted at %v while heading for %v", r.now().Sub(simStart), interrupted)
-	if !r.until(10*time.Minute, func() bool { return intEntry(r, "charges") == 1 }) {
-		t.Fatalf("no charge: %v;%s; events %q", r, counters(r, "charges", "laps", "need_charge"), w.eventList())
-	}
+	require.True(t, r.until(10*time.Minute, func() bool { return intEntry(r, "charges") == 1 }), "no charge: %v;%s; events %q", r, counters(r, "charges", "laps", "need_charge"), w.eventList())
 	_, _, bat, state := w.robot("robot1")
 	t.Logf("charged at %v: battery %.1f%%, %v", r.now().Sub(simStart), bat.Percentage*100, state)
-	if bat.Percentage < 0.89 || state != sim.Undocked {
-		t.Errorf("after the charge: battery %.3f, %v", bat.Percentage, state)
-	}
+	assert.GreaterOrEqual(t, bat.Percentage, 0.89, "after the charge: battery %.3f, %v", bat.Percentage, state)
+	assert.Equal(t, sim.Undocked, state, "after the charge: battery %.3f, %v", bat.Percentage, state)
 	// Back to work: the first waypoint it heads for is the interrupted one.
 	r.until(5*time.Second, func() bool { return r.get("heading_for") != nil })
-	if got := r.get("heading_for"); got != interrupted {
-		t.Errorf("resumed heading for %v, want %v (where the lap was interrupted)", got, interrupted)
-	}
-	if !r.until(10*time.Minute, func() bool { return intEntry(r, "laps") >= 1 }) {
-		t.Fatalf("the lap was not finished: %v;%s", r, counters(r, "charges", "laps", "heading_for"))
-	}
+	got := r.get("heading_for")
+	assert.Equal(t, interrupted, got, "resumed heading for %v, want %v (where the lap was interrupted)", got, interrupted)
+	require.True(t, r.until(10*time.Minute, func() bool { return intEntry(r, "laps") >= 1 }), "the lap was not finished: %v;%s", r, counters(r, "charges", "laps", "heading_for"))
 	measured(t, "interrupted lap with a charge", r, simStart, wallStart)
-	if !w.hasEvent("robot1: dock goal succeeded") || !w.hasEvent("robot1: undock goal succeeded") {
-		t.Errorf("events %q", w.eventList())
-	}
+	assert.True(t, w.hasEvent("robot1: dock goal succeeded"), "events %q", w.eventList())
+	assert.True(t, w.hasEvent("robot1: undock goal succeeded"), "events %q", w.eventList())
 }
 
 // TestPatrolWithChargingMission: the demo's mission, started on a battery
@@ -151,15 +138,11 @@ func TestPatrolWithChargingMission(t *testing.T) {
 	done := r.until(30*time.Minute, func() bool { return intEntry(r, "rounds") >= 2 })
 	measured(t, "two rounds with charging", r, simStart, wallStart)
 	t.Logf("%v;%s", r, counters(r, "rounds", "visits", "recoveries", "skipped", "charges"))
-	if !done {
-		t.Fatalf("not two rounds: %v; events %q", r.status, w.eventList())
-	}
-	if c := intEntry(r, "charges"); c < 1 {
-		t.Errorf("charges %d: the battery should not last two rounds", c)
-	}
-	if s := intEntry(r, "skipped"); s != 0 {
-		t.Errorf("skipped %d places", s)
-	}
+	require.True(t, done, "not two rounds: %v; events %q", r.status, w.eventList())
+	c := intEntry(r, "charges")
+	assert.GreaterOrEqual(t, c, 1, "charges %d: the battery should not last two rounds", c)
+	s := intEntry(r, "skipped")
+	assert.Equal(t, 0, s, "skipped %d places", s)
 }
 
 // TestDeliveryMission: delivered on confirmation; a confirmation that does
@@ -176,35 +159,26 @@ func TestDeliveryMission(t *testing.T) {
 		{name: "confirmed", confirm: true, want: runtime.Success,
 			check: func(t *testing.T, w *world, r *rig, statuses []string) {
 				pose, _, _, _ := w.robot("robot1")
-				if !near(pose, Pose{X: 6.5, Y: -3.5}, 0.2) {
-					t.Errorf("robot at %v, not in the lab", pose)
-				}
-				if want := []string{"to_pickup", "waiting", "to_dropoff", "delivered"}; !equal(statuses, want) {
-					t.Errorf("statuses %q, want %q", statuses, want)
-				}
+				assert.True(t, near(pose, Pose{X: 6.5, Y: -3.5}, 0.2), "robot at %v, not in the lab", pose)
+				want := []string{"to_pickup", "waiting", "to_dropoff", "delivered"}
+				assert.Equal(t, want, statuses, "statuses %q, want %q", statuses, want)
 			}},
 		{name: "never confirmed: timeout", want: runtime.Failure,
 			check: func(t *testing.T, w *world, r *rig, statuses []string) {
-				if want := []string{"to_pickup", "waiting", "aborted"}; !equal(statuses, want) {
-					t.Errorf("statuses %q, want %q", statuses, want)
-				}
-				if _, _, _, state := w.robot("robot1"); state != sim.Docked {
-					t.Errorf("robot %v, want docked", state)
-				}
+				want := []string{"to_pickup", "waiting", "aborted"}
+				assert.Equal(t, want, statuses, "statuses %q, want %q", statuses, want)
+				_, _, _, state := w.robot("robot1")
+				assert.Equal(t, sim.Docked, state, "robot %v, want docked", state)
 			}},
 		{name: "aborted on the way to the drop-off", confirm: true, abortOn: "to_dropoff", want: runtime.Failure,
 			check: func(t *testing.T, w *world, r *rig, statuses []string) {
-				if want := []string{"to_pickup", "waiting", "to_dropoff", "aborted"}; !equal(statuses, want) {
-					t.Errorf("statuses %q, want %q", statuses, want)
-				}
+				want := []string{"to_pickup", "waiting", "to_dropoff", "aborted"}
+				assert.Equal(t, want, statuses, "statuses %q, want %q", statuses, want)
 				// The halt's cancel and the dock goal travel on different
 				// topics: either ends the drive.
-				if !w.hasEvent("robot1: move_base goal cancelled") && !w.hasEvent("robot1: move_base goal aborted: preempted by a dock goal") {
-					t.Errorf("the drive to the drop-off did not end: %q", w.eventList())
-				}
-				if _, _, _, state := w.robot("robot1"); state != sim.Docked {
-					t.Errorf("robot %v, want docked", state)
-				}
+				assert.True(t, w.hasEvent("robot1: move_base goal cancelled") || w.hasEvent("robot1: move_base goal aborted: preempted by a dock goal"), "the drive to the drop-off did not end: %q", w.eventList())
+				_, _, _, state := w.robot("robot1")
+				assert.Equal(t, sim.Docked, state, "robot %v, want docked", state)
 			}},
 	}
 	for _, tc := range cases {
@@ -217,13 +191,12 @@ func TestDeliveryMission(t *testing.T) {
 			person := connectAs(t, w.uri, "/robot1", "person")
 			var mu sync.Mutex
 			var statuses []string
-			if _, err := ros.Subscribe(person, "delivery/status", func(m *std_msgs.String) {
+			_, err := ros.Subscribe(person, "delivery/status", func(m *std_msgs.String) {
 				mu.Lock()
 				statuses = append(statuses, m.Data)
 				mu.Unlock()
-			}); err != nil {
-				t.Fatal(err)
-			}
+			})
+			require.NoError(t, err)
 			lastStatus := func() string {
 				mu.Lock()
 				defer mu.Unlock()
@@ -233,18 +206,13 @@ func TestDeliveryMission(t *testing.T) {
 				return statuses[len(statuses)-1]
 			}
 			confirm, err := ros.NewPublisher(ros.PublisherConf{Conn: person, Topic: "delivery/confirm", Msg: &std_msgs.String{}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			abort, err := ros.NewPublisher(ros.PublisherConf{Conn: person, Topic: "delivery/abort", Msg: &std_msgs.String{}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			ctx := ctxTimeout(t, 10*time.Second)
 			for _, topic := range []string{"delivery/confirm", "delivery/abort"} {
-				if err := person.WaitSubscribers(ctx, topic, 1); err != nil {
-					t.Fatal(err)
-				}
+				err := person.WaitSubscribers(ctx, topic, 1)
+				require.NoError(t, err)
 			}
 			// The person hears the mission's first status only once
 			// connected to its publisher (not latched).
@@ -263,13 +231,15 @@ func TestDeliveryMission(t *testing.T) {
 				}
 			}
 			final := map[runtime.Status]string{runtime.Success: "delivered", runtime.Failure: "aborted"}[st]
-			eventually(2*time.Second, func() bool { return lastStatus() == final })
+			// The mission's last status message reaches the subscriber in its
+			// own time; the checks below read every status.
+			assert.EventuallyWithT(t, func(c *assert.CollectT) {
+				assert.Equal(c, final, lastStatus(), "the last status after the mission ended %v", st)
+			}, 10*time.Second, 2*time.Millisecond)
 			mu.Lock()
 			defer mu.Unlock()
 			measured(t, tc.name, r, simStart, wallStart)
-			if st != tc.want {
-				t.Fatalf("%v, want %v; statuses %q; events %q", st, tc.want, statuses, w.eventList())
-			}
+			require.Equal(t, tc.want, st, "%v, want %v; statuses %q; events %q", st, tc.want, statuses, w.eventList())
 			tc.check(t, w, r, statuses)
 		})
 	}
@@ -296,16 +266,13 @@ func TestFleetPatrolMission(t *testing.T) {
 	for rigs[0].now().Before(end) {
 		heading := map[string]string{}
 		for _, r := range rigs {
-			if st := r.tick(); st != runtime.Running {
-				t.Fatalf("%s ended %v", r.name, st)
-			}
+			st := r.tick()
+			require.Equal(t, runtime.Running, st, "%s ended %v", r.name, st)
 			if navigating(r) {
 				target, _ := r.get("target").(string)
 				if other, dup := heading[target]; dup {
 					collisions++
-					if collisions <= 5 {
-						t.Errorf("at %v %s and %s both head for %s", r.now().Sub(simStart), other, r.name, target)
-					}
+					assert.Greater(t, collisions, 5, "at %v %s and %s both head for %s", r.now().Sub(simStart), other, r.name, target)
 				}
 				heading[target] = r.name
 			}
@@ -324,13 +291,9 @@ func TestFleetPatrolMission(t *testing.T) {
 		for _, l := range r.logs {
 			t.Logf("  %7.1fs %s: %s", l.Time.Sub(simStart).Seconds(), l.Level, l.Text)
 		}
-		if intEntry(r, "rounds") < 1 {
-			t.Errorf("%s did not finish a round", r.name)
-		}
+		assert.GreaterOrEqual(t, intEntry(r, "rounds"), 1, "%s did not finish a round", r.name)
 	}
-	if collisions > 0 {
-		t.Errorf("%d ticks with two robots heading for one place", collisions)
-	}
+	assert.Zero(t, collisions, "%d ticks with two robots heading for one place", collisions)
 }
 
 // navigating reports whether a robot's tree has a NavigateTo running.

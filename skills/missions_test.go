@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/runtime"
@@ -33,18 +36,15 @@ var missionFiles = []string{"patrol.xml", "dock_and_charge.xml", "patrol_with_ch
 func palette(t testing.TB, deps Deps) *runtime.Registry {
 	t.Helper()
 	reg := registry(t, deps)
-	if err := bridge.Register(reg, bridge.Deps{Conn: deps.Conn, Profile: deps.Profile}); err != nil {
-		t.Fatal(err)
-	}
+	err := bridge.Register(reg, bridge.Deps{Conn: deps.Conn, Profile: deps.Profile})
+	require.NoError(t, err)
 	return reg
 }
 
 func officePlaces(t testing.TB) *places.Places {
 	t.Helper()
 	p, err := places.Load(filepath.Join(officeWorld, "places.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return p
 }
 
@@ -55,12 +55,10 @@ func TestMissionsCheck(t *testing.T) {
 	full := palette(t, Deps{Places: officePlaces(t)})
 	for _, f := range missionFiles {
 		path := filepath.Join(missionsDir, f)
-		if err := trees.CheckFile(full, path); err != nil {
-			t.Errorf("%s with btrobot's palette and the office's places:\n%v", f, err)
-		}
-		if err := trees.CheckFile(runtime.NewRegistry(), path); err != nil {
-			t.Errorf("%s with the built-in palette and models.xml:\n%v", f, err)
-		}
+		err := trees.CheckFile(full, path)
+		assert.NoError(t, err, "%s with btrobot's palette and the office's places:\n%v", f, err)
+		err = trees.CheckFile(runtime.NewRegistry(), path)
+		assert.NoError(t, err, "%s with the built-in palette and models.xml:\n%v", f, err)
 	}
 }
 
@@ -72,9 +70,7 @@ func TestMissionModelsAreCurrent(t *testing.T) {
 	builtin := runtime.NewRegistry()
 	for _, f := range missionFiles {
 		doc, err := trees.Load(filepath.Join(missionsDir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, tr := range doc.Trees {
 			walk(tr.Root, func(s *runtime.NodeSpec) {
 				if _, ok := builtin.Lookup(s.Type); !ok && s.Type != "SubTree" {
@@ -84,9 +80,8 @@ func TestMissionModelsAreCurrent(t *testing.T) {
 		}
 	}
 	var all bytes.Buffer
-	if err := trees.WriteGrootModel(&all, palette(t, Deps{})); err != nil {
-		t.Fatal(err)
-	}
+	err := trees.WriteGrootModel(&all, palette(t, Deps{}))
+	require.NoError(t, err)
 	var b strings.Builder
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
 <!-- Models of the skills and ROS nodes the missions use, for tools that do
@@ -100,17 +95,12 @@ func TestMissionModelsAreCurrent(t *testing.T) {
 	b.WriteString("  </TreeNodesModel>\n</root>\n")
 	path := filepath.Join(missionsDir, "models.xml")
 	if *update {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		err := os.WriteFile(path, []byte(b.String()), 0o644)
+		require.NoError(t, err)
 	}
 	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != b.String() {
-		t.Fatal("trees/missions/models.xml is out of date: go test ./skills -run TestMissionModelsAreCurrent -update")
-	}
+	require.NoError(t, err)
+	require.Equal(t, b.String(), string(got), "trees/missions/models.xml is out of date: go test ./skills -run TestMissionModelsAreCurrent -update")
 	var ids []string
 	for id := range used {
 		ids = append(ids, id)
@@ -161,9 +151,7 @@ var treeBlock = regexp.MustCompile(`(?s)<!-- tree: ([\w.]+)#(\w+) -->\n.*?<!-- e
 func TestMissionsDocIsCurrent(t *testing.T) {
 	path := "../docs/missions.md"
 	text, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	reg := palette(t, Deps{})
 	docs := map[string]*runtime.Document{}
 	var errs []string
@@ -185,26 +173,18 @@ func TestMissionsDocIsCurrent(t *testing.T) {
 		}
 		return fmt.Sprintf("<!-- tree: %s#%s -->\n```mermaid\n%s```\n<!-- end tree -->", file, id, b.String())
 	})
-	if len(errs) > 0 {
-		t.Fatal(strings.Join(errs, "\n"))
-	}
-	if n := len(treeBlock.FindAllString(drawn, -1)); n < len(missionFiles) {
-		t.Errorf("docs/missions.md draws %d trees; every mission needs a picture", n)
-	}
+	require.Empty(t, errs, strings.Join(errs, "\n"))
+	n := len(treeBlock.FindAllString(drawn, -1))
+	assert.GreaterOrEqual(t, n, len(missionFiles), "docs/missions.md draws %d trees; every mission needs a picture", n)
 	for _, f := range missionFiles {
-		if !strings.Contains(drawn, "<!-- tree: "+f+"#") {
-			t.Errorf("docs/missions.md has no picture of %s", f)
-		}
+		assert.Contains(t, drawn, "<!-- tree: "+f+"#", "docs/missions.md has no picture of %s", f)
 	}
 	if *update {
-		if err := os.WriteFile(path, []byte(drawn), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		err := os.WriteFile(path, []byte(drawn), 0o644)
+		require.NoError(t, err)
 		return
 	}
-	if drawn != string(text) {
-		t.Fatal("docs/missions.md's pictures are out of date with the missions: go test ./skills -run TestMissionsDocIsCurrent -update")
-	}
+	require.Equal(t, string(text), drawn, "docs/missions.md's pictures are out of date with the missions: go test ./skills -run TestMissionsDocIsCurrent -update")
 }
 
 var fileBlock = regexp.MustCompile("(?s)<!-- file: ([\\w./]+) -->\n.*?<!-- end file -->")
@@ -214,9 +194,7 @@ var fileBlock = regexp.MustCompile("(?s)<!-- file: ([\\w./]+) -->\n.*?<!-- end f
 func TestSkillsDocIsCurrent(t *testing.T) {
 	path := "../docs/skills.md"
 	text, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var errs []string
 	out := fileBlock.ReplaceAllStringFunc(string(text), func(block string) string {
 		name := fileBlock.FindStringSubmatch(block)[1]
@@ -227,19 +205,12 @@ func TestSkillsDocIsCurrent(t *testing.T) {
 		}
 		return fmt.Sprintf("<!-- file: %s -->\n```go\n%s```\n<!-- end file -->", name, src)
 	})
-	if len(errs) > 0 {
-		t.Fatal(strings.Join(errs, "\n"))
-	}
-	if !strings.Contains(out, "func registerApproach") {
-		t.Fatal("docs/skills.md does not show the example")
-	}
+	require.Empty(t, errs, strings.Join(errs, "\n"))
+	require.Contains(t, out, "func registerApproach", "docs/skills.md does not show the example")
 	if *update {
-		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		err := os.WriteFile(path, []byte(out), 0o644)
+		require.NoError(t, err)
 		return
 	}
-	if out != string(text) {
-		t.Fatal("docs/skills.md's example is out of date: go test ./skills -run TestSkillsDocIsCurrent -update")
-	}
+	require.Equal(t, string(text), out, "docs/skills.md's example is out of date: go test ./skills -run TestSkillsDocIsCurrent -update")
 }

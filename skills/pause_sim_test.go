@@ -240,7 +240,7 @@ func TestPauseHoldsARobotThatMoveBaseDrives(t *testing.T) {
 			select {
 			case e = <-done:
 			case <-time.After(90 * time.Second):
-				t.Fatal("the run did not end after the pause")
+				require.Fail(t, "the run did not end after the pause")
 			}
 			done <- e // for the deferred wait
 			require.NoError(t, e.err)

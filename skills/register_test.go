@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/runtime"
@@ -28,25 +31,19 @@ func TestRegisterPalette(t *testing.T) {
 			n++
 		}
 	}
-	if n != len(allSkills) {
-		t.Errorf("%d node types in the skills category, want %d", n, len(allSkills))
-	}
+	assert.Equal(t, len(allSkills), n, "%d node types in the skills category, want %d", n, len(allSkills))
 	for _, id := range allSkills {
 		typ, ok := reg.Lookup(id)
-		if !ok {
-			t.Errorf("%s is not registered", id)
+		if !assert.True(t, ok, "%s is not registered", id) {
 			continue
 		}
-		if typ.Category != "skills" || typ.Summary == "" {
-			t.Errorf("%s: category %q, summary %q", id, typ.Category, typ.Summary)
-		}
-		if len(typ.Doc) < 100 || !contains(typ.Doc, id) {
-			t.Errorf("%s: Doc %q: give its Go type a doc comment and run go generate ./skills/", id, typ.Doc)
-		}
+		assert.Equal(t, "skills", typ.Category, "%s: category %q, summary %q", id, typ.Category, typ.Summary)
+		assert.NotEmpty(t, typ.Summary, "%s: category %q, summary %q", id, typ.Category, typ.Summary)
+		assert.GreaterOrEqual(t, len(typ.Doc), 100, "%s: Doc %q: give its Go type a doc comment and run go generate ./skills/", id, typ.Doc)
+		assert.Contains(t, typ.Doc, id, "%s: Doc %q: give its Go type a doc comment and run go generate ./skills/", id, typ.Doc)
 	}
-	if err := Register(reg, Deps{}); err == nil {
-		t.Error("registering twice: no error")
-	}
+	err := Register(reg, Deps{})
+	assert.Error(t, err, "registering twice: no error")
 }
 
 // TestNodeDocsAreCurrent: node_docs.go carries each skill's doc comment to
@@ -58,28 +55,19 @@ func TestNodeDocsAreCurrent(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "node_docs.go")
 	cmd := exec.Command(goTool, "run", "../runtime/internal/nodedocs/gen", "-pkg", "skills", "-base", "runtime.Leaf", "-o", out)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("generate: %v\n%s", err, msg)
-	}
+	msg, err := cmd.CombinedOutput()
+	require.NoError(t, err, "generate: %v\n%s", err, msg)
 	want, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got, err := os.ReadFile("node_docs.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Fatal("skills/node_docs.go is out of date with the skills' comments: run `go generate ./skills/`")
-	}
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got), "skills/node_docs.go is out of date with the skills' comments: run `go generate ./skills/`")
 }
 
 // TestKeysFromProfile: the skills find the robot's entries in its profile.
 func TestKeysFromProfile(t *testing.T) {
 	sim, err := bridge.LoadProfile("../robots/sim.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	custom, err := bridge.ParseProfile([]byte(`
 rate: 10
 inputs:
@@ -93,9 +81,7 @@ outputs:
   - {topic: base/cmd_vel, type: geometry_msgs/Twist, key: drive}
 safety: {velocity_topic: base/cmd_vel}
 `), "custom.yaml", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cases := []struct {
 		name    string
 		keys    Keys
@@ -112,9 +98,8 @@ safety: {velocity_topic: base/cmd_vel}
 			Keys{Odom: "wheel_odom", Scan: "rear", Battery: "power", Bumper: "hit", Docked: "on_dock", Pose: "where", Velocity: "drive"}},
 	}
 	for _, tc := range cases {
-		if got := resolveKeys(tc.keys, tc.profile); got != tc.want {
-			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
-		}
+		got := resolveKeys(tc.keys, tc.profile)
+		assert.Equal(t, tc.want, got, "%s: %+v, want %+v", tc.name, got, tc.want)
 	}
 }
 
@@ -125,17 +110,12 @@ func TestRegisterRejectsBadDeps(t *testing.T) {
 		Docks:     []places.Dock{{Name: "a"}},
 	}
 	err := Register(runtime.NewRegistry(), Deps{Places: bad, Docking: Docking{Dock: "dock"}})
-	if err == nil {
-		t.Fatal("no error")
-	}
+	require.Error(t, err, "no error")
 	for _, want := range []string{`"a" is given twice`, "a waypoint has no name", `name "x;y"`, "Docking needs both"} {
-		if !contains(err.Error(), want) {
-			t.Errorf("error %q lacks %q", err, want)
-		}
+		assert.Contains(t, err.Error(), want, "error %q lacks %q", err, want)
 	}
-	if err := Register(nil, Deps{}); err == nil {
-		t.Error("nil registry: no error")
-	}
+	err = Register(nil, Deps{})
+	assert.Error(t, err, "nil registry: no error")
 }
 
 // TestParsePose: poses as trees write them.
@@ -149,17 +129,17 @@ func TestParsePose(t *testing.T) {
 	}
 	for s, want := range good {
 		got, err := ParsePose(s)
-		if err != nil || got != want {
-			t.Errorf("ParsePose(%q) = %v, %v; want %v", s, got, err, want)
+		if assert.NoError(t, err, "ParsePose(%q) = %v, %v; want %v", s, got, err, want) {
+			assert.Equal(t, want, got, "ParsePose(%q) = %v, %v; want %v", s, got, err, want)
 		}
 		var p Pose
-		if err := p.UnmarshalText([]byte(got.String())); err != nil || p != got {
-			t.Errorf("round trip of %v: %v, %v", got, p, err)
+		err = p.UnmarshalText([]byte(got.String()))
+		if assert.NoError(t, err, "round trip of %v: %v, %v", got, p, err) {
+			assert.Equal(t, got, p, "round trip of %v: %v, %v", got, p, err)
 		}
 	}
 	for _, s := range []string{"", "1", "1;2;3;4", "a;b", "1;NaN", "1;Inf;0"} {
-		if _, err := ParsePose(s); err == nil {
-			t.Errorf("ParsePose(%q): no error", s)
-		}
+		_, err := ParsePose(s)
+		assert.Error(t, err, "ParsePose(%q): no error", s)
 	}
 }

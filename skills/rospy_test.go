@@ -4,6 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/runtime"
@@ -45,9 +48,8 @@ func TestNavigateToAgainstRospyMoveBase(t *testing.T) {
 					deadline := time.Now().Add(20 * time.Second)
 					for {
 						var err error
-						if st, err = tree.TickOnce(); err != nil {
-							t.Fatal(err)
-						}
+						st, err = tree.TickOnce()
+						require.NoError(t, err)
 						if st != runtime.Running || time.Now().After(deadline) {
 							break
 						}
@@ -58,9 +60,8 @@ func TestNavigateToAgainstRospyMoveBase(t *testing.T) {
 								tree.Halt()
 								// The server takes 0.5 s to end a cancelled
 								// goal; the halt must not wait for it.
-								if d := time.Since(halted); d > 250*time.Millisecond {
-									t.Errorf("the halt took %v: it must not wait for the server", d)
-								}
+								d := time.Since(halted)
+								assert.LessOrEqual(t, d, 250*time.Millisecond, "the halt took %v: it must not wait for the server", d)
 								st = runtime.Idle
 								break
 							}
@@ -70,21 +71,17 @@ func TestNavigateToAgainstRospyMoveBase(t *testing.T) {
 						case <-time.After(10 * time.Millisecond):
 						}
 					}
-					if st != tc.want {
-						t.Fatalf("%v, want %v", st, tc.want)
-					}
+					require.Equal(t, tc.want, st, "%v, want %v", st, tc.want)
 					for _, l := range tc.lines {
 						server.WaitLine(t, l, 10*time.Second)
 					}
 					if tc.code != "" {
-						if code, _ := tree.Blackboard().Get("code"); code != tc.code {
-							t.Errorf("error_code %v, want %s", code, tc.code)
-						}
+						code, _ := tree.Blackboard().Get("code")
+						assert.Equal(t, tc.code, code, "error_code %v, want %s", code, tc.code)
 					}
 					if tc.name == "success with feedback" {
-						if left, _ := tree.Blackboard().Get("left"); left != 0.0 {
-							t.Errorf("distance_remaining %v at the end", left)
-						}
+						left, _ := tree.Blackboard().Get("left")
+						assert.Equal(t, 0.0, left, "distance_remaining %v at the end", left)
 					}
 				})
 			}

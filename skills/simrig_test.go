@@ -13,6 +13,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/ros"
@@ -55,23 +56,18 @@ func startWorld(t testing.TB, s worldSetup) *world {
 	t.Helper()
 	uri := rostest.StartMaster(t)
 	w, err := sim.LoadWorld(officeWorld, sim.WorldConf{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if len(s.robots) == 0 {
 		s.robots = []sim.RobotConf{{Name: "robot1"}}
 	}
 	for _, rc := range s.robots {
 		if rc.Spawn == (sim.Pose{}) {
 			sp, ok := w.Places().Spawn(rc.Name)
-			if !ok {
-				t.Fatalf("no spawn named %s", rc.Name)
-			}
+			require.True(t, ok, "no spawn named %s", rc.Name)
 			rc.Spawn = sp.Pose
 		}
-		if _, err := w.AddRobot(rc); err != nil {
-			t.Fatal(err)
-		}
+		_, err := w.AddRobot(rc)
+		require.NoError(t, err)
 	}
 	if s.before != nil {
 		s.before(w)
@@ -89,9 +85,7 @@ func startWorld(t testing.TB, s worldSetup) *world {
 		conf.PeerTimeout = 10 * time.Second
 	}
 	n, err := simnode.Start(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { n.Close() })
 	wd.node = n
 	return wd
@@ -103,26 +97,20 @@ func startWorld(t testing.TB, s worldSetup) *world {
 func simProfile(t testing.TB) *bridge.Profile {
 	t.Helper()
 	data, err := os.ReadFile("../robots/sim.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	text := string(data)
 	if !strings.Contains(text, "topic: docked") {
 		text = strings.Replace(text, "\ninputs:\n", "\ninputs:\n  - {topic: docked, type: std_msgs/Bool, fields: {docked: data}, max_age: 5s}\n", 1)
 	}
 	p, err := bridge.ParseProfile([]byte(text), "robots/sim.yaml", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return p
 }
 
 func connectAs(t testing.TB, uri, ns, name string) *ros.Conn {
 	t.Helper()
 	c, err := ros.Connect(ros.Conf{MasterURI: uri, Host: "127.0.0.1", Namespace: ns, Name: name})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -165,9 +153,8 @@ func (w *world) robot(name string) (pose sim.Pose, twist sim.Twist, battery sim.
 // do changes the world between two steps.
 func (w *world) do(f func(sw *sim.World) error) {
 	w.t.Helper()
-	if err := w.node.Do(f); err != nil {
-		w.t.Fatal(err)
-	}
+	err := w.node.Do(f)
+	require.NoError(w.t, err)
 }
 
 // rig is one robot's tree on the simulator, stepped by the test: each step
@@ -217,9 +204,7 @@ func buildRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
 	var err error
 	r := &rig{t: t, w: w, name: name, profile: profile, period: profile.Period()}
 	r.conn = connectAs(t, w.uri, "/"+name, "btrobot")
-	if r.conn.SimClock() == nil {
-		t.Fatal("the tree's connection is not on simulated time")
-	}
+	require.NotNil(t, r.conn.SimClock(), "the tree's connection is not on simulated time")
 	deps.Conn, deps.Profile = r.conn, profile
 	if deps.Places == nil {
 		deps.Places = w.places
@@ -235,53 +220,42 @@ func buildRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
 	reg := palette(t, deps)
 	if strings.HasSuffix(xml, ".xml") {
 		doc, err := trees.Load(xml)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.tree, err = runtime.Build(reg, doc, runtime.BuildConf{Clock: r.conn.Clock(), Seed: 1}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		r.tree, err = runtime.Build(reg, doc, runtime.BuildConf{Clock: r.conn.Clock(), Seed: 1})
+		require.NoError(t, err)
 	} else {
 		r.tree = buildTree(t, reg, xml, runtime.BuildConf{Clock: r.conn.Clock(), Seed: 1})
 	}
 	// Watch cmd_vel as the simulator does, from a node of its own.
 	watcher := connectAs(t, w.uri, "/"+name, "cmd_watch")
-	if _, err := ros.Subscribe(watcher, "cmd_vel", func(m *geometry_msgs.Twist) {
+	_, err = ros.Subscribe(watcher, "cmd_vel", func(m *geometry_msgs.Twist) {
 		r.cmdMu.Lock()
 		r.cmds = append(r.cmds, timedTwist{watcher.Clock().Now(), *m})
 		r.cmdMu.Unlock()
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
+	require.NoError(t, err)
 	// The lockstep orders time, not topics: a scan cycle that starts as
 	// soon as /clock says so may not have the odometry of that step yet.
 	// Each step waits for the sensors the skills close their loops on.
 	r.sensed = make(chan struct{})
-	if _, err := ros.Subscribe(r.conn, "odom", func(m *nav_msgs.Odometry) { r.sense(&r.odomAt, m.Header.Stamp) }); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ros.Subscribe(r.conn, "scan", func(m *sensor_msgs.LaserScan) { r.sense(&r.scanAt, m.Header.Stamp) }); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ros.Subscribe(r.conn, "battery_state", func(m *sensor_msgs.BatteryState) { r.sense(&r.batteryAt, m.Header.Stamp) }); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ros.Subscribe(r.conn, "bumper", func(m *std_msgs.Bool) { r.sense(&r.bumperAt, r.conn.Clock().Now()) }); err != nil {
-		t.Fatal(err)
-	}
-	if r.bridge, err = bridge.NewBridge(bridge.BridgeConf{Conn: r.conn, Profile: profile, Tree: r.tree}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = ros.Subscribe(r.conn, "odom", func(m *nav_msgs.Odometry) { r.sense(&r.odomAt, m.Header.Stamp) })
+	require.NoError(t, err)
+	_, err = ros.Subscribe(r.conn, "scan", func(m *sensor_msgs.LaserScan) { r.sense(&r.scanAt, m.Header.Stamp) })
+	require.NoError(t, err)
+	_, err = ros.Subscribe(r.conn, "battery_state", func(m *sensor_msgs.BatteryState) { r.sense(&r.batteryAt, m.Header.Stamp) })
+	require.NoError(t, err)
+	_, err = ros.Subscribe(r.conn, "bumper", func(m *std_msgs.Bool) { r.sense(&r.bumperAt, r.conn.Clock().Now()) })
+	require.NoError(t, err)
+	r.bridge, err = bridge.NewBridge(bridge.BridgeConf{Conn: r.conn, Profile: profile, Tree: r.tree})
+	require.NoError(t, err)
 	t.Cleanup(r.bridge.Close)
 	ctx := ctxTimeout(t, 20*time.Second)
 	// Commands sent before the simulator has connected would be lost, and
 	// the lockstep would wait for them for ever.
-	if err := r.conn.WaitSubscribers(ctx, "cmd_vel", 2); err != nil {
-		t.Fatal(err)
-	}
-	if r.peer, err = bridge.NewLockstepPeer(r.conn, "/sim/lockstep"); err != nil {
-		t.Fatal(err)
-	}
+	err = r.conn.WaitSubscribers(ctx, "cmd_vel", 2)
+	require.NoError(t, err)
+	r.peer, err = bridge.NewLockstepPeer(r.conn, "/sim/lockstep")
+	require.NoError(t, err)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
@@ -290,7 +264,7 @@ func buildRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
 	select {
 	case <-r.conn.SimClock().Started():
 	case <-ctx.Done():
-		t.Fatal("no /clock from the simulator")
+		require.Fail(t, "no /clock from the simulator")
 	}
 	r.next = r.conn.Clock().Now()
 	r.start = r.next
@@ -347,7 +321,7 @@ func (r *rig) wait() {
 	select {
 	case <-ch:
 	case <-time.After(20 * time.Second):
-		r.t.Fatalf("%s: simulated time stuck at %v waiting for %v; events %q", r.name, r.now(), r.next, r.w.eventList())
+		require.Fail(r.t, fmt.Sprintf("%s: simulated time stuck at %v waiting for %v; events %q", r.name, r.now(), r.next, r.w.eventList()))
 	}
 	if !r.started || r.sensorsOff {
 		return // the simulator waits for the first Ready before it steps
@@ -381,13 +355,10 @@ func (r *rig) tick() runtime.Status {
 	r.t.Helper()
 	r.wait()
 	now := r.now()
-	if err := r.bridge.Latch(now); err != nil {
-		r.t.Fatal(err)
-	}
+	err := r.bridge.Latch(now)
+	require.NoError(r.t, err)
 	st, err := r.tree.TickExactlyOnce()
-	if err != nil {
-		r.t.Fatalf("%s tick %d: %v", r.name, r.tree.Ticks(), err)
-	}
+	require.NoError(r.t, err, "%s tick %d: %v", r.name, r.tree.Ticks(), err)
 	r.status = st
 	r.flush(now, st)
 	return st
@@ -399,9 +370,8 @@ func (r *rig) idle() {
 	r.t.Helper()
 	r.wait()
 	now := r.now()
-	if err := r.bridge.Latch(now); err != nil {
-		r.t.Fatal(err)
-	}
+	err := r.bridge.Latch(now)
+	require.NoError(r.t, err)
 	r.flush(now, runtime.Idle)
 }
 
@@ -428,7 +398,7 @@ func warmUp(rigs ...*rig) {
 			return
 		}
 	}
-	rigs[0].t.Fatalf("no odometry, laser or battery after 100 periods")
+	require.Fail(rigs[0].t, "no odometry, laser or battery after 100 periods")
 }
 
 // halt halts the tree between ticks, as a loop that stops does, and
@@ -443,9 +413,8 @@ func (r *rig) halt() {
 // lockstep and lets the simulator run one period.
 func (r *rig) flush(now time.Time, st runtime.Status) {
 	r.t.Helper()
-	if err := r.bridge.Flush(now, st); err != nil {
-		r.t.Fatal(err)
-	}
+	err := r.bridge.Flush(now, st)
+	require.NoError(r.t, err)
 	if e := r.tree.Blackboard().Entry("cmd_vel"); e != nil {
 		if seq := e.Seq(); seq != r.cmdSeq {
 			r.cmdSeq = seq
@@ -462,9 +431,8 @@ func (r *rig) flush(now time.Time, st runtime.Status) {
 	for !r.next.After(now) {
 		r.next = r.next.Add(r.period)
 	}
-	if err := r.peer.Ready(r.next); err != nil {
-		r.t.Fatal(err)
-	}
+	err = r.peer.Ready(r.next)
+	require.NoError(r.t, err)
 	r.started = true
 }
 
@@ -528,17 +496,4 @@ func (r *rig) get(key string) any {
 func (r *rig) String() string {
 	pose, twist, bat, dock := r.w.robot(r.name)
 	return fmt.Sprintf("%s at %v moving %+v, battery %.1f%%, %v", r.name, pose, twist, bat.Percentage*100, dock)
-}
-
-// eventually polls cond for up to timeout of wall time: what the simulator
-// or a ROS peer does in answer to a message arrives in its own time.
-func eventually(timeout time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	return true
 }

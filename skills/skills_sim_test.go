@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -43,9 +44,7 @@ func runSimCases(t *testing.T, cases []simCase) {
 			start, wall := r.now(), time.Now()
 			st := r.run(max)
 			t.Logf("%v after %.1f s simulated, %v wall; %v", st, r.now().Sub(start).Seconds(), time.Since(wall).Round(time.Millisecond), r)
-			if st != tc.want {
-				t.Fatalf("%v, want %v; events %q", st, tc.want, w.eventList())
-			}
+			require.Equal(t, tc.want, st, "%v, want %v; events %q", st, tc.want, w.eventList())
 			if tc.check != nil {
 				tc.check(t, w, r)
 			}
@@ -55,9 +54,8 @@ func runSimCases(t *testing.T, cases []simCase) {
 
 func wantEntry(t *testing.T, r *rig, key string, want any) {
 	t.Helper()
-	if got := r.get(key); !equal(got, want) {
-		t.Errorf("%s = %#v, want %#v", key, got, want)
-	}
+	got := r.get(key)
+	assert.Equal(t, want, got, "%s = %#v, want %#v", key, got, want)
 }
 
 func near(a sim.Pose, b Pose, tol float64) bool { return math.Hypot(a.X-b.X, a.Y-b.Y) <= tol }
@@ -74,21 +72,18 @@ func TestNavigationOnSim(t *testing.T) {
 			</Sequence>`,
 			check: func(t *testing.T, w *world, r *rig) {
 				pose, _, _, _ := w.robot("robot1")
-				if !near(pose, kitchen, 0.15) {
-					t.Errorf("robot at %v, not at the kitchen", pose)
-				}
+				assert.True(t, near(pose, kitchen, 0.15), "robot at %v, not at the kitchen", pose)
 				wantEntry(t, r, "code", ros.CodeNone)
 				wantEntry(t, r, "left", 0.0)
-				if el := r.get("t").(float64); el < 20 || el > 60 {
-					t.Errorf("elapsed %v s for 13 m at 0.4 m/s", el)
-				}
+				el := r.get("t").(float64)
+				assert.GreaterOrEqual(t, el, 20.0, "elapsed %v s for 13 m at 0.4 m/s", el)
+				assert.LessOrEqual(t, el, 60.0, "elapsed %v s for 13 m at 0.4 m/s", el)
 			}},
 		{name: "NavigateTo a pose", xml: `<NavigateTo goal="-5;0;1.5708"/>`, want: runtime.Success,
 			check: func(t *testing.T, w *world, r *rig) {
 				pose, _, _, _ := w.robot("robot1")
-				if !near(pose, Pose{X: -5}, 0.15) || math.Abs(pose.Yaw-math.Pi/2) > 0.15 {
-					t.Errorf("robot at %v", pose)
-				}
+				assert.True(t, near(pose, Pose{X: -5}, 0.15), "robot at %v", pose)
+				assert.LessOrEqual(t, math.Abs(pose.Yaw-math.Pi/2), 0.15, "robot at %v", pose)
 			}},
 		{name: "NavigateTo a goal in a wall fails ABORTED", xml: `<NavigateTo goal="0;1.2;0" error_code="{code}"/>`,
 			want: runtime.Failure, max: 10 * time.Second,
@@ -97,21 +92,19 @@ func TestNavigationOnSim(t *testing.T) {
 			deps: Deps{Navigation: "no_move_base"}, want: runtime.Failure, max: 10 * time.Second,
 			check: func(t *testing.T, w *world, r *rig) {
 				wantEntry(t, r, "code", ros.CodeServerUnreachable)
-				if s := r.get("t").(float64); s < 5 || s > 5.2 {
-					t.Errorf("gave up after %v s; the wait for the server is 5 s", s)
-				}
+				s := r.get("t").(float64)
+				assert.GreaterOrEqual(t, s, 5.0, "gave up after %v s; the wait for the server is 5 s", s)
+				assert.LessOrEqual(t, s, 5.2, "gave up after %v s; the wait for the server is 5 s", s)
 			}},
 		{name: "NavigateTo past its timeout is cancelled, TIMEOUT", xml: `<NavigateTo goal="lab" timeout="4s" error_code="{code}" elapsed="{t}"/>`,
 			want: runtime.Failure, max: 10 * time.Second,
 			check: func(t *testing.T, w *world, r *rig) {
 				wantEntry(t, r, "code", ros.CodeTimeout)
-				if el := r.get("t").(float64); el < 4 || el > 4.2 {
-					t.Errorf("timed out after %v s, want 4 s", el)
-				}
+				el := r.get("t").(float64)
+				assert.GreaterOrEqual(t, el, 4.0, "timed out after %v s, want 4 s", el)
+				assert.LessOrEqual(t, el, 4.2, "timed out after %v s, want 4 s", el)
 				r.idleUntil(time.Second, func() bool { return w.hasEvent("move_base goal cancelled") })
-				if !w.hasEvent("robot1: move_base goal cancelled") {
-					t.Errorf("the server did not see the cancel: %q", w.eventList())
-				}
+				assert.True(t, w.hasEvent("robot1: move_base goal cancelled"), "the server did not see the cancel: %q", w.eventList())
 			}},
 		{name: "NavigateTo a blocked room aborts", xml: `<NavigateTo goal="kitchen" error_code="{code}"/>`,
 			setup: worldSetup{before: func(w *sim.World) {
@@ -126,14 +119,10 @@ func TestNavigationOnSim(t *testing.T) {
 			xml: `<FollowWaypoints waypoints="reception;-5,0,0" current_waypoint="{at}" waypoint_index="{i}"/>`,
 			check: func(t *testing.T, w *world, r *rig) {
 				pose, _, _, _ := w.robot("robot1")
-				if !near(pose, Pose{X: -5}, 0.15) {
-					t.Errorf("robot at %v", pose)
-				}
+				assert.True(t, near(pose, Pose{X: -5}, 0.15), "robot at %v", pose)
 				wantEntry(t, r, "at", "-5,0,0")
 				wantEntry(t, r, "i", 1)
-				if !w.hasEvent("move_base goal succeeded") {
-					t.Error("no goal succeeded")
-				}
+				assert.True(t, w.hasEvent("move_base goal succeeded"), "no goal succeeded")
 			}},
 		{name: "FollowWaypoints stops at an unreachable waypoint", want: runtime.Failure,
 			xml: `<FollowWaypoints waypoints="-5,0,0;0,1.2,0;kitchen" waypoint_index="{i}" error_code="{code}"/>`,
@@ -168,14 +157,11 @@ func TestHaltOnSim(t *testing.T) {
 			w := startWorld(t, worldSetup{robots: []sim.RobotConf{{Name: "robot1", Spawn: tc.at}}})
 			r := newRig(t, w, "robot1", tc.xml, Deps{})
 			for i := 0; i < tc.ticks; i++ {
-				if st := r.tick(); st != runtime.Running {
-					t.Fatalf("tick %d: %v", i+1, st)
-				}
+				st := r.tick()
+				require.Equal(t, runtime.Running, st, "tick %d: %v", i+1, st)
 			}
 			_, twist, _, _ := w.robot("robot1")
-			if twist == (sim.Twist{}) {
-				t.Fatalf("the robot is not moving after %d ticks", tc.ticks)
-			}
+			require.NotEqual(t, (sim.Twist{}), twist, "the robot is not moving after %d ticks", tc.ticks)
 			haltAt := r.commandCount()
 			r.halt()
 			// One period later the zero velocity has reached the base.
@@ -183,13 +169,12 @@ func TestHaltOnSim(t *testing.T) {
 			// The halting tick's flush sent a zero velocity (after whatever
 			// that tick had commanded), and nothing else came since.
 			var cmds []timedTwist
-			zeroLast := func() bool {
+			require.EventuallyWithT(t, func(c *assert.CollectT) {
 				cmds = r.commandsSince(haltAt)
-				return len(cmds) > 0 && cmds[len(cmds)-1].Twist == (geometry_msgs.Twist{})
-			}
-			if !eventually(5*time.Second, zeroLast) {
-				t.Fatalf("commands since the halt: %+v; want a zero velocity last", cmds)
-			}
+				if assert.NotEmpty(c, cmds, "no command since the halt") {
+					assert.Equal(c, geometry_msgs.Twist{}, cmds[len(cmds)-1].Twist, "commands since the halt: %+v; want a zero velocity last", cmds)
+				}
+			}, 5*time.Second, 2*time.Millisecond)
 			sinceHalt := len(cmds)
 			// The base decelerates at its limits (1 m/s², 3 rad/s²).
 			stopped := r.idleUntil(time.Second, func() bool {
@@ -198,14 +183,15 @@ func TestHaltOnSim(t *testing.T) {
 			})
 			if !stopped {
 				_, tw, _, _ := w.robot("robot1")
-				t.Errorf("still moving %+v a second after the halt; commands %+v; events %q", tw, r.commandsSince(haltAt), w.eventList())
+				assert.Fail(t, fmt.Sprintf("still moving %+v a second after the halt; commands %+v; events %q", tw, r.commandsSince(haltAt), w.eventList()))
 			}
-			if tc.cancel != "" && !eventually(5*time.Second, func() bool { return w.hasEvent(tc.cancel) }) {
-				t.Errorf("no %q: %q", tc.cancel, w.eventList())
+			if tc.cancel != "" {
+				assert.EventuallyWithT(t, func(c *assert.CollectT) {
+					assert.True(c, w.hasEvent(tc.cancel), "no %q: %q", tc.cancel, w.eventList())
+				}, 5*time.Second, 2*time.Millisecond)
 			}
-			if cmds := r.commandsSince(haltAt); len(cmds) != sinceHalt {
-				t.Errorf("commands after the halt's zero velocity: %+v", cmds[sinceHalt:])
-			}
+			cmds = r.commandsSince(haltAt)
+			assert.Len(t, cmds, sinceHalt, "commands after the halt's zero velocity: %+v", cmds[sinceHalt:])
 		})
 	}
 }
@@ -218,31 +204,25 @@ func TestMotionOnSim(t *testing.T) {
 		{name: "Spin half a turn", xml: `<Spin angle="3.1416" angle_remaining="{left}"/>`, setup: at, want: runtime.Success,
 			check: func(t *testing.T, w *world, r *rig) {
 				pose, _, _, _ := w.robot("robot1")
-				if math.Abs(math.Abs(pose.Yaw)-math.Pi) > 0.05 || !near(pose, Pose{X: -5}, 0.02) {
-					t.Errorf("robot at %v, want (-5, 0, π)", pose)
-				}
+				assert.LessOrEqual(t, math.Abs(math.Abs(pose.Yaw)-math.Pi), 0.05, "robot at %v, want (-5, 0, π)", pose)
+				assert.True(t, near(pose, Pose{X: -5}, 0.02), "robot at %v, want (-5, 0, π)", pose)
 			}},
 		{name: "DriveDistance 2 m", xml: `<DriveDistance distance="2" speed="0.4"/>`, setup: at, want: runtime.Success,
 			check: func(t *testing.T, w *world, r *rig) {
 				pose, _, _, _ := w.robot("robot1")
-				if !near(pose, Pose{X: -3}, 0.03) {
-					t.Errorf("robot at %v, want (-3, 0)", pose)
-				}
+				assert.True(t, near(pose, Pose{X: -3}, 0.03), "robot at %v, want (-3, 0)", pose)
 			}},
 		{name: "BackUp 0.5 m", xml: `<BackUp distance="0.5"/>`, setup: at, want: runtime.Success,
 			check: func(t *testing.T, w *world, r *rig) {
 				pose, _, _, _ := w.robot("robot1")
-				if !near(pose, Pose{X: -5.5}, 0.03) {
-					t.Errorf("robot at %v, want (-5.5, 0)", pose)
-				}
+				assert.True(t, near(pose, Pose{X: -5.5}, 0.03), "robot at %v, want (-5.5, 0)", pose)
 			}},
 		{name: "DriveDistance into a wall: the bumper fails it", xml: `<DriveDistance distance="3" speed="0.3"/>`,
 			setup: worldSetup{robots: []sim.RobotConf{{Name: "robot1", Spawn: sim.Pose{X: -5, Yaw: math.Pi / 2}}}},
 			want:  runtime.Failure, max: 20 * time.Second,
 			check: func(t *testing.T, w *world, r *rig) {
-				if v, _ := r.get("bumper_pressed").(bool); !v {
-					t.Error("failed without the bumper pressed")
-				}
+				v, _ := r.get("bumper_pressed").(bool)
+				assert.True(t, v, "failed without the bumper pressed")
 			}},
 		{name: "Spin with a stalled wheel runs out of time", xml: `<Spin angle="3" time_allowance="5s" elapsed="{t}"/>`,
 			setup: worldSetup{robots: at.robots, before: func(w *sim.World) {
@@ -252,9 +232,9 @@ func TestMotionOnSim(t *testing.T) {
 			}},
 			want: runtime.Failure, max: 10 * time.Second,
 			check: func(t *testing.T, w *world, r *rig) {
-				if el := r.get("t").(float64); el < 5 || el > 5.2 {
-					t.Errorf("failed after %v s", el)
-				}
+				el := r.get("t").(float64)
+				assert.GreaterOrEqual(t, el, 5.0, "failed after %v s", el)
+				assert.LessOrEqual(t, el, 5.2, "failed after %v s", el)
 			}},
 		{name: "Stop after a drive", xml: `<Sequence><DriveDistance distance="0.3"/><Stop/></Sequence>`, setup: at, want: runtime.Success},
 		{name: "DriveDistance with stalled wheels runs out of time", xml: `<DriveDistance distance="1" time_allowance="3s" elapsed="{t}" distance_remaining="{left}"/>`,
@@ -265,19 +245,18 @@ func TestMotionOnSim(t *testing.T) {
 			}},
 			want: runtime.Failure, max: 10 * time.Second,
 			check: func(t *testing.T, w *world, r *rig) {
-				if el := r.get("t").(float64); el < 3 || el > 3.2 {
-					t.Errorf("failed after %v s", el)
-				}
-				if l := r.get("left").(float64); l < 0.99 {
-					t.Errorf("distance_remaining %v: the robot did not move", l)
-				}
+				el := r.get("t").(float64)
+				assert.GreaterOrEqual(t, el, 3.0, "failed after %v s", el)
+				assert.LessOrEqual(t, el, 3.2, "failed after %v s", el)
+				l := r.get("left").(float64)
+				assert.GreaterOrEqual(t, l, 0.99, "distance_remaining %v: the robot did not move", l)
 			}},
 		{name: "BackUp into the wall behind runs out of time", xml: `<BackUp distance="2" elapsed="{t}"/>`,
 			want: runtime.Failure, max: 40 * time.Second, // robot1's spawn, the west wall 1 m behind
 			check: func(t *testing.T, w *world, r *rig) {
-				if el := r.get("t").(float64); el < 31.6 || el > 31.9 {
-					t.Errorf("failed after %v s; the allowance is 2 × (2 m / 0.15 m/s) + 5 s", el)
-				}
+				el := r.get("t").(float64)
+				assert.GreaterOrEqual(t, el, 31.6, "failed after %v s; the allowance is 2 × (2 m / 0.15 m/s) + 5 s", el)
+				assert.LessOrEqual(t, el, 31.9, "failed after %v s; the allowance is 2 × (2 m / 0.15 m/s) + 5 s", el)
 			}},
 	})
 }
@@ -304,15 +283,11 @@ func TestDockingOnSim(t *testing.T) {
 			</Sequence>`,
 			check: func(t *testing.T, w *world, r *rig) {
 				pose, _, bat, state := w.robot("robot1")
-				if state != sim.Undocked || !near(pose, Pose{X: -8.6}, 0.1) {
-					t.Errorf("robot %v at %v after undocking", state, pose)
-				}
-				if bat.Percentage < 0.54 {
-					t.Errorf("battery %v", bat.Percentage)
-				}
-				if !w.hasEvent("robot1: dock goal succeeded") || !w.hasEvent("robot1: undock goal succeeded") {
-					t.Errorf("events %q", w.eventList())
-				}
+				assert.Equal(t, sim.Undocked, state, "robot %v at %v after undocking", state, pose)
+				assert.True(t, near(pose, Pose{X: -8.6}, 0.1), "robot %v at %v after undocking", state, pose)
+				assert.GreaterOrEqual(t, bat.Percentage, 0.54, "battery %v", bat.Percentage)
+				assert.True(t, w.hasEvent("robot1: dock goal succeeded"), "events %q", w.eventList())
+				assert.True(t, w.hasEvent("robot1: undock goal succeeded"), "events %q", w.eventList())
 			}},
 		{name: "Dock waits for a docked flag that comes late, so IsDocked after it holds", want: runtime.Success,
 			setup: worldSetup{before: func(w *sim.World) {
@@ -342,12 +317,9 @@ func TestDockingOnSim(t *testing.T) {
 		{name: "Dock at a named dock across the building", xml: `<Dock dock="dock_lab" distance_remaining="{left}"/>`, want: runtime.Success,
 			check: func(t *testing.T, w *world, r *rig) {
 				_, _, _, state := w.robot("robot1")
-				if state != sim.Docked {
-					t.Errorf("robot %v", state)
-				}
-				if l := r.get("left").(float64); l > 1.5 {
-					t.Errorf("distance_remaining %v at the end (feedback stops on the last stretch)", l)
-				}
+				assert.Equal(t, sim.Docked, state, "robot %v", state)
+				l := r.get("left").(float64)
+				assert.LessOrEqual(t, l, 1.5, "distance_remaining %v at the end (feedback stops on the last stretch)", l)
 			}},
 		{name: "Dock at a dock that does not exist: ABORTED", xml: `<Sequence><Script code="d := 'dock_moon'"/><Dock dock="{d}" error_code="{code}"/></Sequence>`,
 			want: runtime.Failure, max: 5 * time.Second,
@@ -361,9 +333,9 @@ func TestDockingOnSim(t *testing.T) {
 		{name: "WaitForCharge off the dock fails after grace", xml: `<WaitForCharge percent="90" grace="3s" elapsed="{t}"/>`,
 			setup: worldSetup{before: low}, want: runtime.Failure, max: 10 * time.Second,
 			check: func(t *testing.T, w *world, r *rig) {
-				if el := r.get("t").(float64); el < 3 || el > 3.1 {
-					t.Errorf("failed after %v s", el)
-				}
+				el := r.get("t").(float64)
+				assert.GreaterOrEqual(t, el, 3.0, "failed after %v s", el)
+				assert.LessOrEqual(t, el, 3.1, "failed after %v s", el)
 			}},
 	})
 }
@@ -408,22 +380,18 @@ func TestPerceptionOnSim(t *testing.T) {
 func TestFollowWaypointsResumesOnSim(t *testing.T) {
 	w := startWorld(t, worldSetup{})
 	r := newRig(t, w, "robot1", `<FollowWaypoints waypoints="-6,0,0;-3,0,0;reception" waypoint_index="{i}" current_waypoint="{at}"/>`, Deps{})
-	if !r.until(60*time.Second, func() bool { return r.get("i") == 1 }) {
-		t.Fatalf("not on to the second waypoint: %v", r)
-	}
+	require.True(t, r.until(60*time.Second, func() bool { return r.get("i") == 1 }), "not on to the second waypoint: %v", r)
 	r.until(time.Second, func() bool { return false }) // under way
 	r.halt()
 	r.idleUntil(2*time.Second, func() bool { return false })
-	if st := r.tick(); st != runtime.Running || r.get("i") != 1 || r.get("at") != "-3,0,0" {
-		t.Fatalf("restarted %v heading for %v (index %v), want the second waypoint", st, r.get("at"), r.get("i"))
-	}
-	if st := r.run(2 * time.Minute); st != runtime.Success {
-		t.Fatalf("%v", st)
-	}
+	st := r.tick()
+	require.Equal(t, runtime.Running, st, "restarted %v heading for %v (index %v), want the second waypoint", st, r.get("at"), r.get("i"))
+	require.Equal(t, 1, r.get("i"), "restarted %v heading for %v (index %v), want the second waypoint", st, r.get("at"), r.get("i"))
+	require.Equal(t, "-3,0,0", r.get("at"), "restarted %v heading for %v (index %v), want the second waypoint", st, r.get("at"), r.get("i"))
+	st = r.run(2 * time.Minute)
+	require.Equal(t, runtime.Success, st, "%v", st)
 	pose, _, _, _ := w.robot("robot1")
-	if !near(pose, Pose{X: -7.5, Y: 3.5}, 0.15) {
-		t.Errorf("ended at %v, not at reception", pose)
-	}
+	assert.True(t, near(pose, Pose{X: -7.5, Y: 3.5}, 0.15), "ended at %v, not at reception", pose)
 }
 
 // TestUndockHaltOnSim: halting an undock cancels it on the server.
@@ -438,12 +406,10 @@ func TestUndockHaltOnSim(t *testing.T) {
 		}
 		return false
 	}
-	if !r.until(time.Minute, undocking) {
-		t.Fatalf("no undock: %v", r)
-	}
+	require.True(t, r.until(time.Minute, undocking), "no undock: %v", r)
 	r.idle()
 	r.halt()
-	if !eventually(5*time.Second, func() bool { return w.hasEvent("robot1: undock goal cancelled") }) {
-		t.Errorf("the undock was not cancelled: %q", w.eventList())
-	}
+	assert.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.True(c, w.hasEvent("robot1: undock goal cancelled"), "the undock was not cancelled: %q", w.eventList())
+	}, 5*time.Second, 2*time.Millisecond)
 }

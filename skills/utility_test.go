@@ -50,11 +50,10 @@ func TestWaitForCharge(t *testing.T) {
 				b.battery = batteryAt(p, s)
 				st = b.tick()
 			}
-			if st != tc.want || i != tc.ticks {
-				t.Fatalf("%v at tick %d, want %v at tick %d", st, i, tc.want, tc.ticks)
-			}
-			if tc.name == "charges to the level" && b.get("p") != 80.0 {
-				t.Errorf("battery_percent %v, want 80", b.get("p"))
+			require.Equal(t, tc.want, st, "%v at tick %d, want %v at tick %d", st, i, tc.want, tc.ticks)
+			require.Equal(t, tc.ticks, i, "%v at tick %d, want %v at tick %d", st, i, tc.want, tc.ticks)
+			if tc.name == "charges to the level" {
+				assert.Equal(t, 80.0, b.get("p"), "battery_percent %v, want 80", b.get("p"))
 			}
 		})
 	}
@@ -68,19 +67,15 @@ func TestLog(t *testing.T) {
 		<Log message="heading for {target}, round {n}, {missing}"/>
 		<Log message="{target}" level="warn"/>
 	</Sequence>`, Deps{})
-	if st := b.tick(); st != runtime.Success {
-		t.Fatalf("%v", st)
-	}
+	st := b.tick()
+	require.Equal(t, runtime.Success, st, "%v", st)
 	want := []LogEntry{
 		{Time: time.Unix(1000, 0), Node: "Main/Sequence/Log", Level: Info, Text: "heading for kitchen, round 3, <no entry missing>"},
 		{Time: time.Unix(1000, 0), Node: "Main/Sequence/Log#2", Level: Warn, Text: "kitchen"},
 	}
-	if !equal(b.logLines, want) {
-		t.Errorf("logged %+v\nwant %+v", b.logLines, want)
-	}
-	if err := buildErr(t, registry(t, Deps{}), `<Log message="x" level="loud"/>`); err == nil || !contains(err.Error(), `"loud" is not a level`) {
-		t.Errorf("bad level: %v", err)
-	}
+	assert.Equal(t, want, b.logLines, "logged %+v\nwant %+v", b.logLines, want)
+	err := buildErr(t, registry(t, Deps{}), `<Log message="x" level="loud"/>`)
+	assert.ErrorContains(t, err, `"loud" is not a level`, "bad level: %v", err)
 }
 
 // TestPlacesQueue: SetPlace and PopPlace manage a queue of places that
@@ -130,22 +125,19 @@ func TestPlacesQueue(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newBench(t, tc.xml, Deps{Places: testPlaces})
 			st, _ := b.run(10)
-			if st != tc.want {
-				t.Fatalf("%v, want %v", st, tc.want)
+			require.Equal(t, tc.want, st, "%v, want %v", st, tc.want)
+			q := b.get("q")
+			if tc.wantQueue != nil {
+				assert.Equal(t, tc.wantQueue, q, "queue %#v, want %#v", q, tc.wantQueue)
 			}
-			if q := b.get("q"); tc.wantQueue != nil && !equal(q, tc.wantQueue) {
-				t.Errorf("queue %#v, want %#v", q, tc.wantQueue)
-			}
-			if p := b.get("p"); !equal(p, tc.wantPlace) {
-				t.Errorf("place %#v, want %#v", p, tc.wantPlace)
-			}
+			p := b.get("p")
+			assert.Equal(t, tc.wantPlace, p, "place %#v, want %#v", p, tc.wantPlace)
 		})
 	}
 	if b := newBench(t, `<Sequence><SetPlace queue="{q}" place="lab;kitchen" /><LoopString queue="{q}" value="{p}"><AlwaysSuccess/></LoopString></Sequence>`, Deps{}); true {
 		// A queue entry holds places as LoopString reads them.
-		if st, _ := b.run(10); st != runtime.Success {
-			t.Errorf("LoopString over a SetPlace queue: %v", st)
-		}
+		st, _ := b.run(10)
+		assert.Equal(t, runtime.Success, st, "LoopString over a SetPlace queue: %v", st)
 	}
 }
 
@@ -185,12 +177,9 @@ func TestBuildErrors(t *testing.T) {
 	}
 	for xml, want := range cases {
 		err := buildErr(t, reg, xml)
-		if err == nil || !contains(err.Error(), want) {
-			t.Errorf("%s:\n got %v\nwant an error containing %q", xml, err, want)
-		}
+		assert.ErrorContains(t, err, want, "%s:\n got %v\nwant an error containing %q", xml, err, want)
 	}
 	// Without the world's places, names cannot be checked and are accepted.
-	if err := buildErr(t, registry(t, Deps{}), `<NavigateTo goal="kitchen"/>`); err != nil {
-		t.Errorf("no places: %v", err)
-	}
+	err := buildErr(t, registry(t, Deps{}), `<NavigateTo goal="kitchen"/>`)
+	assert.NoError(t, err, "no places: %v", err)
 }

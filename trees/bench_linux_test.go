@@ -1,9 +1,9 @@
 package trees
 
 import (
-	"syscall"
 	"testing"
 
+	"github.com/btrobot/btrobot/internal/cputime"
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -19,7 +19,7 @@ import (
 func BenchmarkLoad100kCPU(b *testing.B) {
 	reg := runtime.NewRegistry()
 	b.ReportAllocs()
-	start := processCPU()
+	start := cputime.Process()
 	for b.Loop() {
 		doc, err := Load("testdata/bench/seq100k.xml")
 		if err != nil {
@@ -29,12 +29,5 @@ func BenchmarkLoad100kCPU(b *testing.B) {
 			b.Fatal(firstErrors(err, 3))
 		}
 	}
-	b.ReportMetric(float64(processCPU()-start)/1e6/float64(b.N), "cpu-ms/op")
-}
-
-// processCPU is the CPU time the process used so far, in ns.
-func processCPU() int64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
+	b.ReportMetric(float64(cputime.Process()-start)/1e6/float64(b.N), "cpu-ms/op")
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/btrobot/btrobot/mission"
@@ -32,15 +31,15 @@ func demoCommand() *command {
 		headless := fs.Bool("headless", false, "plain lines instead of the live tree (the default when the output is not a terminal)")
 		picture := fs.String("picture", filepath.Join(os.TempDir(), "btrobot-demo.png"), "where to draw the trajectory (.png or .svg)")
 		seed := fs.Uint64("seed", 1, "seed of the simulator's random draws")
-		var watch watchFlags
-		watch.addFlags(fs, true)
-		var ui uiFlags
-		ui.addFlags(fs)
-		pos, err := parseArgs(fs, uiArgs(args))
+		var watch mission.WatchFlags
+		watch.Add(fs, true)
+		var ui studio.Flags
+		ui.Add(fs)
+		pos, err := parseArgs(fs, studio.FlagArgs(args))
 		if err != nil {
 			return flagExit(err)
 		}
-		if err := ui.check(); err != nil {
+		if err := ui.Check(); err != nil {
 			fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
 			return exitUsage
 		}
@@ -48,14 +47,9 @@ func demoCommand() *command {
 		if len(pos) > 0 {
 			problems = append(problems, fmt.Sprintf("unexpected arguments %q", pos))
 		}
-		if *rounds < 1 {
-			problems = append(problems, fmt.Sprintf("--rounds %d: want at least 1", *rounds))
-		}
-		if !(*speed >= 0) || *speed > 1000 {
-			problems = append(problems, fmt.Sprintf("--speed %v: want 0 (as fast as possible) or a factor of real time up to 1000", *speed))
-		}
-		if !(*battery > 0.05 && *battery <= 1) {
-			problems = append(problems, fmt.Sprintf("--battery %v: want a charge above 0.05 and at most 1", *battery))
+		conf := mission.DemoConf{Rounds: *rounds, Speed: *speed, Battery: *battery, Seed: *seed}
+		for _, p := range conf.Problems() {
+			problems = append(problems, "--"+p)
 		}
 		if l := strings.ToLower(*picture); !strings.HasSuffix(l, ".png") && !strings.HasSuffix(l, ".svg") {
 			problems = append(problems, fmt.Sprintf("--picture %s: the file name must end in .png or .svg", *picture))
@@ -66,108 +60,48 @@ func demoCommand() *command {
 			}
 			return exitUsage
 		}
-		d := &demo{env: env, rounds: *rounds, speed: *speed, battery: *battery, headless: *headless, picture: *picture, seed: *seed, watch: watch, ui: ui}
-		return d.run()
+		ctx, stopSignals := interruptContext(env.stderr)
+		defer stopSignals()
+		var backlog mission.Backlog // the simulator's lines before the view runs
+		conf.OnEvent = func(at time.Duration, line string) { backlog.Println(view.ClockText(at) + " sim: " + line) }
+		conf.MasterLog = func(msg string) { backlog.Println("ROS master: " + msg) }
+		dm, err := mission.StartDemo(conf)
+		var le *mission.LoadError
+		switch {
+		case errors.As(err, &le):
+			fmt.Fprintln(env.stderr, err)
+			return exitUsage
+		case err != nil:
+			fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
+			return exitFailed
+		}
+		defer dm.Close()
+		title := dm.Title()
+		rc := dm.Run
+		rc.Log = func(line string) { fmt.Fprintln(env.stderr, line) }
+		rc.Display = backlog.Show(mission.LiveView(mission.LiveViewConf{Out: env.stdout,
+			Keys: mission.DemoKeys, Title: title, Headless: *headless}))
+		watch.Apply(&rc)
+		srv, err := ui.Start(env.stderr, title)
+		if err != nil {
+			fmt.Fprintf(env.stderr, "btrobot demo: --ui: %v\n", err)
+			return exitUsage
+		}
+		if srv != nil {
+			defer srv.Close()
+		}
+		srv.Attach(&rc, studio.LiveConf{Name: "robot1 · office", Map: dm.Sim.Node.WriteSVG, Master: dm.Sim.URI()})
+		wallStart := time.Now()
+		code, rep := runMission(ctx, env, "btrobot demo", rc, false, stopSignals)
+		if rep.Tree == nil {
+			return code // it did not start; the run said why
+		}
+		fmt.Fprintln(env.stdout)
+		dm.Summary(rep, time.Since(wallStart)).Write(env.stdout)
+		if err := dm.Picture(env.stdout, *picture); err != nil {
+			fmt.Fprintf(env.stderr, "btrobot demo: the picture: %v\n", err)
+		}
+		return code
 	}
 	return c
-}
-
-// demo is one run of btrobot demo: mission.Demo shown live.
-type demo struct {
-	env      *cmdEnv
-	rounds   int
-	speed    float64
-	battery  float64
-	headless bool
-	picture  string
-	seed     uint64
-	watch    watchFlags
-	ui       uiFlags
-
-	logMu  sync.Mutex
-	logTo  func(string) // the live view's log, once it runs
-	events []string     // events before the view runs
-}
-
-func (d *demo) run() int {
-	env := d.env
-	ctx, stopSignals := interruptContext(env.stderr)
-	defer stopSignals()
-	dm, err := mission.StartDemo(mission.DemoConf{Rounds: d.rounds, Speed: d.speed, Battery: d.battery, Seed: d.seed,
-		OnEvent: d.event, MasterLog: func(msg string) { d.show("ROS master: " + msg) }})
-	var le *mission.LoadError
-	switch {
-	case errors.As(err, &le):
-		fmt.Fprintln(env.stderr, err)
-		return exitUsage
-	case err != nil:
-		fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
-		return exitFailed
-	}
-	defer dm.Close()
-	pace := fmt.Sprintf("×%g", d.speed)
-	if d.speed == 0 {
-		pace = "as fast as possible"
-	}
-	title := fmt.Sprintf("btrobot demo · office · patrol with charging · %d %s · %s", d.rounds, plural(d.rounds, "round", "rounds"), pace)
-	show := liveDisplay(env, viewConf{
-		keys:  []string{"rounds", "visits", "charges", "recoveries", "skipped", "target", "battery_pct"},
-		title: title, headless: d.headless,
-	})
-	rc := dm.Run
-	rc.Log = func(line string) { fmt.Fprintln(env.stderr, line) }
-	rc.Display = func(s mission.Shown) mission.Display {
-		v := show(s)
-		d.setLog(v.Log)
-		return v
-	}
-	d.watch.apply(&rc)
-	srv, err := d.ui.start(env, title)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "btrobot demo: --ui: %v\n", err)
-		return exitUsage
-	}
-	if srv != nil {
-		defer srv.Close()
-		attachStudio(srv, &rc, studio.LiveConf{Name: "robot1 · office", Map: dm.Sim.Node.WriteSVG, Master: dm.Sim.URI()})
-	}
-	wallStart := time.Now()
-	code, rep := runMission(ctx, env, "btrobot demo", rc, false, stopSignals)
-	if rep.Tree == nil {
-		return code // it did not start; the run said why
-	}
-	fmt.Fprintln(env.stdout)
-	dm.Summary(rep, time.Since(wallStart)).Write(env.stdout)
-	if err := dm.Picture(env.stdout, d.picture); err != nil {
-		fmt.Fprintf(env.stderr, "btrobot demo: the picture: %v\n", err)
-	}
-	return code
-}
-
-// event shows a simulator event in the live view.
-func (d *demo) event(at time.Duration, line string) {
-	d.show(fmt.Sprintf("%s sim: %s", view.ClockText(at), line))
-}
-
-// show writes a line in the live view's log, or keeps it until the view
-// runs; safe from any goroutine.
-func (d *demo) show(text string) {
-	d.logMu.Lock()
-	defer d.logMu.Unlock()
-	if d.logTo == nil {
-		d.events = append(d.events, text)
-		return
-	}
-	d.logTo(text)
-}
-
-// setLog receives the live view's log once the run has started.
-func (d *demo) setLog(show func(string)) {
-	d.logMu.Lock()
-	defer d.logMu.Unlock()
-	d.logTo = show
-	for _, e := range d.events {
-		show(e)
-	}
-	d.events = nil
 }

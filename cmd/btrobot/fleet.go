@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/btrobot/btrobot/internal/cli"
 	"github.com/btrobot/btrobot/mission"
 )
 
@@ -17,20 +18,19 @@ import (
 // Each robot's lines (plain, since one terminal cannot hold several live
 // frames) and its end are prefixed with its name; the exit code is 0 when
 // every robot's mission succeeded.
-func runFleet(ctx context.Context, env *cmdEnv, rc mission.RunConf, namespaces []string, vc viewConf, quiet bool) int {
+func runFleet(ctx context.Context, env *cmdEnv, rc mission.RunConf, namespaces []string, keys []string, quiet bool) int {
 	var mu sync.Mutex // one line at a time, whole, from every robot
 	confs := make([]mission.RunConf, len(namespaces))
 	outs := make([]io.Writer, len(namespaces))
 	for i, ns := range namespaces {
 		name := path.Base("/" + strings.Trim(ns, "/"))
-		out := &prefixed{mu: &mu, w: env.stdout, prefix: name + "| "}
-		errs := &prefixed{mu: &mu, w: env.stderr, prefix: name + "| "}
+		out := &cli.Prefixed{Mu: &mu, W: env.stdout, Prefix: name + "| "}
+		errs := &cli.Prefixed{Mu: &mu, W: env.stderr, Prefix: name + "| "}
 		c := rc
 		c.ROS.Namespace = ns
 		c.Log = func(line string) { fmt.Fprintln(errs, line) }
 		if !quiet {
-			vc.headless = true
-			c.Display = liveDisplay(&cmdEnv{stdout: out, stderr: errs}, vc)
+			c.Display = mission.LiveView(mission.LiveViewConf{Out: out, Keys: keys, Headless: true})
 		}
 		confs[i], outs[i] = c, out
 	}
@@ -54,31 +54,10 @@ func runFleet(ctx context.Context, env *cmdEnv, rc mission.RunConf, namespaces [
 		if rep.Tree == nil {
 			continue // it did not start: the error said why
 		}
-		printEnd(outs[i], rep, quiet)
+		rep.WriteEnd(outs[i], quiet)
 		if !rep.OK() {
 			code = exitFailed
 		}
 	}
 	return code
-}
-
-// prefixed writes every line with a prefix, each line whole under mu.
-type prefixed struct {
-	mu     *sync.Mutex
-	w      io.Writer
-	prefix string
-}
-
-func (p *prefixed) Write(b []byte) (int, error) {
-	lines := strings.SplitAfter(string(b), "\n")
-	var out strings.Builder
-	for _, l := range lines {
-		if l != "" {
-			out.WriteString(p.prefix + l)
-		}
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	_, err := io.WriteString(p.w, out.String())
-	return len(b), err
 }

@@ -37,13 +37,13 @@ func hilCommand() *command {
 		masterURI := fs.String("master", "", "run against the simulator or robot on this ROS master (`URI`): start nothing, use the faults it offers,\n"+
 			"read the expectations from its topics")
 		verbose := fs.Bool("v", false, "print the simulator's events and the missions' warnings as they happen")
-		var ui uiFlags
-		ui.addFlags(fs)
-		pos, err := parseArgs(fs, uiArgs(args))
+		var ui studio.Flags
+		ui.Add(fs)
+		pos, err := parseArgs(fs, studio.FlagArgs(args))
 		if err != nil {
 			return flagExit(err)
 		}
-		if err := ui.check(); err != nil {
+		if err := ui.Check(); err != nil {
 			fmt.Fprintf(env.stderr, "btrobot hil: %v\n", err)
 			return exitUsage
 		}
@@ -94,7 +94,7 @@ func hilCommand() *command {
 		if *verbose {
 			conf.Log = func(s *hil.Scenario, line string) { status.Println(s.Name + ": " + line) }
 		}
-		srv, err := ui.start(env, "btrobot hil")
+		srv, err := ui.Start(env.stderr, "btrobot hil")
 		if err != nil {
 			fmt.Fprintf(env.stderr, "btrobot hil: --ui: %v\n", err)
 			return exitUsage

@@ -200,3 +200,6 @@ func flagExit(err error) int {
 
 // multiFlag collects a repeated flag (--set a=1 --set b=2).
 type multiFlag = cli.Multi
+
+// flagGiven reports whether the command line set the flag.
+func flagGiven(fs *flag.FlagSet, name string) bool { return cli.Given(fs, name) }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/record"
+	"github.com/btrobot/btrobot/studio"
 )
 
 func replayCommand() *command {
@@ -29,13 +30,13 @@ func replayCommand() *command {
 		headless := fs.Bool("headless", false, "plain lines instead of the live tree (the default when the output is not a terminal)")
 		at := fs.String("at", "", "with --json: the instant whose state is printed")
 		asJSON := fs.Bool("json", false, "print the state at --at as JSON and exit")
-		var ui uiFlags
-		ui.addFlags(fs)
-		pos, err := parseArgs(fs, uiArgs(args))
+		var ui studio.Flags
+		ui.Add(fs)
+		pos, err := parseArgs(fs, studio.FlagArgs(args))
 		if err != nil {
 			return flagExit(err)
 		}
-		if err := ui.check(); err != nil {
+		if err := ui.Check(); err != nil {
 			fmt.Fprintf(env.stderr, "btrobot replay: %v\n", err)
 			return exitUsage
 		}
@@ -46,10 +47,10 @@ func replayCommand() *command {
 		ctx, stop := interruptContext(env.stderr)
 		defer stop()
 		rc.File = pos[0]
-		if ui.addr != "" {
+		if ui.Addr != "" {
 			// The recording in the studio, played from the page, until
 			// interrupted.
-			srv, err := ui.start(env, "btrobot replay "+rc.File)
+			srv, err := ui.Start(env.stderr, "btrobot replay "+rc.File)
 			if err == nil {
 				defer srv.Close()
 				err = srv.AddRecording(rc.File)
@@ -58,11 +59,11 @@ func replayCommand() *command {
 				fmt.Fprintf(env.stderr, "btrobot replay: %v\n", err)
 				return replayExit(err)
 			}
-			serveUntil(ctx, env, srv)
+			srv.ServeUntil(ctx, env.stderr)
 			return exitOK
 		}
 		rc.Display = func(s mission.Shown, title string, keys []string) mission.Display {
-			return liveDisplay(env, viewConf{keys: keys, title: title, headless: *headless})(s)
+			return mission.LiveView(mission.LiveViewConf{Out: env.stdout, Keys: keys, Title: title, Headless: *headless})(s)
 		}
 		if *asJSON {
 			err = mission.ReplayAt(ctx, env.stdout, pos[0], *at)

@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/internal/cli"
@@ -14,7 +11,6 @@ import (
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/studio"
-	"github.com/btrobot/btrobot/view"
 )
 
 func runCommand() *command {
@@ -53,21 +49,21 @@ func runCommand() *command {
 		var fleet multiFlag
 		fs.Var(&fleet, "robot-ns", "run the mission on this robot namespace (repeatable): with several, on every one at once, in this\n"+
 			"process, each robot with its own connection, tree, blackboard and loop; lines are prefixed with the robot's name")
-		var watch watchFlags
-		watch.addFlags(fs, true)
-		var ui uiFlags
-		ui.addFlags(fs)
+		var watch mission.WatchFlags
+		watch.Add(fs, true)
+		var ui studio.Flags
+		ui.Add(fs)
 		var show multiFlag
 		fs.Var(&show, "show", "a blackboard entry to show under the tree (repeatable; default: the profile's input fields)")
-		pos, err := parseArgs(fs, uiArgs(args))
+		pos, err := parseArgs(fs, studio.FlagArgs(args))
 		if err != nil {
 			return flagExit(err)
 		}
-		if err := ui.check(); err != nil {
+		if err := ui.Check(); err != nil {
 			fmt.Fprintf(env.stderr, "btrobot run: %v\n", err)
 			return exitUsage
 		}
-		rateGiven := flagGiven(fs, "rate")
+		rateGiven := cli.Given(fs, "rate")
 		rosConf, rest, err := ros.ConfFromArgs("btrobot", pos, nil)
 		if err != nil {
 			fmt.Fprintf(env.stderr, "btrobot run: %v\n", err)
@@ -154,16 +150,16 @@ func runCommand() *command {
 			Mission: m, ROS: rosConf, Rate: s.Rate, Blackboard: bb, Seed: *seed,
 			Log: func(line string) { fmt.Fprintln(env.stderr, line) },
 		}
-		watch.apply(&rc)
-		srv, err := ui.start(env, "btrobot run "+s.Tree)
+		watch.Apply(&rc)
+		srv, err := ui.Start(env.stderr, "btrobot run "+s.Tree)
 		if err != nil {
 			fmt.Fprintf(env.stderr, "btrobot run: --ui: %v\n", err)
 			return exitUsage
 		}
 		if srv != nil {
 			defer srv.Close()
-			attachStudio(srv, &rc, studio.LiveConf{})
 		}
+		srv.Attach(&rc, studio.LiveConf{})
 		if *lockstep {
 			rc.Lockstep = &bridge.LockstepConf{}
 		}
@@ -176,19 +172,16 @@ func runCommand() *command {
 			}
 		}
 		if len(fleet) > 1 {
-			return runFleet(ctx, env, rc, fleet, viewConf{keys: keys}, *quiet)
+			return runFleet(ctx, env, rc, fleet, keys, *quiet)
 		}
 		if !*quiet {
-			rc.Display = liveDisplay(env, viewConf{keys: keys})
+			rc.Display = mission.LiveView(mission.LiveViewConf{Out: env.stdout, Keys: keys})
 		}
 		code, _ := runMission(ctx, env, "btrobot run", rc, *quiet, stopSignals)
 		return code
 	}
 	return c
 }
-
-// flagGiven reports whether the command line set the flag.
-func flagGiven(fs *flag.FlagSet, name string) bool { return cli.Given(fs, name) }
 
 // runMission runs a mission, prints how it ended (the view has, unless
 // quiet) and, when it failed, the chain of nodes that decided it; it
@@ -209,55 +202,9 @@ func runMission(ctx context.Context, env *cmdEnv, who string, rc mission.RunConf
 		fmt.Fprintf(env.stderr, "%s: %v\n", who, err)
 		return exitFailed, rep
 	}
-	printEnd(env.stdout, rep, quiet)
+	rep.WriteEnd(env.stdout, quiet)
 	if rep.OK() {
 		return exitOK, rep
 	}
 	return exitFailed, rep
-}
-
-// printEnd prints how a run ended, when the live view has not (quiet),
-// and, when the mission failed, why: the chain of nodes that decided it.
-func printEnd(w io.Writer, rep mission.Report, quiet bool) {
-	if quiet {
-		fmt.Fprintln(w, rep.Summary())
-	}
-	if rep.Outcome == mission.Failed && len(rep.Explanation) > 0 {
-		fmt.Fprintln(w, "why:")
-		view.Explanation(w, rep.Explanation, "  ")
-	}
-}
-
-// viewConf is what a command adds to the live view.
-type viewConf struct {
-	keys     []string
-	title    string // [btrobot run FILE · robot NAME · NODE @ MASTER]
-	headless bool   // plain lines even to a terminal
-}
-
-// liveDisplay makes the live view of a run: redrawn in place on a
-// terminal, plain lines elsewhere.
-func liveDisplay(env *cmdEnv, vc viewConf) func(mission.Shown) mission.Display {
-	return func(s mission.Shown) mission.Display {
-		cols, rows, isTerm := view.TerminalSize(env.stdout)
-		isTerm = isTerm && !vc.headless && os.Getenv("TERM") != "dumb"
-		title := vc.title
-		if title == "" {
-			title = s.Mission.Title("btrobot run", s.Conn)
-		}
-		v := view.NewLive(view.LiveConf{
-			Out: env.stdout, Tree: s.Tree, Registry: s.Registry, Title: title,
-			Terminal: isTerm, Color: isTerm && os.Getenv("NO_COLOR") == "",
-			Size: func() (int, int) {
-				if c, rw, ok := view.TerminalSize(env.stdout); ok {
-					return c, rw
-				}
-				return cols, rows
-			},
-			Rate: s.Rate, SimTime: s.Conn != nil && s.Conn.SimClock() != nil, Keys: vc.keys,
-			Reason: func(n runtime.Node) string { return runtime.NodeOf(n).Reason() },
-		})
-		v.Start()
-		return v
-	}
 }

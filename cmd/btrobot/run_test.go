@@ -20,10 +20,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
-	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/sim/simnode"
 )
@@ -73,21 +71,11 @@ func freeMasterURI(t *testing.T) string {
 }
 
 func TestRunRejectsBadInputWithPositions(t *testing.T) {
-	badTree := writeFile(t, "bad.xml", `<root BTCPP_format="4" main_tree_to_execute="M">
-  <BehaviorTree ID="M">
-    <Sequence>
-      <NavigateTo goal="kitchen"/>
-      <Sequnce/>
-    </Sequence>
-  </BehaviorTree>
-</root>`)
-	badProfile := writeFile(t, "bad.yaml", "robot: x\nrate: -3\ninputs:\n  - topic: odom\n    type: nav_msgs/Odometri\n")
-	navTree := writeFile(t, "nav.xml", `<root BTCPP_format="4" main_tree_to_execute="M">
-  <BehaviorTree ID="M">
-    <NavigateTo goal="kitchen"/>
-  </BehaviorTree>
-</root>`)
-	places := writeFile(t, "places.yaml", "waypoints:\n  - {name: reception, pose: [0, 0, 0]}\n")
+	// The fixtures are mission's: its TestLoadFindsEveryProblemAtOnce loads them too.
+	badTree := "../../mission/testdata/problems/bad.xml"
+	badProfile := "../../mission/testdata/problems/bad.yaml"
+	navTree := "../../mission/testdata/problems/nav.xml"
+	places := "../../mission/testdata/problems/places.yaml"
 	goodTree := filepath.Join(repoMissions, "hello.xml")
 	for _, tc := range []struct {
 		name string
@@ -125,14 +113,11 @@ func TestRunRejectsBadInputWithPositions(t *testing.T) {
 // TestRunOutcomes runs trees with no robot on btrobot's own master
 // (--master auto) and checks the exit codes and the last line.
 func TestRunOutcomes(t *testing.T) {
-	ok := writeFile(t, "ok.xml", `<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
-	  <Script code="n := 0"/><Repeat num_cycles="3"><Script code="n += 1"/></Repeat></Sequence></BehaviorTree></root>`)
-	fail := writeFile(t, "fail.xml", `<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
-	  <Script code="n := 0"/><ScriptCondition code="n == 1"/></Sequence></BehaviorTree></root>`)
-	forever := writeFile(t, "forever.xml", `<root BTCPP_format="4"><BehaviorTree ID="M">
-	  <Repeat num_cycles="-1"><Script code="x := 1"/></Repeat></BehaviorTree></root>`)
-	broken := writeFile(t, "broken.xml", `<root BTCPP_format="4"><BehaviorTree ID="M">
-	  <Sequence><Script code="n := 1"/><Script code="m = n"/></Sequence></BehaviorTree></root>`)
+	// The fixtures are mission's: its TestRunOutcomes runs them too.
+	ok := "../../mission/testdata/outcomes/ok.xml"
+	fail := "../../mission/testdata/outcomes/fail.xml"
+	forever := "../../mission/testdata/outcomes/forever.xml"
+	broken := "../../mission/testdata/outcomes/broken.xml"
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -188,8 +173,7 @@ func TestRunOutcomes(t *testing.T) {
 // shutdown call to it, which ends the master and so the run (exit 1).
 func TestRunAutoMasterLogsToItsStderr(t *testing.T) {
 	rostest.Require(t, "python3")
-	forever := writeFile(t, "forever.xml", `<root BTCPP_format="4"><BehaviorTree ID="M">
-	  <Repeat num_cycles="-1"><Script code="x := 1"/></Repeat></BehaviorTree></root>`)
+	forever := "../../mission/testdata/outcomes/forever.xml"
 	uri := freeMasterURI(t)
 	var stdout, stderr syncBuffer
 	exit := make(chan int, 1)
@@ -549,36 +533,4 @@ func ticks(screen string) int {
 	}
 	n, _ := strconv.Atoi(m[1])
 	return n
-}
-
-// TestPrintEndSaysWhy: a failed mission's end is followed by why, one
-// node a line, indented by depth; other endings print no why.
-func TestPrintEndSaysWhy(t *testing.T) {
-	chain := []runtime.Cause{
-		{Path: "Patrol/patrol", Type: "Sequence", Status: runtime.Failure},
-		{Path: "Patrol/patrol/while_powered/battery_ok", Type: "BatteryAbove", Status: runtime.Failure, Reason: "battery 10% is not above 15%"},
-	}
-	failed := mission.Report{Outcome: mission.Failed, Explanation: chain, Stop: "zero velocity sent on /robot1/cmd_vel"}
-	for _, tc := range []struct {
-		name  string
-		rep   mission.Report
-		quiet bool
-		want  string
-	}{
-		{"a failure, after the live view", failed, false, "why:\n" +
-			"  Patrol/patrol (Sequence) FAILURE\n" +
-			"    Patrol/patrol/while_powered/battery_ok (BatteryAbove) FAILURE: battery 10% is not above 15%\n"},
-		{"a failure, quiet", failed, true, "mission failed after 0 ticks (0s); zero velocity sent on /robot1/cmd_vel\nwhy:\n" +
-			"  Patrol/patrol (Sequence) FAILURE\n" +
-			"    Patrol/patrol/while_powered/battery_ok (BatteryAbove) FAILURE: battery 10% is not above 15%\n"},
-		{"a success", mission.Report{Outcome: mission.Succeeded, Explanation: chain[:1]}, false, ""},
-		{"an interruption", mission.Report{Outcome: mission.Stopped, Why: "interrupted by SIGINT", Explanation: chain}, false, ""},
-		{"a failure with nothing to explain", mission.Report{Outcome: mission.Failed}, false, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var b bytes.Buffer
-			printEnd(&b, tc.rep, tc.quiet)
-			assert.Equal(t, tc.want, b.String())
-		})
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/btrobot/btrobot/internal/cli"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/sim/simnode"
@@ -130,7 +131,7 @@ func simCommand() *command {
 		out.Unlock()
 
 		usr1 := make(chan os.Signal, 1)
-		if s := renderSignal(); s != nil {
+		if s := cli.UserSignal(); s != nil {
 			signal.Notify(usr1, s)
 			defer signal.Stop(usr1)
 		}
@@ -153,17 +154,7 @@ func simCommand() *command {
 		node.Close()
 		out.Lock()
 		defer out.Unlock()
-		fmt.Fprintf(env.stdout, "btrobot sim: %v simulated in %v (%.1f times real time)\n",
-			st.SimTime, st.Wall.Round(time.Millisecond), st.SimTime.Seconds()/max(st.Wall.Seconds(), 1e-9))
-		for _, r := range w.Robots() {
-			state, at := r.DockState()
-			where := ""
-			if state == sim.Docked {
-				where = " at " + at.Name
-			}
-			fmt.Fprintf(env.stdout, "  %s: %.2f m travelled, %d collisions, battery %.0f%%, %s%s, at %v\n",
-				r.Name(), r.Travelled(), r.Collisions(), 100*r.Battery().Percentage, state, where, r.Pose())
-		}
+		simnode.WriteSummary(env.stdout, st, w)
 		return code
 	}
 	return c

@@ -25,8 +25,8 @@ func tickCommand() *command {
 		var sets multiFlag
 		fs.Var(&sets, "set", "set a root blackboard entry before the first tick (repeatable): key=value")
 		substitute := fs.String("substitute", "", "replace nodes as BehaviorTree.CPP's substitution rules in this JSON file say (test nodes or other types)")
-		var watch watchFlags
-		watch.addFlags(fs, false)
+		var watch mission.WatchFlags
+		watch.Add(fs, false)
 		pos, err := parseArgs(fs, args)
 		if err != nil {
 			return flagExit(err)
@@ -39,7 +39,7 @@ func tickCommand() *command {
 			fs.Usage()
 			return exitUsage
 		}
-		rep, err := mission.Tick(env.stdout, mission.TickConf{File: pos[0], Main: *treeID, Ticks: *n, Seed: *seed, Set: sets, Record: watch.record, Substitute: *substitute})
+		rep, err := mission.Tick(env.stdout, mission.TickConf{File: pos[0], Main: *treeID, Ticks: *n, Seed: *seed, Set: sets, Record: watch.Record, Substitute: *substitute})
 		var le *mission.LoadError
 		switch {
 		case errors.As(err, &le):

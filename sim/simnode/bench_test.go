@@ -5,14 +5,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/tf2_msgs"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/bridge"
+	"github.com/btrobot/btrobot/internal/cputime"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/sim"
@@ -65,11 +65,11 @@ func benchNode(b *testing.B, period time.Duration) {
 	require.NoError(b, err)
 	// One simulated second to connect everything, then the measurement.
 	require.NoError(b, peer.Ready(n.Stamp(time.Second)))
-	eventually(b, 10*time.Second, "first second", func() bool { return n.Now() == time.Second })
+	require.Eventually(b, func() bool { return n.Now() == time.Second }, 10*time.Second, 5*time.Millisecond, "first second")
 	time.Sleep(200 * time.Millisecond)
 	received.Store(0)
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	if period == 0 {
 		require.NoError(b, peer.Ready(n.Stamp(until)))
 	} else {
@@ -83,7 +83,7 @@ func benchNode(b *testing.B, period time.Duration) {
 	}
 	<-n.Done()
 	b.StopTimer()
-	cpu := cpuTime() - cpu0
+	cpu := cputime.Process() - cpu0
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "sim-s/s")
 	if cpu > 0 {
 		b.ReportMetric(float64(b.N)/cpu.Seconds(), "sim-s/cpu-s")

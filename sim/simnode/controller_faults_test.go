@@ -21,7 +21,7 @@ func TestRealTimeRunsWithoutThePeers(t *testing.T) {
 
 	start := time.Now()
 	n.RealTime(time.Second)
-	eventually(t, 5*time.Second, "time at 1 s", func() bool { return n.Now() >= time.Second })
+	require.Eventually(t, func() bool { return n.Now() >= time.Second }, 5*time.Second, 5*time.Millisecond, "time at 1 s")
 	wall := time.Since(start)
 	assert.GreaterOrEqual(t, wall, 900*time.Millisecond, "one simulated second per wall second")
 	assert.Less(t, wall, 3*time.Second)
@@ -38,7 +38,7 @@ func TestStopClockSilencesClock(t *testing.T) {
 	// The listener is on simulated time: its clock notes each /clock.
 	clock := connect(t, uri, "listener").SimClock()
 	require.NotNil(t, clock)
-	eventually(t, 5*time.Second, "heartbeats on /clock", func() bool { return !clock.LastSet().IsZero() })
+	require.Eventually(t, func() bool { return !clock.LastSet().IsZero() }, 5*time.Second, 5*time.Millisecond, "heartbeats on /clock")
 
 	cases := []struct {
 		name    string

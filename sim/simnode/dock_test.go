@@ -7,6 +7,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
@@ -31,13 +32,9 @@ func TestDockingOverROS(t *testing.T) {
 	dock := actionClient(t, c, "/robot1/dock")
 	undock := actionClient(t, c, "/robot1/undock")
 	docked, err := ros.Subscribe[std_msgs.Bool](c, "/robot1/docked", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	battery, err := ros.Subscribe[sensor_msgs.BatteryState](c, "/robot1/battery_state", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Half full, so that docking shows as charging rather than full.
 	n.Do(func(w *sim.World) error {
 		r, _ := w.Robot("robot1")
@@ -45,10 +42,10 @@ func TestDockingOverROS(t *testing.T) {
 	})
 	isDocked := func(want bool) {
 		t.Helper()
-		eventually(t, 10*time.Second, "docked topic", func() bool {
+		require.Eventually(t, func() bool {
 			m, _, _ := docked.Newest()
 			return m != nil && m.(*std_msgs.Bool).Data == want
-		})
+		}, 10*time.Second, 5*time.Millisecond, "docked topic")
 	}
 	for _, tc := range []struct {
 		name   string
@@ -72,35 +69,28 @@ func TestDockingOverROS(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := tc.client.Run(ctxTimeout(t, 60*time.Second), dockGoal(tc.goal), ros.GoalConf{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if out.State != tc.want {
-				t.Fatalf("goal ended %v, want %v", out.State, tc.want)
-			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, out.State, "goal ended %v, want %v", out.State, tc.want)
 			log.wait(t, tc.event, 5*time.Second)
 			log.clear()
 			isDocked(tc.docked)
 			state := robotState(n, "robot1", func(r *sim.Robot) sim.DockState { s, _ := r.DockState(); return s })
-			if (state == sim.Docked) != tc.docked {
-				t.Errorf("dock state %v", state)
-			}
+			assert.Equal(t, tc.docked, state == sim.Docked, "dock state %v", state)
 			succeeded := n.Stats().Succeeded
 			assert.Equal(t, tc.docks, succeeded[GoalKey{"robot1", "dock"}], "dock goals succeeded")
 			assert.Equal(t, tc.undocks, succeeded[GoalKey{"robot1", "undock"}], "undock goals succeeded")
 		})
 	}
-	eventually(t, 10*time.Second, "charging on the dock", func() bool {
+	require.Eventually(t, func() bool {
 		m, _, _ := battery.Newest()
 		return m != nil && m.(*sensor_msgs.BatteryState).PowerSupplyStatus == uint8(sim.StatusCharging)
-	})
-	eventually(t, 20*time.Second, "charged on the dock", func() bool {
+	}, 10*time.Second, 5*time.Millisecond, "charging on the dock")
+	require.Eventually(t, func() bool {
 		m, _, _ := battery.Newest()
 		return m != nil && m.(*sensor_msgs.BatteryState).PowerSupplyStatus == uint8(sim.StatusFull)
-	})
-	if p := robotState(n, "robot1", (*sim.Robot).Collisions); p != 0 {
-		t.Errorf("%d collisions while docking", p)
-	}
+	}, 20*time.Second, 5*time.Millisecond, "charged on the dock")
+	p := robotState(n, "robot1", (*sim.Robot).Collisions)
+	assert.Equal(t, 0, p, "%d collisions while docking", p)
 }
 
 // TestDockingPreempted: cancelling a dock goal stops the robot; a
@@ -114,18 +104,14 @@ func TestDockingPreempted(t *testing.T) {
 	result := make(chan ros.GoalOutcome, 1)
 	go func() {
 		out, err := dock.Run(ctxTimeout(t, 60*time.Second), dockGoal("dock_lab"), ros.GoalConf{})
-		if err != nil {
-			t.Error(err)
-		}
+		assert.NoError(t, err)
 		result <- out
 	}()
-	eventually(t, 20*time.Second, "robot on its way", func() bool { return robotState(n, "robot1", (*sim.Robot).Twist).Linear > 0.3 })
+	require.Eventually(t, func() bool { return robotState(n, "robot1", (*sim.Robot).Twist).Linear > 0.3 }, 20*time.Second, 5*time.Millisecond, "robot on its way")
 	out, err := moveBase.Run(ctxTimeout(t, 60*time.Second), moveBaseGoal("map", -5, 0, 0), ros.GoalConf{})
-	if err != nil || out.State != ros.GoalSucceeded {
-		t.Fatalf("move_base goal: %v %v", out.State, err)
-	}
-	if out := <-result; out.State != ros.GoalAborted {
-		t.Errorf("dock goal ended %v, want ABORTED", out.State)
-	}
+	require.NoError(t, err, "move_base goal: %v %v", out.State, err)
+	require.Equal(t, ros.GoalSucceeded, out.State, "move_base goal: %v %v", out.State, err)
+	out = <-result
+	assert.Equal(t, ros.GoalAborted, out.State, "dock goal ended %v, want ABORTED", out.State)
 	log.wait(t, "robot1: dock goal aborted: preempted by a move_base goal", 5*time.Second)
 }

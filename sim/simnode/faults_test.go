@@ -7,15 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/tf2_msgs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/ros"
@@ -88,14 +87,14 @@ func TestStopMoveBaseOverROS(t *testing.T) {
 		result <- out
 	}()
 	<-accepted
-	eventually(t, 10*time.Second, "robot moving", func() bool { return robotState(n, "robot1", (*sim.Robot).Twist).Linear > 0.2 })
+	require.Eventually(t, func() bool { return robotState(n, "robot1", (*sim.Robot).Twist).Linear > 0.2 }, 10*time.Second, 5*time.Millisecond, "robot moving")
 	res := setBool(t, c, "/sim/robot1/stop_move_base", true)
 	require.True(t, res.Success, "stop_move_base: %+v", res)
 	require.Equal(t, "robot1: stopping move_base", res.Message, "stop_move_base: %+v", res)
 	assert.Equal(t, ros.GoalAborted, (<-result).State, "how the running goal ended")
 	log.wait(t, "robot1: move_base goal aborted: move_base stopped", 5*time.Second)
 	log.wait(t, "robot1: move_base stopped", 5*time.Second)
-	eventually(t, 5*time.Second, "robot stopped", func() bool { return robotState(n, "robot1", (*sim.Robot).Twist) == sim.Twist{} })
+	require.Eventually(t, func() bool { return robotState(n, "robot1", (*sim.Robot).Twist) == sim.Twist{} }, 5*time.Second, 5*time.Millisecond, "robot stopped")
 
 	// A newcomer finds no server.
 	c2 := connect(t, uri, "newcomer")
@@ -194,13 +193,13 @@ func TestFreezeTopicsOverROS(t *testing.T) {
 		return err
 	})
 	for topic, k := range counts {
-		eventually(t, 10*time.Second, topic+" flowing", func() bool { return k.get() > 2 })
+		require.Eventually(t, func() bool { return k.get() > 2 }, 10*time.Second, 5*time.Millisecond, topic+" flowing")
 	}
 	// settle lets at least 4 simulated seconds pass, which every topic
 	// fills with messages unless frozen.
 	settle := func() {
 		start := n.Now()
-		eventually(t, 20*time.Second, "time passing", func() bool { return n.Now() > start+4*time.Second })
+		require.Eventually(t, func() bool { return n.Now() > start+4*time.Second }, 20*time.Second, 5*time.Millisecond, "time passing")
 	}
 	global := map[string]string{"odom": "/robot1/odom", "scan": "/robot1/scan",
 		"battery_state": "/robot1/battery_state", "bumper": "/robot1/bumper", "tf": "/tf"}
@@ -216,7 +215,7 @@ func TestFreezeTopicsOverROS(t *testing.T) {
 			// and, on the stamped topics, no message stamped after it.
 			frozenAt := n.Stamp(n.Now())
 			steps := n.Stats().Steps
-			eventually(t, 10*time.Second, "the step under way at the freeze sent", func() bool { return n.Stats().Steps >= steps+2 })
+			require.Eventually(t, func() bool { return n.Stats().Steps >= steps+2 }, 10*time.Second, 5*time.Millisecond, "the step under way at the freeze sent")
 			sent := n.Stats().Sent[global[topic]]
 			before := map[string]int{}
 			for name, k := range counts {
@@ -227,14 +226,14 @@ func TestFreezeTopicsOverROS(t *testing.T) {
 			assert.Zero(t, counts[topic].stampedAfter(frozenAt), "%s: messages stamped after the freeze", topic)
 			for name, k := range counts {
 				if name != topic {
-					eventually(t, 10*time.Second, name+" flowing while only "+topic+" is frozen", func() bool { return k.get() > before[name] })
+					require.Eventually(t, func() bool { return k.get() > before[name] }, 10*time.Second, 5*time.Millisecond, name+" flowing while only "+topic+" is frozen")
 				}
 			}
 			res = setBool(t, c, "/sim/robot1/freeze/"+topic, false)
 			require.True(t, res.Success, "thaw: %+v", res)
 			require.Equal(t, "robot1: "+topic+" flowing", res.Message, "thaw: %+v", res)
 			was := counts[topic].get()
-			eventually(t, 10*time.Second, topic+" flowing again", func() bool { return counts[topic].get() > was })
+			require.Eventually(t, func() bool { return counts[topic].get() > was }, 10*time.Second, 5*time.Millisecond, topic+" flowing again")
 		})
 	}
 	t.Run("cmd_vel", func(t *testing.T) {
@@ -249,10 +248,10 @@ func TestFreezeTopicsOverROS(t *testing.T) {
 		tr := robotState(n, "robot1", (*sim.Robot).Travelled)
 		assert.Equal(t, 0.0, tr, "the robot drove %v m on commands sent while cmd_vel was frozen", tr)
 		setBool(t, c, "/sim/robot1/freeze/cmd_vel", false)
-		eventually(t, 10*time.Second, "the robot driving once cmd_vel flows", func() bool {
+		require.Eventually(t, func() bool {
 			cmd.Publish(&geometry_msgs.Twist{Linear: geometry_msgs.Vector3{X: 0.3}})
 			return robotState(n, "robot1", (*sim.Robot).Travelled) > 0.1
-		})
+		}, 10*time.Second, 5*time.Millisecond, "the robot driving once cmd_vel flows")
 	})
 }
 
@@ -270,7 +269,7 @@ func TestDelayTopicsOverROS(t *testing.T) {
 	runTo := func(at time.Duration) {
 		t.Helper()
 		require.NoError(t, peer.Ready(n.Stamp(at)))
-		eventually(t, 10*time.Second, "time at "+at.String(), func() bool { return n.Now() == at })
+		require.Eventually(t, func() bool { return n.Now() == at }, 10*time.Second, 5*time.Millisecond, "time at "+at.String())
 	}
 	// newest is the stamp of the newest scan received, in simulated time.
 	var mu sync.Mutex
@@ -285,7 +284,7 @@ func TestDelayTopicsOverROS(t *testing.T) {
 	// by 0.5 s, the newest out at 3 s is the one taken at 2.42 s.
 	newestIs := func(want time.Duration) {
 		t.Helper()
-		eventually(t, 5*time.Second, "scan of "+want.String(), func() bool { mu.Lock(); defer mu.Unlock(); return newest >= want })
+		require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return newest >= want }, 5*time.Second, 5*time.Millisecond, "scan of "+want.String())
 		time.Sleep(100 * time.Millisecond)
 		mu.Lock()
 		defer mu.Unlock()
@@ -338,10 +337,10 @@ func TestBatteryLevelOverROS(t *testing.T) {
 		level.Publish(&std_msgs.Float32{Data: tc.level})
 		log.wait(t, tc.event, 5*time.Second)
 	}
-	eventually(t, 10*time.Second, "battery_state at 5%", func() bool {
+	require.Eventually(t, func() bool {
 		m, _, _ := battery.Newest()
 		return m != nil && math.Abs(float64(m.(*sensor_msgs.BatteryState).Percentage)-0.05) < 0.005
-	})
+	}, 10*time.Second, 5*time.Millisecond, "battery_state at 5%")
 }
 
 // TestObstaclesOverROS: a box placed across the corridor leaves move_base

@@ -124,16 +124,6 @@ func (l *eventLog) wait(t testing.TB, substr string, timeout time.Duration) stri
 	}
 }
 
-// eventually polls cond until it holds or timeout passes.
-func eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		require.False(t, time.Now().After(deadline), "%s: not within %v", what, timeout)
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // robotState reads a robot's state inside the node.
 func robotState[T any](n *Node, name string, read func(r *sim.Robot) T) T {
 	var v T

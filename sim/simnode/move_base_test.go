@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
@@ -119,9 +118,9 @@ func TestMoveBasePreemption(t *testing.T) {
 		moving := make(chan struct{})
 		var once atomic.Bool
 		go func() {
-			eventually(t, 20*time.Second, "robot moving", func() bool {
+			require.Eventually(t, func() bool {
 				return robotState(n, "robot1", (*sim.Robot).Twist).Linear > 0.3
-			})
+			}, 20*time.Second, 5*time.Millisecond, "robot moving")
 			if once.CompareAndSwap(false, true) {
 				close(moving)
 			}
@@ -158,7 +157,7 @@ func TestMoveBasePreemption(t *testing.T) {
 		require.True(t, ok)
 		// 0.4 m/s braked at 1 m/s² stops in 0.4 s; allow for a step or two.
 		var stopAt time.Duration
-		eventually(t, 5*time.Second, "a sample after the cancel finds the robot still", func() bool {
+		require.Eventually(t, func() bool {
 			mu.Lock()
 			defer mu.Unlock()
 			for at := from; at < from+30*time.Second; at += 20 * time.Millisecond {
@@ -173,7 +172,7 @@ func TestMoveBasePreemption(t *testing.T) {
 				}
 			}
 			return false
-		})
+		}, 5*time.Second, 5*time.Millisecond, "a sample after the cancel finds the robot still")
 		d := stopAt - cancelledAt
 		assert.LessOrEqual(t, d, 700*time.Millisecond, "the robot took %v of simulated time to stop after the cancel", d)
 		log.clear()

@@ -11,13 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/tf2_msgs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/ros"
@@ -133,7 +132,7 @@ func TestFrames(t *testing.T) {
 	})
 	require.NoError(t, err)
 	for _, s := range []*ros.Subscription{odom, scan, tfStatic, mapSub} {
-		eventually(t, 10*time.Second, s.Topic(), func() bool { m, _, _ := s.Newest(); return m != nil })
+		require.Eventually(t, func() bool { m, _, _ := s.Newest(); return m != nil }, 10*time.Second, 5*time.Millisecond, s.Topic())
 	}
 	o := func() *nav_msgs.Odometry { m, _, _ := odom.Newest(); return m.(*nav_msgs.Odometry) }()
 	if assert.Equal(t, "robot2/odom", o.Header.FrameId, "odom frames %q -> %q", o.Header.FrameId, o.ChildFrameId) {
@@ -151,11 +150,11 @@ func TestFrames(t *testing.T) {
 		assert.True(t, static["robot2/base_link -> robot2/base_scan"], "/tf_static: %v", static)
 		assert.Len(t, static, 2, "/tf_static: %v", static)
 	}
-	eventually(t, 5*time.Second, "every transform", func() bool {
+	require.Eventually(t, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(frames) == 4
-	})
+	}, 5*time.Second, 5*time.Millisecond, "every transform")
 	mu.Lock()
 	defer mu.Unlock()
 	for _, f := range []string{"map -> robot1/odom", "robot1/odom -> robot1/base_link", "map -> robot2/odom", "robot2/odom -> robot2/base_link"} {
@@ -263,7 +262,7 @@ func TestWallTime(t *testing.T) {
 	}
 	odom, err := ros.Subscribe[nav_msgs.Odometry](c, "/robot1/odom", nil)
 	require.NoError(t, err)
-	eventually(t, 5*time.Second, "odom", func() bool { m, _, _ := odom.Newest(); return m != nil })
+	require.Eventually(t, func() bool { m, _, _ := odom.Newest(); return m != nil }, 5*time.Second, 5*time.Millisecond, "odom")
 	m, at, _ := odom.Newest()
 	d := at.Sub(m.(*nav_msgs.Odometry).Header.Stamp)
 	assert.GreaterOrEqual(t, d, time.Duration(0), "odom stamped %v, received %v", m.(*nav_msgs.Odometry).Header.Stamp, at)
@@ -290,7 +289,7 @@ func TestNoLeaks(t *testing.T) {
 		require.NoError(t, err)
 		// A goal still running when the node closes ends preempted.
 		go ac.Run(ctxTimeout(t, 30*time.Second), moveBaseGoal("map", 6.5, -3.5, 0), ros.GoalConf{})
-		eventually(t, 10*time.Second, "moving", func() bool { return robotState(n, "robot1", (*sim.Robot).Travelled) > 3.5 })
+		require.Eventually(t, func() bool { return robotState(n, "robot1", (*sim.Robot).Travelled) > 3.5 }, 10*time.Second, 5*time.Millisecond, "moving")
 		require.NoError(t, n.Close())
 	})
 }

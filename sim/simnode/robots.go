@@ -2,6 +2,8 @@ package simnode
 
 import (
 	"fmt"
+	"io"
+	"time"
 
 	"github.com/btrobot/btrobot/sim"
 )
@@ -30,4 +32,21 @@ func AddRobots(w *sim.World, n int, template sim.RobotConf) ([]*sim.Robot, error
 		robots = append(robots, r)
 	}
 	return robots, nil
+}
+
+// WriteSummary writes what a run came to, as btrobot sim ends with it:
+// the simulated and wall time, then a line per robot of world (distance
+// travelled, collisions, battery, dock state, pose).
+func WriteSummary(w io.Writer, st Stats, world *sim.World) {
+	fmt.Fprintf(w, "btrobot sim: %v simulated in %v (%.1f times real time)\n",
+		st.SimTime, st.Wall.Round(time.Millisecond), st.SimTime.Seconds()/max(st.Wall.Seconds(), 1e-9))
+	for _, r := range world.Robots() {
+		state, at := r.DockState()
+		where := ""
+		if state == sim.Docked {
+			where = " at " + at.Name
+		}
+		fmt.Fprintf(w, "  %s: %.2f m travelled, %d collisions, battery %.0f%%, %s%s, at %v\n",
+			r.Name(), r.Travelled(), r.Collisions(), 100*r.Battery().Percentage, state, where, r.Pose())
+	}
 }

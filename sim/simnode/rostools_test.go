@@ -51,9 +51,9 @@ func TestMoveBaseWithRospyClient(t *testing.T) {
 						// real time, a poll delayed by a loaded machine
 						// would read as seconds of driving).
 						from := robotState(n, "robot1", (*sim.Robot).Travelled)
-						eventually(t, 5*time.Second, "robot stopped", func() bool {
+						require.Eventually(t, func() bool {
 							return robotState(n, "robot1", (*sim.Robot).Twist) == sim.Twist{}
-						})
+						}, 5*time.Second, 5*time.Millisecond, "robot stopped")
 						// Braking from 0.5 m/s at 1 m/s² takes 0.125 m.
 						d := robotState(n, "robot1", (*sim.Robot).Travelled) - from
 						assert.LessOrEqual(t, d, 0.2, "the robot drove %.2f m after the client saw PREEMPTED; braking takes at most 0.125 m", d)
@@ -72,9 +72,9 @@ func TestRostopicPubMovesTheRobot(t *testing.T) {
 	uri := rostest.StartMaster(t)
 	n, _ := startSim(t, uri, simSetup{conf: Conf{Speed: 2, RootNamespace: true}})
 	rostest.Start(t, uri, "rostopic", "pub", "-r", "10", "/cmd_vel", "geometry_msgs/Twist", "{linear: {x: 0.3}, angular: {z: 0.1}}")
-	eventually(t, 20*time.Second, "robot driving at 0.3 m/s", func() bool {
+	require.Eventually(t, func() bool {
 		return robotState(n, "robot1", (*sim.Robot).Twist).Linear > 0.29
-	})
+	}, 20*time.Second, 5*time.Millisecond, "robot driving at 0.3 m/s")
 	out := rostest.Run(t, uri, 20*time.Second, "rostopic", "echo", "-n", "1", "/odom")
 	num := func(re string) float64 {
 		t.Helper()

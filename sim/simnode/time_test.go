@@ -256,18 +256,18 @@ func TestLockstepWaitsForPeers(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, pb.Ready(time.Unix(2, 0)))
 	// Both joined: time runs to peer_a's stamp and holds there.
-	eventually(t, 5*time.Second, "time at 1 s", func() bool { return n.Now() == time.Second })
+	require.Eventually(t, func() bool { return n.Now() == time.Second }, 5*time.Second, 5*time.Millisecond, "time at 1 s")
 	time.Sleep(200 * time.Millisecond)
 	now = n.Now()
 	require.Equal(t, time.Second, now, "time at %v, want held at peer_a's 1 s", now)
 	require.NoError(t, pa.Leave(ctxTimeout(t, 5*time.Second)))
 	log.wait(t, "lockstep: peer /peer_a left at 1s", 5*time.Second)
-	eventually(t, 5*time.Second, "time at 2 s", func() bool { return n.Now() == 2*time.Second })
+	require.Eventually(t, func() bool { return n.Now() == 2*time.Second }, 5*time.Second, 5*time.Millisecond, "time at 2 s")
 	// peer_b dies without leaving: after PeerTimeout the node asks the
 	// master, finds it gone, and runs on.
 	b.Close()
 	log.wait(t, "lockstep: peer /peer_b is gone", 10*time.Second)
-	eventually(t, 5*time.Second, "time past 2 s", func() bool { return n.Now() > 3*time.Second })
+	require.Eventually(t, func() bool { return n.Now() > 3*time.Second }, 5*time.Second, 5*time.Millisecond, "time past 2 s")
 }
 
 // TestLockstepWithRospyPeer: a rospy node can be a lockstep peer too; its
@@ -335,7 +335,7 @@ func TestClockGoesOnThroughALongStep(t *testing.T) {
 				case <-held:
 					break watch
 				case <-giveUp:
-					t.Fatal("the scheduled step never ran")
+					require.Fail(t, "the scheduled step never ran")
 				case <-time.After(5 * time.Millisecond):
 				}
 				b, last := began.Load(), clock.LastSet()
