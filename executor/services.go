@@ -131,3 +131,25 @@ func (s *Server) Resume() (string, error) {
 	a.hold.carryOn()
 	return "resumed " + a.mission.ID, nil
 }
+
+// Catalog returns the missions the server serves now (a reload replaces
+// them).
+func (s *Server) Catalog() *Catalog {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.catalog
+}
+
+// Describe says in one line what the server serves and where: its
+// missions, its preemption policy, the master, its action and services.
+func (s *Server) Describe() string {
+	cat := s.Catalog()
+	watching := ""
+	if s.conf.Watch {
+		watching = " (watched)"
+	}
+	c := s.conn
+	return fmt.Sprintf("%d missions of %s%s (%s), preempt %s, on %s: action %s, services %s",
+		len(cat.IDs()), cat.Conf.Dir, watching, strings.Join(cat.IDs(), ", "), s.conf.Preempt, c.MasterURI(), c.Resolve("~execute"),
+		strings.Join([]string{c.Resolve("~list"), c.Resolve("~reload"), c.Resolve("~pause"), c.Resolve("~resume")}, ", "))
+}

@@ -102,3 +102,39 @@ func (s Settings) Fill(p Settings, given func(flag string) bool) Settings {
 	}
 	return s
 }
+
+// ErrNoMissions is Start's error when neither a flag nor a private
+// parameter named the missions' directory.
+var ErrNoMissions = errors.New("no missions: give --missions or the private parameter ~missions")
+
+// SettingsError is a Start error in what the server was asked to do (a
+// parameter, a tree, the profile): the command's usage error, not a
+// failure of ROS.
+type SettingsError struct{ Err error }
+
+func (e *SettingsError) Error() string { return e.Err.Error() }
+func (e *SettingsError) Unwrap() error { return e.Err }
+
+// Start completes the settings the flags gave with the connection's
+// private parameters (a flag given wins: given says which were), loads the
+// catalog unless cat was loaded from the same files, and starts the
+// server with conf's other fields.
+func Start(conf Conf, flags Settings, given func(flag string) bool, cat *Catalog) (*Server, error) {
+	params, err := ReadSettings(conf.Conn)
+	if err != nil {
+		return nil, &SettingsError{err}
+	}
+	st := flags.Fill(params, given)
+	if st.Missions == "" {
+		return nil, &SettingsError{fmt.Errorf("%w (%s)", ErrNoMissions, conf.Conn.Resolve("~missions"))}
+	}
+	if cat == nil || st.Missions != flags.Missions || st.Robot != flags.Robot || st.Places != flags.Places {
+		if cat, err = LoadCatalog(CatalogConf{Dir: st.Missions, Profile: st.Robot, Places: st.Places}); err != nil {
+			return nil, &SettingsError{err}
+		}
+	}
+	// Checked already: the flag by the command, the parameter by ReadSettings.
+	conf.Preempt, _ = ParsePreempt(st.Preempt, Replace)
+	conf.Catalog, conf.Rate, conf.RecordDir, conf.Watch = cat, st.Rate, st.RecordDir, st.Watch
+	return New(conf)
+}

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/btrobot/btrobot/executor"
 	"github.com/btrobot/btrobot/mission"
@@ -45,10 +45,10 @@ func serveCommand() *command {
 		if err != nil {
 			return flagExit(err)
 		}
+		fail := func(code int, err error) int { fmt.Fprintf(env.stderr, "btrobot serve: %v\n", err); return code }
 		rosConf, rest, err := ros.ConfFromArgs("btrobot", pos, nil)
 		if err != nil {
-			fmt.Fprintf(env.stderr, "btrobot serve: %v\n", err)
-			return exitUsage
+			return fail(exitUsage, err)
 		}
 		if len(rest) > 0 {
 			fmt.Fprintf(env.stderr, "btrobot serve: unexpected argument %q (the missions are given with --missions; ROS arguments are written name:=value)\n\n", rest[0])
@@ -59,43 +59,32 @@ func serveCommand() *command {
 			fs.Usage() // no missions, and no ROS graph to take them from
 			return exitUsage
 		}
-		given := func(name string) bool { return flagGiven(fs, name) }
 		if _, err := executor.ParsePreempt(st.Preempt, executor.Replace); err != nil {
 			fmt.Fprintf(env.stderr, "btrobot serve: --preempt: %v\n", err)
 			return exitUsage
 		}
-		if given("rate") {
+		if flagGiven(fs, "rate") {
 			if err := mission.CheckRate(st.Rate); err != nil {
 				fmt.Fprintf(env.stderr, "btrobot serve: --rate %v: %v\n", st.Rate, err)
 				return exitUsage
 			}
 		}
-		var cat *executor.Catalog
-		loadCatalog := func() bool {
-			cat, err = executor.LoadCatalog(executor.CatalogConf{Dir: st.Missions, Profile: st.Robot, Places: st.Places})
-			if err != nil {
+		var cat *executor.Catalog // loaded before joining the graph: a bad tree is found at once
+		if st.Missions != "" {
+			if cat, err = executor.LoadCatalog(executor.CatalogConf{Dir: st.Missions, Profile: st.Robot, Places: st.Places}); err != nil {
 				fmt.Fprintln(env.stderr, err)
-				return false
+				return exitUsage
 			}
-			return true
-		}
-		if st.Missions != "" && !loadCatalog() {
-			return exitUsage // before joining the graph: a bad tree is found at once
 		}
 		ctx, stopSignals := interruptContext(env.stderr)
 		defer stopSignals()
 		uri, closeMaster, err := joinMaster(ctx, env, "btrobot serve", *masterURI, rosConf.MasterURI)
 		if err != nil {
-			fmt.Fprintf(env.stderr, "btrobot serve: %v\n", err)
-			return exitFailed
+			return fail(exitFailed, err)
 		}
 		defer closeMaster()
 		rosConf.MasterURI = uri
-		rosConf.OnLog = func(level ros.LogLevel, msg string) {
-			if level >= ros.LogWarn {
-				fmt.Fprintln(env.stderr, msg)
-			}
-		}
+		rosConf.OnLog = ros.LogTo(env.stderr)
 		conn, err := ros.Connect(rosConf)
 		if err != nil {
 			fmt.Fprintf(env.stderr, "btrobot serve: %v\n(is a ROS master running there? start one with `btrobot master`, or run with --master auto)\n", err)
@@ -104,39 +93,19 @@ func serveCommand() *command {
 		defer conn.Close()
 		// The private parameters (roslaunch's <param>, _missions:=...)
 		// give what no flag did.
-		params, err := executor.ReadSettings(conn)
-		if err != nil {
-			fmt.Fprintf(env.stderr, "btrobot serve: %v\n", err)
-			return exitUsage
-		}
-		flags := st
-		st = st.Fill(params, given)
-		if st.Missions == "" {
-			fmt.Fprintf(env.stderr, "btrobot serve: no --missions, and no private parameter %s\n\n", conn.Resolve("~missions"))
-			fs.Usage()
-			return exitUsage
-		}
-		if cat == nil || st.Robot != flags.Robot || st.Places != flags.Places {
-			if !loadCatalog() {
-				return exitUsage
+		srv, err := executor.Start(executor.Conf{Conn: conn, Log: func(line string) { fmt.Fprintln(env.stderr, line) }},
+			st, func(name string) bool { return flagGiven(fs, name) }, cat)
+		if bad := (*executor.SettingsError)(nil); errors.As(err, &bad) {
+			fail(exitUsage, err)
+			if errors.Is(err, executor.ErrNoMissions) {
+				fs.Usage()
 			}
+			return exitUsage
 		}
-		policy, _ := executor.ParsePreempt(st.Preempt, executor.Replace) // checked: the flag above, the parameter by ReadSettings
-		srv, err := executor.New(executor.Conf{
-			Conn: conn, Catalog: cat, Preempt: policy, Rate: st.Rate, RecordDir: st.RecordDir, Watch: st.Watch,
-			Log: func(line string) { fmt.Fprintln(env.stderr, line) },
-		})
 		if err != nil {
-			fmt.Fprintf(env.stderr, "btrobot serve: %v\n", err)
-			return exitFailed
+			return fail(exitFailed, err)
 		}
-		watching := ""
-		if st.Watch {
-			watching = " (watched)"
-		}
-		fmt.Fprintf(env.stdout, "btrobot serve: %d missions of %s%s (%s), preempt %s, on %s: action %s, services %s\n",
-			len(cat.IDs()), st.Missions, watching, strings.Join(cat.IDs(), ", "), policy, conn.MasterURI(), conn.Resolve("~execute"),
-			strings.Join([]string{conn.Resolve("~list"), conn.Resolve("~reload"), conn.Resolve("~pause"), conn.Resolve("~resume")}, ", "))
+		fmt.Fprintln(env.stdout, "btrobot serve: "+srv.Describe())
 		code := exitOK
 		select {
 		case <-ctx.Done():
