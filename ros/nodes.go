@@ -273,17 +273,16 @@ func writeCode(n runtime.Node, code string) error {
 // external simulator or robot offers.
 func (c *Conn) Offered(name string) (bool, error) {
 	r := c.Resolve(name)
-	svcs, err := c.node.MasterGetServices()
+	svcs, err := c.wire.services()
 	if err != nil {
 		return false, fmt.Errorf("ask the master for its services: %w", err)
 	}
 	if _, ok := svcs[r]; ok {
 		return true, nil
 	}
-	topics, err := c.node.MasterGetTopics()
+	topics, err := c.wire.topics()
 	if err != nil {
 		return false, fmt.Errorf("ask the master for its topics: %w", err)
 	}
-	t := topics[r]
-	return t != nil && len(t.Subscribers) > 0, nil
+	return len(topics[r].Subscribers) > 0, nil
 }

@@ -760,18 +760,14 @@ func (c *Conn) WaitSubscribers(ctx context.Context, topic string, n int) error {
 // registered with the master as a publisher of topic: whether a lockstep
 // peer that has gone quiet is still there.
 func (c *Conn) NodePublishes(node, topic string) (bool, error) {
-	topics, err := c.node.MasterGetTopics()
+	topics, err := c.wire.topics()
 	if err != nil {
 		return false, fmt.Errorf("ask the master for the publishers of %s: %w", topic, err)
 	}
-	t := topics[c.Resolve(topic)]
-	if t == nil {
+	if !topics[c.Resolve(topic)].Publishers[node] {
 		return false, nil
 	}
-	if _, ok := t.Publishers[node]; !ok {
-		return false, nil
-	}
-	if _, err := c.node.NodePing(node); err != nil {
+	if err := c.wire.ping(node); err != nil {
 		return false, nil
 	}
 	return true, nil

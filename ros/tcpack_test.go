@@ -23,7 +23,7 @@ import (
 // full, what the node writes stays unacknowledged in its send queue.
 func stuckSubscriber(t *testing.T, c *Conn, topic string) net.Conn {
 	t.Helper()
-	port, err := c.tcprosPort(topic)
+	port, err := c.wire.(*rosWire).tcprosPort(topic)
 	require.NoError(t, err)
 	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
 		var serr error
@@ -90,7 +90,7 @@ func TestStopCountsOnlySubscribersThatAcknowledged(t *testing.T) {
 			if tc.stuck {
 				// Fill the stuck subscriber's window: the node's send
 				// queue to it stays full.
-				port, err := c.tcprosPort("/cmd_vel")
+				port, err := c.wire.(*rosWire).tcprosPort("/cmd_vel")
 				require.NoError(t, err)
 				pub, err := NewPublisher(PublisherConf{Conn: c, Topic: "/cmd_vel", Msg: geometry_msgs.Twist{}})
 				require.NoError(t, err)

@@ -68,8 +68,8 @@ const subscriberPatience = time.Second
 // first transitions (a subscriber connects only after the master told it
 // of the new publisher).
 func (c *Conn) awaitSubscribers(topic string, patience time.Duration) {
-	topics, err := c.node.MasterGetTopics()
-	if err != nil || topics[topic] == nil || len(topics[topic].Subscribers) == 0 {
+	topics, err := c.wire.topics()
+	if err != nil || len(topics[topic].Subscribers) == 0 {
 		return
 	}
 	want := len(topics[topic].Subscribers)

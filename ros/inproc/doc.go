@@ -29,8 +29,9 @@
 //     its publishers still deliver, then it is closed.
 //   - A node that Closes unregisters everything; one that is Killed dies
 //     without unregistering (a crashed process): its registrations stay in
-//     the graph, Ping says it is dead, and the subscribers of its topics are
-//     told their publisher was lost (SubscriberConf.OnPublisherLost).
+//     the graph and Ping says it is dead. Either way the subscribers of its
+//     topics are told that a publisher left (SubscriberConf.OnPublisherLost),
+//     as TCPROS's closed connection tells them.
 //   - Publish says how many subscribers the message was handed to: the
 //     delivery check of a zero velocity.
 package inproc

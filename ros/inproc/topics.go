@@ -152,6 +152,21 @@ func (p *Publisher) Subscribers() int {
 	return n
 }
 
+// Peers returns the names of the nodes of the topic's live subscribers, one
+// per subscriber: the publisher's connections, as a node's bus information
+// lists them.
+func (p *Publisher) Peers() []string {
+	p.t.mu.Lock()
+	defer p.t.mu.Unlock()
+	var peers []string
+	for _, s := range p.t.subs {
+		if s.live() {
+			peers = append(peers, s.node.conf.Name)
+		}
+	}
+	return peers
+}
+
 // Close unadvertises the topic. It may be called more than once.
 func (p *Publisher) Close() {
 	g := p.node.g
@@ -166,6 +181,11 @@ func (g *Graph) unpublishLocked(p *Publisher) {
 	delete(p.node.pubs, p)
 	t := p.t
 	t.mu.Lock()
+	if !p.closed && !p.dead {
+		for _, s := range t.subs {
+			s.lose(p.node.conf.Name)
+		}
+	}
 	p.closed, p.last = true, nil
 	for i, q := range t.pubs {
 		if q == p {
@@ -205,8 +225,10 @@ type SubscriberConf struct {
 	// own copy, on the subscriber's goroutine, in order.
 	Callback func(msg any)
 	// OnPublisherLost, when set, is called on the same goroutine, after the
-	// messages queued before, when a publisher of the topic died without
-	// unregistering (Node.Kill): TCPROS's broken connection.
+	// messages queued before, when a publisher of the topic left: it
+	// closed, its node closed or was shut down, or died (Node.Kill). It is
+	// TCPROS's closed connection; whether the publisher is still
+	// registered (Graph.Topics) and answers (Graph.Ping) tells which.
 	OnPublisherLost func(node string)
 }
 

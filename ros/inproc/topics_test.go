@@ -101,6 +101,7 @@ func TestPublishSubscribe(t *testing.T) {
 			_, _ = subscribe(t, newNode(t, g, "/logger"), "/cmd_vel", twistType, 0)
 			require.Equal(t, 2, count())
 			require.Equal(t, 2, pub.Subscribers())
+			require.ElementsMatch(t, []string{"/base", "/logger"}, pub.Peers())
 			s1.Close()
 			require.Equal(t, 1, count())
 			dead := newNode(t, g, "/dead")
@@ -251,7 +252,7 @@ func TestPeerLoss(t *testing.T) {
 		ping       string // Ping's error for the publisher's node, "" for none
 	}{
 		{"killed: the subscriber is told, the registration stays", (*Node).Kill, []string{"/sim"}, true, "node /sim does not answer: it died"},
-		{"closed: the registration goes, nobody is told", func(n *Node) { n.Close() }, nil, false, "no node named /sim is registered"},
+		{"closed: the subscriber is told, the registration goes", func(n *Node) { n.Close() }, []string{"/sim"}, false, "no node named /sim is registered"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
