@@ -166,6 +166,8 @@ type CampaignConf struct {
 	Debugger func(name string, world func(io.Writer) error) func(mission.Shown) mission.Debugger
 	// Record, Picture and Master are RunConf's, for every run.
 	Record, Master string
+	// Transport is RunConf's, for every run.
+	Transport string
 	Picture        bool
 }
 
@@ -186,7 +188,7 @@ func RunCampaign(ctx context.Context, c CampaignConf) []Case {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			rc := RunConf{Scenario: s, Debugger: c.Debugger, Record: c.Record, Picture: c.Picture, Master: c.Master}
+			rc := RunConf{Scenario: s, Debugger: c.Debugger, Record: c.Record, Picture: c.Picture, Master: c.Master, Transport: c.Transport}
 			if c.Log != nil {
 				rc.Log = func(line string) { c.Log(s, line) }
 			}

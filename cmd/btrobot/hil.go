@@ -37,6 +37,8 @@ func hilCommand() *command {
 		masterURI := fs.String("master", "", "run against the simulator or robot on this ROS master (`URI`): start nothing, use the faults it offers,\n"+
 			"read the expectations from its topics")
 		verbose := fs.Bool("v", false, "print the simulator's events and the missions' warnings as they happen")
+		transport := fs.String("transport", "inproc", "how the missions and the simulator talk: `inproc` (an in-process graph, no sockets) or ros\n"+
+			"(TCPROS on a ROS master of each run's own, which ROS tools can join)")
 		var ui uiFlags
 		ui.addFlags(fs)
 		pos, err := parseArgs(fs, uiArgs(args))
@@ -50,6 +52,9 @@ func hilCommand() *command {
 		if len(pos) == 0 || *jobs < 1 {
 			fs.Usage()
 			return exitUsage
+		}
+		if *transport != mission.TransportInproc && *transport != mission.TransportROS {
+			return hilUsage(env, fmt.Errorf("--transport %q: want inproc or ros", *transport))
 		}
 		sel := hil.Selection{Long: *long}
 		if *seeds != "" {
@@ -75,7 +80,7 @@ func hilCommand() *command {
 			fmt.Fprintf(env.stderr, "btrobot hil: left out %s: a long scenario (--long runs it)\n", f)
 		}
 		status := view.NewStatusLine(env.stderr, 10*time.Second)
-		conf := hil.CampaignConf{Scenarios: planned.Runs, Jobs: *jobs, Master: *masterURI, Picture: *report != "",
+		conf := hil.CampaignConf{Scenarios: planned.Runs, Jobs: *jobs, Master: *masterURI, Transport: *transport, Picture: *report != "",
 			Progress: func(p hil.Progress) { status.Update("hil: " + p.String()) }}
 		switch {
 		case *record == "none":
