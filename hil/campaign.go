@@ -168,7 +168,7 @@ type CampaignConf struct {
 	Record, Master string
 	// Transport is RunConf's, for every run.
 	Transport string
-	Picture        bool
+	Picture   bool
 }
 
 // RunCampaign runs scenarios, Jobs at a time, each on its own master,

@@ -88,7 +88,7 @@ func (rec *recorder) markVerdicts(at time.Time, vs []Verdict) {
 
 // harness is what a run's faults of the controller's world act on.
 type harness struct {
-	node   *simnode.Node
+	node *simnode.Node
 	// shutdownNode has the master shut a node down (mission.Simulator's).
 	shutdownNode func(name, reason string) error
 }
