@@ -8,7 +8,7 @@ import (
 // holder is a run's pause: a mission.Debugger whose only hold is the one
 // ~pause asks for. A held tree keeps its state (control nodes keep their
 // place); runtime.Breakpoints suspends its action leaves (their goals
-// cancelled, sent again on resume) and ros.Run, seeing Paused, holds the
+// cancelled, sent again on resume) and bridge.Run, seeing Paused, holds the
 // robot still with a zero velocity whose delivery it checks.
 type holder struct{ bp *runtime.Breakpoints }
 

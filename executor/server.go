@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
@@ -92,7 +94,7 @@ type Server struct {
 	// standing keeps the profile's inputs subscribed between goals (the
 	// next run's first tick sees them) and stops the robot when no run
 	// does.
-	standing *ros.Bridge
+	standing *bridge.Bridge
 
 	mu      sync.Mutex
 	catalog *Catalog
@@ -211,7 +213,7 @@ func (s *Server) logf(format string, args ...any) {
 
 // openStanding starts the bridge that stands between goals.
 func (s *Server) openStanding(cat *Catalog) error {
-	var prof *ros.Profile
+	var prof *bridge.Profile
 	for _, id := range cat.IDs() {
 		if p := cat.missions[id].Mission.Profile; p != nil {
 			prof = p
@@ -227,7 +229,7 @@ func (s *Server) openStanding(cat *Catalog) error {
 	if err != nil {
 		return err
 	}
-	s.standing, err = ros.NewBridge(ros.BridgeConf{Conn: s.conn, Profile: prof, Tree: tree})
+	s.standing, err = bridge.NewBridge(bridge.BridgeConf{Conn: s.conn, Profile: prof, Tree: tree})
 	return err
 }
 
@@ -239,9 +241,9 @@ func (s *Server) closeStanding() {
 
 // stopRobot sends the zero velocity with its delivery checked, when no run
 // holds the robot.
-func (s *Server) stopRobot() ros.StopReport {
+func (s *Server) stopRobot() bridge.StopReport {
 	if s.standing == nil {
-		return ros.StopReport{}
+		return bridge.StopReport{}
 	}
 	return s.standing.Stop()
 }

@@ -3,8 +3,6 @@ package hil
 import (
 	"context"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,9 +21,7 @@ import (
 // not offer is an error before anything runs.
 func TestExternalTarget(t *testing.T) {
 	rostest.Require(t, "rosmaster")
-	bin := filepath.Join(t.TempDir(), "btrobot")
-	out, err := exec.Command("go", "build", "-o", bin, "../cmd/btrobot").CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := rostest.Btrobot(t)
 	uri := rostest.Masters()[1].Start(t) // Debian's rosmaster
 	simProc := rostest.Start(t, uri, bin, "sim", "--master", uri, "--world", "../worlds/office", "--speed", "3")
 	simProc.WaitLine(t, "btrobot sim: 1 robot(s)", time.Minute)

@@ -23,7 +23,7 @@ import (
 // anyway: from the fault on the world goes on at real time (simnode's
 // RealTime) — for a stall, for its length; for a shutdown or a stopped
 // clock, until the controllers struck have left the lockstep. The robot
-// must then be stopped by the controller's own fail-safe (ros.Run): the
+// must then be stopped by the controller's own fail-safe (bridge.Run): the
 // harness never stops it.
 
 // ctlFault is a fault of the controller's world.

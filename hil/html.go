@@ -67,7 +67,10 @@ type htmlRun struct {
 
 type robotWhy struct {
 	Robot, Summary string
-	Causes         []runtime.Cause
+	// Explained is the chain of causes as the run's report prints it:
+	// one node a line, each failed alternative indented under the node
+	// that tried it.
+	Explained string
 }
 
 type link struct{ Href, Text string }
@@ -95,7 +98,7 @@ func WriteHTML(w io.Writer, c Case, dir string) error {
 		if r.Scenario != nil && i < len(r.Scenario.Robots) {
 			name = r.Scenario.Robots[i].Name
 		}
-		h.Why = append(h.Why, robotWhy{Robot: name, Summary: rep.Summary(), Causes: rep.Explanation})
+		h.Why = append(h.Why, robotWhy{Robot: name, Summary: rep.Summary(), Explained: runtime.FormatExplanation(rep.Explanation)})
 	}
 	for i, st := range r.Strikes {
 		h.Timeline = append(h.Timeline, timelineRow{At: st.At, Kind: "fault", Text: fmt.Sprintf("F%d %s", i+1, st.Text), Class: "fault"})
@@ -253,8 +256,7 @@ var page = template.Must(template.New("run").Parse(`<!DOCTYPE html>
 {{range .Verdicts}}<tr class="{{if .Pass}}pass{{else}}fail{{end}}"><td>{{if .Pass}}✔{{else}}✘{{end}}</td><td>{{.Robot}}</td><td><code>{{.Expectation.Text}}</code></td><td>{{.Measured}}</td><td>{{.Expectation.Pos}}</td></tr>
 {{end}}</table>
 <h2>Why the missions ended</h2>
-{{range .Why}}<p><b>{{.Robot}}</b>: {{.Summary}}</p>{{if .Causes}}<pre class="why">{{range .Causes}}{{.}}
-{{end}}</pre>{{end}}{{end}}
+{{range .Why}}<p><b>{{.Robot}}</b>: {{.Summary}}</p>{{if .Explained}}<pre class="why">{{.Explained}}</pre>{{end}}{{end}}
 {{if .Picture}}<h2>Trajectories</h2><p class="muted">The robots' trails; a red cross F<i>n</i> where fault <i>n</i> struck.</p><div class="map" id="map">{{.Picture}}</div>{{end}}
 <h2>Timeline</h2>
 {{.Strip}}

@@ -4,13 +4,14 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"path/filepath"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/btrobot/btrobot/internal/input"
-	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"
 )
@@ -60,7 +61,7 @@ func checkProfile(path string) FileCheck {
 	if err := yaml.Unmarshal(data, &node); err != nil {
 		c.Unreadable = true
 	}
-	_, err = ros.ParseProfile(data, path, nil)
+	_, err = bridge.ParseProfile(data, path, nil)
 	var list runtime.ErrorList
 	switch {
 	case err == nil:

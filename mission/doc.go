@@ -19,7 +19,7 @@
 // A run or an offline tick may be recorded (RunConf.Record,
 // TickConf.Record: package record) and served to Groot2 (RunConf.Groot:
 // package record/groot2; a breakpoint stops the robot through
-// ros.RunConf.Paused); Replay plays a recording through a Display, and
+// bridge.RunConf.Paused); Replay plays a recording through a Display, and
 // ReplayAt gives the state at one instant as JSON.
 //
 // StartSim starts btrobot's simulator on a ROS master of its own (a

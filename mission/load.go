@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
@@ -48,7 +50,7 @@ type Mission struct {
 	// Main is the tree to run; "" for the document's main tree.
 	Main string
 	// Profile is nil for a tree with no robot attached.
-	Profile *ros.Profile
+	Profile *bridge.Profile
 	// Places is nil when the mission has no named places.
 	Places *places.Places
 	// Nodes are the mission's own node types (LoadConf.Nodes).
@@ -118,7 +120,7 @@ func Load(c LoadConf) (*Mission, error) {
 		problems.add(err)
 	}
 	if c.Profile != "" {
-		if m.Profile, err = ros.LoadProfile(c.Profile); err != nil {
+		if m.Profile, err = bridge.LoadProfile(c.Profile); err != nil {
 			problems.add(err)
 		}
 	}

@@ -3,6 +3,8 @@ package mission
 import (
 	"fmt"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
@@ -16,7 +18,7 @@ type Deps struct {
 	// Conn is the robot's ROS connection; nil when trees are only checked.
 	Conn *ros.Conn
 	// Profile is the robot profile: its topics, actions and services.
-	Profile *ros.Profile
+	Profile *bridge.Profile
 	// Places are the world's named places (NavigateTo goal="kitchen").
 	Places *places.Places
 	// OdomOrigin is the odom frame's origin in the map frame.
@@ -30,7 +32,7 @@ type Deps struct {
 // means bad deps (places with two places of one name, say).
 func Palette(d Deps) (*runtime.Registry, error) {
 	reg := runtime.NewRegistry()
-	if err := ros.Register(reg, ros.Deps{Conn: d.Conn, Profile: d.Profile}); err != nil {
+	if err := bridge.Register(reg, bridge.Deps{Conn: d.Conn, Profile: d.Profile}); err != nil {
 		return nil, fmt.Errorf("the palette: %w", err)
 	}
 	if err := skills.Register(reg, skills.Deps{

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/google/uuid"
 
 	"github.com/btrobot/btrobot/ros"
@@ -61,8 +63,11 @@ type RunConf struct {
 	// Rate is the tick rate in Hz [the profile's, else DefaultRate].
 	Rate float64
 	// Semaphores is the table the tree's Semaphore nodes share with other
-	// trees [runtime.DefaultSemaphores: every run of the process].
-	Semaphores *runtime.Semaphores
+	// trees [the ROS graph's: a skills.GraphSemaphores on the run's
+	// connection, shared with every process on the master; it joins the
+	// graph at the first request and leaves when the run ends].
+	// runtime.DefaultSemaphores shares within the process only.
+	Semaphores runtime.SemaphoreTable
 	// Blackboard, when set, is the root blackboard, with entries set
 	// before the first tick (see Entries).
 	Blackboard *runtime.Blackboard
@@ -70,7 +75,7 @@ type RunConf struct {
 	Seed uint64
 	// Lockstep, when set, runs the tree in lockstep with the simulator; it
 	// needs a profile.
-	Lockstep *ros.LockstepConf
+	Lockstep *bridge.LockstepConf
 	// OdomOrigin is the odom frame's origin in the map frame [the spawn
 	// place named like the robot, else the map's origin].
 	OdomOrigin *skills.Pose
@@ -92,18 +97,18 @@ type RunConf struct {
 	Record string
 	// Groot, when > 0, is the port Groot2 connects to (groot2.DefaultPort,
 	// 1667, is Groot2's own; PUB on the next). While a breakpoint holds
-	// the tree the robot is stopped (ros.RunConf.Paused). GrootHost is
+	// the tree the robot is stopped (bridge.RunConf.Paused). GrootHost is
 	// the address it listens on: loopback when empty ("0.0.0.0": every
 	// interface, as BT.CPP).
 	Groot     int
 	GrootHost string
 	// Diagnostics, when set, publishes the run's health on /diagnostics
-	// once a second (ros.RunConf.Diagnostics): rqt_robot_monitor and the
+	// once a second (bridge.RunConf.Diagnostics): rqt_robot_monitor and the
 	// diagnostic aggregator show it.
 	Diagnostics bool
 	// Transitions, when set, is the topic the status transitions go out on,
 	// a btrobot_msgs/Transitions per tick that had any, with the report's RunID
-	// (ros.RunConf.Transitions; "~transitions" is the node's private
+	// (bridge.RunConf.Transitions; "~transitions" is the node's private
 	// namespace), so that rosbag keeps them beside the sensor data.
 	Transitions string
 	// Debugger, when set, attaches a debugger (the browser studio, package
@@ -218,8 +223,17 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 		le.add(err)
 		return Report{}, le
 	}
+	sems := c.Semaphores
+	if sems == nil {
+		g, err := skills.NewGraphSemaphores(skills.GraphSemaphoresConf{Conn: conn})
+		if err != nil {
+			return Report{}, err
+		}
+		defer g.Close() // after the tree's halt: its slots come back at once
+		sems = g
+	}
 	tree, err := runtime.Build(reg, m.Doc, runtime.BuildConf{Main: m.Main, Clock: conn.Clock(), Seed: c.Seed, Blackboard: c.Blackboard,
-		Substitutions: m.Substitutions, Owner: rep.Robot, Semaphores: c.Semaphores})
+		Substitutions: m.Substitutions, Owner: rep.Robot, Semaphores: sems})
 	if err != nil {
 		le := &LoadError{}
 		le.add(err)
@@ -296,7 +310,7 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 			}
 		}()
 	}
-	runConf := ros.RunConf{
+	runConf := bridge.RunConf{
 		Conn: conn, Tree: tree, Profile: m.Profile, Rate: rate, UntilDone: true, Lockstep: c.Lockstep,
 		Paused: paused, Diagnostics: c.Diagnostics, Transitions: c.Transitions, RunID: rep.RunID.String(),
 		Observe: func(t runtime.TickReport) {
@@ -315,7 +329,7 @@ func Run(ctx context.Context, c RunConf) (Report, error) {
 		},
 	}
 	start := time.Now()
-	rr, err := ros.Run(runCtx, runConf)
+	rr, err := bridge.Run(runCtx, runConf)
 	rep.Status, rep.Stats, rep.Wall = rr.Status, rr.Stats, time.Since(start)
 	if c.Conn == nil {
 		// The halt cancelled the running goals in the background: give the

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -138,7 +140,7 @@ func TestRunCannotStart(t *testing.T) {
 	}{
 		{"no master", mission.RunConf{Mission: load(ok), ROS: ros.Conf{MasterURI: "http://127.0.0.1:1/", Host: "127.0.0.1"}},
 			new(*mission.ConnectError), "127.0.0.1:1"},
-		{"lockstep without a profile", mission.RunConf{Mission: load(ok), Lockstep: &ros.LockstepConf{}, ROS: ros.Conf{MasterURI: uri, Host: "127.0.0.1"}},
+		{"lockstep without a profile", mission.RunConf{Mission: load(ok), Lockstep: &bridge.LockstepConf{}, ROS: ros.Conf{MasterURI: uri, Host: "127.0.0.1"}},
 			nil, "lockstep needs a profile"},
 		{"no mission", mission.RunConf{}, nil, "no mission"},
 	} {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/btrobot/btrobot/ros"
 )
 
@@ -66,10 +68,10 @@ func ReadSettings(conf ros.Conf) (Settings, error) {
 }
 
 // CheckRate says what is wrong with a tick rate given on the command line
-// or as a private parameter: the range is a profile's (ros.CheckRate).
+// or as a private parameter: the range is a profile's (bridge.CheckRate).
 func CheckRate(hz float64) error {
-	if ros.CheckRate(hz) != nil {
-		return fmt.Errorf("want a positive number of Hz, %v to %v Hz", ros.MinTickRate, ros.MaxTickRate)
+	if bridge.CheckRate(hz) != nil {
+		return fmt.Errorf("want a positive number of Hz, %v to %v Hz", bridge.MinTickRate, bridge.MaxTickRate)
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -93,7 +95,7 @@ func (s *simWorld) runConf(t *testing.T, robot, tree string) mission.RunConf {
 	m, err := mission.Load(mission.LoadConf{Tree: tree, Profile: simProfile, Places: officeWorld})
 	require.NoError(t, err)
 	return mission.RunConf{
-		Mission: m, Seed: 1, Lockstep: &ros.LockstepConf{},
+		Mission: m, Seed: 1, Lockstep: &bridge.LockstepConf{},
 		ROS: ros.Conf{MasterURI: s.uri, Host: "127.0.0.1", Namespace: "/" + robot, Name: "btrobot"},
 	}
 }

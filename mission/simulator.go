@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/inproc"
 	"github.com/btrobot/btrobot/ros/master"
@@ -233,7 +235,7 @@ func (s *Simulator) RunConf(m *Mission, robot string) (RunConf, error) {
 		return RunConf{}, fmt.Errorf("the simulator has no robot %q", robot)
 	}
 	return RunConf{
-		Mission: m, Lockstep: &ros.LockstepConf{}, OdomOrigin: &origin,
+		Mission: m, Lockstep: &bridge.LockstepConf{}, OdomOrigin: &origin,
 		ROS: s.nodeConf("/"+robot, "btrobot"),
 	}, nil
 }

@@ -280,7 +280,7 @@ func (ac *actionClient) cancel(g *clientGoal) bool {
 // stamp would cancel every goal of the server stamped before it).
 func (ac *actionClient) sendCancel(id string) {
 	_ = ac.cancelPub.Publish(&actionlib_msgs.GoalID{Id: id})
-	ac.conn.lockstep.sent()
+	ac.conn.actionSent()
 }
 
 // serverPoll is how often a client that heard the server's status checks

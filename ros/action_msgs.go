@@ -36,7 +36,7 @@ type actionTopics struct {
 // (move_base_msgs/MoveBaseActionGoal...); on the wire only the MD5 sum
 // must match, which the name does not enter.
 func newActionTopics(t reflect.Type, rosName string) (actionTopics, error) {
-	parts := embeddedParts(t)
+	parts := EmbeddedParts(t)
 	if t.Kind() != reflect.Struct || len(parts) != 3 {
 		return actionTopics{}, fmt.Errorf("an action embeds its goal, result and feedback (3 structs); %s embeds %d", t, len(parts))
 	}

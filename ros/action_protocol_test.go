@@ -302,8 +302,8 @@ func TestServerCancels(t *testing.T) {
 	require.NoError(t, err)
 	r := newRawClient(t, cc, "/hold")
 	require.Eventually(t, func() bool {
-		n, _ := cc.subscriberConns("/hold/goal")
-		m, _ := cc.subscriberConns("/hold/cancel")
+		n, _ := cc.SubscriberConns("/hold/goal")
+		m, _ := cc.SubscriberConns("/hold/cancel")
 		return n > 0 && m > 0
 	}, 10*time.Second, 10*time.Millisecond, "the server never subscribed")
 	base := time.Now()

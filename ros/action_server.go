@@ -114,10 +114,10 @@ func NewActionServer(conf ActionServerConf) (*ActionServer, error) {
 	if conf.Execute == nil {
 		return nil, fmt.Errorf("action %s: no Execute", conf.Name)
 	}
-	if err := checkName(conf.Name); err != nil {
+	if err := CheckName(conf.Name); err != nil {
 		return nil, fmt.Errorf("action: %v", err)
 	}
-	t, err := messageType(conf.Action)
+	t, err := MessageGoType(conf.Action)
 	if err != nil {
 		return nil, fmt.Errorf("action %s: %v", conf.Name, err)
 	}

@@ -102,7 +102,7 @@ func NewActionClient(conf ActionClientConf) (*ActionClient, error) {
 	if conf.Conn == nil {
 		return nil, fmt.Errorf("action %s: no ROS connection", conf.Name)
 	}
-	t, err := messageType(conf.Action)
+	t, err := MessageGoType(conf.Action)
 	if err != nil {
 		return nil, fmt.Errorf("action %s: %v", conf.Name, err)
 	}
@@ -114,7 +114,7 @@ func NewActionClient(conf ActionClientConf) (*ActionClient, error) {
 }
 
 func (c *Conn) actionClient(name string, t reflect.Type) (*actionClient, error) {
-	if err := checkName(name); err != nil {
+	if err := CheckName(name); err != nil {
 		return nil, fmt.Errorf("action: %v", err)
 	}
 	r := c.Resolve(name)
@@ -230,7 +230,7 @@ type GoalConf struct {
 	// OnCancelAnswered, when set, is called once, in the background, after
 	// Run returned because ctx ended and it had sent the goal (and so its
 	// cancel): when the server has acknowledged the cancel, or did not
-	// within cancelAckPatience, or the connection is closing. A paused
+	// within CancelAckPatience, or the connection is closing. A paused
 	// action leaf waits for it before it confirms the robot stopped.
 	OnCancelAnswered func()
 }
@@ -247,8 +247,9 @@ type GoalOutcome struct {
 // Run does not wait for the server to confirm it) and ctx's error is
 // returned. The cancel leaves at once; a server that had not yet listed
 // the goal gets it again when it does (a server that forgets a cancel of a
-// goal it has not seen, as goroslib's does, would run the goal). In
-// lockstep a cancel waits for the server's first word on its goal instead
+// goal it has not seen, as goroslib's does, would run the goal). When the
+// connection's ActionObserver holds cancels (a simulator's lockstep), a
+// cancel waits for the server's first word on its goal instead
 // (maxCancelDelay at most), so that the simulator takes the goal and its
 // cancel in that order on every run.
 //
@@ -286,12 +287,12 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 	g.onEvent = func(e goalEvent) {
 		g.heard()
 		if e.state == done {
-			// Counted for the lockstep (lockstep_actions.go), even for
+			// Counted (Conn.GoalsEnded, which a lockstep reads) even for
 			// a goal Run has given up on.
 			if conf.OnTerminal != nil {
 				conf.OnTerminal()
 			}
-			ac.conn.lockstep.ended.Add(1)
+			ac.conn.goalsEnded.Add(1)
 		}
 		select {
 		case events <- e:
@@ -315,7 +316,7 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 		ac.mu.Unlock()
 		return GoalOutcome{}, fmt.Errorf("action %s: send goal: %w", ac.name, err)
 	}
-	ac.conn.lockstep.sent()
+	ac.conn.actionSent()
 	if conf.OnSent != nil {
 		conf.OnSent()
 	}
@@ -343,10 +344,11 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 		select {
 		case <-ctx.Done():
 			abandon()
-			// In lockstep the simulator is held at the tick until it has
-			// the cancel, so waiting for the ack costs no simulated time,
-			// however long the goal took on the wall clock.
-			if !acked && ac.conn.lockstep.active() {
+			// In lockstep (the observer holds cancels) the simulator is
+			// held at the tick until it has the cancel, so waiting for the
+			// ack costs no simulated time, however long the goal took on
+			// the wall clock.
+			if !acked && ac.conn.holdsCancels() {
 				awaitAck(heard, ackTimer, ac.conn.closing)
 			}
 			ac.cancel(g)
@@ -361,7 +363,7 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 					if conf.OnCancelAnswered != nil {
 						defer conf.OnCancelAnswered()
 					}
-					timer := time.NewTimer(cancelAckPatience)
+					timer := time.NewTimer(CancelAckPatience)
 					defer timer.Stop()
 					for {
 						select {
@@ -396,9 +398,9 @@ func (a *ActionClient) Run(ctx context.Context, goal any, conf GoalConf) (GoalOu
 	}
 }
 
-// cancelAckPatience bounds how long closing a connection waits for the
+// CancelAckPatience bounds how long closing a connection waits for the
 // servers to acknowledge the cancels of halted goals (see trackCancel).
-const cancelAckPatience = 500 * time.Millisecond
+const CancelAckPatience = 500 * time.Millisecond
 
 // maxCancelDelay bounds how long, in lockstep, a cancel waits for the
 // server to acknowledge its goal (see awaitAck): a few of a server's

@@ -1,7 +1,6 @@
 package ros
 
 import (
-	"reflect"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msg"
@@ -60,8 +59,6 @@ type Transition struct {
 	Status          uint8
 	Reason          string
 }
-
-var typeOfTransitions = reflect.TypeFor[Transitions]()
 
 // The mission server's messages (package executor), as msgs/btrobot_msgs
 // declares them; the comments are the .msg, .srv and .action texts.

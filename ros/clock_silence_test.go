@@ -67,14 +67,14 @@ func TestClockSilence(t *testing.T) {
 	base := time.Unix(1000, 0)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := clockSilence{timeout: timeout}
+			s := ClockSilence{Timeout: timeout}
 			found := time.Duration(-1)
 			h := 0
 			for _, at := range tc.looks {
 				for h+1 < len(tc.heard) && tc.heard[h+1] <= at {
 					h++
 				}
-				if s.look(base.Add(at), base.Add(tc.heard[h]), at < tc.held) >= timeout {
+				if s.Look(base.Add(at), base.Add(tc.heard[h]), at < tc.held) >= timeout {
 					found = at
 					break
 				}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2"
@@ -108,7 +109,7 @@ func ConfFromArgs(name string, args []string, getenv func(string) string) (Conf,
 		}
 		switch {
 		case key == "__name":
-			if value == "" || strings.ContainsAny(value, "/~") || checkName(value) != nil {
+			if value == "" || strings.ContainsAny(value, "/~") || CheckName(value) != nil {
 				bad("a node name is a plain name without '/' or '~'")
 				continue
 			}
@@ -127,7 +128,7 @@ func ConfFromArgs(name string, args []string, getenv func(string) string) (Conf,
 			bad("unknown special argument %s (known: __name, __ns, __master, __ip, __hostname, __log)", key)
 		case strings.HasPrefix(key, "_"):
 			pname := key[1:]
-			if err := checkName(pname); err != nil || strings.HasPrefix(pname, "~") {
+			if err := CheckName(pname); err != nil || strings.HasPrefix(pname, "~") {
 				bad("private parameter name %q is not a valid ROS name", pname)
 				continue
 			}
@@ -141,11 +142,11 @@ func ConfFromArgs(name string, args []string, getenv func(string) string) (Conf,
 			}
 			c.Params[pname] = v
 		default:
-			if err := checkName(key); err != nil {
+			if err := CheckName(key); err != nil {
 				bad("remapping from %v", err)
 				continue
 			}
-			if err := checkName(value); err != nil {
+			if err := CheckName(value); err != nil {
 				bad("remapping to %v", err)
 				continue
 			}
@@ -206,10 +207,10 @@ type Conn struct {
 	// would see out (a cancel waiting for its goal's acknowledgement) end.
 	closing chan struct{}
 	// cancels are closed once their halted goal's server acknowledged the
-	// cancel (or cancelAckPatience passed); Close waits for them.
+	// cancel (or CancelAckPatience passed); Close waits for them.
 	cancels []chan struct{}
 	// goals are the cancel functions of the action goals in flight
-	// (trackGoal), for cancelGoals.
+	// (TrackGoal), for CancelGoals.
 	goals   map[*goalEntry]struct{}
 	subs    map[string]*topicSub
 	pubs    map[string]*topicPub
@@ -220,12 +221,11 @@ type Conn struct {
 	actionMu sync.Mutex
 	servers  []func() // closers of providers and action servers
 
-	scanCycles int // bridges running; see startScanCycle
-
 	slaveURI string // the node's own slave API, as the master knows it (TCPROS)
 	lost     lostState
 
-	lockstep lockstepActions // see lockstep_actions.go
+	observer   atomic.Pointer[observerBox] // SetActionObserver
+	goalsEnded atomic.Uint64               // GoalsEnded
 }
 
 // namespaceEnvMu serialises Connect when ROS_NAMESPACE must be overridden.
@@ -251,15 +251,15 @@ func Connect(conf Conf) (*Conn, error) {
 	if conf.MasterTimeout <= 0 {
 		conf.MasterTimeout = DefaultMasterTimeout
 	}
-	ns, err := cleanNamespace(conf.Namespace)
+	ns, err := CleanNamespace(conf.Namespace)
 	if err != nil {
 		return nil, err
 	}
-	if strings.ContainsAny(conf.Name, "/~") || checkName(conf.Name) != nil {
+	if strings.ContainsAny(conf.Name, "/~") || CheckName(conf.Name) != nil {
 		return nil, fmt.Errorf("node name %q: a node name is a plain name without '/' or '~'", conf.Name)
 	}
 	c := &Conn{
-		conf: conf, ns: ns, name: joinName(ns, conf.Name), msgs: conf.Messages,
+		conf: conf, ns: ns, name: JoinName(ns, conf.Name), msgs: conf.Messages,
 		remap:   map[string]string{},
 		subs:    map[string]*topicSub{},
 		pubs:    map[string]*topicPub{},
@@ -357,6 +357,10 @@ func (c *Conn) Namespace() string { return c.ns }
 // MasterURI returns the URI of the master the node registered with.
 func (c *Conn) MasterURI() string { return c.conf.MasterURI }
 
+// SlaveURI returns the URI of the node's own slave API (XML-RPC), as the
+// master knows it.
+func (c *Conn) SlaveURI() string { return c.slaveURI }
+
 // Messages returns the type registry the connection resolves names with.
 func (c *Conn) Messages() *Messages { return c.msgs }
 
@@ -425,9 +429,9 @@ func (c *Conn) SetParam(name string, v any) error {
 
 type goalEntry struct{ cancel context.CancelCauseFunc }
 
-// trackGoal registers an action goal in flight, which cancelGoals cancels
-// with errStalled; the function returned unregisters it.
-func (c *Conn) trackGoal(cancel context.CancelCauseFunc) (untrack func()) {
+// TrackGoal registers an action goal in flight, which CancelGoals cancels;
+// the function returned unregisters it.
+func (c *Conn) TrackGoal(cancel context.CancelCauseFunc) (untrack func()) {
 	e := &goalEntry{cancel}
 	c.mu.Lock()
 	if c.goals == nil {
@@ -442,9 +446,10 @@ func (c *Conn) trackGoal(cancel context.CancelCauseFunc) (untrack func()) {
 	}
 }
 
-// cancelGoals cancels every action goal in flight (their cancels are sent
-// to the servers, as a halt's are), and returns how many there were.
-func (c *Conn) cancelGoals() int {
+// CancelGoals cancels every action goal in flight with cause (their
+// cancels are sent to the servers, as a halt's are), and returns how many
+// there were.
+func (c *Conn) CancelGoals(cause error) int {
 	c.mu.Lock()
 	goals := make([]*goalEntry, 0, len(c.goals))
 	for e := range c.goals {
@@ -452,7 +457,7 @@ func (c *Conn) cancelGoals() int {
 	}
 	c.mu.Unlock()
 	for _, e := range goals {
-		e.cancel(errStalled)
+		e.cancel(cause)
 	}
 	return len(goals)
 }
@@ -478,7 +483,7 @@ func (c *Conn) trackCancel(done chan struct{}) bool {
 }
 
 // Close unregisters every subscriber, publisher, service and action of the
-// node, then the node itself. It first waits, at most cancelAckPatience
+// node, then the node itself. It first waits, at most CancelAckPatience
 // (half a second), for the servers of goals halted earlier to acknowledge
 // their cancels, so that no cancel is lost with its connection. Every
 // unregistration from the master is bounded (unregister), and so is
@@ -497,7 +502,7 @@ func (c *Conn) Close() error {
 	c.cancels = nil
 	c.mu.Unlock()
 	// The cancels of halted goals leave before their connections close.
-	deadline := time.After(cancelAckPatience)
+	deadline := time.After(CancelAckPatience)
 wait:
 	for _, ch := range cancels {
 		select {

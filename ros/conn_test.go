@@ -137,7 +137,7 @@ func TestConnectErrors(t *testing.T) {
 // master, where rosparam sees them, and parameters rosparam sets are read.
 func TestParameters(t *testing.T) {
 	rostest.Require(t, "rosparam")
-	eachMaster(t, func(t *testing.T, uri string) {
+	rostest.EachMaster(t, func(t *testing.T, uri string) {
 		c := connect(t, uri, "bt", "__ns:=/robot1", "_rate:=20", "_frame:=map", "_gain:=0.25", "_enabled:=true")
 		out := rostest.Run(t, uri, 20*time.Second, "rosparam", "get", "/robot1/bt")
 		for _, want := range []string{"rate: 20", "frame: map", "gain: 0.25", "enabled: true"} {

@@ -23,10 +23,10 @@ import (
 //     from CALLER: REASON" through the node's log callback first, on the
 //     goroutine answering the call, before it cancels anything. The Conn's
 //     log callback recognises that line: it marks the connection lost and,
-//     while a Run holds the connection (holdShutdown), keeps the call
+//     while a Run holds the connection (HoldShutdown), keeps the call
 //     waiting until the run has stopped the robot, so that the zero velocity
 //     and the goal cancels still leave over the live connections. The wait
-//     is bounded (shutdownHoldMax); the master gets its answer after it.
+//     is bounded (ShutdownHoldMax); the master gets its answer after it.
 //   - goroslib never looks at the master again after registering: a master
 //     that died or restarted leaves the node running unregistered. The Conn
 //     asks the master on the wall clock whether it still knows the node at
@@ -39,7 +39,7 @@ import (
 
 //   - goroslib reconnects a subscriber whose publisher closed the connection
 //     and says nothing but the log line "subscriber 'TOPIC' got an error:
-//     ..."; the Conn counts those lines per topic (publisherDrops), so that
+//     ..."; the Conn counts those lines per topic (PublisherDrops), so that
 //     Run notices a simulator or a robot whose process died: its /clock, or
 //     every input of the profile, lost its publisher.
 //
@@ -141,9 +141,9 @@ func (e *ServerLostError) Error() string {
 // Is makes the error match ErrLost.
 func (e *ServerLostError) Is(target error) bool { return target == ErrLost }
 
-// deadPublishers returns the nodes the master lists as publishers of the
+// DeadPublishers returns the nodes the master lists as publishers of the
 // resolved topic, and those of them whose slave API does not answer.
-func (c *Conn) deadPublishers(topic string) (registered, dead []string, err error) {
+func (c *Conn) DeadPublishers(topic string) (registered, dead []string, err error) {
 	topics, err := c.wire.topics()
 	if err != nil {
 		return nil, nil, err
@@ -167,9 +167,9 @@ const (
 	DefaultMasterTimeout = time.Second
 )
 
-// shutdownHoldMax bounds how long a shutdown call from the master waits for
+// ShutdownHoldMax bounds how long a shutdown call from the master waits for
 // the run to stop the robot.
-const shutdownHoldMax = 2 * time.Second
+const ShutdownHoldMax = 2 * time.Second
 
 // shutdownLogPrefix begins the line goroslib logs when its slave API gets a
 // shutdown call, before it tears the node down.
@@ -200,9 +200,9 @@ const (
 	subscriberErrInfix  = "' got an error: "
 )
 
-// publisherDrops returns how many times a publisher of the resolved topic
+// PublisherDrops returns how many times a publisher of the resolved topic
 // closed its connection to the node's subscriber.
-func (c *Conn) publisherDrops(topic string) uint64 {
+func (c *Conn) PublisherDrops(topic string) uint64 {
 	c.lost.dropMu.Lock()
 	defer c.lost.dropMu.Unlock()
 	return c.lost.drops[topic]
@@ -223,17 +223,17 @@ func (c *Conn) Err() error {
 }
 
 // lose records the first way the node lost ROS.
-func (c *Conn) lose(err error) {
+func (c *Conn) Lose(err error) {
 	c.lost.once.Do(func() {
 		c.lost.err = err
 		close(c.lost.ch)
 	})
 }
 
-// holdShutdown makes a shutdown call from the master wait, up to
-// shutdownHoldMax, until release is called: Run stops the robot meanwhile.
+// HoldShutdown makes a shutdown call from the master wait, up to
+// ShutdownHoldMax, until release is called: Run stops the robot meanwhile.
 // Every run on the connection holds it.
-func (c *Conn) holdShutdown() (release func()) {
+func (c *Conn) HoldShutdown() (release func()) {
 	ch := make(chan struct{})
 	c.lost.holdMu.Lock()
 	if c.lost.holds == nil {
@@ -271,17 +271,17 @@ func (c *Conn) onPublisherLost(topic string) {
 }
 
 // onShutdown marks the connection lost by a shutdown call, and keeps the
-// call waiting (shutdownHoldMax at most) while the runs holding the
+// call waiting (ShutdownHoldMax at most) while the runs holding the
 // connection stop the robot.
 func (c *Conn) onShutdown(caller, reason string) {
-	c.lose(&ShutdownError{Caller: caller, Reason: reason})
+	c.Lose(&ShutdownError{Caller: caller, Reason: reason})
 	c.lost.holdMu.Lock()
 	var holds []chan struct{}
 	for ch := range c.lost.holds {
 		holds = append(holds, ch)
 	}
 	c.lost.holdMu.Unlock()
-	bound := time.NewTimer(shutdownHoldMax)
+	bound := time.NewTimer(ShutdownHoldMax)
 	defer bound.Stop()
 	for _, ch := range holds {
 		select {
@@ -336,7 +336,7 @@ func (c *Conn) watchMaster() {
 				return
 			default:
 			}
-			c.lose(err)
+			c.Lose(err)
 			return
 		}
 	}
@@ -356,10 +356,10 @@ func (c *Conn) checkMaster(mc *apimaster.Client) error {
 	return nil
 }
 
-// subscriberConns counts the subscribers connected to the node's publisher
+// SubscriberConns counts the subscribers connected to the node's publisher
 // of the resolved topic name, from the node's own slave API (no master
 // needed: it works after the master died).
-func (c *Conn) subscriberConns(topic string) (int, error) {
+func (c *Conn) SubscriberConns(topic string) (int, error) {
 	conns, err := c.wire.bus()
 	if err != nil {
 		return 0, err
@@ -373,10 +373,10 @@ func (c *Conn) subscriberConns(topic string) (int, error) {
 	return n, nil
 }
 
-// unacknowledged waits until what the node wrote to its subscribers has
+// Unacknowledged waits until what the node wrote to its subscribers has
 // been acknowledged, or until deadline, and returns how many connections
 // had not then; ok is false when that cannot be known (tcpack.go).
-func (c *Conn) unacknowledged(topic string, deadline time.Time) (n int, ok bool) {
+func (c *Conn) Unacknowledged(topic string, deadline time.Time) (n int, ok bool) {
 	return c.wire.unacknowledged(topic, deadline)
 }
 
@@ -414,7 +414,7 @@ func (c *Conn) unregister(what string, f func()) {
 			Reason: fmt.Sprintf("it did not answer within %v while %s unregistered %s; the node's other registrations are left to the master", c.unregisterMax(), c.name, what),
 			silent: true,
 		}
-		c.lose(err)
+		c.Lose(err)
 		c.wire.log(LogError, err.Error())
 		c.lost.silentOnce.Do(func() { close(c.lost.silent) })
 	}

@@ -136,7 +136,7 @@ func (m *Messages) Register(name string, v any) error {
 	if kind == ActionKind && strings.HasSuffix(name, "Action") {
 		base := strings.TrimSuffix(name, "Action")
 		names = append(names, base+"Goal", base+"Result", base+"Feedback")
-		parts = embeddedParts(t)
+		parts = EmbeddedParts(t)
 	}
 	for _, n := range names {
 		if _, dup := m.types[n]; dup {
@@ -154,7 +154,7 @@ func (m *Messages) Register(name string, v any) error {
 // checks that goroslib can encode it.
 func classify(t reflect.Type) (TypeKind, error) {
 	zero := reflect.New(t).Elem().Interface()
-	parts := embeddedParts(t)
+	parts := EmbeddedParts(t)
 	switch len(parts) {
 	case 3:
 		if _, _, _, err := actionproc.GoalResultFeedback(zero); err == nil {
@@ -171,9 +171,9 @@ func classify(t reflect.Type) (TypeKind, error) {
 	return MessageKind, nil
 }
 
-// embeddedParts returns the embedded struct fields of a service or action
+// EmbeddedParts returns the embedded struct fields of a service or action
 // definition (request, response; or goal, result, feedback).
-func embeddedParts(t reflect.Type) []reflect.Type {
+func EmbeddedParts(t reflect.Type) []reflect.Type {
 	var out []reflect.Type
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)

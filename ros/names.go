@@ -9,9 +9,9 @@ import (
 // a private one with '~' (under the node's own name), and any other is
 // relative to the node's namespace. Remapping applies to the resolved name.
 
-// checkName reports whether s is a valid ROS graph resource name: a letter,
+// CheckName reports whether s is a valid ROS graph resource name: a letter,
 // '/' or '~' first, then letters, digits, '_' and '/'.
-func checkName(s string) error {
+func CheckName(s string) error {
 	if s == "" {
 		return fmt.Errorf("empty name")
 	}
@@ -30,8 +30,8 @@ func checkName(s string) error {
 	return nil
 }
 
-// cleanNamespace turns "robot1", "/robot1/" or "" into "/robot1" or "/".
-func cleanNamespace(ns string) (string, error) {
+// CleanNamespace turns "robot1", "/robot1/" or "" into "/robot1" or "/".
+func CleanNamespace(ns string) (string, error) {
 	ns = strings.TrimSpace(ns)
 	if ns == "" || ns == "/" {
 		return "/", nil
@@ -40,14 +40,14 @@ func cleanNamespace(ns string) (string, error) {
 		ns = "/" + ns
 	}
 	ns = strings.TrimRight(ns, "/")
-	if err := checkName(ns); err != nil || strings.Contains(ns, "~") {
+	if err := CheckName(ns); err != nil || strings.Contains(ns, "~") {
 		return "", fmt.Errorf("namespace %q is not a valid ROS namespace", ns)
 	}
 	return ns, nil
 }
 
-// joinName joins a namespace and a relative name.
-func joinName(ns, name string) string {
+// JoinName joins a namespace and a relative name.
+func JoinName(ns, name string) string {
 	name = strings.TrimRight(name, "/")
 	if ns == "/" {
 		return "/" + name
@@ -64,9 +64,9 @@ func resolveName(ns, node, name string) string {
 	case strings.HasPrefix(name, "/"):
 		return "/" + strings.Trim(name, "/")
 	case strings.HasPrefix(name, "~"):
-		return joinName(node, strings.TrimPrefix(strings.TrimPrefix(name, "~"), "/"))
+		return JoinName(node, strings.TrimPrefix(strings.TrimPrefix(name, "~"), "/"))
 	default:
-		return joinName(ns, name)
+		return JoinName(ns, name)
 	}
 }
 
@@ -88,4 +88,12 @@ func RobotName(c *Conn) string {
 // ValidKey reports whether s may name a blackboard entry that a profile
 // binds or a command line sets: a letter or '_' followed by letters,
 // digits or '_'.
-func ValidKey(s string) bool { return validKey(s) }
+func ValidKey(s string) bool {
+	for i, r := range s {
+		letter := r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		if !letter && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return s != ""
+}

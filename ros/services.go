@@ -45,7 +45,7 @@ func NewServiceClient(conf ServiceClientConf) (*ServiceClient, error) {
 	if conf.Conn == nil {
 		return nil, fmt.Errorf("service %s: no ROS connection", conf.Name)
 	}
-	t, err := messageType(conf.Srv)
+	t, err := MessageGoType(conf.Srv)
 	if err != nil {
 		return nil, fmt.Errorf("service %s: %v", conf.Name, err)
 	}
@@ -57,7 +57,7 @@ func NewServiceClient(conf ServiceClientConf) (*ServiceClient, error) {
 }
 
 func (c *Conn) serviceClient(name string, t reflect.Type) (*serviceClient, error) {
-	if err := checkName(name); err != nil {
+	if err := CheckName(name); err != nil {
 		return nil, fmt.Errorf("service: %v", err)
 	}
 	r := c.Resolve(name)
@@ -140,10 +140,10 @@ func NewServiceServer(conf ServiceServerConf) (*ServiceServer, error) {
 	if conf.Handler == nil {
 		return nil, fmt.Errorf("service %s: no handler", conf.Name)
 	}
-	if err := checkName(conf.Name); err != nil {
+	if err := CheckName(conf.Name); err != nil {
 		return nil, fmt.Errorf("service: %v", err)
 	}
-	t, err := messageType(conf.Srv)
+	t, err := MessageGoType(conf.Srv)
 	if err != nil {
 		return nil, fmt.Errorf("service %s: %v", conf.Name, err)
 	}

@@ -14,7 +14,7 @@ import (
 
 // messageType returns the struct type of a message given as a value, a
 // pointer or a reflect.Type.
-func messageType(msg any) (reflect.Type, error) {
+func MessageGoType(msg any) (reflect.Type, error) {
 	var t reflect.Type
 	switch x := msg.(type) {
 	case reflect.Type:
@@ -60,7 +60,7 @@ func NewSubscriber(conf SubscriberConf) (*Subscription, error) {
 	if conf.Conn == nil {
 		return nil, fmt.Errorf("subscribe to %s: no ROS connection", conf.Topic)
 	}
-	t, err := messageType(conf.Msg)
+	t, err := MessageGoType(conf.Msg)
 	if err != nil {
 		return nil, fmt.Errorf("subscribe to %s: %v", conf.Topic, err)
 	}
@@ -92,6 +92,11 @@ func (s *Subscription) Topic() string { return s.ts.topic }
 // messages came so far.
 func (s *Subscription) Newest() (msg any, at time.Time, count uint64) { return s.ts.newest() }
 
+// Inject hands msg (a pointer of the topic's type) to the subscription as
+// if it had come on its topic: it becomes the newest and the callbacks get
+// it. For benchmarks and tests that feed a subscriber without a publisher.
+func (s *Subscription) Inject(msg any) { s.ts.receive(msg) }
+
 // Close ends this share of the subscription; the last one unsubscribes.
 func (s *Subscription) Close() { s.once.Do(func() { s.ts.conn.unsubscribe(s.ts, s.id) }) }
 
@@ -108,8 +113,7 @@ type topicSub struct {
 	listeners map[int]func(any, time.Time)
 	nextID    int
 
-	// latched is the newest message as of the start of the current tick,
-	// while a bridge runs the scan cycle.
+	// latched is the newest message as of the last LatchTopics.
 	latched latchedMsg
 }
 
@@ -120,7 +124,7 @@ type latchedMsg struct {
 }
 
 func (c *Conn) subscribe(topic string, t reflect.Type, cb func(any, time.Time)) (*Subscription, error) {
-	if err := checkName(topic); err != nil {
+	if err := CheckName(topic); err != nil {
 		return nil, fmt.Errorf("subscribe: topic %v", err)
 	}
 	name := c.Resolve(topic)
@@ -199,23 +203,11 @@ func (ts *topicSub) newest() (any, time.Time, uint64) {
 
 func (ts *topicSub) close() { ts.conn.unregister("its subscriber of "+ts.topic, ts.unsub) }
 
-// startScanCycle makes the tree's ROS leaves read topics as latched at the
-// start of each tick (latchTopics) rather than as they arrive.
-func (c *Conn) startScanCycle() {
-	c.mu.Lock()
-	c.scanCycles++
-	c.mu.Unlock()
-}
-
-func (c *Conn) stopScanCycle() {
-	c.mu.Lock()
-	c.scanCycles--
-	c.mu.Unlock()
-}
-
-// latchTopics snapshots the newest message of every subscribed topic; the
-// bridge calls it at the start of a tick.
-func (c *Conn) latchTopics() {
+// LatchTopics snapshots the newest message of every subscribed topic,
+// which each Subscription's Latched then returns: a scan cycle (package
+// bridge) latches at the start of every tick, so that everything the tick
+// reads of a topic is one message.
+func (c *Conn) LatchTopics() {
 	c.mu.Lock()
 	subs := make([]*topicSub, 0, len(c.subs))
 	for _, ts := range c.subs {
@@ -229,28 +221,13 @@ func (c *Conn) latchTopics() {
 	}
 }
 
-// latchedView returns the message latchTopics snapshot last.
-func (s *Subscription) latchedView() (any, time.Time, uint64) {
+// Latched returns the message LatchTopics snapshot last (nil before the
+// first), when it was received and how many messages had come by then.
+func (s *Subscription) Latched() (any, time.Time, uint64) {
 	s.ts.mu.Lock()
 	defer s.ts.mu.Unlock()
 	l := s.ts.latched
 	return l.msg, l.at, l.count
-}
-
-// tickView returns the message a tree's leaf sees during a tick: the one
-// latched at its start under a bridge, else the newest.
-func (s *Subscription) tickView() (any, time.Time, uint64) {
-	c := s.ts.conn
-	c.mu.Lock()
-	scan := c.scanCycles > 0
-	c.mu.Unlock()
-	if scan {
-		s.ts.mu.Lock()
-		l := s.ts.latched
-		s.ts.mu.Unlock()
-		return l.msg, l.at, l.count
-	}
-	return s.ts.newest()
 }
 
 // PublisherConf configures NewPublisher.
@@ -301,7 +278,7 @@ func NewPublisher(conf PublisherConf) (*Publisher, error) {
 	if conf.Conn == nil {
 		return nil, fmt.Errorf("publish on %s: no ROS connection", conf.Topic)
 	}
-	t, err := messageType(conf.Msg)
+	t, err := MessageGoType(conf.Msg)
 	if err != nil {
 		return nil, fmt.Errorf("publish on %s: %v", conf.Topic, err)
 	}
@@ -309,7 +286,7 @@ func NewPublisher(conf PublisherConf) (*Publisher, error) {
 }
 
 func (c *Conn) publisher(topic string, t reflect.Type, latch bool) (*Publisher, error) {
-	if err := checkName(topic); err != nil {
+	if err := CheckName(topic); err != nil {
 		return nil, fmt.Errorf("publish: topic %v", err)
 	}
 	name := c.Resolve(topic)

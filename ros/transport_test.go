@@ -384,7 +384,7 @@ func conformDelivery(t *testing.T, g *graph) {
 	defer cancel()
 	require.NoError(t, c.WaitSubscribers(ctx, "/cmd_vel", 2))
 	require.NoError(t, pub.PublishWait(ctx, &std_msgs.Float64{}))
-	unacked, ok := c.unacknowledged("/cmd_vel", time.Now().Add(5*time.Second))
+	unacked, ok := c.Unacknowledged("/cmd_vel", time.Now().Add(5*time.Second))
 	require.True(t, ok)
 	assert.Equal(t, 0, unacked, "both subscribers took the zero velocity")
 	logger.Close()
@@ -400,16 +400,16 @@ func conformCrash(t *testing.T, g *graph) {
 	require.NoError(t, err)
 	node, crash := g.crashedPublisher(t, "/chatter")
 	require.Eventually(t, func() bool { _, _, n := sub.Newest(); return n > 0 }, 20*time.Second, 5*time.Millisecond)
-	drops := c.publisherDrops("/chatter")
-	registered, dead, err := c.deadPublishers("/chatter")
+	drops := c.PublisherDrops("/chatter")
+	registered, dead, err := c.DeadPublishers("/chatter")
 	require.NoError(t, err)
 	assert.Equal(t, []string{node}, registered)
 	assert.Empty(t, dead)
 	crash()
-	require.Eventually(t, func() bool { return c.publisherDrops("/chatter") > drops }, 10*time.Second, 5*time.Millisecond,
+	require.Eventually(t, func() bool { return c.PublisherDrops("/chatter") > drops }, 10*time.Second, 5*time.Millisecond,
 		"the subscriber is told its publisher left")
 	require.Eventually(t, func() bool {
-		registered, dead, err := c.deadPublishers("/chatter")
+		registered, dead, err := c.DeadPublishers("/chatter")
 		return err == nil && len(registered) == 1 && len(dead) == 1
 	}, 10*time.Second, 5*time.Millisecond, "the master still lists the crashed publisher, which does not answer")
 }

@@ -47,7 +47,7 @@ func newRosWire(conf Conf, ns string, ev wireEvents) (*rosWire, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &rosWire{name: joinName(ns, conf.Name)}
+	w := &rosWire{name: JoinName(ns, conf.Name)}
 	nc := goroslib.NodeConf{
 		MasterAddress:   addr,
 		Namespace:       ns,

@@ -55,7 +55,7 @@ type BreakpointsConf struct {
 	// OnPause, when set, is called on the tick's goroutine when the tree
 	// is held (paused true, before the tick waits; the tree's action
 	// leaves are suspended by then, see holdLocked) and when it goes on.
-	// The loop's owner stops the robot (ros.Run does, seeing Paused) and
+	// The loop's owner stops the robot (bridge.Run does, seeing Paused) and
 	// keeps its watchdog quiet while Paused.
 	OnPause func(n *Base, at HookAt, paused bool)
 }

@@ -34,7 +34,7 @@ type BuildConf struct {
 	MaxNodes int
 	// Semaphores is the table the tree's Semaphore nodes share
 	// [DefaultSemaphores, the process's].
-	Semaphores *Semaphores
+	Semaphores SemaphoreTable
 	// Owner names the tree's owner in what other trees are told ("robot2"
 	// holds a Semaphore); empty: node paths alone.
 	Owner string
@@ -65,6 +65,9 @@ func Build(reg *Registry, doc *Document, conf BuildConf) (*Tree, error) {
 	b := newBuilder(reg, doc, conf, true)
 	main := b.mainTree()
 	b.checkDocument()
+	if len(b.errs) == 0 {
+		b.checkLookUpGoals()
+	}
 	if main != nil && len(b.errs) == 0 {
 		bb := conf.Blackboard
 		if bb == nil {
@@ -85,6 +88,9 @@ func Build(reg *Registry, doc *Document, conf BuildConf) (*Tree, error) {
 func Check(reg *Registry, doc *Document, conf BuildConf) error {
 	b := newBuilder(reg, doc, conf, false)
 	b.checkDocument()
+	if len(b.errs) == 0 {
+		b.checkLookUpGoals()
+	}
 	if len(b.errs) == 0 {
 		for _, t := range doc.Trees {
 			b.buildTree(t, t.ID, NewBlackboard(nil), map[string]bool{}, 0, nil)

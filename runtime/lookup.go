@@ -2,7 +2,10 @@ package runtime
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/btrobot/btrobot/runtime/script"
 )
 
 // LookUp runs the tree that achieves the current goal: a table maps goal
@@ -25,7 +28,9 @@ import (
 //     pairs separated by ';'. Every tree it names is checked and built with
 //     the tree, once: an unknown ID is an error at the table's line, with
 //     the closest IDs; two goals may share a tree, built once. A goal
-//     written as a literal must be one of the table's;
+//     written as a literal must be one of the table's, and so must a string
+//     a Script (or any script, post-conditions included) or a SetBlackboard
+//     of the same <BehaviorTree> writes into the goal's entry;
 //   - each tick reads goal and ticks the root of its tree, which becomes
 //     RUNNING; its status is returned, and a completed tree is reset;
 //   - when the goal changes while a tree is RUNNING, that tree is halted
@@ -232,4 +237,91 @@ func (b *builder) buildGoalTrees(s *NodeSpec, path string, bb *Blackboard, ances
 		return nil
 	}
 	return kids
+}
+
+// checkLookUpGoals checks, tree by tree, the goals written into the
+// entries LookUps read their goal from: a string a Script (or any script
+// port, or a post-condition) or a SetBlackboard writes there must be a goal
+// one of the tree's LookUps on that entry serves, as a literal goal must.
+// Entries are matched by name within one <BehaviorTree> (its own scope;
+// remapping into subtrees is not followed).
+func (b *builder) checkLookUpGoals() {
+	for _, t := range b.doc.Trees {
+		if t.Root == nil {
+			continue
+		}
+		served := map[string][]string{} // entry → the goals its LookUps serve
+		walkSpecs(t.Root, func(s *NodeSpec) {
+			if s.Type != lookUpID {
+				return
+			}
+			g, _ := s.Attr("goal")
+			key, ok := BlackboardKey(g, "goal")
+			table, _ := s.Attr("table")
+			entries, err := parseGoalTable(table)
+			if !ok || err != nil {
+				return
+			}
+			for _, e := range entries {
+				if !slices.Contains(served[key], e.goal) {
+					served[key] = append(served[key], e.goal)
+				}
+			}
+		})
+		if len(served) == 0 {
+			continue
+		}
+		check := func(s *NodeSpec, attr, key, value, via string) {
+			goals, read := served[key]
+			if !read || slices.Contains(goals, value) {
+				return
+			}
+			b.errs.add(s.AttrPos(attr), t.ID, "%s sets %s to %q, a goal no LookUp on {%s} serves (they serve %s)%s",
+				via, key, value, key, strings.Join(goals, ", "), didYouMean(value, goals))
+		}
+		walkSpecs(t.Root, func(s *NodeSpec) {
+			var scripts []string // the attributes holding scripts
+			if nt, ok := b.reg.Lookup(s.Type); ok {
+				for _, p := range nt.Ports {
+					if p.Script {
+						scripts = append(scripts, p.Name)
+					}
+				}
+				if s.Type == "SetBlackboard" {
+					out, _ := s.Attr("output_key")
+					key, isRef := BlackboardKey(out, "output_key")
+					if !isRef {
+						key = out
+					}
+					if v, ok := s.Attr("value"); ok {
+						if _, isRef := BlackboardKey(v, "value"); !isRef {
+							check(s, "value", key, v, "SetBlackboard")
+						}
+					}
+				}
+			}
+			scripts = append(scripts, PostConditions[:]...)
+			for _, attr := range scripts {
+				code, ok := s.Attr(attr)
+				if !ok {
+					continue
+				}
+				prog, err := script.Parse(code)
+				if err != nil {
+					continue // the node's own check says why
+				}
+				for _, a := range prog.StringAssignments() {
+					check(s, attr, a.Name, a.Value, fmt.Sprintf("the script of %s (%s, %d:%d)", s.Name(), attr, a.Line, a.Column))
+				}
+			}
+		})
+	}
+}
+
+// walkSpecs calls f on s and every node under it, depth first.
+func walkSpecs(s *NodeSpec, f func(*NodeSpec)) {
+	f(s)
+	for _, c := range s.Children {
+		walkSpecs(c, f)
+	}
 }

@@ -197,6 +197,50 @@ func TestLookUpBuildErrors(t *testing.T) {
 	})
 }
 
+// TestLookUpGoalsSetInTheTree: a goal a Script, a post-condition or a
+// SetBlackboard writes into the LookUp's entry must be one the table
+// serves, as a literal goal must; other entries and served goals are
+// left alone.
+func TestLookUpGoalsSetInTheTree(t *testing.T) {
+	const table = "charge=Charge; deliver=Deliver"
+	main := func(setter *NodeSpec) *NodeSpec { return N("Sequence", nil, setter, lookUp(table)) }
+	runBuildErrors(t, []buildErrorCase{
+		{
+			name: "a script sets a goal no tree serves",
+			doc:  goalDoc(main(N("Script", A("name", "choose", "code", "n := 1; goal := 'chrage'"))), "S", "S", "S"),
+			want: `MainTree: the script of choose (code, 1:17) sets goal to "chrage", a goal no LookUp on {goal} serves (they serve charge, deliver) (did you mean charge?)`,
+		},
+		{
+			name: "either branch of a conditional",
+			doc:  goalDoc(main(N("Script", A("name", "choose", "code", "goal := low ? 'charge' : 'inspect'"))), "S", "S", "S"),
+			want: `MainTree: the script of choose (code, 1:26) sets goal to "inspect", a goal no LookUp on {goal} serves (they serve charge, deliver)`,
+		},
+		{
+			name: "a post-condition",
+			doc:  goalDoc(main(N("AlwaysSuccess", A("name", "done", "_onSuccess", "goal := 'park'"))), "S", "S", "S"),
+			want: `MainTree: the script of done (_onSuccess, 1:9) sets goal to "park", a goal no LookUp on {goal} serves (they serve charge, deliver)`,
+		},
+		{
+			name: "a SetBlackboard",
+			doc:  goalDoc(main(N("SetBlackboard", A("output_key", "goal", "value", "deliverr"))), "S", "S", "S"),
+			want: `MainTree: SetBlackboard sets goal to "deliverr", a goal no LookUp on {goal} serves (they serve charge, deliver) (did you mean deliver?)`,
+		},
+	})
+	for _, tc := range []struct {
+		name   string
+		setter *NodeSpec
+	}{
+		{"a served goal", N("Script", A("code", "goal := 'deliver'"))},
+		{"another entry", N("Script", A("code", "mode := 'fast'"))},
+		{"a SetBlackboard from another entry", N("SetBlackboard", A("output_key", "goal", "value", "{next}"))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Build(testRegistry(nil), goalDoc(main(tc.setter), "S", "S", "S"), BuildConf{Clock: NewManualClock(testEpoch)})
+			require.NoError(t, err)
+		})
+	}
+}
+
 func TestLookUpLiteralGoal(t *testing.T) {
 	runBuildErrors(t, []buildErrorCase{{
 		name: "a literal goal no tree serves",

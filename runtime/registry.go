@@ -107,8 +107,8 @@ type Config struct {
 	spec     *NodeSpec
 	literals map[string]any
 
-	semaphores *Semaphores // BuildConf's
-	owner      string      // BuildConf's
+	semaphores SemaphoreTable // BuildConf's
+	owner      string         // BuildConf's
 }
 
 // Literal returns port name's value when the tree gives it (or its default)

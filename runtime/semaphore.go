@@ -30,14 +30,17 @@ import (
 //   - a slot given back wakes the tree that waits first in line (Tree.Wake),
 //     so it does not wait for its next period.
 //
-// Resources are shared by the trees of one process (a fleet run with
-// several --robot-ns) through the table BuildConf.Semaphores names, by
-// default the process's own. Every holder of a resource must ask the same
-// capacity.
+// Resources are shared through the table BuildConf.Semaphores names: by
+// default the process's own (a fleet run with several --robot-ns). A
+// mission run on ROS (btrobot run, serve) shares them with every process
+// on the master (skills.GraphSemaphores, over the /btrobot/semaphores
+// topic): a holder whose process dies gives its slots back within a lease
+// (2 s), and a process that has just joined listens for as long before it
+// takes a slot. Every holder of a resource must ask the same capacity.
 type Semaphore struct {
 	Base
-	table *Semaphores
-	me    *semHolder
+	table SemaphoreTable
+	me    *SemaphoreHolder
 	state semState
 	since time.Time // when the wait began
 	name  string    // the semaphore waited for or held
@@ -67,15 +70,15 @@ func semaphoreTypes() []NodeType {
 			if err := checkMsecLiteral(c, "wait_msec"); err != nil {
 				return nil, err
 			}
-			table := c.semaphores
-			if table == nil {
-				table = DefaultSemaphores
+			var table SemaphoreTable = DefaultSemaphores
+			if c.semaphores != nil {
+				table = c.semaphores
 			}
 			who := c.Path
 			if c.owner != "" {
 				who = c.owner + ": " + c.Path
 			}
-			return &Semaphore{table: table, me: &semHolder{who: who}}, nil
+			return &Semaphore{table: table, me: &SemaphoreHolder{Who: who}}, nil
 		},
 	}}
 }
@@ -91,8 +94,8 @@ func (n *Semaphore) Tick() (Status, error) {
 		if err != nil {
 			return Failure, err
 		}
-		n.me.wake = n.tree.Wake
-		granted, err := n.table.request(name, int(capacity), n.me)
+		n.me.Wake = n.tree.Wake
+		granted, err := n.table.Request(name, int(capacity), n.me)
 		if err != nil {
 			return Failure, err
 		}
@@ -103,7 +106,7 @@ func (n *Semaphore) Tick() (Status, error) {
 		}
 	}
 	if n.state == semWaiting {
-		if !n.table.granted(n.name, n.me) {
+		if !n.table.Granted(n.name, n.me) {
 			return n.wait()
 		}
 		n.state = semHolding
@@ -122,7 +125,7 @@ func (n *Semaphore) wait() (Status, error) {
 	if err != nil {
 		return Failure, err
 	}
-	holders, before := n.table.state(n.name, n.me)
+	holders, before := n.table.State(n.name, n.me)
 	if ms > 0 {
 		d, err := msecDuration("wait_msec", ms)
 		if err != nil {
@@ -151,7 +154,7 @@ func (n *Semaphore) wait() (Status, error) {
 // giveBack releases the slot or leaves the queue.
 func (n *Semaphore) giveBack() {
 	if n.state != semIdle {
-		n.table.release(n.name, n.me)
+		n.table.Release(n.name, n.me)
 		n.state = semIdle
 	}
 }
@@ -162,9 +165,35 @@ func (n *Semaphore) Halt() {
 	n.ResetChildren()
 }
 
-// Semaphores is a table of named semaphores shared by the trees that are
-// built with it (BuildConf.Semaphores). Safe for concurrent use: each tree
+// SemaphoreTable keeps the slots and queues of named semaphores for the
+// Semaphore nodes of the trees built with it (BuildConf.Semaphores):
+// Semaphores within a process, or a table shared with other processes (the
+// ROS graph's: skills.GraphSemaphores). Safe for concurrent use: each tree
 // ticks on its own goroutine.
+type SemaphoreTable interface {
+	// Request asks a slot of name for h: granted at once when one is free
+	// and nobody waits before h; else h joins the queue. A capacity other
+	// than the one the resource's holders asked is an error.
+	Request(name string, capacity int, h *SemaphoreHolder) (bool, error)
+	// Granted reports whether h holds a slot of name, giving it the slot
+	// when its turn has come.
+	Granted(name string, h *SemaphoreHolder) bool
+	// Release gives h's slot back, or takes h out of the queue, and wakes
+	// the first in line when a slot is free for it.
+	Release(name string, h *SemaphoreHolder)
+	// State returns who holds name and how many wait before h.
+	State(name string, h *SemaphoreHolder) (holders []string, before int)
+}
+
+// SemaphoreHolder is one holder of (or waiter for) a semaphore's slot: a
+// Semaphore node, named Who in the holders' lists. A table calls Wake
+// when the holder's turn may have come.
+type SemaphoreHolder struct {
+	Who  string
+	Wake func()
+}
+
+// Semaphores is the SemaphoreTable of the trees of one process.
 type Semaphores struct {
 	mu   sync.Mutex
 	sems map[string]*semaphore
@@ -178,24 +207,18 @@ func NewSemaphores() *Semaphores { return &Semaphores{sems: map[string]*semaphor
 
 type semaphore struct {
 	capacity int
-	setBy    string       // who set the capacity
-	holders  []*semHolder // in the order they got their slot
-	queue    []*semHolder // first come, first served
+	setBy    string             // who set the capacity
+	holders  []*SemaphoreHolder // in the order they got their slot
+	queue    []*SemaphoreHolder // first come, first served
 }
 
-type semHolder struct {
-	who  string
-	wake func()
-}
-
-// request asks h for a slot of name: granted at once when one is free and
-// nobody waits; else h joins the queue.
-func (s *Semaphores) request(name string, capacity int, h *semHolder) (bool, error) {
+// Request implements SemaphoreTable.
+func (s *Semaphores) Request(name string, capacity int, h *SemaphoreHolder) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sem := s.sems[name]
 	if sem == nil {
-		sem = &semaphore{capacity: capacity, setBy: h.who}
+		sem = &semaphore{capacity: capacity, setBy: h.Who}
 		s.sems[name] = sem
 	}
 	if sem.capacity != capacity {
@@ -209,9 +232,8 @@ func (s *Semaphores) request(name string, capacity int, h *semHolder) (bool, err
 	return false, nil
 }
 
-// granted moves h from the head of the queue to the holders when a slot
-// is free, and reports whether h holds one.
-func (s *Semaphores) granted(name string, h *semHolder) bool {
+// Granted implements SemaphoreTable.
+func (s *Semaphores) Granted(name string, h *SemaphoreHolder) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sem := s.sems[name]
@@ -229,20 +251,19 @@ func (s *Semaphores) granted(name string, h *semHolder) bool {
 	return false
 }
 
-// release gives h's slot back, or takes h out of the queue, and wakes the
-// first in line when a slot is free for it.
-func (s *Semaphores) release(name string, h *semHolder) {
+// Release implements SemaphoreTable.
+func (s *Semaphores) Release(name string, h *SemaphoreHolder) {
 	s.mu.Lock()
 	sem := s.sems[name]
 	if sem == nil {
 		s.mu.Unlock()
 		return
 	}
-	sem.holders = slices.DeleteFunc(sem.holders, func(x *semHolder) bool { return x == h })
-	sem.queue = slices.DeleteFunc(sem.queue, func(x *semHolder) bool { return x == h })
+	sem.holders = slices.DeleteFunc(sem.holders, func(x *SemaphoreHolder) bool { return x == h })
+	sem.queue = slices.DeleteFunc(sem.queue, func(x *SemaphoreHolder) bool { return x == h })
 	var wake func()
 	if len(sem.queue) > 0 && len(sem.holders) < sem.capacity {
-		wake = sem.queue[0].wake
+		wake = sem.queue[0].Wake
 	}
 	if len(sem.holders) == 0 && len(sem.queue) == 0 {
 		delete(s.sems, name) // the next holder may set another capacity
@@ -253,8 +274,8 @@ func (s *Semaphores) release(name string, h *semHolder) {
 	}
 }
 
-// state returns who holds name and how many wait before h.
-func (s *Semaphores) state(name string, h *semHolder) (holders []string, before int) {
+// State implements SemaphoreTable.
+func (s *Semaphores) State(name string, h *SemaphoreHolder) (holders []string, before int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sem := s.sems[name]
@@ -262,7 +283,7 @@ func (s *Semaphores) state(name string, h *semHolder) (holders []string, before 
 		return nil, 0
 	}
 	for _, x := range sem.holders {
-		holders = append(holders, x.who)
+		holders = append(holders, x.Who)
 	}
 	before = slices.Index(sem.queue, h)
 	return holders, max(before, 0)
@@ -270,6 +291,6 @@ func (s *Semaphores) state(name string, h *semHolder) (holders []string, before 
 
 // Holders returns who holds a slot of name now, in the order they got it.
 func (s *Semaphores) Holders(name string) []string {
-	holders, _ := s.state(name, nil)
+	holders, _ := s.State(name, nil)
 	return holders
 }

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
@@ -26,7 +28,7 @@ type Deps struct {
 	// its bridge latches (odometry, laser, battery, bumper) and publishes
 	// (velocity) are found in it, and its "navigate" action names the
 	// navigation server and its timeouts.
-	Profile *ros.Profile
+	Profile *bridge.Profile
 	// Places are the world's named places, which trees may name wherever
 	// they give a pose (a waypoint or a dock).
 	Places *places.Places
@@ -182,7 +184,7 @@ func newEnv(d Deps) (*env, error) {
 
 // resolveKeys fills the keys the caller left empty from the profile, then
 // with the defaults.
-func resolveKeys(k Keys, p *ros.Profile) Keys {
+func resolveKeys(k Keys, p *bridge.Profile) Keys {
 	if p != nil {
 		for _, in := range p.Inputs {
 			topic := strings.ToLower(in.Topic)

@@ -4,7 +4,7 @@
 // TopicFresh, Log, SetPlace, PopPlace, ClaimPlace and ReleasePlace.
 //
 //	reg := runtime.NewRegistry()
-//	ros.Register(reg, ros.Deps{Conn: conn, Profile: profile})
+//	bridge.Register(reg, bridge.Deps{Conn: conn, Profile: profile})
 //	skills.Register(reg, skills.Deps{Conn: conn, Profile: profile, Places: places, Log: sink})
 //
 // # The contract of a skill
@@ -32,7 +32,7 @@
 // move_base. Stale inputs fail safe: a motion stops and fails, BatteryAbove
 // and IsDocked fail, ObstacleWithin sees an obstacle. Long work that
 // belongs to another node (move_base, the docking controller) goes through
-// ros.ActionLeaf, whose goal completion wakes the loop.
+// bridge.ActionLeaf, whose goal completion wakes the loop.
 //
 // # The ROS interfaces the skills expect
 //

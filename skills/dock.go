@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -16,7 +18,7 @@ import (
 //	<Dock dock="dock_west" timeout="120s" error_code="{why}"/>
 //	<Dock/>                                          the nearest dock
 //
-// Contract (ros.ActionLeaf's, the async leaf of DESIGN.md):
+// Contract (bridge.ActionLeaf's, the async leaf of DESIGN.md):
 //   - the tick that starts it sends the dock goal and returns RUNNING; a
 //     robot already on that dock succeeds at once (the server says so);
 //   - while docking, each tick writes elapsed (seconds) and, when the
@@ -37,7 +39,7 @@ import (
 type Dock struct {
 	*runtime.Leaf
 	e      *env
-	action *ros.ActionLeaf
+	action *bridge.ActionLeaf
 
 	name    string // the dock asked for; empty: the nearest
 	target  Pose

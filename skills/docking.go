@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -35,10 +37,10 @@ func (d Docking) check() error {
 
 // dockAction builds the action leaf for one of the docking servers: the
 // profile's action of that name when it has one.
-func (e *env) dockAction(c *runtime.Config, server string, goal func(n *runtime.Leaf) (any, error), feedback func(n *runtime.Leaf, fb any) error) (*ros.ActionLeaf, error) {
-	conf := ros.ActionLeafConf{
+func (e *env) dockAction(c *runtime.Config, server string, goal func(n *runtime.Leaf) (any, error), feedback func(n *runtime.Leaf, fb any) error) (*bridge.ActionLeaf, error) {
+	conf := bridge.ActionLeafConf{
 		Conn: e.Conn, Server: server, Action: ros.MoveBaseAction{},
-		WaitForServerTimeout: ros.DefaultWaitForServerTimeout, ServerTimeout: ros.DefaultServerTimeout,
+		WaitForServerTimeout: bridge.DefaultWaitForServerTimeout, ServerTimeout: bridge.DefaultServerTimeout,
 		Goal: goal, OnFeedback: feedback,
 	}
 	if e.Profile != nil {
@@ -53,12 +55,12 @@ func (e *env) dockAction(c *runtime.Config, server string, goal func(n *runtime.
 	if d, ok := runtime.LiteralAs[time.Duration](c, "timeout"); ok && d > 0 {
 		conf.Timeout = d
 	}
-	return ros.NewActionLeaf(conf)
+	return bridge.NewActionLeaf(conf)
 }
 
 // actionTick ticks an action leaf of a skill and writes elapsed; goal says
 // what the goal was, for the reason of a failure ("to dock1").
-func actionTick(a *ros.ActionLeaf, start time.Time, goal string) (runtime.Status, error) {
+func actionTick(a *bridge.ActionLeaf, start time.Time, goal string) (runtime.Status, error) {
 	st, err := a.Tick()
 	if err == nil && st == runtime.Failure {
 		explainGoal(a, goal)
@@ -76,7 +78,7 @@ func actionTick(a *ros.ActionLeaf, start time.Time, goal string) (runtime.Status
 // "/robot1/move_base aborted the goal to kitchen", "going to kitchen:
 // action /robot1/move_base: the goal's timeout expired (3m0s)". Only while the tree is explaining, on the tick that collected
 // the outcome.
-func explainGoal(a *ros.ActionLeaf, goal string) {
+func explainGoal(a *bridge.ActionLeaf, goal string) {
 	if !a.Explaining() {
 		return
 	}
@@ -117,7 +119,7 @@ type dockConfirm struct {
 // tick is the docking skill's tick: the action's while it runs, then the
 // confirmation. Without a docked flag (skills.Keys.Docked) there is nothing
 // to confirm against and the server's word is taken.
-func (c *dockConfirm) tick(e *env, a *ros.ActionLeaf, start time.Time, goal string, want bool) (runtime.Status, error) {
+func (c *dockConfirm) tick(e *env, a *bridge.ActionLeaf, start time.Time, goal string, want bool) (runtime.Status, error) {
 	if c.until.IsZero() {
 		st, err := actionTick(a, start, goal)
 		if err != nil || st != runtime.Success || e.keys.Docked == "" {

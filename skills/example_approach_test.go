@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 
-	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"
 )
@@ -38,7 +39,7 @@ func (a *approach) OnStart(n *runtime.Leaf) (runtime.Status, error) {
 func (a *approach) OnRunning(n *runtime.Leaf) (runtime.Status, error) {
 	bb := n.Blackboard().Root() // the bridge latches the robot's inputs at the root
 	v, ok := bb.Get("scan")
-	stale, _ := bb.Get("scan" + ros.StaleSuffix)
+	stale, _ := bb.Get("scan" + bridge.StaleSuffix)
 	scan, isScan := v.(sensor_msgs.LaserScan)
 	if !ok || !isScan || stale == true {
 		return runtime.Failure, drive(n, 0) // fail safe: do not drive blind
@@ -111,7 +112,7 @@ func TestApproach(t *testing.T) {
 	for tick := 1; ; tick++ {
 		// Latch: the scan the robot sees (one beam, straight ahead).
 		bb.Set("scan", sensor_msgs.LaserScan{AngleIncrement: 1, RangeMax: 10, Ranges: []float32{float32(wall)}})
-		bb.Set("scan"+ros.StaleSuffix, false)
+		bb.Set("scan"+bridge.StaleSuffix, false)
 		st, err := tree.TickExactlyOnce()
 		if err != nil {
 			t.Fatal(err)

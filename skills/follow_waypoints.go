@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -15,7 +17,7 @@ import (
 //
 //	<FollowWaypoints waypoints="reception;kitchen;lab" current_waypoint="{at}"/>
 //
-// Contract (ros.ActionLeaf's for each goal):
+// Contract (bridge.ActionLeaf's for each goal):
 //   - RUNNING while it works through the list; each reached waypoint sends
 //     the next goal in the same tick; current_waypoint and waypoint_index (from
 //     0) say which one it is heading for, distance_remaining how far it is
@@ -36,7 +38,7 @@ import (
 type FollowWaypoints struct {
 	*runtime.Leaf
 	e      *env
-	action *ros.ActionLeaf
+	action *bridge.ActionLeaf
 
 	route     []string
 	index     int

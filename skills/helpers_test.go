@@ -9,12 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 
 	"github.com/btrobot/btrobot/places"
-	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"
 )
@@ -118,7 +119,7 @@ func (b *bench) set(key string, v any, stale bool) {
 	if err := b.bb().Set(key, v); err != nil {
 		b.t.Fatal(err)
 	}
-	if err := b.bb().Set(key+ros.StaleSuffix, stale); err != nil {
+	if err := b.bb().Set(key+bridge.StaleSuffix, stale); err != nil {
 		b.t.Fatal(err)
 	}
 }
@@ -134,7 +135,7 @@ func (b *bench) latch() {
 		b.set("odom", o, false)
 	default:
 		if _, ok := b.bb().Get("odom"); ok {
-			b.bb().Set("odom"+ros.StaleSuffix, true)
+			b.bb().Set("odom"+bridge.StaleSuffix, true)
 		}
 	}
 	if b.battery != nil {

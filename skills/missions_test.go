@@ -11,8 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/btrobot/btrobot/places"
-	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"
 )
@@ -33,7 +34,7 @@ var missionFiles = []string{"patrol.xml", "dock_and_charge.xml", "patrol_with_ch
 func palette(t testing.TB, deps Deps) *runtime.Registry {
 	t.Helper()
 	reg := registry(t, deps)
-	if err := ros.Register(reg, ros.Deps{Conn: deps.Conn, Profile: deps.Profile}); err != nil {
+	if err := bridge.Register(reg, bridge.Deps{Conn: deps.Conn, Profile: deps.Profile}); err != nil {
 		t.Fatal(err)
 	}
 	return reg

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 
@@ -18,7 +20,7 @@ import (
 //	<NavigateTo goal="kitchen" distance_remaining="{left}" error_code="{why}"/>
 //	<NavigateTo goal="2.5;3.5;0" timeout="60s"/>
 //
-// Contract (ros.ActionLeaf's, the async leaf of DESIGN.md):
+// Contract (bridge.ActionLeaf's, the async leaf of DESIGN.md):
 //   - the tick that starts it reads goal (resolved against the world's
 //     places, else read as a pose) and sends the goal; it returns RUNNING;
 //   - while the goal runs, each tick writes elapsed (seconds) and, from
@@ -42,7 +44,7 @@ import (
 type NavigateTo struct {
 	*runtime.Leaf
 	e      *env
-	action *ros.ActionLeaf
+	action *bridge.ActionLeaf
 
 	goal   Pose
 	target string // the goal as the tree gave it: a place, or x;y;yaw
@@ -93,10 +95,10 @@ func navPorts() []runtime.PortSpec {
 
 // moveBase builds the action leaf that runs move_base goals for a
 // navigation skill.
-func (e *env) moveBase(c *runtime.Config, goal func(n *runtime.Leaf) (any, error), feedback func(n *runtime.Leaf, fb any) error) (*ros.ActionLeaf, error) {
-	conf := ros.ActionLeafConf{
+func (e *env) moveBase(c *runtime.Config, goal func(n *runtime.Leaf) (any, error), feedback func(n *runtime.Leaf, fb any) error) (*bridge.ActionLeaf, error) {
+	conf := bridge.ActionLeafConf{
 		Conn: e.Conn, Server: e.Navigation, Action: ros.MoveBaseAction{},
-		WaitForServerTimeout: ros.DefaultWaitForServerTimeout, ServerTimeout: ros.DefaultServerTimeout,
+		WaitForServerTimeout: bridge.DefaultWaitForServerTimeout, ServerTimeout: bridge.DefaultServerTimeout,
 		Goal: goal, OnFeedback: feedback,
 	}
 	if e.Profile != nil {
@@ -111,7 +113,7 @@ func (e *env) moveBase(c *runtime.Config, goal func(n *runtime.Leaf) (any, error
 	if d, ok := runtime.LiteralAs[time.Duration](c, "timeout"); ok && d > 0 {
 		conf.Timeout = d
 	}
-	return ros.NewActionLeaf(conf)
+	return bridge.NewActionLeaf(conf)
 }
 
 // moveBaseGoal is the goal for pose in frame, stamped now.

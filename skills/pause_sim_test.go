@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/stretchr/testify/assert"
@@ -22,7 +24,7 @@ import (
 
 // A pause holds the robot on a real robot (issue 24): the simulator runs
 // at real speed, not in lockstep (as `btrobot sim --speed 1`), so that
-// nothing but the controller can stop the robot; the tree runs in ros.Run
+// nothing but the controller can stop the robot; the tree runs in bridge.Run
 // as `btrobot run` runs it, held by the runtime's pause control
 // (runtime.Breakpoints, which the studio and the Groot2 server use).
 
@@ -184,12 +186,12 @@ func TestPauseHoldsARobotThatMoveBaseDrives(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			type ended struct {
-				rep ros.RunReport
+				rep bridge.RunReport
 				err error
 			}
 			done := make(chan ended, 1)
 			go func() {
-				rep, err := ros.Run(ctx, ros.RunConf{Conn: conn, Tree: tree, Profile: profile, UntilDone: true, Paused: bp.Paused})
+				rep, err := bridge.Run(ctx, bridge.RunConf{Conn: conn, Tree: tree, Profile: profile, UntilDone: true, Paused: bp.Paused})
 				done <- ended{rep, err}
 			}()
 			defer func() { bp.Close(); cancel(); <-done }()

@@ -6,8 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/btrobot/btrobot/places"
-	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -76,11 +77,11 @@ func TestNodeDocsAreCurrent(t *testing.T) {
 
 // TestKeysFromProfile: the skills find the robot's entries in its profile.
 func TestKeysFromProfile(t *testing.T) {
-	sim, err := ros.LoadProfile("../robots/sim.yaml")
+	sim, err := bridge.LoadProfile("../robots/sim.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	custom, err := ros.ParseProfile([]byte(`
+	custom, err := bridge.ParseProfile([]byte(`
 rate: 10
 inputs:
   - {topic: wheel/odometry, type: nav_msgs/Odometry, key: wheel_odom}
@@ -99,7 +100,7 @@ safety: {velocity_topic: base/cmd_vel}
 	cases := []struct {
 		name    string
 		keys    Keys
-		profile *ros.Profile
+		profile *bridge.Profile
 		want    Keys
 	}{
 		{"no profile: the defaults", Keys{}, nil,

@@ -5,11 +5,12 @@ import (
 	"math"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 
-	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -44,7 +45,7 @@ func (r robotIO) entry(key, what string) (any, time.Time, bool, error) {
 		return nil, time.Time{}, true, unavailablef("no %s yet: entry %q was never written", what, key)
 	}
 	stale := false
-	if s, ok := bb.Get(key + ros.StaleSuffix); ok {
+	if s, ok := bb.Get(key + bridge.StaleSuffix); ok {
 		stale, _ = s.(bool)
 	}
 	return v, stamp, stale, nil

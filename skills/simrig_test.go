@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
@@ -24,7 +26,7 @@ import (
 
 // The simulator tests run btrobot's simulator as a real ROS node against an
 // embedded master, and the trees over real ROS through the robot profile's
-// bridge, in lockstep with the simulator (ros.LockstepPeer): the simulator
+// bridge, in lockstep with the simulator (bridge.LockstepPeer): the simulator
 // runs as fast as the trees allow, and a run does not depend on the
 // machine's load.
 
@@ -99,7 +101,7 @@ func startWorld(t testing.TB, s worldSetup) *world {
 // simProfile is robots/sim.yaml with the simulator's docked topic as an
 // input, so that IsDocked answers in the tick after docking rather than
 // with the next battery message.
-func simProfile(t testing.TB) *ros.Profile {
+func simProfile(t testing.TB) *bridge.Profile {
 	t.Helper()
 	data, err := os.ReadFile("../robots/sim.yaml")
 	if err != nil {
@@ -109,7 +111,7 @@ func simProfile(t testing.TB) *ros.Profile {
 	if !strings.Contains(text, "topic: docked") {
 		text = strings.Replace(text, "\ninputs:\n", "\ninputs:\n  - {topic: docked, type: std_msgs/Bool, fields: {docked: data}, max_age: 5s}\n", 1)
 	}
-	p, err := ros.ParseProfile([]byte(text), "robots/sim.yaml", nil)
+	p, err := bridge.ParseProfile([]byte(text), "robots/sim.yaml", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,10 +180,10 @@ type rig struct {
 	w       *world
 	name    string
 	conn    *ros.Conn
-	profile *ros.Profile
+	profile *bridge.Profile
 	tree    *runtime.Tree
-	bridge  *ros.Bridge
-	peer    *ros.LockstepPeer
+	bridge  *bridge.Bridge
+	peer    *bridge.LockstepPeer
 	period  time.Duration
 	next    time.Time
 	cmdSeq  uint64
@@ -268,7 +270,7 @@ func buildRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
 	if _, err := ros.Subscribe(r.conn, "bumper", func(m *std_msgs.Bool) { r.sense(&r.bumperAt, r.conn.Clock().Now()) }); err != nil {
 		t.Fatal(err)
 	}
-	if r.bridge, err = ros.NewBridge(ros.BridgeConf{Conn: r.conn, Profile: profile, Tree: r.tree}); err != nil {
+	if r.bridge, err = bridge.NewBridge(bridge.BridgeConf{Conn: r.conn, Profile: profile, Tree: r.tree}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(r.bridge.Close)
@@ -278,7 +280,7 @@ func buildRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
 	if err := r.conn.WaitSubscribers(ctx, "cmd_vel", 2); err != nil {
 		t.Fatal(err)
 	}
-	if r.peer, err = ros.NewLockstepPeer(r.conn, "/sim/lockstep"); err != nil {
+	if r.peer, err = bridge.NewLockstepPeer(r.conn, "/sim/lockstep"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -411,7 +413,7 @@ func warmUp(rigs ...*rig) {
 	fresh := func(r *rig) bool {
 		bb := r.tree.Blackboard()
 		for _, key := range []string{"odom", "scan", "battery"} {
-			if v, ok := bb.Get(key + ros.StaleSuffix); !ok || v != false {
+			if v, ok := bb.Get(key + bridge.StaleSuffix); !ok || v != false {
 				return false
 			}
 		}
@@ -453,7 +455,7 @@ func (r *rig) flush(now time.Time, st runtime.Status) {
 	}
 	// The goals and cancels of the tick (or halt) are out before the
 	// simulator goes on, as Run has it.
-	if !r.conn.AwaitSent(time.Second) {
+	if !r.peer.AwaitSent(time.Second) {
 		r.t.Logf("%s: a goal or cancel was not sent within 1s", r.name)
 	}
 	// The next tick is due a period after this one was; the simulator

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -73,7 +74,7 @@ func topicFreshType(e *env) runtime.NodeType {
 					}
 					return false, nil
 				}
-				if s, ok := bb.Get(key + ros.StaleSuffix); ok {
+				if s, ok := bb.Get(key + bridge.StaleSuffix); ok {
 					if stale, _ := s.(bool); stale {
 						if n.Explaining() {
 							n.SetReason(fmt.Sprintf("%s is marked stale by the bridge", e.source(key)))

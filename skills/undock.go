@@ -3,6 +3,8 @@ package skills
 import (
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -12,7 +14,7 @@ import (
 //
 //	<Undock timeout="30s"/>
 //
-// Contract (ros.ActionLeaf's):
+// Contract (bridge.ActionLeaf's):
 //   - the tick that starts it sends the undock goal and returns RUNNING;
 //   - each tick writes elapsed (seconds);
 //   - SUCCESS once the server reports the robot off the dock and, when the
@@ -28,7 +30,7 @@ import (
 type Undock struct {
 	*runtime.Leaf
 	e       *env
-	action  *ros.ActionLeaf
+	action  *bridge.ActionLeaf
 	start   time.Time
 	confirm dockConfirm
 }

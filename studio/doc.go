@@ -24,6 +24,6 @@
 // Conf.AllowControl. A breakpoint holds the tick on the tick's goroutine,
 // as a Groot2 breakpoint does (runtime.TickHook): the run's owner sees
 // Paused, stops the robot and keeps its watchdog quiet
-// (ros.RunConf.Paused). The server binds loopback by default; on any other
+// (bridge.RunConf.Paused). The server binds loopback by default; on any other
 // address every request needs the token printed at start.
 package studio

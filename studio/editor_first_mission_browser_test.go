@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/studio"
 )
 
@@ -27,9 +28,7 @@ const emptyFile = `<root BTCPP_format="4" main_tree_to_execute="Main">
 // saved, and then `btrobot check` and `btrobot tick --ticks 3` on the
 // saved file say what the README says.
 func TestEditorBuildsTheREADMEsFirstMission(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "btrobot")
-	out, err := exec.Command("go", "build", "-o", bin, "../cmd/btrobot").CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := rostest.Btrobot(t)
 
 	for _, how := range []struct {
 		name string

@@ -12,11 +12,12 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/btrobot/btrobot/internal/input"
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/robots"
-	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/worlds"
 )
@@ -142,7 +143,7 @@ func (e *editor) choices() (profiles, worlds []choice) {
 
 // profile reads a profile of the folder (p relative to it) or a shipped
 // one (an ID with shippedPrefix).
-func (e *editor) profile(id string) (*ros.Profile, error) {
+func (e *editor) profile(id string) (*bridge.Profile, error) {
 	if rel, ok := strings.CutPrefix(id, shippedPrefix); ok {
 		if !slices.Contains(shippedProfiles(), rel) {
 			return nil, fmt.Errorf("robot profile %q: btrobot ships %s", id, strings.Join(shippedProfiles(), ", "))
@@ -151,7 +152,7 @@ func (e *editor) profile(id string) (*ros.Profile, error) {
 		if err != nil {
 			return nil, err
 		}
-		return ros.LoadProfile(p)
+		return bridge.LoadProfile(p)
 	}
 	rel, err := e.inFolder(id)
 	if err != nil {
@@ -161,7 +162,7 @@ func (e *editor) profile(id string) (*ros.Profile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("robot profile %q: %w", id, err)
 	}
-	return ros.ParseProfile(data, e.abs(rel), nil)
+	return bridge.ParseProfile(data, e.abs(rel), nil)
 }
 
 // world resolves a world's ID to its folder on disk and reads its places.

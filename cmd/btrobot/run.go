@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/btrobot/btrobot/internal/cli"
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
@@ -164,7 +166,7 @@ func runCommand() *command {
 			attachStudio(srv, &rc, studio.LiveConf{})
 		}
 		if *lockstep {
-			rc.Lockstep = &ros.LockstepConf{}
+			rc.Lockstep = &bridge.LockstepConf{}
 		}
 		if *ticks > 0 {
 			rc.OnTick = func(_ *runtime.Tree, t runtime.TickReport) (string, bool) {

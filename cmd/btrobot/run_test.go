@@ -39,6 +39,9 @@ const (
 // send it signals, or to give it a terminal), in binaryDir, which TestMain
 // removes.
 var binary = sync.OnceValues(func() (string, error) {
+	if path := os.Getenv(rostest.BinaryEnv); path != "" {
+		return path, nil // built once for the whole run (scripts/test)
+	}
 	dir, err := os.MkdirTemp("", "btrobot-test-")
 	if err != nil {
 		return "", err

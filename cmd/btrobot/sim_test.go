@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 
 	"github.com/btrobot/btrobot/ros"
@@ -128,7 +130,7 @@ func TestSimRun(t *testing.T) {
 	if err := ac.WaitForServer(ctx, c.Clock(), 0); err != nil {
 		t.Fatal(err)
 	}
-	peer, err := ros.NewLockstepPeer(c, "")
+	peer, err := bridge.NewLockstepPeer(c, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -174,3 +174,11 @@ func ephemeralLow() int {
 	}
 	return 32768
 }
+
+// EachMaster runs f as a subtest against each of Masters (the embedded
+// master and Debian's rosmaster), with the URI of one it started.
+func EachMaster(t *testing.T, f func(t *testing.T, uri string)) {
+	for _, m := range Masters() {
+		t.Run(m.Name, func(t *testing.T) { f(t, m.Start(t)) })
+	}
+}

@@ -198,6 +198,16 @@ func (p *Process) WaitExit(t testing.TB, timeout time.Duration) error {
 	}
 }
 
+// Exited reports whether the process has exited.
+func (p *Process) Exited() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
+}
+
 // exitError is the exit error once the process has exited, else nil.
 func (p *Process) exitError() error {
 	p.mu.Lock()

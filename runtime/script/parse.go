@@ -349,6 +349,7 @@ func Parse(src string) (*Program, error) {
 	for i, s := range stmts {
 		collectNames(s, &prog.reads, &prog.writes)
 		collectRefs(s, &prog.refs)
+		collectStringAssignments(src, s, &prog.strs)
 		// Only the last statement's value is the program's value.
 		prog.stmts[i] = c.compile(s, i == len(stmts)-1)
 	}
@@ -362,6 +363,49 @@ type Program struct {
 	reads  []string
 	writes []string
 	refs   []*nameRef // the names read, as written (ReadValues)
+	strs   []StringAssignment
+}
+
+// StringAssignment is a variable a script sets to a string literal
+// (goal := 'charge', or either branch of goal = c ? 'charge' : 'deliver'),
+// at Line and Column of the literal in the script.
+type StringAssignment struct {
+	Name, Value  string
+	Line, Column int
+}
+
+// StringAssignments returns the string literals the script assigns to
+// plain variables (not fields), in order: what a checker can compare with
+// the values a variable may take.
+func (p *Program) StringAssignments() []StringAssignment {
+	return append([]StringAssignment(nil), p.strs...)
+}
+
+func collectStringAssignments(src string, e *expr, out *[]StringAssignment) {
+	if e == nil {
+		return
+	}
+	if e.kind == eAssign && (e.op == tDefine || e.op == tAssign) && e.name != nil && len(e.name.path) == 0 {
+		var lits func(x *expr)
+		lits = func(x *expr) {
+			switch {
+			case x == nil:
+			case x.kind == eLit && x.lit.k == kString:
+				pos := errorAt(src, x.pos, "", nil)
+				*out = append(*out, StringAssignment{Name: e.name.root, Value: x.lit.x.(string), Line: pos.Line, Column: pos.Column})
+			case x.kind == eCond:
+				lits(x.b)
+				lits(x.c)
+			}
+		}
+		lits(e.a)
+	}
+	collectStringAssignments(src, e.a, out)
+	collectStringAssignments(src, e.b, out)
+	collectStringAssignments(src, e.c, out)
+	for _, o := range e.operands {
+		collectStringAssignments(src, o, out)
+	}
 }
 
 // Source returns the script text the Program was parsed from.

@@ -48,3 +48,25 @@ func TestReadValues(t *testing.T) {
 		})
 	}
 }
+
+func TestStringAssignments(t *testing.T) {
+	cases := []struct {
+		src  string
+		want []StringAssignment
+	}{
+		{"goal := 'charge'", []StringAssignment{{Name: "goal", Value: "charge", Line: 1, Column: 9}}},
+		{"goal = 'deliver'; n := 3", []StringAssignment{{Name: "goal", Value: "deliver", Line: 1, Column: 8}}},
+		{"x := 1;\ngoal := low ? 'charge' : 'patrol'", []StringAssignment{
+			{Name: "goal", Value: "charge", Line: 2, Column: 15}, {Name: "goal", Value: "patrol", Line: 2, Column: 26}}},
+		{"goal += 'x'", nil},   // a compound assignment builds on what was there
+		{"goal := other", nil}, // not a literal
+		{"a := (b := 'inner')", []StringAssignment{{Name: "b", Value: "inner", Line: 1, Column: 12}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.src, func(t *testing.T) {
+			p, err := Parse(tc.src)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, p.StringAssignments())
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/tf2_msgs"
+	"github.com/btrobot/btrobot/bridge"
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/sim"
@@ -37,8 +38,8 @@ func (n *Node) advertise() error {
 		return err
 	}
 	// The physics step, for lockstep peers that know the sensors' stamps
-	// (ros.PhysicsStepParam).
-	if err := n.conn.SetParam("~"+ros.PhysicsStepParam, n.step.Seconds()); err != nil {
+	// (bridge.PhysicsStepParam).
+	if err := n.conn.SetParam("~"+bridge.PhysicsStepParam, n.step.Seconds()); err != nil {
 		return err
 	}
 	for _, r := range n.w.Robots() {

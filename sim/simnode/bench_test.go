@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
@@ -60,7 +62,7 @@ func benchNode(b *testing.B, period time.Duration) {
 		_, err := ros.NewSubscriber(ros.SubscriberConf{Conn: c, Topic: s.topic, Msg: s.msg, Callback: count})
 		require.NoError(b, err)
 	}
-	peer, err := ros.NewLockstepPeer(c, "")
+	peer, err := bridge.NewLockstepPeer(c, "")
 	require.NoError(b, err)
 	// One simulated second to connect everything, then the measurement.
 	require.NoError(b, peer.Ready(n.Stamp(time.Second)))

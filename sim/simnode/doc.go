@@ -27,7 +27,7 @@
 // time, /clock after every physics step, having set /use_sim_time. Under
 // its private namespace (/sim/ for a node named sim) are the fault
 // services and topics (faults.go), ~render and ~events, and ~lockstep,
-// where lockstep peers hold time back (ros.LockstepPeer).
+// where lockstep peers hold time back (bridge.LockstepPeer).
 //
 // Everything that changes the world happens between two physics steps, on
 // the node's loop, in an order that depends only on what arrived before

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
@@ -92,20 +94,20 @@ func (f *face) advertise() error {
 	if err != nil {
 		return err
 	}
-	// The count of ended goals, for lockstep peers (ros.GoalsEndedTopic).
-	f.endedPub, err = ros.NewPublisher(ros.PublisherConf{Conn: n.conn, Topic: "~" + f.r.Name() + "/" + ros.GoalsEndedTopic, Msg: &std_msgs.Header{}, Latch: true})
+	// The count of ended goals, for lockstep peers (bridge.GoalsEndedTopic).
+	f.endedPub, err = ros.NewPublisher(ros.PublisherConf{Conn: n.conn, Topic: "~" + f.r.Name() + "/" + bridge.GoalsEndedTopic, Msg: &std_msgs.Header{}, Latch: true})
 	if err != nil {
 		return err
 	}
 	n.closers = append(n.closers, f.endedPub.Close)
 	// The sensors' periods, for lockstep peers that wait for a tick's
-	// messages (ros.SensorPeriodsParam).
+	// messages (bridge.SensorPeriodsParam).
 	for topic, rate := range map[string]float64{
 		sim.TopicOdom: n.conf.OdomRate, sim.TopicScan: f.r.Conf().Laser.Rate,
 		sim.TopicBattery: n.conf.BatteryRate, sim.TopicBumper: n.conf.BumperRate,
 		sim.TopicDocked: n.conf.BatteryRate, // with the battery (and on change)
 	} {
-		param := "~" + ros.SensorPeriodsParam + n.conn.Resolve(f.topic(topic))
+		param := "~" + bridge.SensorPeriodsParam + n.conn.Resolve(f.topic(topic))
 		if err := n.conn.SetParam(param, 1/rate); err != nil {
 			return err
 		}
@@ -113,11 +115,11 @@ func (f *face) advertise() error {
 		if topic == sim.TopicScan {
 			phase = n.step.Seconds() // the scans' schedule starts at the first step
 		}
-		if err := n.conn.SetParam("~"+ros.SensorPhasesParam+n.conn.Resolve(f.topic(topic)), phase); err != nil {
+		if err := n.conn.SetParam("~"+bridge.SensorPhasesParam+n.conn.Resolve(f.topic(topic)), phase); err != nil {
 			return err
 		}
 		if topic != sim.TopicScan { // the first scan comes with the first step
-			if err := n.conn.SetParam("~"+ros.SensorsAtZeroParam+n.conn.Resolve(f.topic(topic)), true); err != nil {
+			if err := n.conn.SetParam("~"+bridge.SensorsAtZeroParam+n.conn.Resolve(f.topic(topic)), true); err != nil {
 				return err
 			}
 		}

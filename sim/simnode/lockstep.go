@@ -190,7 +190,7 @@ func (n *Node) awaitPublished() {
 
 // publishGoalsEnded says, for each robot, how many of its goals have ended
 // by now and the newest values said on its topics that go out on change
-// (ros.GoalsEndedTopic); the loop calls it where it waits for a peer.
+// (bridge.GoalsEndedTopic); the loop calls it where it waits for a peer.
 func (n *Node) publishGoalsEnded() {
 	n.mu.Lock()
 	stamp := n.Stamp(n.w.Now())
@@ -207,7 +207,7 @@ func (n *Node) publishGoalsEnded() {
 }
 
 // saidValues writes the newest values said on the topics that go out on
-// change as ros.GoalsEndedTopic's frame_id has them: "/robot1/bumper=false
+// change as bridge.GoalsEndedTopic's frame_id has them: "/robot1/bumper=false
 // /robot1/docked=true", by topic.
 func saidValues(said map[string]bool) string {
 	topics := make([]string, 0, len(said))

@@ -50,7 +50,7 @@ type mission struct {
 // stops the robot as it arrives, and a goal ended in the world holds the
 // next /clock until its terminal state is out (unpublished), so that a
 // tick after it finds it; goalsEnded counts the terminal states, for
-// ros.GoalsEndedTopic.
+// bridge.GoalsEndedTopic.
 
 // navigation is the part of a face that serves the action servers.
 type navigation struct {

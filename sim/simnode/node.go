@@ -78,7 +78,8 @@ type Node struct {
 	w      *sim.World
 	conn   *ros.Conn
 	faces  []*face
-	epoch  time.Time // ROS time of simulated time zero
+	epoch  time.Time  // ROS time of simulated time zero
+	sent   sentCounts // Stats.Sent, counted by the loop's outbox
 	step   time.Duration
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -135,6 +136,9 @@ type Stats struct {
 	// Succeeded counts the goals that succeeded, by robot and action
 	// server: Succeeded[GoalKey{"robot1", "dock"}] is robot1's dock visits.
 	Succeeded map[GoalKey]int
+	// Sent counts the messages the node handed to its publishers, by
+	// topic (global name): a frozen topic's count stands still.
+	Sent map[string]uint64
 }
 
 // GoalKey names a robot's action server in Stats.Succeeded: Server is
@@ -307,6 +311,7 @@ func (n *Node) Stats() Stats {
 	defer n.mu.Unlock()
 	s := n.stats
 	s.Succeeded = maps.Clone(n.stats.Succeeded)
+	s.Sent = n.sent.snapshot()
 	s.SimTime = n.w.Now()
 	s.Peers = len(n.peers)
 	for _, p := range n.pubs {
@@ -409,6 +414,19 @@ func (n *Node) signal() {
 type outbox struct {
 	msgs      []outMsg
 	feedbacks []func()
+	sent      *sentCounts
+}
+
+// sentCounts counts the messages an outbox sent, by topic (Stats.Sent).
+type sentCounts struct {
+	mu sync.Mutex
+	by map[string]uint64
+}
+
+func (c *sentCounts) snapshot() map[string]uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.by)
 }
 
 type outMsg struct {
@@ -422,6 +440,16 @@ func (o *outbox) send() {
 	for _, m := range o.msgs {
 		m.pub.Publish(m.msg)
 	}
+	if o.sent != nil && len(o.msgs) > 0 {
+		o.sent.mu.Lock()
+		if o.sent.by == nil {
+			o.sent.by = map[string]uint64{}
+		}
+		for _, m := range o.msgs {
+			o.sent.by[m.pub.Topic()]++
+		}
+		o.sent.mu.Unlock()
+	}
 	for _, f := range o.feedbacks {
 		f()
 	}
@@ -434,7 +462,7 @@ func (n *Node) loop() {
 	defer close(n.exited)
 	defer n.closeDone()
 	start := time.Now()
-	var out outbox
+	out := outbox{sent: &n.sent}
 	// Time zero: what the robots sense before the first step.
 	n.mu.Lock()
 	for _, f := range n.faces {
@@ -557,7 +585,7 @@ type zeroMsg struct {
 }
 
 // sensorsAtZero picks, from the messages of time zero, the sensors'
-// (ros.SensorsAtZeroParam), with their faces and topics.
+// (bridge.SensorsAtZeroParam), with their faces and topics.
 func (n *Node) sensorsAtZero(msgs []outMsg) []zeroMsg {
 	var out []zeroMsg
 	for _, m := range msgs {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -188,7 +190,7 @@ func TestAt(t *testing.T) {
 		got = append(got, "battery at "+w.Now().String())
 	})
 	c := connect(t, uri, "driver")
-	peer, err := ros.NewLockstepPeer(c, "")
+	peer, err := bridge.NewLockstepPeer(c, "")
 	require.NoError(t, err)
 	require.NoError(t, peer.Ready(n.Stamp(time.Second)))
 	<-n.Done()

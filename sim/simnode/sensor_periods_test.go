@@ -3,15 +3,16 @@ package simnode
 import (
 	"testing"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
 )
 
 // TestSimulatorAdvertisesSensorPeriods: the period of every sensor topic,
-// in simulated seconds, under the node's ros.SensorPeriodsParam, where a
+// in simulated seconds, under the node's bridge.SensorPeriodsParam, where a
 // lockstep peer reads what to wait for.
 func TestSimulatorAdvertisesSensorPeriods(t *testing.T) {
 	uri := rostest.StartMaster(t)
@@ -28,12 +29,12 @@ func TestSimulatorAdvertisesSensorPeriods(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.topic, func(t *testing.T) {
-			got, err := c.ParamFloat64("/sim/" + ros.SensorPeriodsParam + tc.topic)
+			got, err := c.ParamFloat64("/sim/" + bridge.SensorPeriodsParam + tc.topic)
 			require.NoError(t, err)
 			assert.InDelta(t, tc.want, got, 1e-9)
 		})
 	}
-	ok, err := c.HasParam("/sim/" + ros.SensorPeriodsParam + "/robot1/cmd_vel")
+	ok, err := c.HasParam("/sim/" + bridge.SensorPeriodsParam + "/robot1/cmd_vel")
 	require.NoError(t, err)
 	assert.False(t, ok, "cmd_vel is no sensor")
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btrobot/btrobot/bridge"
+
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -124,7 +126,7 @@ func lockstepRun(t testing.TB, seed uint64, cmds []sim.Twist, period time.Durati
 	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: c, Topic: "/robot1/cmd_vel", Msg: &geometry_msgs.Twist{}})
 	require.NoError(t, err)
 	require.NoError(t, c.WaitSubscribers(ctxTimeout(t, 10*time.Second), "/robot1/cmd_vel", 1))
-	peer, err := ros.NewLockstepPeer(c, "")
+	peer, err := bridge.NewLockstepPeer(c, "")
 	require.NoError(t, err)
 	for k, cmd := range cmds {
 		at := time.Unix(0, 0).Add(time.Duration(k) * period)
@@ -210,7 +212,7 @@ func TestLockstepMoveBaseRepeats(t *testing.T) {
 			n, log := startSim(t, uri, simSetup{seed: 3, robots: []sim.RobotConf{noisyRobot}, conf: Conf{Peers: 1, Until: until}})
 			c := connect(t, uri, "driver")
 			ac := actionClient(t, c, "/robot1/move_base")
-			peer, err := ros.NewLockstepPeer(c, "")
+			peer, err := bridge.NewLockstepPeer(c, "")
 			require.NoError(t, err)
 			accepted := make(chan struct{})
 			result := make(chan ros.GoalOutcome, 1)
@@ -242,7 +244,7 @@ func TestLockstepWaitsForPeers(t *testing.T) {
 	now := n.Now()
 	require.Equal(t, time.Duration(0), now, "time moved to %v with no peer", now)
 	a := connect(t, uri, "peer_a")
-	pa, err := ros.NewLockstepPeer(a, "")
+	pa, err := bridge.NewLockstepPeer(a, "")
 	require.NoError(t, err)
 	require.NoError(t, pa.Ready(time.Unix(1, 0)))
 	log.wait(t, "lockstep: peer /peer_a joined", 5*time.Second)
@@ -251,7 +253,7 @@ func TestLockstepWaitsForPeers(t *testing.T) {
 	require.Equal(t, time.Duration(0), now, "time moved to %v with one of two peers", now)
 	b, err := ros.Connect(ros.Conf{MasterURI: uri, Host: "127.0.0.1", Name: "peer_b"})
 	require.NoError(t, err)
-	pb, err := ros.NewLockstepPeer(b, "")
+	pb, err := bridge.NewLockstepPeer(b, "")
 	require.NoError(t, err)
 	require.NoError(t, pb.Ready(time.Unix(2, 0)))
 	// Both joined: time runs to peer_a's stamp and holds there.

@@ -1,0 +1,256 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/btrobot/btrobot/ros"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib"
+
+	"github.com/btrobot/btrobot/ros/rostest"
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// runTree runs tree until its root completes (20 s at most) and returns the
+// final status and the run's report.
+func runTree(t testing.TB, conf RunConf) (runtime.Status, RunReport) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	conf.UntilDone = true
+	rep, err := Run(ctx, conf)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return rep.Status, rep
+}
+
+func bbString(tree *runtime.Tree, key string) string {
+	v, ok := tree.Blackboard().Get(key)
+	if !ok {
+		return "(unset)"
+	}
+	return fmt.Sprint(v)
+}
+
+// TestRunActionWithRospyServer: RunAction against actionlib's Python
+// server, for goals that succeed, abort, are rejected, time out, and are
+// preempted when the tree halts the leaf, and against a server that is not
+// there.
+func TestRunActionWithRospyServer(t *testing.T) {
+	rostest.Require(t, "rospy", "actionlib", "move_base_msgs")
+	rostest.EachMaster(t, func(t *testing.T, uri string) {
+		server := rostest.Python(t, uri, "testdata/action_server.py", "move_base")
+		server.WaitLine(t, "ready", 30*time.Second)
+		c := connect(t, uri, "btrobot")
+		p := profile(t, `
+rate: 50
+actions:
+  navigate: {server: move_base, type: move_base_msgs/MoveBaseAction, wait_for_server_timeout: 10s}
+`)
+		deps := Deps{Conn: c, Profile: p}
+		goal := func(mode, extra string) string {
+			return `<root BTCPP_format="4"><BehaviorTree ID="Main">
+  <RunAction server_name="navigate" goal_fields="target_pose.header.frame_id=` + mode + `; target_pose.pose.position.x={x}"
+             feedback="{fb}" error_code="{code}" ` + extra + `/>
+</BehaviorTree></root>`
+		}
+		cases := []struct {
+			mode, extra string
+			want        runtime.Status
+			code        string
+			serverSays  string
+		}{
+			{mode: "succeed", want: runtime.Success, code: ros.CodeNone, serverSays: "done succeed SUCCEEDED"},
+			{mode: "abort", want: runtime.Failure, code: ros.CodeAborted, serverSays: "done abort ABORTED"},
+			{mode: "reject", want: runtime.Failure, code: ros.CodeGoalRejected, serverSays: "done reject REJECTED"},
+			{mode: "hold", extra: `timeout="300ms"`, want: runtime.Failure, code: ros.CodeTimeout, serverSays: "done hold PREEMPTED"},
+		}
+		for _, tc := range cases {
+			t.Run(tc.mode, func(t *testing.T) {
+				tree := buildTree(t, deps, goal(tc.mode, tc.extra))
+				tree.Blackboard().Set("x", 1.5)
+				st, _ := runTree(t, RunConf{Conn: c, Tree: tree, Profile: p})
+				if st != tc.want || bbString(tree, "code") != tc.code {
+					t.Fatalf("status %v, error_code %s; want %v, %s", st, bbString(tree, "code"), tc.want, tc.code)
+				}
+				server.WaitLine(t, "goal "+tc.mode, 5*time.Second)
+				server.WaitLine(t, tc.serverSays, 5*time.Second)
+				if tc.mode == "succeed" || tc.mode == "hold" {
+					if !strings.Contains(bbString(tree, "fb"), "frame_id:map") && !strings.Contains(bbString(tree, "fb"), "map") {
+						t.Errorf("feedback: %s", bbString(tree, "fb"))
+					}
+				}
+			})
+		}
+
+		t.Run("preempted on halt", func(t *testing.T) {
+			tree := buildTree(t, deps, `<root BTCPP_format="4"><BehaviorTree ID="Main">
+  <Timeout msec="400">
+    <RunAction name="hold" server_name="navigate" goal_fields="target_pose.header.frame_id=hold" error_code="{code}"/>
+  </Timeout>
+</BehaviorTree></root>`)
+			var mu sync.Mutex
+			var halted time.Time
+			tree.Observe(runtime.ObserverFunc(func(tr runtime.Transition) {
+				if tr.Node.Name() == "hold" && tr.From == runtime.Running && tr.To == runtime.Idle {
+					mu.Lock()
+					halted = time.Now()
+					mu.Unlock()
+				}
+			}))
+			st, rep := runTree(t, RunConf{Conn: c, Tree: tree, Profile: p})
+			if st != runtime.Failure {
+				t.Fatalf("status %v, want FAILURE from the Timeout", st)
+			}
+			server.WaitLine(t, "goal hold", 5*time.Second)
+			line := server.WaitLine(t, "cancel hold", 5*time.Second)
+			server.WaitLine(t, "done hold PREEMPTED", 5*time.Second)
+			sec, err := strconv.ParseFloat(strings.Fields(line)[2], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := time.Unix(0, int64(sec*1e9))
+			mu.Lock()
+			delay := seen.Sub(halted)
+			mu.Unlock()
+			t.Logf("the server saw the cancel %v after the halt", delay)
+			// Sent at the halt, not at some later tick or timeout; how soon
+			// it arrives is the machine's business.
+			if halted.IsZero() || delay < -time.Millisecond || delay > time.Second {
+				t.Errorf("the server saw the cancel %v after the halt, want within 1s", delay)
+			}
+			// The server takes 0.5 s to end a cancelled goal: a halt that
+			// waited for it would hold its tick that long.
+			if d := rep.Stats.Durations.Max(); d > 250*time.Millisecond {
+				t.Errorf("a tick took %v: halting must not block", d)
+			}
+			if bbString(tree, "code") != "(unset)" {
+				t.Errorf("a halted goal wrote error_code %s", bbString(tree, "code"))
+			}
+		})
+
+		t.Run("absent server", func(t *testing.T) {
+			tree := buildTree(t, deps, `<root BTCPP_format="4"><BehaviorTree ID="Main">
+  <RunAction server_name="/nobody_home" action_type="move_base_msgs/MoveBaseAction" wait_for_server_timeout="500ms" error_code="{code}"/>
+</BehaviorTree></root>`)
+			start := time.Now()
+			st, rep := runTree(t, RunConf{Conn: c, Tree: tree, Profile: p})
+			took := time.Since(start)
+			if st != runtime.Failure || bbString(tree, "code") != ros.CodeServerUnreachable {
+				t.Fatalf("status %v, code %s; want FAILURE, SERVER_UNREACHABLE", st, bbString(tree, "code"))
+			}
+			if took < 500*time.Millisecond || took > 5*time.Second {
+				t.Errorf("FAILURE after %v, want the 500ms timeout", took)
+			}
+			// The loop kept ticking while the leaf waited, and no tick waited
+			// with it (a blocked tick would last the 500 ms, and the run
+			// would have two ticks).
+			if n := rep.Stats.Ticks; n < 5 {
+				t.Errorf("%d ticks in %v at 50 Hz", n, took)
+			}
+			if d := rep.Stats.Durations.Max(); d > 250*time.Millisecond {
+				t.Errorf("a tick took %v while the server was awaited", d)
+			}
+			t.Logf("FAILURE after %v, %d ticks, lateness p99 %v", took, rep.Stats.Ticks, rep.Stats.Lateness.Quantile(0.99))
+		})
+	})
+}
+
+// TestGoActionServer: the ActionServer helper (what the simulator serves
+// move_base with) against ActionLeaf, with results copied by result_fields,
+// rejection, preemption by a newer goal and cancellation.
+func TestGoActionServer(t *testing.T) {
+	uri := rostest.StartMaster(t)
+	sc := connect(t, uri, "adder")
+	var mu sync.Mutex
+	var events []string
+	note := func(s string) {
+		mu.Lock()
+		events = append(events, s)
+		mu.Unlock()
+	}
+	_, err := ros.NewActionServer(ros.ActionServerConf{
+		Conn: sc, Name: "add", Action: actionlib.TwoIntsAction{}, Preempt: true,
+		Accept: func(g any) bool { return g.(*actionlib.TwoIntsActionGoal).A >= 0 },
+		Execute: func(ctx context.Context, g any, feedback func(any)) (any, error) {
+			goal := g.(*actionlib.TwoIntsActionGoal)
+			if goal.B == 0 {
+				return nil, errors.New("nothing to add")
+			}
+			if goal.A == 7 { // hold until cancelled
+				<-ctx.Done()
+				note("cancelled")
+				return nil, ctx.Err()
+			}
+			return actionlib.TwoIntsActionResult{Sum: goal.A + goal.B}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, uri, "btrobot")
+	deps := Deps{Conn: c}
+	cases := []struct {
+		name, fields string
+		want         runtime.Status
+		code, sum    string
+	}{
+		{"sum", "a=2; b={b}", runtime.Success, ros.CodeNone, "5"},
+		{"rejected", "a=-1; b=1", runtime.Failure, ros.CodeGoalRejected, "(unset)"},
+		{"aborted", "a=1; b=0", runtime.Failure, ros.CodeAborted, "(unset)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tree := buildTree(t, deps, `<root BTCPP_format="4"><BehaviorTree ID="Main">
+  <RunAction server_name="add" action_type="actionlib/TwoIntsAction" goal_fields="`+tc.fields+`"
+             result_fields="sum={sum}" result="{result}" error_code="{code}"/>
+</BehaviorTree></root>`)
+			tree.Blackboard().Set("b", 3)
+			st, _ := runTree(t, RunConf{Conn: c, Tree: tree, Rate: 50})
+			if st != tc.want || bbString(tree, "code") != tc.code || bbString(tree, "sum") != tc.sum {
+				t.Fatalf("status %v code %s sum %s; want %v %s %s", st, bbString(tree, "code"), bbString(tree, "sum"), tc.want, tc.code, tc.sum)
+			}
+		})
+	}
+
+	t.Run("preempted by a newer goal", func(t *testing.T) {
+		client, err := ros.NewActionClient(ros.ActionClientConf{Conn: c, Name: "add", Action: actionlib.TwoIntsAction{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := client.WaitForServer(context.Background(), c.Clock(), 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		first := make(chan ros.GoalOutcome, 1)
+		go func() {
+			o, _ := client.Run(context.Background(), &actionlib.TwoIntsActionGoal{A: 7, B: 1}, ros.GoalConf{})
+			first <- o
+		}()
+		time.Sleep(200 * time.Millisecond)
+		o, err := client.Run(context.Background(), actionlib.TwoIntsActionGoal{A: 1, B: 1}, ros.GoalConf{AckTimeout: 2 * time.Second})
+		if err != nil || o.State != ros.GoalSucceeded || o.Result.(*actionlib.TwoIntsActionResult).Sum != 2 {
+			t.Fatalf("second goal: %+v, %v", o, err)
+		}
+		select {
+		case o := <-first:
+			if o.State != ros.GoalPreempted {
+				t.Errorf("first goal ended %v, want PREEMPTED", o.State)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the first goal never ended")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(events) != 1 || events[0] != "cancelled" {
+			t.Errorf("server events %v", events)
+		}
+	})
+}

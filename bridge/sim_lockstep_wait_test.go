@@ -1,0 +1,112 @@
+package bridge
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/btrobot/btrobot/ros"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/btrobot/btrobot/ros/rostest"
+)
+
+// TestLockstepLatchWaitsForEvents: a tick in lockstep latches only once
+// what the simulator said before it holds has arrived, however late it
+// comes on the wall clock: a change of a sensor that also goes out on
+// change (docked, between its periods), and the return of the work of a
+// goal that ended. Each case delays that event on purpose; before the latch
+// waited for the events, the tick went on without them and saw the dock
+// (and the goal's end) a tick later under load (battery_drop_docks parted
+// so). The delays are well within the latch's liveness bound
+// (sensorPatience).
+func TestLockstepLatchWaitsForEvents(t *testing.T) {
+	rostest.VerifyNoLeaks(t)
+	const delay = 150 * time.Millisecond
+	cases := []struct {
+		name string
+		// said is goals_ended's frame_id: the simulator said docked went
+		// true; that message is the delayed event.
+		said string
+		hold bool // a goal's work that has not returned holds the lockstep
+	}{
+		{name: "a change of docked still on its way", said: "/robot1/docked=true"},
+		{name: "an ended goal's work still returning", hold: true},
+		{name: "both", said: "/robot1/bumper=false /robot1/docked=true", hold: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			uri := rostest.StartMaster(t)
+			simConn := connect(t, uri, "sim")
+			docked, err := ros.NewPublisher(ros.PublisherConf{Conn: simConn, Topic: "/robot1/docked", Msg: &std_msgs.Bool{}})
+			require.NoError(t, err)
+			ended, err := ros.NewPublisher(ros.PublisherConf{Conn: simConn, Topic: "/sim/robot1/" + GoalsEndedTopic, Msg: &std_msgs.Header{}, Latch: true})
+			require.NoError(t, err)
+
+			c := connect(t, uri, "btrobot")
+			_, err = NewLockstepPeer(c, "/sim/lockstep")
+			require.NoError(t, err)
+			sub, err := ros.NewSubscriber(ros.SubscriberConf{Conn: c, Topic: "/robot1/docked", Msg: &std_msgs.Bool{}})
+			require.NoError(t, err)
+			goals, err := ros.NewSubscriber(ros.SubscriberConf{Conn: c, Topic: "/sim/robot1/" + GoalsEndedTopic, Msg: &std_msgs.Header{}})
+			require.NoError(t, err)
+			var warned atomic.Bool
+			ls := &lockstep{conn: c, goals: goals, ticked: true, sensors: &sensorWait{
+				subs: []*ros.Subscription{sub}, byTopic: map[string]*ros.Subscription{"/robot1/docked": sub},
+				warn: func(time.Time) { warned.Store(true) },
+			}}
+			defer ls.sensors.close()
+			defer goals.Close()
+
+			// The robot is not docked, and the tree has heard so.
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			require.NoError(t, simConn.WaitSubscribers(ctx, "/robot1/docked", 1))
+			require.Eventually(t, func() bool {
+				docked.Publish(&std_msgs.Bool{Data: false})
+				msg, _, n := sub.Newest()
+				return n > 0 && !msg.(*std_msgs.Bool).Data
+			}, 10*time.Second, 20*time.Millisecond, "the tree hears docked")
+			// The simulator holds at now, having said what it said.
+			now := time.Unix(5, 0)
+			ended.Publish(&std_msgs.Header{Stamp: now, FrameId: tc.said})
+			require.Eventually(t, func() bool {
+				msg, _, n := goals.Newest()
+				return n > 0 && msg.(*std_msgs.Header).Stamp.Equal(now)
+			}, 10*time.Second, 5*time.Millisecond, "the tree hears goals_ended")
+
+			var returned atomic.Bool
+			var release func()
+			if tc.hold {
+				release = lockstepOf(c).hold() // as a terminal state does (ActionLeaf)
+			}
+			// The events come late, on purpose.
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				time.Sleep(delay)
+				if tc.said != "" {
+					docked.Publish(&std_msgs.Bool{Data: true})
+				}
+				if release != nil {
+					returned.Store(true)
+					release()
+				}
+			}()
+			ls.waitGoals(now)
+			if tc.said != "" {
+				msg, _, _ := sub.Newest()
+				assert.True(t, msg.(*std_msgs.Bool).Data, "the tick latched before the docked change came")
+			}
+			if tc.hold {
+				assert.True(t, returned.Load(), "the tick latched before the ended goal's work returned")
+			}
+			<-done
+			assert.False(t, warned.Load(), "the latch gave up")
+		})
+	}
+}
