@@ -1,6 +1,14 @@
 // Package ros connects behavior trees to robots over ROS 1, through
 // goroslib. It is the only package that uses goroslib's node, topic and
-// service APIs; the simulator reaches ROS through its helpers. Actions
+// service APIs; the simulator reaches ROS through its helpers.
+//
+// A Conn does its own part (names, one endpoint per name shared by its
+// users, the publish queue, the newest message of a topic, loss state, the
+// actionlib protocol) above a transport, the unexported wire (wire.go):
+// goroslib's TCPROS node (wire_goroslib.go), or, with Conf.Graph, a node of
+// an in-process graph (package inproc, wire_inproc.go) for a controller and
+// a simulator that share a process: no sockets, the same semantics
+// (transport_test.go runs one conformance suite over both). Actions
 // are btrobot's own actionlib client and server, built on the package's
 // topics (goroslib's action client made a goal LOST on a stale status, and
 // its server forgot a cancel that overtook its goal).

@@ -23,6 +23,11 @@ func Copy(msg any) (any, error) {
 	if !v.IsValid() || v.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("copy a message: a message is a struct, not %T", msg)
 	}
+	return copyValue(v)
+}
+
+// copyValue returns a pointer to a deep copy of the struct v.
+func copyValue(v reflect.Value) (any, error) {
 	p, err := planOf(v.Type())
 	if err != nil {
 		return nil, err

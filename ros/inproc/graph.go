@@ -3,7 +3,9 @@ package inproc
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -251,12 +253,7 @@ func (g *Graph) Ping(name string) error {
 func (g *Graph) Nodes() []string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	names := make([]string, 0, len(g.nodes))
-	for name := range g.nodes {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(g.nodes))
 }
 
 // TopicInfo is what the graph knows of a topic.

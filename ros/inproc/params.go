@@ -2,7 +2,8 @@ package inproc
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -142,10 +143,5 @@ func (g *Graph) deleteParamLocked(name string) bool {
 func (g *Graph) ParamNames() []string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	names := make([]string, 0, len(g.params))
-	for k := range g.params {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(g.params))
 }

@@ -212,14 +212,3 @@ func (c *ServiceClient) Call(ctx context.Context, req any) (any, error) {
 		return nil, fmt.Errorf("call %s: %w", name, ctx.Err())
 	}
 }
-
-// copyValue returns a pointer to a deep copy of the struct v.
-func copyValue(v reflect.Value) (any, error) {
-	p, err := planOf(v.Type())
-	if err != nil {
-		return nil, err
-	}
-	out := reflect.New(v.Type())
-	p.copy(out.Elem(), v)
-	return out.Interface(), nil
-}
