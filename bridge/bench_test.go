@@ -9,13 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/btrobot/btrobot/ros"
-
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 
+	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -25,8 +24,8 @@ import (
 // BenchmarkReaction is one sample; one of BenchmarkLoop100Hz is one second
 // of the loop:
 //
-//	go test ./ros -run '^$' -bench Reaction -benchtime 400x
-//	go test ./ros -run '^$' -bench Loop100Hz -benchtime 60x
+//	go test ./bridge -run '^$' -bench Reaction -benchtime 400x
+//	go test ./bridge -run '^$' -bench Loop100Hz -benchtime 60x
 //
 // Each reports its quantiles as metrics (ns/op, which would count the
 // sleeps between samples, is left out) and logs the load average.

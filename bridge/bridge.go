@@ -9,10 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/btrobot/btrobot/ros"
-
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 
+	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 )
 

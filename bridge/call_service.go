@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/btrobot/btrobot/ros"
-
 	"github.com/btrobot/btrobot/runtime"
 )
 

@@ -5,10 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/btrobot/btrobot/ros"
-
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 
+	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/runtime"
 )

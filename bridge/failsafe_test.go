@@ -9,13 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/btrobot/btrobot/ros"
-
 	"github.com/bluenviron/goroslib/v2/pkg/apislave"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/rosgraph_msgs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/master"
 	"github.com/btrobot/btrobot/ros/rostest"
 )

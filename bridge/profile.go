@@ -11,11 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/btrobot/btrobot/ros"
-
 	"gopkg.in/yaml.v3"
 
 	"github.com/btrobot/btrobot/internal/input"
+	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 )
 

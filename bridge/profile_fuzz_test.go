@@ -6,14 +6,13 @@ import (
 	"testing"
 
 	"github.com/btrobot/btrobot/ros"
-
 	"github.com/btrobot/btrobot/runtime"
 )
 
 // FuzzParseProfile: no profile, however broken, makes the loader panic, and
 // every error it reports has a position.
 //
-//	go test -run '^$' -fuzz FuzzParseProfile ./ros/
+//	go test -run '^$' -fuzz FuzzParseProfile ./bridge/
 func FuzzParseProfile(f *testing.F) {
 	for _, path := range []string{"../robots/sim.yaml", "../robots/turtlebot3.yaml"} {
 		data, err := os.ReadFile(path)

@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/btrobot/btrobot/ros"
-
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib"
 
+	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/runtime"
 )

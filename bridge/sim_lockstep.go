@@ -12,10 +12,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/btrobot/btrobot/ros"
-
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 
+	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 )
 

@@ -5,11 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/btrobot/btrobot/ros"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/runtime"
 )

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/btrobot/btrobot/ros"
-
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/runtime/script"
 )

@@ -112,6 +112,14 @@ func LoadCatalog(c CatalogConf) (*Catalog, error) {
 				continue
 			}
 			declared[t.ID] = t.Pos
+			if t.ID != mainTree(m.Doc) {
+				// Each tree is a mission, its own root: what mission.Load
+				// checked for the file's main tree, for this one.
+				if errs := checkInputWrites(m, t.ID); len(errs) > 0 {
+					problems.Problems = append(problems.Problems, errs...)
+					continue
+				}
+			}
 			mm := *m
 			mm.Main = t.ID
 			ports, err := portsOf(&mm)
@@ -183,6 +191,40 @@ func portsOf(m *mission.Mission) ([]Port, error) {
 	return ports, nil
 }
 
+// prepare makes every mission ready to run on conn: each tree is built
+// once on the connection, as a goal's run builds it, so that what a build
+// sets up on the connection once and keeps (the action clients of its
+// skills, their topics and publishers, each a talk with the master) is
+// there before the first goal, and a goal's build costs only the tree
+// itself (docs/serving.md, BENCHMARKS.md). The trees are dropped: a run
+// builds its own, fresh, so that no state of one goal's run leaks into
+// the next. Every mission's problem is returned.
+func (c *Catalog) prepare(conn *ros.Conn) error {
+	problems := &mission.LoadError{}
+	for _, id := range c.ids {
+		m := c.missions[id].Mission
+		reg, err := mission.Palette(mission.Deps{Conn: conn, Profile: m.Profile, Places: m.Places})
+		if err == nil {
+			for _, t := range m.Nodes {
+				if err = reg.Register(t); err != nil {
+					break
+				}
+			}
+		}
+		if err == nil {
+			_, err = runtime.Build(reg, m.Doc, runtime.BuildConf{Main: id, Clock: conn.Clock(), Seed: 1,
+				Substitutions: m.Substitutions, Semaphores: runtime.NewSemaphores()})
+		}
+		if err != nil {
+			problems.Problems = append(problems.Problems, fmt.Errorf("mission %s: %w", id, err))
+		}
+	}
+	if len(problems.Problems) > 0 {
+		return problems
+	}
+	return nil
+}
+
 // IDs returns the missions' tree IDs, sorted.
 func (c *Catalog) IDs() []string { return c.ids }
 
@@ -224,4 +266,24 @@ func (c *Catalog) Info() []ros.Mission {
 		out = append(out, info)
 	}
 	return out
+}
+
+// mainTree is the tree mission.Load checked as the file's root.
+func mainTree(doc *runtime.Document) string {
+	if doc.Main == "" && len(doc.Trees) == 1 {
+		return doc.Trees[0].ID
+	}
+	return doc.Main
+}
+
+// checkInputWrites finds the writes of tree id to the profile's inputs.
+func checkInputWrites(m *mission.Mission, id string) []error {
+	if m.Profile == nil {
+		return nil
+	}
+	reg, err := mission.Palette(mission.Deps{Profile: m.Profile, Places: m.Places})
+	if err != nil {
+		return []error{err}
+	}
+	return mission.CheckInputWrites(reg, m.Doc, id, m.Profile)
 }

@@ -9,7 +9,8 @@
 //
 //   - catalog.go: every tree file of the directory loaded and checked at
 //     once (every problem at file:line:col), each tree ID and file name a
-//     mission, with its typed inputs for ~list;
+//     mission, with its typed inputs for ~list, and every mission made
+//     ready on the server's connection before a goal needs it;
 //   - payload.go: a goal's payload, a YAML map typed by the mission's ports;
 //   - server.go: New, the ExecuteMission action server and its one goal
 //     loop: preemption (replace, update, queue, reject), cancel, the
@@ -19,5 +20,9 @@
 //     least once a second;
 //   - pause.go: ~pause and ~resume through runtime.Breakpoints, so the tree
 //     keeps its place and its async skills are suspended;
-//   - services.go: ~list, ~reload, ~pause, ~resume.
+//   - services.go: ~list, ~reload, ~pause, ~resume;
+//   - status.go, diagnostics.go: the server's state (Status) and on
+//     /diagnostics;
+//   - watch.go: Conf.Watch, the catalog reloaded when its files change;
+//   - settings.go: the settings as private parameters (roslaunch).
 package executor

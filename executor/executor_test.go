@@ -113,6 +113,7 @@ func TestLoadCatalogListsEveryProblem(t *testing.T) {
 	good := `<root BTCPP_format="4" main_tree_to_execute="A"><BehaviorTree ID="A"><AlwaysSuccess/></BehaviorTree></root>`
 	for _, tc := range []struct {
 		name  string
+		robot string
 		files map[string]string
 		want  []string
 	}{
@@ -123,9 +124,13 @@ func TestLoadCatalogListsEveryProblem(t *testing.T) {
 			"c.xml": "<root",
 		}, want: []string{"b.xml:3:3", "Sequnce", "c.xml:1"}},
 		{name: "one ID in two files", files: map[string]string{"a.xml": good, "b.xml": good}, want: []string{`tree "A" is declared twice`}},
+		{name: "a tree that is not the file's main writes a profile input", robot: "../robots/sim.yaml", files: map[string]string{
+			"a.xml": "<root BTCPP_format=\"4\" main_tree_to_execute=\"A\"><BehaviorTree ID=\"A\"><AlwaysSuccess/></BehaviorTree>\n" +
+				"<BehaviorTree ID=\"Drain\">\n  <Script code=\"battery := 0.5\"/></BehaviorTree></root>",
+		}, want: []string{"a.xml:3:11", `assigns "battery", an input of the robot profile`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := LoadCatalog(CatalogConf{Dir: write(t, tc.files)})
+			_, err := LoadCatalog(CatalogConf{Dir: write(t, tc.files), Profile: tc.robot})
 			require.Error(t, err)
 			for _, w := range tc.want {
 				assert.Contains(t, err.Error(), w)

@@ -9,10 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/btrobot/btrobot/bridge"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/diagnostic_msgs"
 
+	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
@@ -82,6 +84,13 @@ type Conf struct {
 	Log func(line string)
 	// FeedbackEvery is the longest time between feedbacks [1 s].
 	FeedbackEvery time.Duration
+	// Watch reloads the catalog when a file it was read from changes
+	// (a tree file of the directory added, changed or removed, an
+	// included file, the profile, the places): the files are looked at
+	// every WatchEvery [250 ms], and reloaded once they have stayed
+	// unchanged for WatchSettle [500 ms].
+	Watch                   bool
+	WatchEvery, WatchSettle time.Duration
 }
 
 // Server is a mission server: goals of the ExecuteMission action run the
@@ -107,6 +116,15 @@ type Server struct {
 	seq     uint64
 	wake    chan struct{}
 	closed  bool
+	status  Status    // what /diagnostics and Status tell (under mu)
+	halted  time.Time // when the last run returned
+	// changed is poked when the state changes: /diagnostics goes out.
+	changed  chan struct{}
+	diagDone chan struct{}
+	// watchDone is closed when the watch ends (nil without one).
+	watchDone chan struct{}
+
+	accepted, rejected atomic.Uint64 // goals, since the start
 
 	loopDone chan struct{}
 	cancel   context.CancelFunc
@@ -121,6 +139,9 @@ type goal struct {
 	feedback func(any)
 	result   chan result // buffered: the one result
 	once     sync.Once
+	// accepted is when check took the goal: its first tick is measured
+	// from it (Status.FirstTick).
+	accepted time.Time
 }
 
 type result struct {
@@ -132,11 +153,13 @@ func (g *goal) finish(r result) { g.once.Do(func() { g.result <- r }) }
 
 // active is the mission that runs.
 type active struct {
-	goal    *goal // the goal the run answers; an update hands it on
+	start   *goal // the goal that started the run
+	goal    *goal // the goal the run answers (under mu): an update hands it on
 	mission *Mission
 	stop    context.CancelCauseFunc
 	hold    *holder
 	updates []value
+	ticked  bool // the run has ticked once (under mu)
 }
 
 // preemption is the cause of a run halted for another goal.
@@ -157,7 +180,11 @@ func New(c Conf) (*Server, error) {
 		c.FeedbackEvery = time.Second
 	}
 	s := &Server{conf: c, conn: c.Conn, catalog: c.Catalog, wake: make(chan struct{}, 1), loopDone: make(chan struct{}),
+		changed: make(chan struct{}, 1), diagDone: make(chan struct{}),
 		pending: map[*ros.ExecuteMissionActionGoal]*goal{}}
+	if err := c.Catalog.prepare(c.Conn); err != nil {
+		return nil, err
+	}
 	if err := s.openStanding(c.Catalog); err != nil {
 		return nil, err
 	}
@@ -175,9 +202,29 @@ func New(c Conf) (*Server, error) {
 		s.closeStanding()
 		return nil, err
 	}
+	diag, err := ros.NewPublisher(ros.PublisherConf{Conn: c.Conn, Topic: "/diagnostics", Msg: &diagnostic_msgs.DiagnosticArray{}})
+	if err != nil {
+		for _, sv := range s.svcs {
+			sv.Close()
+		}
+		s.action.Close()
+		s.closeStanding()
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	go s.loop(ctx)
+	go func() { defer close(s.diagDone); s.diagnostics(ctx, diag) }()
+	if c.Watch {
+		if c.WatchEvery <= 0 {
+			c.WatchEvery = defaultWatchEvery
+		}
+		if c.WatchSettle <= 0 {
+			c.WatchSettle = defaultWatchSettle
+		}
+		s.watchDone = make(chan struct{})
+		go func() { defer close(s.watchDone); s.watch(ctx, c.WatchEvery, c.WatchSettle) }()
+	}
 	return s, nil
 }
 
@@ -196,6 +243,10 @@ func (s *Server) Close() {
 	s.mu.Unlock()
 	s.cancel()
 	<-s.loopDone
+	<-s.diagDone
+	if s.watchDone != nil {
+		<-s.watchDone
+	}
 	s.action.Close() // the goals' Execute return: their results go out
 	for _, sv := range s.svcs {
 		sv.Close()
@@ -253,6 +304,7 @@ func (s *Server) stopRobot() bridge.StopReport {
 func (s *Server) check(g any) (any, error) {
 	req := g.(*ros.ExecuteMissionActionGoal)
 	reject := func(err error) (any, error) {
+		s.rejected.Add(1)
 		s.logf("goal for %q rejected: %v", clip(req.Mission), err)
 		return &ros.ExecuteMissionActionResult{Outcome: "REJECTED", Explanation: []string{err.Error()}}, err
 	}
@@ -286,8 +338,9 @@ func (s *Server) check(g any) (any, error) {
 		return reject(fmt.Errorf("%d goals wait already, the most the queue holds", s.waiting))
 	}
 	s.waiting++
+	s.accepted.Add(1)
 	s.seq++
-	s.pending[req] = &goal{seq: s.seq, mission: m, values: vals, preempt: pol, result: make(chan result, 1)}
+	s.pending[req] = &goal{seq: s.seq, mission: m, values: vals, preempt: pol, result: make(chan result, 1), accepted: time.Now()}
 	return nil, nil
 }
 
@@ -397,6 +450,14 @@ func (s *Server) withdraw(g *goal, why string) {
 	}
 }
 
+// stateChanged sends /diagnostics now.
+func (s *Server) stateChanged() {
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+}
+
 func (s *Server) poke() {
 	select {
 	case s.wake <- struct{}{}:
@@ -429,17 +490,27 @@ func (s *Server) loop(ctx context.Context) {
 		s.queue = s.queue[1:]
 		s.waiting--
 		runCtx, stop := context.WithCancelCause(ctx)
-		a := &active{goal: g, mission: g.mission, stop: stop, hold: newHolder(s.paused)}
+		a := &active{start: g, goal: g, mission: g.mission, stop: stop, hold: newHolder(s.paused)}
 		s.cur = a
 		s.mu.Unlock()
+		s.stateChanged()
 		res := s.run(runCtx, a)
 		s.mu.Lock()
 		s.cur = nil
 		g = a.goal
+		// The run has returned: the tree is halted and the robot's stop
+		// confirmed (or reported unconfirmed). The next mission's first
+		// tick is measured from here when it was waiting meanwhile.
+		s.halted = time.Now()
+		s.status.LastResult = fmt.Sprintf("%s (goal %d): %s", a.mission.ID, g.seq, res.res.Outcome)
+		if len(res.res.Explanation) > 0 {
+			s.status.LastResult += ": " + res.res.Explanation[0]
+		}
 		s.mu.Unlock()
 		stop(nil)
 		s.logf("goal %d (%s) ended %s", g.seq, a.mission.ID, res.res.Outcome)
 		g.finish(res)
+		s.stateChanged()
 	}
 }
 
@@ -447,7 +518,7 @@ func (s *Server) loop(ctx context.Context) {
 func (s *Server) run(ctx context.Context, a *active) result {
 	m := a.mission
 	bb := runtime.NewBlackboard(s.conn.Clock().Now)
-	if err := apply(bb, a.goal.values); err != nil {
+	if err := apply(bb, a.start.values); err != nil {
 		return result{res: ros.ExecuteMissionActionResult{Outcome: OutcomeAborted, Explanation: []string{err.Error()}}, err: err}
 	}
 	fb := &feedbacks{s: s, a: a, mission: m.ID, every: s.conf.FeedbackEvery}
@@ -458,6 +529,10 @@ func (s *Server) run(ctx context.Context, a *active) result {
 			s.mu.Lock()
 			up := a.updates
 			a.updates = nil
+			if !a.ticked {
+				a.ticked = true
+				s.firstTick(a)
+			}
 			s.mu.Unlock()
 			if err := apply(tree.Blackboard(), up); err != nil {
 				s.logf("update of %s: %v", m.ID, err)
@@ -467,7 +542,7 @@ func (s *Server) run(ctx context.Context, a *active) result {
 		},
 	}
 	if s.conf.RecordDir != "" {
-		rc.Record = filepath.Join(s.conf.RecordDir, fmt.Sprintf("%s-%04d-%s.db3", time.Now().Format("20060102-150405"), a.goal.seq, m.ID))
+		rc.Record = filepath.Join(s.conf.RecordDir, fmt.Sprintf("%s-%04d-%s.db3", time.Now().Format("20060102-150405"), a.start.seq, m.ID))
 	}
 	if s.conf.Run != nil {
 		s.conf.Run(&rc)
@@ -475,7 +550,7 @@ func (s *Server) run(ctx context.Context, a *active) result {
 	fbDone := make(chan struct{})
 	fbQuit := make(chan struct{})
 	go func() { defer close(fbDone); fb.keepAlive(fbQuit) }()
-	s.logf("goal %d: %s starts", a.goal.seq, m.ID)
+	s.logf("goal %d: %s starts", a.start.seq, m.ID)
 	rep, err := mission.Run(ctx, rc)
 	close(fbQuit)
 	<-fbDone
@@ -558,4 +633,17 @@ func errorCode(bb *runtime.Blackboard) string {
 		return a.key < b.key
 	})
 	return codes[0].txt
+}
+
+// firstTick notes how soon a run ticked (under mu): from its goal's
+// acceptance, and from the halt of the mission it replaced.
+func (s *Server) firstTick(a *active) {
+	now := time.Now()
+	s.status.FirstTick = now.Sub(a.start.accepted)
+	if s.halted.After(a.start.accepted) {
+		// It waited for a mission to end: its first tick is measured
+		// from there.
+		s.status.FirstTick = now.Sub(s.halted)
+		s.status.Switch = s.status.FirstTick
+	}
 }

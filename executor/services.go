@@ -59,6 +59,9 @@ func (s *Server) Reload() *ros.ReloadMissionsRes {
 	old := s.catalog
 	s.mu.Unlock()
 	cat, err := LoadCatalog(old.Conf)
+	if err == nil {
+		err = cat.prepare(s.conn)
+	}
 	if err != nil {
 		res := &ros.ReloadMissionsRes{Missions: old.IDs()}
 		var le *mission.LoadError
@@ -70,11 +73,18 @@ func (s *Server) Reload() *ros.ReloadMissionsRes {
 			res.Errors = []string{err.Error()}
 		}
 		s.logf("reload refused, the missions stay as they were: %d problems:\n%s", len(res.Errors), strings.Join(res.Errors, "\n"))
+		s.mu.Lock()
+		s.status.LastReloadError = fmt.Sprintf("%d problems: %s", len(res.Errors), strings.Join(res.Errors, "; "))
+		s.mu.Unlock()
+		s.stateChanged()
 		return res
 	}
 	s.mu.Lock()
 	s.catalog = cat
+	s.status.Reloads++
+	s.status.LastReloadError = ""
 	s.mu.Unlock()
+	s.stateChanged()
 	s.logf("reloaded %d missions from %s", len(cat.IDs()), cat.Conf.Dir)
 	return &ros.ReloadMissionsRes{Success: true, Missions: cat.IDs()}
 }
@@ -86,11 +96,13 @@ func (s *Server) Pause() (string, error) {
 	s.paused = true
 	a := s.cur
 	s.mu.Unlock()
+	s.stateChanged()
 	if a == nil {
 		rep := s.stopRobot()
 		return "paused: no mission runs; the next goal starts paused; " + rep.String(), nil
 	}
 	a.hold.pause()
+	defer s.stateChanged()
 	deadline := time.Now().Add(holdPatience)
 	for !a.hold.Paused() {
 		if time.Now().After(deadline) {
@@ -109,6 +121,7 @@ func (s *Server) Resume() (string, error) {
 	s.paused = false
 	a := s.cur
 	s.mu.Unlock()
+	s.stateChanged()
 	if a == nil {
 		if !was {
 			return "not paused", nil

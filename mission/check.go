@@ -4,13 +4,12 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/btrobot/btrobot/bridge"
-
 	"path/filepath"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/internal/input"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/btrobot/btrobot/bridge"
-
 	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
@@ -146,6 +145,9 @@ func Load(c LoadConf) (*Mission, error) {
 	if err := runtime.Check(reg, doc, runtime.BuildConf{Main: c.Main}); err != nil {
 		problems.add(err)
 	}
+	for _, err := range CheckInputWrites(reg, doc, mainOf(doc, c.Main), m.Profile) {
+		problems.add(err)
+	}
 	if c.Main != "" && doc.Tree(c.Main) == nil {
 		ids := make([]string, len(doc.Trees))
 		for i, t := range doc.Trees {
@@ -199,4 +201,18 @@ func (m *Mission) InputKeys(max int) []string {
 		}
 	}
 	return keys
+}
+
+// mainOf is the tree a run of doc starts: main, else the document's
+// main_tree_to_execute, else its only tree.
+func mainOf(doc *runtime.Document, main string) string {
+	switch {
+	case main != "":
+		return main
+	case doc.Main != "":
+		return doc.Main
+	case len(doc.Trees) == 1:
+		return doc.Trees[0].ID
+	}
+	return ""
 }

@@ -7,10 +7,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/btrobot/btrobot/bridge"
-
 	"github.com/google/uuid"
 
+	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/skills"

@@ -8,12 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/btrobot/btrobot/bridge"
-
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/btrobot/btrobot/bridge"
-
 	"github.com/btrobot/btrobot/ros"
 )
 

@@ -44,7 +44,7 @@ type ActionServerConf struct {
 	Cancel func(goal any)
 	// OnTaken, when set, is called once each goal has been accepted or
 	// rejected and each cancel handled: a simulator in lockstep counts
-	// them (lockstep_actions.go).
+	// them (bridge/lockstep_actions.go).
 	OnTaken func()
 	// OnEnd, when set, is called with each goal once its terminal state
 	// (succeeded, aborted, cancelled, rejected) has been published.

@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/btrobot/btrobot/bridge"
-
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 
+	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 )

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/btrobot/btrobot/bridge"
-
 	"github.com/btrobot/btrobot/places"
 	"github.com/btrobot/btrobot/runtime"
 )

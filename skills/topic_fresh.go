@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/btrobot/btrobot/bridge"
-
 	"github.com/btrobot/btrobot/runtime"
 )
 

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/btrobot/btrobot/bridge"
-
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 )

@@ -129,8 +129,8 @@ func TestSubtreeFromSelection(t *testing.T) {
 	}{
 		{name: "the README's Repeat", file: "first.xml", node: 2, id: "Count", ticks: 4, keys: []string{"count"}},
 		{name: "the README's root", file: "first.xml", node: 0, id: "Whole", ticks: 4, keys: []string{"count"}},
-		{name: "hello's lap: scripts' keys", file: "hello.xml", node: 3, id: "Lap", ticks: 5, keys: []string{"battery", "laps"}},
-		{name: "hello's three laps, a decorator", file: "hello.xml", node: 2, id: "ThreeLaps", ticks: 5, keys: []string{"battery", "laps"}},
+		{name: "hello's lap: scripts' keys", file: "hello.xml", node: 3, id: "Lap", ticks: 5, keys: []string{"charge", "laps"}},
+		{name: "hello's three laps, a decorator", file: "hello.xml", node: 2, id: "ThreeLaps", ticks: 5, keys: []string{"charge", "laps"}},
 		{name: "hello's greeting, a leaf", file: "hello.xml", node: 6, id: "Greet", ticks: 5, keys: []string{"greeting", "laps"}},
 		{name: "entries named as text", file: "entries.xml", node: 2, id: "Clear", ticks: 2, keys: []string{"seen"}},
 	} {

@@ -13,7 +13,6 @@ import (
 	"sync"
 
 	"github.com/btrobot/btrobot/bridge"
-
 	"github.com/btrobot/btrobot/internal/input"
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/places"

@@ -35,7 +35,7 @@ func TestHelloMission(t *testing.T) {
 		assert.Equal(t, w, st, "tick %d: %v, want %v", i+1, st, w)
 		if i == 2 {
 			got := tree.Blackboard().Snapshot()
-			wantBB := map[string]any{"laps": 3, "battery": 0.25, "greeting": "hello, world: 3 laps done"}
+			wantBB := map[string]any{"laps": 3, "charge": 0.25, "greeting": "hello, world: 3 laps done"}
 			for k, v := range wantBB {
 				assert.True(t, got[k] == v, "after tick 3, %s = %#v, want %#v (blackboard %v)", k, got[k], v, got)
 			}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -66,5 +67,85 @@ func TestRoslaunchStartsTheSimulatorAndAMission(t *testing.T) {
 	assert.Contains(t, text, "REQUIRED process [robot1/btrobot-2] has died!\nprocess has finished cleanly")
 	if t.Failed() {
 		t.Logf("roslaunch (%v):\n%s", err, text)
+	}
+}
+
+// TestRoslaunchStartsTheMissionServer runs launch/serve.launch with
+// Debian's roslaunch: btrobot serve takes its missions, profile, places,
+// preempt and watch from its private parameters; a flag written in the
+// node's args wins over its parameter; a bad parameter is refused naming
+// it (and roslaunch ends, the node being required); with ~watch a file
+// written into the directory is reloaded; SIGINT stops the server.
+func TestRoslaunchStartsTheMissionServer(t *testing.T) {
+	rostest.Require(t, "roslaunch")
+	bin := buildBinary(t)
+	binDir := t.TempDir()
+	require.NoError(t, os.Symlink(bin, filepath.Join(binDir, "btrobot")))
+	pkg, err := filepath.Abs("../../launch")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		want   []string // in the output while it serves (nothing more is done when it is not expected to serve)
+		serves bool
+		watch  bool
+	}{
+		{name: "from its parameters", args: []string{"preempt:=queue", "watch:=true"}, serves: true, watch: true,
+			want: []string{" (watched) (Wait), preempt queue, on "}},
+		{name: "a flag wins over its parameter", args: []string{"preempt:=queue", "flags:=--preempt reject"}, serves: true,
+			want: []string{"missions of ", " (Wait), preempt reject, on "}},
+		{name: "a bad parameter", args: []string{"preempt:=later"},
+			want: []string{`private parameter /robot1/btrobot/preempt: want replace, update, queue or reject: unknown preempt "later"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "wait.xml"),
+				[]byte(`<root BTCPP_format="4"><BehaviorTree ID="Wait"><Sleep msec="60000"/></BehaviorTree></root>`), 0o644))
+			uri := rostest.StartMaster(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "roslaunch", append([]string{"btrobot", "serve.launch", "sim:=false", "missions:=" + dir}, tc.args...)...)
+			cmd.Env = append(rostest.Env(t, uri),
+				"ROS_PACKAGE_PATH="+pkg,
+				"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+			cmd.WaitDelay = 5 * time.Second
+			var out lockedBuffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			require.NoError(t, cmd.Start())
+			ended := make(chan error, 1)
+			go func() { ended <- cmd.Wait() }()
+			defer func() {
+				if t.Failed() {
+					t.Logf("roslaunch:\n%s", out.String())
+				}
+			}()
+			for _, w := range tc.want {
+				require.Eventually(t, func() bool { return strings.Contains(out.String(), w) }, time.Minute, 50*time.Millisecond, "roslaunch prints %q", w)
+			}
+			if !tc.serves {
+				select {
+				case <-ended:
+				case <-ctx.Done():
+				}
+				require.NoError(t, ctx.Err(), "roslaunch ends with its required node")
+				assert.Contains(t, out.String(), "REQUIRED process [robot1/btrobot-1] has died!")
+				return
+			}
+			if tc.watch {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "more.xml"),
+					[]byte(`<root BTCPP_format="4"><BehaviorTree ID="More"><AlwaysSuccess/></BehaviorTree></root>`), 0o644))
+				require.Eventually(t, func() bool { return strings.Contains(out.String(), "reloaded 2 missions from "+dir) },
+					time.Minute, 50*time.Millisecond, "the watch reloads")
+			}
+			require.NoError(t, syscall.Kill(-cmd.Process.Pid, syscall.SIGINT))
+			select {
+			case <-ended:
+			case <-ctx.Done():
+			}
+			require.NoError(t, ctx.Err(), "roslaunch ends on SIGINT")
+			assert.Contains(t, out.String(), "btrobot serve: stopped")
+		})
 	}
 }

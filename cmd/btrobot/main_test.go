@@ -232,7 +232,7 @@ func TestTickWithSubstitutionRules(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{"a condition made to fail", rules, exitOK, `{"tick":1,"status":"FAILURE"}` + "\n" + `{"blackboard":{"battery":1,"greeting":"","laps":0,"why":"battery flat"}}`,
+		{"a condition made to fail", rules, exitOK, `{"tick":1,"status":"FAILURE"}` + "\n" + `{"blackboard":{"charge":1,"greeting":"","laps":0,"why":"battery flat"}}`,
 			"battery_ok (ScriptCondition) FAILURE: substituted by the test node flat: return_status FAILURE"},
 		{"a mistake in the rules", bad, exitUsage, "", `bad.json:1:31: TestNodeConfigs.flat: unknown key "retrun_status" (did you mean return_status?)`},
 		{"no rules file", filepath.Join(t.TempDir(), "none.json"), exitUsage, "", "none.json: no such file"},

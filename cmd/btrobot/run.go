@@ -9,7 +9,6 @@ import (
 	"os"
 
 	"github.com/btrobot/btrobot/bridge"
-
 	"github.com/btrobot/btrobot/internal/cli"
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"

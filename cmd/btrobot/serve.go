@@ -13,7 +13,7 @@ func serveCommand() *command {
 	c := &command{
 		name: "serve",
 		args: "--missions DIR [--robot PROFILE.yaml] [--places FILE|DIR] [--master URI|auto] [--preempt replace|update|queue|reject] " +
-			"[--rate HZ] [--record-dir DIR] [ROS args: __ns:=/robot1 __name:=btrobot ...]",
+			"[--rate HZ] [--record-dir DIR] [--watch] [ROS args: __ns:=/robot1 __name:=btrobot ...]",
 		summary: "Serve the missions of a directory on a robot: goals of the ExecuteMission action (btrobot_msgs, ~execute) run them\n" +
 			"one at a time, with feedback and a result that says why; ~list, ~reload, ~pause and ~resume are services.\n" +
 			"Every tree file of DIR is loaded and validated first: on any problem the server does not start and every problem is\n" +
@@ -21,6 +21,9 @@ func serveCommand() *command {
 			"mission's blackboard, each value typed by the port it feeds. A goal that comes while a mission runs replaces it,\n" +
 			"updates it (same mission: its payload is written into the running blackboard), waits (at most 16) or is rejected,\n" +
 			"as --preempt or the goal's own preempt says. A cancel halts the mission and stops the robot (zero velocity).\n" +
+			"--watch reloads the missions when a file changes. The server's state is on /diagnostics.\n" +
+			"Under roslaunch the settings may be private parameters instead: ~missions, ~robot, ~places, ~preempt, ~rate,\n" +
+			"~record_dir, ~watch (a flag given on the command line wins over its parameter).\n" +
 			"Ctrl-C (SIGINT) or SIGTERM halts the running mission, stops the robot and ends the server.\n" +
 			"Exit 0 when interrupted; 1 when it cannot reach ROS or loses it; 2 on a bad tree, profile or flag.",
 		example: "btrobot sim --world worlds/office --master auto &\n" +
@@ -29,14 +32,15 @@ func serveCommand() *command {
 	}
 	c.run = func(env *cmdEnv, args []string) int {
 		fs := newFlags(env, c)
-		var cc executor.CatalogConf
-		fs.StringVar(&cc.Dir, "missions", "", "the directory of mission trees: every *.xml file in it (required)")
-		fs.StringVar(&cc.Profile, "robot", "", "the robot profile (YAML): inputs, outputs, actions and how to stop the robot")
-		fs.StringVar(&cc.Places, "places", "", "the named places trees may use: a places.yaml, or a world directory holding one")
+		var st executor.Settings
+		fs.StringVar(&st.Missions, "missions", "", "the directory of mission trees: every *.xml file in it (required, here or as ~missions)")
+		fs.StringVar(&st.Robot, "robot", "", "the robot profile (YAML): inputs, outputs, actions and how to stop the robot")
+		fs.StringVar(&st.Places, "places", "", "the named places trees may use: a places.yaml, or a world directory holding one")
 		masterURI := fs.String("master", "", "the ROS master's URI, or auto: use the one at ROS_MASTER_URI, else start one there (default: ROS_MASTER_URI)")
-		preempt := fs.String("preempt", "replace", "what a goal does to the running mission when it names no preempt: replace, update, queue or reject")
-		rate := fs.Float64("rate", 0, fmt.Sprintf("tick rate in Hz (default: the profile's, else %d)", mission.DefaultRate))
-		recordDir := fs.String("record-dir", "", "record every goal's run to a .db3 file in this directory (the result names it)")
+		fs.StringVar(&st.Preempt, "preempt", "replace", "what a goal does to the running mission when it names no preempt: replace, update, queue or reject")
+		fs.Float64Var(&st.Rate, "rate", 0, fmt.Sprintf("tick rate in Hz (default: the profile's, else %d)", mission.DefaultRate))
+		fs.StringVar(&st.RecordDir, "record-dir", "", "record every goal's run to a .db3 file in this directory (the result names it)")
+		fs.BoolVar(&st.Watch, "watch", false, "reload the missions when a file they were read from changes (validated as ~reload; a refused reload is logged and on /diagnostics)")
 		pos, err := parseArgs(fs, args)
 		if err != nil {
 			return flagExit(err)
@@ -51,25 +55,32 @@ func serveCommand() *command {
 			fs.Usage()
 			return exitUsage
 		}
-		if cc.Dir == "" {
-			fs.Usage()
+		if st.Missions == "" && rosConf.Params == nil && *masterURI == "" && rosConf.MasterURI == "" {
+			fs.Usage() // no missions, and no ROS graph to take them from
 			return exitUsage
 		}
-		policy, err := executor.ParsePreempt(*preempt, executor.Replace)
-		if err != nil {
+		given := func(name string) bool { return flagGiven(fs, name) }
+		if _, err := executor.ParsePreempt(st.Preempt, executor.Replace); err != nil {
 			fmt.Fprintf(env.stderr, "btrobot serve: --preempt: %v\n", err)
 			return exitUsage
 		}
-		if flagGiven(fs, "rate") {
-			if err := mission.CheckRate(*rate); err != nil {
-				fmt.Fprintf(env.stderr, "btrobot serve: --rate %v: %v\n", *rate, err)
+		if given("rate") {
+			if err := mission.CheckRate(st.Rate); err != nil {
+				fmt.Fprintf(env.stderr, "btrobot serve: --rate %v: %v\n", st.Rate, err)
 				return exitUsage
 			}
 		}
-		cat, err := executor.LoadCatalog(cc)
-		if err != nil {
-			fmt.Fprintln(env.stderr, err)
-			return exitUsage
+		var cat *executor.Catalog
+		loadCatalog := func() bool {
+			cat, err = executor.LoadCatalog(executor.CatalogConf{Dir: st.Missions, Profile: st.Robot, Places: st.Places})
+			if err != nil {
+				fmt.Fprintln(env.stderr, err)
+				return false
+			}
+			return true
+		}
+		if st.Missions != "" && !loadCatalog() {
+			return exitUsage // before joining the graph: a bad tree is found at once
 		}
 		ctx, stopSignals := interruptContext(env.stderr)
 		defer stopSignals()
@@ -91,16 +102,40 @@ func serveCommand() *command {
 			return exitFailed
 		}
 		defer conn.Close()
+		// The private parameters (roslaunch's <param>, _missions:=...)
+		// give what no flag did.
+		params, err := executor.ReadSettings(conn)
+		if err != nil {
+			fmt.Fprintf(env.stderr, "btrobot serve: %v\n", err)
+			return exitUsage
+		}
+		flags := st
+		st = st.Fill(params, given)
+		if st.Missions == "" {
+			fmt.Fprintf(env.stderr, "btrobot serve: no --missions, and no private parameter %s\n\n", conn.Resolve("~missions"))
+			fs.Usage()
+			return exitUsage
+		}
+		if cat == nil || st.Robot != flags.Robot || st.Places != flags.Places {
+			if !loadCatalog() {
+				return exitUsage
+			}
+		}
+		policy, _ := executor.ParsePreempt(st.Preempt, executor.Replace) // checked: the flag above, the parameter by ReadSettings
 		srv, err := executor.New(executor.Conf{
-			Conn: conn, Catalog: cat, Preempt: policy, Rate: *rate, RecordDir: *recordDir,
+			Conn: conn, Catalog: cat, Preempt: policy, Rate: st.Rate, RecordDir: st.RecordDir, Watch: st.Watch,
 			Log: func(line string) { fmt.Fprintln(env.stderr, line) },
 		})
 		if err != nil {
 			fmt.Fprintf(env.stderr, "btrobot serve: %v\n", err)
 			return exitFailed
 		}
-		fmt.Fprintf(env.stdout, "btrobot serve: %d missions of %s (%s) on %s: action %s, services %s\n",
-			len(cat.IDs()), cc.Dir, strings.Join(cat.IDs(), ", "), conn.MasterURI(), conn.Resolve("~execute"),
+		watching := ""
+		if st.Watch {
+			watching = " (watched)"
+		}
+		fmt.Fprintf(env.stdout, "btrobot serve: %d missions of %s%s (%s), preempt %s, on %s: action %s, services %s\n",
+			len(cat.IDs()), st.Missions, watching, strings.Join(cat.IDs(), ", "), policy, conn.MasterURI(), conn.Resolve("~execute"),
 			strings.Join([]string{conn.Resolve("~list"), conn.Resolve("~reload"), conn.Resolve("~pause"), conn.Resolve("~resume")}, ", "))
 		code := exitOK
 		select {

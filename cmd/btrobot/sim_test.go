@@ -14,10 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/btrobot/btrobot/bridge"
-
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 
+	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
 )

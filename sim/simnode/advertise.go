@@ -6,8 +6,8 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/tf2_msgs"
-	"github.com/btrobot/btrobot/bridge"
 
+	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/sim"
 )

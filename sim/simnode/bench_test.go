@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/btrobot/btrobot/bridge"
-
 	"github.com/stretchr/testify/require"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
@@ -14,6 +12,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/tf2_msgs"
 
+	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/sim"

@@ -5,14 +5,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/btrobot/btrobot/bridge"
-
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/tf2_msgs"
 
+	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/sim"
 )

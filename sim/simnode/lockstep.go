@@ -10,7 +10,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 )
 
-// The node's half of the lockstep protocol; ros/sim_lockstep.go has the
+// The node's half of the lockstep protocol; bridge/sim_lockstep.go has the
 // peer's half and describes the messages. The node may take the step from
 // simulated time T when every peer has let it run past T and it has received
 // every cmd_vel message the peers say they sent. Since everything the node
@@ -141,7 +141,7 @@ func (n *Node) checkPeers() {
 func (n *Node) lockstepTopic() string { return n.conn.Resolve("~lockstep") }
 
 // taken counts a goal or a cancel one of the robots' action servers has
-// taken in, among the messages the peers sent (ros/lockstep_actions.go).
+// taken in, among the messages the peers sent (bridge/lockstep_actions.go).
 func (n *Node) taken() {
 	n.mu.Lock()
 	n.cmdsIn++
@@ -167,7 +167,7 @@ func (n *Node) unpublished() bool {
 
 // awaitPublished waits, up to countPatience, until the terminal states of
 // the goals ended so far are out, so that a peer's tick after this step
-// finds them (ros/lockstep_actions.go).
+// finds them (bridge/lockstep_actions.go).
 func (n *Node) awaitPublished() {
 	deadline := time.Now().Add(countPatience)
 	for {

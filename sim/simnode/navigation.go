@@ -45,7 +45,7 @@ type mission struct {
 	feedback func(fb any) // set once Execute has started
 }
 
-// Lockstep (ros/lockstep_actions.go): the robot's servers count the goals
+// Lockstep (bridge/lockstep_actions.go): the robot's servers count the goals
 // and cancels they take in among the messages the peers sent, a cancel
 // stops the robot as it arrives, and a goal ended in the world holds the
 // next /clock until its terminal state is out (unpublished), so that a

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/btrobot/btrobot/bridge"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -21,6 +19,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/tf2_msgs"
 
+	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/sim"

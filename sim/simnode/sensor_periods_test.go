@@ -3,11 +3,10 @@ package simnode
 import (
 	"testing"
 
-	"github.com/btrobot/btrobot/bridge"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/ros/rostest"
 )
 

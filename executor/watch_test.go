@@ -1,0 +1,89 @@
+package executor
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/btrobot/btrobot/ros"
+)
+
+// TestWatchReloads: with Watch, files written into the missions directory
+// (added, broken, fixed, removed, an included file changed) are reloaded
+// as ~reload would: a broken one changes nothing and its problem is the
+// last reload error; a burst of writes faster than the settle time is one
+// reload.
+func TestWatchReloads(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
+	}
+	tree := func(id string) string {
+		return `<root BTCPP_format="4"><BehaviorTree ID="` + id + `"><AlwaysSuccess/></BehaviorTree></root>`
+	}
+	write("wait.xml", waitTree)
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "lib"), 0o755))
+	write("lib/models.xml", `<root BTCPP_format="4"><BehaviorTree ID="Inc"><AlwaysSuccess/></BehaviorTree></root>`)
+	write("uses.xml", `<root BTCPP_format="4"><include path="lib/models.xml"/><BehaviorTree ID="Uses"><SubTree ID="Inc"/></BehaviorTree></root>`)
+	const settle = 2 * time.Second
+	s := serve(t, dir, func(c *Conf) { c.Watch, c.WatchEvery, c.WatchSettle = true, 20*time.Millisecond, settle })
+	has := func(id string) bool {
+		return slices.ContainsFunc(s.srv.List().Missions, func(m ros.Mission) bool { return m.Id == id })
+	}
+	for _, step := range []struct {
+		name      string
+		do        func()
+		present   []string
+		absent    []string
+		reloadErr string
+	}{
+		{name: "a file added", do: func() { write("added.xml", tree("Added")) }, present: []string{"Added", "Wait"}},
+		{name: "a file broken: nothing changes", do: func() { write("added.xml", "<root") },
+			present: []string{"Added"}, reloadErr: "added.xml:1"},
+		{name: "fixed, with another tree", do: func() { write("added.xml", tree("Fixed")) }, present: []string{"Fixed"}, absent: []string{"Added"}},
+		{name: "an included file outside the directory's tree files changed", do: func() {
+			// Inc renamed: Uses no longer finds it.
+			write("lib/models.xml", `<root BTCPP_format="4"><BehaviorTree ID="Inc2"><AlwaysSuccess/></BehaviorTree></root>`)
+		}, present: []string{"Uses"}, reloadErr: `"Inc"`},
+		{name: "the included file put back", do: func() {
+			write("lib/models.xml", `<root BTCPP_format="4"><BehaviorTree ID="Inc"><AlwaysSuccess/></BehaviorTree></root>`)
+		}, present: []string{"Uses"}},
+		{name: "removed", do: func() { require.NoError(t, os.Remove(filepath.Join(dir, "added.xml"))) }, absent: []string{"Fixed"}},
+	} {
+		t.Run(step.name, func(t *testing.T) {
+			before := s.srv.Status().Reloads
+			step.do()
+			require.Eventually(t, func() bool {
+				st := s.srv.Status()
+				if step.reloadErr != "" {
+					return strings.Contains(st.LastReloadError, step.reloadErr)
+				}
+				return st.Reloads > before && st.LastReloadError == ""
+			}, 30*time.Second, 10*time.Millisecond, "the watch reloads")
+			for _, id := range step.present {
+				assert.True(t, has(id), "%s is a mission", id)
+			}
+			for _, id := range step.absent {
+				assert.False(t, has(id), "%s is no mission", id)
+			}
+		})
+	}
+	t.Run("a burst of writes is one reload", func(t *testing.T) {
+		before := s.srv.Status().Reloads
+		// Written back to back, far faster than settle: an editor's
+		// save in steps. The first steps alone would not load.
+		write("burst.xml", "<root")
+		write("burst.xml", `<root BTCPP_format="4">`)
+		write("burst.xml", tree("Burst"))
+		require.Eventually(t, func() bool { return has("Burst") }, 30*time.Second, 10*time.Millisecond)
+		st := s.srv.Status()
+		assert.Equal(t, before+1, st.Reloads, "one reload")
+		assert.Empty(t, st.LastReloadError, "no half-written file was read")
+	})
+}
