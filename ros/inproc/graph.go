@@ -233,6 +233,17 @@ func (g *Graph) dropLocked(n *Node) {
 	}
 }
 
+// dropIfLive runs drop under g.mu when n is live and the endpoint is
+// still registered: an endpoint's Close, which a node's Close, Kill or
+// shutdown may have done already.
+func (g *Graph) dropIfLive(n *Node, registered func() bool, drop func()) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if n.state == nodeLive && registered() {
+		drop()
+	}
+}
+
 // Ping says whether the node registered as name is alive, as a call to its
 // slave API would: an error for an unknown node and for a dead one.
 func (g *Graph) Ping(name string) error {

@@ -100,12 +100,8 @@ func (n *Node) NewServiceServer(conf ServiceServerConf) (*ServiceServer, error) 
 
 // Close unregisters the service. It may be called more than once.
 func (s *ServiceServer) Close() {
-	g := s.node.g
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if _, ok := s.node.servers[s]; ok && s.node.state == nodeLive {
-		g.unprovideLocked(s)
-	}
+	n := s.node
+	n.g.dropIfLive(n, func() bool { _, ok := n.servers[s]; return ok }, func() { n.g.unprovideLocked(s) })
 }
 
 func (g *Graph) unprovideLocked(s *ServiceServer) {

@@ -169,12 +169,8 @@ func (p *Publisher) Peers() []string {
 
 // Close unadvertises the topic. It may be called more than once.
 func (p *Publisher) Close() {
-	g := p.node.g
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if _, ok := p.node.pubs[p]; ok && p.node.state == nodeLive {
-		g.unpublishLocked(p)
-	}
+	n := p.node
+	n.g.dropIfLive(n, func() bool { _, ok := n.pubs[p]; return ok }, func() { n.g.unpublishLocked(p) })
 }
 
 func (g *Graph) unpublishLocked(p *Publisher) {
@@ -314,12 +310,8 @@ func (s *Subscriber) Publishers() int {
 // way finishes (Node.Close waits for it). It may be called more than once,
 // and from the callback.
 func (s *Subscriber) Close() {
-	g := s.node.g
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if _, ok := s.node.subs[s]; ok && s.node.state == nodeLive {
-		g.unsubscribeLocked(s)
-	}
+	n := s.node
+	n.g.dropIfLive(n, func() bool { _, ok := n.subs[s]; return ok }, func() { n.g.unsubscribeLocked(s) })
 }
 
 func (g *Graph) unsubscribeLocked(s *Subscriber) {
