@@ -313,14 +313,22 @@ func runGoal(ctx context.Context, client *ros.ActionClient, clock runtime.Clock,
 			}()
 		}
 		// The server's acknowledgement is a matter of the connection,
-		// measured on the wall clock like the other liveness checks: under
-		// a simulator in lockstep, which does not wait for goals, simulated
-		// time may run far ahead of a goal still on its way.
+		// measured on the wall clock like the other liveness checks —
+		// except in lockstep, where the simulator does not step past a
+		// tick until its servers have taken the tick's goals
+		// (lockstep_actions.go), so no goal is on its way while simulated
+		// time runs: there the tree's clock measures it, and a server that
+		// died fails its goal after the same simulated time however fast
+		// the transport and the machine run.
 		// In lockstep, the cancels of goals halted before this one go first.
 		cancelsFirst(conf.Conn, ros.CancelAckPatience)
 		answered := make(chan struct{})
 		var sent atomic.Bool
-		out, err = client.Run(actx, goal, ros.GoalConf{AckTimeout: conf.ServerTimeout, OnFeedback: r.setFeedback,
+		var ackClock runtime.Clock // nil: wall time
+		if lockstepOf(conf.Conn).active() {
+			ackClock = clock
+		}
+		out, err = client.Run(actx, goal, ros.GoalConf{Clock: ackClock, AckTimeout: conf.ServerTimeout, OnFeedback: r.setFeedback,
 			OnSent: func() { sent.Store(true); r.finishSend() },
 			OnTerminal: func() {
 				if !errors.Is(context.Cause(actx), errSuspended) {

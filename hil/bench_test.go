@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/btrobot/btrobot/mission"
 )
 
 // BenchmarkPatrolScenario runs the shipped patrol scenario (the office,
-// patrol.xml, three waypoints, in lockstep over real ROS on loopback) and
-// reports simulated seconds per wall second (sim/wall) and simulated hours
-// per wall minute.
+// patrol.xml, three waypoints, in lockstep) on each transport — the
+// in-process graph and TCPROS on loopback — and reports simulated seconds
+// per wall second (sim/wall) and simulated hours per wall minute.
 //
 //	go test -run '^$' -bench PatrolScenario -benchtime 5x ./hil/
 func BenchmarkPatrolScenario(b *testing.B) {
@@ -30,21 +32,25 @@ func benchScenario(b *testing.B, path string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var sim, wall time.Duration
-	for b.Loop() {
-		start := time.Now()
-		res, err := Run(context.Background(), RunConf{Scenario: s})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if !res.Passed() {
-			b.Fatalf("%v", res.Failed())
-		}
-		sim += res.SimTime
-		wall += time.Since(start)
+	for _, transport := range []string{mission.TransportInproc, mission.TransportROS} {
+		b.Run(transport, func(b *testing.B) {
+			var sim, wall time.Duration
+			for b.Loop() {
+				start := time.Now()
+				res, err := Run(context.Background(), RunConf{Scenario: s, Transport: transport})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !res.Passed() {
+					b.Fatalf("%v", res.Failed())
+				}
+				sim += res.SimTime
+				wall += time.Since(start)
+			}
+			b.ReportMetric(sim.Seconds()/wall.Seconds(), "sim/wall")
+			b.ReportMetric(sim.Hours()/wall.Minutes(), "simh/wallmin")
+		})
 	}
-	b.ReportMetric(sim.Seconds()/wall.Seconds(), "sim/wall")
-	b.ReportMetric(sim.Hours()/wall.Minutes(), "simh/wallmin")
 }
 
 // BenchmarkFaultToStop runs the scenarios whose robot must come to rest

@@ -166,7 +166,9 @@ type CampaignConf struct {
 	Debugger func(name string, world func(io.Writer) error) func(mission.Shown) mission.Debugger
 	// Record, Picture and Master are RunConf's, for every run.
 	Record, Master string
-	Picture        bool
+	// Transport is RunConf's, for every run.
+	Transport string
+	Picture   bool
 }
 
 // RunCampaign runs scenarios, Jobs at a time, each on its own master,
@@ -186,7 +188,7 @@ func RunCampaign(ctx context.Context, c CampaignConf) []Case {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			rc := RunConf{Scenario: s, Debugger: c.Debugger, Record: c.Record, Picture: c.Picture, Master: c.Master}
+			rc := RunConf{Scenario: s, Debugger: c.Debugger, Record: c.Record, Picture: c.Picture, Master: c.Master, Transport: c.Transport}
 			if c.Log != nil {
 				rc.Log = func(line string) { c.Log(s, line) }
 			}
@@ -317,4 +319,25 @@ func AllPassed(cases []Case) bool {
 		}
 	}
 	return true
+}
+
+// ParseSelection reads the command line's selection: --seeds, --only and
+// --shard as written (empty: not given), and --long.
+func ParseSelection(seeds, only, shard string, long bool) (Selection, error) {
+	sel := Selection{Long: long}
+	var err error
+	if seeds != "" {
+		if sel.Seeds, err = ParseSeeds(seeds); err != nil {
+			return sel, err
+		}
+	}
+	if only != "" {
+		if sel.Only, err = ParseSelector(only); err != nil {
+			return sel, err
+		}
+	}
+	if shard != "" {
+		sel.Shard, sel.Shards, err = ParseShard(shard)
+	}
+	return sel, err
 }

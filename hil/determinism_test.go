@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros/rostest"
 )
 
@@ -150,4 +151,35 @@ func firstDiff[T comparable](a, b []T) string {
 		}
 	}
 	return s.String()
+}
+
+// TestSameRunOnBothTransports: a scenario run on the in-process graph and
+// over TCPROS, with the same seed, gives the same run: trajectories,
+// transitions, events and verdicts. The lockstep, not the transport,
+// decides what each tick sees.
+func TestSameRunOnBothTransports(t *testing.T) {
+	rostest.VerifyNoLeaks(t)
+	for _, path := range []string{
+		"../scenarios/patrol.scenario.yaml",
+		"../scenarios/battery_drop_docks.scenario.yaml",
+	} {
+		t.Run(path, func(t *testing.T) {
+			s, err := Check(path)
+			require.NoError(t, err)
+			a := runScenarioOn(t, s, mission.TransportInproc)
+			b := runScenarioOn(t, s, mission.TransportROS)
+			if d := firstDiff(a.Changes, b.Changes); d != "" {
+				t.Logf("the transitions part: %s", d)
+			}
+			require.Equal(t, len(a.Tracks), len(b.Tracks))
+			for i := range a.Tracks {
+				require.NotEmpty(t, a.Tracks[i].Points)
+				require.Equal(t, a.Tracks[i].Points, b.Tracks[i].Points, "the trajectory of %s", a.Tracks[i].Robot)
+			}
+			assert.Equal(t, a.SimTime, b.SimTime)
+			assert.Equal(t, verdictTexts(a), verdictTexts(b))
+			assert.Equal(t, a.Changes, b.Changes)
+			assert.Equal(t, a.Events, b.Events)
+		})
+	}
 }

@@ -90,7 +90,7 @@ func (rec *recorder) strikeController(f Fault, w *sim.World) error {
 	case "master":
 		rec.awaitLeave(controllerName(f.Robot))
 		h.node.RealTime(forever)
-		if err := h.master.ShutdownNode(controllerName(f.Robot), "hil: "+f.Text); err != nil {
+		if err := h.shutdownNode(controllerName(f.Robot), "hil: "+f.Text); err != nil {
 			return err
 		}
 	case "clock":

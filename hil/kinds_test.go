@@ -77,7 +77,7 @@ func TestEachKindPassesAndFails(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.kind+"/"+tc.file, func(t *testing.T) {
-			res := runParallelUnlessRealTime(t, "testdata/"+tc.file+".scenario.yaml")
+			res := runParallelUnlessRealTime(t, "testdata/"+tc.file+".scenario.yaml", "")
 			require.NotEmpty(t, res.Verdicts)
 			if tc.pass {
 				measured := ""

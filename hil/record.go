@@ -11,7 +11,6 @@ import (
 
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/places"
-	"github.com/btrobot/btrobot/ros/master"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/sim/simnode"
@@ -89,8 +88,9 @@ func (rec *recorder) markVerdicts(at time.Time, vs []Verdict) {
 
 // harness is what a run's faults of the controller's world act on.
 type harness struct {
-	node   *simnode.Node
-	master *master.Master
+	node *simnode.Node
+	// shutdownNode has the master shut a node down (mission.Simulator's).
+	shutdownNode func(name, reason string) error
 }
 
 type strike struct {

@@ -2,6 +2,7 @@ package hil
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,6 +43,10 @@ type RunConf struct {
 	// Master, when set, is the ROS master of a running simulator or robot
 	// to run against instead (see RunExternal): nothing is started.
 	Master string
+	// Transport is how the missions and the simulator Run starts talk
+	// (mission.SimConf.Transport): "inproc" (the default), an in-process
+	// graph, or "ros", TCPROS on a ROS master of the run's own.
+	Transport string
 	// Progress, when set, is told the simulated time the run has reached,
 	// every sample period of simulated time, on the simulator's goroutine
 	// (it must not block).
@@ -199,7 +204,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	}
 	var events []event
 	simr, err := mission.StartSim(mission.SimConf{
-		WorldDir: s.World, Seed: s.Seed, Robots: robots,
+		WorldDir: s.World, Seed: s.Seed, Robots: robots, Transport: cmp.Or(c.Transport, mission.TransportInproc),
 		OnEvent: func(at time.Duration, line string) {
 			evMu.Lock()
 			events = append(events, event{at, line})
@@ -217,7 +222,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	node := simr.Node
 	epoch := node.Stamp(0) // the simulator's time zero, on the trees' clock
 	rec.mu.Lock()
-	rec.h, rec.epoch = &harness{node: node, master: simr.Master}, epoch
+	rec.h, rec.epoch = &harness{node: node, shutdownNode: simr.ShutdownNode}, epoch
 	rec.mu.Unlock()
 	for _, f := range s.Faults {
 		if f.Near == nil && f.When == nil {

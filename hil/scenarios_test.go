@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,14 +23,14 @@ import (
 // soon the robot is at rest is then measured on the wall clock, which a
 // scenario running beside it would slow. Those run one at a time, before
 // the parallel ones.
-func runParallelUnlessRealTime(t *testing.T, path string) Result {
+func runParallelUnlessRealTime(t *testing.T, path, transport string) Result {
 	t.Helper()
 	s, err := Check(path)
 	require.NoError(t, err)
 	if !slices.ContainsFunc(s.Faults, func(f Fault) bool { return f.ctl != nil }) {
 		t.Parallel()
 	}
-	return runScenario(t, s)
+	return runScenarioOn(t, s, transport)
 }
 
 // runFile loads and runs one scenario file, failing the test when it
@@ -44,9 +45,15 @@ func runFile(t *testing.T, path string) Result {
 // runScenario runs a loaded scenario, failing the test when it cannot run.
 func runScenario(t *testing.T, s *Scenario) Result {
 	t.Helper()
+	return runScenarioOn(t, s, "")
+}
+
+// runScenarioOn runs a loaded scenario on a transport (RunConf.Transport).
+func runScenarioOn(t *testing.T, s *Scenario, transport string) Result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, RunConf{Scenario: s})
+	res, err := Run(ctx, RunConf{Scenario: s, Transport: transport})
 	require.NoError(t, err)
 	return res
 }
@@ -65,12 +72,16 @@ func TestShippedScenariosPass(t *testing.T) {
 		files[r.File] = true
 	}
 	require.GreaterOrEqual(t, len(files), 20)
-	for _, f := range slices.Sorted(maps.Keys(files)) {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			res := runParallelUnlessRealTime(t, f)
-			require.NotEmpty(t, res.Verdicts)
-			for _, v := range res.Verdicts {
-				assert.True(t, v.Pass, "%s\nsimulator:\n%s", v, strings.Join(res.Events, "\n"))
+	for _, transport := range []string{mission.TransportInproc, mission.TransportROS} {
+		t.Run(transport, func(t *testing.T) {
+			for _, f := range slices.Sorted(maps.Keys(files)) {
+				t.Run(filepath.Base(f), func(t *testing.T) {
+					res := runParallelUnlessRealTime(t, f, transport)
+					require.NotEmpty(t, res.Verdicts)
+					for _, v := range res.Verdicts {
+						assert.True(t, v.Pass, "%s\nsimulator:\n%s", v, strings.Join(res.Events, "\n"))
+					}
+				})
 			}
 		})
 	}

@@ -16,7 +16,7 @@ import (
 // Semaphore waited RUNNING meanwhile — the one-at-a-time the node promises,
 // read from the trees' transitions on the simulated clock.
 func TestSemaphoreAcrossAFleet(t *testing.T) {
-	res := runParallelUnlessRealTime(t, "testdata/pass_semaphore.scenario.yaml")
+	res := runParallelUnlessRealTime(t, "testdata/pass_semaphore.scenario.yaml", "")
 	for _, v := range res.Verdicts {
 		assert.True(t, v.Pass, "%s", v)
 	}

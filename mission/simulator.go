@@ -9,6 +9,7 @@ import (
 
 	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/ros/inproc"
 	"github.com/btrobot/btrobot/ros/master"
 	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/sim/simnode"
@@ -36,7 +37,18 @@ type SimConf struct {
 	// MasterLog, when set, receives what the ROS master's operator should
 	// hear about (a shutdown call, a request refused), from any goroutine.
 	MasterLog func(line string)
+	// Transport is how the simulator and the missions talk: "ros" (the
+	// default) over TCPROS on a ROS master of their own, which ROS tools
+	// can join (URI); "inproc" through an in-process graph (package
+	// ros/inproc): no sockets, the same semantics, no tools.
+	Transport string
 }
+
+// The transports of SimConf.Transport.
+const (
+	TransportROS    = "ros"
+	TransportInproc = "inproc"
+)
 
 // SimRobot is a robot StartSim adds to the world.
 type SimRobot struct {
@@ -57,8 +69,11 @@ type SimRobot struct {
 // lockstep (RunConf), so a run repeats whatever the machine's load. The
 // demo, the HIL harness and the studio's Run start it so.
 type Simulator struct {
-	// Master is the ROS master the simulator and the missions are on.
+	// Master is the ROS master the simulator and the missions are on,
+	// under the "ros" transport; Graph is their in-process graph under
+	// "inproc". The other is nil.
 	Master *master.Master
+	Graph  *inproc.Graph
 	// Node is the simulator's ROS node.
 	Node *simnode.Node
 
@@ -94,26 +109,68 @@ func StartSim(c SimConf) (*Simulator, error) {
 	for _, r := range robots {
 		s.origins[r.Name()] = skills.Pose(r.OdomOrigin())
 	}
-	mst, err := master.New(master.Conf{Host: "127.0.0.1", Port: 0, OnLog: c.MasterLog})
-	if err == nil {
-		err = mst.Start()
+	if err := s.startGraph(c); err != nil {
+		return nil, err
 	}
+	var err error
+	s.conn, err = ros.Connect(s.nodeConf("/", "sim"))
 	if err != nil {
-		return nil, fmt.Errorf("start the ROS master: %w", err)
-	}
-	s.Master = mst
-	s.conn, err = ros.Connect(ros.Conf{MasterURI: mst.URI(), Host: "127.0.0.1", Name: "sim"})
-	if err != nil {
-		return nil, errors.Join(err, mst.Close())
+		return nil, errors.Join(err, s.closeGraph())
 	}
 	s.Node, err = simnode.Start(simnode.Conf{
 		World: c.World, Conn: s.conn, Speed: c.Speed, Peers: len(robots), PeerTimeout: simPeerTimeout,
 		OnEvent: c.OnEvent,
 	})
 	if err != nil {
-		return nil, errors.Join(err, s.conn.Close(), mst.Close())
+		return nil, errors.Join(err, s.conn.Close(), s.closeGraph())
 	}
 	return s, nil
+}
+
+// startGraph starts the master or the in-process graph of c.Transport.
+func (s *Simulator) startGraph(c SimConf) error {
+	switch c.Transport {
+	case TransportInproc:
+		s.Graph = inproc.NewGraph()
+		return nil
+	case "", TransportROS:
+		mst, err := master.New(master.Conf{Host: "127.0.0.1", Port: 0, OnLog: c.MasterLog})
+		if err == nil {
+			err = mst.Start()
+		}
+		if err != nil {
+			return fmt.Errorf("start the ROS master: %w", err)
+		}
+		s.Master = mst
+		return nil
+	}
+	return fmt.Errorf("the simulator: transport %q: want %q or %q", c.Transport, TransportROS, TransportInproc)
+}
+
+func (s *Simulator) closeGraph() error {
+	if s.Master != nil {
+		return s.Master.Close()
+	}
+	return nil
+}
+
+// nodeConf is how a node called name in namespace ns joins the simulator's
+// graph.
+func (s *Simulator) nodeConf(ns, name string) ros.Conf {
+	if s.Graph != nil {
+		return ros.Conf{Graph: s.Graph, Namespace: ns, Name: name}
+	}
+	return ros.Conf{MasterURI: s.Master.URI(), Host: "127.0.0.1", Namespace: ns, Name: name}
+}
+
+// ShutdownNode has the master shut the node registered as name down (a
+// global name, such as /robot1/btrobot), as rosnode kill does; it does not
+// wait for the node.
+func (s *Simulator) ShutdownNode(name, reason string) error {
+	if s.Graph != nil {
+		return s.Graph.ShutdownNode(name, reason)
+	}
+	return s.Master.ShutdownNode(name, reason)
 }
 
 // addRobots adds robots to w, each at its spawn place or pose, its battery
@@ -157,8 +214,14 @@ func (s *Simulator) Succeeded(robot, server string) int {
 }
 
 // URI is the master's URI: for the missions, and for any ROS tool that
-// wants to watch (rostopic echo /robot1/cmd_vel).
-func (s *Simulator) URI() string { return s.Master.URI() }
+// wants to watch (rostopic echo /robot1/cmd_vel); "" under the "inproc"
+// transport, which no tool can join.
+func (s *Simulator) URI() string {
+	if s.Master == nil {
+		return ""
+	}
+	return s.Master.URI()
+}
 
 // RunConf is robot's mission m on the simulator: on its master, in the
 // robot's namespace (/robot1) as node btrobot, in lockstep with the
@@ -172,12 +235,12 @@ func (s *Simulator) RunConf(m *Mission, robot string) (RunConf, error) {
 	}
 	return RunConf{
 		Mission: m, Lockstep: &bridge.LockstepConf{}, OdomOrigin: &origin,
-		ROS: ros.Conf{MasterURI: s.URI(), Host: "127.0.0.1", Namespace: "/" + robot, Name: "btrobot"},
+		ROS: s.nodeConf("/"+robot, "btrobot"),
 	}, nil
 }
 
 // Close stops the simulator, then the master. The missions on it should
 // have ended: a mission still running loses its master.
 func (s *Simulator) Close() error {
-	return errors.Join(s.Node.Close(), s.conn.Close(), s.Master.Close())
+	return errors.Join(s.Node.Close(), s.conn.Close(), s.closeGraph())
 }

@@ -2,14 +2,11 @@ package ros
 
 import (
 	"fmt"
-	"net/http"
-	"net/url"
 	"reflect"
 	"strconv"
 	"sync/atomic"
 	"time"
 
-	"github.com/bluenviron/goroslib/v2/pkg/apislave"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
 )
 
@@ -329,34 +326,19 @@ func (ac *actionClient) awaitServer() {
 // serverConnected reports whether one node subscribes to both the goal and
 // the cancel topic through this node's publishers.
 func (ac *actionClient) serverConnected() bool {
-	u, err := url.Parse(ac.conn.slaveURI)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	info, err := apislave.NewClient(u.Host, ac.conn.name, &http.Client{Timeout: time.Second}).GetBusInfo()
+	conns, err := ac.conn.wire.bus()
 	if err != nil {
 		return false
 	}
 	goal, cancel := ac.goalPub.Topic(), ac.cancelPub.Topic()
 	onGoal := map[string]bool{}
 	var onCancel []string
-	for _, e := range info {
-		// [id, peer, direction, transport, topic, connected]
-		if len(e) < 6 {
-			continue
-		}
-		peer, _ := e[1].(string)
-		dir, _ := e[2].(string)
-		topic, _ := e[4].(string)
-		connected, _ := e[5].(bool)
-		if dir != "o" || !connected {
-			continue
-		}
-		switch topic {
+	for _, b := range conns {
+		switch b.topic {
 		case goal:
-			onGoal[peer] = true
+			onGoal[b.peer] = true
 		case cancel:
-			onCancel = append(onCancel, peer)
+			onCancel = append(onCancel, b.peer)
 		}
 	}
 	for _, p := range onCancel {

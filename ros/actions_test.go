@@ -132,7 +132,7 @@ func TestCancelRightAfterTheGoal(t *testing.T) {
 func rawGoal(t *testing.T, uri, name string) (*goroslib.ActionClientGoalHandler, <-chan goroslib.ActionClientCommState, <-chan goroslib.ActionClientTerminalState) {
 	t.Helper()
 	c := connect(t, uri, "btrobot")
-	client, err := goroslib.NewActionClient(goroslib.ActionClientConf{Node: c.node, Name: name, Action: &actionlib.TwoIntsAction{}})
+	client, err := goroslib.NewActionClient(goroslib.ActionClientConf{Node: c.wire.(*rosWire).node, Name: name, Action: &actionlib.TwoIntsAction{}})
 	if err != nil {
 		t.Fatal(err)
 	}

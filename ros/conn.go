@@ -17,6 +17,7 @@ import (
 	"github.com/bluenviron/goroslib/v2"
 	"gopkg.in/yaml.v3"
 
+	"github.com/btrobot/btrobot/ros/inproc"
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -63,6 +64,11 @@ type Conf struct {
 	// OnLog, when set, receives every log line of the node (goroslib's own
 	// included) besides /rosout; nothing is printed otherwise.
 	OnLog func(level LogLevel, msg string)
+	// Graph, when set, is the in-process graph the node joins instead of a
+	// ROS master: no sockets, the same semantics (package inproc).
+	// MasterURI and Host are then unused, and so are MasterCheck and
+	// MasterTimeout (an in-process master cannot die on its own).
+	Graph *inproc.Graph
 	// MasterCheck is how often (wall time) the node asks the master whether
 	// it still knows the node, so that a master that died or restarted is
 	// noticed (Conn.Lost) [DefaultMasterCheck; < 0: never].
@@ -184,7 +190,7 @@ func parseParamValue(s string) (any, error) {
 // /use_sim_time). Its methods are safe for concurrent use.
 type Conn struct {
 	conf   Conf
-	node   *goroslib.Node
+	wire   wire
 	ns     string
 	name   string // full name of the node
 	remap  map[string]string
@@ -215,8 +221,7 @@ type Conn struct {
 	actionMu sync.Mutex
 	servers  []func() // closers of providers and action servers
 
-	slaveURI string // the node's own slave API, as the master knows it
-	tcpros   int    // the node's TCPROS port once known (tcprosPort; under mu)
+	slaveURI string // the node's own slave API, as the master knows it (TCPROS)
 	lost     lostState
 
 	observer   atomic.Pointer[observerBox] // SetActionObserver
@@ -246,10 +251,6 @@ func Connect(conf Conf) (*Conn, error) {
 	if conf.MasterTimeout <= 0 {
 		conf.MasterTimeout = DefaultMasterTimeout
 	}
-	addr, err := masterAddress(conf.MasterURI)
-	if err != nil {
-		return nil, err
-	}
 	ns, err := CleanNamespace(conf.Namespace)
 	if err != nil {
 		return nil, err
@@ -270,34 +271,37 @@ func Connect(conf Conf) (*Conn, error) {
 	for from, to := range conf.Remap {
 		c.remap[resolveName(ns, c.name, from)] = resolveName(ns, c.name, to)
 	}
-	nc := goroslib.NodeConf{
-		MasterAddress:   addr,
-		Namespace:       ns,
-		Name:            conf.Name,
-		Host:            conf.Host,
-		LogDestinations: goroslib.LogDestinationRosout | goroslib.LogDestinationCallback,
-	}
-	// Always a callback: it is where the master's shutdown call shows (lost.go).
-	nc.OnLog = func(l goroslib.LogLevel, msg string) { c.onNodeLog(LogLevel(l), msg) }
-	if c.node, err = newNode(nc); err != nil {
-		return nil, fmt.Errorf("join the ROS graph as %s through the master at %s: %w", c.name, conf.MasterURI, err)
-	}
+	ev := wireEvents{log: c.onLog, publisherLost: c.onPublisherLost, shutdown: c.onShutdown}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	if c.slaveURI, err = c.masterClient().LookupNode(c.name); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("look up %s on the master at %s: %w", c.name, conf.MasterURI, err)
-	}
-	if conf.MasterCheck > 0 {
-		c.wg.Add(1)
-		go c.watchMaster()
+	if conf.Graph != nil {
+		if c.wire, err = newInprocWire(conf.Graph, c.name, ev); err != nil {
+			c.cancel()
+			return nil, err
+		}
+	} else {
+		rw, err := newRosWire(conf, ns, ev)
+		if err != nil {
+			c.cancel()
+			return nil, err
+		}
+		c.wire = rw
+		if c.slaveURI, err = c.masterClient().LookupNode(c.name); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("look up %s on the master at %s: %w", c.name, conf.MasterURI, err)
+		}
+		rw.slaveURI = c.slaveURI
+		if conf.MasterCheck > 0 {
+			c.wg.Add(1)
+			go c.watchMaster()
+		}
 	}
 	if err := c.setPrivateParams(); err != nil {
 		c.Close()
 		return nil, err
 	}
-	sim, err := c.node.ParamIsSet("/use_sim_time")
+	sim, err := c.wire.hasParam("/use_sim_time")
 	if err == nil && sim {
-		sim, err = c.node.ParamGetBool("/use_sim_time")
+		sim, err = c.wire.paramBool("/use_sim_time")
 	}
 	if err != nil {
 		c.Close()
@@ -312,21 +316,6 @@ func Connect(conf Conf) (*Conn, error) {
 		c.clock = runtime.WallClock{}
 	}
 	return c, nil
-}
-
-// newNode creates the goroslib node. goroslib v2.1.5 lets ROS_NAMESPACE win
-// over the namespace it is given, while ROS gives __ns:= precedence: the
-// variable is set to the namespace asked for while the node is created.
-func newNode(nc goroslib.NodeConf) (*goroslib.Node, error) {
-	env := os.Getenv("ROS_NAMESPACE")
-	if env == "" || env == nc.Namespace {
-		return goroslib.NewNode(nc)
-	}
-	namespaceEnvMu.Lock()
-	defer namespaceEnvMu.Unlock()
-	os.Setenv("ROS_NAMESPACE", nc.Namespace)
-	defer os.Setenv("ROS_NAMESPACE", env)
-	return goroslib.NewNode(nc)
 }
 
 // masterAddress turns a ROS_MASTER_URI into goroslib's host:port.
@@ -396,58 +385,43 @@ func (c *Conn) SimClock() *SimClock { return c.sim }
 
 // Logf sends a log line to /rosout (and OnLog).
 func (c *Conn) Logf(level LogLevel, format string, args ...any) {
-	c.node.Log(goroslib.LogLevel(level), format, args...)
+	c.wire.log(level, fmt.Sprintf(format, args...))
 }
 
 // HasParam reports whether parameter name is set on the master.
-func (c *Conn) HasParam(name string) (bool, error) { return c.node.ParamIsSet(c.Resolve(name)) }
+func (c *Conn) HasParam(name string) (bool, error) { return c.wire.hasParam(c.Resolve(name)) }
 
 // ParamBool reads a boolean parameter.
-func (c *Conn) ParamBool(name string) (bool, error) { return c.node.ParamGetBool(c.Resolve(name)) }
+func (c *Conn) ParamBool(name string) (bool, error) { return c.wire.paramBool(c.Resolve(name)) }
 
 // ParamInt reads an integer parameter.
-func (c *Conn) ParamInt(name string) (int, error) { return c.node.ParamGetInt(c.Resolve(name)) }
+func (c *Conn) ParamInt(name string) (int, error) { return c.wire.paramInt(c.Resolve(name)) }
 
 // ParamFloat64 reads a floating-point parameter (an integer one reads too).
 func (c *Conn) ParamFloat64(name string) (float64, error) {
-	r := c.Resolve(name)
-	f, err := c.node.ParamGetFloat64(r)
-	if err != nil {
-		if i, ierr := c.node.ParamGetInt(r); ierr == nil {
-			return float64(i), nil
-		}
-	}
-	return f, err
+	return c.wire.paramFloat64(c.Resolve(name))
 }
 
 // ParamString reads a string parameter.
 func (c *Conn) ParamString(name string) (string, error) {
-	return c.node.ParamGetString(c.Resolve(name))
+	return c.wire.paramString(c.Resolve(name))
 }
 
 // SetParam sets parameter name to a bool, an integer, a float64 or a string.
 func (c *Conn) SetParam(name string, v any) error {
 	r := c.Resolve(name)
-	var err error
 	switch x := v.(type) {
-	case bool:
-		err = c.node.ParamSetBool(r, x)
-	case int:
-		err = c.node.ParamSetInt(r, x)
 	case int32:
-		err = c.node.ParamSetInt(r, int(x))
+		v = int(x)
 	case int64:
-		err = c.node.ParamSetInt(r, int(x))
-	case float64:
-		err = c.node.ParamSetFloat64(r, x)
+		v = int(x)
 	case float32:
-		err = c.node.ParamSetFloat64(r, float64(x))
-	case string:
-		err = c.node.ParamSetString(r, x)
+		v = float64(x)
+	case bool, int, float64, string:
 	default:
 		return fmt.Errorf("set parameter %s: a %T cannot be set (only bool, int, float64 and string)", r, v)
 	}
-	if err != nil {
+	if err := c.wire.setParam(r, v); err != nil {
 		return fmt.Errorf("set parameter %s: %w", r, err)
 	}
 	return nil
@@ -572,7 +546,9 @@ wait:
 	}
 	closed := make(chan struct{})
 	go func() {
-		c.node.Close()
+		if c.wire != nil {
+			c.wire.close()
+		}
 		close(closed)
 	}()
 	select {

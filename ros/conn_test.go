@@ -263,14 +263,14 @@ func TestNamespaceArgumentBeatsEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := connect(t, uri, "observer")
-	nodes, err := other.node.MasterGetNodes()
+	nodes, err := other.wire.(*rosWire).node.MasterGetNodes()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := nodes["/from_arg/bt"]; !ok {
 		t.Errorf("the master knows nodes %v, not /from_arg/bt", nodes)
 	}
-	topics, err := other.node.MasterGetTopics()
+	topics, err := other.wire.(*rosWire).node.MasterGetTopics()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,14 @@
 // action client made a goal LOST on a stale status, and its server forgot a
 // cancel that overtook its goal).
 //
+// A Conn does its own part (names, one endpoint per name shared by its
+// users, the publish queue, the newest message of a topic, loss state, the
+// actionlib protocol) above a transport, the unexported wire (wire.go):
+// goroslib's TCPROS node (wire_goroslib.go), or, with Conf.Graph, a node of
+// an in-process graph (package inproc, wire_inproc.go) for a controller and
+// a simulator that share a process: no sockets, the same semantics
+// (transport_test.go runs one conformance suite over both).
+//
 // Where goroslib (v2.1.5, archived) gives no hook, this package works
 // around it, and nothing outside it depends on how:
 //
@@ -51,6 +59,9 @@
 //   - conn.go, names.go: Conf, ConfFromArgs and Connect (ROS_MASTER_URI,
 //     ROS_IP/ROS_HOSTNAME, ROS_NAMESPACE, __ns, __name, remapping,
 //     private parameters, /rosout), name resolution, parameters.
+//   - wire.go, wire_goroslib.go, wire_inproc.go: the transport under a
+//     Conn, and its two implementations; inproc/: the in-process graph;
+//     transport_test.go: the conformance suite both pass.
 //   - simclock.go: SimClock, the runtime.Clock that follows /clock.
 //   - topics.go, services.go: publishers, subscribers, service clients and
 //     servers, shared per name on a connection (a goroslib node takes each

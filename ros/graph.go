@@ -41,18 +41,14 @@ func (c *Conn) WaitSubscribers(ctx context.Context, topic string, n int) error {
 // registered with the master as a publisher of topic: whether a lockstep
 // peer that has gone quiet is still there.
 func (c *Conn) NodePublishes(node, topic string) (bool, error) {
-	topics, err := c.node.MasterGetTopics()
+	topics, err := c.wire.topics()
 	if err != nil {
 		return false, fmt.Errorf("ask the master for the publishers of %s: %w", topic, err)
 	}
-	t := topics[c.Resolve(topic)]
-	if t == nil {
+	if !topics[c.Resolve(topic)].Publishers[node] {
 		return false, nil
 	}
-	if _, ok := t.Publishers[node]; !ok {
-		return false, nil
-	}
-	if _, err := c.node.NodePing(node); err != nil {
+	if err := c.wire.ping(node); err != nil {
 		return false, nil
 	}
 	return true, nil
@@ -64,8 +60,8 @@ func (c *Conn) NodePublishes(node, topic string) (bool, error) {
 // first transitions (a subscriber connects only after the master told it
 // of the new publisher).
 func (c *Conn) AwaitListedSubscribers(topic string, patience time.Duration) {
-	topics, err := c.node.MasterGetTopics()
-	if err != nil || topics[topic] == nil || len(topics[topic].Subscribers) == 0 {
+	topics, err := c.wire.topics()
+	if err != nil || len(topics[topic].Subscribers) == 0 {
 		return
 	}
 	want := len(topics[topic].Subscribers)
@@ -82,17 +78,16 @@ func (c *Conn) AwaitListedSubscribers(topic string, patience time.Duration) {
 // external simulator or robot offers.
 func (c *Conn) Offered(name string) (bool, error) {
 	r := c.Resolve(name)
-	svcs, err := c.node.MasterGetServices()
+	svcs, err := c.wire.services()
 	if err != nil {
 		return false, fmt.Errorf("ask the master for its services: %w", err)
 	}
 	if _, ok := svcs[r]; ok {
 		return true, nil
 	}
-	topics, err := c.node.MasterGetTopics()
+	topics, err := c.wire.topics()
 	if err != nil {
 		return false, fmt.Errorf("ask the master for its topics: %w", err)
 	}
-	t := topics[r]
-	return t != nil && len(t.Subscribers) > 0, nil
+	return len(topics[r].Subscribers) > 0, nil
 }

@@ -10,9 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/apimaster"
-	"github.com/bluenviron/goroslib/v2/pkg/apislave"
 )
 
 // This file holds how a connection notices that it lost ROS, and the
@@ -146,17 +144,17 @@ func (e *ServerLostError) Is(target error) bool { return target == ErrLost }
 // DeadPublishers returns the nodes the master lists as publishers of the
 // resolved topic, and those of them whose slave API does not answer.
 func (c *Conn) DeadPublishers(topic string) (registered, dead []string, err error) {
-	topics, err := c.node.MasterGetTopics()
+	topics, err := c.wire.topics()
 	if err != nil {
 		return nil, nil, err
 	}
-	t := topics[topic]
-	if t == nil {
+	t, ok := topics[topic]
+	if !ok {
 		return nil, nil, nil
 	}
 	for node := range t.Publishers {
 		registered = append(registered, node)
-		if _, err := c.node.NodePing(node); err != nil {
+		if err := c.wire.ping(node); err != nil {
 			dead = append(dead, node)
 		}
 	}
@@ -254,26 +252,28 @@ func (c *Conn) HoldShutdown() (release func()) {
 	}
 }
 
-// onNodeLog receives every log line of the goroslib node.
-func (c *Conn) onNodeLog(level LogLevel, msg string) {
-	rest, shutdown := strings.CutPrefix(msg, shutdownLogPrefix)
+// onLog receives every log line of the node.
+func (c *Conn) onLog(level LogLevel, msg string) {
 	if c.conf.OnLog != nil {
 		c.conf.OnLog(level, msg)
 	}
-	if t, ok := strings.CutPrefix(msg, subscriberErrPrefix); ok {
-		if topic, _, ok := strings.Cut(t, subscriberErrInfix); ok {
-			c.lost.dropMu.Lock()
-			if c.lost.drops == nil {
-				c.lost.drops = map[string]uint64{}
-			}
-			c.lost.drops[topic]++
-			c.lost.dropMu.Unlock()
-		}
+}
+
+// onPublisherLost counts a publisher of topic that closed its connection to
+// the node's subscriber.
+func (c *Conn) onPublisherLost(topic string) {
+	c.lost.dropMu.Lock()
+	if c.lost.drops == nil {
+		c.lost.drops = map[string]uint64{}
 	}
-	if !shutdown {
-		return
-	}
-	caller, reason, _ := strings.Cut(rest, ": ")
+	c.lost.drops[topic]++
+	c.lost.dropMu.Unlock()
+}
+
+// onShutdown marks the connection lost by a shutdown call, and keeps the
+// call waiting (ShutdownHoldMax at most) while the runs holding the
+// connection stop the robot.
+func (c *Conn) onShutdown(caller, reason string) {
 	c.Lose(&ShutdownError{Caller: caller, Reason: reason})
 	c.lost.holdMu.Lock()
 	var holds []chan struct{}
@@ -360,29 +360,24 @@ func (c *Conn) checkMaster(mc *apimaster.Client) error {
 // of the resolved topic name, from the node's own slave API (no master
 // needed: it works after the master died).
 func (c *Conn) SubscriberConns(topic string) (int, error) {
-	u, err := url.Parse(c.slaveURI)
-	if err != nil || u.Host == "" {
-		return 0, fmt.Errorf("the node's own slave URI %q: %v", c.slaveURI, err)
-	}
-	sc := apislave.NewClient(u.Host, c.name, &http.Client{Timeout: time.Second})
-	info, err := sc.GetBusInfo()
+	conns, err := c.wire.bus()
 	if err != nil {
-		return 0, fmt.Errorf("bus information of %s: %w", c.name, err)
+		return 0, err
 	}
 	n := 0
-	for _, e := range info {
-		// [id, peer, direction, transport, topic, connected]
-		if len(e) < 6 {
-			continue
-		}
-		dir, _ := e[2].(string)
-		t, _ := e[4].(string)
-		connected, _ := e[5].(bool)
-		if dir == "o" && t == topic && connected {
+	for _, b := range conns {
+		if b.topic == topic {
 			n++
 		}
 	}
 	return n, nil
+}
+
+// Unacknowledged waits until what the node wrote to its subscribers has
+// been acknowledged, or until deadline, and returns how many connections
+// had not then; ok is false when that cannot be known (tcpack.go).
+func (c *Conn) Unacknowledged(topic string, deadline time.Time) (n int, ok bool) {
+	return c.wire.unacknowledged(topic, deadline)
 }
 
 // unregisterMax bounds how long a connection waits for one of goroslib's
@@ -420,7 +415,7 @@ func (c *Conn) unregister(what string, f func()) {
 			silent: true,
 		}
 		c.Lose(err)
-		c.node.Log(goroslib.LogLevelError, "%v", err)
+		c.wire.log(LogError, err.Error())
 		c.lost.silentOnce.Do(func() { close(c.lost.silent) })
 	}
 }

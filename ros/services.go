@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 	"sync"
 
-	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/serviceproc"
 )
 
@@ -39,7 +37,7 @@ type serviceClient struct {
 	name     string
 	typ      reflect.Type
 	req, res reflect.Type
-	client   *goroslib.ServiceClient
+	client   wireCaller
 }
 
 // NewServiceClient returns a client of a service; nothing is sent until Call.
@@ -78,7 +76,7 @@ func (c *Conn) serviceClient(name string, t reflect.Type) (*serviceClient, error
 	if err != nil {
 		return nil, fmt.Errorf("service %s: %s is not a service type: %v", r, c.typeName(t), err)
 	}
-	client, err := goroslib.NewServiceClient(goroslib.ServiceClientConf{Node: c.node, Name: r, Srv: reflect.New(t).Interface()})
+	client, err := c.wire.serviceClient(r, t)
 	if err != nil {
 		return nil, fmt.Errorf("service %s: %w", r, err)
 	}
@@ -87,7 +85,7 @@ func (c *Conn) serviceClient(name string, t reflect.Type) (*serviceClient, error
 	return sc, nil
 }
 
-func (sc *serviceClient) close() { sc.client.Close() }
+func (sc *serviceClient) close() { sc.client.close() }
 
 // Name returns the resolved service name.
 func (s *ServiceClient) Name() string { return s.sc.name }
@@ -108,18 +106,10 @@ func (s *ServiceClient) Call(ctx context.Context, req any) (any, error) {
 	rq := reflect.New(sc.req)
 	rq.Elem().Set(v)
 	res := reflect.New(sc.res)
-	err := sc.client.CallContext(ctx, rq.Interface(), res.Interface())
-	if err == nil {
-		return res.Interface(), nil
+	if err := sc.client.call(ctx, rq.Interface(), res.Interface()); err != nil {
+		return nil, err
 	}
-	switch {
-	case ctx.Err() != nil:
-		return nil, fmt.Errorf("call %s: %w", sc.name, ctx.Err())
-	case strings.Contains(err.Error(), "failure state"):
-		return nil, fmt.Errorf("call %s: %w", sc.name, ErrServiceFailed)
-	default:
-		return nil, fmt.Errorf("call %s: %w: %v", sc.name, ErrServiceUnavailable, err)
-	}
+	return res.Interface(), nil
 }
 
 // ServiceServerConf configures NewServiceServer.
@@ -137,8 +127,8 @@ type ServiceServerConf struct {
 
 // ServiceServer provides a service until closed.
 type ServiceServer struct {
-	sp   *goroslib.ServiceProvider
-	once sync.Once
+	close func()
+	once  sync.Once
 }
 
 // NewServiceServer registers a service provider.
@@ -163,39 +153,38 @@ func NewServiceServer(conf ServiceServerConf) (*ServiceServer, error) {
 	}
 	resT := reflect.TypeOf(res)
 	name := c.Resolve(conf.Name)
-	cb := reflect.MakeFunc(
-		reflect.FuncOf([]reflect.Type{reflect.PointerTo(reflect.TypeOf(req))}, []reflect.Type{reflect.PointerTo(resT), reflect.TypeFor[bool]()}, false),
-		func(in []reflect.Value) []reflect.Value {
-			out := reflect.New(resT)
-			r, err := conf.Handler(in[0].Interface())
-			if err != nil {
-				c.Logf(LogWarn, "service %s: %v", name, err)
-				return []reflect.Value{out, reflect.ValueOf(false)}
-			}
-			v := reflect.ValueOf(r)
-			if v.Kind() == reflect.Pointer && !v.IsNil() {
-				v = v.Elem()
-			}
-			if !v.IsValid() || v.Type() != resT {
-				c.Logf(LogError, "service %s: the handler returned a %T, not a %s", name, r, resT)
-				return []reflect.Value{out, reflect.ValueOf(false)}
-			}
-			out.Elem().Set(v)
-			return []reflect.Value{out, reflect.ValueOf(true)}
-		})
+	handle := func(req any) (any, bool) {
+		r, err := conf.Handler(req)
+		if err != nil {
+			c.Logf(LogWarn, "service %s: %v", name, err)
+			return nil, false
+		}
+		v := reflect.ValueOf(r)
+		if v.Kind() == reflect.Pointer && !v.IsNil() {
+			v = v.Elem()
+		}
+		if !v.IsValid() || v.Type() != resT {
+			c.Logf(LogError, "service %s: the handler returned a %T, not a %s", name, r, resT)
+			return nil, false
+		}
+		out := reflect.New(resT)
+		out.Elem().Set(v)
+		return out.Interface(), true
+	}
+	_ = req
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return nil, fmt.Errorf("service %s: %w", name, errClosed)
 	}
-	sp, err := goroslib.NewServiceProvider(goroslib.ServiceProviderConf{Node: c.node, Name: name, Srv: reflect.New(t).Interface(), Callback: cb.Interface()})
+	unprovide, err := c.wire.provide(name, t, handle)
 	if err != nil {
 		return nil, fmt.Errorf("service %s: %w", name, err)
 	}
-	s := &ServiceServer{sp: sp}
+	s := &ServiceServer{close: unprovide}
 	c.servers = append(c.servers, s.Close)
 	return s, nil
 }
 
 // Close unregisters the service.
-func (s *ServiceServer) Close() { s.once.Do(s.sp.Close) }
+func (s *ServiceServer) Close() { s.once.Do(s.close) }

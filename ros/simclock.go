@@ -97,21 +97,8 @@ func (c *SimClock) ReachedAt(at time.Time) (time.Time, bool) {
 // Started is closed once the clock has been set, by the first /clock message.
 func (c *SimClock) Started() <-chan struct{} { return c.started }
 
-// followClock feeds the SimClock from the /clock subscription goroslib keeps
-// for a node under /use_sim_time (a node can subscribe to a topic only once,
-// so the bridge cannot have its own). A zero-length sleep on goroslib's sim
-// clock fires at the next /clock message: registering the next sleep before
-// reading the time means no message is missed between the two.
+// followClock feeds the SimClock from /clock.
 func (c *Conn) followClock() {
 	defer c.wg.Done()
-	next := c.node.TimeSleepChan(0)
-	for {
-		select {
-		case <-c.ctx.Done():
-			return
-		case <-next:
-		}
-		next = c.node.TimeSleepChan(0)
-		c.sim.set(c.node.TimeNow())
-	}
+	c.wire.followClock(c.ctx, c.sim.set)
 }

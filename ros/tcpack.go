@@ -75,18 +75,18 @@ func parseTCPTable(r io.Reader, port int, queues map[string]int) {
 
 // tcprosPort returns the port of the node's TCPROS server, asked of its own
 // slave API for a topic it publishes (no master needed).
-func (c *Conn) tcprosPort(topic string) (int, error) {
-	c.mu.Lock()
-	port := c.tcpros
-	c.mu.Unlock()
+func (w *rosWire) tcprosPort(topic string) (int, error) {
+	w.mu.Lock()
+	port := w.tcpros
+	w.mu.Unlock()
 	if port != 0 {
 		return port, nil
 	}
-	u, err := url.Parse(c.slaveURI)
+	u, err := url.Parse(w.slaveURI)
 	if err != nil || u.Host == "" {
-		return 0, fmt.Errorf("the node's own slave URI %q: %v", c.slaveURI, err)
+		return 0, fmt.Errorf("the node's own slave URI %q: %v", w.slaveURI, err)
 	}
-	sc := apislave.NewClient(u.Host, c.name, &http.Client{Timeout: time.Second})
+	sc := apislave.NewClient(u.Host, w.name, &http.Client{Timeout: time.Second})
 	res, err := sc.RequestTopic(topic, [][]any{{"TCPROS"}})
 	if err != nil {
 		return 0, fmt.Errorf("the node's TCPROS port: %w", err)
@@ -102,18 +102,18 @@ func (c *Conn) tcprosPort(topic string) (int, error) {
 	default:
 		return 0, fmt.Errorf("the node's TCPROS port: its slave API answered %v", res)
 	}
-	c.mu.Lock()
-	c.tcpros = port
-	c.mu.Unlock()
+	w.mu.Lock()
+	w.tcpros = port
+	w.mu.Unlock()
 	return port, nil
 }
 
-// Unacknowledged waits until every established connection of the node's
+// unacknowledged waits until every established connection of the node's
 // TCPROS port has had what was written to it acknowledged, or until
 // deadline, and returns how many had not then; ok is false when that
 // cannot be known (no kernel table, or no port).
-func (c *Conn) Unacknowledged(topic string, deadline time.Time) (n int, ok bool) {
-	port, err := c.tcprosPort(topic)
+func (w *rosWire) unacknowledged(topic string, deadline time.Time) (n int, ok bool) {
+	port, err := w.tcprosPort(topic)
 	if err != nil {
 		return 0, false
 	}

@@ -6,8 +6,6 @@ import (
 	"reflect"
 	"sync"
 	"time"
-
-	"github.com/bluenviron/goroslib/v2"
 )
 
 // A goroslib node may subscribe to and publish on a topic only once, so a
@@ -106,7 +104,7 @@ type topicSub struct {
 	conn  *Conn
 	topic string
 	typ   reflect.Type
-	sub   *goroslib.Subscriber
+	unsub func()
 
 	mu        sync.Mutex
 	msg       any
@@ -138,16 +136,11 @@ func (c *Conn) subscribe(topic string, t reflect.Type, cb func(any, time.Time)) 
 	ts := c.subs[name]
 	if ts == nil {
 		ts = &topicSub{conn: c, topic: name, typ: t, listeners: map[int]func(any, time.Time){}}
-		fn := reflect.MakeFunc(reflect.FuncOf([]reflect.Type{reflect.PointerTo(t)}, nil, false),
-			func(in []reflect.Value) []reflect.Value {
-				ts.receive(in[0].Interface())
-				return nil
-			})
-		sub, err := goroslib.NewSubscriber(goroslib.SubscriberConf{Node: c.node, Topic: name, Callback: fn.Interface()})
+		unsub, err := c.wire.subscribe(name, t, ts.receive)
 		if err != nil {
 			return nil, fmt.Errorf("subscribe to %s: %w", name, err)
 		}
-		ts.sub = sub
+		ts.unsub = unsub
 		c.subs[name] = ts
 	} else if ts.typ != t {
 		return nil, fmt.Errorf("subscribe to %s as %s: the node already subscribes to it as %s", name, c.typeName(t), c.typeName(ts.typ))
@@ -183,8 +176,8 @@ func (c *Conn) unsubscribe(ts *topicSub, id int) {
 	}
 }
 
-// receive keeps the newest message and passes it on. It runs on goroslib's
-// dispatcher goroutine for the topic.
+// receive keeps the newest message and passes it on. It runs on the wire's
+// goroutine for the topic.
 func (ts *topicSub) receive(msg any) {
 	at := ts.conn.clock.Now()
 	ts.mu.Lock()
@@ -208,7 +201,7 @@ func (ts *topicSub) newest() (any, time.Time, uint64) {
 	return ts.msg, ts.at, ts.count
 }
 
-func (ts *topicSub) close() { ts.conn.unregister("its subscriber of "+ts.topic, ts.sub.Close) }
+func (ts *topicSub) close() { ts.conn.unregister("its subscriber of "+ts.topic, ts.unsub) }
 
 // LatchTopics snapshots the newest message of every subscribed topic,
 // which each Subscription's Latched then returns: a scan cycle (package
@@ -264,7 +257,7 @@ type topicPub struct {
 	topic string
 	typ   reflect.Type
 	latch bool
-	pub   *goroslib.Publisher
+	pub   wirePublisher
 	queue chan outgoing
 	quit  chan struct{}
 	done  chan struct{}
@@ -305,7 +298,7 @@ func (c *Conn) publisher(topic string, t reflect.Type, latch bool) (*Publisher, 
 	tp := c.pubs[name]
 	switch {
 	case tp == nil:
-		pub, err := goroslib.NewPublisher(goroslib.PublisherConf{Node: c.node, Topic: name, Msg: reflect.New(t).Interface(), Latch: latch})
+		pub, err := c.wire.publish(name, t, latch)
 		if err != nil {
 			return nil, fmt.Errorf("publish on %s: %w", name, err)
 		}
@@ -416,7 +409,7 @@ func (tp *topicPub) run() {
 		case <-tp.quit:
 			return
 		case o := <-tp.queue:
-			tp.pub.Write(o.msg)
+			tp.pub.write(o.msg)
 			if o.sent != nil {
 				close(o.sent)
 			}
@@ -427,5 +420,5 @@ func (tp *topicPub) run() {
 func (tp *topicPub) close() {
 	close(tp.quit)
 	<-tp.done
-	tp.conn.unregister("its publisher of "+tp.topic, tp.pub.Close)
+	tp.conn.unregister("its publisher of "+tp.topic, tp.pub.close)
 }

@@ -37,6 +37,8 @@ func hilCommand() *command {
 		masterURI := fs.String("master", "", "run against the simulator or robot on this ROS master (`URI`): start nothing, use the faults it offers,\n"+
 			"read the expectations from its topics")
 		verbose := fs.Bool("v", false, "print the simulator's events and the missions' warnings as they happen")
+		transport := fs.String("transport", "inproc", "how the missions and the simulator talk: `inproc` (an in-process graph, no sockets) or ros\n"+
+			"(TCPROS on a ROS master of each run's own, which ROS tools can join)")
 		var ui studio.Flags
 		ui.Add(fs)
 		pos, err := parseArgs(fs, studio.FlagArgs(args))
@@ -51,21 +53,12 @@ func hilCommand() *command {
 			fs.Usage()
 			return exitUsage
 		}
-		sel := hil.Selection{Long: *long}
-		if *seeds != "" {
-			if sel.Seeds, err = hil.ParseSeeds(*seeds); err != nil {
-				return hilUsage(env, err)
-			}
+		if *transport != mission.TransportInproc && *transport != mission.TransportROS {
+			return hilUsage(env, fmt.Errorf("--transport %q: want inproc or ros", *transport))
 		}
-		if *only != "" {
-			if sel.Only, err = hil.ParseSelector(*only); err != nil {
-				return hilUsage(env, err)
-			}
-		}
-		if *shard != "" {
-			if sel.Shard, sel.Shards, err = hil.ParseShard(*shard); err != nil {
-				return hilUsage(env, err)
-			}
+		sel, err := hil.ParseSelection(*seeds, *only, *shard, *long)
+		if err != nil {
+			return hilUsage(env, err)
 		}
 		planned, err := hil.Plan(pos, sel) // every run checked before any runs
 		if err != nil {
@@ -75,7 +68,7 @@ func hilCommand() *command {
 			fmt.Fprintf(env.stderr, "btrobot hil: left out %s: a long scenario (--long runs it)\n", f)
 		}
 		status := view.NewStatusLine(env.stderr, 10*time.Second)
-		conf := hil.CampaignConf{Scenarios: planned.Runs, Jobs: *jobs, Master: *masterURI, Picture: *report != "",
+		conf := hil.CampaignConf{Scenarios: planned.Runs, Jobs: *jobs, Master: *masterURI, Transport: *transport, Picture: *report != "",
 			Progress: func(p hil.Progress) { status.Update("hil: " + p.String()) }}
 		switch {
 		case *record == "none":

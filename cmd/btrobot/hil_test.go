@@ -32,6 +32,8 @@ func TestHilExitCodes(t *testing.T) {
 		stderr string
 	}{
 		{"passes", []string{"../../scenarios/dead_move_base.scenario.yaml"}, exitOK, "1 of 1 scenarios passed", "hil: 1/1 runs · "},
+		{"passes over TCPROS", []string{"../../scenarios/dead_move_base.scenario.yaml", "--transport", "ros"}, exitOK, "1 of 1 scenarios passed", "hil: 1/1 runs · "},
+		{"bad --transport", []string{"--transport", "tcp", "../../scenarios/patrol.scenario.yaml"}, exitUsage, "", `--transport "tcp": want inproc or ros`},
 		{"fails", []string{"../../hil/testdata/fail_outcome.scenario.yaml", "-j", "2"}, exitFailed, "{outcome: failed}: failed: succeeded at ", ""},
 		{"bad scenario", []string{bad}, exitUsage, "", `unknown key "tme_limit"; did you mean time_limit?`},
 		{"no such path", []string{filepath.Join(dir, "none")}, exitUsage, "", "no such file"},

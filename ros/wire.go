@@ -1,0 +1,90 @@
+package ros
+
+import (
+	"context"
+	"reflect"
+	"time"
+)
+
+// wire is the transport under a Conn: what a node does on a ROS graph,
+// below everything the Conn does itself (names, sharing one endpoint per
+// name among its users, the publish queue, latching the newest message,
+// loss state, the actionlib protocol). Two implementations: goroslib's
+// TCPROS node (wire_goroslib.go) and the in-process graph of package
+// inproc (wire_inproc.go), chosen by Conf.Graph.
+//
+// Names given to a wire are resolved global names; message types are
+// struct types (not pointers) of goroslib's conventions.
+type wire interface {
+	// log sends a line to /rosout (and the Conn's OnLog).
+	log(level LogLevel, msg string)
+
+	hasParam(name string) (bool, error)
+	paramBool(name string) (bool, error)
+	paramInt(name string) (int, error)
+	paramFloat64(name string) (float64, error)
+	paramString(name string) (string, error)
+	// setParam sets a bool, an int, a float64 or a string.
+	setParam(name string, v any) error
+
+	// subscribe calls receive with a pointer to every message of topic,
+	// on one goroutine, in order; the function returned unsubscribes.
+	subscribe(topic string, t reflect.Type, receive func(msg any)) (unsubscribe func(), err error)
+	// publish advertises topic.
+	publish(topic string, t reflect.Type, latch bool) (wirePublisher, error)
+	// serviceClient returns a caller of service name of type srv.
+	serviceClient(name string, srv reflect.Type) (wireCaller, error)
+	// provide serves service name: handle answers a request (a pointer of
+	// the request type) with a pointer of the response type, or false for
+	// a failed call.
+	provide(name string, srv reflect.Type, handle func(req any) (res any, ok bool)) (unprovide func(), err error)
+
+	// topics is what the master knows of the graph's topics; services,
+	// the names of the services it knows.
+	topics() (map[string]wireTopic, error)
+	services() (map[string]bool, error)
+	// ping says whether the node registered as name answers.
+	ping(node string) error
+	// bus lists the connections of the node's publishers to subscribers,
+	// as the node itself knows them (without the master).
+	bus() ([]busConn, error)
+	// unacknowledged waits until what the node wrote to its subscribers'
+	// connections has been acknowledged, or until deadline, and returns
+	// how many connections had not then; ok is false when that cannot be
+	// known.
+	unacknowledged(topic string, deadline time.Time) (n int, ok bool)
+
+	// followClock calls set with every /clock time until ctx ends (the
+	// node runs under /use_sim_time).
+	followClock(ctx context.Context, set func(time.Time))
+
+	// close tears the node down; the Conn bounds how long it waits.
+	close()
+}
+
+// wirePublisher writes one topic's messages.
+type wirePublisher interface {
+	// write hands a message (a pointer of the topic's type) to the
+	// subscribers' connections.
+	write(msg any)
+	close()
+}
+
+// wireCaller calls one service.
+type wireCaller interface {
+	// call sends req (a pointer of the request type) and fills res (a
+	// pointer of the response type). Errors are the Conn's: they wrap
+	// ErrServiceUnavailable, ErrServiceFailed or ctx's error.
+	call(ctx context.Context, req, res any) error
+	close()
+}
+
+// wireTopic is what the master knows of a topic.
+type wireTopic struct {
+	Publishers, Subscribers map[string]bool
+}
+
+// busConn is one connection of a node's publisher to a subscriber.
+type busConn struct {
+	topic, peer string
+}
