@@ -153,3 +153,12 @@ func clip(b []byte) string {
 	}
 	return string(b)
 }
+
+// clipText bounds a peer's error text for our own errors.
+func clipText(b []byte) string {
+	const n = 1 << 10
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}
