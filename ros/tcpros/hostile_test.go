@@ -220,4 +220,3 @@ func TestHostileSubscribers(t *testing.T) {
 		require.Eventually(t, func() bool { return len(p.Subscribers()) == 1 }, 10*time.Second, time.Millisecond)
 	})
 }
-

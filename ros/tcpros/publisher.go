@@ -36,8 +36,8 @@ type Publisher struct {
 	srv  *Server
 	conf PublisherConf
 
-	mu     sync.Mutex
-	subs   map[*subscriberConn]struct{}
+	mu      sync.Mutex
+	subs    map[*subscriberConn]struct{}
 	last    []byte // the latched frame
 	closed  bool
 	dropped uint64
