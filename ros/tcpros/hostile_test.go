@@ -220,3 +220,40 @@ func TestHostileSubscribers(t *testing.T) {
 		require.Eventually(t, func() bool { return len(p.Subscribers()) == 1 }, 10*time.Second, time.Millisecond)
 	})
 }
+
+// TestTricklingPublisher: a publisher that sends a message one byte a
+// second is closed once the frame timeout has passed since its first byte.
+func TestTricklingPublisher(t *testing.T) {
+	stop := make(chan struct{})
+	defer close(stop)
+	addr := fakePublisher(t, &geometry_msgs.Twist{}, func(c net.Conn) {
+		go func() {
+			frame := append(binary.LittleEndian.AppendUint32(nil, 48), make([]byte, 48)...)
+			for _, b := range frame {
+				select {
+				case <-stop:
+					return
+				case <-time.After(time.Second):
+				}
+				if _, err := c.Write([]byte{b}); err != nil {
+					return
+				}
+			}
+		}()
+	})
+	sub, err := tcpros.Subscribe(context.Background(), tcpros.SubscriberConf{
+		Addr: addr, CallerID: "/me", Topic: "/t", Type: "*", MD5: "*", Msg: &geometry_msgs.Twist{}, OnMessage: func(any) { t.Error("no message") },
+		FrameTimeout: 2 * time.Second,
+	})
+	require.NoError(t, err)
+	defer sub.Close()
+	start := time.Now()
+	select {
+	case <-sub.Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the subscription ends within 20 s")
+	}
+	assert.ErrorContains(t, sub.Err(), "i/o timeout")
+	assert.ErrorContains(t, sub.Err(), "tcpros: topic /t from "+addr+": a message begun did not arrive whole within 2s")
+	t.Logf("closed %v after the first byte was due", time.Since(start).Round(100*time.Millisecond))
+}

@@ -4,9 +4,11 @@ package tcpros
 // port, exchange headers, then read framed messages, each bounded.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"reflect"
 	"sync"
@@ -33,12 +35,21 @@ type SubscriberConf struct {
 	TCPNoDelay bool
 	// MaxFrame bounds a message's declared size (DefaultMaxFrame when 0).
 	MaxFrame int
+	// FrameTimeout bounds how long a message may take to arrive once its
+	// first byte has (default DefaultFrameTimeout): a publisher that
+	// trickles a frame is closed. Between messages there is no bound (a
+	// topic may be quiet).
+	FrameTimeout time.Duration
 	// HandshakeTimeout bounds the dial and the header exchange (default
 	// DefaultHandshakeTimeout).
 	HandshakeTimeout time.Duration
 	// Header bounds the publisher's header.
 	Header HeaderLimits
 }
+
+// DefaultFrameTimeout bounds how long a message may take once begun: 64
+// MiB at 10 Mbit/s take about 54 s.
+const DefaultFrameTimeout = 60 * time.Second
 
 // Subscription is a connection to one publisher.
 type Subscription struct {
@@ -55,6 +66,9 @@ type Subscription struct {
 func Subscribe(ctx context.Context, conf SubscriberConf) (*Subscription, error) {
 	if conf.HandshakeTimeout <= 0 {
 		conf.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	if conf.FrameTimeout <= 0 {
+		conf.FrameTimeout = DefaultFrameTimeout
 	}
 	t := reflect.TypeOf(conf.Msg)
 	if t != nil && t.Kind() == reflect.Pointer {
@@ -119,15 +133,27 @@ func boolField(b bool) string {
 
 func (s *Subscription) read(t reflect.Type, conf SubscriberConf) {
 	defer close(s.done)
+	var first [1]byte
 	for {
-		frame, err := ReadFrame(s.conn, conf.MaxFrame)
-		if err != nil {
+		// Wait for a message as long as it takes; once it has begun, it
+		// arrives whole within the frame timeout.
+		s.conn.SetReadDeadline(time.Time{})
+		if _, err := io.ReadFull(s.conn, first[:]); err != nil {
 			s.fail(err)
+			return
+		}
+		s.conn.SetReadDeadline(time.Now().Add(conf.FrameTimeout))
+		frame, err := ReadFrame(io.MultiReader(bytes.NewReader(first[:]), s.conn), conf.MaxFrame)
+		if err != nil {
+			if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+				err = fmt.Errorf("a message begun did not arrive whole within %v: %w", conf.FrameTimeout, err)
+			}
+			s.fail(fmt.Errorf("tcpros: topic %s from %s: %w", conf.Topic, conf.Addr, err))
 			return
 		}
 		m := reflect.New(t)
 		if err := Unmarshal(frame, m.Interface()); err != nil {
-			s.fail(err)
+			s.fail(fmt.Errorf("tcpros: topic %s from %s: %w", conf.Topic, conf.Addr, err))
 			return
 		}
 		conf.OnMessage(m.Interface())
