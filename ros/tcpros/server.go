@@ -52,6 +52,7 @@ type Server struct {
 	services map[string]*Service
 	closed   bool
 	refused  uint64
+	stop     chan struct{} // closed by Close
 
 	wg sync.WaitGroup
 }
@@ -77,7 +78,7 @@ func NewServer(conf ServerConf) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tcpros: %w", err)
 	}
-	s := &Server{conf: conf, ln: ln, conns: map[net.Conn]struct{}{}, topics: map[string]*Publisher{}, services: map[string]*Service{}}
+	s := &Server{conf: conf, ln: ln, conns: map[net.Conn]struct{}{}, topics: map[string]*Publisher{}, services: map[string]*Service{}, stop: make(chan struct{})}
 	s.wg.Add(1)
 	go s.accept()
 	return s, nil
@@ -103,6 +104,7 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.closed = true
+	close(s.stop)
 	err := s.ln.Close()
 	for c := range s.conns {
 		c.Close()
@@ -121,15 +123,24 @@ func (s *Server) Close() error {
 
 func (s *Server) accept() {
 	defer s.wg.Done()
+	var backoff time.Duration
 	for {
 		c, err := s.ln.Accept()
 		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				return
 			}
-			return
+			// Out of file descriptors (EMFILE) and the like pass: keep
+			// the port, as net/http does, backing off while they last.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			select {
+			case <-s.stop:
+				return
+			case <-time.After(backoff):
+			}
+			continue
 		}
+		backoff = 0
 		s.mu.Lock()
 		if s.closed || len(s.conns) >= s.conf.MaxConns {
 			s.refused++
