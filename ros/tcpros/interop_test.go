@@ -107,10 +107,15 @@ func (n *testNode) publisherAddr(t *testing.T, topic string) string {
 }
 
 // TestInteropRospy: btrobot's TCPROS with rospy and the ros* tools, both
-// ways, for topics and services.
+// ways, for topics and services, with btrobot's master and Debian's.
 func TestInteropRospy(t *testing.T) {
 	rostest.Require(t, "rospy", "rostopic", "rosservice", "std_srvs", "sensor_msgs", "geometry_msgs")
-	uri := rostest.StartMaster(t)
+	for _, m := range rostest.Masters() {
+		t.Run(m.Name, func(t *testing.T) { interopRospy(t, m.Start(t)) })
+	}
+}
+
+func interopRospy(t *testing.T, uri string) {
 
 	t.Run("rostopic pub to our subscriber", func(t *testing.T) {
 		rostest.Start(t, uri, "rostopic", "pub", "-r", "20", "/cmd", "geometry_msgs/Twist", "{linear: {x: 1.5}, angular: {z: -0.25}}")
@@ -180,6 +185,9 @@ func TestInteropRospy(t *testing.T) {
 		listener.WaitLine(t, "twist 2.50 0.75", 20*time.Second) // the latched one
 		require.NoError(t, p.Publish(&geometry_msgs.Twist{Linear: geometry_msgs.Vector3{X: -1}}))
 		listener.WaitLine(t, "twist -1.00 0.00", 20*time.Second)
+
+		anyMsg := rostest.Python(t, uri, "testdata/peer.py", "any")
+		anyMsg.WaitLine(t, "any 48 geometry_msgs/Twist", 20*time.Second) // the latched one, as raw bytes
 	})
 
 	t.Run("rosservice call and rospy to our service", func(t *testing.T) {

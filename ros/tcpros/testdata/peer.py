@@ -7,6 +7,8 @@ talk:   publishes sensor_msgs/LaserScan on /scan every 50 ms (frame_id
         "laser", stamp 5 s 7 ns, ranges [1, 2.5, inf], intensities [], angle_min -1.5)
 listen: prints "twist X Z" for each geometry_msgs/Twist on /out (rospy's
         own subscriber, reached through the master)
+any:    prints "any N TYPE" for each message on /out, taken as rospy.AnyMsg
+        (md5sum "*": rostopic hz and bw subscribe this way)
 serve:  provides /rospy_set (std_srvs/SetBool): success = data, message
         "rospy got <data>"; fails for data false with "refused"
 call:   calls /btrobot_set (std_srvs/SetBool) with data true, persistent,
@@ -37,6 +39,12 @@ if role == "talk":
         rate.sleep()
 elif role == "listen":
     rospy.Subscriber("/out", Twist, lambda m: print("twist %.2f %.2f" % (m.linear.x, m.angular.z), flush=True))
+    print("ready", flush=True)
+    rospy.spin()
+elif role == "any":
+    def on_any(m):
+        print("any %d %s" % (len(m._buff), m._connection_header["type"]), flush=True)
+    rospy.Subscriber("/out", rospy.AnyMsg, on_any)
     print("ready", flush=True)
     rospy.spin()
 elif role == "serve":
