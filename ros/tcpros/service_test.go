@@ -19,7 +19,7 @@ import (
 
 // provideSetBool serves /set (std_srvs/SetBool) on s, with conf's
 // handler or one where true succeeds ("yes") and false fails ("no").
-func provideSetBool(t *testing.T, s *tcpros.Server, conf tcpros.ServiceConf) string {
+func provideSetBool(t testing.TB, s *tcpros.Server, conf tcpros.ServiceConf) string {
 	t.Helper()
 	md5, err := serviceproc.MD5(std_srvs.SetBool{})
 	require.NoError(t, err)
