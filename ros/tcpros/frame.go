@@ -4,10 +4,13 @@ package tcpros
 // little-endian length and that many bytes.
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"time"
 )
 
 // DefaultMaxFrame bounds a frame's declared length unless a topic or
@@ -51,6 +54,23 @@ func ReadFrame(r io.Reader, max int) ([]byte, error) {
 		}
 	}
 	return buf, nil
+}
+
+// readBegunFrame waits as long as it takes for a frame's first byte, then
+// reads the frame whole within timeout of it: a peer may be quiet between
+// frames, but not trickle one.
+func readBegunFrame(c net.Conn, max int, timeout time.Duration) ([]byte, error) {
+	var first [1]byte
+	c.SetReadDeadline(time.Time{})
+	if _, err := io.ReadFull(c, first[:]); err != nil {
+		return nil, err
+	}
+	c.SetReadDeadline(time.Now().Add(timeout))
+	frame, err := ReadFrame(io.MultiReader(bytes.NewReader(first[:]), c), max)
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+		err = fmt.Errorf("a frame begun did not arrive whole within %v: %w", timeout, err)
+	}
+	return frame, err
 }
 
 // AppendFrame appends msg as a frame (its length, then its serialization)

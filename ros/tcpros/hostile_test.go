@@ -254,6 +254,6 @@ func TestTricklingPublisher(t *testing.T) {
 		t.Fatal("the subscription ends within 20 s")
 	}
 	assert.ErrorContains(t, sub.Err(), "i/o timeout")
-	assert.ErrorContains(t, sub.Err(), "tcpros: topic /t from "+addr+": a message begun did not arrive whole within 2s")
+	assert.ErrorContains(t, sub.Err(), "tcpros: topic /t from "+addr+": a frame begun did not arrive whole within 2s")
 	t.Logf("closed %v after the first byte was due", time.Since(start).Round(100*time.Millisecond))
 }

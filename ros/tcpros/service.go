@@ -103,13 +103,18 @@ func (svc *Service) serve(c net.Conn, h Header) {
 	}
 	persistent := h["persistent"] == "1"
 	for {
-		// A request that has begun arrives within the handshake timeout;
-		// a persistent client may stay idle between requests.
-		c.SetReadDeadline(time.Time{})
-		if !persistent {
+		// A persistent client may stay idle between requests (it holds
+		// one of MaxConns); a request that has begun arrives whole within
+		// the handshake timeout, and so does the one request of a client
+		// that is not persistent.
+		var frame []byte
+		var err error
+		if persistent {
+			frame, err = readBegunFrame(c, svc.conf.MaxRequest, s.conf.HandshakeTimeout)
+		} else {
 			c.SetReadDeadline(time.Now().Add(s.conf.HandshakeTimeout))
+			frame, err = ReadFrame(c, svc.conf.MaxRequest)
 		}
-		frame, err := ReadFrame(c, svc.conf.MaxRequest)
 		if err != nil {
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"testing"
 	"time"
 
@@ -148,4 +149,39 @@ func TestServiceHostileClient(t *testing.T) {
 			assert.Empty(t, called, "the handler is not called")
 		})
 	}
+}
+
+// TestServicePersistentTrickle: a persistent client may stay idle between
+// requests, but a request it has begun arrives whole within the handshake
+// timeout, or the connection is closed.
+func TestServicePersistentTrickle(t *testing.T) {
+	s := newServer(t, tcpros.ServerConf{HandshakeTimeout: time.Second})
+	md5 := provideSetBool(t, s, tcpros.ServiceConf{})
+	conn, err := net.Dial("tcp", s.Addr().String())
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, tcpros.WriteHeader(conn, tcpros.Header{"callerid": "/slow", "service": "/set", "md5sum": md5, "persistent": "1"}))
+	_, err = tcpros.ReadHeader(conn, tcpros.HeaderLimits{})
+	require.NoError(t, err)
+
+	// Idle for twice the timeout: still open, and a request is answered.
+	conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+	_, err = conn.Read(make([]byte, 1))
+	require.ErrorIs(t, err, os.ErrDeadlineExceeded, "idle is allowed")
+	_, err = conn.Write([]byte{1, 0, 0, 0, 1})
+	require.NoError(t, err)
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	reply := make([]byte, 1+4+1+4+3) // ok, the frame's length, success, message
+	_, err = io.ReadFull(conn, reply)
+	require.NoError(t, err)
+	assert.Equal(t, []byte{1, 8, 0, 0, 0, 1, 3, 0, 0, 0, 'y', 'e', 's'}, reply)
+
+	// A request begun and never finished: closed.
+	_, err = conn.Write([]byte{1, 0})
+	require.NoError(t, err)
+	start := time.Now()
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, err = conn.Read(make([]byte, 1))
+	require.ErrorIs(t, err, io.EOF, "closed within 10 s")
+	t.Logf("closed %v after the request began", time.Since(start).Round(100*time.Millisecond))
 }

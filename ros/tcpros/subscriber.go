@@ -4,11 +4,9 @@ package tcpros
 // port, exchange headers, then read framed messages, each bounded.
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"reflect"
 	"sync"
@@ -133,21 +131,9 @@ func boolField(b bool) string {
 
 func (s *Subscription) read(t reflect.Type, conf SubscriberConf) {
 	defer close(s.done)
-	var first [1]byte
 	for {
-		// Wait for a message as long as it takes; once it has begun, it
-		// arrives whole within the frame timeout.
-		s.conn.SetReadDeadline(time.Time{})
-		if _, err := io.ReadFull(s.conn, first[:]); err != nil {
-			s.fail(err)
-			return
-		}
-		s.conn.SetReadDeadline(time.Now().Add(conf.FrameTimeout))
-		frame, err := ReadFrame(io.MultiReader(bytes.NewReader(first[:]), s.conn), conf.MaxFrame)
+		frame, err := readBegunFrame(s.conn, conf.MaxFrame, conf.FrameTimeout)
 		if err != nil {
-			if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
-				err = fmt.Errorf("a message begun did not arrive whole within %v: %w", conf.FrameTimeout, err)
-			}
 			s.fail(fmt.Errorf("tcpros: topic %s from %s: %w", conf.Topic, conf.Addr, err))
 			return
 		}
