@@ -19,10 +19,36 @@
 //     declares 64 MiB and sends 16 bytes holds 64 KiB;
 //   - inside a frame, a string or array whose declared length exceeds what
 //     is left of the frame is an error before it is allocated;
-//   - a listener holds a bounded number of connections, each with a
-//     deadline on its handshake, and a publisher a bounded queue for each
-//     subscriber (a reader that falls behind loses the oldest messages; one
-//     that reads nothing is closed after a write deadline).
+//   - a frame that has begun arrives whole within a timeout (a subscriber's
+//     FrameTimeout, 60 s by default; a service request the handshake
+//     timeout), so a peer cannot trickle one; between frames a peer may be
+//     quiet;
+//   - a node's port (Server) holds at most MaxConns connections (256),
+//     handshakes included, each header due within the handshake timeout
+//     (5 s); one more is closed at once, and running out of file
+//     descriptors only pauses accepting;
+//   - a publisher keeps a bounded queue for each subscriber: one that falls
+//     behind loses the oldest messages, one that reads nothing is closed
+//     after the write timeout, and neither holds up the others or Publish.
+//
+// What a peer can still do within the bounds: hold connections that
+// completed a handshake (an idle subscriber of a quiet topic, an idle
+// persistent service client) up to MaxConns, which keeps later peers out
+// until they leave. Memory stays bounded whatever peers do: on a node's
+// port, MaxConns × the larger of a header (64 KiB) and a service request
+// (MaxRequest, 1 MiB), 256 MiB at worst with the defaults and some 17 MiB
+// measured for 2,000 connections sending headers; for a subscription,
+// about twice the bytes of its frame that have really arrived, at most
+// MaxFrame.
+//
+// What this package does not do: the master and slave XML-RPC APIs
+// (registration, requestTopic, publisherUpdate), reconnection, and the
+// MD5 sums and definitions of message types (the caller passes them, as
+// ros.Messages computes them with goroslib's msgproc). A time is ROS's
+// uint32 seconds (1970 to 2106; goroslib reads seconds after 2038 as
+// negative), a negative duration is written as roscpp and rospy write it
+// (nanoseconds in [0, 1e9); goroslib writes them negative, and both read
+// either).
 //
 // The message structs are goroslib's (goroslib/v2/pkg/msgs/...) and
 // btrobot's own, declared the same way: a struct of ROS field types (bool,
