@@ -503,8 +503,12 @@ var durationPlan = &plan{
 		// roscpp and rospy write nanoseconds in [0, 1e9), goroslib in
 		// (-1e9, 1e9) for a negative duration; below -2^31 s is out of
 		// ROS's range.
-		if nsecs <= -1e9 || nsecs >= 1e9 || secs == math.MinInt32 && nsecs < 0 {
-			d.err = fmt.Errorf("%w: a duration at byte %d has %d nanoseconds (ROS peers keep them below 1e9)", ErrMessage, d.off-8, nsecs)
+		if nsecs <= -1e9 || nsecs >= 1e9 {
+			d.err = fmt.Errorf("%w: a duration at byte %d has %d nanoseconds (ROS peers keep them within ±1e9)", ErrMessage, d.off-8, nsecs)
+			return
+		}
+		if secs == math.MinInt32 && nsecs < 0 {
+			d.err = fmt.Errorf("%w: a duration at byte %d is below ROS's range (-2^31 s)", ErrMessage, d.off-8)
 			return
 		}
 		v.SetInt(secs*1e9 + nsecs)
