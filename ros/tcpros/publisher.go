@@ -183,12 +183,14 @@ func (p *Publisher) serve(c net.Conn, h Header) {
 			return
 		case <-sc.wake:
 		}
-		for _, frame := range sc.take() {
+		q := sc.take()
+		for _, frame := range q {
 			c.SetWriteDeadline(time.Now().Add(s.conf.WriteTimeout))
 			if _, err := c.Write(frame); err != nil {
 				return
 			}
 		}
+		sc.giveBack(q)
 	}
 }
 
@@ -200,6 +202,7 @@ type subscriberConn struct {
 
 	mu    sync.Mutex
 	queue [][]byte
+	spare [][]byte // the writer's last slice, for the next take
 	max   int
 }
 
@@ -220,10 +223,23 @@ func (sc *subscriberConn) push(frame []byte) (dropped bool) {
 	return dropped
 }
 
+// take returns the queued frames, leaving the queue empty; the writer
+// hands the slice back with giveBack, so that the two alternate.
 func (sc *subscriberConn) take() [][]byte {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	q := sc.queue
-	sc.queue = make([][]byte, 0, sc.max)
+	if sc.spare != nil {
+		sc.queue, sc.spare = sc.spare, nil
+	} else {
+		sc.queue = make([][]byte, 0, sc.max)
+	}
 	return q
+}
+
+func (sc *subscriberConn) giveBack(q [][]byte) {
+	clear(q) // the frames may go
+	sc.mu.Lock()
+	sc.spare = q[:0]
+	sc.mu.Unlock()
 }
