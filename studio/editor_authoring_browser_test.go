@@ -36,9 +36,9 @@ const inspectorJS = `document.querySelector('#inspector h3').textContent`
 const helloWithLap = `<root BTCPP_format="4" main_tree_to_execute="Hello">
   <BehaviorTree ID="Hello">
     <Sequence name="hello">
-      <Script name="start" code="laps := 0; battery := 1.0; greeting := ''"/>
+      <Script name="start" code="laps := 0; charge := 1.0; greeting := ''"/>
       <Repeat name="three_laps" num_cycles="3">
-        <SubTree ID="Lap" battery="{battery}" laps="{laps}"/>
+        <SubTree ID="Lap" charge="{charge}" laps="{laps}"/>
       </Repeat>
       <Script name="greet" code="greeting := 'hello, world: ' .. laps .. ' laps done'"/>
       <AlwaysSuccess/>
@@ -46,8 +46,8 @@ const helloWithLap = `<root BTCPP_format="4" main_tree_to_execute="Hello">
   </BehaviorTree>
   <BehaviorTree ID="Lap">
     <Sequence name="lap">
-      <ScriptCondition name="battery_check" code="battery &gt; 0.3"/>
-      <Script name="drive_lap" code="laps += 1; battery -= 0.25"/>
+      <ScriptCondition name="battery_check" code="charge &gt; 0.3"/>
+      <Script name="drive_lap" code="laps += 1; charge -= 0.25"/>
     </Sequence>
   </BehaviorTree>
 </root>
@@ -88,7 +88,7 @@ func TestEditorKeyboardOnly(t *testing.T) {
 			press(t, ctx, kb.Enter)
 			waitJS(t, ctx, 5*time.Second, `document.querySelectorAll('g.node').length === 5`, "lap and its children replaced by one node")
 			assert.Equal(t, "SubTree → Lap", eval[string](t, ctx, inspectorJS), "the SubTree node selected")
-			assert.Equal(t, "{battery}", eval[string](t, ctx, `document.querySelector('#inspector [data-attr="battery"]').value`), "its remapping in the inspector")
+			assert.Equal(t, "{charge}", eval[string](t, ctx, `document.querySelector('#inspector [data-attr="charge"]').value`), "its remapping in the inspector")
 			checked()
 			assert.True(t, eval[bool](t, ctx, `!!document.querySelector('#problems li.ok')`), "the tree still checks clean")
 		}},
@@ -104,10 +104,10 @@ func TestEditorKeyboardOnly(t *testing.T) {
 			press(t, ctx, "battery_check")
 			press(t, ctx, kb.Tab)
 			waitJS(t, ctx, 2*time.Second, `document.activeElement.dataset.attr === 'code'`, "the code field focused")
-			press(t, ctx, "battery >")
+			press(t, ctx, "charge >")
 			waitJS(t, ctx, 5*time.Second, `document.querySelector('#inspector [data-attr="code"]').classList.contains('invalid')`, "the script marked")
 			msg := eval[string](t, ctx, `document.querySelector('#inspector [data-attr="code"]').parentElement.querySelector('.field-msg').textContent`)
-			assert.Contains(t, msg, "1:10", "the parser's line and column")
+			assert.Contains(t, msg, "1:9", "the parser's line and column")
 			press(t, ctx, " 0.3")
 			waitJS(t, ctx, 5*time.Second, `!document.querySelector('#inspector [data-attr="code"]').classList.contains('invalid')`, "the script clean again")
 			press(t, ctx, kb.Escape)
