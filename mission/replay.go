@@ -11,6 +11,7 @@ import (
 
 	"github.com/btrobot/btrobot/record"
 	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/view"
 )
 
 // ReplayConf configures Replay. Instants are record.ParseInstant's: seconds
@@ -29,6 +30,28 @@ type ReplayConf struct {
 	// the root blackboard's keys at Until (none for a .btlog); it is
 	// closed when the replay ends.
 	Display func(s Shown, title string, keys []string) Display
+	// Progress, when set, gets one status line (view.StatusLine: rewritten
+	// on a terminal, a plain line every 10 s otherwise) saying how far the
+	// replay is: "replay: 1m10s of 10m0s (12%) · 4.0× · 2m15s left". For a
+	// headless replay's stderr; a live view owns its terminal.
+	Progress io.Writer
+}
+
+// replayProgress is the line ReplayConf.Progress shows: how far into the
+// span [0, total] the replay is after wall of playing.
+func replayProgress(at, total, wall time.Duration) string {
+	s := fmt.Sprintf("replay: %v of %v", at.Round(100*time.Millisecond), total.Round(100*time.Millisecond))
+	if total > 0 {
+		s += fmt.Sprintf(" (%.0f%%)", 100*float64(at)/float64(total))
+	}
+	if wall >= time.Second && at > 0 {
+		speed := float64(at) / float64(wall)
+		s += fmt.Sprintf(" · %.1f×", speed)
+		if left := time.Duration(float64(total-at) / speed); left > 0 {
+			s += fmt.Sprintf(" · %v left", left.Round(time.Second))
+		}
+	}
+	return s
 }
 
 // Replay plays a recording through a display as it ran: the tree rebuilt
@@ -59,6 +82,11 @@ func replay(ctx context.Context, c ReplayConf) error {
 		return fmt.Errorf("%s: %w", c.File, err)
 	}
 	var d Display
+	var status *view.StatusLine
+	started, told := time.Now(), time.Time{}
+	if c.Progress != nil {
+		status = view.NewStatusLine(c.Progress, 10*time.Second)
+	}
 	player, err := record.NewPlayer(rec, record.PlayConf{Tree: tree, From: fromT, Until: untilT, Speed: c.Speed,
 		Observer: observerFunc(func(t runtime.Transition) {
 			if d != nil {
@@ -68,6 +96,10 @@ func replay(ctx context.Context, c ReplayConf) error {
 		OnTick: func(t runtime.TickReport) {
 			if d != nil {
 				d.OnTick(t)
+			}
+			if status != nil && time.Since(told) >= 250*time.Millisecond {
+				told = time.Now()
+				status.Update(replayProgress(t.Start.Sub(fromT), untilT.Sub(fromT), time.Since(started)))
 			}
 		}})
 	if err != nil {
@@ -85,6 +117,9 @@ func replay(ctx context.Context, c ReplayConf) error {
 		d = c.Display(Shown{Tree: tree, Registry: reg}, title, keys)
 	}
 	err = player.Play(ctx)
+	if status != nil {
+		status.Done(replayProgress(untilT.Sub(fromT), untilT.Sub(fromT), time.Since(started)))
+	}
 	if d != nil {
 		end := fmt.Sprintf("replayed %s: run %s, %.1f s", c.File, h.RunID, untilT.Sub(fromT).Seconds())
 		if dmg := rec.Damage(); dmg != nil {

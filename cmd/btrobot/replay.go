@@ -65,6 +65,9 @@ func replayCommand() *command {
 		rc.Display = func(s mission.Shown, title string, keys []string) mission.Display {
 			return mission.LiveView(mission.LiveViewConf{Out: env.stdout, Keys: keys, Title: title, Headless: *headless})(s)
 		}
+		if *headless {
+			rc.Progress = env.stderr
+		}
 		if *asJSON {
 			err = mission.ReplayAt(ctx, env.stdout, pos[0], *at)
 		} else {

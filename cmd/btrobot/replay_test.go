@@ -73,6 +73,12 @@ func TestTickRecordsAndReplays(t *testing.T) {
 			require.Equal(t, exitOK, code, stderr)
 			assert.Contains(t, out, "SUCCESS Main")
 			assert.Contains(t, out, "replayed "+path)
+			assert.NotContains(t, stderr, "replay: ", "progress on a live view's terminal")
+
+			// Headless, the progress goes to stderr and ends at the end.
+			code, _, stderr = runCLI("replay", path, "--speed", "-1", "--headless")
+			require.Equal(t, exitOK, code, stderr)
+			assert.Regexp(t, `replay: [0-9.]+m?s of [0-9.]+m?s \(100%\)\n$`, stderr)
 
 			code, out, stderr = runCLI("replay", path, "--at", "1h", "--json")
 			require.Equal(t, exitOK, code, stderr)
