@@ -34,6 +34,10 @@ type DemoConf struct {
 	// OnEvent and MasterLog are SimConf's.
 	OnEvent   func(at time.Duration, line string)
 	MasterLog func(line string)
+	// Progress, when set, gets a status line (view.StatusLine) of the
+	// rounds done, the simulated time and the pace: for a headless demo's
+	// stderr (a live view owns its terminal). Summary ends it.
+	Progress io.Writer
 }
 
 // demoRoundLimit bounds the simulated time of one round: a patrol round of
@@ -52,6 +56,22 @@ type Demo struct {
 
 	cleanup func()
 	start   time.Time // the first tick's time
+	status  *view.StatusLine
+	wall    time.Time // when the first tick came
+	told    time.Time
+}
+
+// demoProgress is the line DemoConf.Progress shows: rounds done of
+// rounds, after sim of simulated time and wall of playing.
+func demoProgress(done, rounds int, sim, wall time.Duration) string {
+	s := fmt.Sprintf("demo: %d/%d %s · %v simulated", done, rounds, plural(rounds, "round", "rounds"), sim.Round(time.Second))
+	if wall >= time.Second && sim > 0 {
+		s += fmt.Sprintf(" · %.0f× real time", float64(sim)/float64(wall))
+		if done > 0 && done < rounds {
+			s += fmt.Sprintf(" · about %v left", (wall / time.Duration(done) * time.Duration(rounds-done)).Round(time.Second))
+		}
+	}
+	return s
 }
 
 // Problems says what is wrong with the settings, one problem a line, each
@@ -124,9 +144,17 @@ func StartDemo(c DemoConf) (*Demo, error) {
 // when they take over demoRoundLimit each.
 func (d *Demo) onTick(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
 	if d.start.IsZero() {
-		d.start = t.Start
+		d.start, d.wall = t.Start, time.Now()
+		if d.conf.Progress != nil {
+			d.status = view.NewStatusLine(d.conf.Progress, 10*time.Second)
+		}
 	}
-	if n, ok := counter(tree.Blackboard(), "rounds"); ok && n >= d.conf.Rounds {
+	n, ok := counter(tree.Blackboard(), "rounds")
+	if d.status != nil && time.Since(d.told) >= 250*time.Millisecond {
+		d.told = time.Now()
+		d.status.Update(demoProgress(n, d.conf.Rounds, t.Start.Sub(d.start), time.Since(d.wall)))
+	}
+	if ok && n >= d.conf.Rounds {
 		return fmt.Sprintf("%d %s done", n, plural(n, "round", "rounds")), true
 	}
 	if took := t.Start.Sub(d.start); took > time.Duration(d.conf.Rounds)*demoRoundLimit {
@@ -154,6 +182,9 @@ type DemoSummary struct {
 
 // Summary reads the summary of the run rep, which took wall.
 func (d *Demo) Summary(rep Report, wall time.Duration) DemoSummary {
+	if d.status != nil {
+		d.status.Done("")
+	}
 	s := DemoSummary{BatteryStart: d.conf.Battery, Wall: wall, Ticks: rep.Stats.Ticks, DockVisits: d.Sim.Succeeded("robot1", "dock")}
 	d.Sim.Node.Do(func(w *sim.World) error {
 		r, _ := w.Robot("robot1")

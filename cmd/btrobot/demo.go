@@ -48,6 +48,9 @@ func demoCommand() *command {
 			problems = append(problems, fmt.Sprintf("unexpected arguments %q", pos))
 		}
 		conf := mission.DemoConf{Rounds: *rounds, Speed: *speed, Battery: *battery, Seed: *seed}
+		if *headless {
+			conf.Progress = env.stderr
+		}
 		for _, p := range conf.Problems() {
 			problems = append(problems, "--"+p)
 		}

@@ -46,6 +46,9 @@ func TestDemoRunsHeadless(t *testing.T) {
 			for _, e := range left {
 				t.Errorf("the demo left %s behind", filepath.Join(tmp, e.Name()))
 			}
+			if !strings.Contains(stderr, "demo: 0/1 round · ") {
+				t.Errorf("no progress on stderr:\n%s", stderr)
+			}
 			if strings.Contains(out, "\x1b[") {
 				t.Errorf("--headless output has terminal escapes")
 			}
