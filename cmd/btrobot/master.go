@@ -1,11 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/btrobot/btrobot/ros/master"
 )
@@ -47,7 +43,7 @@ func masterCommand() *command {
 			return exitFailed
 		}
 		fmt.Fprintf(env.stdout, "ROS master listening at %s\n", m.URI())
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := interruptContext(env.stderr)
 		defer stop()
 		select {
 		case <-ctx.Done():

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"os"
 	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/btrobot/btrobot/internal/cli"
@@ -90,7 +88,7 @@ func simCommand() *command {
 			return exitUsage
 		}
 
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := interruptContext(env.stderr)
 		defer stop()
 		uri, closeMaster, err := joinMaster(ctx, env, "btrobot sim", *masterURI, rosConf.MasterURI)
 		if err != nil {
