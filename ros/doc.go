@@ -34,8 +34,8 @@
 //     bridge.Run fails safe rather than run unregistered.
 //   - A publisher whose process died shows only as a log line of
 //     goroslib's ("subscriber 'T' got an error"); the Conn counts them per
-//     topic, so that bridge.Run notices /clock, the robot's inputs or an action
-//     server losing their publisher at once.
+//     topic, so that bridge.Run notices /clock, the robot's inputs or an
+//     action server losing their publisher at once.
 //   - Whether a zero velocity reached anyone is read from the node's own
 //     slave API (getBusInfo), which answers without the master, and on
 //     Linux from the kernel's TCP table: what the peers' TCP acknowledged
