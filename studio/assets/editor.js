@@ -10,6 +10,7 @@ import { L, layout, draw, home, reveal } from './layout.js';
 import { setMode } from './monitor.js';
 import { initDragDrop, nodeAt, parentOf } from './dragdrop.js';
 import { runTarget, targetQuery } from './run.js';
+import { F, paintFiles, refreshFiles } from './files.js';
 
 export const E = {
   path: '', doc: null, tree: 0, // the file, its trees as read, the index of the one shown
@@ -25,7 +26,9 @@ export const E = {
   attrUndoAt: 0, // when an attribute was last typed (typing in one field is one undo step)
 };
 
-export async function openFile(path) {
+// openFile opens a file of the folder at its main tree, or at the tree
+// named.
+export async function openFile(path, treeID) {
   if (S.es) { S.es.close(); S.es = null; }
   setMode('edit');
   const r = await api('api/file?path=' + encodeURIComponent(path) + targetQuery('&'));
@@ -33,8 +36,10 @@ export async function openFile(path) {
   // names and evaluates them (runtime/conditions.go).
   if (!E.conditions.length) E.conditions = await api('api/conditions').catch(() => []);
   E.path = r.path; E.doc = r.doc; E.undo = []; E.redo = []; E.problems = r.problems; L.collapsed = new Set();
-  E.tree = Math.max(0, E.doc.trees.findIndex((t) => t.id === E.doc.main));
-  E.back = []; E.subtrees = [];
+  E.tree = Math.max(0, E.doc.trees.findIndex((t) => t.id === (treeID || E.doc.main)));
+  E.back = []; E.subtrees = []; S.selected = 0;
+  const sel = $('#runs');
+  if (sel.querySelector('option[value="file"]')) sel.value = 'file';
   editRedraw(true);
   // Said once the file is drawn and the palette offered: what a user (and
   // a test) waits for before editing.
@@ -89,6 +94,20 @@ function editRedraw(refit) {
   paintInspector();
   paintPalette();
   $('#btn-undo').disabled = !E.undo.length; $('#btn-redo').disabled = !E.redo.length;
+  paintFileList();
+}
+
+// paintFileList draws the sidebar with the open file's trees as edited.
+export function paintFileList() {
+  if (S.mode === 'edit' && E.doc) paintFiles(E.path, E.doc.trees.map((t) => t.id), E.tree, E.doc.main);
+  else paintFiles('', [], -1, '');
+}
+
+// showTree shows tree i of the open file.
+function showTree(i) {
+  if (i === E.tree || !E.doc.trees[i]) return;
+  E.tree = i; S.selected = 0;
+  editRedraw(true);
 }
 
 export function paintProblems() {
@@ -387,6 +406,7 @@ async function save() {
   if (r.error) { $('#edit-state').textContent = 'not saved: ' + r.error; return; }
   E.problems = r.problems;
   paintProblems();
+  refreshFiles().then(paintFileList).catch(() => {});
   $('#edit-state').textContent = r.problems.length ? `saved, with ${r.problems.length} problem${r.problems.length > 1 ? 's' : ''}` : 'saved';
 }
 
@@ -519,12 +539,11 @@ export function initEditor() {
     if (!name) return;
     const r = await api('api/new', { path: name }).catch((e) => ({ error: e.message }));
     if (r.error) { $('#edit-state').textContent = r.error; return; }
-    const sel = $('#runs');
-    sel.append(h('option', { value: 'file:' + r.path }, `edit · ${r.path}`));
-    sel.value = 'file:' + r.path;
+    await refreshFiles().catch(() => {});
     openFile(r.path);
   };
-  $('#edit-tree').onchange = () => { E.tree = +$('#edit-tree').value; S.selected = 0; editRedraw(true); };
+  $('#edit-tree').onchange = () => showTree(+$('#edit-tree').value);
+  F.open = openFile; F.show = showTree;
   const ps = $('#palette-search');
   ps.addEventListener('input', paintPalette);
   ps.addEventListener('keydown', (e) => {
