@@ -6,7 +6,7 @@
 
 import { $, api, h } from './dom.js';
 import { S, stats } from './state.js';
-import { L, layout, draw, home, reveal } from './layout.js';
+import { L, layout, draw, home, reveal, goalTable } from './layout.js';
 import { setMode } from './monitor.js';
 import { initDragDrop, nodeAt, parentOf } from './dragdrop.js';
 import { runTarget, targetQuery } from './run.js';
@@ -69,6 +69,7 @@ function editNodes() {
     const kind = n.type === 'SubTree' ? 'subtree' : t ? t.kind.toLowerCase() : (n.children.length > 1 ? 'control' : n.children.length ? 'decorator' : 'action');
     const ports = n.attrs.filter(([k]) => k !== 'name' && k !== 'ID').map(([k, v]) => ({ name: k, raw: v }));
     const nd = { uid, parent, name: nodeName(n), type: n.type, kind, path: path + '/' + nodeName(n), children: [], ports, index: offset + uid - 1 };
+    if (n.type === 'LookUp') nd.goals = goalTable((n.attrs.find(([k]) => k === 'table') || [])[1]);
     nodes.push(nd); specs.push(n);
     for (const c of n.children) nd.children.push(walk(c, uid, nd.path));
     return uid;
@@ -238,7 +239,15 @@ export function paintInspector() {
       for (const p of st.ports) { kids.push(field(p.name, p, { placeholder: p.has_default ? `default ${p.default}` : '{' + p.name + '}' })); shown.add(p.name); }
     }
   }
-  for (const p of (t && n.type !== 'SubTree' ? t.ports : [])) { kids.push(field(p.name, p)); shown.add(p.name); }
+  if (n.type === 'LookUp') {
+    // A LookUp: its table as a table, a row per goal and the tree of the
+    // file that achieves it; written back as "goal=Tree; ...".
+    kids[0] = h('h3', {}, 'LookUp: goal → tree');
+    kids.push(field('goal', t && t.ports.find((p) => p.name === 'goal')));
+    kids.push(goalEditor(get('table')));
+    shown.add('goal'); shown.add('table');
+  }
+  for (const p of (t && n.type !== 'SubTree' ? t.ports : [])) { if (shown.has(p.name)) continue; kids.push(field(p.name, p)); shown.add(p.name); }
   for (const [k] of n.attrs) if (!shown.has(k)) { kids.push(field(k)); shown.add(k); }
   // The pre/post-condition scripts, collapsed while none is set.
   const set = E.conditions.filter((c) => get(c) !== '');
@@ -249,6 +258,47 @@ export function paintInspector() {
   if (t) kids.push(h('div', { class: 'doc' }, t.summary + (t.doc ? '\n\n' + t.doc : '')));
   else kids.push(h('p', { class: 'muted' }, `${n.type} is not in the palette (a subtree, or an unknown type: see the problems).`));
   box.replaceChildren(...kids);
+}
+
+// goalEditor edits a LookUp's table: each row a goal and the tree of the
+// file that achieves it, a row added or removed; every change is written
+// to the table attribute (typing a goal redraws the node once it is left).
+function goalEditor(raw) {
+  const rows = goalTable(raw);
+  const ids = E.doc.trees.map((tr) => tr.id);
+  const write = (redraw) => {
+    const text = rows.filter((r) => r.goal || r.tree).map((r) => `${r.goal}=${r.tree}`).join('; ');
+    if (redraw) edit(() => setAttrOf(E.specs[S.selected - 1], 'table', text));
+    else editAttr('table', text);
+  };
+  const body = h('tbody', {}, ...rows.map((r, i) => {
+    const goal = h('input', { type: 'text', value: r.goal, spellcheck: 'false', 'data-goal-row': i, placeholder: 'goal' });
+    goal.addEventListener('input', () => { r.goal = goal.value.trim(); write(false); });
+    goal.addEventListener('change', () => { editRedraw(false); });
+    const tree = h('select', { 'data-tree-row': i }, ...[...new Set([...ids, r.tree])].filter(Boolean).map((id) => h('option', { value: id }, id)));
+    tree.value = r.tree;
+    tree.addEventListener('change', () => { r.tree = tree.value; write(true); });
+    const del = h('button', { type: 'button', title: 'remove this goal', 'data-del-row': i }, '×');
+    del.onclick = () => { rows.splice(i, 1); write(true); };
+    return h('tr', {}, h('td', {}, goal), h('td', {}, tree), h('td', {}, del));
+  }));
+  const add = h('button', { type: 'button', id: 'goal-add', title: 'a goal more: name it, choose its tree' }, '+ goal');
+  add.onclick = () => {
+    const free = ids.find((id) => id !== E.doc.trees[E.tree].id) || ids[0] || '';
+    rows.push({ goal: 'goal' + (rows.length + 1), tree: free });
+    write(true);
+    const last = $(`#goal-table input[data-goal-row="${rows.length - 1}"]`);
+    if (last) { last.focus(); last.select(); }
+  };
+  return h('div', { class: 'goal-box' }, h('table', { id: 'goal-table' },
+    h('thead', {}, h('tr', {}, h('th', {}, 'goal'), h('th', {}, 'tree'), h('th', {}, ''))), body), add);
+}
+
+// setAttrOf sets (or, with '', removes) attribute name of node spec n.
+function setAttrOf(n, name, value) {
+  if (!n) return;
+  const i = n.attrs.findIndex((x) => x[0] === name);
+  if (value === '') { if (i >= 0) n.attrs.splice(i, 1); } else if (i >= 0) n.attrs[i][1] = value; else n.attrs.push([name, value]);
 }
 
 function snapshot() { return JSON.stringify({ doc: E.doc, tree: E.tree, sel: S.selected }); }
