@@ -37,8 +37,10 @@ func TestABusyTreeCostsTheTickNoMemory(t *testing.T) {
 			srv := newServer(t, studio.Conf{PumpEvery: tc.every})
 			tree := bigTree(t, 5000)
 			tree.SetExplaining(true)
-			var made atomic.Int64 // every transition, as the tree makes them
-			tree.Observe(runtime.ObserverFunc(func(runtime.Transition) { made.Add(1) })) // never removed: Tree.Observe's remove panics on a func
+			// Every transition, as the tree makes them (never removed:
+			// Tree.Observe's remove panics on a func).
+			var made atomic.Int64
+			tree.Observe(runtime.ObserverFunc(func(runtime.Transition) { made.Add(1) }))
 			dbg, detach := attach(srv, tree)
 			defer detach()
 			tick(t, tree, dbg, 5) // the first ticks size what is reused

@@ -446,7 +446,18 @@ func (l *live) applyLocked() {
 	}
 	clear(l.ready)
 	l.ready = l.ready[:0]
-	if k := len(l.pending) - maxDeltaTransitions; k > 0 {
+	l.trimPending()
+}
+
+// trimPending keeps the transitions a delta carries: all of them up to
+// maxDeltaTransitions; past that (a busy tree, whose nodes' states go
+// instead) the newest busyTransitions, a sample for the timeline.
+func (l *live) trimPending() {
+	keep := len(l.pending)
+	if l.dropped > 0 || keep > maxDeltaTransitions {
+		keep = min(keep, busyTransitions)
+	}
+	if k := len(l.pending) - keep; k > 0 {
 		l.dropped += k
 		n := copy(l.pending, l.pending[k:])
 		clear(l.pending[n:])
@@ -595,9 +606,14 @@ func (l *live) pump(every time.Duration) {
 	}
 }
 
-// maxDeltaTransitions bounds the transitions of one delta (the newest
-// are kept): a page draws a busy tree from the nodes' states instead.
-const maxDeltaTransitions = 2000
+// maxDeltaTransitions bounds the transitions of one delta: past it a page
+// draws a busy tree from the nodes' states, and gets the newest
+// busyTransitions for its timeline (a sample: at 10,000 transitions a
+// tick no timeline shows them all).
+const (
+	maxDeltaTransitions = 2000
+	busyTransitions     = 500
+)
 
 // nodeState is a node as the page shows it.
 type nodeState struct {

@@ -178,10 +178,19 @@ func serveEvents(w http.ResponseWriter, r *http.Request, h *hub, snapshot func()
 	w.Header().Set("X-Accel-Buffering", "no")
 	c := h.subscribe()
 	defer h.unsubscribe(c)
+	var buf []byte
 	send := func(e event) bool {
 		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
-		if _, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", e.id, e.name, e.data); err != nil {
+		// One write an event (one chunk on the wire), built in a buffer
+		// kept for the stream rather than through fmt.
+		buf = strconv.AppendUint(append(buf[:0], "id: "...), e.id, 10)
+		buf = append(append(append(buf, "\nevent: "...), e.name...), "\ndata: "...)
+		buf = append(append(buf, e.data...), "\n\n"...)
+		if _, err := w.Write(buf); err != nil {
 			return false
+		}
+		if cap(buf) > 1<<20 {
+			buf = nil // not kept after a snapshot of a huge tree
 		}
 		fl.Flush()
 		return true
