@@ -85,6 +85,39 @@ func BenchmarkTick5000At20Hz(b *testing.B) {
 	}
 }
 
+// BenchmarkTick5000BackToBack is the busy tree of
+// BenchmarkTick5000At20Hz ticked back to back, alone and with the studio
+// (no page): the tick's own cost of the studio's observer and hook, with
+// the pump competing for the cores as it does at a high rate.
+//
+//	go test -run '^$' -bench Tick5000BackToBack -benchtime 2000x -count 3 ./studio/
+func BenchmarkTick5000BackToBack(b *testing.B) {
+	for _, withStudio := range []bool{false, true} {
+		name := "alone"
+		if withStudio {
+			name = "studio"
+		}
+		b.Run(name, func(b *testing.B) {
+			tree := bigTree(b, 5000)
+			tree.SetExplaining(true)
+			tree.Observe(runtime.ObserverFunc(func(runtime.Transition) {})) // the display
+			var dbg mission.Debugger = nopDebugger{}
+			if withStudio {
+				srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0"})
+				require.NoError(b, err)
+				defer srv.Close()
+				d, detach := attach(srv, tree)
+				defer detach()
+				dbg = d
+			}
+			b.ResetTimer()
+			for range b.N {
+				tick(b, tree, dbg, 1)
+			}
+		})
+	}
+}
+
 // processCPU is the CPU time the process has used (user and system).
 func processCPU(t testing.TB) time.Duration {
 	var ru syscall.Rusage
