@@ -293,49 +293,56 @@ type rawTrans struct {
 // timeline. Its size is fixed by the tree's: however busy the tree and
 // however late the pump, it never grows.
 type frame struct {
-	changed  []uint64 // bit uid-1: the node moved
-	reasoned []uint64 // bit uid-1: it entered a status other than IDLE (its reason is new)
-	status   []runtime.Status
-	last     []runtime.Status
-	reason   []string
-	since    []time.Duration
-	ring     []rawTrans // the newest transitions, oldest at ringAt once full
-	ringAt   int
-	count    uint64 // the transitions of this frame
+	changed []uint64    // bit uid-1: the node moved
+	nodes   []nodeFrame // by uid-1; what the bit of a node says is set
+	ring    []rawTrans  // the newest transitions, oldest at ringAt once full
+	ringAt  int
+	count   uint64 // the transitions of this frame
+}
+
+// nodeFrame is a node's last state in a frame, in one place (one cache
+// line's worth, written by each of its transitions).
+type nodeFrame struct {
+	since    time.Duration
+	reason   string
+	status   runtime.Status
+	last     runtime.Status
+	reasoned bool // it entered a status other than IDLE: its reason is new
 }
 
 func newFrame(n int) *frame {
-	w := (n + 63) / 64
 	return &frame{
-		changed: make([]uint64, w), reasoned: make([]uint64, w),
-		status: make([]runtime.Status, n), last: make([]runtime.Status, n),
-		reason: make([]string, n), since: make([]time.Duration, n),
+		changed: make([]uint64, (n+63)/64), nodes: make([]nodeFrame, n),
 		ring: make([]rawTrans, 0, maxDeltaTransitions),
 	}
 }
 
 // note records one transition of node i (uid-1).
 func (f *frame) note(i int, r rawTrans) {
+	f.push(r)
+	if uint(i) >= uint(len(f.nodes)) {
+		return
+	}
+	f.changed[i>>6] |= 1 << (i & 63)
+	nd := &f.nodes[i]
+	nd.status, nd.since = r.to, r.at
+	if r.to != runtime.Idle {
+		nd.reason, nd.last, nd.reasoned = r.reason, runtime.Idle, true
+	} else {
+		nd.last = r.from
+	}
+}
+
+// push keeps a transition in the ring and counts it.
+func (f *frame) push(r rawTrans) {
 	f.count++
 	if len(f.ring) < cap(f.ring) {
 		f.ring = append(f.ring, r)
-	} else {
-		f.ring[f.ringAt] = r
-		if f.ringAt++; f.ringAt == len(f.ring) {
-			f.ringAt = 0
-		}
-	}
-	if i < 0 || i >= len(f.status) {
 		return
 	}
-	bit := uint64(1) << (i & 63)
-	f.changed[i>>6] |= bit
-	f.status[i], f.since[i] = r.to, r.at
-	if r.to != runtime.Idle {
-		f.reason[i], f.last[i] = r.reason, runtime.Idle
-		f.reasoned[i>>6] |= bit
-	} else {
-		f.last[i] = r.from
+	f.ring[f.ringAt] = r
+	if f.ringAt++; f.ringAt == len(f.ring) {
+		f.ringAt = 0
 	}
 }
 
@@ -359,17 +366,11 @@ func (f *frame) each(fn func(i int)) {
 	}
 }
 
-// reset empties the frame; what it holds of the nodes is cleared with
-// their bits (the reasons, which would keep their strings).
+// reset empties the frame; the nodes that moved are cleared (their
+// reasons would keep their strings).
 func (f *frame) reset() {
-	for w, word := range f.reasoned {
-		for word != 0 {
-			f.reason[w<<6+bits.TrailingZeros64(word)] = ""
-			word &= word - 1
-		}
-	}
+	f.each(func(i int) { f.nodes[i] = nodeFrame{} })
 	clear(f.changed)
-	clear(f.reasoned)
 	clear(f.ring)
 	f.ring, f.ringAt, f.count = f.ring[:0], 0, 0
 }
@@ -378,16 +379,15 @@ func (f *frame) reset() {
 // replace f's, its transitions come after f's.
 func (f *frame) fold(g *frame) {
 	g.each(func(i int) {
-		bit := uint64(1) << (i & 63)
-		f.changed[i>>6] |= bit
-		f.status[i], f.last[i], f.since[i] = g.status[i], g.last[i], g.since[i]
-		if g.reasoned[i>>6]&bit != 0 {
-			f.reason[i] = g.reason[i]
-			f.reasoned[i>>6] |= bit
+		f.changed[i>>6] |= 1 << (i & 63)
+		was := f.nodes[i]
+		f.nodes[i] = g.nodes[i]
+		if !g.nodes[i].reasoned {
+			f.nodes[i].reason, f.nodes[i].reasoned = was.reason, was.reasoned
 		}
 	})
 	count := f.count + g.count
-	g.transitions(func(r rawTrans) { f.note(-1, r) })
+	g.transitions(f.push)
 	f.count = count
 	g.reset()
 }
@@ -467,9 +467,10 @@ func (l *live) trimPending() {
 
 func (l *live) applyFrame(f *frame) {
 	f.each(func(i int) {
-		l.status[i], l.last[i], l.since[i] = f.status[i], f.last[i], durMs(f.since[i])
-		if f.reasoned[i>>6]&(1<<(i&63)) != 0 {
-			l.reason[i] = f.reason[i]
+		nd := &f.nodes[i]
+		l.status[i], l.last[i], l.since[i] = nd.status, nd.last, durMs(nd.since)
+		if nd.reasoned {
+			l.reason[i] = nd.reason
 		}
 	})
 	kept := uint64(len(f.ring))
