@@ -105,7 +105,8 @@ export function collapseDeep(max) {
 function visibleChildren(nd) { return L.collapsed.has(nd.uid) ? [] : nd.children; }
 
 function boxWidth(nd) {
-  const ports = portLines(nd).reduce((m, l) => Math.max(m, l.length), 0);
+  // A LookUp's lines take "▶ " more when live.
+  const ports = Math.max(portLines(nd).reduce((m, l) => Math.max(m, l.length), 0), goalLines(nd).reduce((m, l) => Math.max(m, l.length + 2), 0));
   return Math.max(90, 7 * Math.max(nd.name.length, nd.type.length + 2) + 20, 6 * ports + 20);
 }
 
