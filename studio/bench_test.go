@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,7 +23,9 @@ import (
 // 20 Hz (the time between ticks is not counted), explaining and with a
 // display-like observer as mission.Run has: alone, with the studio and no
 // page, and with a page reading its stream — what the studio costs the
-// loop's tick. Two trees: "busy", whose every leaf changes status on
+// loop's tick, and what the process spends per tick period on all its
+// goroutines (cpu-µs/tick: steadier than the tick's wall time on a
+// loaded machine). Two trees: "busy", whose every leaf changes status on
 // every tick (the worst case for any observer: about 10,000 transitions
 // a tick), and "patrol", where a running path of a dozen nodes ticks
 // while the rest waits (as a mission mostly does).
@@ -64,6 +67,7 @@ func BenchmarkTick5000At20Hz(b *testing.B) {
 					}
 				}
 				b.ResetTimer()
+				cpu0 := processCPU(b)
 				next := time.Now()
 				for range b.N {
 					tick(b, tree, dbg, 1)
@@ -72,9 +76,53 @@ func BenchmarkTick5000At20Hz(b *testing.B) {
 					time.Sleep(time.Until(next))
 					b.StartTimer()
 				}
+				// What the process spent per tick period, on any core: the
+				// tick, the pump, the encoding, the page's reading, the
+				// collector. Other work on the machine does not count.
+				b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/tick")
 			})
 		}
 	}
+}
+
+// BenchmarkTick5000BackToBack is the busy tree of
+// BenchmarkTick5000At20Hz ticked back to back, alone and with the studio
+// (no page): the tick's own cost of the studio's observer and hook, with
+// the pump competing for the cores as it does at a high rate.
+//
+//	go test -run '^$' -bench Tick5000BackToBack -benchtime 2000x -count 3 ./studio/
+func BenchmarkTick5000BackToBack(b *testing.B) {
+	for _, withStudio := range []bool{false, true} {
+		name := "alone"
+		if withStudio {
+			name = "studio"
+		}
+		b.Run(name, func(b *testing.B) {
+			tree := bigTree(b, 5000)
+			tree.SetExplaining(true)
+			tree.Observe(runtime.ObserverFunc(func(runtime.Transition) {})) // the display
+			var dbg mission.Debugger = nopDebugger{}
+			if withStudio {
+				srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0"})
+				require.NoError(b, err)
+				defer srv.Close()
+				d, detach := attach(srv, tree)
+				defer detach()
+				dbg = d
+			}
+			b.ResetTimer()
+			for range b.N {
+				tick(b, tree, dbg, 1)
+			}
+		})
+	}
+}
+
+// processCPU is the CPU time the process has used (user and system).
+func processCPU(t testing.TB) time.Duration {
+	var ru syscall.Rusage
+	require.NoError(t, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // nopDebugger stands for no studio.

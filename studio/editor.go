@@ -304,6 +304,7 @@ func (e *editor) read(p string) (*runtime.Document, []byte, error) {
 type fileInfo struct {
 	Path     string   `json:"path"`
 	Trees    []string `json:"trees"`
+	Main     string   `json:"main,omitempty"` // the tree main_tree_to_execute names
 	Problems int      `json:"problems"`
 	Error    string   `json:"error,omitempty"`
 }
@@ -319,6 +320,7 @@ func (e *editor) files() ([]fileInfo, bool) {
 		fi := fileInfo{Path: p, Trees: []string{}}
 		doc, _, err := e.read(p)
 		if doc != nil {
+			fi.Main = doc.Main
 			for _, t := range doc.Trees {
 				fi.Trees = append(fi.Trees, t.ID)
 			}

@@ -145,7 +145,7 @@ func TestEditorInTheBrowser(t *testing.T) {
 	within(t, ctx, 20*time.Second, chromedp.Navigate(srv.URL()+"?file=hello.xml"))
 	waitJS(t, ctx, 10*time.Second, `document.querySelectorAll('g.node').length === 7`, "hello's seven nodes")
 	waitJS(t, ctx, 10*time.Second, `document.querySelector('#problems li.ok') !== null`, "no problems")
-	assert.Contains(t, eval[string](t, ctx, `[...document.querySelectorAll('#runs option')].map(o => o.textContent).join('|')`), "edit · patrol.xml", "the folder's files listed")
+	assert.Contains(t, eval[string](t, ctx, `[...document.querySelectorAll('#files li.file')].map(li => li.dataset.path).join('|')`), "patrol.xml", "the folder's files listed in the sidebar")
 	key := func(k string, mods ...string) {
 		eval[bool](t, ctx, `(window.dispatchEvent(new KeyboardEvent('keydown', {key: `+jsq(k)+`, ctrlKey: `+boolJS(mods, "ctrl")+`, shiftKey: `+boolJS(mods, "shift")+`, altKey: `+boolJS(mods, "alt")+`, bubbles: true})), true)`)
 	}

@@ -2,6 +2,8 @@ package studio
 
 import (
 	"encoding/json"
+	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"sync"
@@ -16,8 +18,12 @@ const PumpEvery = 50 * time.Millisecond
 
 // Sizes that bound a live run's memory whatever the tree does.
 const (
-	recentTransitions  = 4000  // kept for the timeline of a page that connects
-	pendingTransitions = 50000 // between two pumps; beyond, pages get a snapshot
+	recentTransitions = 4000 // kept for the timeline of a page that connects
+	// resumeWithin is how long after the last page left the run's events
+	// are still made, so that a page that reconnects (a browser retries
+	// within seconds) resumes from its last event; later, none are made
+	// until a page connects, and it gets a snapshot.
+	resumeWithin = 30 * time.Second
 )
 
 // latency buckets of the loop's histograms, upper bounds in ms (the last
@@ -50,26 +56,57 @@ func (t trans) appendJSON(b []byte) []byte {
 	b = append(b, "\",\""...)
 	b = append(b, t.To.String()...)
 	b = append(b, "\","...)
-	b = strconv.AppendFloat(b, t.At, 'f', -1, 64)
+	b = appendMs(b, t.At)
 	b = append(b, ',')
-	if t.Reason == "" {
-		b = append(b, `""`...)
-	} else {
-		r, _ := json.Marshal(t.Reason)
-		b = append(b, r...)
-	}
+	b = appendJSONString(b, t.Reason)
 	return append(b, ']')
 }
 
-// encodeDelta writes a delta as JSON, its transitions (the bulk of a busy
-// tree's deltas) appended into one buffer rather than through
+// appendMs appends a time in ms, known to the µs, as the shortest decimal
+// (what strconv's 'f', -1 writes for it, without its search).
+func appendMs(b []byte, v float64) []byte {
+	if math.IsNaN(v) || math.Abs(v) > 1<<50 || math.Abs(math.Round(v*1000)-v*1000) > 1e-6 {
+		return strconv.AppendFloat(b, v, 'f', -1, 64)
+	}
+	us := int64(math.Round(v * 1000))
+	if us < 0 {
+		b, us = append(b, '-'), -us
+	}
+	b = strconv.AppendInt(b, us/1000, 10)
+	if f := us % 1000; f != 0 {
+		d := [4]byte{'.', byte('0' + f/100), byte('0' + f/10%10), byte('0' + f%10)}
+		n := 4
+		for d[n-1] == '0' {
+			n--
+		}
+		b = append(b, d[:n]...)
+	}
+	return b
+}
+
+// appendJSONString appends s as a JSON string: as it is when it needs no
+// escaping (a reason mostly), else through encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 || c == '<' || c == '>' || c == '&' {
+			r, _ := json.Marshal(s)
+			return append(b, r...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// encodeDelta writes a delta as JSON, its transitions and nodes (the bulk
+// of a busy tree's deltas) appended into one buffer rather than through
 // encoding/json, so that a big delta costs few allocations (the
 // collector's work would slow the tick).
 func encodeDelta(d delta) []byte {
-	trs := d.Transitions
-	d.Transitions = nil
+	trs, nodes := d.Transitions, d.Nodes
+	d.Transitions, d.Nodes = nil, nil
 	rest, _ := json.Marshal(d)
-	b := make([]byte, 0, len(rest)+len(trs)*40+32)
+	b := make([]byte, 0, len(rest)+len(trs)*40+len(nodes)*32+48)
 	b = append(b, `{"transitions":[`...)
 	for i, t := range trs {
 		if i > 0 {
@@ -78,6 +115,16 @@ func encodeDelta(d delta) []byte {
 		b = t.appendJSON(b)
 	}
 	b = append(b, "],"...)
+	if len(nodes) > 0 {
+		b = append(b, `"nodes":[`...)
+		for i, n := range nodes {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = n.appendJSON(b)
+		}
+		b = append(b, "],"...)
+	}
 	return append(b, rest[1:]...)
 }
 
@@ -145,9 +192,11 @@ type live struct {
 	done  chan struct{}
 	once  sync.Once
 
-	tickBuf []rawTrans // this tick's transitions; the tick's goroutine's alone
+	cur *frame // what the ticks changed since the last hand-over; the tick's goroutine's alone
 
-	mu       sync.Mutex // what the tick's goroutine writes; the pump and snapshots read
+	mu       sync.Mutex // what the tick's goroutine hands over; the pump and snapshots read
+	ready    []*frame   // handed over, not yet applied, oldest first
+	spare    []*frame   // applied and cleared, for the tick to take
 	status   []runtime.Status
 	reason   []string
 	since    []float64
@@ -156,12 +205,9 @@ type live struct {
 	n        uint64
 	recent   []trans // ring of recentTransitions, at recentAt
 	recentAt int
-	pending  []trans
-	spent    []trans      // the pending list last sent, reused
-	batches  [][]rawTrans // ticks' transitions the pump has not applied yet
-	batched  int
-	spare    [][]rawTrans // emptied buffers for the tick to reuse
-	overflow bool
+	pending  []trans // at most maxDeltaTransitions, the newest
+	dropped  int     // transitions not in pending since the last delta
+	spent    []trans // the pending list last sent, reused
 	loop     loopStats
 	rateWin  []time.Time // wall times of the last ticks, for the rate
 	lastExpl []causeInfo // the failure explanation of the last completed root
@@ -213,6 +259,7 @@ func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) 
 		status: make([]runtime.Status, n), reason: make([]string, n), since: make([]float64, n), last: make([]runtime.Status, n),
 		sent: make([]nodeState, n),
 		seen: map[string]uint64{},
+		cur:  newFrame(n), spare: []*frame{newFrame(n)},
 	}
 	l.loop.Target, l.loop.Bounds = rate, histBounds
 	l.loop.Late, l.loop.Dur = make([]uint64, len(histBounds)+1), make([]uint64, len(histBounds)+1)
@@ -235,21 +282,129 @@ func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) 
 type rawTrans struct {
 	uid      uint32
 	from, to runtime.Status
-	at       time.Time
+	at       time.Duration // since the run's start, on the tree's clock
 	reason   string
 }
 
+// frame is what the ticks changed since the pump last took it: each
+// changed node's final state, coalesced (a node that went IDLE → SUCCESS
+// → IDLE in a tick costs its bit and its last values, not three
+// entries), and the newest maxDeltaTransitions transitions, for the
+// timeline. Its size is fixed by the tree's: however busy the tree and
+// however late the pump, it never grows.
+type frame struct {
+	changed []uint64    // bit uid-1: the node moved
+	nodes   []nodeFrame // by uid-1; what the bit of a node says is set
+	ring    []rawTrans  // the newest transitions, oldest at ringAt once full
+	ringAt  int
+	count   uint64 // the transitions of this frame
+}
+
+// nodeFrame is a node's last state in a frame, in one place (one cache
+// line's worth, written by each of its transitions).
+type nodeFrame struct {
+	since    time.Duration
+	reason   string
+	status   runtime.Status
+	last     runtime.Status
+	reasoned bool // it entered a status other than IDLE: its reason is new
+}
+
+func newFrame(n int) *frame {
+	return &frame{
+		changed: make([]uint64, (n+63)/64), nodes: make([]nodeFrame, n),
+		ring: make([]rawTrans, 0, maxDeltaTransitions),
+	}
+}
+
+// note records one transition of node i (uid-1).
+func (f *frame) note(i int, r rawTrans) {
+	f.push(r)
+	if uint(i) >= uint(len(f.nodes)) {
+		return
+	}
+	f.changed[i>>6] |= 1 << (i & 63)
+	nd := &f.nodes[i]
+	nd.status, nd.since = r.to, r.at
+	if r.to != runtime.Idle {
+		nd.reason, nd.last, nd.reasoned = r.reason, runtime.Idle, true
+	} else {
+		nd.last = r.from
+	}
+}
+
+// push keeps a transition in the ring and counts it.
+func (f *frame) push(r rawTrans) {
+	f.count++
+	if len(f.ring) < cap(f.ring) {
+		f.ring = append(f.ring, r)
+		return
+	}
+	f.ring[f.ringAt] = r
+	if f.ringAt++; f.ringAt == len(f.ring) {
+		f.ringAt = 0
+	}
+}
+
+// transitions calls fn for the frame's transitions kept, oldest first.
+func (f *frame) transitions(fn func(rawTrans)) {
+	for _, r := range f.ring[f.ringAt:] {
+		fn(r)
+	}
+	for _, r := range f.ring[:f.ringAt] {
+		fn(r)
+	}
+}
+
+// each calls fn for every node that moved, by index (uid-1).
+func (f *frame) each(fn func(i int)) {
+	for w, word := range f.changed {
+		for word != 0 {
+			fn(w<<6 + bits.TrailingZeros64(word))
+			word &= word - 1
+		}
+	}
+}
+
+// reset empties the frame; the nodes that moved are cleared (their
+// reasons would keep their strings).
+func (f *frame) reset() {
+	f.each(func(i int) { f.nodes[i] = nodeFrame{} })
+	clear(f.changed)
+	clear(f.ring)
+	f.ring, f.ringAt, f.count = f.ring[:0], 0, 0
+}
+
+// fold adds a later frame g to f and empties g: g's nodes' states
+// replace f's, its transitions come after f's.
+func (f *frame) fold(g *frame) {
+	g.each(func(i int) {
+		f.changed[i>>6] |= 1 << (i & 63)
+		was := f.nodes[i]
+		f.nodes[i] = g.nodes[i]
+		if !g.nodes[i].reasoned {
+			f.nodes[i].reason, f.nodes[i].reasoned = was.reason, was.reasoned
+		}
+	})
+	count := f.count + g.count
+	g.transitions(f.push)
+	f.count = count
+	g.reset()
+}
+
 // OnTransition notes the transition (runtime.Observer, on the tick's
-// goroutine): an append to a buffer only that goroutine touches. OnTick
-// (or a pause) hands the buffer to the pump under the lock, once per
-// tick; the pump applies it to the state.
+// goroutine) in the frame only that goroutine touches. OnTick (or a
+// pause) hands the frame to the pump under the lock, once per tick, by
+// swapping it with an empty one; while the pump has not taken the last
+// one, the tick goes on writing into its own.
 func (l *live) OnTransition(t runtime.Transition) {
-	l.tickBuf = append(l.tickBuf, rawTrans{uid: t.Node.UID(), from: t.From, to: t.To, at: t.Time, reason: t.Reason})
+	uid := t.Node.UID()
+	l.cur.note(int(uid)-1, rawTrans{uid: uid, from: t.From, to: t.To, at: t.Time.Sub(l.t0), reason: t.Reason})
 }
 
 // flushTick hands the tick's transitions over; on the tick's goroutine.
 func (l *live) flushTick() {
-	if len(l.tickBuf) == 0 {
+	if l.cur.count == 0 {
 		return
 	}
 	l.mu.Lock()
@@ -257,67 +412,86 @@ func (l *live) flushTick() {
 	l.mu.Unlock()
 }
 
-// handOverLocked queues the tick's buffer for the pump and takes a spare
-// one; under l.mu, on the tick's goroutine. Should the pump fall behind
-// by more than maxBatched transitions, the tick applies them itself, so
-// that memory stays bounded (and the state right) whatever happens.
+// maxFrames bounds the frames handed over and not yet applied: past it
+// (the pump late by that many ticks) the tick folds its frame into the
+// newest one handed over instead, so that memory stays bounded.
+const maxFrames = 4
+
+// handOverLocked gives the tick's frame to the pump and takes an empty
+// one; under l.mu, on the tick's goroutine. It costs a swap of pointers
+// whatever the tree did, unless the pump is maxFrames ticks behind.
 func (l *live) handOverLocked() {
-	if len(l.tickBuf) == 0 {
+	if l.cur.count == 0 {
 		return
 	}
-	l.batches = append(l.batches, l.tickBuf)
-	l.batched += len(l.tickBuf)
+	if len(l.ready) >= maxFrames {
+		l.ready[len(l.ready)-1].fold(l.cur)
+		return
+	}
+	l.ready = append(l.ready, l.cur)
 	if n := len(l.spare); n > 0 {
-		l.tickBuf, l.spare = l.spare[n-1], l.spare[:n-1]
+		l.cur, l.spare = l.spare[n-1], l.spare[:n-1]
 	} else {
-		l.tickBuf = nil
-	}
-	if l.batched > maxBatched {
-		l.applyLocked()
+		l.cur = newFrame(len(l.status))
 	}
 }
 
-// maxBatched bounds the transitions waiting for the pump.
-const maxBatched = 4 * pendingTransitions
-
-// applyLocked applies the batched transitions to the state and queues
-// them for the pages; under l.mu.
+// applyLocked applies the frames handed over to the state and queues
+// their transitions for the pages; under l.mu.
 func (l *live) applyLocked() {
-	for _, batch := range l.batches {
-		for _, r := range batch {
-			tr := trans{UID: r.uid, From: r.from, To: r.to, At: ms(r.at, l.t0), Reason: r.reason}
-			i := int(tr.UID) - 1
-			if i >= 0 && i < len(l.status) {
-				l.status[i], l.since[i] = tr.To, tr.At
-				if tr.To != runtime.Idle {
-					l.reason[i] = tr.Reason
-					l.last[i] = runtime.Idle
-				} else {
-					l.last[i] = tr.From
-				}
-			}
-			l.n++
-			tr.N = l.n
-			if len(l.recent) < recentTransitions {
-				l.recent = append(l.recent, tr)
-			} else {
-				l.recent[l.recentAt] = tr
-				l.recentAt = (l.recentAt + 1) % recentTransitions
-			}
-			if len(l.pending) < pendingTransitions {
-				l.pending = append(l.pending, tr)
-			} else {
-				l.overflow = true
-			}
-		}
-		clear(batch)
-		if len(l.spare) < 4 {
-			l.spare = append(l.spare, batch[:0])
-		}
+	for _, f := range l.ready {
+		l.applyFrame(f)
+		f.reset()
+		l.spare = append(l.spare, f)
 	}
-	clear(l.batches)
-	l.batches, l.batched = l.batches[:0], 0
+	clear(l.ready)
+	l.ready = l.ready[:0]
+	l.trimPending()
 }
+
+// trimPending keeps the transitions a delta carries: all of them up to
+// maxDeltaTransitions; past that (a busy tree, whose nodes' states go
+// instead) the newest busyTransitions, a sample for the timeline.
+func (l *live) trimPending() {
+	keep := len(l.pending)
+	if l.dropped > 0 || keep > maxDeltaTransitions {
+		keep = min(keep, busyTransitions)
+	}
+	if k := len(l.pending) - keep; k > 0 {
+		l.dropped += k
+		n := copy(l.pending, l.pending[k:])
+		clear(l.pending[n:])
+		l.pending = l.pending[:n]
+	}
+}
+
+func (l *live) applyFrame(f *frame) {
+	f.each(func(i int) {
+		nd := &f.nodes[i]
+		l.status[i], l.last[i], l.since[i] = nd.status, nd.last, durMs(nd.since)
+		if nd.reasoned {
+			l.reason[i] = nd.reason
+		}
+	})
+	kept := uint64(len(f.ring))
+	l.dropped += int(f.count - kept)
+	l.n += f.count - kept
+	f.transitions(func(r rawTrans) {
+		l.n++
+		tr := trans{N: l.n, UID: r.uid, From: r.from, To: r.to, At: durMs(r.at), Reason: r.reason}
+		if len(l.recent) < recentTransitions {
+			l.recent = append(l.recent, tr)
+		} else {
+			l.recent[l.recentAt] = tr
+			l.recentAt = (l.recentAt + 1) % recentTransitions
+		}
+		l.pending = append(l.pending, tr) // applyLocked keeps the newest
+	})
+}
+
+// durMs is a duration since the run's start in ms, as the page has
+// times (to the µs, as ms does).
+func durMs(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // BeforeTick and AfterTick are the debugger's (runtime.TickHook).
 func (l *live) BeforeTick(n *runtime.Base) runtime.Status { return l.dbg.bp.BeforeTick(n) }
@@ -433,9 +607,14 @@ func (l *live) pump(every time.Duration) {
 	}
 }
 
-// maxDeltaTransitions bounds the transitions of one delta: a page draws
-// a busy tree from the nodes' states instead.
-const maxDeltaTransitions = 2000
+// maxDeltaTransitions bounds the transitions of one delta: past it a page
+// draws a busy tree from the nodes' states, and gets the newest
+// busyTransitions for its timeline (a sample: at 10,000 transitions a
+// tick no timeline shows them all).
+const (
+	maxDeltaTransitions = 2000
+	busyTransitions     = 500
+)
 
 // nodeState is a node as the page shows it.
 type nodeState struct {
@@ -452,7 +631,21 @@ type nodeJSON struct {
 }
 
 func (n nodeJSON) MarshalJSON() ([]byte, error) {
-	return json.Marshal([]any{n.uid, n.state.status.String(), n.state.last.String(), n.state.reason, n.since})
+	return n.appendJSON(make([]byte, 0, 40+len(n.state.reason))), nil
+}
+
+func (n nodeJSON) appendJSON(b []byte) []byte {
+	b = append(b, '[')
+	b = strconv.AppendUint(b, uint64(n.uid), 10)
+	b = append(b, ",\""...)
+	b = append(b, n.state.status.String()...)
+	b = append(b, "\",\""...)
+	b = append(b, n.state.last.String()...)
+	b = append(b, "\","...)
+	b = appendJSONString(b, n.state.reason)
+	b = append(b, ',')
+	b = appendMs(b, n.since)
+	return append(b, ']')
 }
 
 // delta is what changed since the last event.
@@ -478,22 +671,24 @@ type delta struct {
 	Marks []mark `json:"marks,omitempty"`
 }
 
-// publish sends one delta (or, after an overflow, a snapshot). The lock
-// is held to apply the ticks' transitions and take what is to be sent;
-// the encoding happens outside it, so the tick never waits for it.
+// publish sends one delta. The lock is held to apply the ticks' changes
+// and take what is to be sent; the encoding happens outside it, so the
+// tick never waits for it. With no page to send it to (none connected,
+// and none that left recently enough to resume), nothing is encoded: the
+// state is kept for the snapshot the next page gets.
 func (l *live) publish() {
 	bb := readBlackboard(l.scope, l.t0, l.seen)
 	dbg := l.dbg.state()
 	l.mu.Lock()
 	l.applyLocked()
-	if l.overflow {
-		l.overflow, l.pending, l.dirty = false, l.pending[:0], false
-		data := l.snapshotLocked(dbg)
+	if len(l.pending) == 0 && l.dropped == 0 && len(bb) == 0 && !l.dirty && len(l.marks) == l.marksOut {
 		l.mu.Unlock()
-		l.run.hub.publish("snapshot", data)
 		return
 	}
-	if len(l.pending) == 0 && len(bb) == 0 && !l.dirty && len(l.marks) == l.marksOut {
+	if l.run.hub.idle(resumeWithin) {
+		// Under l.mu, as snapshots are taken: a page that connects now
+		// gets a snapshot holding all of this.
+		l.pending, l.dropped, l.dirty, l.marksOut = l.pending[:0], 0, false, len(l.marks)
 		l.mu.Unlock()
 		return
 	}
@@ -501,11 +696,10 @@ func (l *live) publish() {
 	if len(l.marks) != l.marksOut {
 		d.Marks, l.marksOut = slices.Clone(l.marks), len(l.marks)
 	}
-	if len(l.pending) > maxDeltaTransitions {
+	if l.dropped > 0 {
 		// A busy tree: the nodes that changed, as they are now, and the
 		// last transitions for the timeline.
-		d.Dropped = len(l.pending) - maxDeltaTransitions
-		d.Transitions = l.pending[d.Dropped:]
+		d.Dropped = l.dropped
 		for i := range l.status {
 			ns := nodeState{l.status[i], l.last[i], l.reason[i]}
 			if ns != l.sent[i] {
@@ -525,7 +719,7 @@ func (l *live) publish() {
 		d.Loop = &lp
 	}
 	l.pending, l.spent = l.spent[:0], l.pending
-	l.dirty = false
+	l.dropped, l.dirty = 0, false
 	l.mu.Unlock()
 	data := encodeDelta(d)
 	// A snapshot taken since holds these transitions already: the page

@@ -26,6 +26,50 @@ type treeNode struct {
 	Substitute string     `json:"substitute,omitempty"`
 	Children   []uint32   `json:"children"`
 	Ports      []portInfo `json:"ports"`
+	// Goals is a LookUp's table: each goal, its tree and the child that
+	// runs that tree (the page marks the live one).
+	Goals []goalInfo `json:"goals,omitempty"`
+}
+
+// goalInfo is one row of a LookUp's table.
+type goalInfo struct {
+	Goal  string `json:"goal"`
+	Tree  string `json:"tree"`
+	Child uint32 `json:"child"`
+}
+
+// goalsOf is a LookUp's table, goals in its order, each with the child
+// that runs its tree; nil for any other node.
+func goalsOf(n runtime.Node) []goalInfo {
+	lu, ok := n.(*runtime.LookUp)
+	if !ok {
+		return nil
+	}
+	b := runtime.NodeOf(n)
+	trees, kids := lu.TreeIDs(), b.Children()
+	raw := ""
+	for _, p := range b.Ports() {
+		if p.Name == "table" {
+			raw = p.Raw
+		}
+	}
+	// The table as written gives each goal's tree; the node's children
+	// are its distinct trees, in TreeIDs' order.
+	var out []goalInfo
+	for _, pair := range strings.Split(raw, ";") {
+		goal, tree, ok := strings.Cut(pair, "=")
+		if !ok {
+			continue
+		}
+		g := goalInfo{Goal: strings.TrimSpace(goal), Tree: strings.TrimSpace(tree)}
+		for i, id := range trees {
+			if id == g.Tree && i < len(kids) {
+				g.Child = runtime.NodeOf(kids[i]).UID()
+			}
+		}
+		out = append(out, g)
+	}
+	return out
 }
 
 // portInfo is a port of a node as the tree set it.
@@ -66,7 +110,7 @@ func describe(tree *runtime.Tree) []treeNode {
 	for i, n := range all {
 		b := runtime.NodeOf(n)
 		tn := treeNode{UID: b.UID(), Name: b.Name(), Type: b.Type(), Path: b.Path(), Kind: kindOf(b), Substitute: runtime.Substituted(n),
-			Children: []uint32{}, Ports: []portInfo{}}
+			Children: []uint32{}, Ports: []portInfo{}, Goals: goalsOf(n)}
 		for _, c := range b.Children() {
 			tn.Children = append(tn.Children, runtime.NodeOf(c).UID())
 		}

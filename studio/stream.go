@@ -36,6 +36,8 @@ type hub struct {
 	bytes   int     // in history
 	clients map[*client]struct{}
 	closed  bool
+	had     bool      // a page has connected
+	left    time.Time // when the last page left
 }
 
 type client struct {
@@ -107,6 +109,7 @@ func (h *hub) subscribe() *client {
 	h.mu.Lock()
 	if !h.closed {
 		h.clients[c] = struct{}{}
+		h.had = true
 	} else {
 		close(c.ch)
 	}
@@ -119,8 +122,27 @@ func (h *hub) unsubscribe(c *client) {
 	if _, ok := h.clients[c]; ok {
 		delete(h.clients, c)
 		close(c.ch)
+		if len(h.clients) == 0 {
+			h.left = time.Now()
+		}
 	}
 	h.mu.Unlock()
+}
+
+// idle reports whether no page reads the events and none left within
+// grace (one that left longer ago will not resume). Then the caller
+// publishes nothing: the history is given up and the IDs move on, so that
+// a page naming an old event gets a snapshot, never a gap.
+func (h *hub) idle(grace time.Duration) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.clients) > 0 || h.had && time.Since(h.left) <= grace {
+		return false
+	}
+	h.seq++
+	clear(h.history)
+	h.history, h.bytes = h.history[:0], 0
+	return true
 }
 
 // close ends every page's stream.
@@ -156,10 +178,19 @@ func serveEvents(w http.ResponseWriter, r *http.Request, h *hub, snapshot func()
 	w.Header().Set("X-Accel-Buffering", "no")
 	c := h.subscribe()
 	defer h.unsubscribe(c)
+	var buf []byte
 	send := func(e event) bool {
 		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
-		if _, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", e.id, e.name, e.data); err != nil {
+		// One write an event (one chunk on the wire), built in a buffer
+		// kept for the stream rather than through fmt.
+		buf = strconv.AppendUint(append(buf[:0], "id: "...), e.id, 10)
+		buf = append(append(append(buf, "\nevent: "...), e.name...), "\ndata: "...)
+		buf = append(append(buf, e.data...), "\n\n"...)
+		if _, err := w.Write(buf); err != nil {
 			return false
+		}
+		if cap(buf) > 1<<20 {
+			buf = nil // not kept after a snapshot of a huge tree
 		}
 		fl.Flush()
 		return true

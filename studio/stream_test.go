@@ -167,7 +167,7 @@ func TestAStuckPageNeverHoldsTheTick(t *testing.T) {
 			require.NoError(t, err)
 			time.Sleep(100 * time.Millisecond) // the stuck page's stream is open
 
-			const ticks = 150
+			const ticks = 600 // events enough to fill the stuck socket's buffers (a busy delta is about 20 KB)
 			healthy := openEvents(t, srv, "")
 			followed := make(chan bool, 1)
 			go func() { // the reading page, as it reads; closed when slow, it reconnects as a browser does

@@ -6,10 +6,11 @@
 
 import { $, api, h } from './dom.js';
 import { S, stats } from './state.js';
-import { L, layout, draw, home, reveal } from './layout.js';
+import { L, layout, draw, home, reveal, goalTable } from './layout.js';
 import { setMode } from './monitor.js';
 import { initDragDrop, nodeAt, parentOf } from './dragdrop.js';
 import { runTarget, targetQuery } from './run.js';
+import { F, paintFiles, refreshFiles } from './files.js';
 
 export const E = {
   path: '', doc: null, tree: 0, // the file, its trees as read, the index of the one shown
@@ -25,7 +26,9 @@ export const E = {
   attrUndoAt: 0, // when an attribute was last typed (typing in one field is one undo step)
 };
 
-export async function openFile(path) {
+// openFile opens a file of the folder at its main tree, or at the tree
+// named.
+export async function openFile(path, treeID) {
   if (S.es) { S.es.close(); S.es = null; }
   setMode('edit');
   const r = await api('api/file?path=' + encodeURIComponent(path) + targetQuery('&'));
@@ -33,8 +36,10 @@ export async function openFile(path) {
   // names and evaluates them (runtime/conditions.go).
   if (!E.conditions.length) E.conditions = await api('api/conditions').catch(() => []);
   E.path = r.path; E.doc = r.doc; E.undo = []; E.redo = []; E.problems = r.problems; L.collapsed = new Set();
-  E.tree = Math.max(0, E.doc.trees.findIndex((t) => t.id === E.doc.main));
-  E.back = []; E.subtrees = [];
+  E.tree = Math.max(0, E.doc.trees.findIndex((t) => t.id === (treeID || E.doc.main)));
+  E.back = []; E.subtrees = []; S.selected = 0;
+  const sel = $('#runs');
+  if (sel.querySelector('option[value="file"]')) sel.value = 'file';
   editRedraw(true);
   // Said once the file is drawn and the palette offered: what a user (and
   // a test) waits for before editing.
@@ -64,6 +69,7 @@ function editNodes() {
     const kind = n.type === 'SubTree' ? 'subtree' : t ? t.kind.toLowerCase() : (n.children.length > 1 ? 'control' : n.children.length ? 'decorator' : 'action');
     const ports = n.attrs.filter(([k]) => k !== 'name' && k !== 'ID').map(([k, v]) => ({ name: k, raw: v }));
     const nd = { uid, parent, name: nodeName(n), type: n.type, kind, path: path + '/' + nodeName(n), children: [], ports, index: offset + uid - 1 };
+    if (n.type === 'LookUp') nd.goals = goalTable((n.attrs.find(([k]) => k === 'table') || [])[1]);
     nodes.push(nd); specs.push(n);
     for (const c of n.children) nd.children.push(walk(c, uid, nd.path));
     return uid;
@@ -89,6 +95,20 @@ function editRedraw(refit) {
   paintInspector();
   paintPalette();
   $('#btn-undo').disabled = !E.undo.length; $('#btn-redo').disabled = !E.redo.length;
+  paintFileList();
+}
+
+// paintFileList draws the sidebar with the open file's trees as edited.
+export function paintFileList() {
+  if (S.mode === 'edit' && E.doc) paintFiles(E.path, E.doc.trees.map((t) => t.id), E.tree, E.doc.main);
+  else paintFiles('', [], -1, '');
+}
+
+// showTree shows tree i of the open file.
+function showTree(i) {
+  if (i === E.tree || !E.doc.trees[i]) return;
+  E.tree = i; S.selected = 0;
+  editRedraw(true);
 }
 
 export function paintProblems() {
@@ -219,7 +239,15 @@ export function paintInspector() {
       for (const p of st.ports) { kids.push(field(p.name, p, { placeholder: p.has_default ? `default ${p.default}` : '{' + p.name + '}' })); shown.add(p.name); }
     }
   }
-  for (const p of (t && n.type !== 'SubTree' ? t.ports : [])) { kids.push(field(p.name, p)); shown.add(p.name); }
+  if (n.type === 'LookUp') {
+    // A LookUp: its table as a table, a row per goal and the tree of the
+    // file that achieves it; written back as "goal=Tree; ...".
+    kids[0] = h('h3', {}, 'LookUp: goal → tree');
+    kids.push(field('goal', t && t.ports.find((p) => p.name === 'goal')));
+    kids.push(goalEditor(get('table')));
+    shown.add('goal'); shown.add('table');
+  }
+  for (const p of (t && n.type !== 'SubTree' ? t.ports : [])) { if (shown.has(p.name)) continue; kids.push(field(p.name, p)); shown.add(p.name); }
   for (const [k] of n.attrs) if (!shown.has(k)) { kids.push(field(k)); shown.add(k); }
   // The pre/post-condition scripts, collapsed while none is set.
   const set = E.conditions.filter((c) => get(c) !== '');
@@ -230,6 +258,47 @@ export function paintInspector() {
   if (t) kids.push(h('div', { class: 'doc' }, t.summary + (t.doc ? '\n\n' + t.doc : '')));
   else kids.push(h('p', { class: 'muted' }, `${n.type} is not in the palette (a subtree, or an unknown type: see the problems).`));
   box.replaceChildren(...kids);
+}
+
+// goalEditor edits a LookUp's table: each row a goal and the tree of the
+// file that achieves it, a row added or removed; every change is written
+// to the table attribute (typing a goal redraws the node once it is left).
+function goalEditor(raw) {
+  const rows = goalTable(raw);
+  const ids = E.doc.trees.map((tr) => tr.id);
+  const write = (redraw) => {
+    const text = rows.filter((r) => r.goal || r.tree).map((r) => `${r.goal}=${r.tree}`).join('; ');
+    if (redraw) edit(() => setAttrOf(E.specs[S.selected - 1], 'table', text));
+    else editAttr('table', text);
+  };
+  const body = h('tbody', {}, ...rows.map((r, i) => {
+    const goal = h('input', { type: 'text', value: r.goal, spellcheck: 'false', 'data-goal-row': i, placeholder: 'goal' });
+    goal.addEventListener('input', () => { r.goal = goal.value.trim(); write(false); });
+    goal.addEventListener('change', () => { editRedraw(false); });
+    const tree = h('select', { 'data-tree-row': i }, ...[...new Set([...ids, r.tree])].filter(Boolean).map((id) => h('option', { value: id }, id)));
+    tree.value = r.tree;
+    tree.addEventListener('change', () => { r.tree = tree.value; write(true); });
+    const del = h('button', { type: 'button', title: 'remove this goal', 'data-del-row': i }, '×');
+    del.onclick = () => { rows.splice(i, 1); write(true); };
+    return h('tr', {}, h('td', {}, goal), h('td', {}, tree), h('td', {}, del));
+  }));
+  const add = h('button', { type: 'button', id: 'goal-add', title: 'a goal more: name it, choose its tree' }, '+ goal');
+  add.onclick = () => {
+    const free = ids.find((id) => id !== E.doc.trees[E.tree].id) || ids[0] || '';
+    rows.push({ goal: 'goal' + (rows.length + 1), tree: free });
+    write(true);
+    const last = $(`#goal-table input[data-goal-row="${rows.length - 1}"]`);
+    if (last) { last.focus(); last.select(); }
+  };
+  return h('div', { class: 'goal-box' }, h('table', { id: 'goal-table' },
+    h('thead', {}, h('tr', {}, h('th', {}, 'goal'), h('th', {}, 'tree'), h('th', {}, ''))), body), add);
+}
+
+// setAttrOf sets (or, with '', removes) attribute name of node spec n.
+function setAttrOf(n, name, value) {
+  if (!n) return;
+  const i = n.attrs.findIndex((x) => x[0] === name);
+  if (value === '') { if (i >= 0) n.attrs.splice(i, 1); } else if (i >= 0) n.attrs[i][1] = value; else n.attrs.push([name, value]);
 }
 
 function snapshot() { return JSON.stringify({ doc: E.doc, tree: E.tree, sel: S.selected }); }
@@ -387,6 +456,7 @@ async function save() {
   if (r.error) { $('#edit-state').textContent = 'not saved: ' + r.error; return; }
   E.problems = r.problems;
   paintProblems();
+  refreshFiles().then(paintFileList).catch(() => {});
   $('#edit-state').textContent = r.problems.length ? `saved, with ${r.problems.length} problem${r.problems.length > 1 ? 's' : ''}` : 'saved';
 }
 
@@ -519,12 +589,11 @@ export function initEditor() {
     if (!name) return;
     const r = await api('api/new', { path: name }).catch((e) => ({ error: e.message }));
     if (r.error) { $('#edit-state').textContent = r.error; return; }
-    const sel = $('#runs');
-    sel.append(h('option', { value: 'file:' + r.path }, `edit · ${r.path}`));
-    sel.value = 'file:' + r.path;
+    await refreshFiles().catch(() => {});
     openFile(r.path);
   };
-  $('#edit-tree').onchange = () => { E.tree = +$('#edit-tree').value; S.selected = 0; editRedraw(true); };
+  $('#edit-tree').onchange = () => showTree(+$('#edit-tree').value);
+  F.open = openFile; F.show = showTree;
   const ps = $('#palette-search');
   ps.addEventListener('input', paintPalette);
   ps.addEventListener('keydown', (e) => {

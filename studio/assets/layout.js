@@ -30,6 +30,7 @@ export const L = {
   showPorts: false, // the ports written on the nodes (the Ports toggle)
   portRows: 0, // the most port lines a node shows, with showPorts
   found: [], at: -1, // the uids the search box found, and the one shown
+  lookups: [], // the LookUp nodes (their tables are drawn on them)
 };
 
 // MAX_PORT_ROWS is how many ports a node lists on itself (then "…").
@@ -43,9 +44,47 @@ function portLines(nd) {
   return lines.map((l) => (l.length > 40 ? l.slice(0, 39) + '…' : l));
 }
 
-// boxHeight is node nd's height: its name, type and reason, and its ports
-// when they are shown.
-function boxHeight(nd) { return NODE_H + PORT_H * portLines(nd).length; }
+// goalTable reads a LookUp's table as written ("charge=Charge;
+// deliver=Deliver") into its rows: {goal, tree, child} (child 0: unknown).
+export function goalTable(raw) {
+  const out = [];
+  for (const pair of (raw || '').split(';')) {
+    const i = pair.indexOf('=');
+    if (i < 0) continue;
+    out.push({ goal: pair.slice(0, i).trim(), tree: pair.slice(i + 1).trim(), child: 0 });
+  }
+  return out;
+}
+
+// goalLines is what a LookUp shows of its table on itself: "goal → Tree",
+// one a line (then "…").
+function goalLines(nd) {
+  const g = nd.goals || [];
+  const lines = g.slice(0, MAX_PORT_ROWS).map((r) => `${r.goal} → ${r.tree}`);
+  if (g.length > MAX_PORT_ROWS) lines[MAX_PORT_ROWS - 1] = `… ${g.length - MAX_PORT_ROWS + 1} more`;
+  return lines.map((l) => (l.length > 40 ? l.slice(0, 39) + '…' : l));
+}
+
+// boxHeight is node nd's height: its name, type and reason, its ports
+// when they are shown, a LookUp's table.
+function boxHeight(nd) { return NODE_H + PORT_H * (portLines(nd).length + goalLines(nd).length); }
+
+// paintGoals marks on each LookUp drawn the rows of the tree that runs
+// now (its child RUNNING): the live branch.
+export function paintGoals(status) {
+  for (const nd of L.lookups) {
+    const e = L.els[nd.uid - 1];
+    if (!e || !e.goals) continue;
+    e.goals.forEach((t, i) => {
+      const r = nd.goals[i];
+      const live = !!(r && r.child && status[r.child - 1] === 'RUNNING');
+      if (t.classList.contains('live') !== live) {
+        t.classList.toggle('live', live);
+        t.textContent = (live ? '▶ ' : '') + t.dataset.line;
+      }
+    });
+  }
+}
 
 // collapseDeep keeps about the first max nodes of a huge tree open, by
 // depth, and collapses the nodes below which the rest hang (expand them
@@ -66,7 +105,8 @@ export function collapseDeep(max) {
 function visibleChildren(nd) { return L.collapsed.has(nd.uid) ? [] : nd.children; }
 
 function boxWidth(nd) {
-  const ports = portLines(nd).reduce((m, l) => Math.max(m, l.length), 0);
+  // A LookUp's lines take "▶ " more when live.
+  const ports = Math.max(portLines(nd).reduce((m, l) => Math.max(m, l.length), 0), goalLines(nd).reduce((m, l) => Math.max(m, l.length + 2), 0));
   return Math.max(90, 7 * Math.max(nd.name.length, nd.type.length + 2) + 20, 6 * ports + 20);
 }
 
@@ -77,7 +117,9 @@ export function layout() {
   L.pos = new Array(n);
   if (!n) { L.layoutW = 0; L.layoutH = 0; return; }
   const root = S.nodes.find((x) => !x.parent) || S.nodes[0];
-  L.portRows = L.showPorts ? Math.min(MAX_PORT_ROWS, S.nodes.reduce((m, nd) => Math.max(m, (nd.ports || []).length), 0)) : 0;
+  L.lookups = S.nodes.filter((nd) => nd.goals && nd.goals.length);
+  L.portRows = (L.showPorts ? Math.min(MAX_PORT_ROWS, S.nodes.reduce((m, nd) => Math.max(m, (nd.ports || []).length), 0)) : 0) +
+    L.lookups.reduce((m, nd) => Math.max(m, goalLines(nd).length), 0);
   const rowH = NODE_H + GAP_Y + PORT_H * L.portRows;
   let cursor = 0, maxY = 0;
   const place = (uid, depth) => {
@@ -162,7 +204,13 @@ function drawNode(nd, p, gN) {
   el('rect', { class: 'box', width: p.w, height: p.h }, g);
   // The kind's colour, as Groot2 gives it: a band along the box's top.
   el('path', { class: 'kind', d: `M0,6 a6,6 0 0 1 6,-6 h${p.w - 12} a6,6 0 0 1 6,6 v-1 z` }, g);
-  portLines(nd).forEach((l, i) => { const t = el('text', { class: 'port', x: 8, y: NODE_H + 4 + PORT_H * i }, g); t.textContent = l; });
+  const pl = portLines(nd);
+  pl.forEach((l, i) => { const t = el('text', { class: 'port', x: 8, y: NODE_H + 4 + PORT_H * i }, g); t.textContent = l; });
+  const goals = goalLines(nd).map((l, i) => {
+    const t = el('text', { class: 'goal', x: 8, y: NODE_H + 4 + PORT_H * (pl.length + i), 'data-line': l, 'data-goal': (nd.goals[i] || {}).goal || '' }, g);
+    t.textContent = l;
+    return t;
+  });
   if (L.found.includes(nd.uid)) g.classList.add('found');
   const name = el('text', { class: 'name', x: 8, y: 16 }, g); name.textContent = nd.name;
   const type = el('text', { class: 'type', x: 8, y: 30 }, g); type.textContent = nd.name === nd.type ? '' : nd.type;
@@ -184,7 +232,7 @@ function drawNode(nd, p, gN) {
   }
   g.addEventListener('click', () => select(nd.uid));
   g.addEventListener('pointerdown', (e) => { if (S.mode === 'edit' && e.button === 0) { e.stopPropagation(); startNodeDrag(nd.uid, e); } });
-  L.els[nd.uid - 1] = { g, reason, bp, forced, marks: undefined, mark: undefined };
+  L.els[nd.uid - 1] = { g, reason, bp, forced, marks: undefined, mark: undefined, goals: goals.length ? goals : undefined };
 }
 
 // reveal pans the view, when node uid lies outside it, to show it.

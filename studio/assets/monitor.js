@@ -6,7 +6,7 @@
 
 import { $, api, refused, h, fmtMs } from './dom.js';
 import { S, stats, MAX_HISTORY, shownStatus, shownBlackboard } from './state.js';
-import { L, layout, draw, home, fit, collapseDeep, paintNode, paintEdges } from './layout.js';
+import { L, layout, draw, home, fit, collapseDeep, paintNode, paintEdges, paintGoals } from './layout.js';
 import { paintTimeline } from './timeline.js';
 import { editSelect } from './editor.js';
 
@@ -122,6 +122,7 @@ function render() {
   const status = shownStatus();
   for (const uid of S.scrub !== null ? S.nodes.map((n) => n.uid) : S.dirty) paintNode(uid, status);
   S.dirty.clear();
+  if (L.lookups.length) paintGoals(status);
   if (S.mode === 'edit') {
     firstPainted();
     return;
@@ -180,6 +181,8 @@ async function paintNodePanel(fetchPorts) {
     panel.querySelector('.nreason').textContent = S.reason[uid - 1] || '';
     const tr = panel.querySelector('#transitions');
     if (tr) tr.replaceChildren(...recentOf(uid));
+    const gt = panel.querySelector('#goals');
+    if (gt && nd.goals) gt.replaceWith(goalsTable(nd));
     if (Date.now() - M.nodeFetch > 500) refreshPorts(uid);
     return;
   }
@@ -200,9 +203,21 @@ async function paintNodePanel(fetchPorts) {
     h('div', { class: 'row' }, 'Force result: ',
       ...['SUCCESS', 'FAILURE', 'IDLE'].map((s) => h('button', { id: 'force-' + s, class: (d.force || {})[uid] === s ? 'on' : '', onclick: () => post({ op: 'force', uid, status: s }) }, s === 'IDLE' ? 'tick normally' : s))));
   }
+  if (nd.goals && nd.goals.length) kids.push(h('h4', {}, 'Goals'), goalsTable(nd));
   kids.push(h('h4', {}, 'Recent transitions'), h('ol', { id: 'transitions', reversed: '' }, ...recentOf(uid)));
   panel.replaceChildren(...kids);
   refreshPorts(uid);
+}
+
+// goalsTable is a LookUp's table in the node panel: each goal, its tree,
+// and which runs now (the live branch).
+function goalsTable(nd) {
+  const status = shownStatus();
+  return h('table', { id: 'goals' }, h('thead', {}, h('tr', {}, h('th', {}, 'goal'), h('th', {}, 'tree'), h('th', {}, ''))),
+    h('tbody', {}, ...nd.goals.map((g) => {
+      const live = g.child && status[g.child - 1] === 'RUNNING';
+      return h('tr', { class: live ? 'live' : '', 'data-goal': g.goal }, h('td', { class: 'mono' }, g.goal), h('td', {}, g.tree), h('td', {}, live ? '▶ running' : ''));
+    })));
 }
 
 function recentOf(uid) {

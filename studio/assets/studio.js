@@ -17,11 +17,12 @@ import { S, stats } from './state.js';
 import { L, initPanZoom } from './layout.js';
 import { openRun, initMonitor } from './monitor.js';
 import { initTimeline } from './timeline.js';
-import { E, openFile, initEditor } from './editor.js';
+import { E, openFile, initEditor, paintFileList } from './editor.js';
+import { F, initFiles, refreshFiles } from './files.js';
 import { R, initRun } from './run.js';
 
 // The test hook: what a test or a benchmark reads of the page.
-window.studio = { state: S, layout: L, editor: E, run: R, stats };
+window.studio = { state: S, layout: L, editor: E, files: F, run: R, stats };
 
 async function start() {
   const info = await api('api/runs');
@@ -33,14 +34,18 @@ async function start() {
   sel.replaceChildren(...info.runs.map((r) => h('option', { value: r.id }, `${r.kind === 'replay' ? 'recording' : 'live'} · ${r.name}`)));
   S.runs = info.runs;
   if (info.editor) {
-    const files = await api('api/files');
+    // The folder's files are in the sidebar; the selector's one entry
+    // for them says the editor is shown (and goes back to it).
+    const files = await refreshFiles();
     E.palette = await api('api/palette');
-    for (const f of files.files) sel.append(h('option', { value: 'file:' + f.path }, `edit · ${f.path}`));
-    sel.onchange = () => (sel.value.startsWith('file:') ? openFile(sel.value.slice(5)) : openRun(+sel.value));
+    $('#files-aside').hidden = false;
+    sel.append(h('option', { value: 'file' }, 'editor · files on the left'));
+    sel.onchange = () => (sel.value === 'file' ? openFile(E.path || (files.files[0] && files.files[0].path)) : openRun(+sel.value).then(paintFileList));
+    paintFileList();
     const want = new URLSearchParams(location.search).get('file');
     if (want || info.runs.length === 0) {
       const first = want || (files.files[0] && files.files[0].path);
-      if (first) { sel.value = 'file:' + first; await openFile(first); }
+      if (first) { sel.value = 'file'; await openFile(first); }
       else $('#conn').textContent = 'no recordings or trees in ' + files.dir;
       return;
     }
@@ -55,7 +60,7 @@ async function start() {
   await openRun(want);
 }
 
-initEditor();
+initEditor(); initFiles(paintFileList);
 initPanZoom(); initTimeline(); initMonitor();
 initRun();
 start().catch((e) => { $('#conn').textContent = 'error: ' + e.message; $('#conn').className = 'conn bad'; });
