@@ -48,6 +48,9 @@ type Tree struct {
 	bb        *Blackboard
 	clock     Clock
 	observers []Observer
+	// observed holds one token per observer, in the same order: what
+	// Observe's remove looks for (an ObserverFunc cannot be compared).
+	observed []*byte
 	hooks     []TickHook // nil unless a debugger attached one, or TrackTicking is on
 	// ticking is the node whose tick is under way while TrackTicking is
 	// on (tracking counts its users); nil otherwise.
@@ -105,12 +108,15 @@ func (t *Tree) Ticks() uint64 { return t.ticks }
 // Observe registers o for every status transition from now on and returns a
 // function that removes it. Call it between ticks.
 func (t *Tree) Observe(o Observer) (remove func()) {
+	token := new(byte)
 	t.observers = append(t.observers, o)
+	t.observed = append(t.observed, token)
 	t.setDetour(detourObserved, true)
 	return func() {
-		for i, x := range t.observers {
-			if x == o {
+		for i, x := range t.observed {
+			if x == token {
 				t.observers = append(t.observers[:i:i], t.observers[i+1:]...)
+				t.observed = append(t.observed[:i:i], t.observed[i+1:]...)
 				t.setDetour(detourObserved, len(t.observers) > 0)
 				return
 			}
