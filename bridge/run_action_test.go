@@ -80,8 +80,8 @@ actions:
 				if st != tc.want || bbString(tree, "code") != tc.code {
 					t.Fatalf("status %v, error_code %s; want %v, %s", st, bbString(tree, "code"), tc.want, tc.code)
 				}
-				server.WaitLine(t, "goal "+tc.mode, 5*time.Second)
-				server.WaitLine(t, tc.serverSays, 5*time.Second)
+				server.WaitLine(t, "goal "+tc.mode, 30*time.Second) // a rospy peer on a loaded machine
+				server.WaitLine(t, tc.serverSays, 30*time.Second)   // a rospy peer on a loaded machine
 				if tc.mode == "succeed" || tc.mode == "hold" {
 					if !strings.Contains(bbString(tree, "fb"), "frame_id:map") && !strings.Contains(bbString(tree, "fb"), "map") {
 						t.Errorf("feedback: %s", bbString(tree, "fb"))
@@ -109,9 +109,9 @@ actions:
 			if st != runtime.Failure {
 				t.Fatalf("status %v, want FAILURE from the Timeout", st)
 			}
-			server.WaitLine(t, "goal hold", 5*time.Second)
-			line := server.WaitLine(t, "cancel hold", 5*time.Second)
-			server.WaitLine(t, "done hold PREEMPTED", 5*time.Second)
+			server.WaitLine(t, "goal hold", 30*time.Second)           // a rospy peer on a loaded machine
+			line := server.WaitLine(t, "cancel hold", 30*time.Second) // a rospy peer on a loaded machine
+			server.WaitLine(t, "done hold PREEMPTED", 30*time.Second) // a rospy peer on a loaded machine
 			sec, err := strconv.ParseFloat(strings.Fields(line)[2], 64)
 			if err != nil {
 				t.Fatal(err)
