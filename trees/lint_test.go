@@ -174,7 +174,7 @@ func FuzzLint(f *testing.F) {
 			require.GreaterOrEqual(t, w.Pos.Line, 1, "bad warning %#v", w)
 			require.LessOrEqual(t, w.Pos.Line, lines, "bad warning %#v", w)
 			require.GreaterOrEqual(t, w.Pos.Col, 1, "bad warning %#v", w)
-			require.NotEqual(t, "", w.Msg, "bad warning %#v", w)
+			require.NotEmpty(t, w.Msg, "bad warning %#v", w)
 		}
 	})
 }

@@ -264,7 +264,9 @@ func TestLiveViewLinesFitTheWidth(t *testing.T) {
 				n := len([]rune(plain))
 				require.LessOrEqual(t, n, cols, "cols %d rows %d: line of %d columns: %q", cols, rows, n, plain)
 				i := strings.LastIndex(l, "\x1b[")
-				require.False(t, i >= 0 && !strings.HasPrefix(l[i:], "\x1b[0m"), "a line must not leave its colour on: %q", l)
+				if i >= 0 {
+					require.True(t, strings.HasPrefix(l[i:], "\x1b[0m"), "a line must not leave its colour on: %q", l)
+				}
 			}
 		}
 	}
@@ -352,7 +354,9 @@ func TestLiveViewNeverBlocksTheTick(t *testing.T) {
 		got := w.buf.String()
 		w.mu.Unlock()
 		assert.Contains(t, got, "done", "terminal=%v: the final state was not written once the output moved:\n%.300s", terminal, got)
-		assert.False(t, !terminal && !strings.Contains(got, "lines left out: the output was too slow"), "plain lines dropped for a stuck output must be counted:\n%.300s", got)
+		if !terminal {
+			assert.Contains(t, got, "lines left out: the output was too slow", "plain lines dropped for a stuck output must be counted:\n%.300s", got)
+		}
 	}
 }
 
