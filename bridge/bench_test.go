@@ -13,6 +13,8 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
@@ -86,7 +88,7 @@ safety: {velocity_topic: /cmd_vel}
 			var mu sync.Mutex
 			want := -1.0
 			got := make(chan time.Time, 1)
-			if _, err := ros.Subscribe(watcher, "/cmd_vel", func(m *geometry_msgs.Twist) {
+			_, err := ros.Subscribe(watcher, "/cmd_vel", func(m *geometry_msgs.Twist) {
 				now := time.Now()
 				mu.Lock()
 				defer mu.Unlock()
@@ -97,13 +99,10 @@ safety: {velocity_topic: /cmd_vel}
 					default:
 					}
 				}
-			}); err != nil {
-				b.Fatal(err)
-			}
+			})
+			require.NoError(b, err)
 			pub, err := ros.NewPublisher(ros.PublisherConf{Conn: sensor, Topic: "/bumper", Msg: std_msgs.Bool{}})
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			stop, _ := runInBackground(b, RunConf{Conn: c, Tree: tree, Profile: p})
 			defer stop()
 			expect := func(bumped bool, speed float64) (time.Duration, bool) {
@@ -120,13 +119,13 @@ safety: {velocity_topic: /cmd_vel}
 				}
 			}
 			// Let the connections come up.
-			rostest.Eventually(b, 10*time.Second, "the first reaction", func() bool {
+			require.Eventually(b, func() bool {
 				_, ok := expect(true, 0)
 				if ok {
 					expect(false, 0.5)
 				}
 				return ok
-			})
+			}, 10*time.Second, 5*time.Millisecond, "the first reaction")
 			rng := rand.New(rand.NewPCG(1, 2))
 			var lat []time.Duration
 			b.ResetTimer()
@@ -135,13 +134,10 @@ safety: {velocity_topic: /cmd_vel}
 				// recovery's), so sleep a uniform fraction of a period.
 				time.Sleep(time.Duration(rng.Int64N(int64(50 * time.Millisecond))))
 				d, ok := expect(true, 0)
-				if !ok {
-					b.Fatal("no reaction within 2 s")
-				}
+				require.True(b, ok, "no reaction within 2 s")
 				lat = append(lat, d)
-				if _, ok := expect(false, 0.5); !ok {
-					b.Fatal("no recovery within 2 s")
-				}
+				_, ok = expect(false, 0.5)
+				require.True(b, ok, "no recovery within 2 s")
 			}
 			b.StopTimer()
 			p50, p99, mx := quantiles(lat)
@@ -154,8 +150,8 @@ safety: {velocity_topic: /cmd_vel}
 			if tc.wake {
 				limit = 3 * time.Millisecond
 			}
-			if len(lat) >= 100 && p99 > limit {
-				b.Errorf("p99 %v above the target %v", p99, limit)
+			if len(lat) >= 100 {
+				assert.LessOrEqual(b, p99, limit, "p99 %v above the target %v", p99, limit)
 			}
 		})
 	}
@@ -172,9 +168,8 @@ func BenchmarkLoop100Hz(b *testing.B) {
 	sensor := connect(b, uri, "sensor")
 	c := connect(b, uri, "btrobot")
 	watcher := connect(b, uri, "base")
-	if _, err := ros.Subscribe[geometry_msgs.Twist](watcher, "/cmd_vel", nil); err != nil {
-		b.Fatal(err)
-	}
+	_, err := ros.Subscribe[geometry_msgs.Twist](watcher, "/cmd_vel", nil)
+	require.NoError(b, err)
 	p := profile(b, `
 rate: 100
 inputs:
@@ -197,9 +192,7 @@ safety: {velocity_topic: /cmd_vel, watchdog: 3}
 	defer runCancel()
 	rep, err := Run(runCtx, RunConf{Conn: c, Tree: tree, Profile: p})
 	b.StopTimer()
-	if err != context.DeadlineExceeded {
-		b.Fatalf("run: %v", err)
-	}
+	require.Equal(b, context.DeadlineExceeded, err, "run: %v", err)
 	stats := rep.Stats
 	l := stats.Lateness
 	b.ReportMetric(float64(stats.Ticks), "ticks")
@@ -213,12 +206,10 @@ safety: {velocity_topic: /cmd_vel, watchdog: 3}
 	if seconds < 10 {
 		return
 	}
-	if want := uint64(seconds*100) * 98 / 100; stats.Ticks < want {
-		b.Errorf("%d ticks in %d s, want about %d", stats.Ticks, seconds, seconds*100)
-	}
-	if p99 := l.Quantile(0.99); p99 > time.Millisecond {
-		b.Errorf("p99 lateness %v, target < 1ms", p99)
-	}
+	want := uint64(seconds*100) * 98 / 100
+	assert.GreaterOrEqual(b, stats.Ticks, want, "%d ticks in %d s, want about %d", stats.Ticks, seconds, seconds*100)
+	p99 := l.Quantile(0.99)
+	assert.LessOrEqual(b, p99, time.Millisecond, "p99 lateness %v, target < 1ms", p99)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -227,13 +218,11 @@ func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond)
 // publishSensors publishes odometry and battery at 50 Hz until ctx ends.
 func publishSensors(ctx context.Context, t testing.TB, c *ros.Conn) {
 	odom, err := ros.NewPublisher(ros.PublisherConf{Conn: c, Topic: "/odom", Msg: navOdometry()})
-	if err != nil {
-		t.Error(err)
+	if !assert.NoError(t, err) {
 		return
 	}
 	battery, err := ros.NewPublisher(ros.PublisherConf{Conn: c, Topic: "/battery_state", Msg: sensor_msgs.BatteryState{}})
-	if err != nil {
-		t.Error(err)
+	if !assert.NoError(t, err) {
 		return
 	}
 	tick := time.NewTicker(20 * time.Millisecond)
@@ -265,9 +254,7 @@ outputs: [{topic: /cmd_vel, type: geometry_msgs/Twist, fields: {speed: linear.x}
 `)
 	tree := buildTree(b, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="Main"><AlwaysSuccess/></BehaviorTree></root>`)
 	br, err := NewBridge(BridgeConf{Conn: c, Profile: p, Tree: tree})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	defer br.Close()
 	tree.Blackboard().Set("speed", 0.3)
 	odom, battery := br.inputs[0].sub, br.inputs[1].sub
@@ -278,12 +265,8 @@ outputs: [{topic: /cmd_vel, type: geometry_msgs/Twist, fields: {speed: linear.x}
 		odom.Inject(msg)
 		battery.Inject(&sensor_msgs.BatteryState{Percentage: 0.8})
 		now := time.Now()
-		if err := br.Latch(now); err != nil {
-			b.Fatal(err)
-		}
-		if err := br.Flush(now, runtime.Success); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, br.Latch(now))
+		require.NoError(b, br.Flush(now, runtime.Success))
 	}
 }
 

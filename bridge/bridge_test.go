@@ -12,6 +12,8 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/rosgraph_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
@@ -24,35 +26,25 @@ import (
 func buildTree(t testing.TB, deps Deps, xml string, extra ...runtime.NodeType) *runtime.Tree {
 	t.Helper()
 	reg := runtime.NewRegistry()
-	if err := Register(reg, deps); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, Register(reg, deps))
 	for _, nt := range extra {
-		if err := reg.Register(nt); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, reg.Register(nt))
 	}
 	doc, err := trees.Parse("test.xml", []byte(xml))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var clock runtime.Clock
 	if deps.Conn != nil {
 		clock = deps.Conn.Clock()
 	}
 	tree, err := runtime.Build(reg, doc, runtime.BuildConf{Clock: clock})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return tree
 }
 
 func profile(t testing.TB, yaml string) *Profile {
 	t.Helper()
 	p, err := ParseProfile([]byte(yaml), "test.yaml", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return p
 }
 
@@ -91,13 +83,12 @@ func watchTwists(t testing.TB, uri, topic string) *twistLog {
 	t.Helper()
 	c := connect(t, uri, "twist_watcher")
 	l := &twistLog{}
-	if _, err := ros.Subscribe(c, topic, func(m *geometry_msgs.Twist) {
+	_, err := ros.Subscribe(c, topic, func(m *geometry_msgs.Twist) {
 		l.mu.Lock()
 		l.msgs = append(l.msgs, timedTwist{time.Now(), m.Linear.X})
 		l.mu.Unlock()
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
+	require.NoError(t, err)
 	return l
 }
 
@@ -150,18 +141,13 @@ safety: {velocity_topic: cmd_vel}
 		for len(seen) < 3 {
 			line := robot.WaitLine(t, "cmd_vel", 20*time.Second)
 			f := strings.Fields(line)
-			if f[1] == "0.0" {
-				t.Fatalf("a zero velocity before the run stopped: %q", line)
-			}
+			require.NotEqual(t, "0.0", f[1], "a zero velocity before the run stopped: %q", line)
 			seen[f[1]] = true
 		}
-		if !strings.Contains(robot.Stdout(), "battery "+firstKey(seen)) {
-			t.Errorf("the robot never sent a battery of %s", firstKey(seen))
-		}
+		assert.Contains(t, robot.Stdout(), "battery "+firstKey(seen), "the robot never sent a battery of %s", firstKey(seen))
 		rep, err := stop()
-		if !errors.Is(err, context.Canceled) || rep.Stats.Ticks < 3 {
-			t.Fatalf("run: %+v, %v", rep, err)
-		}
+		require.ErrorIs(t, err, context.Canceled, "run: %+v, %v", rep, err)
+		require.GreaterOrEqual(t, rep.Stats.Ticks, uint64(3), "run: %+v, %v", rep, err)
 		robot.WaitLine(t, "cmd_vel 0.0 0.0", 10*time.Second)
 	})
 }
@@ -186,9 +172,7 @@ inputs:
   - {topic: counter, type: std_msgs/UInt64, fields: {counter: data}}
 `)
 	live, err := ros.Subscribe[std_msgs.UInt64](c, "counter", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	type tick struct{ a, b, live uint64 }
 	var mu sync.Mutex
 	var ticks []tick
@@ -222,9 +206,7 @@ inputs:
 </BehaviorTree></root>`, slow, record)
 
 	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: pubConn, Topic: "counter", Msg: std_msgs.UInt64{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var quit atomic.Bool
 	pubDone := make(chan struct{})
 	go func() {
@@ -250,32 +232,27 @@ inputs:
 		}
 	}}
 	stop, _ := runInBackground(t, conf)
-	rostest.Eventually(t, 20*time.Second, "60 recorded ticks", func() bool {
+	require.Eventually(t, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(ticks) >= 60
-	})
+	}, 20*time.Second, 5*time.Millisecond, "60 recorded ticks")
 	stop()
 	mu.Lock()
 	defer mu.Unlock()
 	midTick := 0
 	for i, tk := range ticks {
-		if tk.a != tk.b {
-			t.Fatalf("tick %d saw the counter change mid-tick: %d then %d", i, tk.a, tk.b)
-		}
+		require.Equal(t, tk.b, tk.a, "tick %d saw the counter change mid-tick: %d then %d", i, tk.a, tk.b)
 		if tk.live > tk.b {
 			midTick++
 		}
-		if i > 0 && tk.a < ticks[i-1].live {
-			t.Errorf("tick %d latched %d, older than %d, which arrived during tick %d", i, tk.a, ticks[i-1].live, i-1)
+		if i > 0 {
+			assert.GreaterOrEqual(t, tk.a, ticks[i-1].live, "tick %d latched %d, older than %d, which arrived during tick %d", i, tk.a, ticks[i-1].live, i-1)
 		}
 	}
-	if midTick == 0 {
-		t.Errorf("no message arrived mid-tick in %d ticks; the test proves nothing", len(ticks))
-	}
-	if f := failuresAfter.Load(); f > 0 {
-		t.Errorf("%d ticks failed after the first message: the TopicCondition did not see the latched message", f)
-	}
+	assert.NotEqual(t, 0, midTick, "no message arrived mid-tick in %d ticks; the test proves nothing", len(ticks))
+	f := failuresAfter.Load()
+	assert.LessOrEqual(t, f, int64(0), "%d ticks failed after the first message: the TopicCondition did not see the latched message", f)
 	t.Logf("%d ticks, %d with messages arriving mid-tick", len(ticks), midTick)
 }
 
@@ -311,54 +288,44 @@ inputs:
 	tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="Main"><Record/></BehaviorTree></root>`, record)
 	stop, _ := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p})
 	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: pubConn, Topic: "heartbeat", Msg: std_msgs.Int32{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pubConn.WaitSubscribers(context.Background(), "heartbeat", 1); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, pubConn.WaitSubscribers(context.Background(), "heartbeat", 1))
 	var last time.Time
 	for i := 1; i <= 30; i++ { // 300 ms of heartbeats at 100 Hz
 		pub.Publish(&std_msgs.Int32{Data: int32(i)})
 		last = time.Now()
 		time.Sleep(10 * time.Millisecond)
 	}
-	rostest.Eventually(t, 10*time.Second, "stale after the last heartbeat", func() bool {
+	require.Eventually(t, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		n := len(samples)
 		return n > 0 && samples[n-1].at.After(last) && samples[n-1].stale
-	})
+	}, 10*time.Second, 5*time.Millisecond, "stale after the last heartbeat")
 	stop()
 	mu.Lock()
 	defer mu.Unlock()
-	if !samples[0].stale || samples[0].beat != int32(0) {
-		t.Errorf("first tick: stale %v, beat %v; want stale and zero", samples[0].stale, samples[0].beat)
-	}
+	assert.True(t, samples[0].stale, "first tick: stale %v, beat %v; want stale and zero", samples[0].stale, samples[0].beat)
+	assert.Equal(t, int32(0), samples[0].beat, "first tick: stale %v, beat %v; want stale and zero", samples[0].stale, samples[0].beat)
 	// On a loaded machine the heartbeats may come more than max_age apart
 	// and the input go stale between them too: what is checked is the
 	// last fresh stretch and the staleness after it.
 	lastFresh := -1
 	for i, s := range samples {
-		if s.stale != s.stale2 {
-			t.Fatalf("beat_stale %v and beat_msg_stale %v differ", s.stale, s.stale2)
-		}
+		require.Equal(t, s.stale2, s.stale, "beat_stale %v and beat_msg_stale %v differ", s.stale, s.stale2)
 		if !s.stale {
 			lastFresh = i
 		}
 	}
-	if lastFresh < 0 || lastFresh == len(samples)-1 {
-		t.Fatalf("never fresh (%d), or never stale again", lastFresh)
-	}
+	require.GreaterOrEqual(t, lastFresh, 0, "never fresh (%d), or never stale again", lastFresh)
+	require.NotEqual(t, len(samples)-1, lastFresh, "never fresh (%d), or never stale again", lastFresh)
 	staleAgain := samples[lastFresh+1]
-	if staleAgain.beat != int32(30) {
-		t.Errorf("a stale input lost its value: %v, want the last heartbeat's 30", staleAgain.beat)
-	}
+	assert.Equal(t, int32(30), staleAgain.beat, "a stale input lost its value: %v, want the last heartbeat's 30", staleAgain.beat)
 	// Not stale before max_age after the last message came (which is
 	// after it was sent); then within a tick, give or take the machine.
-	if d := staleAgain.at.Sub(last); d < 200*time.Millisecond || d > 3*time.Second {
-		t.Errorf("stale %v after the last message, want 200ms (max_age) + a tick", d)
-	}
+	d := staleAgain.at.Sub(last)
+	assert.GreaterOrEqual(t, d, 200*time.Millisecond, "stale %v after the last message, want 200ms (max_age) + a tick", d)
+	assert.LessOrEqual(t, d, 3*time.Second, "stale %v after the last message, want 200ms (max_age) + a tick", d)
 }
 
 // TestWakeInput: a message on an input marked wake ticks the tree at once
@@ -387,31 +354,25 @@ inputs:
 	tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="Main"><Record/></BehaviorTree></root>`, record)
 	runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p})
 	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: pubConn, Topic: "bumper", Msg: std_msgs.Bool{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pubConn.WaitSubscribers(context.Background(), "bumper", 1); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, pubConn.WaitSubscribers(context.Background(), "bumper", 1))
 	for i := 0; i < 5; i++ {
 		mu.Lock()
 		before := len(seen)
 		mu.Unlock()
 		sent := time.Now()
 		pub.Publish(&std_msgs.Bool{Data: true})
-		rostest.Eventually(t, 10*time.Second, "the bump seen", func() bool {
+		require.Eventually(t, func() bool {
 			mu.Lock()
 			defer mu.Unlock()
 			return len(seen) > before
-		})
+		}, 10*time.Second, 5*time.Millisecond, "the bump seen")
 		mu.Lock()
 		d := seen[before].Sub(sent)
 		mu.Unlock()
 		// At 0.5 Hz a bump that waited for the next period would wait up
 		// to 2 s; woken, it waits for the loop to get the CPU.
-		if d > time.Second {
-			t.Errorf("bump %d seen %v after it was sent; at 0.5 Hz without wake it would be up to 2s", i, d)
-		}
+		assert.LessOrEqual(t, d, time.Second, "bump %d seen %v after it was sent; at 0.5 Hz without wake it would be up to 2s", i, d)
 		time.Sleep(137 * time.Millisecond)
 	}
 }
@@ -473,35 +434,34 @@ safety: {velocity_topic: /cmd_vel, watchdog: 3}
 </BehaviorTree></root>`, sc.node)
 			var stalls atomic.Int64
 			stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p, OnStall: func() { stalls.Add(1) }})
-			rostest.Eventually(t, 10*time.Second, "the robot driving", func() bool {
+			require.Eventually(t, func() bool {
 				m, ok := log.last()
 				return ok && m.x == 0.5
-			})
+			}, 10*time.Second, 5*time.Millisecond, "the robot driving")
 			if sc.stall {
-				rostest.Eventually(t, 10*time.Second, "a stall", func() bool { return stalls.Load() > 0 })
-				rostest.Eventually(t, time.Second, "a zero velocity during the stall", func() bool {
+				require.Eventually(t, func() bool { return stalls.Load() > 0 }, 10*time.Second, 5*time.Millisecond, "a stall")
+				require.Eventually(t, func() bool {
 					m, _ := log.last()
 					return m.x == 0
-				})
-				if ticks.Load() != 10 {
-					t.Fatalf("the zero velocity came after the stalled tick (%d ticks)", ticks.Load())
-				}
+				}, time.Second, 5*time.Millisecond, "a zero velocity during the stall")
+				require.Equal(t, int64(10), ticks.Load(), "the zero velocity came after the stalled tick (%d ticks)", ticks.Load())
 			}
 			if !sc.cancel {
 				select {
 				case <-done:
 				case <-time.After(10 * time.Second):
-					t.Fatal("the run did not end")
+					require.FailNow(t, "the run did not end")
 				}
 			}
 			_, err := stop()
-			if sc.err != "" && (err == nil || !strings.Contains(err.Error(), sc.err)) {
-				t.Fatalf("run error %v, want %q", err, sc.err)
+			if sc.err != "" {
+				require.Error(t, err, "run error %v, want %q", err, sc.err)
+				require.Contains(t, err.Error(), sc.err, "run error %v, want %q", err, sc.err)
 			}
-			rostest.Eventually(t, 2*time.Second, "a zero velocity after the run", func() bool {
+			require.Eventually(t, func() bool {
 				m, _ := log.last()
 				return m.x == 0
-			})
+			}, 2*time.Second, 5*time.Millisecond, "a zero velocity after the run")
 		})
 	}
 }
@@ -525,18 +485,12 @@ func TestSimTime(t *testing.T) { rostest.EachMaster(t, testSimTime) }
 
 func testSimTime(t *testing.T, uri string) {
 	clockConn := connect(t, uri, "sim_clock")
-	if err := clockConn.SetParam("/use_sim_time", true); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, clockConn.SetParam("/use_sim_time", true))
 	c := connect(t, uri, "btrobot")
 	sim := c.SimClock()
-	if sim == nil {
-		t.Fatal("no sim clock under /use_sim_time")
-	}
+	require.NotNil(t, sim, "no sim clock under /use_sim_time")
 	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: clockConn, Topic: "/clock", Msg: rosgraph_msgs.Clock{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	start := time.Unix(1000, 0)
 	var quit atomic.Bool
 	clockDone := make(chan struct{})
@@ -564,17 +518,16 @@ func testSimTime(t *testing.T, uri string) {
 		mu.Unlock()
 	}})
 	wall := time.Since(wallStart)
-	if err != nil || rep.Status != runtime.Failure {
-		t.Fatalf("run: %v %v; want the Timeout to fail", rep.Status, err)
-	}
+	require.NoError(t, err, "run: %v %v; want the Timeout to fail", rep.Status, err)
+	require.Equal(t, runtime.Failure, rep.Status, "run: %v %v; want the Timeout to fail", rep.Status, err)
 	// The Timeout fired after 2 s of simulated time. On the wall clock it
 	// would have fired after 2 s of wall time, some 20 s of simulated time;
 	// the slack above 2 s is the loop's wake-up latency, which at 10x real
 	// time on a loaded machine is worth a few hundred simulated ms.
 	simElapsed := starts[len(starts)-1].Sub(starts[0])
-	if starts[0].Before(start) || simElapsed < 2*time.Second || simElapsed > 5*time.Second {
-		t.Errorf("ticks from %v over %v of simulated time; want from %v over 2s", starts[0], simElapsed, start)
-	}
+	assert.False(t, starts[0].Before(start), "ticks from %v over %v of simulated time; want from %v over 2s", starts[0], simElapsed, start)
+	assert.GreaterOrEqual(t, simElapsed, 2*time.Second, "ticks from %v over %v of simulated time; want from %v over 2s", starts[0], simElapsed, start)
+	assert.LessOrEqual(t, simElapsed, 5*time.Second, "ticks from %v over %v of simulated time; want from %v over 2s", starts[0], simElapsed, start)
 	// The loop is phase-locked to simulated time: periodic tick k is due
 	// at a fixed origin plus k periods and runs at or after its due time,
 	// once. A tick that comes late (the clock ran on while the loop was off
@@ -589,14 +542,11 @@ func testSimTime(t *testing.T, uri string) {
 			if early[j] {
 				continue
 			}
-			if span := starts[j].Sub(starts[i]); span <= time.Duration(j-i-1)*period {
-				t.Errorf("ticks %d to %d span %v of simulated time: more ticks than periods, a burst", i, j, span)
-			}
+			span := starts[j].Sub(starts[i])
+			assert.Greater(t, span, time.Duration(j-i-1)*period, "ticks %d to %d span %v of simulated time: more ticks than periods, a burst", i, j, span)
 		}
 	}
-	if len(starts) < 10 {
-		t.Errorf("%d ticks in 2 s of simulated time at 20 Hz", len(starts))
-	}
+	assert.GreaterOrEqual(t, len(starts), 10, "%d ticks in 2 s of simulated time at 20 Hz", len(starts))
 	t.Logf("%d ticks over %v simulated, %v wall", len(starts), simElapsed, wall)
 }
 
@@ -615,9 +565,7 @@ func TestBridgeOutputs(t *testing.T) {
 	recs := map[string]*rec{}
 	watch := func(topic string, f func(*rec) error) {
 		recs[topic] = &rec{}
-		if err := f(recs[topic]); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, f(recs[topic]))
 	}
 	add := func(r *rec, v any) {
 		r.mu.Lock()
@@ -666,7 +614,7 @@ outputs:
 	})
 	tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="Main"><Step/></BehaviorTree></root>`, step)
 	stop, _ := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p})
-	rostest.Eventually(t, 20*time.Second, "75 ticks", func() bool { return ticks.Load() >= 75 })
+	require.Eventually(t, func() bool { return ticks.Load() >= 75 }, 20*time.Second, 5*time.Millisecond, "75 ticks")
 	stop()
 	time.Sleep(100 * time.Millisecond)
 	from := time.Unix(0, measureFrom.Load())
@@ -684,19 +632,20 @@ outputs:
 		}
 		return n, vals
 	}
-	if n, vals := count("/whole"); n != 1 || vals[0] != 0.5 {
-		t.Errorf("/whole: %d messages %v, want one 0.5 (published on change)", n, vals)
+	n, vals := count("/whole")
+	if assert.Equal(t, 1, n, "/whole: %d messages %v, want one 0.5 (published on change)", n, vals) {
+		assert.Equal(t, 0.5, vals[0], "/whole: %d messages %v, want one 0.5 (published on change)", n, vals)
 	}
-	if n, vals := count("/number"); n != 1 || vals[0] != 0.75 {
-		t.Errorf("/number: %d messages %v, want one 0.75", n, vals)
+	n, vals = count("/number")
+	if assert.Equal(t, 1, n, "/number: %d messages %v, want one 0.75", n, vals) {
+		assert.Equal(t, 0.75, vals[0], "/number: %d messages %v, want one 0.75", n, vals)
 	}
 	every, _ := count("/every")
 	slow, _ := count("/slow")
 	ticked := int(ticks.Load()) - 25
-	if every < ticked-3 || every > ticked+1 {
-		t.Errorf("/every: %d messages over %d ticks", every, ticked)
-	}
-	if want := ticked / 5; slow < want-2 || slow > want+2 {
-		t.Errorf("/slow: %d messages over %d ticks at 50 Hz, want about %d at 10 Hz", slow, ticked, want)
-	}
+	assert.GreaterOrEqual(t, every, ticked-3, "/every: %d messages over %d ticks", every, ticked)
+	assert.LessOrEqual(t, every, ticked+1, "/every: %d messages over %d ticks", every, ticked)
+	want := ticked / 5
+	assert.GreaterOrEqual(t, slow, want-2, "/slow: %d messages over %d ticks at 50 Hz, want about %d at 10 Hz", slow, ticked, want)
+	assert.LessOrEqual(t, slow, want+2, "/slow: %d messages over %d ticks at 50 Hz, want about %d at 10 Hz", slow, ticked, want)
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
@@ -55,24 +57,22 @@ services:
 				start := time.Now()
 				st, rep := runTree(t, RunConf{Conn: c, Tree: tree, Profile: p})
 				took := time.Since(start)
-				if st != tc.want || bbString(tree, "code") != tc.code {
-					t.Fatalf("status %v, error_code %s; want %v, %s", st, bbString(tree, "code"), tc.want, tc.code)
-				}
-				if took < tc.minTook || took > tc.minTook+2*time.Second {
-					t.Errorf("took %v", took)
-				}
+				require.Equal(t, tc.want, st, "status %v, error_code %s; want %v, %s", st, bbString(tree, "code"), tc.want, tc.code)
+				require.Equal(t, tc.code, bbString(tree, "code"), "status %v, error_code %s; want %v, %s", st, bbString(tree, "code"), tc.want, tc.code)
+				assert.GreaterOrEqual(t, took, tc.minTook, "took %v", took)
+				assert.LessOrEqual(t, took, tc.minTook+2*time.Second, "took %v", took)
 				// A tick that waited for the call would last as long as the
 				// call (for ever for "times out"); a loaded machine's ticks
 				// take far less than that.
-				if d := rep.Stats.Durations.Max(); d > 150*time.Millisecond {
-					t.Errorf("a tick took %v: the call must not block the tick", d)
-				}
+				d := rep.Stats.Durations.Max()
+				assert.LessOrEqual(t, d, 150*time.Millisecond, "a tick took %v: the call must not block the tick", d)
 				if tc.want == runtime.Success {
 					plan, _ := tree.Blackboard().Get("plan")
 					res, ok := plan.(nav_msgs.GetPlanRes)
-					if !ok || len(res.Plan.Poses) != 2 || bbString(tree, "frame") != "map" || bbString(tree, "last_y") != "4.5" {
-						t.Errorf("response %#v, frame %s, last_y %s", plan, bbString(tree, "frame"), bbString(tree, "last_y"))
-					}
+					assert.True(t, ok, "response %#v, frame %s, last_y %s", plan, bbString(tree, "frame"), bbString(tree, "last_y"))
+					assert.Len(t, res.Plan.Poses, 2, "response %#v, frame %s, last_y %s", plan, bbString(tree, "frame"), bbString(tree, "last_y"))
+					assert.Equal(t, "map", bbString(tree, "frame"), "response %#v, frame %s, last_y %s", plan, bbString(tree, "frame"), bbString(tree, "last_y"))
+					assert.Equal(t, "4.5", bbString(tree, "last_y"), "response %#v, frame %s, last_y %s", plan, bbString(tree, "frame"), bbString(tree, "last_y"))
 					server.WaitLine(t, "call 2.0 4.5", 5*time.Second)
 				}
 			})
@@ -88,23 +88,19 @@ services:
 </BehaviorTree></root>`)
 			start := time.Now()
 			st, rep := runTree(t, RunConf{Conn: c, Tree: tree, Profile: p})
-			if took := time.Since(start); st != runtime.Failure || took > 5*time.Second {
-				t.Fatalf("status %v after %v, want FAILURE from the Timeout at 200ms", st, took)
-			}
+			took := time.Since(start)
+			require.Equal(t, runtime.Failure, st, "status %v after %v, want FAILURE from the Timeout at 200ms", st, took)
+			require.LessOrEqual(t, took, 5*time.Second, "status %v after %v, want FAILURE from the Timeout at 200ms", st, took)
 			// The call is never answered: a halt that waited for it would
 			// never end.
-			if d := rep.Stats.Durations.Max(); d > time.Second {
-				t.Errorf("a tick took %v: halting must not wait for the call", d)
-			}
-			if bbString(tree, "code") != "(unset)" {
-				t.Errorf("an abandoned call wrote error_code %s", bbString(tree, "code"))
-			}
+			d := rep.Stats.Durations.Max()
+			assert.LessOrEqual(t, d, time.Second, "a tick took %v: halting must not wait for the call", d)
+			assert.Equal(t, "(unset)", bbString(tree, "code"), "an abandoned call wrote error_code %s", bbString(tree, "code"))
 			// The next call opens a new connection and is answered.
 			tree = buildTree(t, deps, call("3", ""))
 			tree.Blackboard().Set("gy", 1.0)
-			if st, _ := runTree(t, RunConf{Conn: c, Tree: tree, Profile: p}); st != runtime.Success {
-				t.Fatalf("the call after an abandoned one: %v, %s", st, bbString(tree, "code"))
-			}
+			st, _ = runTree(t, RunConf{Conn: c, Tree: tree, Profile: p})
+			require.Equal(t, runtime.Success, st, "the call after an abandoned one: %v, %s", st, bbString(tree, "code"))
 		})
 	})
 }

@@ -120,10 +120,10 @@ func TestDiagnosticsLevels(t *testing.T) {
 				select {
 				case <-done:
 				case <-time.After(20 * time.Second):
-					t.Fatal("the run did not end")
+					require.FailNow(t, "the run did not end")
 				}
 			}
-			rostest.Eventually(t, 10*time.Second, "a status that says so", func() bool { _, ok := log.find(tc.status, tc.want); return ok })
+			require.Eventually(t, func() bool { _, ok := log.find(tc.status, tc.want); return ok }, 10*time.Second, 5*time.Millisecond, "a status that says so")
 			s, _ := log.find(tc.status, tc.want)
 			assert.Equal(t, "robot7", s.HardwareId)
 			assert.Equal(t, "/robot7/btrobot"+tc.status, s.Name)

@@ -88,11 +88,11 @@ safety: {velocity_topic: /cmd_vel, watchdog: 3}
 </BehaviorTree></root>`, slow)
 			var stalls atomic.Int64
 			stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p, UntilDone: true, OnStall: func() { stalls.Add(1) }})
-			rostest.Eventually(t, 10*time.Second, "the goal at the server", func() bool { return received.Load() == 1 })
+			require.Eventually(t, func() bool { return received.Load() == 1 }, 10*time.Second, 5*time.Millisecond, "the goal at the server")
 			if !tc.cancelled {
 				// Two ticks (400 ms) after the slow one: a stall of it
 				// would have been called by now.
-				rostest.Eventually(t, 10*time.Second, "the slow tick", func() bool { return ticks.Load() > 12 })
+				require.Eventually(t, func() bool { return ticks.Load() > 12 }, 10*time.Second, 5*time.Millisecond, "the slow tick")
 				assert.Zero(t, stalls.Load())
 				assert.Zero(t, cancelled.Load(), "a goal cancelled without a stall")
 				_, err := stop()
@@ -101,16 +101,16 @@ safety: {velocity_topic: /cmd_vel, watchdog: 3}
 			}
 			// The tenth tick is held until the server saw the cancel: a
 			// cancel sent only after the tick would never come.
-			rostest.Eventually(t, 10*time.Second, "the goal cancelled during the stall", func() bool { return cancelled.Load() == 1 })
+			require.Eventually(t, func() bool { return cancelled.Load() == 1 }, 10*time.Second, 5*time.Millisecond, "the goal cancelled during the stall")
 			assert.Equal(t, int64(10), ticks.Load(), "cancelled while the tick was stuck, not after it")
 			// OnStall is called once the robot is stopped and the goals
 			// cancelled: possibly after the server saw the cancel.
-			rostest.Eventually(t, 10*time.Second, "the stall reported", func() bool { return stalls.Load() == 1 })
+			require.Eventually(t, func() bool { return stalls.Load() == 1 }, 10*time.Second, 5*time.Millisecond, "the stall reported")
 			unstickNow()
 			select {
 			case <-done:
 			case <-time.After(10 * time.Second):
-				t.Fatal("the run did not end: the action leaf did not fail its cancelled goal")
+				require.FailNow(t, "the run did not end: the action leaf did not fail its cancelled goal")
 			}
 			rep, err := stop()
 			require.NoError(t, err)

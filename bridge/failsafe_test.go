@@ -90,7 +90,7 @@ func TestRunStopsTheRobotWhenTheMasterShutsTheNodeDown(t *testing.T) {
 			select {
 			case <-done:
 			case <-time.After(5 * time.Second):
-				t.Fatal("Run did not end after the shutdown call")
+				require.FailNow(t, "Run did not end after the shutdown call")
 			}
 			rep, err := stop()
 			var se *ros.ShutdownError
@@ -147,7 +147,7 @@ func TestRunStopsTheRobotWhenTheMasterGoes(t *testing.T) {
 			select {
 			case <-done:
 			case <-time.After(5 * time.Second):
-				t.Fatal("Run did not end after the master went")
+				require.FailNow(t, "Run did not end after the master went")
 			}
 			rep, err := stop()
 			var ml *ros.MasterLostError
@@ -197,7 +197,7 @@ func TestRunStopsTheRobotWhenClockGoesSilent(t *testing.T) {
 			select {
 			case <-done:
 			case <-time.After(5 * time.Second):
-				t.Fatal("Run waits on a silent /clock")
+				require.FailNow(t, "Run waits on a silent /clock")
 			}
 			rep, err := stop()
 			var cs *ros.ClockStoppedError
@@ -253,10 +253,10 @@ func TestRunTellsAClockThatLeftFromAToolThatLeft(t *testing.T) {
 			}
 			stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p, ClockTimeout: timeout})
 			// Both publishers of /clock are connected to the controller.
-			rostest.Eventually(t, 10*time.Second, "two /clock connections", func() bool {
+			require.Eventually(t, func() bool {
 				return inboundConns(t, c, "/clock") == 2
-			})
-			rostest.Eventually(t, 10*time.Second, "the controller on /clock", func() bool { return !c.SimClock().LastSet().IsZero() })
+			}, 10*time.Second, 5*time.Millisecond, "two /clock connections")
+			require.Eventually(t, func() bool { return !c.SimClock().LastSet().IsZero() }, 10*time.Second, 5*time.Millisecond, "the controller on /clock")
 			if tc.clockLeaves {
 				stopClock()
 				clockSrc.Close()

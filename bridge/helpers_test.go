@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/btrobot/btrobot/ros"
+	"github.com/stretchr/testify/require"
 )
 
 // connect joins the graph at uri as a node called name and leaves when the
@@ -11,18 +12,12 @@ import (
 func connect(t testing.TB, uri, name string, args ...string) *ros.Conn {
 	t.Helper()
 	conf, rest, err := ros.ConfFromArgs(name, args, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rest) > 0 {
-		t.Fatalf("not ROS arguments: %v", rest)
-	}
+	require.NoError(t, err)
+	require.Empty(t, rest, "not ROS arguments: %v", rest)
 	conf.MasterURI = uri
 	conf.Host = "127.0.0.1"
 	c, err := ros.Connect(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c
 }

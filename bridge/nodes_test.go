@@ -7,6 +7,8 @@ import (
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/runtime"
@@ -17,9 +19,7 @@ import (
 // documentation, in the ros category.
 func TestNodesPalette(t *testing.T) {
 	reg := runtime.NewRegistry()
-	if err := Register(reg, Deps{}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, Register(reg, Deps{}))
 	want := map[string][]string{
 		"Publish":        {"topic", "msg_type", "msg", "fields"},
 		"TopicCondition": {"topic", "msg_type", "script", "max_age"},
@@ -28,26 +28,18 @@ func TestNodesPalette(t *testing.T) {
 	}
 	for id, ports := range want {
 		nt, ok := reg.Lookup(id)
-		if !ok {
-			t.Fatalf("%s is not registered", id)
-		}
-		if nt.Category != "ros" || nt.Summary == "" || len(nt.Doc) < 200 {
-			t.Errorf("%s: category %q, summary %q, doc of %d bytes", id, nt.Category, nt.Summary, len(nt.Doc))
-		}
+		require.True(t, ok, "%s is not registered", id)
+		assert.Equal(t, "ros", nt.Category, "%s: category %q, summary %q, doc of %d bytes", id, nt.Category, nt.Summary, len(nt.Doc))
+		assert.NotEmpty(t, nt.Summary, "%s: category %q, summary %q, doc of %d bytes", id, nt.Category, nt.Summary, len(nt.Doc))
+		assert.GreaterOrEqual(t, len(nt.Doc), 200, "%s: category %q, summary %q, doc of %d bytes", id, nt.Category, nt.Summary, len(nt.Doc))
 		var got []string
 		for _, p := range nt.Ports {
 			got = append(got, p.Name)
-			if p.Description == "" {
-				t.Errorf("%s.%s has no description", id, p.Name)
-			}
+			assert.NotEmpty(t, p.Description, "%s.%s has no description", id, p.Name)
 		}
-		if strings.Join(got, ",") != strings.Join(ports, ",") {
-			t.Errorf("%s ports %v, want %v", id, got, ports)
-		}
+		assert.Equal(t, strings.Join(ports, ","), strings.Join(got, ","), "%s ports %v, want %v", id, got, ports)
 	}
-	if err := Register(reg, Deps{}); err == nil {
-		t.Error("registering twice is not an error")
-	}
+	assert.Error(t, Register(reg, Deps{}), "registering twice is not an error")
 }
 
 // TestNodeBuildErrors: mistakes in the ROS nodes' ports are build errors
@@ -121,28 +113,20 @@ services: {plan: {service: make_plan, type: nav_msgs/GetPlan}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			reg := runtime.NewRegistry()
-			if err := Register(reg, Deps{Profile: p}); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, Register(reg, Deps{Profile: p}))
 			doc, err := trees.Parse("test.xml", []byte(`<root BTCPP_format="4"><BehaviorTree ID="Main">
   `+c.xml+`
 </BehaviorTree></root>`))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			err = runtime.Check(reg, doc, runtime.BuildConf{})
-			if err == nil {
-				t.Fatal("no error")
-			}
+			require.Error(t, err, "no error")
 			lines := strings.Split(err.Error(), "\n")
 			for i, w := range c.want {
-				if i >= len(lines) || !strings.HasPrefix(lines[i], w) {
-					t.Errorf("error %d:\n got %s\nwant %s", i, at(lines, i), w)
+				if assert.Less(t, i, len(lines), "error %d:\n got %s\nwant %s", i, at(lines, i), w) {
+					assert.True(t, strings.HasPrefix(lines[i], w), "error %d:\n got %s\nwant %s", i, at(lines, i), w)
 				}
 			}
-			if len(lines) != len(c.want) {
-				t.Errorf("got %d errors, want %d:\n%v", len(lines), len(c.want), err)
-			}
+			assert.Len(t, lines, len(c.want), "got %d errors, want %d:\n%v", len(lines), len(c.want), err)
 		})
 	}
 }
@@ -153,9 +137,9 @@ func TestNodesWithoutConnection(t *testing.T) {
 	tree := buildTree(t, Deps{}, `<root BTCPP_format="4"><BehaviorTree ID="Main">
   <Publish topic="cmd_vel" msg_type="geometry_msgs/Twist"/>
 </BehaviorTree></root>`)
-	if _, err := tree.TickOnce(); err == nil || !strings.Contains(err.Error(), "no ROS connection") {
-		t.Fatalf("tick: %v", err)
-	}
+	_, err := tree.TickOnce()
+	require.Error(t, err, "tick: %v", err)
+	require.Contains(t, err.Error(), "no ROS connection", "tick: %v", err)
 }
 
 // TestPublishAndTopicCondition: Publish sends messages built from the
@@ -178,46 +162,46 @@ func TestPublishAndTopicCondition(t *testing.T) {
                   script="msg.percentage &gt; threshold &amp;&amp; msg.power_supply_status == 2"/>
 </BehaviorTree></root>`)
 	cond.Blackboard().Set("threshold", 0.2)
-	if st, err := cond.TickOnce(); st != runtime.Failure || err != nil {
-		t.Fatalf("before any message: %v %v, want FAILURE", st, err)
-	}
+	st, err := cond.TickOnce()
+	require.Equal(t, runtime.Failure, st, "before any message: %v %v, want FAILURE", st, err)
+	require.NoError(t, err, "before any message: %v %v, want FAILURE", st, err)
 	tree.Blackboard().Set("base", geometry_msgs.Twist{Linear: geometry_msgs.Vector3{Y: 7}})
 	tree.Blackboard().Set("speed", 0.4)
 	tree.Blackboard().Set("pct", 0.9)
-	rostest.Eventually(t, 10*time.Second, "the twist and the battery delivered", func() bool {
-		if st, err := tree.TickOnce(); st != runtime.Success || err != nil {
-			t.Fatalf("publish: %v %v", st, err)
-		}
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		st, err := tree.TickOnce()
+		require.Equal(ct, runtime.Success, st, "publish: %v %v", st, err)
+		require.NoError(ct, err, "publish: %v %v", st, err)
 		time.Sleep(20 * time.Millisecond)
 		m, ok := watch.last()
-		st, _ := cond.TickOnce()
-		return ok && m.x == 0.4 && st == runtime.Success
-	})
+		st, _ = cond.TickOnce()
+		assert.True(ct, ok && m.x == 0.4 && st == runtime.Success)
+	}, 10*time.Second, 5*time.Millisecond, "the twist and the battery delivered")
 	tree.Blackboard().Set("pct", 0.1)
-	rostest.Eventually(t, 5*time.Second, "a low battery seen", func() bool {
+	require.Eventually(t, func() bool {
 		tree.TickOnce()
 		time.Sleep(10 * time.Millisecond)
 		st, _ := cond.TickOnce()
 		return st == runtime.Failure
-	})
+	}, 5*time.Second, 5*time.Millisecond, "a low battery seen")
 	tree.Blackboard().Set("pct", 0.8)
-	rostest.Eventually(t, 5*time.Second, "the battery up again", func() bool {
+	require.Eventually(t, func() bool {
 		tree.TickOnce()
 		time.Sleep(10 * time.Millisecond)
 		st, _ := cond.TickOnce()
 		return st == runtime.Success
-	})
+	}, 5*time.Second, 5*time.Millisecond, "the battery up again")
 	time.Sleep(350 * time.Millisecond)
-	if st, err := cond.TickOnce(); st != runtime.Failure || err != nil {
-		t.Fatalf("a message older than max_age: %v %v, want FAILURE", st, err)
-	}
+	st, err = cond.TickOnce()
+	require.Equal(t, runtime.Failure, st, "a message older than max_age: %v %v, want FAILURE", st, err)
+	require.NoError(t, err, "a message older than max_age: %v %v, want FAILURE", st, err)
 	// Errors in the script are the tick's.
 	bad := buildTree(t, Deps{Conn: c}, `<root BTCPP_format="4"><BehaviorTree ID="Main">
   <TopicCondition topic="battery_state" msg_type="sensor_msgs/BatteryState" script="msg.cell_voltage.3 &gt; 3"/>
 </BehaviorTree></root>`)
-	if _, err := bad.TickOnce(); err == nil || !strings.Contains(err.Error(), "out of range") {
-		t.Fatalf("script error: %v", err)
-	}
+	_, err = bad.TickOnce()
+	require.Error(t, err, "script error: %v", err)
+	require.Contains(t, err.Error(), "out of range", "script error: %v", err)
 	_ = sensor_msgs.BatteryState{}
 }
 
@@ -246,9 +230,8 @@ safety: {velocity_topic: cmd_vel, watchdog: 5}
 </BehaviorTree></root>`)
 		stop, _ := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p})
 		time.Sleep(300 * time.Millisecond)
-		if _, err := stop(); err == nil {
-			t.Fatal("the run ended without an error")
-		}
+		_, err := stop()
+		require.Error(t, err, "the run ended without an error")
 		c.Close()
 	})
 }

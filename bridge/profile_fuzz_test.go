@@ -7,6 +7,7 @@ import (
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzParseProfile: no profile, however broken, makes the loader panic, and
@@ -16,9 +17,7 @@ import (
 func FuzzParseProfile(f *testing.F) {
 	for _, path := range []string{"../robots/sim.yaml", "../robots/turtlebot3.yaml"} {
 		data, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
+		require.NoError(f, err)
 		f.Add(data)
 	}
 	f.Add([]byte("rate: [\n"))
@@ -28,19 +27,14 @@ func FuzzParseProfile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParseProfile(data, "fuzz.yaml", msgs)
 		if err == nil {
-			if p == nil {
-				t.Fatal("no profile and no error")
-			}
+			require.NotNil(t, p, "no profile and no error")
 			return
 		}
 		var list runtime.ErrorList
-		if !errors.As(err, &list) {
-			t.Fatalf("error %T is not an ErrorList: %v", err, err)
-		}
+		require.True(t, errors.As(err, &list), "error %T is not an ErrorList: %v", err, err)
 		for _, e := range list {
-			if e.Pos.File != "fuzz.yaml" || e.Pos.Line < 1 {
-				t.Fatalf("error without a position: %v", e)
-			}
+			require.Equal(t, "fuzz.yaml", e.Pos.File, "error without a position: %v", e)
+			require.GreaterOrEqual(t, e.Pos.Line, 1, "error without a position: %v", e)
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -13,19 +14,18 @@ func TestShippedProfiles(t *testing.T) {
 	for _, file := range []string{"../robots/sim.yaml", "../robots/turtlebot3.yaml"} {
 		t.Run(file, func(t *testing.T) {
 			p, err := LoadProfile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p.Rate <= 0 || p.MaxRate < p.Rate || len(p.Inputs) == 0 || len(p.Outputs) == 0 {
-				t.Errorf("rates or bindings missing: %+v", p)
-			}
+			require.NoError(t, err)
+			assert.Greater(t, p.Rate, 0.0, "rates or bindings missing: %+v", p)
+			assert.GreaterOrEqual(t, p.MaxRate, p.Rate, "rates or bindings missing: %+v", p)
+			assert.NotEmpty(t, p.Inputs, "rates or bindings missing: %+v", p)
+			assert.NotEmpty(t, p.Outputs, "rates or bindings missing: %+v", p)
 			nav, ok := p.Action("navigate")
-			if !ok || nav.Type.Name != "move_base_msgs/MoveBaseAction" || nav.Server == "" {
-				t.Errorf("navigate: %+v", nav)
-			}
-			if p.Safety.VelocityTopic == "" || p.Safety.VelocityType.Name != "geometry_msgs/Twist" || p.Safety.Watchdog == 0 {
-				t.Errorf("safety: %+v", p.Safety)
-			}
+			assert.True(t, ok, "navigate: %+v", nav)
+			assert.Equal(t, "move_base_msgs/MoveBaseAction", nav.Type.Name, "navigate: %+v", nav)
+			assert.NotEmpty(t, nav.Server, "navigate: %+v", nav)
+			assert.NotEmpty(t, p.Safety.VelocityTopic, "safety: %+v", p.Safety)
+			assert.Equal(t, "geometry_msgs/Twist", p.Safety.VelocityType.Name, "safety: %+v", p.Safety)
+			assert.NotEqual(t, 0, p.Safety.Watchdog, "safety: %+v", p.Safety)
 		})
 	}
 }
@@ -52,40 +52,44 @@ services:
   reset: {service: /reset, type: std_srvs/Trigger}
 safety: {velocity_topic: cmd_vel, watchdog: 0}
 `), "p.yaml", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	in := p.Inputs[0]
-	if p.Namespace != "/robot1" || p.Rate != 20 || p.MaxRate != 100 || p.Period() != 50*time.Millisecond {
-		t.Errorf("profile %+v", p)
-	}
-	if in.Topic != "/robot1/battery_state" || in.Key != "battery" || in.MaxAge != 2*time.Second || !in.Wake || len(in.Fields) != 3 || in.Pos.Line != 7 {
-		t.Errorf("input %+v", in)
-	}
+	assert.Equal(t, "/robot1", p.Namespace, "profile %+v", p)
+	assert.Equal(t, 20.0, p.Rate, "profile %+v", p)
+	assert.Equal(t, 100.0, p.MaxRate, "profile %+v", p)
+	assert.Equal(t, 50*time.Millisecond, p.Period(), "profile %+v", p)
+	assert.Equal(t, "/robot1/battery_state", in.Topic, "input %+v", in)
+	assert.Equal(t, "battery", in.Key, "input %+v", in)
+	assert.Equal(t, 2*time.Second, in.MaxAge, "input %+v", in)
+	assert.True(t, in.Wake, "input %+v", in)
+	assert.Len(t, in.Fields, 3, "input %+v", in)
+	assert.Equal(t, 7, in.Pos.Line, "input %+v", in)
 	msg := &sensor_msgs.BatteryState{Percentage: 0.5, CellVoltage: []float32{3.7}}
 	for i, want := range []any{float32(0.5), float32(3.7)} {
-		if got, err := in.Fields[i].get(msg); err != nil || got != want {
-			t.Errorf("field %s = %v, %v", in.Fields[i].Path, got, err)
-		}
+		got, err := in.Fields[i].get(msg)
+		assert.NoError(t, err, "field %s = %v, %v", in.Fields[i].Path, got, err)
+		assert.Equal(t, want, got, "field %s = %v, %v", in.Fields[i].Path, got, err)
 	}
-	if o := p.Outputs[0]; o.Publish != AtRate || o.Rate != 10 || len(o.Fields) != 2 {
-		t.Errorf("output 0 %+v", o)
-	}
-	if o := p.Outputs[1]; o.Publish != EveryTick || o.Key != "status" {
-		t.Errorf("output 1 %+v", o)
-	}
-	if a, _ := p.Action("dock"); a.Timeout != time.Minute || a.WaitForServerTimeout != DefaultWaitForServerTimeout || a.ServerTimeout != DefaultServerTimeout {
-		t.Errorf("action %+v", a)
-	}
-	if a, _ := p.Action("dock"); a.Server != "/robot1/dock" || p.Outputs[0].Topic != "/robot1/cmd_vel" || p.Safety.VelocityTopic != "/robot1/cmd_vel" {
-		t.Errorf("names not resolved in the profile's namespace: %+v, %+v, %+v", a, p.Outputs[0], p.Safety)
-	}
-	if s, _ := p.Service("reset"); s.Service != "/reset" || s.Timeout != DefaultServiceTimeout || s.Type.Name != "std_srvs/Trigger" {
-		t.Errorf("service %+v", s)
-	}
-	if p.Safety.VelocityType.Name != "geometry_msgs/Twist" {
-		t.Errorf("safety %+v", p.Safety)
-	}
+	o := p.Outputs[0]
+	assert.Equal(t, AtRate, o.Publish, "output 0 %+v", o)
+	assert.Equal(t, 10.0, o.Rate, "output 0 %+v", o)
+	assert.Len(t, o.Fields, 2, "output 0 %+v", o)
+	o = p.Outputs[1]
+	assert.Equal(t, EveryTick, o.Publish, "output 1 %+v", o)
+	assert.Equal(t, "status", o.Key, "output 1 %+v", o)
+	a, _ := p.Action("dock")
+	assert.Equal(t, time.Minute, a.Timeout, "action %+v", a)
+	assert.Equal(t, DefaultWaitForServerTimeout, a.WaitForServerTimeout, "action %+v", a)
+	assert.Equal(t, DefaultServerTimeout, a.ServerTimeout, "action %+v", a)
+	a, _ = p.Action("dock")
+	assert.Equal(t, "/robot1/dock", a.Server, "names not resolved in the profile's namespace: %+v, %+v, %+v", a, p.Outputs[0], p.Safety)
+	assert.Equal(t, "/robot1/cmd_vel", p.Outputs[0].Topic, "names not resolved in the profile's namespace: %+v, %+v, %+v", a, p.Outputs[0], p.Safety)
+	assert.Equal(t, "/robot1/cmd_vel", p.Safety.VelocityTopic, "names not resolved in the profile's namespace: %+v, %+v, %+v", a, p.Outputs[0], p.Safety)
+	s, _ := p.Service("reset")
+	assert.Equal(t, "/reset", s.Service, "service %+v", s)
+	assert.Equal(t, DefaultServiceTimeout, s.Timeout, "service %+v", s)
+	assert.Equal(t, "std_srvs/Trigger", s.Type.Name, "service %+v", s)
+	assert.Equal(t, "geometry_msgs/Twist", p.Safety.VelocityType.Name, "safety %+v", p.Safety)
 }
 
 // TestBrokenProfiles: every mistake is reported at once, each at its
@@ -285,18 +289,14 @@ safety:
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseProfile([]byte(c.yaml), "p.yaml", nil)
-			if err == nil {
-				t.Fatal("no error")
-			}
+			require.Error(t, err, "no error")
 			lines := strings.Split(err.Error(), "\n")
 			for i, w := range c.want {
-				if i >= len(lines) || !strings.HasPrefix(lines[i], w) {
-					t.Errorf("error %d:\n got %s\nwant %s", i, at(lines, i), w)
+				if assert.Less(t, i, len(lines), "error %d:\n got %s\nwant %s", i, at(lines, i), w) {
+					assert.True(t, strings.HasPrefix(lines[i], w), "error %d:\n got %s\nwant %s", i, at(lines, i), w)
 				}
 			}
-			if len(lines) != len(c.want) {
-				t.Errorf("got %d errors, want %d:\n%s", len(lines), len(c.want), err)
-			}
+			assert.Len(t, lines, len(c.want), "got %d errors, want %d:\n%s", len(lines), len(c.want), err)
 		})
 	}
 }

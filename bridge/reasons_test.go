@@ -84,13 +84,13 @@ func TestTopicConditionReasons(t *testing.T) {
 	assert.Equal(t, "no message on /robot1/battery_state yet", leafReason(t, cond).Reason)
 
 	require.NoError(t, pub.Blackboard().Set("pct", float32(0.12)))
-	rostest.Eventually(t, 10*time.Second, "the battery state delivered", func() bool {
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		_, err := pub.TickExactlyOnce()
-		require.NoError(t, err)
+		require.NoError(ct, err)
 		time.Sleep(10 * time.Millisecond)
 		tickCond()
-		return leafReason(t, cond).Reason != "no message on /robot1/battery_state yet"
-	})
+		assert.NotEqual(ct, "no message on /robot1/battery_state yet", leafReason(t, cond).Reason)
+	}, 10*time.Second, 5*time.Millisecond, "the battery state delivered")
 	assert.Equal(t, "msg.percentage > threshold is false (msg.percentage = 0.12, threshold = 0.15) on /robot1/battery_state", leafReason(t, cond).Reason)
 
 	time.Sleep(400 * time.Millisecond)

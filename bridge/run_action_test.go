@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/rostest"
@@ -25,9 +27,7 @@ func runTree(t testing.TB, conf RunConf) (runtime.Status, RunReport) {
 	defer cancel()
 	conf.UntilDone = true
 	rep, err := Run(ctx, conf)
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
+	require.NoError(t, err, "run: %v", err)
 	return rep.Status, rep
 }
 
@@ -77,15 +77,12 @@ actions:
 				tree := buildTree(t, deps, goal(tc.mode, tc.extra))
 				tree.Blackboard().Set("x", 1.5)
 				st, _ := runTree(t, RunConf{Conn: c, Tree: tree, Profile: p})
-				if st != tc.want || bbString(tree, "code") != tc.code {
-					t.Fatalf("status %v, error_code %s; want %v, %s", st, bbString(tree, "code"), tc.want, tc.code)
-				}
+				require.Equal(t, tc.want, st, "status %v, error_code %s; want %v, %s", st, bbString(tree, "code"), tc.want, tc.code)
+				require.Equal(t, tc.code, bbString(tree, "code"), "status %v, error_code %s; want %v, %s", st, bbString(tree, "code"), tc.want, tc.code)
 				server.WaitLine(t, "goal "+tc.mode, 30*time.Second) // a rospy peer on a loaded machine
 				server.WaitLine(t, tc.serverSays, 30*time.Second)   // a rospy peer on a loaded machine
 				if tc.mode == "succeed" || tc.mode == "hold" {
-					if !strings.Contains(bbString(tree, "fb"), "frame_id:map") && !strings.Contains(bbString(tree, "fb"), "map") {
-						t.Errorf("feedback: %s", bbString(tree, "fb"))
-					}
+					assert.Contains(t, bbString(tree, "fb"), "map", "feedback: %s", bbString(tree, "fb"))
 				}
 			})
 		}
@@ -106,16 +103,12 @@ actions:
 				}
 			}))
 			st, rep := runTree(t, RunConf{Conn: c, Tree: tree, Profile: p})
-			if st != runtime.Failure {
-				t.Fatalf("status %v, want FAILURE from the Timeout", st)
-			}
+			require.Equal(t, runtime.Failure, st, "status %v, want FAILURE from the Timeout", st)
 			server.WaitLine(t, "goal hold", 30*time.Second)           // a rospy peer on a loaded machine
 			line := server.WaitLine(t, "cancel hold", 30*time.Second) // a rospy peer on a loaded machine
 			server.WaitLine(t, "done hold PREEMPTED", 30*time.Second) // a rospy peer on a loaded machine
 			sec, err := strconv.ParseFloat(strings.Fields(line)[2], 64)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			seen := time.Unix(0, int64(sec*1e9))
 			mu.Lock()
 			delay := seen.Sub(halted)
@@ -123,17 +116,14 @@ actions:
 			t.Logf("the server saw the cancel %v after the halt", delay)
 			// Sent at the halt, not at some later tick or timeout; how soon
 			// it arrives is the machine's business.
-			if halted.IsZero() || delay < -time.Millisecond || delay > time.Second {
-				t.Errorf("the server saw the cancel %v after the halt, want within 1s", delay)
-			}
+			assert.False(t, halted.IsZero(), "the server saw the cancel %v after the halt, want within 1s", delay)
+			assert.GreaterOrEqual(t, delay, -time.Millisecond, "the server saw the cancel %v after the halt, want within 1s", delay)
+			assert.LessOrEqual(t, delay, time.Second, "the server saw the cancel %v after the halt, want within 1s", delay)
 			// The server takes 0.5 s to end a cancelled goal: a halt that
 			// waited for it would hold its tick that long.
-			if d := rep.Stats.Durations.Max(); d > 250*time.Millisecond {
-				t.Errorf("a tick took %v: halting must not block", d)
-			}
-			if bbString(tree, "code") != "(unset)" {
-				t.Errorf("a halted goal wrote error_code %s", bbString(tree, "code"))
-			}
+			d := rep.Stats.Durations.Max()
+			assert.LessOrEqual(t, d, 250*time.Millisecond, "a tick took %v: halting must not block", d)
+			assert.Equal(t, "(unset)", bbString(tree, "code"), "a halted goal wrote error_code %s", bbString(tree, "code"))
 		})
 
 		t.Run("absent server", func(t *testing.T) {
@@ -143,21 +133,17 @@ actions:
 			start := time.Now()
 			st, rep := runTree(t, RunConf{Conn: c, Tree: tree, Profile: p})
 			took := time.Since(start)
-			if st != runtime.Failure || bbString(tree, "code") != ros.CodeServerUnreachable {
-				t.Fatalf("status %v, code %s; want FAILURE, SERVER_UNREACHABLE", st, bbString(tree, "code"))
-			}
-			if took < 500*time.Millisecond || took > 5*time.Second {
-				t.Errorf("FAILURE after %v, want the 500ms timeout", took)
-			}
+			require.Equal(t, runtime.Failure, st, "status %v, code %s; want FAILURE, SERVER_UNREACHABLE", st, bbString(tree, "code"))
+			require.Equal(t, ros.CodeServerUnreachable, bbString(tree, "code"), "status %v, code %s; want FAILURE, SERVER_UNREACHABLE", st, bbString(tree, "code"))
+			assert.GreaterOrEqual(t, took, 500*time.Millisecond, "FAILURE after %v, want the 500ms timeout", took)
+			assert.LessOrEqual(t, took, 5*time.Second, "FAILURE after %v, want the 500ms timeout", took)
 			// The loop kept ticking while the leaf waited, and no tick waited
 			// with it (a blocked tick would last the 500 ms, and the run
 			// would have two ticks).
-			if n := rep.Stats.Ticks; n < 5 {
-				t.Errorf("%d ticks in %v at 50 Hz", n, took)
-			}
-			if d := rep.Stats.Durations.Max(); d > 250*time.Millisecond {
-				t.Errorf("a tick took %v while the server was awaited", d)
-			}
+			n := rep.Stats.Ticks
+			assert.GreaterOrEqual(t, n, uint64(5), "%d ticks in %v at 50 Hz", n, took)
+			d := rep.Stats.Durations.Max()
+			assert.LessOrEqual(t, d, 250*time.Millisecond, "a tick took %v while the server was awaited", d)
 			t.Logf("FAILURE after %v, %d ticks, lateness p99 %v", took, rep.Stats.Ticks, rep.Stats.Lateness.Quantile(0.99))
 		})
 	})
@@ -192,9 +178,7 @@ func TestGoActionServer(t *testing.T) {
 			return actionlib.TwoIntsActionResult{Sum: goal.A + goal.B}, nil
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	c := connect(t, uri, "btrobot")
 	deps := Deps{Conn: c}
 	cases := []struct {
@@ -214,20 +198,16 @@ func TestGoActionServer(t *testing.T) {
 </BehaviorTree></root>`)
 			tree.Blackboard().Set("b", 3)
 			st, _ := runTree(t, RunConf{Conn: c, Tree: tree, Rate: 50})
-			if st != tc.want || bbString(tree, "code") != tc.code || bbString(tree, "sum") != tc.sum {
-				t.Fatalf("status %v code %s sum %s; want %v %s %s", st, bbString(tree, "code"), bbString(tree, "sum"), tc.want, tc.code, tc.sum)
-			}
+			require.Equal(t, tc.want, st, "status %v code %s sum %s; want %v %s %s", st, bbString(tree, "code"), bbString(tree, "sum"), tc.want, tc.code, tc.sum)
+			require.Equal(t, tc.code, bbString(tree, "code"), "status %v code %s sum %s; want %v %s %s", st, bbString(tree, "code"), bbString(tree, "sum"), tc.want, tc.code, tc.sum)
+			require.Equal(t, tc.sum, bbString(tree, "sum"), "status %v code %s sum %s; want %v %s %s", st, bbString(tree, "code"), bbString(tree, "sum"), tc.want, tc.code, tc.sum)
 		})
 	}
 
 	t.Run("preempted by a newer goal", func(t *testing.T) {
 		client, err := ros.NewActionClient(ros.ActionClientConf{Conn: c, Name: "add", Action: actionlib.TwoIntsAction{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := client.WaitForServer(context.Background(), c.Clock(), 5*time.Second); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		require.NoError(t, client.WaitForServer(context.Background(), c.Clock(), 5*time.Second))
 		first := make(chan ros.GoalOutcome, 1)
 		go func() {
 			o, _ := client.Run(context.Background(), &actionlib.TwoIntsActionGoal{A: 7, B: 1}, ros.GoalConf{})
@@ -235,21 +215,19 @@ func TestGoActionServer(t *testing.T) {
 		}()
 		time.Sleep(200 * time.Millisecond)
 		o, err := client.Run(context.Background(), actionlib.TwoIntsActionGoal{A: 1, B: 1}, ros.GoalConf{AckTimeout: 2 * time.Second})
-		if err != nil || o.State != ros.GoalSucceeded || o.Result.(*actionlib.TwoIntsActionResult).Sum != 2 {
-			t.Fatalf("second goal: %+v, %v", o, err)
-		}
+		require.NoError(t, err, "second goal: %+v, %v", o, err)
+		require.Equal(t, ros.GoalSucceeded, o.State, "second goal: %+v, %v", o, err)
+		require.Equal(t, int64(2), o.Result.(*actionlib.TwoIntsActionResult).Sum, "second goal: %+v, %v", o, err)
 		select {
 		case o := <-first:
-			if o.State != ros.GoalPreempted {
-				t.Errorf("first goal ended %v, want PREEMPTED", o.State)
-			}
+			assert.Equal(t, ros.GoalPreempted, o.State, "first goal ended %v, want PREEMPTED", o.State)
 		case <-time.After(5 * time.Second):
-			t.Fatal("the first goal never ended")
+			require.FailNow(t, "the first goal never ended")
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if len(events) != 1 || events[0] != "cancelled" {
-			t.Errorf("server events %v", events)
+		if assert.Len(t, events, 1, "server events %v", events) {
+			assert.Equal(t, "cancelled", events[0], "server events %v", events)
 		}
 	})
 }

@@ -46,20 +46,20 @@ func TestActionLeafSuspends(t *testing.T) {
 	runs := func(t *testing.T, tree *runtime.Tree) {
 		t.Helper()
 		tree.Blackboard().Unset("fb")
-		rostest.Eventually(t, 10*time.Second, "feedback", func() bool {
+		require.Eventually(t, func() bool {
 			tick(t, tree)
 			_, ok := tree.Blackboard().Get("fb")
 			return ok
-		})
+		}, 10*time.Second, 5*time.Millisecond, "feedback")
 	}
 	suspend := func(t *testing.T, tree *runtime.Tree) {
 		t.Helper()
 		runs(t, tree)
 		tree.Suspend()
-		rostest.Eventually(t, 10*time.Second, "the cancel acknowledged", func() bool {
+		require.Eventually(t, func() bool {
 			on, n, settled := tree.Suspended()
 			return on && n == 1 && settled
-		})
+		}, 10*time.Second, 5*time.Millisecond, "the cancel acknowledged")
 		server.WaitLine(t, "cancel hold", 5*time.Second)
 		server.WaitLine(t, "done hold PREEMPTED", 5*time.Second)
 	}

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -37,7 +38,7 @@ func tcprosPort(t *testing.T, c *ros.Conn, topic string) int {
 	case int32:
 		return int(p)
 	}
-	t.Fatalf("requestTopic answered %v", res)
+	require.FailNow(t, fmt.Sprintf("requestTopic answered %v", res))
 	return 0
 }
 
@@ -115,15 +116,15 @@ func TestStopCountsOnlySubscribersThatAcknowledged(t *testing.T) {
 				pub, err := ros.NewPublisher(ros.PublisherConf{Conn: c, Topic: "/cmd_vel", Msg: geometry_msgs.Twist{}})
 				require.NoError(t, err)
 				defer pub.Close()
-				rostest.Eventually(t, 20*time.Second, "a send queue of the node stays full", func() bool {
+				require.EventuallyWithT(t, func(ct *assert.CollectT) {
 					for i := 0; i < 50; i++ {
 						pub.Publish(&geometry_msgs.Twist{Linear: geometry_msgs.Vector3{X: 0.5}}) //nolint:errcheck
 					}
 					time.Sleep(20 * time.Millisecond)
 					n, ok := c.Unacknowledged("/cmd_vel", time.Now())
-					require.True(t, ok, "the kernel's TCP table cannot be read")
-					return n > 0
-				})
+					require.True(ct, ok, "the kernel's TCP table cannot be read")
+					assert.Positive(ct, n)
+				}, 20*time.Second, 5*time.Millisecond, "a send queue of the node stays full")
 			}
 			start := time.Now()
 			rep := b.Stop()
@@ -132,10 +133,10 @@ func TestStopCountsOnlySubscribersThatAcknowledged(t *testing.T) {
 			assert.True(t, strings.HasPrefix(rep.String(), tc.want), "%q does not begin with %q", rep.String(), tc.want)
 			assert.Less(t, took, stopTimeout+time.Second, "Stop is bounded")
 			if tc.reader {
-				rostest.Eventually(t, 5*time.Second, "the reading subscriber receives the zero velocity", func() bool {
+				require.Eventually(t, func() bool {
 					last, ok := log.last()
 					return ok && last.x == 0
-				})
+				}, 5*time.Second, 5*time.Millisecond, "the reading subscriber receives the zero velocity")
 			}
 		})
 	}

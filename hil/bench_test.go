@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/btrobot/btrobot/mission"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkPatrolScenario runs the shipped patrol scenario (the office,
@@ -29,21 +30,15 @@ func BenchmarkChargingScenario(b *testing.B) {
 
 func benchScenario(b *testing.B, path string) {
 	s, err := Check(path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	for _, transport := range []string{mission.TransportInproc, mission.TransportROS} {
 		b.Run(transport, func(b *testing.B) {
 			var sim, wall time.Duration
 			for b.Loop() {
 				start := time.Now()
 				res, err := Run(context.Background(), RunConf{Scenario: s, Transport: transport})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if !res.Passed() {
-					b.Fatalf("%v", res.Failed())
-				}
+				require.NoError(b, err)
+				require.True(b, res.Passed(), "%v", res.Failed())
 				sim += res.SimTime
 				wall += time.Since(start)
 			}
@@ -72,20 +67,14 @@ func BenchmarkFaultToStop(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			s, err := Check(tc.file)
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			var rests []time.Duration
 			still := 0
 			for b.Loop() {
 				res, err := Run(context.Background(), RunConf{Scenario: s})
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				d, err := restAfterFault(res, tc.robot)
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				if d == 0 {
 					// At rest when the fault struck: the mission had
 					// ended before it (a controller that called its

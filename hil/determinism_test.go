@@ -89,9 +89,7 @@ func TestSameSeedSameRun(t *testing.T) {
 				require.NotEmpty(t, a.Tracks[i].Points)
 				require.Equal(t, len(a.Tracks[i].Points), len(b.Tracks[i].Points), "samples of %s", a.Tracks[i].Robot)
 				for k, p := range a.Tracks[i].Points {
-					if p != b.Tracks[i].Points[k] {
-						t.Fatalf("%s: the trajectories part at sample %d: %+v, then %+v", a.Tracks[i].Robot, k, p, b.Tracks[i].Points[k])
-					}
+					require.Equal(t, b.Tracks[i].Points[k], p, "%s: the trajectories part at sample %d: %+v, then %+v", a.Tracks[i].Robot, k, p, b.Tracks[i].Points[k])
 				}
 			}
 			assert.Equal(t, a.SimTime, b.SimTime)

@@ -128,9 +128,8 @@ func TestHTMLReportInChromium(t *testing.T) {
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
 	path := "/usr/bin/chromium"
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("Debian's chromium is needed (apt-get install chromium): %v", err)
-	}
+	_, err := os.Stat(path)
+	require.NoError(t, err, "Debian's chromium is needed (apt-get install chromium): %v", err)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
 		chromedp.Flag("disable-gpu", true), chromedp.Flag("allow-file-access-from-files", true))
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -30,9 +31,7 @@ func BenchmarkSoak(b *testing.B) {
 				require.NoError(b, err)
 				for _, v := range res.Verdicts {
 					b.Log(v)
-					if !v.Pass {
-						b.Fail()
-					}
+					assert.True(b, v.Pass, "%v", v)
 				}
 				sim, wall = sim+res.SimTime, wall+res.Wall
 			}

@@ -109,6 +109,6 @@ func firstSnapshotMarks(t *testing.T, addr string, id int) []timelineMark {
 			return d.Marks
 		}
 	}
-	t.Fatalf("no snapshot in the event stream: %v", sc.Err())
+	require.FailNow(t, fmt.Sprintf("no snapshot in the event stream: %v", sc.Err()))
 	return nil
 }

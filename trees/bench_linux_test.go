@@ -3,6 +3,8 @@ package trees
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/internal/cputime"
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -22,11 +24,9 @@ func BenchmarkLoad100kCPU(b *testing.B) {
 	start := cputime.Process()
 	for b.Loop() {
 		doc, err := Load("testdata/bench/seq100k.xml")
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		if _, err := runtime.Build(reg, doc, runtime.BuildConf{Seed: 1}); err != nil {
-			b.Fatal(firstErrors(err, 3))
+			require.FailNow(b, firstErrors(err, 3))
 		}
 	}
 	b.ReportMetric(float64(cputime.Process()-start)/1e6/float64(b.N), "cpu-ms/op")

@@ -39,7 +39,8 @@ func BenchmarkLoad100k(b *testing.B) {
 	}
 }
 
-// firstErrors shortens a long error list for a failure message.
+// firstErrors shortens a long error list for a failure message. It is
+// evaluated before require knows whether err is nil, so nil is "".
 func firstErrors(err error, n int) string {
 	if err == nil {
 		return ""

@@ -22,9 +22,8 @@ func roundTrip(t *testing.T, path string, doc *runtime.Document) string {
 	require.NoError(t, Write(&out, doc))
 	again, err := Parse(path, out.Bytes())
 	require.NoError(t, err, "the written file loads\n%s", out.String())
-	if a, b := stripped(doc), stripped(again); !reflect.DeepEqual(a, b) {
-		t.Fatalf("load -> write -> load changed the document\nwritten:\n%s\nbefore: %s\nafter:  %s", out.String(), notesDump(a), notesDump(b))
-	}
+	a, b := stripped(doc), stripped(again)
+	require.True(t, reflect.DeepEqual(a, b), "load -> write -> load changed the document\nwritten:\n%s\nbefore: %s\nafter:  %s", out.String(), notesDump(a), notesDump(b))
 	return out.String()
 }
 

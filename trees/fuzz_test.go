@@ -61,8 +61,8 @@ func FuzzParse(f *testing.F) {
 			require.ErrorAs(t, err, &le, "error %T %v is not a LoadError with problems", err, err)
 			require.NotEmpty(t, le.Errs, "error %T %v is not a LoadError with problems", err, err)
 			for _, e := range le.Errs {
-				require.NotEqual(t, "", e.Pos.File, "problem without file or message: %#v", e)
-				require.NotEqual(t, "", e.Msg, "problem without file or message: %#v", e)
+				require.NotEmpty(t, e.Pos.File, "problem without file or message: %#v", e)
+				require.NotEmpty(t, e.Msg, "problem without file or message: %#v", e)
 			}
 			require.Equal(t, (doc == nil), le.Unreadable, "Unreadable %v but document %v", le.Unreadable, doc != nil)
 			if doc != nil {

@@ -1,6 +1,7 @@
 package trees
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,9 +139,9 @@ func TestTreeFilesAreWellFormed(t *testing.T) {
 			case complaint == "":
 				assert.Empty(t, warnings, "Lint warns about a file xmllint accepts")
 			case !broken:
-				t.Errorf("not well-formed XML (only testdata/broken may hold such files):\n%s", complaint)
+				assert.Fail(t, fmt.Sprintf("not well-formed XML (only testdata/broken may hold such files):\n%s", complaint))
 			case len(warnings) == 0 && loadErr == nil:
-				t.Errorf("xmllint rejects it, but the loader reads it and Lint finds nothing:\n%s", complaint)
+				assert.Fail(t, fmt.Sprintf("xmllint rejects it, but the loader reads it and Lint finds nothing:\n%s", complaint))
 			}
 		})
 	}
@@ -166,14 +167,14 @@ func FuzzLint(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		src := string(data)
 		warns := lint("f.xml", src)
-		if len(warns) > MaxWarnings {
-			t.Fatalf("%d warnings", len(warns))
-		}
+		require.LessOrEqual(t, len(warns), MaxWarnings, "%d warnings", len(warns))
 		lines := strings.Count(src, "\n") + 1
 		for _, w := range warns {
-			if w.Pos.File != "f.xml" || w.Pos.Line < 1 || w.Pos.Line > lines || w.Pos.Col < 1 || w.Msg == "" {
-				t.Fatalf("bad warning %#v", w)
-			}
+			require.Equal(t, "f.xml", w.Pos.File, "bad warning %#v", w)
+			require.GreaterOrEqual(t, w.Pos.Line, 1, "bad warning %#v", w)
+			require.LessOrEqual(t, w.Pos.Line, lines, "bad warning %#v", w)
+			require.GreaterOrEqual(t, w.Pos.Col, 1, "bad warning %#v", w)
+			require.NotEmpty(t, w.Msg, "bad warning %#v", w)
 		}
 	})
 }

@@ -5,7 +5,6 @@ package trees
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -58,7 +57,7 @@ func TestUnreadableFiles(t *testing.T) {
 		})
 	}
 	_, err := Load(filepath.Join(dir, "missing.xml"))
-	if got := errorTexts(t, err); len(got) != 1 || !strings.Contains(got[0], "no such file") {
-		t.Errorf("Load(missing): got %q", got)
-	}
+	got := errorTexts(t, err)
+	assert.Len(t, got, 1, "Load(missing): got %q", got)
+	assert.Contains(t, got[0], "no such file", "Load(missing): got %q", got)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"
@@ -57,13 +58,9 @@ func newViewFixture(t *testing.T, xml string, conf LiveConf) *viewFixture {
 		runtime.ConditionType("Check", nil, func(n *runtime.Leaf) (bool, error) { return fx.cond[n.Name()], nil }),
 	)
 	doc, err := trees.Parse("view.xml", []byte(xml))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	fx.tree, err = runtime.Build(reg, doc, runtime.BuildConf{Clock: fx.clock})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	conf.Out, conf.Tree, conf.Registry = fx.out, fx.tree, reg
 	conf.Wall = func() time.Time { return time.Unix(0, fx.wall.Load()) }
 	fx.view = NewLive(conf)
@@ -82,9 +79,7 @@ func (fx *viewFixture) tick() runtime.Status {
 	fx.seq++
 	start := fx.clock.Now()
 	st, err := fx.tree.TickExactlyOnce()
-	if err != nil {
-		fx.t.Fatal(err)
-	}
+	require.NoError(fx.t, err)
 	fx.view.OnTick(runtime.TickReport{Seq: fx.seq, Start: start, Lateness: time.Duration(fx.seq) * time.Millisecond, Status: st, Stalled: fx.stalled})
 	fx.stalled = 0
 	return st
@@ -117,9 +112,7 @@ const patrolXML = `<root BTCPP_format="4" main_tree_to_execute="Main">
 func TestLiveViewFrameShowsStatusesAndTheRunningPath(t *testing.T) {
 	fx := newViewFixture(t, patrolXML, LiveConf{Title: "btrobot run patrol.xml", Terminal: true, Rate: 20, Keys: []string{"next", "absent"}})
 	fx.cond["battery_ok"] = true
-	if err := fx.tree.Blackboard().Set("next", "lab"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, fx.tree.Blackboard().Set("next", "lab"))
 	fx.tick()                                  // go_kitchen starts
 	fx.outcome["go_kitchen"] = runtime.Success // then succeeds; door_open fails; knock runs
 	fx.tick()
@@ -139,9 +132,7 @@ func TestLiveViewFrameShowsStatusesAndTheRunningPath(t *testing.T) {
 		"    · go_lab (Work)",
 		"next=lab",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("frame:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	assert.Equal(t, strings.Join(want, "\n"), strings.Join(got, "\n"), "frame:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 
 	// The battery fails: the reactive sequence halts the round. Halted
 	// nodes show it; nodes reset to IDLE keep showing what they last did.
@@ -161,9 +152,7 @@ func TestLiveViewFrameShowsStatusesAndTheRunningPath(t *testing.T) {
 		"    · go_lab (Work)",
 		"next=lab",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("frame after the halt:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	assert.Equal(t, strings.Join(want, "\n"), strings.Join(got, "\n"), "frame after the halt:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 }
 
 // TestLiveViewShowsStalls: the status line (terminal frame and plain
@@ -238,9 +227,7 @@ func TestLiveViewCompactsBigTrees(t *testing.T) {
 		{rows: 10, want: []string{"▶ mission (Sequence)", "  … 20 more", "  ▶ round20 (Sequence)", "    ▶ go20 (Work)  goal=p20", "  … 19 more"}},
 	} {
 		got := fx.frame(60, tc.rows)
-		if len(got) > tc.rows-1 {
-			t.Errorf("rows %d: %d lines drawn, want at most %d", tc.rows, len(got), tc.rows-1)
-		}
+		assert.LessOrEqual(t, len(got), tc.rows-1, "rows %d: %d lines drawn, want at most %d", tc.rows, len(got), tc.rows-1)
 		k := 0
 		for _, l := range got {
 			if k < len(tc.want) && strings.HasPrefix(l, tc.want[k]) {
@@ -248,7 +235,7 @@ func TestLiveViewCompactsBigTrees(t *testing.T) {
 			}
 		}
 		if k < len(tc.want) {
-			t.Errorf("rows %d: missing %q (in order) in\n%s", tc.rows, tc.want[k], strings.Join(got, "\n"))
+			assert.Fail(t, fmt.Sprintf("rows %d: missing %q (in order) in\n%s", tc.rows, tc.want[k], strings.Join(got, "\n")))
 		}
 	}
 
@@ -257,9 +244,7 @@ func TestLiveViewCompactsBigTrees(t *testing.T) {
 	fx.tree.Halt()
 	got := strings.Join(fx.frame(60, 10), "\n")
 	for _, w := range []string{"■ mission (Sequence)", "  ■ round20 (Sequence)", "    ■ go20 (Work)"} {
-		if !strings.Contains(got, w) {
-			t.Errorf("after the halt the frame lacks %q:\n%s", w, got)
-		}
+		assert.Contains(t, got, w, "after the halt the frame lacks %q:\n%s", w, got)
 	}
 }
 
@@ -276,18 +261,18 @@ func TestLiveViewLinesFitTheWidth(t *testing.T) {
 		for _, rows := range []int{3, 8, 40} {
 			for _, l := range fx.frame(cols, rows) {
 				plain := ansi.ReplaceAllString(l, "")
-				if n := len([]rune(plain)); n > cols {
-					t.Fatalf("cols %d rows %d: line of %d columns: %q", cols, rows, n, plain)
-				}
-				if i := strings.LastIndex(l, "\x1b["); i >= 0 && !strings.HasPrefix(l[i:], "\x1b[0m") {
-					t.Fatalf("a line must not leave its colour on: %q", l)
+				n := len([]rune(plain))
+				require.LessOrEqual(t, n, cols, "cols %d rows %d: line of %d columns: %q", cols, rows, n, plain)
+				i := strings.LastIndex(l, "\x1b[")
+				if i >= 0 {
+					require.True(t, strings.HasPrefix(l[i:], "\x1b[0m"), "a line must not leave its colour on: %q", l)
 				}
 			}
 		}
 	}
-	if got := fx.frame(80, 24); !strings.Contains(got[0], "\x1b[1m") || !strings.Contains(strings.Join(got, ""), "\x1b[1;7;33mgo0 (Work)") {
-		t.Errorf("colour: the title is bold and the running path highlighted:\n%q", got)
-	}
+	got := fx.frame(80, 24)
+	assert.Contains(t, got[0], "\x1b[1m", "colour: the title is bold and the running path highlighted:\n%q", got)
+	assert.Contains(t, strings.Join(got, ""), "\x1b[1;7;33mgo0 (Work)", "colour: the title is bold and the running path highlighted:\n%q", got)
 }
 
 func TestLiveViewPlainLines(t *testing.T) {
@@ -320,9 +305,8 @@ func TestLiveViewPlainLines(t *testing.T) {
      0.250s #6      6 ticks · 20.0 Hz · late p99 6ms max 6ms
 mission failed
 `
-	if got := fx.out.String(); got != want {
-		t.Errorf("plain log:\n%s\nwant:\n%s", got, want)
-	}
+	got := fx.out.String()
+	assert.Equal(t, want, got, "plain log:\n%s\nwant:\n%s", got, want)
 }
 
 func TestLiveViewRedrawsInPlace(t *testing.T) {
@@ -331,9 +315,7 @@ func TestLiveViewRedrawsInPlace(t *testing.T) {
 	v.writeFrame([]string{"a", "b", "c"})
 	v.writeFrame([]string{"d", "e"})
 	want := "a\x1b[K\nb\x1b[K\nc\x1b[K\n\x1b[J" + "\r\x1b[3Ad\x1b[K\ne\x1b[K\n\x1b[J"
-	if out.String() != want {
-		t.Errorf("redraw wrote %q, want %q", out.String(), want)
-	}
+	assert.Equal(t, want, out.String(), "redraw wrote %q, want %q", out.String(), want)
 }
 
 // blockedWriter blocks every Write until released.
@@ -365,19 +347,15 @@ func TestLiveViewNeverBlocksTheTick(t *testing.T) {
 			fx.cond["battery_ok"] = i%2 == 0 // a flapping battery: four lines a tick
 			fx.tick()
 		}
-		if !watchdog.Stop() {
-			t.Fatalf("terminal=%v: a tick waited for the stuck output", terminal)
-		}
+		require.True(t, watchdog.Stop(), "terminal=%v: a tick waited for the stuck output", terminal)
 		close(w.release)
 		fx.view.Close("done")
 		w.mu.Lock()
 		got := w.buf.String()
 		w.mu.Unlock()
-		if !strings.Contains(got, "done") {
-			t.Errorf("terminal=%v: the final state was not written once the output moved:\n%.300s", terminal, got)
-		}
-		if !terminal && !strings.Contains(got, "lines left out: the output was too slow") {
-			t.Errorf("plain lines dropped for a stuck output must be counted:\n%.300s", got)
+		assert.Contains(t, got, "done", "terminal=%v: the final state was not written once the output moved:\n%.300s", terminal, got)
+		if !terminal {
+			assert.Contains(t, got, "lines left out: the output was too slow", "plain lines dropped for a stuck output must be counted:\n%.300s", got)
 		}
 	}
 }
@@ -394,12 +372,10 @@ func TestDurationsInFewCharacters(t *testing.T) {
 		{83 * time.Second, "1m23s", "0:01:23.0"},
 		{2*time.Hour + 5*time.Minute, "2h05m", "2:05:00.0"},
 	} {
-		if got := shortDuration(tc.d); got != tc.short {
-			t.Errorf("shortDuration(%v) = %q, want %q", tc.d, got, tc.short)
-		}
-		if got := ClockText(tc.d); got != tc.clk {
-			t.Errorf("ClockText(%v) = %q, want %q", tc.d, got, tc.clk)
-		}
+		got := shortDuration(tc.d)
+		assert.Equal(t, tc.short, got, "shortDuration(%v) = %q, want %q", tc.d, got, tc.short)
+		got = ClockText(tc.d)
+		assert.Equal(t, tc.clk, got, "ClockText(%v) = %q, want %q", tc.d, got, tc.clk)
 	}
 }
 
@@ -422,12 +398,8 @@ func TestLiveViewKeepsEveryRunningChild(t *testing.T) {
 	fx.tick()
 	got := fx.frame(70, 8) // room for six rows: only the running children and the elisions
 	want := []string{"▶ mission (Sequence)", "  ▶ watched (Parallel)", "    ▶ navigate (Work)  goal=lab", "    … 12 more", "    ▶ watch_battery (Work)  goal=x", "  … 12 more"}
-	if len(got) != len(want)+1 {
-		t.Fatalf("got %d lines, want the header and %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
-	}
+	require.Len(t, got, len(want)+1, "got %d lines, want the header and %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
 	for i, w := range want {
-		if !strings.HasPrefix(got[i+1], w) {
-			t.Errorf("line %d = %q, want it to start with %q", i+1, got[i+1], w)
-		}
+		assert.True(t, strings.HasPrefix(got[i+1], w), "line %d = %q, want it to start with %q", i+1, got[i+1], w)
 	}
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -36,22 +39,14 @@ func TestDemoRunsHeadless(t *testing.T) {
 			t.Setenv("TMPDIR", tmp)
 			args := append([]string{"demo", "--speed", "0", "--headless", "--picture", picture}, tc.args...)
 			code, out, stderr := runCLI(args...)
-			if code != exitOK {
-				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
-			}
+			require.Equal(t, exitOK, code, "exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
 			left, err := os.ReadDir(tmp)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for _, e := range left {
-				t.Errorf("the demo left %s behind", filepath.Join(tmp, e.Name()))
+				assert.Fail(t, fmt.Sprintf("the demo left %s behind", filepath.Join(tmp, e.Name())))
 			}
-			if !strings.Contains(stderr, "demo: 0/1 round · ") {
-				t.Errorf("no progress on stderr:\n%s", stderr)
-			}
-			if strings.Contains(out, "\x1b[") {
-				t.Errorf("--headless output has terminal escapes")
-			}
+			assert.Contains(t, stderr, "demo: 0/1 round · ", "no progress on stderr:\n%s", stderr)
+			assert.NotContains(t, out, "\x1b[", "--headless output has terminal escapes")
 			for _, w := range []string{
 				"btrobot demo · office · patrol with charging",
 				"RUNNING PatrolWithCharging/mission",
@@ -61,31 +56,21 @@ func TestDemoRunsHeadless(t *testing.T) {
 				"tree halted; zero velocity sent on /robot1/cmd_vel",
 				"picture     " + picture,
 			} {
-				if !strings.Contains(out, w) {
-					t.Errorf("output lacks %q", w)
-				}
+				assert.Contains(t, out, w, "output lacks %q", w)
 			}
 			got := summaryFigures(out)
 			for k, v := range tc.want {
-				if got[k] != v {
-					t.Errorf("summary %s = %d, want %d", k, got[k], v)
-				}
+				assert.Equal(t, v, got[k], "summary %s = %d, want %d", k, got[k], v)
 			}
-			if got["distance"] < 50*int(got["rounds"]) {
-				t.Errorf("summary distance %d m for %d rounds: a round of the office is over 50 m", got["distance"], got["rounds"])
-			}
+			assert.GreaterOrEqual(t, got["distance"], 50*int(got["rounds"]), "summary distance %d m for %d rounds: a round of the office is over 50 m", got["distance"], got["rounds"])
 			f, err := os.Open(picture)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer f.Close()
 			img, err := png.Decode(f)
-			if err != nil {
-				t.Fatalf("the picture is not a PNG: %v", err)
-			}
-			if b := img.Bounds(); b.Dx() < 200 || b.Dy() < 100 {
-				t.Errorf("picture of %v", b)
-			}
+			require.NoError(t, err, "the picture is not a PNG: %v", err)
+			b := img.Bounds()
+			assert.GreaterOrEqual(t, b.Dx(), 200, "picture of %v", b)
+			assert.GreaterOrEqual(t, b.Dy(), 100, "picture of %v", b)
 			if t.Failed() {
 				t.Logf("output:\n%s", tail(out, 30))
 			}
@@ -130,8 +115,8 @@ func TestDemoRejectsBadFlags(t *testing.T) {
 		{"--picture", "out.gif"},
 		{"stray"},
 	} {
-		if code, _, stderr := runCLI(append([]string{"demo"}, args...)...); code != exitUsage || !strings.Contains(stderr, "btrobot demo:") {
-			t.Errorf("demo %v: exit %d, want 2 with a reason:\n%s", args, code, stderr)
-		}
+		code, _, stderr := runCLI(append([]string{"demo"}, args...)...)
+		assert.Equal(t, exitUsage, code, "demo %v: exit %d, want 2 with a reason:\n%s", args, code, stderr)
+		assert.Contains(t, stderr, "btrobot demo:", "demo %v: exit %d, want 2 with a reason:\n%s", args, code, stderr)
 	}
 }

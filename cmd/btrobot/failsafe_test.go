@@ -217,7 +217,7 @@ func (r *faultRig) waitSpeed(v float64, timeout time.Duration) {
 		}
 		select {
 		case <-r.exited:
-			r.t.Fatalf("btrobot run exited before the robot drove:\n%s", r.out.String())
+			require.FailNow(r.t, fmt.Sprintf("btrobot run exited before the robot drove:\n%s", r.out.String()))
 		default:
 		}
 		require.False(r.t, time.Now().After(deadline), "the robot never drove:\n%s", r.out.String())

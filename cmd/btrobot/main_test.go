@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -20,9 +21,7 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 func writeFile(t *testing.T, name, content string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 	return p
 }
 
@@ -38,54 +37,44 @@ const goodTree = `<root BTCPP_format="4" main_tree_to_execute="Main">
 func TestEveryCommandHasHelpWithAnExample(t *testing.T) {
 	for _, c := range commands() {
 		code, _, stderr := runCLI(c.name, "--help")
-		if code != exitOK {
-			t.Errorf("%s --help: exit %d", c.name, code)
-		}
-		if !strings.Contains(stderr, "Usage: btrobot "+c.name) || !strings.Contains(stderr, "Example:") {
-			t.Errorf("%s --help lacks usage or an example:\n%s", c.name, stderr)
-		}
+		assert.Equal(t, exitOK, code, "%s --help: exit %d", c.name, code)
+		assert.Contains(t, stderr, "Usage: btrobot "+c.name, "%s --help lacks usage or an example:\n%s", c.name, stderr)
+		assert.Contains(t, stderr, "Example:", "%s --help lacks usage or an example:\n%s", c.name, stderr)
 	}
-	if code, _, _ := runCLI(); code != exitUsage {
-		t.Errorf("no command: exit %d, want 2", code)
-	}
-	if code, _, stderr := runCLI("fly"); code != exitUsage || !strings.Contains(stderr, `unknown command "fly"`) {
-		t.Errorf("unknown command: exit %d, %s", code, stderr)
-	}
+	code, _, _ := runCLI()
+	assert.Equal(t, exitUsage, code, "no command: exit %d, want 2", code)
+	code, _, stderr := runCLI("fly")
+	assert.Equal(t, exitUsage, code, "unknown command: exit %d, %s", code, stderr)
+	assert.Contains(t, stderr, `unknown command "fly"`, "unknown command: exit %d, %s", code, stderr)
 }
 
 func TestTickOutput(t *testing.T) {
 	path := writeFile(t, "t.xml", goodTree)
 	code, out, stderr := runCLI("tick", path, "--ticks", "2", "--set", "extra=3")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	require.Equal(t, exitOK, code, "exit %d: %s", code, stderr)
 	want := `{"tick":1,"status":"SUCCESS"}
 {"tick":2,"status":"SUCCESS"}
 {"blackboard":{"extra":3,"n":1,"ok":true,"s":"a","x":1.5}}
 `
-	if out != want {
-		t.Fatalf("tick printed\n%s\nwant\n%s", out, want)
-	}
+	require.Equal(t, want, out, "tick printed\n%s\nwant\n%s", out, want)
 }
 
 func TestTickErrorsAndExitCodes(t *testing.T) {
 	failing := writeFile(t, "f.xml", `<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
 	  <Script code="n := 1"/><Script code="m = 2"/></Sequence></BehaviorTree></root>`)
 	code, out, _ := runCLI("tick", failing, "--ticks", "3")
-	if code != exitFailed {
-		t.Errorf("a failing tick: exit %d, want 1", code)
-	}
+	assert.Equal(t, exitFailed, code, "a failing tick: exit %d, want 1", code)
 	var line map[string]any
-	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &line); err != nil || line["tick"] != 1.0 || !strings.Contains(line["error"].(string), "M/Sequence/Script#2") {
-		t.Errorf("error line %q: want {\"tick\":1,\"error\":...naming the node path}", out)
-	}
+	err := json.Unmarshal([]byte(strings.TrimSpace(out)), &line)
+	assert.NoError(t, err, "error line %q: want {\"tick\":1,\"error\":...naming the node path}", out)
+	assert.Equal(t, 1.0, line["tick"], "error line %q: want {\"tick\":1,\"error\":...naming the node path}", out)
+	assert.Contains(t, line["error"], "M/Sequence/Script#2", "error line %q: want {\"tick\":1,\"error\":...naming the node path}", out)
 	bad := writeFile(t, "b.xml", `<root BTCPP_format="4"><BehaviorTree ID="M"><Sequnce/></BehaviorTree></root>`)
-	if code, _, stderr := runCLI("tick", bad, "--ticks", "1"); code != exitUsage || !strings.Contains(stderr, "did you mean Sequence") {
-		t.Errorf("a tree that does not load: exit %d, %s", code, stderr)
-	}
-	if code, _, _ := runCLI("tick", "--ticks", "1"); code != exitUsage {
-		t.Errorf("no file: exit %d", code)
-	}
+	code, _, stderr := runCLI("tick", bad, "--ticks", "1")
+	assert.Equal(t, exitUsage, code, "a tree that does not load: exit %d, %s", code, stderr)
+	assert.Contains(t, stderr, "did you mean Sequence", "a tree that does not load: exit %d, %s", code, stderr)
+	code, _, _ = runCLI("tick", "--ticks", "1")
+	assert.Equal(t, exitUsage, code, "no file: exit %d", code)
 }
 
 func TestCheckExitCodes(t *testing.T) {
@@ -104,13 +93,9 @@ func TestCheckExitCodes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		code, out, _ := runCLI(append([]string{"check"}, tc.files...)...)
-		if code != tc.code {
-			t.Errorf("check %v: exit %d, want %d\n%s", tc.files, code, tc.code, out)
-		}
+		assert.Equal(t, tc.code, code, "check %v: exit %d, want %d\n%s", tc.files, code, tc.code, out)
 		for _, w := range tc.want {
-			if !strings.Contains(out, w) {
-				t.Errorf("check %v printed\n%s\nwant a line containing %q", tc.files, out, w)
-			}
+			assert.Contains(t, out, w, "check %v printed\n%s\nwant a line containing %q", tc.files, out, w)
 		}
 	}
 }
@@ -118,41 +103,32 @@ func TestCheckExitCodes(t *testing.T) {
 func TestBenchPrintsOneJSONLine(t *testing.T) {
 	path := writeFile(t, "t.xml", goodTree)
 	code, out, stderr := runCLI("bench", path, "--ticks", "100")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	require.Equal(t, exitOK, code, "exit %d: %s", code, stderr)
 	var r map[string]float64
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("%q: %v", out, err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(out), &r), "%q", out)
 	for _, k := range []string{"nodes", "load_ms", "ns_per_tick", "ns_per_node", "allocs_per_tick"} {
-		if _, ok := r[k]; !ok {
-			t.Errorf("bench output lacks %q: %s", k, out)
-		}
+		_, ok := r[k]
+		assert.True(t, ok, "bench output lacks %q: %s", k, out)
 	}
-	if r["nodes"] != 3 || r["ns_per_tick"] <= 0 {
-		t.Errorf("bench %s", out)
-	}
+	assert.Equal(t, 3.0, r["nodes"], "bench %s", out)
+	assert.Greater(t, r["ns_per_tick"], 0.0, "bench %s", out)
 }
 
 func TestNodesFormats(t *testing.T) {
 	for _, f := range []string{"text", "groot", "xsd", "markdown"} {
 		code, out, stderr := runCLI("nodes", "--format", f)
-		if code != exitOK || !strings.Contains(out, "ReactiveSequence") {
-			t.Errorf("nodes --format %s: exit %d, %d bytes, %s", f, code, len(out), stderr)
-		}
+		assert.Equal(t, exitOK, code, "nodes --format %s: exit %d, %d bytes, %s", f, code, len(out), stderr)
+		assert.Contains(t, out, "ReactiveSequence", "nodes --format %s: exit %d, %d bytes, %s", f, code, len(out), stderr)
 	}
-	if code, _, _ := runCLI("nodes", "--format", "pdf"); code != exitUsage {
-		t.Error("an unknown format must be a usage error")
-	}
+	code, _, _ := runCLI("nodes", "--format", "pdf")
+	assert.Equal(t, exitUsage, code, "an unknown format must be a usage error")
 }
 
 // The README's first command must keep working.
 func TestReadmeFirstCommand(t *testing.T) {
 	code, out, stderr := runCLI("tick", "../../trees/missions/hello.xml", "--ticks", "12")
-	if code != exitOK || !strings.Contains(out, `"laps":3`) {
-		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
-	}
+	require.Equal(t, exitOK, code, "exit %d\n%s\n%s", code, out, stderr)
+	require.Contains(t, out, `"laps":3`, "exit %d\n%s\n%s", code, out, stderr)
 }
 
 func TestCheckProfiles(t *testing.T) {
@@ -173,13 +149,9 @@ func TestCheckProfiles(t *testing.T) {
 	}
 	for _, tc := range cases {
 		code, out, _ := runCLI(append([]string{"check"}, tc.files...)...)
-		if code != tc.code {
-			t.Errorf("check %v: exit %d, want %d\n%s", tc.files, code, tc.code, out)
-		}
+		assert.Equal(t, tc.code, code, "check %v: exit %d, want %d\n%s", tc.files, code, tc.code, out)
 		for _, w := range tc.want {
-			if !strings.Contains(out, w) {
-				t.Errorf("check %v printed\n%s\nwant a line containing %q", tc.files, out, w)
-			}
+			assert.Contains(t, out, w, "check %v printed\n%s\nwant a line containing %q", tc.files, out, w)
 		}
 	}
 }
@@ -202,15 +174,9 @@ func TestFlagErrorsNameTheFlag(t *testing.T) {
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, _, stderr := runCLI(tc.args...)
-			if code != exitUsage {
-				t.Errorf("exit %d, want 2", code)
-			}
-			if !strings.Contains(stderr, tc.want) {
-				t.Errorf("stderr:\n%s\nwant %q", stderr, tc.want)
-			}
-			if strings.Contains(stderr, "Usage:") {
-				t.Errorf("a bad value gets its line, not the usage text:\n%s", stderr)
-			}
+			assert.Equal(t, exitUsage, code, "exit %d, want 2", code)
+			assert.Contains(t, stderr, tc.want, "stderr:\n%s\nwant %q", stderr, tc.want)
+			assert.NotContains(t, stderr, "Usage:", "a bad value gets its line, not the usage text:\n%s", stderr)
 		})
 	}
 }

@@ -71,7 +71,7 @@ func TestMasterCommand(t *testing.T) {
 			case code := <-exit:
 				assert.Equal(t, exitFailed, code)
 			case <-time.After(10 * time.Second):
-				t.Fatal("btrobot master still runs after a shutdown call")
+				require.FailNow(t, "btrobot master still runs after a shutdown call")
 			}
 			assert.Regexp(t, `btrobot master: shut down by /maintenance from 127\.0\.0\.1:\d+: replacing the lidar\n$`, stderr.String())
 		})

@@ -233,7 +233,7 @@ func TestReplayEndsOnSignal(t *testing.T) {
 			select {
 			case <-exited:
 			case <-time.After(10 * time.Second):
-				t.Fatalf("replay still running 10 s after %s\nstderr:\n%s", tc.name, stderr.String())
+				require.FailNow(t, fmt.Sprintf("replay still running 10 s after %s\nstderr:\n%s", tc.name, stderr.String()))
 			}
 			assert.Equal(t, exitFailed, cmd.ProcessState.ExitCode(), stderr.String())
 			assert.Contains(t, stderr.String(), path+": reading the recording: "+tc.says)
@@ -278,7 +278,7 @@ func TestInterruptedRunRecordingIsReadable(t *testing.T) {
 	for sw.twist().Linear < 0.1 {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
-			t.Fatalf("the robot never moved\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+			require.FailNow(t, fmt.Sprintf("the robot never moved\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String()))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -58,9 +58,7 @@ var binaryDir string
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	path, err := binary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return path
 }
 
@@ -98,13 +96,9 @@ func TestRunRejectsBadInputWithPositions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(append([]string{"run"}, tc.args...)...)
-			if code != exitUsage {
-				t.Errorf("exit %d, want 2\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-			}
+			assert.Equal(t, exitUsage, code, "exit %d, want 2\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			for _, w := range tc.want {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, stderr)
-				}
+				assert.Contains(t, stderr, w, "stderr lacks %q:\n%s", w, stderr)
 			}
 		})
 	}
@@ -136,35 +130,28 @@ func TestRunOutcomes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"run", "--master", "auto", "--rate", "50", "__master:=" + freeMasterURI(t)}, tc.args...)
 			code, stdout, stderr := runCLI(args...)
-			if code != tc.code {
-				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
-			}
+			assert.Equal(t, tc.code, code, "exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
 			out := strings.TrimSpace(stdout)
 			if i := strings.Index(out, "\nwhy:\n"); i >= 0 || tc.why != "" {
 				if i < 0 || out[i+1:] != tc.why {
-					t.Errorf("the explanation after the last line:\n%s\nwant:\n%s", out[max(i+1, 0):], tc.why)
+					assert.Fail(t, fmt.Sprintf("the explanation after the last line:\n%s\nwant:\n%s", out[max(i+1, 0):], tc.why))
 				} else {
 					out = out[:i]
 				}
 			}
 			lines := strings.Split(out, "\n")
-			if last := lines[len(lines)-1]; !strings.HasPrefix(last, tc.last) {
-				t.Errorf("end line %q, want it to start with %q\nstdout:\n%s", last, tc.last, stdout)
-			}
-			if !strings.Contains(stderr, "started btrobot's own") {
-				t.Errorf("--master auto with no master there must say it started one:\n%s", stderr)
-			}
+			last := lines[len(lines)-1]
+			assert.True(t, strings.HasPrefix(last, tc.last), "end line %q, want it to start with %q\nstdout:\n%s", last, tc.last, stdout)
+			assert.Contains(t, stderr, "started btrobot's own", "--master auto with no master there must say it started one:\n%s", stderr)
 			quiet := slicesContains(tc.args, "--quiet")
-			if hasView := strings.Contains(stdout, "btrobot run "); hasView == quiet {
-				t.Errorf("--quiet %v, but the live view's title printed: %v\n%s", quiet, hasView, stdout)
-			}
+			hasView := strings.Contains(stdout, "btrobot run ")
+			assert.NotEqual(t, quiet, hasView, "--quiet %v, but the live view's title printed: %v\n%s", quiet, hasView, stdout)
 		})
 	}
 	t.Run("no master", func(t *testing.T) {
 		code, _, stderr := runCLI("run", "--tree", ok, "--master", freeMasterURI(t))
-		if code != exitFailed || !strings.Contains(stderr, "--master auto") {
-			t.Errorf("exit %d, want 1 with a hint at --master auto:\n%s", code, stderr)
-		}
+		assert.Equal(t, exitFailed, code, "exit %d, want 1 with a hint at --master auto:\n%s", code, stderr)
+		assert.Contains(t, stderr, "--master auto", "exit %d, want 1 with a hint at --master auto:\n%s", code, stderr)
 	})
 }
 
@@ -188,7 +175,7 @@ func TestRunAutoMasterLogsToItsStderr(t *testing.T) {
 	case code := <-exit:
 		assert.Equal(t, exitFailed, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	case <-time.After(15 * time.Second):
-		t.Fatalf("btrobot run goes on after its master was shut down\nstderr:\n%s", stderr.String())
+		require.FailNow(t, fmt.Sprintf("btrobot run goes on after its master was shut down\nstderr:\n%s", stderr.String()))
 	}
 	assert.Regexp(t, `(?m)^btrobot's ROS master: shutdown requested by /maintenance from 127\.0\.0\.1:\d+: replacing the lidar`, stderr.String())
 }
@@ -233,17 +220,12 @@ func startSimWorld(t *testing.T, speed float64) *simWorld {
 	t.Helper()
 	uri := rostest.StartMaster(t)
 	w, err := sim.LoadWorld(repoOfficeWorld, sim.WorldConf{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	sp, _ := w.Places().Spawn("robot1")
-	if _, err := w.AddRobot(sim.RobotConf{Name: "robot1", Spawn: sp.Pose}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = w.AddRobot(sim.RobotConf{Name: "robot1", Spawn: sp.Pose})
+	require.NoError(t, err)
 	conn, err := ros.Connect(ros.Conf{MasterURI: uri, Host: "127.0.0.1", Name: "sim"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { conn.Close() })
 	sw := &simWorld{uri: uri}
 	node, err := simnode.Start(simnode.Conf{World: w, Conn: conn, Speed: speed, OnEvent: func(at time.Duration, line string) {
@@ -251,9 +233,7 @@ func startSimWorld(t *testing.T, speed float64) *simWorld {
 		sw.events = append(sw.events, at.String()+" "+line)
 		sw.mu.Unlock()
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { node.Close() })
 	sw.node = node
 	return sw
@@ -299,26 +279,23 @@ func TestRunSignalStopsTheRobot(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			sw := startSimWorld(t, 1)
 			watch, err := ros.Connect(ros.Conf{MasterURI: sw.uri, Host: "127.0.0.1", Name: "cmd_watch"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer watch.Close()
 			var mu sync.Mutex
 			var cmds []geometry_msgs.Twist
-			if _, err := ros.Subscribe(watch, "/robot1/cmd_vel", func(m *geometry_msgs.Twist) {
+			_, err = ros.Subscribe(watch, "/robot1/cmd_vel", func(m *geometry_msgs.Twist) {
 				mu.Lock()
 				cmds = append(cmds, *m)
 				mu.Unlock()
-			}); err != nil {
-				t.Fatal(err)
-			}
+			})
+			require.NoError(t, err)
 			// When the robot came to rest, in simulated time, from the
 			// stamps of its odometry: polling the simulator would measure
 			// when the test got to look, which on a loaded machine is late.
 			var sigStamp time.Time // zero until the signal is sent
 			var restAt time.Duration
 			epoch := sw.node.Stamp(0)
-			if _, err := ros.Subscribe(watch, "/robot1/odom", func(m *nav_msgs.Odometry) {
+			_, err = ros.Subscribe(watch, "/robot1/odom", func(m *nav_msgs.Odometry) {
 				mu.Lock()
 				defer mu.Unlock()
 				still := m.Twist.Twist.Linear.X == 0 && m.Twist.Twist.Angular.Z == 0
@@ -329,9 +306,8 @@ func TestRunSignalStopsTheRobot(t *testing.T) {
 				case restAt == 0:
 					restAt = m.Header.Stamp.Sub(epoch)
 				}
-			}); err != nil {
-				t.Fatal(err)
-			}
+			})
+			require.NoError(t, err)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, bin, "run", "--tree", filepath.Join(repoMissions, "patrol.xml"),
@@ -339,15 +315,13 @@ func TestRunSignalStopsTheRobot(t *testing.T) {
 			cmd.Env = append(os.Environ(), "ROS_MASTER_URI="+sw.uri, "ROS_IP=127.0.0.1")
 			var stdout, stderr lockedBuffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, cmd.Start())
 			// The robot drives off to its first waypoint.
 			deadline := time.Now().Add(60 * time.Second)
 			for sw.twist().Linear < 0.1 {
 				if time.Now().After(deadline) {
 					cmd.Process.Kill()
-					t.Fatalf("the robot never moved\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+					require.FailNow(t, fmt.Sprintf("the robot never moved\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String()))
 				}
 				time.Sleep(50 * time.Millisecond)
 			}
@@ -359,19 +333,15 @@ func TestRunSignalStopsTheRobot(t *testing.T) {
 			mu.Lock()
 			sigStamp = epoch.Add(sigAt)
 			mu.Unlock()
-			if err := cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, cmd.Process.Signal(sig))
 			err = cmd.Wait()
 			code := cmd.ProcessState.ExitCode()
-			if code != exitFailed {
-				t.Errorf("exit %d (%v), want 1\nstdout:\n%s\nstderr:\n%s", code, err, stdout.String(), stderr.String())
-			}
+			assert.Equal(t, exitFailed, code, "exit %d (%v), want 1\nstdout:\n%s\nstderr:\n%s", code, err, stdout.String(), stderr.String())
 			want := "interrupted by " + map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
-			if out := stdout.String(); !strings.Contains(out, want) || !strings.Contains(out, "zero velocity sent on /robot1/cmd_vel") ||
-				!strings.Contains(out, "HALTED  Patrol/patrol") {
-				t.Errorf("the end of the run must say %q, that the tree was halted and the robot stopped:\n%s", want, out)
-			}
+			out := stdout.String()
+			assert.Contains(t, out, want, "the end of the run must say %q, that the tree was halted and the robot stopped:\n%s", want, out)
+			assert.Contains(t, out, "zero velocity sent on /robot1/cmd_vel", "the end of the run must say %q, that the tree was halted and the robot stopped:\n%s", want, out)
+			assert.Contains(t, out, "HALTED  Patrol/patrol", "the end of the run must say %q, that the tree was halted and the robot stopped:\n%s", want, out)
 			// A zero Twist reached the subscriber after the signal.
 			zero := func() bool {
 				mu.Lock()
@@ -388,7 +358,7 @@ func TestRunSignalStopsTheRobot(t *testing.T) {
 			}
 			if !zero() {
 				mu.Lock()
-				t.Errorf("no zero Twist on /robot1/cmd_vel after %v; commands after it: %v", sig, cmds[before:])
+				assert.Fail(t, fmt.Sprintf("no zero Twist on /robot1/cmd_vel after %v; commands after it: %v", sig, cmds[before:]))
 				mu.Unlock()
 			}
 			// move_base's goal was cancelled: the robot comes to rest
@@ -403,13 +373,13 @@ func TestRunSignalStopsTheRobot(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 			}
 			t.Logf("signal at %v of simulated time, at rest at %v; the simulator's events since: %q", sigAt, rest(), sw.eventsSince(sigAt))
-			if r := rest(); r == 0 || r-sigAt > time.Second {
-				t.Errorf("signal at %v of simulated time, robot at rest at %v: want within a second", sigAt, r)
-			}
+			r := rest()
+			assert.NotZero(t, r, "signal at %v of simulated time, robot at rest at %v: want within a second", sigAt, r)
+			assert.LessOrEqual(t, r-sigAt, time.Second, "signal at %v of simulated time, robot at rest at %v: want within a second", sigAt, r)
 			time.Sleep(500 * time.Millisecond)
-			if tw := sw.twist(); tw.Linear != 0 || tw.Angular != 0 {
-				t.Errorf("the robot still moves after %v: %+v", sig, tw)
-			}
+			tw := sw.twist()
+			assert.Zero(t, tw.Linear, "the robot still moves after %v: %+v", sig, tw)
+			assert.Zero(t, tw.Angular, "the robot still moves after %v: %+v", sig, tw)
 		})
 	}
 }
@@ -421,7 +391,7 @@ func requireTmux(t *testing.T) string {
 	path, err := exec.LookPath("tmux")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatal("tmux is missing: apt-get install tmux")
+			require.FailNow(t, "tmux is missing: apt-get install tmux")
 		}
 		t.Skip("tmux is missing (apt-get install tmux)")
 	}
@@ -447,9 +417,7 @@ func startTmux(t *testing.T, cols, rows int, command string) *tmuxSession {
 func (s *tmuxSession) run(args ...string) string {
 	s.t.Helper()
 	out, err := exec.Command(s.tmux, append([]string{"-S", s.socket}, args...)...).CombinedOutput()
-	if err != nil {
-		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
-	}
+	require.NoError(s.t, err, "tmux %v: %v\n%s", args, err, out)
 	return string(out)
 }
 
@@ -465,7 +433,7 @@ func (s *tmuxSession) waitFor(what string, timeout time.Duration, cond func(stri
 			return scr
 		}
 	}
-	s.t.Fatalf("the terminal never showed %s:\n%s", what, scr)
+	require.FailNow(s.t, fmt.Sprintf("the terminal never showed %s:\n%s", what, scr))
 	return ""
 }
 
@@ -498,31 +466,21 @@ func TestLiveViewInATerminal(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond)
 	second := s.screen()
 	for _, scr := range []string{first, second} {
-		if n := strings.Count(scr, "btrobot run errands.xml"); n != 1 {
-			t.Errorf("the title shows %d times: the view must redraw in place\n%s", n, scr)
-		}
-		if n := strings.Count(scr, "▶ errands (Sequence)"); n != 1 {
-			t.Errorf("the root shows %d times\n%s", n, scr)
-		}
+		n := strings.Count(scr, "btrobot run errands.xml")
+		assert.Equal(t, 1, n, "the title shows %d times: the view must redraw in place\n%s", n, scr)
+		n = strings.Count(scr, "▶ errands (Sequence)")
+		assert.Equal(t, 1, n, "the root shows %d times\n%s", n, scr)
 		for _, w := range []string{"✓ init (Script)", "▶ rounds (Repeat)", "✓ ready (ScriptCondition)", "· count (Script)", "done=0"} {
-			if !strings.Contains(scr, w) {
-				t.Errorf("the view lacks %q:\n%s", w, scr)
-			}
+			assert.Contains(t, scr, w, "the view lacks %q:\n%s", w, scr)
 		}
 	}
-	if ticks(first) >= ticks(second) {
-		t.Errorf("the header's tick count did not grow between two looks: %d then %d", ticks(first), ticks(second))
-	}
+	assert.Less(t, ticks(first), ticks(second), "the header's tick count did not grow between two looks: %d then %d", ticks(first), ticks(second))
 	s.run("send-keys", "-t", "view", "C-c")
 	end := s.waitFor("the end of the run", 10*time.Second, func(scr string) bool { return strings.Contains(scr, "EXIT=") })
 	for _, w := range []string{"■ drive (Sleep)", "halted", "interrupted by SIGINT after", "EXIT=1"} {
-		if !strings.Contains(end, w) {
-			t.Errorf("after Ctrl-C the terminal lacks %q:\n%s", w, end)
-		}
+		assert.Contains(t, end, w, "after Ctrl-C the terminal lacks %q:\n%s", w, end)
 	}
-	if strings.Count(end, "btrobot run errands.xml") != 1 {
-		t.Errorf("the final frame must replace the last one:\n%s", end)
-	}
+	assert.Equal(t, 1, strings.Count(end, "btrobot run errands.xml"), "the final frame must replace the last one:\n%s", end)
 }
 
 // ticks reads the tick count of the live view's header.

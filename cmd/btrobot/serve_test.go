@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -113,7 +114,7 @@ func TestServeDrivenByRospy(t *testing.T) {
 				return e
 			}
 		}
-		t.Fatalf("no %s of %q among %+v", event, goal, events)
+		require.FailNow(t, fmt.Sprintf("no %s of %q among %+v", event, goal, events))
 		return clientEvent{}
 	}
 	const rejected, preempted, succeeded = 5, 2, 3 // actionlib's GoalStatus

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/ros"
@@ -57,20 +59,15 @@ func runSimCLI(t *testing.T, timeout time.Duration, args ...string) (int, string
 	case c := <-code:
 		return c, stdout.String(), stderr.String()
 	case <-time.After(timeout):
-		t.Fatalf("btrobot sim %s: still running after %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), timeout, stdout, stderr)
+		require.FailNow(t, fmt.Sprintf("btrobot sim %s: still running after %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), timeout, stdout, stderr))
 		return 0, "", ""
 	}
 }
 
 func simWaitFor(t *testing.T, b *simOutput, substr string, timeout time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !strings.Contains(b.String(), substr) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q within %v in:\n%s", substr, timeout, b)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	require.Eventually(t, func() bool { return strings.Contains(b.String(), substr) }, timeout, 10*time.Millisecond,
+		"no %q within %v in:\n%s", substr, timeout, b)
 }
 
 func TestSimUsageErrors(t *testing.T) {
@@ -92,17 +89,14 @@ func TestSimUsageErrors(t *testing.T) {
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, _, stderr := runSimCLI(t, 10*time.Second, tc.args...)
-			if code != exitUsage {
-				t.Errorf("exit %d, want %d", code, exitUsage)
-			}
-			if !strings.Contains(stderr, tc.want) {
-				t.Errorf("stderr:\n%s\nwant %q", stderr, tc.want)
-			}
+			assert.Equal(t, exitUsage, code, "exit %d, want %d", code, exitUsage)
+			assert.Contains(t, stderr, tc.want, "stderr:\n%s\nwant %q", stderr, tc.want)
 		})
 	}
-	if code, _, stderr := runSimCLI(t, 10*time.Second, "--help"); code != exitOK || !strings.Contains(stderr, "Usage: btrobot sim") || !strings.Contains(stderr, "Example:") {
-		t.Errorf("--help: exit %d\n%s", code, stderr)
-	}
+	code, _, stderr := runSimCLI(t, 10*time.Second, "--help")
+	assert.Equal(t, exitOK, code, "--help: exit %d\n%s", code, stderr)
+	assert.Contains(t, stderr, "Usage: btrobot sim", "--help: exit %d\n%s", code, stderr)
+	assert.Contains(t, stderr, "Example:", "--help: exit %d\n%s", code, stderr)
 }
 
 // TestSimRun: two robots in lockstep with a peer that sends robot1 to the
@@ -116,23 +110,15 @@ func TestSimRun(t *testing.T) {
 	simWaitFor(t, stdout, "btrobot sim: 2 robot(s) in ../../worlds/office, as fast as possible, node /sim on "+uri, 10*time.Second)
 
 	c, err := ros.Connect(ros.Conf{MasterURI: uri, Host: "127.0.0.1", Name: "driver"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.Close()
 	ac, err := ros.NewActionClient(ros.ActionClientConf{Conn: c, Name: "/robot1/move_base", Action: ros.MoveBaseAction{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := ac.WaitForServer(ctx, c.Clock(), 0); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, ac.WaitForServer(ctx, c.Clock(), 0))
 	peer, err := bridge.NewLockstepPeer(c, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	goal := &ros.MoveBaseActionGoal{}
 	goal.TargetPose.Header.FrameId = "map"
 	goal.TargetPose.Pose.Position = geometry_msgs.Point{X: 2.5, Y: 3.5}
@@ -144,19 +130,14 @@ func TestSimRun(t *testing.T) {
 		result <- out
 	}()
 	<-accepted
-	if err := peer.Ready(time.Unix(45, 0)); err != nil {
-		t.Fatal(err)
-	}
-	if out := <-result; out.State != ros.GoalSucceeded {
-		t.Errorf("goal: %v", out.State)
-	}
+	require.NoError(t, peer.Ready(time.Unix(45, 0)))
+	outcome := <-result
+	assert.Equal(t, ros.GoalSucceeded, outcome.State, "goal: %v", outcome.State)
 	select {
 	case c := <-code:
-		if c != exitOK {
-			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", c, stdout, stderr)
-		}
+		require.Equal(t, exitOK, c, "exit %d\nstdout:\n%s\nstderr:\n%s", c, stdout, stderr)
 	case <-time.After(30 * time.Second):
-		t.Fatalf("still running:\n%s", stdout)
+		require.FailNow(t, fmt.Sprintf("still running:\n%s", stdout))
 	}
 	out := stdout.String()
 	t.Logf("stdout:\n%s", out)
@@ -167,20 +148,15 @@ func TestSimRun(t *testing.T) {
 		"btrobot sim: 45s simulated in ",
 		"  robot2: 0.00 m travelled, 0 collisions, battery 99%, undocked, at (8.60, -3.50, 3.14)",
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("stdout lacks %q:\n%s", want, out)
-		}
+		assert.Contains(t, out, want, "stdout lacks %q:\n%s", want, out)
 	}
 	data, err := os.ReadFile(pngFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := png.Decode(bytes.NewReader(data)); err != nil {
-		t.Errorf("%s: %v", pngFile, err)
-	}
-	if svg, err := os.ReadFile(svgFile); err != nil || !bytes.Contains(svg, []byte("<svg")) {
-		t.Errorf("%s: %v", svgFile, err)
-	}
+	require.NoError(t, err)
+	_, err = png.Decode(bytes.NewReader(data))
+	assert.NoError(t, err, "%s: %v", pngFile, err)
+	svg, err := os.ReadFile(svgFile)
+	assert.NoError(t, err, "%s: %v", svgFile, err)
+	assert.True(t, bytes.Contains(svg, []byte("<svg")), "%s: %v", svgFile, err)
 }
 
 // TestSimMasterAuto: --master auto starts btrobot's own master where
@@ -190,15 +166,10 @@ func TestSimMasterAuto(t *testing.T) {
 	t.Setenv("ROS_MASTER_URI", uri)
 	t.Setenv("ROS_IP", "127.0.0.1")
 	code, stdout, stderr := runSimCLI(t, 30*time.Second, "--world", simOfficeWorld, "--master", "auto", "--speed", "0", "--duration", "2s")
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	if want := "btrobot sim: no ROS master answered at " + uri + "; started btrobot's own at " + uri; !strings.Contains(stderr, want) {
-		t.Errorf("stderr:\n%s\nwant %q", stderr, want)
-	}
-	if !strings.Contains(stdout, "btrobot sim: 2s simulated in ") {
-		t.Errorf("stdout:\n%s", stdout)
-	}
+	require.Equal(t, exitOK, code, "exit %d\n%s\n%s", code, stdout, stderr)
+	want := "btrobot sim: no ROS master answered at " + uri + "; started btrobot's own at " + uri
+	assert.Contains(t, stderr, want, "stderr:\n%s\nwant %q", stderr, want)
+	assert.Contains(t, stdout, "btrobot sim: 2s simulated in ", "stdout:\n%s", stdout)
 }
 
 // TestSimSignals: SIGUSR1 renders on request; SIGINT ends the run, which
@@ -215,19 +186,15 @@ func TestSimSignals(t *testing.T) {
 	simWaitFor(t, stdout, "btrobot sim: rendering to "+file+" at the end, on /sim/render and on SIGUSR1", 10*time.Second)
 	syscall.Kill(os.Getpid(), syscall.SIGUSR1)
 	simWaitFor(t, stdout, "btrobot sim: rendered "+file, 10*time.Second)
-	if _, err := os.Stat(file); err != nil {
-		t.Fatal(err)
-	}
+	_, err := os.Stat(file)
+	require.NoError(t, err)
 	syscall.Kill(os.Getpid(), syscall.SIGINT)
 	select {
 	case c := <-code:
-		if c != exitOK {
-			t.Fatalf("exit %d\n%s\n%s", c, stdout, stderr)
-		}
+		require.Equal(t, exitOK, c, "exit %d\n%s\n%s", c, stdout, stderr)
 	case <-time.After(10 * time.Second):
-		t.Fatal("SIGINT did not end the run")
+		require.FailNow(t, "SIGINT did not end the run")
 	}
-	if n := strings.Count(stdout.String(), "btrobot sim: rendered "); n != 2 {
-		t.Errorf("rendered %d times, want on SIGUSR1 and at the end:\n%s", n, stdout)
-	}
+	n := strings.Count(stdout.String(), "btrobot sim: rendered ")
+	assert.Equal(t, 2, n, "rendered %d times, want on SIGUSR1 and at the end:\n%s", n, stdout)
 }
