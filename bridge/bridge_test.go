@@ -599,8 +599,10 @@ outputs:
 `)
 	var ticks atomic.Int64
 	var measureFrom atomic.Int64
+	var tickAt sync.Map // tick number → the tree's time of that tick
 	step := runtime.ActionType("Step", nil, func(n *runtime.Leaf) (runtime.Status, error) {
 		i := ticks.Add(1)
+		tickAt.Store(i, n.Now())
 		bb := n.Blackboard()
 		if err := bb.Set("n", int32(i)); err != nil {
 			return runtime.Failure, err
@@ -641,11 +643,23 @@ outputs:
 		assert.Equal(t, 0.75, vals[0], "/number: %d messages %v, want one 0.75", n, vals)
 	}
 	every, _ := count("/every")
-	slow, _ := count("/slow")
+	slow, slowVals := count("/slow")
 	ticked := int(ticks.Load()) - 25
 	assert.GreaterOrEqual(t, every, ticked-3, "/every: %d messages over %d ticks", every, ticked)
 	assert.LessOrEqual(t, every, ticked+1, "/every: %d messages over %d ticks", every, ticked)
 	want := ticked / 5
 	assert.GreaterOrEqual(t, slow, want-2, "/slow: %d messages over %d ticks at 50 Hz, want about %d at 10 Hz", slow, ticked, want)
-	assert.LessOrEqual(t, slow, want+2, "/slow: %d messages over %d ticks at 50 Hz, want about %d at 10 Hz", slow, ticked, want)
+	// At most 10 Hz, by the tree's clock: each message carries its tick's
+	// number, and the ticks' times say how far apart they went out. The
+	// rule is a period less half a tick (90 ms) between the flushes; a
+	// leaf's time comes up to a tick before its flush: 70 ms. (Counted
+	// against the ticks made, a late loop that skipped ticks looked like
+	// too many messages.)
+	for i := 1; i < len(slowVals); i++ {
+		a, _ := tickAt.Load(int64(slowVals[i-1].(int64)))
+		b, _ := tickAt.Load(int64(slowVals[i].(int64)))
+		require.NotNil(t, a)
+		require.NotNil(t, b)
+		assert.GreaterOrEqual(t, b.(time.Time).Sub(a.(time.Time)), 70*time.Millisecond, "/slow: ticks %v: faster than 10 Hz", slowVals)
+	}
 }
