@@ -5,9 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"os"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -245,4 +248,90 @@ func TestConfWire(t *testing.T) {
 	_, err := Connect(Conf{MasterURI: uri, Host: "127.0.0.1", Wire: "zeromq"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `"tcpros"`)
+}
+
+// TestTCPROSWireNoLeaks: nodes of the tcpros wire that used every kind of
+// endpoint, connected to each other, leave no goroutine behind once closed.
+func TestTCPROSWireNoLeaks(t *testing.T) {
+	rostest.VerifyNoLeaks(t)
+	t.Run("session", func(t *testing.T) {
+		uri := rostest.StartMaster(t)
+		a := connectWire(t, uri, WireTCPROS, "a")
+		require.NoError(t, a.SetParam("/use_sim_time", true))
+		b := connectWire(t, uri, WireTCPROS, "b")
+		require.NotNil(t, b.SimClock())
+		sub, err := Subscribe[std_msgs.Float64](b, "/cmd_vel", nil)
+		require.NoError(t, err)
+		pub, err := NewPublisher(PublisherConf{Conn: a, Topic: "/cmd_vel", Msg: std_msgs.Float64{}})
+		require.NoError(t, err)
+		require.Eventually(t, func() bool {
+			pub.Publish(&std_msgs.Float64{Data: 1})
+			_, _, n := sub.Newest()
+			return n > 0
+		}, 20*time.Second, 10*time.Millisecond)
+		_, err = NewActionClient(ActionClientConf{Conn: b, Name: "move_base", Action: MoveBaseAction{}})
+		require.NoError(t, err)
+		_, err = NewServiceServer(ServiceServerConf{Conn: a, Name: "/s", Srv: std_srvs.Trigger{},
+			Handler: func(any) (any, error) { return std_srvs.TriggerRes{Success: true}, nil }})
+		require.NoError(t, err)
+		client, err := NewServiceClient(ServiceClientConf{Conn: b, Name: "/s", Srv: std_srvs.Trigger{}})
+		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, err = client.Call(ctx, &std_srvs.TriggerReq{})
+		require.NoError(t, err)
+		require.NoError(t, b.Close())
+		require.NoError(t, a.Close())
+	})
+}
+
+// TestTCPROSWireSlaveAPIBounded: the node's slave API answers a hostile
+// caller with an error, in bounded memory, and keeps answering others.
+func TestTCPROSWireSlaveAPIBounded(t *testing.T) {
+	uri := rostest.StartMaster(t)
+	c := connectWire(t, uri, WireTCPROS, "btrobot")
+	hc := &http.Client{Timeout: 10 * time.Second}
+	nested := strings.Repeat("<value><array><data>", 1000)
+	cases := []struct {
+		name string
+		body func() io.Reader
+		size int64 // Content-Length, -1 for chunked
+	}{
+		{"a body declaring 1 GiB", func() io.Reader { return io.LimitReader(zeros{}, 1<<30) }, 1 << 30},
+		{"a chunked body of 64 MiB", func() io.Reader { return io.LimitReader(zeros{}, 64<<20) }, -1},
+		{"arrays nested 1,000 deep", func() io.Reader {
+			return strings.NewReader(`<?xml version="1.0"?><methodCall><methodName>getPid</methodName><params><param>` + nested)
+		}, -1},
+		{"not XML", func() io.Reader { return strings.NewReader("\x00\x01garbage") }, -1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := heapInuse()
+			req, err := http.NewRequest(http.MethodPost, c.SlaveURI(), tc.body())
+			require.NoError(t, err)
+			req.ContentLength = tc.size
+			res, err := hc.Do(req)
+			if err == nil {
+				b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+				res.Body.Close()
+				ok := res.StatusCode != http.StatusOK || strings.Contains(string(b), "<fault>")
+				assert.True(t, ok, "refused: HTTP %d %s", res.StatusCode, b)
+			}
+			grown := int64(heapInuse()) - int64(before)
+			assert.Less(t, grown, int64(16<<20), "bounded memory")
+			v, err := master.Call(context.Background(), hc, c.SlaveURI(), "getPid", 1<<20, "/tester")
+			require.NoError(t, err, "the slave API still answers")
+			assert.Equal(t, []any{1, "", os.Getpid()}, v)
+		})
+	}
+}
+
+// zeros reads as an endless run of '0'.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = '0'
+	}
+	return len(p), nil
 }
