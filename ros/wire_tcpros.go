@@ -32,9 +32,17 @@ import (
 const (
 	// maxSlaveRequest bounds a call to the node's slave API.
 	maxSlaveRequest = 1 << 20
-	// maxRPCAnswer bounds an answer of the master or of another node's
-	// slave API (getSystemState of a large graph, a large parameter).
-	maxRPCAnswer = 16 << 20
+	// maxMasterAnswer bounds an answer of the master (getSystemState of a
+	// large graph, a large parameter).
+	maxMasterAnswer = 16 << 20
+	// maxPeerAnswer bounds an answer of another node's slave API
+	// (requestTopic, getPid).
+	maxPeerAnswer = 64 << 10
+	// maxSlaveConns bounds the connections to the slave API at once.
+	maxSlaveConns = 64
+	// maxPublishers bounds the publishers of one topic the node connects
+	// to: a publisherUpdate naming more is cut there (and logged).
+	maxPublishers = 256
 	// slaveRequestTimeout bounds how long a caller of the slave API may
 	// take to send its request.
 	slaveRequestTimeout = 10 * time.Second
@@ -126,10 +134,13 @@ func newTcprosWire(conf Conf, ns string, ev wireEvents) (*tcprosWire, error) {
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          nil,
 	}
+	limited := master.LimitConns(w.http, ln, maxSlaveConns, func(format string, args ...any) {
+		ev.log(LogWarn, "slave API: "+fmt.Sprintf(format, args...))
+	})
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
-		w.http.Serve(ln) //nolint:errcheck // ends with Close
+		w.http.Serve(limited) //nolint:errcheck // ends with Close
 	}()
 	// The node registers with the master by publishing /rosout, as every
 	// ROS node does.
@@ -159,12 +170,13 @@ func hostFacing(addr string) string {
 // callMaster calls the master API and returns the value of a [1, msg,
 // value] answer.
 func (w *tcprosWire) callMaster(method string, params ...any) (any, error) {
-	return w.callAPI(w.conf.MasterURI, method, params...)
+	return w.callAPI(w.conf.MasterURI, maxMasterAnswer, method, params...)
 }
 
-// callAPI calls a ROS XML-RPC API (the master's or a node's slave API).
-func (w *tcprosWire) callAPI(uri, method string, params ...any) (any, error) {
-	v, err := master.Call(w.ctx, w.client, uri, method, maxRPCAnswer, append([]any{w.name}, params...)...)
+// callAPI calls a ROS XML-RPC API (the master's or a node's slave API),
+// reading at most max bytes of the answer.
+func (w *tcprosWire) callAPI(uri string, max int64, method string, params ...any) (any, error) {
+	v, err := master.Call(w.ctx, w.client, uri, method, max, append([]any{w.name}, params...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -454,6 +466,10 @@ func (w *tcprosWire) update(topic string, uris []string) {
 	if !ok || w.closed {
 		return
 	}
+	if len(uris) > maxPublishers {
+		w.ev.log(LogWarn, fmt.Sprintf("topic %s: %d publishers announced, connecting to the first %d", topic, len(uris), maxPublishers))
+		uris = uris[:maxPublishers]
+	}
 	want := map[string]bool{}
 	for _, u := range uris {
 		want[u] = true
@@ -482,7 +498,7 @@ func (w *tcprosWire) connect(s *tcprosSub, uri string) {
 		}
 		w.mu.Unlock()
 	}
-	v, err := w.callAPI(uri, "requestTopic", s.topic, []any{[]any{"TCPROS"}})
+	v, err := w.callAPI(uri, maxPeerAnswer, "requestTopic", s.topic, []any{[]any{"TCPROS"}})
 	a, _ := v.([]any)
 	if err == nil && (len(a) != 3 || a[0] != "TCPROS") {
 		err = fmt.Errorf("requestTopic %s: %s answered %s", s.topic, uri, clipValue(v))
@@ -749,7 +765,7 @@ func (w *tcprosWire) ping(node string) error {
 		return err
 	}
 	uri, _ := v.(string)
-	_, err = w.callAPI(uri, "getPid")
+	_, err = w.callAPI(uri, maxPeerAnswer, "getPid")
 	return err
 }
 

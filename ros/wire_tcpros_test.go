@@ -335,3 +335,26 @@ func (zeros) Read(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// TestTCPROSWireSlaveAPIFlood: 500 connections to the slave API that send
+// nothing do not keep a caller out: the slave API serves a bounded number
+// and makes room.
+func TestTCPROSWireSlaveAPIFlood(t *testing.T) {
+	uri := rostest.StartMaster(t)
+	c := connectWire(t, uri, WireTCPROS, "btrobot")
+	addr := strings.TrimSuffix(strings.TrimPrefix(c.SlaveURI(), "http://"), "/")
+	var flood []net.Conn
+	t.Cleanup(func() {
+		for _, f := range flood {
+			f.Close()
+		}
+	})
+	for range 500 {
+		f, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		require.NoError(t, err)
+		flood = append(flood, f)
+	}
+	v, err := master.Call(context.Background(), &http.Client{Timeout: 20 * time.Second}, c.SlaveURI(), "getPid", 1<<20, "/tester")
+	require.NoError(t, err, "the slave API answers within 20 s despite the flood")
+	assert.Equal(t, []any{1, "", os.Getpid()}, v)
+}

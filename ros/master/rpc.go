@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 )
 
@@ -80,4 +81,15 @@ func writeXML(w http.ResponseWriter, b []byte) {
 	bw := bufio.NewWriter(w)
 	bw.Write(b) //nolint:errcheck
 	bw.Flush()  //nolint:errcheck
+}
+
+// LimitConns bounds the connections srv serves from ln at once to n, the
+// master's way (conns.go): when every slot is taken, an idle connection,
+// else the one longest in its request, is closed to make room. It sets
+// srv's ConnState and ConnContext hooks; serve the listener it returns.
+func LimitConns(srv *http.Server, ln net.Listener, n int, logf func(format string, args ...any)) net.Listener {
+	l := newConnLimit(ln, n, logf)
+	srv.ConnState = l.connState
+	srv.ConnContext = l.connContext
+	return l
 }
