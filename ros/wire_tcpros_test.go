@@ -358,3 +358,46 @@ func TestTCPROSWireSlaveAPIFlood(t *testing.T) {
 	require.NoError(t, err, "the slave API answers within 20 s despite the flood")
 	assert.Equal(t, []any{1, "", os.Getpid()}, v)
 }
+
+// TestTCPROSWirePublisherUpdateBounded: a publisherUpdate naming 10,000
+// publishers (all behind a port that accepts and never answers) makes the
+// node connect to at most a bounded number of them at once.
+func TestTCPROSWirePublisherUpdateBounded(t *testing.T) {
+	uri := rostest.StartMaster(t)
+	c := connectWire(t, uri, WireTCPROS, "btrobot")
+	_, err := Subscribe[std_msgs.Float64](c, "/odom_x", nil)
+	require.NoError(t, err)
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var held []net.Conn
+	accepted := make(chan struct{})
+	go func() {
+		defer close(accepted)
+		for {
+			conn, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, conn)
+		}
+	}()
+	t.Cleanup(func() {
+		silent.Close()
+		<-accepted
+		for _, h := range held {
+			h.Close()
+		}
+	})
+	uris := make([]any, 10000)
+	for i := range uris {
+		uris[i] = fmt.Sprintf("http://%s/p%d", silent.Addr(), i)
+	}
+	before := runtime.NumGoroutine()
+	v, err := master.Call(context.Background(), &http.Client{Timeout: 20 * time.Second}, c.SlaveURI(), "publisherUpdate", 1<<20,
+		"/master", "/odom_x", uris)
+	require.NoError(t, err)
+	assert.Equal(t, []any{1, "", 0}, v)
+	grown := runtime.NumGoroutine() - before
+	t.Logf("goroutines grew by %d", grown)
+	assert.Less(t, grown, 2000, "connections to announced publishers are bounded")
+}
