@@ -74,6 +74,12 @@ type Conf struct {
 	// noticed (Conn.Lost) [DefaultMasterCheck; < 0: never].
 	// MasterTimeout bounds each question [DefaultMasterTimeout].
 	MasterCheck, MasterTimeout time.Duration
+	// Wire is the TCPROS implementation the node runs on when it joins a
+	// master (Graph unset): WireGoroslib ("goroslib", the default when
+	// empty), goroslib's node; or WireTCPROS ("tcpros"), btrobot's own
+	// (package tcpros), whose every read of what a peer sends is bounded
+	// (a peer cannot push the node into an out-of-memory crash).
+	Wire string
 }
 
 // ConfFromArgs reads the ROS arguments of a command line (every argument
@@ -279,17 +285,31 @@ func Connect(conf Conf) (*Conn, error) {
 			return nil, err
 		}
 	} else {
-		rw, err := newRosWire(conf, ns, ev)
-		if err != nil {
+		switch conf.Wire {
+		case "", WireGoroslib:
+			rw, err := newRosWire(conf, ns, ev)
+			if err != nil {
+				c.cancel()
+				return nil, err
+			}
+			c.wire = rw
+			if c.slaveURI, err = c.masterClient().LookupNode(c.name); err != nil {
+				c.Close()
+				return nil, fmt.Errorf("look up %s on the master at %s: %w", c.name, conf.MasterURI, err)
+			}
+			rw.slaveURI = c.slaveURI
+		case WireTCPROS:
+			tw, err := newTcprosWire(conf, ns, ev)
+			if err != nil {
+				c.cancel()
+				return nil, err
+			}
+			c.wire = tw
+			c.slaveURI = tw.uri
+		default:
 			c.cancel()
-			return nil, err
+			return nil, fmt.Errorf("wire %q: the wires are %q (the default) and %q", conf.Wire, WireGoroslib, WireTCPROS)
 		}
-		c.wire = rw
-		if c.slaveURI, err = c.masterClient().LookupNode(c.name); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("look up %s on the master at %s: %w", c.name, conf.MasterURI, err)
-		}
-		rw.slaveURI = c.slaveURI
 		if conf.MasterCheck > 0 {
 			c.wg.Add(1)
 			go c.watchMaster()

@@ -13,10 +13,16 @@
 // A Conn does its own part (names, one endpoint per name shared by its
 // users, the publish queue, the newest message of a topic, loss state, the
 // actionlib protocol) above a transport, the unexported wire (wire.go):
-// goroslib's TCPROS node (wire_goroslib.go), or, with Conf.Graph, a node of
-// an in-process graph (package inproc, wire_inproc.go) for a controller and
-// a simulator that share a process: no sockets, the same semantics
-// (transport_test.go runs one conformance suite over both).
+// goroslib's TCPROS node (wire_goroslib.go, the default); with Conf.Wire =
+// "tcpros", btrobot's own TCPROS node (wire_tcpros.go: package tcpros's
+// bounded streams, the slave API and the master API over ros/master's
+// XML-RPC codec, every request and answer bounded in size and time, so
+// that nothing a peer sends reaches an unbounded allocation); or, with
+// Conf.Graph, a node of an in-process graph (package inproc,
+// wire_inproc.go) for a controller and a simulator that share a process:
+// no sockets, the same semantics (transport_test.go runs one conformance
+// suite over all three, the tcpros wire on the embedded master and on
+// Debian's rosmaster). The workarounds below are the goroslib wire's.
 //
 // Where goroslib (v2.1.5, archived) gives no hook, this package works
 // around it, and nothing outside it depends on how:
@@ -59,9 +65,9 @@
 //   - conn.go, names.go: Conf, ConfFromArgs and Connect (ROS_MASTER_URI,
 //     ROS_IP/ROS_HOSTNAME, ROS_NAMESPACE, __ns, __name, remapping,
 //     private parameters, /rosout), name resolution, parameters.
-//   - wire.go, wire_goroslib.go, wire_inproc.go: the transport under a
-//     Conn, and its two implementations; inproc/: the in-process graph;
-//     transport_test.go: the conformance suite both pass.
+//   - wire.go, wire_goroslib.go, wire_tcpros.go, wire_inproc.go: the
+//     transport under a Conn, and its three implementations; inproc/: the
+//     in-process graph; transport_test.go: the conformance suite all pass.
 //   - simclock.go: SimClock, the runtime.Clock that follows /clock.
 //   - topics.go, services.go: publishers, subscribers, service clients and
 //     servers, shared per name on a connection (a goroslib node takes each

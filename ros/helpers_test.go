@@ -8,6 +8,12 @@ import (
 // test ends.
 func connect(t testing.TB, uri, name string, args ...string) *Conn {
 	t.Helper()
+	return connectWire(t, uri, "", name, args...)
+}
+
+// connectWire is connect on a chosen wire (Conf.Wire).
+func connectWire(t testing.TB, uri, wire, name string, args ...string) *Conn {
+	t.Helper()
 	conf, rest, err := ConfFromArgs(name, args, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -17,6 +23,7 @@ func connect(t testing.TB, uri, name string, args ...string) *Conn {
 	}
 	conf.MasterURI = uri
 	conf.Host = "127.0.0.1"
+	conf.Wire = wire
 	c, err := Connect(conf)
 	if err != nil {
 		t.Fatal(err)

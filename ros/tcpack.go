@@ -117,6 +117,11 @@ func (w *rosWire) unacknowledged(topic string, deadline time.Time) (n int, ok bo
 	if err != nil {
 		return 0, false
 	}
+	return unacknowledgedOnPort(port, deadline)
+}
+
+// unacknowledgedOnPort is unacknowledged for the TCPROS port port.
+func unacknowledgedOnPort(port int, deadline time.Time) (n int, ok bool) {
 	for {
 		queues, ok := tcpSendQueues(port)
 		if !ok {

@@ -135,13 +135,18 @@ func (c *Conn) subscribe(topic string, t reflect.Type, cb func(any, time.Time)) 
 	}
 	ts := c.subs[name]
 	if ts == nil {
-		ts = &topicSub{conn: c, topic: name, typ: t, listeners: map[int]func(any, time.Time){}}
+		// The first listener is in place before the wire subscribes: a
+		// wire may deliver a latched message before subscribe returns.
+		ts = &topicSub{conn: c, topic: name, typ: t, listeners: map[int]func(any, time.Time){1: cb}, nextID: 1}
 		unsub, err := c.wire.subscribe(name, t, ts.receive)
 		if err != nil {
 			return nil, fmt.Errorf("subscribe to %s: %w", name, err)
 		}
+		ts.mu.Lock()
 		ts.unsub = unsub
+		ts.mu.Unlock()
 		c.subs[name] = ts
+		return &Subscription{ts: ts, id: 1}, nil
 	} else if ts.typ != t {
 		return nil, fmt.Errorf("subscribe to %s as %s: the node already subscribes to it as %s", name, c.typeName(t), c.typeName(ts.typ))
 	}

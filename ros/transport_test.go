@@ -40,7 +40,7 @@ type graph struct {
 	crashedPublisher func(t *testing.T, topic string) (node string, crash func())
 }
 
-var transports = []transport{
+var transports = append([]transport{
 	{"ros", func(t *testing.T) *graph {
 		uri := rostest.StartMaster(t)
 		return &graph{
@@ -74,6 +74,27 @@ var transports = []transport{
 		}
 		return gr
 	}},
+}, tcprosTransports()...)
+
+// tcprosTransports are btrobot's own TCPROS wire (Conf.Wire = "tcpros") on
+// each master: the embedded one and Debian's rosmaster.
+func tcprosTransports() []transport {
+	var out []transport
+	for _, m := range rostest.Masters() {
+		out = append(out, transport{"tcpros/" + m.Name, func(t *testing.T) *graph {
+			uri := m.Start(t)
+			return &graph{
+				join: func(t testing.TB, name string, args ...string) *Conn {
+					return connectWire(t, uri, WireTCPROS, name, args...)
+				},
+				crashedPublisher: func(t *testing.T, topic string) (string, func()) {
+					p := rostest.Start(t, uri, "rostopic", "pub", "-r", "20", topic, "std_msgs/Float64", "data: 1.0", "__name:=crasher")
+					return "/crasher", p.Kill
+				},
+			}
+		}})
+	}
+	return out
 }
 
 // joinGraph connects a node to an in-process graph.

@@ -126,6 +126,7 @@ func TestRunOutcomes(t *testing.T) {
 		{"an error in a tick", []string{"--tree", broken}, exitFailed, "mission aborted after 1 tick ", ""},
 		{"quiet", []string{"--tree", ok, "--quiet"}, exitOK, "mission succeeded after 3 ticks", ""},
 		{"the tree as a private parameter", []string{"_tree:=" + ok}, exitOK, "mission succeeded after 3 ticks", ""},
+		{"on btrobot's own TCPROS", []string{"--tree", ok, "--transport", "tcpros", "_extra:=1"}, exitOK, "mission succeeded after 3 ticks", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"run", "--master", "auto", "--rate", "50", "__master:=" + freeMasterURI(t)}, tc.args...)
@@ -148,6 +149,12 @@ func TestRunOutcomes(t *testing.T) {
 			assert.NotEqual(t, quiet, hasView, "--quiet %v, but the live view's title printed: %v\n%s", quiet, hasView, stdout)
 		})
 	}
+	t.Run("an unknown transport", func(t *testing.T) {
+		code, _, stderr := runCLI("run", "--tree", ok, "--transport", "zeromq")
+		if code != exitUsage || !strings.Contains(stderr, "goroslib or tcpros") {
+			t.Errorf("exit %d, want %d naming the transports:\n%s", code, exitUsage, stderr)
+		}
+	})
 	t.Run("no master", func(t *testing.T) {
 		code, _, stderr := runCLI("run", "--tree", ok, "--master", freeMasterURI(t))
 		assert.Equal(t, exitFailed, code, "exit %d, want 1 with a hint at --master auto:\n%s", code, stderr)
