@@ -2,6 +2,7 @@ package ros
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"time"
 )
@@ -88,4 +89,35 @@ type wireTopic struct {
 // busConn is one connection of a node's publisher to a subscriber.
 type busConn struct {
 	topic, peer string
+}
+
+// paramAs reads a parameter through get and asserts its type: a wire's
+// typed parameter getters.
+func paramAs[T any](get func(name string) (any, error), name string) (T, error) {
+	var zero T
+	v, err := get(name)
+	if err != nil {
+		return zero, err
+	}
+	x, ok := v.(T)
+	if !ok {
+		return zero, fmt.Errorf("parameter %s is a %T, not a %T", name, v, zero)
+	}
+	return x, nil
+}
+
+// paramNumber reads a parameter through get as a float64, an int taken
+// as one (XML-RPC writes 2.0 as 2 when a tool set it so).
+func paramNumber(get func(name string) (any, error), name string) (float64, error) {
+	v, err := get(name)
+	if err != nil {
+		return 0, err
+	}
+	switch x := v.(type) {
+	case float64:
+		return x, nil
+	case int:
+		return float64(x), nil
+	}
+	return 0, fmt.Errorf("parameter %s is a %T, not a number", name, v)
 }

@@ -93,28 +93,11 @@ func (w *inprocWire) param(name string) (any, error) {
 	return v, nil
 }
 
-func paramAs[T any](w *inprocWire, name string) (T, error) {
-	var zero T
-	v, err := w.param(name)
-	if err != nil {
-		return zero, err
-	}
-	x, ok := v.(T)
-	if !ok {
-		return zero, fmt.Errorf("parameter %s is a %T, not a %T", name, v, zero)
-	}
-	return x, nil
-}
-
-func (w *inprocWire) paramBool(name string) (bool, error)     { return paramAs[bool](w, name) }
-func (w *inprocWire) paramInt(name string) (int, error)       { return paramAs[int](w, name) }
-func (w *inprocWire) paramString(name string) (string, error) { return paramAs[string](w, name) }
-
+func (w *inprocWire) paramBool(name string) (bool, error)     { return paramAs[bool](w.param, name) }
+func (w *inprocWire) paramInt(name string) (int, error)       { return paramAs[int](w.param, name) }
+func (w *inprocWire) paramString(name string) (string, error) { return paramAs[string](w.param, name) }
 func (w *inprocWire) paramFloat64(name string) (float64, error) {
-	if i, err := paramAs[int](w, name); err == nil {
-		return float64(i), nil
-	}
-	return paramAs[float64](w, name)
+	return paramNumber(w.param, name)
 }
 
 func (w *inprocWire) setParam(name string, v any) error { return w.g.SetParam(name, v) }

@@ -336,35 +336,16 @@ func (w *tcprosWire) hasParam(name string) (bool, error) {
 	return b, nil
 }
 
-func masterParam[T any](w *tcprosWire, name string) (T, error) {
-	var zero T
-	v, err := w.callMaster("getParam", name)
-	if err != nil {
-		return zero, err
-	}
-	x, ok := v.(T)
-	if !ok {
-		return zero, fmt.Errorf("parameter %s is a %T, not a %T", name, v, zero)
-	}
-	return x, nil
+// getParam asks the master for a parameter's value.
+func (w *tcprosWire) getParam(name string) (any, error) { return w.callMaster("getParam", name) }
+
+func (w *tcprosWire) paramBool(name string) (bool, error) { return paramAs[bool](w.getParam, name) }
+func (w *tcprosWire) paramInt(name string) (int, error)   { return paramAs[int](w.getParam, name) }
+func (w *tcprosWire) paramString(name string) (string, error) {
+	return paramAs[string](w.getParam, name)
 }
-
-func (w *tcprosWire) paramBool(name string) (bool, error)     { return masterParam[bool](w, name) }
-func (w *tcprosWire) paramInt(name string) (int, error)       { return masterParam[int](w, name) }
-func (w *tcprosWire) paramString(name string) (string, error) { return masterParam[string](w, name) }
-
 func (w *tcprosWire) paramFloat64(name string) (float64, error) {
-	v, err := w.callMaster("getParam", name)
-	if err != nil {
-		return 0, err
-	}
-	switch x := v.(type) {
-	case float64:
-		return x, nil
-	case int:
-		return float64(x), nil
-	}
-	return 0, fmt.Errorf("parameter %s is a %T, not a number", name, v)
+	return paramNumber(w.getParam, name)
 }
 
 func (w *tcprosWire) setParam(name string, v any) error {
