@@ -91,6 +91,8 @@ type Conf struct {
 	// unchanged for WatchSettle [500 ms].
 	Watch                   bool
 	WatchEvery, WatchSettle time.Duration
+	// watchReloaded, in tests, runs right after the watch's reload.
+	watchReloaded func()
 }
 
 // Server is a mission server: goals of the ExecuteMission action run the

@@ -118,10 +118,21 @@ func (s *Server) watch(ctx context.Context, every, settle time.Duration) {
 		}
 		s.logf("watch: files of %s changed: reloading", cat.Conf.Dir)
 		s.Reload()
-		// What the reload read (a refused one keeps the old catalog:
-		// the same files are looked at again, and the next change
-		// reloads).
+		if s.conf.watchReloaded != nil {
+			s.conf.watchReloaded()
+		}
+		// What the reload read (a refused one keeps the old catalog: the
+		// same files are looked at again, and the next change reloads):
+		// the files looked at before it keep the stamps that made it, so
+		// that a change written while it ran, or just after, is seen
+		// (looked at after the reload, such a change passed for read);
+		// files the new catalog reads besides take theirs from now.
 		applied = look(cat.Conf.Dir, current().watched())
+		for p, st := range now {
+			if _, ok := applied[p]; ok {
+				applied[p] = st
+			}
+		}
 		last = applied
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,4 +87,27 @@ func TestWatchReloads(t *testing.T) {
 		assert.Equal(t, before+1, st.Reloads, "one reload")
 		assert.Empty(t, st.LastReloadError, "no half-written file was read")
 	})
+}
+
+// TestWatchSeesAChangeRightAfterAReload: a file written while a reload
+// runs, or just after it, before the watch looks again, is reloaded too
+// (the watch looked at the files after its reload and took such a change
+// for read: executor TestWatchReloads missed one in a full run).
+func TestWatchSeesAChangeRightAfterAReload(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.xml")
+	write := func(id string) {
+		require.NoError(t, os.WriteFile(file, []byte(`<root BTCPP_format="4"><BehaviorTree ID="`+id+`"><AlwaysSuccess/></BehaviorTree></root>`), 0o644))
+	}
+	write("First")
+	var once sync.Once
+	s := serve(t, dir, func(c *Conf) {
+		c.Watch, c.WatchEvery, c.WatchSettle = true, 20*time.Millisecond, 200*time.Millisecond
+		c.watchReloaded = func() { once.Do(func() { write("Third") }) }
+	})
+	has := func(id string) bool {
+		return slices.ContainsFunc(s.srv.List().Missions, func(m ros.Mission) bool { return m.Id == id })
+	}
+	write("Second") // reloaded; right after that reload, Third is written
+	require.Eventually(t, func() bool { return has("Third") }, 30*time.Second, 10*time.Millisecond, "the change written right after the reload is reloaded")
 }
