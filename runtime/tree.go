@@ -51,7 +51,7 @@ type Tree struct {
 	// observed holds one token per observer, in the same order: what
 	// Observe's remove looks for (an ObserverFunc cannot be compared).
 	observed []*byte
-	hooks     []TickHook // nil unless a debugger attached one, or TrackTicking is on
+	hooks    []TickHook // nil unless a debugger attached one, or TrackTicking is on
 	// ticking is the node whose tick is under way while TrackTicking is
 	// on (tracking counts its users); nil otherwise.
 	ticking  *atomic.Pointer[Base]
