@@ -209,11 +209,16 @@ func TestGoActionServer(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, client.WaitForServer(context.Background(), c.Clock(), 5*time.Second))
 		first := make(chan ros.GoalOutcome, 1)
+		accepted := make(chan struct{})
 		go func() {
-			o, _ := client.Run(context.Background(), &actionlib.TwoIntsActionGoal{A: 7, B: 1}, ros.GoalConf{})
+			o, _ := client.Run(context.Background(), &actionlib.TwoIntsActionGoal{A: 7, B: 1}, ros.GoalConf{OnAccepted: func() { close(accepted) }})
 			first <- o
 		}()
-		time.Sleep(200 * time.Millisecond)
+		select { // the first goal is the server's before the second comes
+		case <-accepted:
+		case <-time.After(30 * time.Second):
+			require.FailNow(t, "the first goal was never accepted")
+		}
 		o, err := client.Run(context.Background(), actionlib.TwoIntsActionGoal{A: 1, B: 1}, ros.GoalConf{AckTimeout: 2 * time.Second})
 		require.NoError(t, err, "second goal: %+v, %v", o, err)
 		require.Equal(t, ros.GoalSucceeded, o.State, "second goal: %+v, %v", o, err)
