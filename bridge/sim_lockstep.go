@@ -142,10 +142,24 @@ func startLockstep(ctx context.Context, conn *ros.Conn, p *Profile, conf Lockste
 		ls.close()
 		return nil, err
 	}
+	// A goal the first tick gives to a client not yet connected to its
+	// server would leave when the connection is made, at a step the
+	// machine's scheduling decides (battery_drop_docks set off a step late
+	// one run in 150 under load): the tree joins once its clients are
+	// connected to the servers on the graph. The simulator waits for it.
+	wait, cancel := context.WithTimeout(ctx, serverPatience)
+	if missing := conn.AwaitActionServers(wait); len(missing) > 0 {
+		conn.Logf(ros.LogWarn, "lockstep: not connected to the action servers %s within %v; the run may not repeat exactly", strings.Join(missing, ", "), serverPatience)
+	}
+	cancel()
 	ls.next = conn.Clock().Now()
 	lockstepFor(conn).run.Store(ls)
 	return ls, nil
 }
+
+// serverPatience bounds the wait, before the first tick in lockstep, for
+// the tree's action clients to connect to their servers.
+const serverPatience = 5 * time.Second
 
 // latchStart notes that a tick begins (its end closes tickDone).
 func (ls *lockstep) latchStart() error {
@@ -256,23 +270,30 @@ func lockstepQuietSince(c *ros.Conn) time.Time {
 // latches.
 func (ls *lockstep) latch(now time.Time) error {
 	ls.latchStart()
-	ls.sensors.wait(now)
+	if !ls.ticked || !ls.sensors.stampsSaid {
+		// The first tick, or a simulator that does not say what it
+		// sent: the sensors' schedule tells what to wait for.
+		ls.sensors.wait(now)
+	}
 	ls.waitGoals(now)
 	return ls.bridge.Latch(now)
 }
 
 // waitGoals waits, when the simulator counts the robot's ended goals
 // (GoalsEndedTopic), for its count at now, for as many terminal states to
-// have arrived and their leaves' works to have returned, and for the
-// newest messages of the sensors that also go out on change to say what
-// the simulator said last; at most sensorPatience, then it warns.
+// have arrived and their leaves' works to have returned, for the newest
+// messages of the sensors that also go out on change to say what the
+// simulator said last, and for the newest messages of the sensor topics to
+// be the ones it says it sent; at most heldPatience, then it warns. Each
+// of these is an event the simulator, held meanwhile, has made certain:
+// how long it takes is the machine's business, not the run's.
 func (ls *lockstep) waitGoals(now time.Time) {
 	first := !ls.ticked
 	ls.ticked = true
 	if ls.goals == nil || first {
 		return // the simulator has not stepped before the first tick
 	}
-	deadline := time.Now().Add(sensorPatience)
+	deadline := time.Now().Add(heldPatience)
 	t := time.NewTimer(waitPoll)
 	defer t.Stop()
 	for {
@@ -281,6 +302,9 @@ func (ls *lockstep) waitGoals(now time.Time) {
 			return // not btrobot's simulator, or not yet started
 		}
 		h := msg.(*std_msgs.Header)
+		if !h.Stamp.Before(now) && strings.Contains(h.FrameId, "@") {
+			ls.sensors.stampsSaid = true
+		}
 		got := ls.conn.GoalsEnded() + ls.goalsLost
 		if !h.Stamp.Before(now) && got >= uint64(h.Seq) && ls.sensors.saidIn(h.FrameId) && lockstepOf(ls.conn).idle() {
 			return
@@ -388,9 +412,16 @@ func velocityOutputKey(p *Profile) string {
 	return ""
 }
 
-// sensorPatience bounds the wait for one tick's sensor messages: a sensor
-// whose topic a fault has frozen must not stop the run.
+// sensorPatience bounds the wait for one tick's sensor messages by their
+// schedule (a simulator that does not say what it sent): a sensor whose
+// topic a fault has frozen must not stop the run.
 const sensorPatience = time.Second
+
+// heldPatience bounds, as a liveness bound only, the waits in lockstep for
+// what the simulator says it has sent (GoalsEndedTopic) and, before the
+// first tick, for the sensors' messages of time zero: the simulator waits
+// meanwhile, so a loaded machine that delivers them late changes nothing.
+const heldPatience = 5 * time.Second
 
 // sensorWait makes a tick in lockstep wait for the sensor messages of its
 // time. The lockstep orders time, not topics: the simulator publishes a
@@ -418,6 +449,10 @@ type sensorWait struct {
 	// the run may not repeat exactly.
 	warn   func(now time.Time)
 	warned bool
+	// stampsSaid is set once the simulator has said the stamps of the
+	// messages it sent (GoalsEndedTopic): the ticks after the first wait
+	// for those rather than for the schedule.
+	stampsSaid bool
 	// arrived holds a token once a message of a sensor (or of the
 	// simulator's count of ended goals) came: the waits below wake on it
 	// at once rather than when a poll comes round. A sleep shorter than a
@@ -509,7 +544,11 @@ func newSensorWait(conn *ros.Conn, p *Profile, simNS string) (*sensorWait, error
 func (s *sensorWait) wait(now time.Time) {
 	first := !s.started
 	s.started = true
-	deadline := time.Now().Add(sensorPatience)
+	patience := sensorPatience
+	if first {
+		patience = heldPatience // the simulator waits for the first tick
+	}
+	deadline := time.Now().Add(patience)
 	t := time.NewTimer(waitPoll)
 	defer t.Stop()
 	for {
@@ -568,9 +607,29 @@ func (s *sensorWait) wait(now time.Time) {
 // value. A change goes out between the sensor's periods, so its schedule
 // does not say it is on its way: without this a tick may or may not see
 // it, by the machine's load. Sensors the tree does not read, and values
-// that are not std_msgs/Bool's, are not waited for.
+// that are not std_msgs/Bool's, are not waited for. For a sensor topic
+// said with a stamp ("/robot1/odom@12340000000"), the newest message must
+// be stamped no earlier: the one the simulator sent last (a frozen or
+// delayed topic's stamp stands still, and so is not waited for).
 func (s *sensorWait) saidIn(said string) bool {
 	for _, kv := range strings.Fields(said) {
+		if i := strings.LastIndexByte(kv, '@'); i > 0 {
+			// A sensor topic and the stamp of the newest message the
+			// simulator sent on it (nanoseconds of ROS time).
+			ns, err := strconv.ParseInt(kv[i+1:], 10, 64)
+			sub := s.byTopic[kv[:i]]
+			if err != nil || sub == nil {
+				continue
+			}
+			msg, _, count := sub.Newest()
+			if count == 0 {
+				return false
+			}
+			if st, ok := headerStamp(msg); ok && stampNanos(st) < ns {
+				return false
+			}
+			continue
+		}
 		i := strings.LastIndexByte(kv, '=')
 		if i < 0 {
 			continue
@@ -592,6 +651,15 @@ func (s *sensorWait) saidIn(said string) bool {
 		}
 	}
 	return true
+}
+
+// stampNanos is a header stamp in nanoseconds of ROS time (a zero
+// time.Time is ROS time zero).
+func stampNanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
 }
 
 // boolData returns msg.Data when it is a bool (std_msgs/Bool).

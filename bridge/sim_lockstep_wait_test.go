@@ -2,10 +2,12 @@ package bridge
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,11 +20,13 @@ import (
 // what the simulator said before it holds has arrived, however late it
 // comes on the wall clock: a change of a sensor that also goes out on
 // change (docked, between its periods), and the return of the work of a
-// goal that ended. Each case delays that event on purpose; before the latch
-// waited for the events, the tick went on without them and saw the dock
-// (and the goal's end) a tick later under load (battery_drop_docks parted
-// so). The delays are well within the latch's liveness bound
-// (sensorPatience).
+// goal that ended, a sensor's message the simulator says it sent. Each
+// case delays that event on purpose; before the latch waited for the
+// events, the tick went on without them and saw the dock (and the goal's
+// end, and the robot's pose) a tick later under load (battery_drop_docks
+// parted so). The delays are well within the latch's liveness bound
+// (heldPatience). A topic a fault froze is not waited for: its stamp
+// stands still in what the simulator says.
 func TestLockstepLatchWaitsForEvents(t *testing.T) {
 	rostest.VerifyNoLeaks(t)
 	const delay = 150 * time.Millisecond
@@ -32,16 +36,26 @@ func TestLockstepLatchWaitsForEvents(t *testing.T) {
 		// true; that message is the delayed event.
 		said string
 		hold bool // a goal's work that has not returned holds the lockstep
+		// odom: the delayed event is odometry stamped now (the simulator
+		// said it sent it).
+		odom bool
 	}{
 		{name: "a change of docked still on its way", said: "/robot1/docked=true"},
 		{name: "an ended goal's work still returning", hold: true},
 		{name: "both", said: "/robot1/bumper=false /robot1/docked=true", hold: true},
+		{name: "a sensor message still on its way", said: "/robot1/odom@5000000000", odom: true},
+		{name: "all three", said: "/robot1/bumper=false /robot1/docked=true /robot1/odom@5000000000", hold: true, odom: true},
+		// Frozen since 4.9 s: the newest odometry the tree has is the one
+		// the simulator sent last; nothing comes late.
+		{name: "a frozen sensor topic", said: "/robot1/docked=false /robot1/odom@4900000000"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			uri := rostest.StartMaster(t)
 			simConn := connect(t, uri, "sim")
 			docked, err := ros.NewPublisher(ros.PublisherConf{Conn: simConn, Topic: "/robot1/docked", Msg: &std_msgs.Bool{}})
+			require.NoError(t, err)
+			odom, err := ros.NewPublisher(ros.PublisherConf{Conn: simConn, Topic: "/robot1/odom", Msg: &nav_msgs.Odometry{}})
 			require.NoError(t, err)
 			ended, err := ros.NewPublisher(ros.PublisherConf{Conn: simConn, Topic: "/sim/robot1/" + GoalsEndedTopic, Msg: &std_msgs.Header{}, Latch: true})
 			require.NoError(t, err)
@@ -51,11 +65,13 @@ func TestLockstepLatchWaitsForEvents(t *testing.T) {
 			require.NoError(t, err)
 			sub, err := ros.NewSubscriber(ros.SubscriberConf{Conn: c, Topic: "/robot1/docked", Msg: &std_msgs.Bool{}})
 			require.NoError(t, err)
+			odomSub, err := ros.NewSubscriber(ros.SubscriberConf{Conn: c, Topic: "/robot1/odom", Msg: &nav_msgs.Odometry{}})
+			require.NoError(t, err)
 			goals, err := ros.NewSubscriber(ros.SubscriberConf{Conn: c, Topic: "/sim/robot1/" + GoalsEndedTopic, Msg: &std_msgs.Header{}})
 			require.NoError(t, err)
 			var warned atomic.Bool
 			ls := &lockstep{conn: c, goals: goals, ticked: true, sensors: &sensorWait{
-				subs: []*ros.Subscription{sub}, byTopic: map[string]*ros.Subscription{"/robot1/docked": sub},
+				subs: []*ros.Subscription{sub, odomSub}, byTopic: map[string]*ros.Subscription{"/robot1/docked": sub, "/robot1/odom": odomSub},
 				warn: func(time.Time) { warned.Store(true) },
 			}}
 			defer ls.sensors.close()
@@ -70,6 +86,18 @@ func TestLockstepLatchWaitsForEvents(t *testing.T) {
 				msg, _, n := sub.Newest()
 				return n > 0 && !msg.(*std_msgs.Bool).Data
 			}, 10*time.Second, 20*time.Millisecond, "the tree hears docked")
+			odomStamp := func() time.Time {
+				msg, _, n := odomSub.Newest()
+				if n == 0 {
+					return time.Time{}
+				}
+				return msg.(*nav_msgs.Odometry).Header.Stamp
+			}
+			require.NoError(t, simConn.WaitSubscribers(ctx, "/robot1/odom", 1))
+			require.Eventually(t, func() bool {
+				odom.Publish(&nav_msgs.Odometry{Header: std_msgs.Header{Stamp: time.Unix(4, 900_000_000)}})
+				return odomStamp().Equal(time.Unix(4, 900_000_000))
+			}, 10*time.Second, 20*time.Millisecond, "the tree hears odom of 4.9 s")
 			// The simulator holds at now, having said what it said.
 			now := time.Unix(5, 0)
 			ended.Publish(&std_msgs.Header{Stamp: now, FrameId: tc.said})
@@ -88,7 +116,10 @@ func TestLockstepLatchWaitsForEvents(t *testing.T) {
 			go func() {
 				defer close(done)
 				time.Sleep(delay)
-				if tc.said != "" {
+				if tc.odom {
+					odom.Publish(&nav_msgs.Odometry{Header: std_msgs.Header{Stamp: now}})
+				}
+				if strings.Contains(tc.said, "docked=true") {
 					docked.Publish(&std_msgs.Bool{Data: true})
 				}
 				if release != nil {
@@ -97,9 +128,12 @@ func TestLockstepLatchWaitsForEvents(t *testing.T) {
 				}
 			}()
 			ls.waitGoals(now)
-			if tc.said != "" {
+			if strings.Contains(tc.said, "docked=true") {
 				msg, _, _ := sub.Newest()
 				assert.True(t, msg.(*std_msgs.Bool).Data, "the tick latched before the docked change came")
+			}
+			if tc.odom {
+				assert.True(t, now.Equal(odomStamp()), "the tick latched before the odometry the simulator sent came (newest %v)", odomStamp())
 			}
 			if tc.hold {
 				assert.True(t, returned.Load(), "the tick latched before the ended goal's work returned")

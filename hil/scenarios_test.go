@@ -62,6 +62,8 @@ func runScenarioOn(t *testing.T, s *Scenario, transport string) Result {
 // expectations, as CI runs them — except the long ones (the soak in
 // scenarios/soak/, long: true), which take minutes: `btrobot hil
 // scenarios/` leaves them out as this does, and BenchmarkSoak runs them.
+// Every scenario runs in-process (hil's default); those a transport could
+// change (overTCPROS) run over TCPROS as well.
 func TestShippedScenariosPass(t *testing.T) {
 	rostest.VerifyNoLeaks(t)
 	p, err := Plan([]string{"../scenarios"}, Selection{})
@@ -75,6 +77,9 @@ func TestShippedScenariosPass(t *testing.T) {
 	for _, transport := range []string{mission.TransportInproc, mission.TransportROS} {
 		t.Run(transport, func(t *testing.T) {
 			for _, f := range slices.Sorted(maps.Keys(files)) {
+				if transport == mission.TransportROS && !overTCPROS(t, f) {
+					continue
+				}
 				t.Run(filepath.Base(f), func(t *testing.T) {
 					res := runParallelUnlessRealTime(t, f, transport)
 					require.NotEmpty(t, res.Verdicts)
@@ -85,6 +90,23 @@ func TestShippedScenariosPass(t *testing.T) {
 			}
 		})
 	}
+}
+
+// graphFaults are the faults that act on the ROS graph (a server, a node,
+// the master, the clock, a topic's messages) or on the controller: what a
+// transport could change.
+var graphFaults = map[string]bool{"move_base": true, "robot": true, "master": true, "clock": true,
+	"delay": true, "freeze": true, "stall": true}
+
+// overTCPROS reports whether the shipped scenario in file runs over TCPROS
+// too: those with a fault on the graph or the controller, and those with
+// more than one robot (namespaces, several nodes). The others play out in
+// the world alone, and TestSameRunOnBothTransports shows, on two of them,
+// that the transport changes nothing of a run.
+func overTCPROS(t *testing.T, file string) bool {
+	s, err := Check(file)
+	require.NoError(t, err)
+	return len(s.Robots) > 1 || slices.ContainsFunc(s.Faults, func(f Fault) bool { return graphFaults[f.Kind] })
 }
 
 // TestEachExpectationCanFail: for every kind of expectation, a scenario

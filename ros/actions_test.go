@@ -9,6 +9,8 @@ import (
 
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/ros/rostest"
 )
@@ -259,5 +261,41 @@ func TestCancelWhileTheGoalIsAccepted(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the goal never ended")
+	}
+}
+
+// TestAwaitActionServers: AwaitActionServers returns once the clients
+// whose servers are on the graph are connected to them (so that a goal
+// given at once leaves at once), and does not wait for a server that is
+// not there.
+func TestAwaitActionServers(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		server bool
+	}{
+		{name: "a server on the graph", server: true},
+		{name: "no server", server: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			uri := rostest.StartMaster(t)
+			if tc.server {
+				sc := connect(t, uri, "server")
+				_, err := NewActionServer(ActionServerConf{
+					Conn: sc, Name: "/adder", Action: actionlib.TwoIntsAction{},
+					Execute: func(ctx context.Context, g any, _ func(any)) (any, error) {
+						return nil, nil
+					},
+				})
+				require.NoError(t, err)
+			}
+			c := connect(t, uri, "client")
+			client, err := NewActionClient(ActionClientConf{Conn: c, Name: "/adder", Action: actionlib.TwoIntsAction{}})
+			require.NoError(t, err)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			assert.Empty(t, c.AwaitActionServers(ctx))
+			assert.NoError(t, ctx.Err(), "it waited for a server that is not there")
+			assert.Equal(t, tc.server, client.Ready())
+		})
 	}
 }

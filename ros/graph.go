@@ -3,6 +3,7 @@ package ros
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -90,4 +91,34 @@ func (c *Conn) Offered(name string) (bool, error) {
 		return false, fmt.Errorf("ask the master for its topics: %w", err)
 	}
 	return len(topics[r].Subscribers) > 0, nil
+}
+
+// AwaitActionServers waits until each action client of the connection
+// whose server is on the graph (a node subscribes to its goal topic) is
+// connected to that server (ActionClient.Ready), or until ctx ends, and
+// returns the names of the servers on the graph it is still not connected
+// to. A client finds its server's connection on its own time, so a goal
+// given to a client not yet connected leaves when the connection is made:
+// a peer that must send its goals at given moments (a simulator's
+// lockstep) waits for this before its first tick.
+func (c *Conn) AwaitActionServers(ctx context.Context) []string {
+	c.mu.Lock()
+	clients := make([]*actionClient, 0, len(c.actions))
+	for _, ac := range c.actions {
+		clients = append(clients, ac)
+	}
+	c.mu.Unlock()
+	var missing []string
+	for _, ac := range clients {
+		if up, err := c.Offered(ac.goalPub.Topic()); err != nil || !up {
+			continue // no server yet: a goal waits for it whenever it comes
+		}
+		select {
+		case <-ac.ready:
+		case <-ctx.Done():
+			missing = append(missing, ac.name)
+		}
+	}
+	slices.Sort(missing)
+	return missing
 }

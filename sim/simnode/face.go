@@ -36,6 +36,12 @@ type face struct {
 	// the topic's periods, so a tick cannot tell from the schedule that it
 	// is on its way.
 	said map[string]bool
+	// sent is the header stamp of the newest message out on each sensor
+	// topic whose messages have one (odom, scan, battery), by the topic's
+	// global name, for lockstep peers (publishGoalsEnded): a tick waits for
+	// exactly those, however late the machine delivers them, and not for
+	// a message a fault froze or holds back.
+	sent map[string]time.Time
 
 	// held are messages a Delay fault holds back, in release order per
 	// topic; cmds are held-back velocity commands.
@@ -58,7 +64,7 @@ type heldCmd struct {
 }
 
 func (n *Node) newFace(r *sim.Robot) *face {
-	f := &face{n: n, r: r, held: map[string][]heldMsg{}, said: map[string]bool{}}
+	f := &face{n: n, r: r, held: map[string][]heldMsg{}, said: map[string]bool{}, sent: map[string]time.Time{}}
 	if !n.conf.RootNamespace {
 		f.ns = r.Name() + "/"
 		f.prefix = r.Name() + "/"
@@ -183,12 +189,21 @@ func (f *face) emit(out *outbox, topic string, pub *ros.Publisher, msg any) {
 	}
 }
 
-// add puts msg in out and, on a topic that goes out on change, notes its
-// value as said (face.said).
+// add puts msg in out and notes, on a topic that goes out on change, its
+// value as said (face.said), and on a sensor topic its stamp (face.sent).
 func (f *face) add(out *outbox, pub *ros.Publisher, msg any) {
 	out.add(pub, msg)
-	if b, ok := msg.(*std_msgs.Bool); ok && (pub == f.bumperPub || pub == f.dockedPub) {
-		f.said[pub.Topic()] = b.Data
+	switch m := msg.(type) {
+	case *std_msgs.Bool:
+		if pub == f.bumperPub || pub == f.dockedPub {
+			f.said[pub.Topic()] = m.Data
+		}
+	case *nav_msgs.Odometry:
+		f.sent[pub.Topic()] = m.Header.Stamp
+	case *sensor_msgs.LaserScan:
+		f.sent[pub.Topic()] = m.Header.Stamp
+	case *sensor_msgs.BatteryState:
+		f.sent[pub.Topic()] = m.Header.Stamp
 	}
 }
 

@@ -196,7 +196,7 @@ func (n *Node) publishGoalsEnded() {
 	stamp := n.Stamp(n.w.Now())
 	msgs := make([]*std_msgs.Header, len(n.faces))
 	for i, f := range n.faces {
-		msgs[i] = &std_msgs.Header{Seq: f.goalsEnded, Stamp: stamp, FrameId: saidValues(f.said)}
+		msgs[i] = &std_msgs.Header{Seq: f.goalsEnded, Stamp: stamp, FrameId: saidValues(f.said, f.sent)}
 	}
 	n.mu.Unlock()
 	for i, f := range n.faces {
@@ -207,20 +207,18 @@ func (n *Node) publishGoalsEnded() {
 }
 
 // saidValues writes the newest values said on the topics that go out on
-// change as bridge.GoalsEndedTopic's frame_id has them: "/robot1/bumper=false
-// /robot1/docked=true", by topic.
-func saidValues(said map[string]bool) string {
-	topics := make([]string, 0, len(said))
-	for t := range said {
-		topics = append(topics, t)
+// change, and the stamps of the newest messages sent on the sensor topics,
+// as bridge.GoalsEndedTopic's frame_id has them: "/robot1/bumper=false
+// /robot1/docked=true /robot1/odom@12340000000", by topic (stamps in
+// nanoseconds of ROS time).
+func saidValues(said map[string]bool, sent map[string]time.Time) string {
+	words := make([]string, 0, len(said)+len(sent))
+	for t, v := range said {
+		words = append(words, t+"="+strconv.FormatBool(v))
 	}
-	sort.Strings(topics)
-	var b strings.Builder
-	for i, t := range topics {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(t + "=" + strconv.FormatBool(said[t]))
+	for t, st := range sent {
+		words = append(words, t+"@"+strconv.FormatInt(st.UnixNano(), 10))
 	}
-	return b.String()
+	sort.Strings(words)
+	return strings.Join(words, " ")
 }
