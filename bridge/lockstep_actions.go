@@ -41,10 +41,13 @@ import (
 // change said last (std_msgs/Header: seq the count, stamp the simulated
 // time it holds at, frame_id the values, "/robot1/bumper=false
 // /robot1/docked=true", and the stamp of the newest message sent on each
-// sensor topic, "/robot1/odom@12340000000" in nanoseconds). A tick in
-// lockstep waits for all of it: a change (the robot docked) goes out
-// between its topic's periods, so the sensors' schedule alone does not
-// tell the tick it is on its way, and a frozen topic's stamp stands still.
+// sensor topic, "/robot1/odom@12340000000" in nanoseconds, and the sensor
+// topics a fault freezes or delays, "/robot1/scan=frozen"). A tick in
+// lockstep waits for all of it, and for the sensors without a stamp by
+// their schedule unless a fault holds them back: a change (the robot
+// docked) goes out between its topic's periods, so the sensors' schedule
+// alone does not tell the tick it is on its way, and a frozen topic's
+// stamp stands still.
 const GoalsEndedTopic = "goals_ended"
 
 // lockstepActions is a connection's bookkeeping of goals for the

@@ -306,7 +306,10 @@ func (ls *lockstep) waitGoals(now time.Time) {
 			ls.sensors.stampsSaid = true
 		}
 		got := ls.conn.GoalsEnded() + ls.goalsLost
-		if !h.Stamp.Before(now) && got >= uint64(h.Seq) && ls.sensors.saidIn(h.FrameId) && lockstepOf(ls.conn).idle() {
+		if !h.Stamp.Before(now) && got >= uint64(h.Seq) && ls.sensors.saidIn(h.FrameId) && lockstepOf(ls.conn).idle() &&
+			// The sensors without a stamp (std_msgs/Bool) by their
+			// schedule, unless a fault holds them back.
+			(!ls.sensors.stampsSaid || ls.sensors.fresh(now, false, settled(h.FrameId))) {
 			return
 		}
 		if ls.sensors.movedOn(now) {
@@ -360,9 +363,9 @@ func (ls *lockstep) observe(t runtime.TickReport) {
 	}
 	// The goals and cancels the tick sent are out before it lets the
 	// simulator go (lockstep_actions.go).
-	if !ls.peer.AwaitSent(sensorPatience) && !ls.sendWarned {
+	if !ls.peer.AwaitSent(heldPatience) && !ls.sendWarned {
 		ls.sendWarned = true
-		ls.conn.Logf(ros.LogWarn, "lockstep: a goal or cancel was not sent within %v; the run may not repeat exactly", sensorPatience)
+		ls.conn.Logf(ros.LogWarn, "lockstep: a goal or cancel was not sent within %v; the run may not repeat exactly", heldPatience)
 	}
 	if ls.ctx.Err() != nil || ls.untilDone && t.Status.Completed() && !ls.hold {
 		// The run ends after this tick: the simulator stays at its time
@@ -431,6 +434,7 @@ const heldPatience = 5 * time.Second
 // simulated milliseconds late, enough to make a bumper look silent.
 type sensorWait struct {
 	subs    []*ros.Subscription
+	topics  []string                     // subs' resolved topics
 	byTopic map[string]*ros.Subscription // subs by their resolved topics
 	periods []time.Duration
 	phases  []time.Duration // SensorPhasesParam; used with step
@@ -526,6 +530,7 @@ func newSensorWait(conn *ros.Conn, p *Profile, simNS string) (*sensorWait, error
 		}
 		s.subs, s.periods = append(s.subs, sub), append(s.periods, time.Duration(secs*float64(time.Second)))
 		s.byTopic[conn.Resolve(in.Topic)] = sub
+		s.topics = append(s.topics, conn.Resolve(in.Topic))
 		atZero, _ := conn.HasParam(path.Join(simNS, SensorsAtZeroParam) + conn.Resolve(in.Topic))
 		s.atZero = append(s.atZero, atZero)
 		phase, err := conn.ParamFloat64(path.Join(simNS, SensorPhasesParam) + conn.Resolve(in.Topic))
@@ -552,41 +557,7 @@ func (s *sensorWait) wait(now time.Time) {
 	t := time.NewTimer(waitPoll)
 	defer t.Stop()
 	for {
-		ok := true
-		for i, sub := range s.subs {
-			msg, at, count := sub.Newest()
-			switch {
-			case count == 0 && first && s.atZero[i]:
-				// The simulator publishes it at time zero, before the
-				// first tick (and again until its first step): wait.
-				ok = false
-			case count == 0 || first:
-				continue
-			}
-			if !ok {
-				break
-			}
-			// The simulator publishes a sensor at the first step at or
-			// after each multiple of its period, so by its stamp its
-			// newest message at a tick is less than a period old (one a
-			// period old is the one before). A message without a header
-			// goes by the time it came, on a clock that lags: a period
-			// old is as new as can be told.
-			stale := at.Before(now.Add(-s.periods[i]))
-			if st, has := headerStamp(msg); has {
-				if st.IsZero() {
-					st = time.Unix(0, 0) // ROS time zero
-				}
-				stale = !st.After(now.Add(-s.periods[i]))
-				if want, ok := s.newest(i, now); ok {
-					stale = st.Before(want)
-				}
-			}
-			if stale {
-				ok = false
-				break
-			}
-		}
+		ok := s.fresh(now, first, nil)
 		if ok || s.movedOn(now) {
 			return
 		}
@@ -599,6 +570,63 @@ func (s *sensorWait) wait(now time.Time) {
 		}
 		s.pause(t)
 	}
+}
+
+// fresh reports whether every sensor but those in skip (by resolved topic)
+// has a message from its last period before now (by its header stamp,
+// else its receive time); before the first tick (first), whether every
+// sensor the simulator publishes at time zero has spoken.
+func (s *sensorWait) fresh(now time.Time, first bool, skip map[string]bool) bool {
+	for i, sub := range s.subs {
+		if skip[s.topics[i]] {
+			continue
+		}
+		msg, at, count := sub.Newest()
+		switch {
+		case count == 0 && first && s.atZero[i]:
+			// The simulator publishes it at time zero, before the first
+			// tick (and again until its first step): wait.
+			return false
+		case count == 0 || first:
+			continue
+		}
+		// The simulator publishes a sensor at the first step at or after
+		// each multiple of its period, so by its stamp its newest message
+		// at a tick is less than a period old (one a period old is the
+		// one before). A message without a header goes by the time it
+		// came, on a clock that lags: a period old is as new as can be
+		// told.
+		stale := at.Before(now.Add(-s.periods[i]))
+		if st, has := headerStamp(msg); has {
+			if st.IsZero() {
+				st = time.Unix(0, 0) // ROS time zero
+			}
+			stale = !st.After(now.Add(-s.periods[i]))
+			if want, ok := s.newest(i, now); ok {
+				stale = st.Before(want)
+			}
+		}
+		if stale {
+			return false
+		}
+	}
+	return true
+}
+
+// settled returns the sensor topics that said (GoalsEndedTopic's
+// frame_id) settles without their schedule: those said with the stamp of
+// the newest message sent (saidIn waits for it), and those a fault freezes
+// or delays ("=frozen", "=delayed": nothing comes on their schedule).
+func settled(said string) map[string]bool {
+	topics := map[string]bool{}
+	for _, kv := range strings.Fields(said) {
+		if i := strings.LastIndexByte(kv, '@'); i > 0 {
+			topics[kv[:i]] = true
+		} else if i := strings.LastIndexByte(kv, '='); i > 0 && (kv[i+1:] == "frozen" || kv[i+1:] == "delayed") {
+			topics[kv[:i]] = true
+		}
+	}
+	return topics
 }
 
 // saidIn reports whether the newest message of each sensor named in said

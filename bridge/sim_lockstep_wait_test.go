@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -71,7 +72,9 @@ func TestLockstepLatchWaitsForEvents(t *testing.T) {
 			require.NoError(t, err)
 			var warned atomic.Bool
 			ls := &lockstep{conn: c, goals: goals, ticked: true, sensors: &sensorWait{
-				subs: []*ros.Subscription{sub, odomSub}, byTopic: map[string]*ros.Subscription{"/robot1/docked": sub, "/robot1/odom": odomSub},
+				subs: []*ros.Subscription{sub, odomSub}, topics: []string{"/robot1/docked", "/robot1/odom"},
+				periods: []time.Duration{time.Second, 50 * time.Millisecond},
+				byTopic: map[string]*ros.Subscription{"/robot1/docked": sub, "/robot1/odom": odomSub},
 				warn: func(time.Time) { warned.Store(true) },
 			}}
 			defer ls.sensors.close()
@@ -140,6 +143,32 @@ func TestLockstepLatchWaitsForEvents(t *testing.T) {
 			}
 			<-done
 			assert.False(t, warned.Load(), "the latch gave up")
+		})
+	}
+}
+
+// TestSettled: the sensor topics whose messages a tick in lockstep takes
+// from what the simulator says rather than from their schedule — those it
+// gives a stamp for, and those a fault freezes or delays.
+func TestSettled(t *testing.T) {
+	for _, tc := range []struct {
+		said string
+		want []string
+	}{
+		{said: "", want: nil},
+		{said: "/robot1/bumper=false /robot1/docked=true", want: nil},
+		{said: "/robot1/odom@12340000000 /robot1/scan@0", want: []string{"/robot1/odom", "/robot1/scan"}},
+		{said: "/robot1/bumper=delayed /robot1/bumper=true /robot1/docked=frozen", want: []string{"/robot1/bumper", "/robot1/docked"}},
+		{said: "/robot1/odom=maybe odd", want: nil},
+	} {
+		t.Run(tc.said, func(t *testing.T) {
+			got := settled(tc.said)
+			var topics []string
+			for topic := range got {
+				topics = append(topics, topic)
+			}
+			slices.Sort(topics)
+			assert.Equal(t, tc.want, topics)
 		})
 	}
 }

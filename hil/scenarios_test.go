@@ -93,20 +93,22 @@ func TestShippedScenariosPass(t *testing.T) {
 }
 
 // graphFaults are the faults that act on the ROS graph (a server, a node,
-// the master, the clock, a topic's messages) or on the controller: what a
-// transport could change.
+// the master, the clock, a topic's messages): what a transport could
+// change. A stalled controller (stall) stops the robot through the
+// watchdog, which bridge's failsafe tests and cmd/btrobot's fault tests
+// prove over TCPROS.
 var graphFaults = map[string]bool{"move_base": true, "robot": true, "master": true, "clock": true,
-	"delay": true, "freeze": true, "stall": true}
+	"delay": true, "freeze": true}
 
 // overTCPROS reports whether the shipped scenario in file runs over TCPROS
-// too: those with a fault on the graph or the controller, and those with
-// more than one robot (namespaces, several nodes). The others play out in
-// the world alone, and TestSameRunOnBothTransports shows, on two of them,
-// that the transport changes nothing of a run.
+// too: those with a fault on the graph (among them a fleet's,
+// fleet_robot_shut_down: namespaces, several nodes). The others
+// play out in the world alone, and TestSameRunOnBothTransports shows, on
+// two of them, that the transport changes nothing of a run.
 func overTCPROS(t *testing.T, file string) bool {
 	s, err := Check(file)
 	require.NoError(t, err)
-	return len(s.Robots) > 1 || slices.ContainsFunc(s.Faults, func(f Fault) bool { return graphFaults[f.Kind] })
+	return slices.ContainsFunc(s.Faults, func(f Fault) bool { return graphFaults[f.Kind] })
 }
 
 // TestEachExpectationCanFail: for every kind of expectation, a scenario

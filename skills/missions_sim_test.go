@@ -188,7 +188,7 @@ func TestDeliveryMission(t *testing.T) {
 			r := newRig(t, w, "robot1", mission("delivery.xml"), Deps{})
 			// The people at the pickup place: a node that watches the status
 			// and confirms, or aborts.
-			person := connectAs(t, w.uri, "/robot1", "person")
+			person := w.connect(t, "/robot1", "person")
 			var mu sync.Mutex
 			var statuses []string
 			_, err := ros.Subscribe(person, "delivery/status", func(m *std_msgs.String) {

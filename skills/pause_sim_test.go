@@ -165,7 +165,7 @@ func TestPauseHoldsARobotThatMoveBaseDrives(t *testing.T) {
 			odom := watchOdom(t, w.uri, "/robot1")
 			cmds := watchCmdVel(t, w.uri, "/robot1")
 
-			conn := connectAs(t, w.uri, "/robot1", "btrobot")
+			conn := w.connect(t, "/robot1", "btrobot")
 			profile := simProfile(t)
 			if tc.rospy {
 				// No watchdog to send a zero velocity during the pause:
@@ -244,7 +244,7 @@ func TestPauseHoldsARobotThatMoveBaseDrives(t *testing.T) {
 			}
 			done <- e // for the deferred wait
 			require.NoError(t, e.err)
-			assert.Equal(t, runtime.Success, e.rep.Status)
+			assert.Equal(t, runtime.Success, e.rep.Status, "the run ended so; the simulator said: %v; the leaf: %s", w.eventList(), runtime.NodeOf(tree.Root()).Reason())
 			pose, _, _, _ := w.robot("robot1")
 			assert.Less(t, math.Hypot(pose.X-tc.target.X, pose.Y-tc.target.Y), 0.4, "the robot is not at the place: %+v", pose)
 			if tc.rospy {

@@ -17,25 +17,28 @@ import (
 
 	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/ros"
-	"github.com/btrobot/btrobot/ros/rostest"
+	"github.com/btrobot/btrobot/ros/inproc"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/sim/simnode"
 	"github.com/btrobot/btrobot/trees"
 )
 
-// The simulator tests run btrobot's simulator as a real ROS node against an
-// embedded master, and the trees over real ROS through the robot profile's
-// bridge, in lockstep with the simulator (bridge.LockstepPeer): the simulator
-// runs as fast as the trees allow, and a run does not depend on the
-// machine's load.
+// The simulator tests run btrobot's simulator as a ROS node on an in-process
+// graph (ros/inproc: what they test is the skills and missions, not TCPROS,
+// which bridge, ros and hil test), and the trees through the robot
+// profile's bridge, in lockstep with the simulator (bridge.LockstepPeer):
+// the simulator runs as fast as the trees allow, and a run does not depend
+// on the machine's load. A test with a real ROS peer (rospy) starts an
+// embedded master and goes over TCPROS instead.
 
 const officeWorld = "../worlds/office"
 
 // world is a simulator node serving robots, with its events.
 type world struct {
 	t      testing.TB
-	uri    string
+	uri    string        // the master's, when over TCPROS
+	graph  *inproc.Graph // the in-process graph, when not
 	node   *simnode.Node
 	places *sim.Places
 
@@ -51,10 +54,10 @@ type worldSetup struct {
 	before func(w *sim.World) // changes to the world before it starts
 }
 
-// startWorld starts a master and the simulator on the office world.
+// startWorld starts an in-process graph and the simulator on the office
+// world.
 func startWorld(t testing.TB, s worldSetup) *world {
 	t.Helper()
-	uri := rostest.StartMaster(t)
 	w, err := sim.LoadWorld(officeWorld, sim.WorldConf{Seed: 1})
 	require.NoError(t, err)
 	if len(s.robots) == 0 {
@@ -72,10 +75,10 @@ func startWorld(t testing.TB, s worldSetup) *world {
 	if s.before != nil {
 		s.before(w)
 	}
-	wd := &world{t: t, uri: uri, places: w.Places()}
+	wd := &world{t: t, graph: inproc.NewGraph(), places: w.Places()}
 	conf := s.conf
 	conf.World = w
-	conf.Conn = connectAs(t, uri, "/", "sim")
+	conf.Conn = wd.connect(t, "/", "sim")
 	conf.OnEvent = wd.event
 	if s.peers == 0 {
 		s.peers = 1
@@ -109,10 +112,24 @@ func simProfile(t testing.TB) *bridge.Profile {
 
 func connectAs(t testing.TB, uri, ns, name string) *ros.Conn {
 	t.Helper()
-	c, err := ros.Connect(ros.Conf{MasterURI: uri, Host: "127.0.0.1", Namespace: ns, Name: name})
+	return connectConf(t, ros.Conf{MasterURI: uri, Host: "127.0.0.1", Namespace: ns, Name: name})
+}
+
+func connectConf(t testing.TB, conf ros.Conf) *ros.Conn {
+	t.Helper()
+	c, err := ros.Connect(conf)
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// connect joins the world's graph as node ns/name.
+func (w *world) connect(t testing.TB, ns, name string) *ros.Conn {
+	t.Helper()
+	if w.graph != nil {
+		return connectConf(t, ros.Conf{Graph: w.graph, Namespace: ns, Name: name})
+	}
+	return connectAs(t, w.uri, ns, name)
 }
 
 func (w *world) event(_ time.Duration, line string) {
@@ -203,7 +220,7 @@ func buildRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
 	profile := simProfile(t)
 	var err error
 	r := &rig{t: t, w: w, name: name, profile: profile, period: profile.Period()}
-	r.conn = connectAs(t, w.uri, "/"+name, "btrobot")
+	r.conn = w.connect(t, "/"+name, "btrobot")
 	require.NotNil(t, r.conn.SimClock(), "the tree's connection is not on simulated time")
 	deps.Conn, deps.Profile = r.conn, profile
 	if deps.Places == nil {
@@ -227,7 +244,7 @@ func buildRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
 		r.tree = buildTree(t, reg, xml, runtime.BuildConf{Clock: r.conn.Clock(), Seed: 1})
 	}
 	// Watch cmd_vel as the simulator does, from a node of its own.
-	watcher := connectAs(t, w.uri, "/"+name, "cmd_watch")
+	watcher := w.connect(t, "/"+name, "cmd_watch")
 	_, err = ros.Subscribe(watcher, "cmd_vel", func(m *geometry_msgs.Twist) {
 		r.cmdMu.Lock()
 		r.cmds = append(r.cmds, timedTwist{watcher.Clock().Now(), *m})

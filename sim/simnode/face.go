@@ -266,6 +266,37 @@ func (f *face) publish(out *outbox, first bool) {
 
 func (f *face) frozen(topic string) bool { return f.r.TopicFault(topic).Frozen }
 
+// topicFaults names the robot's sensor topics a fault freezes or delays
+// now, by global name ("frozen", "delayed"), for lockstep peers
+// (publishGoalsEnded): their messages do not come on their schedule, and a
+// tick must not wait for them.
+func (f *face) topicFaults() map[string]string {
+	var faults map[string]string
+	for _, t := range []struct {
+		name string
+		pub  *ros.Publisher
+	}{{sim.TopicOdom, f.odomPub}, {sim.TopicScan, f.scanPub}, {sim.TopicBattery, f.batteryPub},
+		{sim.TopicBumper, f.bumperPub}, {sim.TopicDocked, f.dockedPub}} {
+		if t.pub == nil {
+			continue
+		}
+		kind := ""
+		switch fault := f.r.TopicFault(t.name); {
+		case fault.Frozen:
+			kind = "frozen"
+		case fault.Delay > 0 || len(f.held[t.name]) > 0:
+			kind = "delayed"
+		}
+		if kind != "" {
+			if faults == nil {
+				faults = map[string]string{}
+			}
+			faults[t.pub.Topic()] = kind
+		}
+	}
+	return faults
+}
+
 // next returns the first multiple of the period after due that is later
 // than now: messages fall on the first step at or after each multiple, so
 // their average rate is exact whatever the physics step.

@@ -196,7 +196,7 @@ func (n *Node) publishGoalsEnded() {
 	stamp := n.Stamp(n.w.Now())
 	msgs := make([]*std_msgs.Header, len(n.faces))
 	for i, f := range n.faces {
-		msgs[i] = &std_msgs.Header{Seq: f.goalsEnded, Stamp: stamp, FrameId: saidValues(f.said, f.sent)}
+		msgs[i] = &std_msgs.Header{Seq: f.goalsEnded, Stamp: stamp, FrameId: saidValues(f.said, f.sent, f.topicFaults())}
 	}
 	n.mu.Unlock()
 	for i, f := range n.faces {
@@ -207,17 +207,21 @@ func (n *Node) publishGoalsEnded() {
 }
 
 // saidValues writes the newest values said on the topics that go out on
-// change, and the stamps of the newest messages sent on the sensor topics,
-// as bridge.GoalsEndedTopic's frame_id has them: "/robot1/bumper=false
-// /robot1/docked=true /robot1/odom@12340000000", by topic (stamps in
+// change, the stamps of the newest messages sent on the sensor topics, and
+// the sensor topics a fault freezes or delays, as bridge.GoalsEndedTopic's
+// frame_id has them: "/robot1/bumper=false /robot1/docked=true
+// /robot1/odom@12340000000 /robot1/scan=frozen", by topic (stamps in
 // nanoseconds of ROS time).
-func saidValues(said map[string]bool, sent map[string]time.Time) string {
-	words := make([]string, 0, len(said)+len(sent))
+func saidValues(said map[string]bool, sent map[string]time.Time, faults map[string]string) string {
+	words := make([]string, 0, len(said)+len(sent)+len(faults))
 	for t, v := range said {
 		words = append(words, t+"="+strconv.FormatBool(v))
 	}
 	for t, st := range sent {
 		words = append(words, t+"@"+strconv.FormatInt(st.UnixNano(), 10))
+	}
+	for t, f := range faults {
+		words = append(words, t+"="+f)
 	}
 	sort.Strings(words)
 	return strings.Join(words, " ")
