@@ -75,7 +75,7 @@ func TestLockstepLatchWaitsForEvents(t *testing.T) {
 				subs: []*ros.Subscription{sub, odomSub}, topics: []string{"/robot1/docked", "/robot1/odom"},
 				periods: []time.Duration{time.Second, 50 * time.Millisecond},
 				byTopic: map[string]*ros.Subscription{"/robot1/docked": sub, "/robot1/odom": odomSub},
-				warn: func(time.Time) { warned.Store(true) },
+				warn:    func(time.Time) { warned.Store(true) },
 			}}
 			defer ls.sensors.close()
 			defer goals.Close()
