@@ -234,7 +234,7 @@ type fileReader struct {
 
 func (f *fileReader) pos(off int) runtime.Pos {
 	line, col := f.lc.pos(off)
-	return runtime.Pos{File: f.name, Line: line, Col: col}
+	return runtime.PosAt(f.name, line, col)
 }
 
 func (f *fileReader) errorf(off int, format string, args ...any) {
