@@ -11,6 +11,7 @@ import (
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 
+	"github.com/btrobot/btrobot/internal/english"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
 )
@@ -395,18 +396,11 @@ func (s StopReport) String() string {
 	case s.Topic == "":
 		return "no velocity topic to zero (the profile has no safety section)"
 	case s.Delivered && s.Unacknowledged > 0:
-		return fmt.Sprintf("zero velocity sent on %s and delivered to at least %d %s (%d of the node's connections did not acknowledge it)", s.Topic, s.Subscribers, plural(s.Subscribers, "subscriber", "subscribers"), s.Unacknowledged)
+		return fmt.Sprintf("zero velocity sent on %s and delivered to at least %d %s (%d of the node's connections did not acknowledge it)", s.Topic, s.Subscribers, english.Plural(s.Subscribers, "subscriber", "subscribers"), s.Unacknowledged)
 	case s.Delivered:
-		return fmt.Sprintf("zero velocity sent on %s and delivered to %d %s", s.Topic, s.Subscribers, plural(s.Subscribers, "subscriber", "subscribers"))
+		return fmt.Sprintf("zero velocity sent on %s and delivered to %d %s", s.Topic, s.Subscribers, english.Plural(s.Subscribers, "subscriber", "subscribers"))
 	}
 	return fmt.Sprintf("zero velocity NOT delivered on %s: %s", s.Topic, s.Problem)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // Stop publishes a zero velocity on the profile's velocity topic, waits (a

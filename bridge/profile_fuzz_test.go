@@ -34,7 +34,7 @@ func FuzzParseProfile(f *testing.F) {
 		require.True(t, errors.As(err, &list), "error %T is not an ErrorList: %v", err, err)
 		for _, e := range list {
 			require.Equal(t, "fuzz.yaml", e.Pos.File, "error without a position: %v", e)
-			require.GreaterOrEqual(t, e.Pos.Line, 1, "error without a position: %v", e)
+			require.GreaterOrEqual(t, int(e.Pos.Line), 1, "error without a position: %v", e)
 		}
 	})
 }

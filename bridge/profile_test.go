@@ -63,7 +63,7 @@ safety: {velocity_topic: cmd_vel, watchdog: 0}
 	assert.Equal(t, 2*time.Second, in.MaxAge, "input %+v", in)
 	assert.True(t, in.Wake, "input %+v", in)
 	assert.Len(t, in.Fields, 3, "input %+v", in)
-	assert.Equal(t, 7, in.Pos.Line, "input %+v", in)
+	assert.Equal(t, int32(7), in.Pos.Line, "input %+v", in)
 	msg := &sensor_msgs.BatteryState{Percentage: 0.5, CellVoltage: []float32{3.7}}
 	for i, want := range []any{float32(0.5), float32(3.7)} {
 		got, err := in.Fields[i].get(msg)

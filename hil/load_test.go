@@ -232,4 +232,4 @@ func TestIsScenario(t *testing.T) {
 	}
 }
 
-func posAt(file string, line int) runtime.Pos { return runtime.Pos{File: file, Line: line, Col: 5} }
+func posAt(file string, line int) runtime.Pos { return runtime.PosAt(file, line, 5) }

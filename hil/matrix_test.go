@@ -72,7 +72,7 @@ func TestMatrixExpands(t *testing.T) {
 			}
 			assert.Equal(t, tc.faults, faults)
 			assert.Equal(t, tc.expect, expect)
-			assert.Equal(t, 14, s.Faults[len(s.Faults)-1].Pos.Line, "positions stay those of the file")
+			assert.Equal(t, int32(14), s.Faults[len(s.Faults)-1].Pos.Line, "positions stay those of the file")
 		})
 	}
 }

@@ -126,7 +126,7 @@ func WriteJUnit(w io.Writer, cases []Case) error {
 		}
 		for _, v := range r.Verdicts {
 			jc := junitCase{Name: strings.TrimPrefix(v.Robot+": "+v.Expectation.Text, ": "), Classname: name,
-				File: v.Expectation.Pos.File, Line: v.Expectation.Pos.Line, Time: "0"}
+				File: v.Expectation.Pos.File, Line: int(v.Expectation.Pos.Line), Time: "0"}
 			if !v.Pass {
 				suite.Failures++
 				jc.Failure = &junitProblem{Message: v.Measured, Type: v.Expectation.Kind, Text: v.String()}

@@ -157,7 +157,7 @@ func TestAFaultTheWorldRefusesFails(t *testing.T) {
 	failed := res.Failed()
 	require.NotEmpty(t, failed)
 	assert.Equal(t, "fault", failed[0].Expectation.Kind)
-	assert.Equal(t, 10, failed[0].Expectation.Pos.Line)
+	assert.Equal(t, int32(10), failed[0].Expectation.Pos.Line)
 	assert.Contains(t, failed[0].Measured, "the simulator refused it: ")
 }
 
@@ -267,7 +267,7 @@ func TestSameSeedSameVerdicts(t *testing.T) {
 	for i := range runs {
 		res := runFile(t, "../scenarios/dead_move_base.scenario.yaml")
 		for _, v := range res.Verdicts {
-			runs[i] = append(runs[i], verdict{v.Expectation.Pos.Line, v.Pass})
+			runs[i] = append(runs[i], verdict{int(v.Expectation.Pos.Line), v.Pass})
 		}
 		for _, e := range res.Events {
 			if strings.Contains(e, " fault ") {

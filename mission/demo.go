@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/btrobot/btrobot/internal/english"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/view"
@@ -64,7 +65,7 @@ type Demo struct {
 // demoProgress is the line DemoConf.Progress shows: rounds done of
 // rounds, after sim of simulated time and wall of playing.
 func demoProgress(done, rounds int, sim, wall time.Duration) string {
-	s := fmt.Sprintf("demo: %d/%d %s · %v simulated", done, rounds, plural(rounds, "round", "rounds"), sim.Round(time.Second))
+	s := fmt.Sprintf("demo: %d/%d %s · %v simulated", done, rounds, english.Plural(rounds, "round", "rounds"), sim.Round(time.Second))
 	if wall >= time.Second && sim > 0 {
 		s += fmt.Sprintf(" · %.0f× real time", float64(sim)/float64(wall))
 		if done > 0 && done < rounds {
@@ -100,7 +101,7 @@ func (d *Demo) Title() string {
 	if d.conf.Speed == 0 {
 		pace = "as fast as possible"
 	}
-	return fmt.Sprintf("btrobot demo · office · patrol with charging · %d %s · %s", d.conf.Rounds, plural(d.conf.Rounds, "round", "rounds"), pace)
+	return fmt.Sprintf("btrobot demo · office · patrol with charging · %d %s · %s", d.conf.Rounds, english.Plural(d.conf.Rounds, "round", "rounds"), pace)
 }
 
 // StartDemo checks the settings (Problems), loads the shipped mission and
@@ -155,7 +156,7 @@ func (d *Demo) onTick(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
 		d.status.Update(demoProgress(n, d.conf.Rounds, t.Start.Sub(d.start), time.Since(d.wall)))
 	}
 	if ok && n >= d.conf.Rounds {
-		return fmt.Sprintf("%d %s done", n, plural(n, "round", "rounds")), true
+		return fmt.Sprintf("%d %s done", n, english.Plural(n, "round", "rounds")), true
 	}
 	if took := t.Start.Sub(d.start); took > time.Duration(d.conf.Rounds)*demoRoundLimit {
 		return fmt.Sprintf("not %d rounds after %v of simulated time", d.conf.Rounds, took.Round(time.Second)), false
@@ -207,11 +208,11 @@ func (d *Demo) Summary(rep Report, wall time.Duration) DemoSummary {
 // Write prints the summary as the demo's closing lines.
 func (s DemoSummary) Write(w io.Writer) {
 	fmt.Fprintf(w, "rounds      %d (%d places visited, %d given up)\n", s.Rounds, s.Visits, s.GivenUp)
-	fmt.Fprintf(w, "distance    %.1f m, %d %s\n", s.Travelled, s.Collisions, plural(s.Collisions, "collision", "collisions"))
+	fmt.Fprintf(w, "distance    %.1f m, %d %s\n", s.Travelled, s.Collisions, english.Plural(s.Collisions, "collision", "collisions"))
 	fmt.Fprintf(w, "docking     %d %s, %d %s (battery %.0f%% at the start, %.0f%% now)\n",
-		s.Charges, plural(s.Charges, "charge", "charges"), s.DockVisits, plural(s.DockVisits, "dock visit", "dock visits"),
+		s.Charges, english.Plural(s.Charges, "charge", "charges"), s.DockVisits, english.Plural(s.DockVisits, "dock visit", "dock visits"),
 		s.BatteryStart*100, s.BatteryNow*100)
-	fmt.Fprintf(w, "recovered   %d navigation %s by the recovery ladder\n", s.Recoveries, plural(s.Recoveries, "failure", "failures"))
+	fmt.Fprintf(w, "recovered   %d navigation %s by the recovery ladder\n", s.Recoveries, english.Plural(s.Recoveries, "failure", "failures"))
 	ratio := ""
 	if s.Wall > 0 {
 		ratio = fmt.Sprintf(" (%.1f times real time)", s.Simulated.Seconds()/s.Wall.Seconds())

@@ -3,6 +3,7 @@ package mission_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -39,7 +40,7 @@ func (a diagArray) status(t *testing.T, suffix string) (level int, message strin
 			return s.Level, s.Message, s.Values
 		}
 	}
-	t.Fatalf("no status named *%s in %+v", suffix, a)
+	require.FailNow(t, fmt.Sprintf("no status named *%s in %+v", suffix, a))
 	return
 }
 
@@ -158,7 +159,7 @@ func TestDiagnosticsOnSim(t *testing.T) {
 			select {
 			case rep = <-done:
 			case <-time.After(2 * time.Minute):
-				t.Fatal("the run did not end")
+				require.FailNow(t, "the run did not end")
 			}
 			// The last message is sent as the run ends.
 			var last diagArray

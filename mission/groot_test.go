@@ -39,7 +39,7 @@ func startGrootClient(t *testing.T, port int) *grootClient {
 	if err := exec.Command(rostest.PythonPath, "-c", "import zmq").Run(); err != nil {
 		msg := "needs libzmq's Python binding (apt-get install python3-zmq)"
 		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + " (CI=true, so this fails instead of skipping)")
+			require.FailNow(t, msg+" (CI=true, so this fails instead of skipping)")
 		}
 		t.Skip(msg)
 	}
@@ -189,7 +189,7 @@ func TestGrootBreakpointStopsTheRobot(t *testing.T) {
 				assert.Equal(t, mission.Stopped, rep.Outcome, rep.Summary())
 				assert.Contains(t, rep.Summary(), "zero velocity sent on /robot1/cmd_vel")
 			case <-time.After(20 * time.Second):
-				t.Fatal("the run did not end")
+				require.FailNow(t, "the run did not end")
 			}
 		})
 	}

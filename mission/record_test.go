@@ -121,7 +121,7 @@ func TestRecordedMissionReplaysAsItRan(t *testing.T) {
 			if _, err := exec.LookPath("sqlite3"); err != nil {
 				msg := "needs Debian's sqlite3 (apt-get install sqlite3)"
 				if os.Getenv("CI") == "true" {
-					t.Fatal(msg + " (CI=true, so this fails instead of skipping)")
+					require.FailNow(t, msg+" (CI=true, so this fails instead of skipping)")
 				}
 				t.Skip(msg)
 			}

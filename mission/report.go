@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/btrobot/btrobot/internal/english"
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -80,7 +81,7 @@ func (r Report) OK() bool { return r.Outcome == Succeeded || r.Outcome == Stoppe
 // The controller's stalls (runtime.LoopStats.Stalls: its process did not
 // run for a while) are said when there were any.
 func (r Report) Summary() string {
-	took := fmt.Sprintf("%d %s (%s)", r.Stats.Ticks, plural(int(r.Stats.Ticks), "tick", "ticks"), r.Wall.Round(time.Millisecond))
+	took := fmt.Sprintf("%d %s (%s)", r.Stats.Ticks, english.Plural(int(r.Stats.Ticks), "tick", "ticks"), r.Wall.Round(time.Millisecond))
 	switch n := r.Stats.Stalls; {
 	case n == 1:
 		took += fmt.Sprintf(" and 1 stall (%s)", r.Stats.LongestStall.Round(10*time.Millisecond))
@@ -96,11 +97,4 @@ func (r Report) Summary() string {
 		return fmt.Sprintf("%s after %s: tree halted; %s", r.Why, took, r.Stop)
 	}
 	return fmt.Sprintf("mission aborted after %s: %v; tree halted; %s", took, r.Err, r.Stop)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -154,5 +154,5 @@ func waitSubscribed(t *testing.T, uri, topic string) {
 			return
 		}
 	}
-	t.Fatalf("rosbag record did not subscribe to %s:\n%s", topic, out)
+	require.FailNow(t, "rosbag record did not subscribe to "+topic+":\n"+out)
 }

@@ -157,7 +157,7 @@ func TestHostileSQLite(t *testing.T) {
 			select {
 			case err = <-done:
 			case <-time.After(60 * time.Second):
-				t.Fatal("reading the file did not end within 60 s")
+				require.FailNow(t, "reading the file did not end within 60 s")
 			}
 			if tc.err == "" {
 				require.NoError(t, err)

@@ -119,7 +119,7 @@ func TestBTLogReplaysInBoundedMemory(t *testing.T) {
 				return kb
 			}
 		}
-		t.Fatalf("the child said no peak:\n%s", out)
+		require.FailNow(t, "the child said no peak:\n"+string(out))
 		return 0
 	}
 	const short = 500_000 // 4.5 MB

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/btrobot/btrobot/internal/english"
 	"github.com/btrobot/btrobot/runtime/script"
 )
 
@@ -425,9 +426,9 @@ func childCountMsg(typ string, kind Kind, n, lo, hi int) string {
 	case hi == 0:
 		want = "no children"
 	case lo == hi:
-		want = fmt.Sprintf("exactly %d %s", lo, plural(lo, "child", "children"))
+		want = fmt.Sprintf("exactly %d %s", lo, english.Plural(lo, "child", "children"))
 	case hi == Unbounded:
-		want = fmt.Sprintf("at least %d %s", lo, plural(lo, "child", "children"))
+		want = fmt.Sprintf("at least %d %s", lo, english.Plural(lo, "child", "children"))
 	default:
 		want = fmt.Sprintf("%d to %d children", lo, hi)
 	}
@@ -436,13 +437,6 @@ func childCountMsg(typ string, kind Kind, n, lo, hi int) string {
 		article = "an"
 	}
 	return fmt.Sprintf("%s (%s %s) takes %s, has %d", typ, article, strings.ToLower(kind.String()), want, n)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func (b *builder) lookupType(s *NodeSpec, path string) (*NodeType, *NodeModel) {

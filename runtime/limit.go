@@ -1,6 +1,10 @@
 package runtime
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/btrobot/btrobot/internal/english"
+)
 
 // Limit lets its child run at most max_runs times; after that it returns
 // FAILURE without ticking it.
@@ -62,7 +66,7 @@ func (n *Limit) Tick() (Status, error) {
 		}
 		if n.runs >= limit {
 			if n.Explaining() {
-				n.SetReason(fmt.Sprintf("ran its child max_runs=%d %s already", limit, plural(limit, "time", "times")))
+				n.SetReason(fmt.Sprintf("ran its child max_runs=%d %s already", limit, english.Plural(limit, "time", "times")))
 			}
 			return Failure, nil
 		}

@@ -1,6 +1,10 @@
 package runtime
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/btrobot/btrobot/internal/english"
+)
 
 // Parallel ticks all its children in the same tick, the only control node
 // whose children may be RUNNING together, and completes when enough of them
@@ -89,7 +93,7 @@ func threshold(v, children int) int {
 func checkThreshold(typ, port string, v, children int, verb string) error {
 	if need := threshold(v, children); need > children {
 		return fmt.Errorf("%s=%d can never be met: the %s has only %d %s, so it could never %s (use -1 for all of them)",
-			port, v, typ, children, plural(children, "child", "children"), verb)
+			port, v, typ, children, english.Plural(children, "child", "children"), verb)
 	}
 	return nil
 }
@@ -140,7 +144,7 @@ func (n *Parallel) Tick() (Status, error) {
 		}
 		if n.successes >= needSucc || (succ < 0 && n.successes+skipped >= needSucc) {
 			if n.Explaining() {
-				n.SetReason(fmt.Sprintf("%d of %d %s succeeded (success_count %d)%s", n.successes, count, plural(count, "child", "children"), needSucc, haltsRunning(&n.Base)))
+				n.SetReason(fmt.Sprintf("%d of %d %s succeeded (success_count %d)%s", n.successes, count, english.Plural(count, "child", "children"), needSucc, haltsRunning(&n.Base)))
 			}
 			n.clear()
 			n.ResetChildren()
@@ -150,7 +154,7 @@ func (n *Parallel) Tick() (Status, error) {
 		// time, so this is "reached".
 		if count-n.failures < needSucc || n.failures == needFail {
 			if n.Explaining() {
-				n.SetReason(fmt.Sprintf("%d of %d %s failed (failure_count %d, success_count %d)%s", n.failures, count, plural(count, "child", "children"), needFail, needSucc, haltsRunning(&n.Base)))
+				n.SetReason(fmt.Sprintf("%d of %d %s failed (failure_count %d, success_count %d)%s", n.failures, count, english.Plural(count, "child", "children"), needFail, needSucc, haltsRunning(&n.Base)))
 			}
 			n.clear()
 			n.ResetChildren()

@@ -1,6 +1,10 @@
 package runtime
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/btrobot/btrobot/internal/english"
+)
 
 // ParallelAll ticks all its children in the same tick and waits for every
 // one of them to finish, then fails if too many failed.
@@ -93,7 +97,7 @@ func (n *ParallelAll) Tick() (Status, error) {
 	if skipped+n.completed >= count {
 		failed := n.failures >= needFail
 		if n.Explaining() {
-			n.SetReason(fmt.Sprintf("%d of %d %s failed (max_failures %d)", n.failures, count, plural(count, "child", "children"), needFail))
+			n.SetReason(fmt.Sprintf("%d of %d %s failed (max_failures %d)", n.failures, count, english.Plural(count, "child", "children"), needFail))
 		}
 		n.ResetChildren()
 		n.clear()

@@ -3,6 +3,8 @@ package runtime
 import (
 	"errors"
 	"fmt"
+
+	"github.com/btrobot/btrobot/internal/english"
 )
 
 // ReactiveSequence ticks every child from the first on each tick, so that
@@ -102,7 +104,7 @@ func tickReactive(n *Base, goOn Status) (Status, error) {
 		return Skipped, nil
 	}
 	if goOn == Failure && n.Explaining() {
-		n.SetReason(fmt.Sprintf("all %d %s failed", len(n.children), plural(len(n.children), "child", "children")))
+		n.SetReason(fmt.Sprintf("all %d %s failed", len(n.children), english.Plural(len(n.children), "child", "children")))
 	}
 	return goOn, nil
 }

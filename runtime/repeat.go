@@ -1,6 +1,10 @@
 package runtime
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/btrobot/btrobot/internal/english"
+)
 
 // Repeat ticks its child again each time it succeeds, num_cycles times in
 // all, and fails as soon as the child fails.
@@ -164,7 +168,7 @@ func loopReason(goOn, st Status, count, limit int) string {
 		of = fmt.Sprintf(" of %d", limit)
 	}
 	if st == goOn {
-		return fmt.Sprintf("%d %s %s", count, plural(count, what, what+"s"), pastTense(goOn))
+		return fmt.Sprintf("%d %s %s", count, english.Plural(count, what, what+"s"), pastTense(goOn))
 	}
 	return fmt.Sprintf("%s %d%s %s", what, count+1, of, pastTense(st))
 }

@@ -3,6 +3,8 @@ package runtime
 import (
 	"errors"
 	"fmt"
+
+	"github.com/btrobot/btrobot/internal/english"
 )
 
 // Sequence ticks its children in order while they succeed.
@@ -99,7 +101,7 @@ func (n *inOrder) tick(goOn Status) (Status, error) {
 		return Skipped, nil
 	}
 	if goOn == Failure && n.Explaining() {
-		n.SetReason(fmt.Sprintf("all %d %s failed", count, plural(count, "child", "children")))
+		n.SetReason(fmt.Sprintf("all %d %s failed", count, english.Plural(count, "child", "children")))
 	}
 	return goOn, nil
 }

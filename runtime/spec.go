@@ -1,13 +1,16 @@
 package runtime
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Pos is a place in a source file: where a tree, node or attribute was
 // written. Line and Col count from 1; a zero Pos means "built in Go".
 type Pos struct {
 	File string
-	Line int
-	Col  int
+	Line int32
+	Col  int32
 }
 
 func (p Pos) String() string {
@@ -197,4 +200,15 @@ func A(nameValues ...string) []Attr {
 		out = append(out, Attr{Name: nameValues[i], Value: nameValues[i+1]})
 	}
 	return out
+}
+
+// PosAt is the Pos of line and col in file. Numbers past the range of an
+// int32 (a line of a file over 2 GiB: btrobot reads none) are held at its
+// largest value.
+func PosAt(file string, line, col int) Pos {
+	return Pos{File: file, Line: clamp32(line), Col: clamp32(col)}
+}
+
+func clamp32(n int) int32 {
+	return int32(min(max(n, 0), math.MaxInt32))
 }

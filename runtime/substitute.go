@@ -175,7 +175,7 @@ func (p *subParser) pos() Pos {
 			col++
 		}
 	}
-	return Pos{File: p.file, Line: line, Col: col}
+	return PosAt(p.file, line, col)
 }
 
 func (p *subParser) token() (json.Token, bool) {

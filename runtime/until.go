@@ -1,6 +1,10 @@
 package runtime
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/btrobot/btrobot/internal/english"
+)
 
 // UntilSuccess and UntilFailure run their child again, one run per tick,
 // until it returns the awaited status.
@@ -102,7 +106,7 @@ func (n *Until) Tick() (Status, error) {
 		n.attempts++
 		if limit != -1 && n.attempts >= limit {
 			if n.Explaining() {
-				n.SetReason(fmt.Sprintf("%d %s without %v", n.attempts, plural(n.attempts, "attempt", "attempts"), n.awaited))
+				n.SetReason(fmt.Sprintf("%d %s without %v", n.attempts, english.Plural(n.attempts, "attempt", "attempts"), n.awaited))
 			}
 			n.attempts = 0
 			return Failure, nil

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/btrobot/btrobot/internal/english"
 )
 
 // WeightedSelector is a Fallback that picks which child to try next by a
@@ -81,7 +83,7 @@ func weightedSelectorTypes() []NodeType {
 func checkWeights(w []int, children int) error {
 	if len(w) != children {
 		return fmt.Errorf("weights has %d %s for %d %s: give one weight per child, like \"3;1;1\"",
-			len(w), plural(len(w), "value", "values"), children, plural(children, "child", "children"))
+			len(w), english.Plural(len(w), "value", "values"), children, english.Plural(children, "child", "children"))
 	}
 	sum := 0
 	for i, x := range w {

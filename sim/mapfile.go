@@ -311,7 +311,7 @@ type pgmReader struct {
 
 // at returns the position of byte off, on the current line.
 func (p *pgmReader) at(off int) runtime.Pos {
-	return runtime.Pos{File: p.file, Line: p.line, Col: 1 + off - p.lineStart}
+	return runtime.PosAt(p.file, p.line, 1+off-p.lineStart)
 }
 
 func (p *pgmReader) skipSpace() {

@@ -377,7 +377,7 @@ func (e *editor) check(p string, base *runtime.Document, d docJSON, t target) ([
 	case errors.As(err, &le):
 		for _, be := range le.Errs {
 			msg := e.named(be.Error())
-			pr := problem{Msg: msg, Line: be.Pos.Line, Col: be.Pos.Col, Path: be.Path, Node: -1}
+			pr := problem{Msg: msg, Line: int(be.Pos.Line), Col: int(be.Pos.Col), Path: be.Path, Node: -1}
 			if n, ok := lines[runtime.Pos{File: be.Pos.File, Line: be.Pos.Line}]; ok {
 				pr.Node = n
 			}

@@ -67,7 +67,7 @@ func (l *linter) warn(off int, format string, args ...any) {
 		return
 	}
 	line, col := l.lines.pos(off)
-	l.warns = append(l.warns, Warning{Pos: runtime.Pos{File: l.name, Line: line, Col: col}, Msg: fmt.Sprintf(format, args...)})
+	l.warns = append(l.warns, Warning{Pos: runtime.PosAt(l.name, line, col), Msg: fmt.Sprintf(format, args...)})
 }
 
 // walk goes through the file markup by markup. It trusts nothing: on

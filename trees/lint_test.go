@@ -171,9 +171,9 @@ func FuzzLint(f *testing.F) {
 		lines := strings.Count(src, "\n") + 1
 		for _, w := range warns {
 			require.Equal(t, "f.xml", w.Pos.File, "bad warning %#v", w)
-			require.GreaterOrEqual(t, w.Pos.Line, 1, "bad warning %#v", w)
-			require.LessOrEqual(t, w.Pos.Line, lines, "bad warning %#v", w)
-			require.GreaterOrEqual(t, w.Pos.Col, 1, "bad warning %#v", w)
+			require.GreaterOrEqual(t, int(w.Pos.Line), 1, "bad warning %#v", w)
+			require.LessOrEqual(t, int(w.Pos.Line), lines, "bad warning %#v", w)
+			require.GreaterOrEqual(t, int(w.Pos.Col), 1, "bad warning %#v", w)
 			require.NotEmpty(t, w.Msg, "bad warning %#v", w)
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/btrobot/btrobot/internal/input"
 	"github.com/btrobot/btrobot/runtime"
@@ -41,7 +42,7 @@ func (e *LoadError) Unwrap() error { return e.Errs }
 // could be read, so that runtime.Check can report its problems in the same
 // pass (CheckFile does both).
 func Load(path string) (*runtime.Document, error) {
-	data, err := readFile(path)
+	src, err := input.ReadFileString(path, input.Tree)
 	if err != nil {
 		be, ok := err.(*runtime.BuildError)
 		if !ok {
@@ -49,7 +50,7 @@ func Load(path string) (*runtime.Document, error) {
 		}
 		return nil, &LoadError{Errs: runtime.ErrorList{be}, Unreadable: true}
 	}
-	return load(path, string(data), readFile)
+	return load(path, src, readFile)
 }
 
 // Parse reads BehaviorTree.CPP v4 XML from data, as Load reads a file: name
@@ -171,6 +172,53 @@ type loader struct {
 	ownModels  bool                              // the top file declares a model of its own
 	ownTrees   int                               // the top file's own trees read so far
 	readFile   func(path string) ([]byte, error) // reads an included file
+	// The strings the document keeps are copies (names interned, values
+	// in shared blocks), not pieces of the file's text, so that the text
+	// is garbage once read: before the tree is built, and while the tree
+	// runs (node names are the document's strings). For a 100,000-node
+	// tree that is 1.7 MB less at the peak of a load.
+	names map[string]string
+	strs  []byte
+}
+
+// maxInterned bounds the names a load interns; past it, names are copied.
+const maxInterned = 4096
+
+// intern returns a copy of name, the same one for every equal name: node
+// types and attribute names repeat over a tree.
+func (l *loader) intern(name string) string {
+	if v, ok := l.names[name]; ok {
+		return v
+	}
+	v := l.keep(name)
+	if l.names == nil {
+		l.names = map[string]string{}
+	}
+	if len(l.names) < maxInterned {
+		l.names[v] = v
+	}
+	return v
+}
+
+// keep returns a copy of v that does not point into the file's text,
+// written into a shared block: no allocation of its own unless v is long.
+// The bytes of a block are never written again, so the string may point
+// at them.
+func (l *loader) keep(v string) string {
+	const block = 16 << 10
+	switch {
+	case v == "":
+		return ""
+	case len(v) > block/8:
+		return strings.Clone(v)
+	}
+	if cap(l.strs)-len(l.strs) < len(v) {
+		l.strs = make([]byte, 0, block)
+	}
+	start := len(l.strs)
+	l.strs = append(l.strs, v...)
+	b := l.strs[start:]
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // fileReader reads one file.
@@ -186,7 +234,7 @@ type fileReader struct {
 
 func (f *fileReader) pos(off int) runtime.Pos {
 	line, col := f.lc.pos(off)
-	return runtime.Pos{File: f.name, Line: line, Col: col}
+	return runtime.PosAt(f.name, line, col)
 }
 
 func (f *fileReader) errorf(off int, format string, args ...any) {
@@ -216,12 +264,12 @@ func (f *fileReader) next() *token {
 // value returns an attribute's value with its references resolved.
 func (f *fileReader) value(a *rawAttr) string {
 	if a.plain {
-		return a.value
+		return f.l.keep(a.value)
 	}
 	v, at, msg := decode(a.value)
 	if msg != "" {
 		f.errorf(a.valOff+at, "attribute %s: %s", a.name, msg)
-		return a.value
+		return f.l.keep(a.value)
 	}
 	return v
 }
@@ -300,7 +348,7 @@ func lead(n *runtime.Notes, t *token) *runtime.Notes {
 // them ("\r\n" and "\r" as "\n").
 func commentText(t *token) string {
 	if t.plain {
-		return t.text
+		return strings.Clone(t.text) // not a piece of the file's text: see loader.keep
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(t.text, "\r\n", "\n"), "\r", "\n")
 }
@@ -334,10 +382,10 @@ func (f *fileReader) attrLayout(n *runtime.Notes, tok *token, skipID bool) *runt
 			n = &runtime.Notes{}
 		}
 		if newLine {
-			n.Breaks = append(n.Breaks, a.name)
+			n.Breaks = append(n.Breaks, f.l.intern(a.name))
 		}
 		if lines {
-			n.Multiline = append(n.Multiline, a.name)
+			n.Multiline = append(n.Multiline, f.l.intern(a.name))
 		}
 	}
 	return n
@@ -380,7 +428,7 @@ func (f *fileReader) root(tok *token, top bool) {
 			}
 		default: // an editor's own (Groot2's project_name), kept for round trips
 			if top {
-				f.l.doc.Attrs = append(f.l.doc.Attrs, runtime.Attr{Name: a.name, Value: f.value(a), Pos: f.pos(a.off)})
+				f.l.doc.Attrs = append(f.l.doc.Attrs, runtime.Attr{Name: f.l.intern(a.name), Value: f.value(a), Pos: f.pos(a.off)})
 			}
 		}
 	}
@@ -556,7 +604,7 @@ func (f *fileReader) behaviorTree(tok *token, notes *runtime.Notes) *runtime.Tre
 			t.ID = v
 			continue
 		}
-		t.Attrs = append(t.Attrs, runtime.Attr{Name: a.name, Value: v, Pos: f.pos(a.off)})
+		t.Attrs = append(t.Attrs, runtime.Attr{Name: f.l.intern(a.name), Value: v, Pos: f.pos(a.off)})
 	}
 	f.l.doc.Trees = append(f.l.doc.Trees, t)
 	if tok.empty {
@@ -613,7 +661,7 @@ func (f *fileReader) node(tok *token, notes *runtime.Notes) *runtime.NodeSpec {
 	s := l.alloc.spec()
 	s.Pos = f.pos(tok.off)
 	s.Notes = notes
-	s.Type = tok.name
+	s.Type = f.l.intern(tok.name)
 	explicit := explicitKind(tok.name)
 	if explicit {
 		if a, ok := attrOf(tok, "ID"); ok {
@@ -637,7 +685,7 @@ func (f *fileReader) node(tok *token, notes *runtime.Notes) *runtime.NodeSpec {
 					f.errorf(a.off, "<%s> takes no ID attribute: only <SubTree ID=…> and the explicit forms <Action ID=…>, <Condition ID=…>, <Control ID=…>, <Decorator ID=…> have one", tok.name)
 				}
 			}
-			attrs = append(attrs, runtime.Attr{Name: a.name, Value: f.value(a), Pos: f.pos(a.off)})
+			attrs = append(attrs, runtime.Attr{Name: f.l.intern(a.name), Value: f.value(a), Pos: f.pos(a.off)})
 		}
 		if len(attrs) > 0 {
 			s.Attrs = attrs
@@ -675,9 +723,23 @@ func (f *fileReader) node(tok *token, notes *runtime.Notes) *runtime.NodeSpec {
 				l.kids = l.kids[:base]
 				return s
 			}
-			l.kids = append(l.kids, child)
+			l.pushKid(child)
 		}
 	}
+}
+
+// pushKid puts child on the stack of children being collected. The stack
+// doubles when full: append grows a large slice by a quarter, which for a
+// Sequence of 100,000 children allocated the stack's final size four
+// times over as garbage, most of it still uncollected when the tree is
+// built.
+func (l *loader) pushKid(child *runtime.NodeSpec) {
+	if len(l.kids) == cap(l.kids) {
+		kids := make([]*runtime.NodeSpec, len(l.kids), max(64, 2*cap(l.kids)))
+		copy(kids, l.kids)
+		l.kids = kids
+	}
+	l.kids = append(l.kids, child)
 }
 
 // treeNodesModel reads the node models of a <TreeNodesModel>; notes are
@@ -730,7 +792,7 @@ func (f *fileReader) model(tok *token, kind runtime.Kind, notes *runtime.Notes) 
 		if a.name == "ID" {
 			m.ID = f.value(a)
 		} else { // Groot2's editable, kept for round trips
-			m.Attrs = append(m.Attrs, runtime.Attr{Name: a.name, Value: f.value(a), Pos: f.pos(a.off)})
+			m.Attrs = append(m.Attrs, runtime.Attr{Name: f.l.intern(a.name), Value: f.value(a), Pos: f.pos(a.off)})
 		}
 	}
 	if m.ID == "" {
@@ -899,7 +961,7 @@ func (f *fileReader) metadata(tok *token, m *runtime.NodeModel, inner *[]string)
 		if tok.name == "Metadata" {
 			for i := range tok.attrs {
 				a := &tok.attrs[i]
-				m.Metadata = append(m.Metadata, runtime.Attr{Name: a.name, Value: f.value(a), Pos: f.pos(a.off)})
+				m.Metadata = append(m.Metadata, runtime.Attr{Name: f.l.intern(a.name), Value: f.value(a), Pos: f.pos(a.off)})
 				if a.name == "description" {
 					m.Description = f.value(a)
 				}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/btrobot/btrobot/hil"
+	"github.com/btrobot/btrobot/internal/english"
 	"github.com/btrobot/btrobot/mission"
 )
 
@@ -47,16 +48,9 @@ func checkCommand() *command {
 			}
 		}
 		if problems > 0 {
-			fmt.Fprintf(env.stderr, "%d %s in %d %s\n", problems, plural(problems, "problem", "problems"), len(pos), plural(len(pos), "file", "files"))
+			fmt.Fprintf(env.stderr, "%d %s in %d %s\n", problems, english.Plural(problems, "problem", "problems"), len(pos), english.Plural(len(pos), "file", "files"))
 		}
 		return code
 	}
 	return c
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/btrobot/btrobot/internal/english"
 )
 
 // TestDemoRunsHeadless is the README's first command as CI runs it: the
@@ -52,7 +54,7 @@ func TestDemoRunsHeadless(t *testing.T) {
 				"RUNNING PatrolWithCharging/mission",
 				"NavigateTo  goal=reception",
 				"sim: robot1: dock goal succeeded",
-				strconv.Itoa(tc.want["rounds"]) + plural(tc.want["rounds"], " round", " rounds") + " done",
+				strconv.Itoa(tc.want["rounds"]) + english.Plural(tc.want["rounds"], " round", " rounds") + " done",
 				"tree halted; zero velocity sent on /robot1/cmd_vel",
 				"picture     " + picture,
 			} {

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -44,26 +45,54 @@ func TestReadFile(t *testing.T) {
 		{name: "a directory", path: dir, wantErr: dir + ": a directory, not a regular file: a robot profile is read from a regular file"},
 		{name: "a missing file", path: filepath.Join(dir, "nope.yaml"), notExist: true},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			start := time.Now()
-			data, err := ReadFile(c.path, small)
-			assert.Less(t, time.Since(start), time.Second)
-			switch {
-			case c.notExist:
-				require.Error(t, err)
-				assert.ErrorIs(t, err, fs.ErrNotExist)
-			case c.wantErr != "":
-				require.EqualError(t, err, c.wantErr)
-				var be *runtime.BuildError
-				require.True(t, errors.As(err, &be))
-				assert.Equal(t, c.path, be.Pos.File)
-			default:
-				require.NoError(t, err)
-				assert.Len(t, data, c.want)
-			}
-		})
+	// ReadFile and ReadFileString read the same way.
+	reads := []struct {
+		name string
+		read func(string, Kind) (string, error)
+	}{
+		{"ReadFile", func(p string, k Kind) (string, error) { b, err := ReadFile(p, k); return string(b), err }},
+		{"ReadFileString", ReadFileString},
 	}
+	for _, r := range reads {
+		for _, c := range cases {
+			t.Run(r.name+"/"+c.name, func(t *testing.T) {
+				start := time.Now()
+				data, err := r.read(c.path, small)
+				assert.Less(t, time.Since(start), time.Second)
+				switch {
+				case c.notExist:
+					require.Error(t, err)
+					assert.ErrorIs(t, err, fs.ErrNotExist)
+				case c.wantErr != "":
+					require.EqualError(t, err, c.wantErr)
+					var be *runtime.BuildError
+					require.True(t, errors.As(err, &be))
+					assert.Equal(t, c.path, be.Pos.File)
+				default:
+					require.NoError(t, err)
+					assert.Equal(t, strings.Repeat("a", c.want), data)
+				}
+			})
+		}
+	}
+}
+
+// TestReadFileStringAllocatesTheFileOnce: the string is sized from the
+// file, not grown as it is read and then copied.
+func TestReadFileStringAllocatesTheFileOnce(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "tree.xml")
+	const size = 1 << 20
+	require.NoError(t, os.WriteFile(p, []byte(strings.Repeat("a", size)), 0o644))
+	var s string
+	var err error
+	var before, after goruntime.MemStats
+	goruntime.ReadMemStats(&before)
+	s, err = ReadFileString(p, Tree)
+	goruntime.ReadMemStats(&after)
+	require.NoError(t, err)
+	require.Len(t, s, size)
+	// The string (size+1 rounded to a page) and io.Copy's 32 KiB buffer.
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(size+size/8), "bytes allocated to read a 1 MiB file")
 }
 
 func TestCheckSize(t *testing.T) {

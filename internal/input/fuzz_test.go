@@ -31,8 +31,8 @@ func FuzzYAML(f *testing.F) {
 			}
 		}
 		require.Equal(t, "fuzz.yaml", be.Pos.File, "error placed off the document (%d lines): %v", lines, be)
-		require.GreaterOrEqual(t, be.Pos.Line, 1, "error placed off the document (%d lines): %v", lines, be)
-		require.LessOrEqual(t, be.Pos.Line, lines+1, "error placed off the document (%d lines): %v", lines, be)
-		require.GreaterOrEqual(t, be.Pos.Col, 1, "error placed off the document (%d lines): %v", lines, be)
+		require.GreaterOrEqual(t, int(be.Pos.Line), 1, "error placed off the document (%d lines): %v", lines, be)
+		require.LessOrEqual(t, int(be.Pos.Line), lines+1, "error placed off the document (%d lines): %v", lines, be)
+		require.GreaterOrEqual(t, int(be.Pos.Col), 1, "error placed off the document (%d lines): %v", lines, be)
 	})
 }

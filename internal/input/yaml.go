@@ -37,7 +37,7 @@ func YAML(file string, data []byte) (*yaml.Node, error) {
 
 // Pos returns where n was written in file.
 func Pos(file string, n *yaml.Node) runtime.Pos {
-	return runtime.Pos{File: file, Line: n.Line, Col: n.Column}
+	return runtime.PosAt(file, n.Line, n.Column)
 }
 
 // yamlError places a yaml.v3 error about data; yaml.v3 puts "line N: " in
@@ -58,7 +58,7 @@ func yamlError(file string, data []byte, err error) *runtime.BuildError {
 				if parserProblems[msg] {
 					line++
 				}
-				pos.Line = min(line, max(lines(data), 1))
+				pos.Line = int32(min(line, max(lines(data), 1)))
 				// A quoted string left open: yaml.v3 names the line it
 				// opens on, but the end of the document when that is the
 				// first line.
@@ -73,7 +73,7 @@ func yamlError(file string, data []byte, err error) *runtime.BuildError {
 		// yaml.v3 names the line of the scalar before a tab that indents;
 		// the tab itself is easy to find and is what must change.
 		if strings.HasPrefix(msg, "found a tab character") {
-			if at := indentingTab(data, pos.Line); at >= 0 {
+			if at := indentingTab(data, int(pos.Line)); at >= 0 {
 				pos = offsetPos(file, data, at)
 			}
 		}
@@ -163,7 +163,7 @@ func indentingTab(data []byte, line int) int {
 // offsetPos returns the line and column (in characters) of byte off.
 func offsetPos(file string, data []byte, off int) runtime.Pos {
 	start := bytes.LastIndexByte(data[:off], '\n') + 1
-	return runtime.Pos{File: file, Line: 1 + bytes.Count(data[:off], []byte("\n")), Col: 1 + utf8.RuneCount(data[start:off])}
+	return runtime.PosAt(file, 1+bytes.Count(data[:off], []byte("\n")), 1+utf8.RuneCount(data[start:off]))
 }
 
 // firstInvalidUTF8 returns the offset of the first byte of data that is not

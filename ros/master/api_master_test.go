@@ -30,9 +30,8 @@ func TestNameResolution(t *testing.T) {
 		{"scan", "talker", "/scan"},
 	}
 	for _, tc := range tests {
-		if got := resolveName(tc.name, tc.callerID); got != tc.want {
-			t.Errorf("resolveName(%q, %q) = %q, want %q", tc.name, tc.callerID, got, tc.want)
-		}
+		got := resolveName(tc.name, tc.callerID)
+		assert.Equal(t, tc.want, got, "resolveName(%q, %q) = %q, want %q", tc.name, tc.callerID, got, tc.want)
 	}
 }
 
@@ -51,17 +50,12 @@ func TestTopicNamesResolveAgainstCaller(t *testing.T) {
 		t.Run(tc.callerID+" "+tc.topic, func(t *testing.T) {
 			m := startTestMaster(t)
 			c := masterClient(t, m, tc.callerID)
-			if _, err := c.RegisterPublisher(tc.topic, "std_msgs/String", "http://127.0.0.1:1/"); err != nil {
-				t.Fatal(err)
-			}
+			_, err := c.RegisterPublisher(tc.topic, "std_msgs/String", "http://127.0.0.1:1/")
+			require.NoError(t, err)
 			topics, err := c.GetPublishedTopics("")
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			want := [][]string{{tc.want, "std_msgs/String"}}
-			if !reflect.DeepEqual(topics, want) {
-				t.Errorf("getPublishedTopics = %v, want %v", topics, want)
-			}
+			assert.Equal(t, want, topics, "getPublishedTopics = %v, want %v", topics, want)
 		})
 	}
 }
@@ -80,75 +74,59 @@ func TestRegistrations(t *testing.T) {
 			pub := masterClient(t, m, "/lidar")
 			sub := masterClient(t, m, "/mapper")
 			subs, err := pub.RegisterPublisher("/scan", "sensor_msgs/LaserScan", pubAPI)
-			if err != nil || len(subs) != 0 {
-				t.Fatalf("registerPublisher = %v, %v; want no subscribers", subs, err)
-			}
+			require.NoError(t, err, "registerPublisher = %v, %v; want no subscribers", subs, err)
+			require.Empty(t, subs, "registerPublisher = %v, %v; want no subscribers", subs, err)
 			pubs, err := sub.RegisterSubscriber("/scan", "sensor_msgs/LaserScan", subAPI)
-			if err != nil || !reflect.DeepEqual(pubs, []string{pubAPI}) {
-				t.Fatalf("registerSubscriber = %v, %v; want [%s]", pubs, err, pubAPI)
-			}
+			require.NoError(t, err, "registerSubscriber = %v, %v; want [%s]", pubs, err, pubAPI)
+			require.Equal(t, []string{pubAPI}, pubs, "registerSubscriber = %v, %v; want [%s]", pubs, err, pubAPI)
 			subs, err = masterClient(t, m, "/lidar2").RegisterPublisher("/scan", "sensor_msgs/LaserScan", "http://127.0.0.1:40004/")
-			if err != nil || !reflect.DeepEqual(subs, []string{subAPI}) {
-				t.Fatalf("second registerPublisher = %v, %v; want [%s]", subs, err, subAPI)
-			}
+			require.NoError(t, err, "second registerPublisher = %v, %v; want [%s]", subs, err, subAPI)
+			require.Equal(t, []string{subAPI}, subs, "second registerPublisher = %v, %v; want [%s]", subs, err, subAPI)
 			state, err := sub.GetSystemState()
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			want := &apimaster.SystemState{
 				PublishedTopics:  []apimaster.SystemStateEntry{{Name: "/scan", Nodes: []string{"/lidar", "/lidar2"}}},
 				SubscribedTopics: []apimaster.SystemStateEntry{{Name: "/scan", Nodes: []string{"/mapper"}}},
 				// goroslib decodes an empty array as a nil slice.
 				ProvidedServices: nil,
 			}
-			if !reflect.DeepEqual(state, want) {
-				t.Errorf("getSystemState = %+v, want %+v", state, want)
-			}
+			assert.Equal(t, want, state, "getSystemState = %+v, want %+v", state, want)
 		}},
 		{"registering twice lists a node once", func(t *testing.T, m *Master) {
 			c := masterClient(t, m, "/lidar")
 			for i := 0; i < 2; i++ {
-				if _, err := c.RegisterPublisher("/scan", "sensor_msgs/LaserScan", pubAPI); err != nil {
-					t.Fatal(err)
-				}
+				_, err := c.RegisterPublisher("/scan", "sensor_msgs/LaserScan", pubAPI)
+				require.NoError(t, err)
 			}
-			state, _ := c.GetSystemState()
-			if got := state.PublishedTopics[0].Nodes; !reflect.DeepEqual(got, []string{"/lidar"}) {
-				t.Errorf("publishers of /scan = %v, want [/lidar]", got)
-			}
+			state, err := c.GetSystemState()
+			require.NoError(t, err)
+			require.NotEmpty(t, state.PublishedTopics, "getSystemState = %+v", state)
+			got := state.PublishedTopics[0].Nodes
+			assert.Equal(t, []string{"/lidar"}, got, "publishers of /scan = %v, want [/lidar]", got)
 		}},
 		{"unregistering counts 1 then 0 and forgets an empty node", func(t *testing.T, m *Master) {
 			c := masterClient(t, m, "/lidar")
-			if _, err := c.RegisterPublisher("/scan", "sensor_msgs/LaserScan", pubAPI); err != nil {
-				t.Fatal(err)
-			}
-			if api, err := c.LookupNode("/lidar"); err != nil || api != pubAPI {
-				t.Fatalf("lookupNode = %q, %v; want %q", api, err, pubAPI)
-			}
+			_, err := c.RegisterPublisher("/scan", "sensor_msgs/LaserScan", pubAPI)
+			require.NoError(t, err)
+			api, err := c.LookupNode("/lidar")
+			require.NoError(t, err, "lookupNode = %q, %v; want %q", api, err, pubAPI)
+			require.Equal(t, pubAPI, api, "lookupNode = %q, %v; want %q", api, err, pubAPI)
 			for _, want := range []int{1, 0} {
 				code, n := mustCall(t, m.URI(), "unregisterPublisher", "/lidar", "/scan", pubAPI)
-				if code != 1 || n != want {
-					t.Errorf("unregisterPublisher = [%d, _, %v], want [1, _, %d]", code, n, want)
-				}
+				assert.Equal(t, [2]any{1, want}, [2]any{code, n}, "unregisterPublisher = [%d, _, %v], want [1, _, %d]", code, n, want)
 			}
-			if _, err := c.LookupNode("/lidar"); err == nil {
-				t.Error("lookupNode found a node that unregistered everything")
-			}
+			_, err = c.LookupNode("/lidar")
+			assert.Error(t, err, "lookupNode found a node that unregistered everything")
 			topics, _ := c.GetPublishedTopics("")
-			if len(topics) != 0 {
-				t.Errorf("getPublishedTopics = %v after the only publisher left", topics)
-			}
+			assert.Empty(t, topics, "getPublishedTopics = %v after the only publisher left", topics)
 		}},
 		{"unregistering from another URI removes nothing", func(t *testing.T, m *Master) {
 			c := masterClient(t, m, "/lidar")
 			c.RegisterPublisher("/scan", "sensor_msgs/LaserScan", pubAPI) //nolint:errcheck
 			code, n := mustCall(t, m.URI(), "unregisterPublisher", "/lidar", "/scan", "http://127.0.0.1:9/")
-			if code != 1 || n != 0 {
-				t.Errorf("unregisterPublisher from another URI = [%d, _, %v], want [1, _, 0]", code, n)
-			}
-			if _, err := c.LookupNode("/lidar"); err != nil {
-				t.Errorf("lookupNode: %v", err)
-			}
+			assert.Equal(t, [2]any{1, 0}, [2]any{code, n}, "unregisterPublisher from another URI = [%d, _, %v], want [1, _, 0]", code, n)
+			_, err := c.LookupNode("/lidar")
+			assert.NoError(t, err, "lookupNode")
 		}},
 		{"topic types: a subscriber names a type only while none is known, * never overrides", func(t *testing.T, m *Master) {
 			masterClient(t, m, "/echo").RegisterSubscriber("/odom", "*", subAPI)                   //nolint:errcheck
@@ -156,68 +134,48 @@ func TestRegistrations(t *testing.T) {
 			masterClient(t, m, "/viewer2").RegisterSubscriber("/odom", "std_msgs/String", subAPI)  //nolint:errcheck
 			masterClient(t, m, "/anypub").RegisterPublisher("/odom", "*", pubAPI)                  //nolint:errcheck
 			types, err := masterClient(t, m, "/x").GetTopicTypes()
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			want := []apimaster.TopicType{{Name: "/odom", Type: "nav_msgs/Odometry"}}
-			if !reflect.DeepEqual(types, want) {
-				t.Errorf("getTopicTypes = %v, want %v", types, want)
-			}
+			assert.Equal(t, want, types, "getTopicTypes = %v, want %v", types, want)
 		}},
 		{"getPublishedTopics filters by a subgraph resolved against the caller", func(t *testing.T, m *Master) {
 			for _, topic := range []string{"/robot1/odom", "/robot1/scan", "/robot2/odom", "/robot10/odom"} {
 				masterClient(t, m, "/pub").RegisterPublisher(topic, "nav_msgs/Odometry", pubAPI) //nolint:errcheck
 			}
 			topics, err := masterClient(t, m, "/robot1/planner").GetPublishedTopics("/robot1")
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			want := [][]string{{"/robot1/odom", "nav_msgs/Odometry"}, {"/robot1/scan", "nav_msgs/Odometry"}}
-			if !reflect.DeepEqual(topics, want) {
-				t.Errorf("getPublishedTopics(/robot1) = %v, want %v", topics, want)
-			}
+			assert.Equal(t, want, topics, "getPublishedTopics(/robot1) = %v, want %v", topics, want)
 		}},
 		{"services: register, lookup, unregister only by the current URI", func(t *testing.T, m *Master) {
 			c := masterClient(t, m, "/map_server")
-			if err := c.RegisterService("static_map", srvAPI, pubAPI); err != nil {
-				t.Fatal(err)
-			}
-			if uri, err := masterClient(t, m, "/planner").LookupService("/static_map"); err != nil || uri != srvAPI {
-				t.Fatalf("lookupService = %q, %v; want %q", uri, err, srvAPI)
-			}
+			require.NoError(t, c.RegisterService("static_map", srvAPI, pubAPI))
+			uri, err := masterClient(t, m, "/planner").LookupService("/static_map")
+			require.NoError(t, err, "lookupService = %q, %v; want %q", uri, err, srvAPI)
+			require.Equal(t, srvAPI, uri, "lookupService = %q, %v; want %q", uri, err, srvAPI)
 			code, n := mustCall(t, m.URI(), "unregisterService", "/map_server", "/static_map", "rosrpc://127.0.0.1:1")
-			if code != 1 || n != 0 {
-				t.Errorf("unregisterService with a stale URI = [%d, _, %v], want [1, _, 0]", code, n)
-			}
+			assert.Equal(t, [2]any{1, 0}, [2]any{code, n}, "unregisterService with a stale URI = [%d, _, %v], want [1, _, 0]", code, n)
 			code, n = mustCall(t, m.URI(), "unregisterService", "/map_server", "/static_map", srvAPI)
-			if code != 1 || n != 1 {
-				t.Errorf("unregisterService = [%d, _, %v], want [1, _, 1]", code, n)
-			}
-			if _, err := c.LookupService("/static_map"); err == nil {
-				t.Error("lookupService found an unregistered service")
-			}
+			assert.Equal(t, [2]any{1, 1}, [2]any{code, n}, "unregisterService = [%d, _, %v], want [1, _, 1]", code, n)
+			_, err = c.LookupService("/static_map")
+			assert.Error(t, err, "lookupService found an unregistered service")
 		}},
 		{"a second provider takes a service over", func(t *testing.T, m *Master) {
 			masterClient(t, m, "/old").RegisterService("/reset", "rosrpc://127.0.0.1:1", pubAPI) //nolint:errcheck
 			masterClient(t, m, "/new").RegisterService("/reset", srvAPI, subAPI)                 //nolint:errcheck
-			if uri, _ := masterClient(t, m, "/x").LookupService("/reset"); uri != srvAPI {
-				t.Errorf("lookupService = %q, want the newer provider %q", uri, srvAPI)
-			}
-			state, _ := masterClient(t, m, "/x").GetSystemState()
+			uri, _ := masterClient(t, m, "/x").LookupService("/reset")
+			assert.Equal(t, srvAPI, uri, "lookupService = %q, want the newer provider %q", uri, srvAPI)
+			state, err := masterClient(t, m, "/x").GetSystemState()
+			require.NoError(t, err)
 			want := []apimaster.SystemStateEntry{{Name: "/reset", Nodes: []string{"/new"}}}
-			if !reflect.DeepEqual(state.ProvidedServices, want) {
-				t.Errorf("services = %v, want %v", state.ProvidedServices, want)
-			}
+			assert.Equal(t, want, state.ProvidedServices, "services = %v, want %v", state.ProvidedServices, want)
 		}},
 		{"getUri and getPid describe the master", func(t *testing.T, m *Master) {
 			uri, err := masterClient(t, m, "/x").GetURI()
-			if err != nil || uri != m.URI() {
-				t.Errorf("getUri = %q, %v; want %q", uri, err, m.URI())
-			}
+			assert.NoError(t, err, "getUri = %q, %v; want %q", uri, err, m.URI())
+			assert.Equal(t, m.URI(), uri, "getUri = %q, %v; want %q", uri, err, m.URI())
 			code, pid := mustCall(t, m.URI(), "getPid", "/x")
-			if code != 1 || pid != os.Getpid() {
-				t.Errorf("getPid = [%d, _, %v], want [1, _, %d]", code, pid, os.Getpid())
-			}
+			assert.Equal(t, [2]any{1, os.Getpid()}, [2]any{code, pid}, "getPid = [%d, _, %v], want [1, _, %d]", code, pid, os.Getpid())
 		}},
 	}
 	for _, tc := range tests {
@@ -257,13 +215,13 @@ func TestPublisherUpdates(t *testing.T) {
 			newAPI := "http://127.0.0.1:40014/"
 			masterClient(t, m, "/lidar").RegisterPublisher("/points", "sensor_msgs/PointCloud2", newAPI) //nolint:errcheck
 			c := old.next(t)
-			if c.method != "shutdown" || c.params[0] != "/master" || !strings.Contains(c.params[1].(string), "new node registered with same name") {
-				t.Errorf("old node got %s%v, want shutdown from /master", c.method, c.params)
-			}
+			require.Equal(t, "shutdown", c.method, "old node got %s%v, want shutdown from /master", c.method, c.params)
+			require.Len(t, c.params, 2, "old node got %s%v, want shutdown from /master", c.method, c.params)
+			assert.Equal(t, "/master", c.params[0], "old node got %s%v, want shutdown from /master", c.method, c.params)
+			assert.Contains(t, c.params[1], "new node registered with same name", "old node got %s%v, want shutdown from /master", c.method, c.params)
 			expectPublisherUpdate(t, sub, "/scan")
-			if api, _ := masterClient(t, m, "/x").LookupNode("/lidar"); api != newAPI {
-				t.Errorf("lookupNode(/lidar) = %q, want the new URI %q", api, newAPI)
-			}
+			api, _ := masterClient(t, m, "/x").LookupNode("/lidar")
+			assert.Equal(t, newAPI, api, "lookupNode(/lidar) = %q, want the new URI %q", api, newAPI)
 		}},
 	}
 	for _, tc := range tests {
@@ -271,9 +229,8 @@ func TestPublisherUpdates(t *testing.T) {
 			m := startTestMaster(t)
 			sub := startSlaveNode(t)
 			pubs, err := masterClient(t, m, "/mapper").RegisterSubscriber("/scan", "sensor_msgs/LaserScan", sub.uri)
-			if err != nil || len(pubs) != 0 {
-				t.Fatalf("registerSubscriber = %v, %v", pubs, err)
-			}
+			require.NoError(t, err, "registerSubscriber = %v, %v", pubs, err)
+			require.Empty(t, pubs, "registerSubscriber = %v, %v", pubs, err)
 			tc.run(t, m, sub)
 		})
 	}
@@ -289,9 +246,8 @@ func expectPublisherUpdate(t *testing.T, n *fakeNode, topic string, pubs ...stri
 	if got == nil {
 		got = []string{}
 	}
-	if c.method != "publisherUpdate" || c.params[0] != "/master" || c.params[1] != topic || !reflect.DeepEqual(got, pubs) {
-		t.Fatalf("node got %s%v, want publisherUpdate[/master %s %v]", c.method, c.params, topic, pubs)
-	}
+	require.True(t, c.method == "publisherUpdate" && c.params[0] == "/master" && c.params[1] == topic && reflect.DeepEqual(got, pubs),
+		"node got %s%v, want publisherUpdate[/master %s %v]", c.method, c.params, topic, pubs)
 }
 
 // TestDeadNodes checks that nodes which died without unregistering neither
@@ -300,53 +256,42 @@ func TestDeadNodes(t *testing.T) {
 	m := startTestMaster(t)
 	dead := deadNodeURI(t)
 	c := masterClient(t, m, "/crashed_driver")
-	if _, err := c.RegisterSubscriber("/cmd_vel", "geometry_msgs/Twist", dead); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.RegisterService("/crashed_driver/reset", "rosrpc://127.0.0.1:1", dead); err != nil {
-		t.Fatal(err)
-	}
+	_, err := c.RegisterSubscriber("/cmd_vel", "geometry_msgs/Twist", dead)
+	require.NoError(t, err)
+	require.NoError(t, c.RegisterService("/crashed_driver/reset", "rosrpc://127.0.0.1:1", dead))
 	// A node that hangs instead of dying: each push to it takes the full
 	// slave call timeout.
-	if _, err := masterClient(t, m, "/frozen_viewer").RegisterSubscriber("/cmd_vel", "geometry_msgs/Twist", hungNodeURI(t)); err != nil {
-		t.Fatal(err)
-	}
+	_, err = masterClient(t, m, "/frozen_viewer").RegisterSubscriber("/cmd_vel", "geometry_msgs/Twist", hungNodeURI(t))
+	require.NoError(t, err)
 
 	tests := []struct {
 		name  string
 		check func(t *testing.T)
 	}{
 		{"lookupNode returns the stale URI, as rosmaster does", func(t *testing.T) {
-			if api, err := masterClient(t, m, "/x").LookupNode("/crashed_driver"); err != nil || api != dead {
-				t.Errorf("lookupNode = %q, %v; want %q", api, err, dead)
-			}
+			api, err := masterClient(t, m, "/x").LookupNode("/crashed_driver")
+			assert.NoError(t, err, "lookupNode = %q, %v; want %q", api, err, dead)
+			assert.Equal(t, dead, api, "lookupNode = %q, %v; want %q", api, err, dead)
 		}},
 		{"lookupNode of a node never seen fails cleanly", func(t *testing.T) {
 			code, _ := mustCall(t, m.URI(), "lookupNode", "/x", "/never_started")
-			if code != -1 {
-				t.Errorf("lookupNode of an unknown node: code %d, want -1", code)
-			}
+			assert.Equal(t, -1, code, "lookupNode of an unknown node: code %d, want -1", code)
 		}},
 		{"publishers keep registering fast while pushes to dead and hung nodes fail", func(t *testing.T) {
 			for i := 0; i < 20; i++ {
 				start := time.Now()
-				if _, err := masterClient(t, m, "/teleop").RegisterPublisher("/cmd_vel", "geometry_msgs/Twist", "http://127.0.0.1:40021/"); err != nil {
-					t.Fatal(err)
-				}
-				if d := time.Since(start); d > slaveCallTimeout/2 {
-					t.Fatalf("registerPublisher took %v with dead and hung subscribers", d)
-				}
+				_, err := masterClient(t, m, "/teleop").RegisterPublisher("/cmd_vel", "geometry_msgs/Twist", "http://127.0.0.1:40021/")
+				require.NoError(t, err)
+				d := time.Since(start)
+				require.LessOrEqual(t, d, slaveCallTimeout/2, "registerPublisher took %v with dead and hung subscribers", d)
 				masterClient(t, m, "/teleop").UnregisterPublisher("/cmd_vel", "http://127.0.0.1:40021/") //nolint:errcheck
 			}
 		}},
 		{"the master keeps serving", func(t *testing.T) {
 			state, err := masterClient(t, m, "/x").GetSystemState()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(state.SubscribedTopics) != 1 || len(state.SubscribedTopics[0].Nodes) != 2 || len(state.ProvidedServices) != 1 {
-				t.Errorf("getSystemState = %+v, want the dead node's subscription and service", state)
-			}
+			require.NoError(t, err)
+			assert.True(t, len(state.SubscribedTopics) == 1 && len(state.SubscribedTopics[0].Nodes) == 2 && len(state.ProvidedServices) == 1,
+				"getSystemState = %+v, want the dead node's subscription and service", state)
 		}},
 	}
 	for _, tc := range tests {
@@ -378,47 +323,36 @@ func TestBadCalls(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			v, err := rawCall(t, m.URI(), tc.method, tc.params...)
-			if err != nil {
-				t.Fatalf("%s: %v", tc.method, err)
-			}
+			require.NoError(t, err, tc.method)
 			items, _ := v.([]any)
-			if len(items) != 3 || items[0] != -1 || !strings.Contains(items[1].(string), tc.want) {
-				t.Errorf("%s%v = %#v, want [-1, \"...%s...\", _]", tc.method, tc.params, v, tc.want)
-			}
+			require.Len(t, items, 3, "%s%v = %#v, want [-1, \"...%s...\", _]", tc.method, tc.params, v, tc.want)
+			assert.Equal(t, -1, items[0], "%s%v = %#v, want [-1, \"...%s...\", _]", tc.method, tc.params, v, tc.want)
+			assert.Contains(t, items[1], tc.want, "%s%v = %#v, want [-1, \"...%s...\", _]", tc.method, tc.params, v, tc.want)
 		})
 	}
 
 	t.Run("unknown method is a fault", func(t *testing.T) {
 		_, err := rawCall(t, m.URI(), "fly", "/n")
-		if f, ok := err.(*fault); !ok || !strings.Contains(f.Message, "fly") {
-			t.Errorf("unknown method: %v, want a fault naming it", err)
-		}
+		var f *fault
+		require.ErrorAs(t, err, &f, "unknown method: %v, want a fault naming it", err)
+		assert.Contains(t, f.Message, "fly", "unknown method: %v, want a fault naming it", err)
 	})
 	t.Run("malformed XML is a fault and the master keeps serving", func(t *testing.T) {
 		for _, body := range []string{"", "<methodCall>", "not xml", "<methodCall><methodName>getPid</methodName><params><param><value><int>x</int></value></param></params></methodCall>"} {
 			res, err := testHTTPClient(t).Post(m.URI(), "text/xml", strings.NewReader(body))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			_, err = decodeMethodResponse(res.Body)
 			res.Body.Close()
-			if _, ok := err.(*fault); !ok {
-				t.Errorf("body %q: got %v, want a fault", body, err)
-			}
+			assert.IsType(t, &fault{}, err, "body %q: got %v, want a fault", body, err)
 		}
-		if _, err := masterClient(t, m, "/x").GetURI(); err != nil {
-			t.Errorf("getUri after bad requests: %v", err)
-		}
+		_, err := masterClient(t, m, "/x").GetURI()
+		assert.NoError(t, err, "getUri after bad requests")
 	})
 	t.Run("GET and other paths are refused", func(t *testing.T) {
 		res, err := testHTTPClient(t).Get(m.URI())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		res.Body.Close()
-		if res.StatusCode != 405 {
-			t.Errorf("GET: HTTP %d, want 405", res.StatusCode)
-		}
+		assert.Equal(t, 405, res.StatusCode, "GET: HTTP %d, want 405", res.StatusCode)
 	})
 }
 
@@ -438,37 +372,31 @@ func TestMulticall(t *testing.T) {
 		call("unregisterPublisher", "/talker", "/chatter", api),
 		call("explode", "/talker"),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	results, ok := v.([]any)
-	if !ok || len(results) != 3 {
-		t.Fatalf("multicall = %#v, want 3 results", v)
-	}
+	require.True(t, ok, "multicall = %#v, want 3 results", v)
+	require.Len(t, results, 3, "multicall = %#v, want 3 results", v)
 	for i := 0; i < 2; i++ {
 		res, _ := results[i].([]any)
-		if len(res) != 1 || !reflect.DeepEqual(res[0].([]any)[2], 1) {
-			t.Errorf("result %d = %#v, want [[1, _, 1]]", i, results[i])
-		}
+		require.Len(t, res, 1, "result %d = %#v, want [[1, _, 1]]", i, results[i])
+		inner, _ := res[0].([]any)
+		require.Len(t, inner, 3, "result %d = %#v, want [[1, _, 1]]", i, results[i])
+		assert.Equal(t, 1, inner[2], "result %d = %#v, want [[1, _, 1]]", i, results[i])
 	}
-	if f, _ := results[2].(map[string]any); f["faultCode"] != 1 {
-		t.Errorf("result 2 = %#v, want a fault struct", results[2])
-	}
-	if _, err := c.LookupNode("/talker"); err == nil {
-		t.Error("/talker is still known after unregistering everything in a multicall")
-	}
+	f, _ := results[2].(map[string]any)
+	assert.Equal(t, 1, f["faultCode"], "result 2 = %#v, want a fault struct", results[2])
+	_, err = c.LookupNode("/talker")
+	assert.Error(t, err, "/talker is still known after unregistering everything in a multicall")
 }
 
 func TestRemoteShutdown(t *testing.T) {
 	m := startTestMaster(t)
 	code, _ := mustCall(t, m.URI(), "shutdown", "/roslaunch", "mission over")
-	if code != 1 {
-		t.Fatalf("shutdown: code %d", code)
-	}
+	require.Equal(t, 1, code, "shutdown: code %d", code)
 	select {
 	case <-m.Done():
 	case <-time.After(pushTimeout):
-		t.Fatal("master still running after a shutdown request")
+		require.FailNow(t, "master still running after a shutdown request")
 	}
 }
 

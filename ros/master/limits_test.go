@@ -326,7 +326,7 @@ func TestRemoteShutdownIsLogged(t *testing.T) {
 			select {
 			case <-m.Done():
 			case <-time.After(pushTimeout):
-				t.Fatal("master still running after a shutdown request")
+				require.FailNow(t, "master still running after a shutdown request")
 			}
 			assert.Contains(t, log.all(), tc.want)
 			call, ok := m.StoppedBy()

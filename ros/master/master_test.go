@@ -44,18 +44,15 @@ func TestNewRejectsBadConf(t *testing.T) {
 		{"port too large", Conf{Port: 70000}},
 	}
 	for _, tc := range tests {
-		if _, err := New(tc.conf); err == nil {
-			t.Errorf("%s: New(%+v) succeeded", tc.name, tc.conf)
-		}
+		_, err := New(tc.conf)
+		assert.Error(t, err, "%s: New(%+v) succeeded", tc.name, tc.conf)
 	}
 }
 
 func TestLifecycle(t *testing.T) {
 	t.Run("URI names the host and the port chosen", func(t *testing.T) {
 		m := startTestMaster(t)
-		if !strings.HasPrefix(m.URI(), "http://127.0.0.1:") || !strings.HasSuffix(m.URI(), "/") || strings.HasSuffix(m.URI(), ":0/") {
-			t.Errorf("URI() = %q", m.URI())
-		}
+		assert.True(t, strings.HasPrefix(m.URI(), "http://127.0.0.1:") && strings.HasSuffix(m.URI(), "/") && !strings.HasSuffix(m.URI(), ":0/"), "URI() = %q", m.URI())
 	})
 	t.Run("the host decides who reaches the master", func(t *testing.T) {
 		hostName, _ := os.Hostname()
@@ -99,19 +96,13 @@ func TestLifecycle(t *testing.T) {
 		_, port, _ := net.SplitHostPort(hostOf(t, first.URI()))
 		n, _ := strconv.Atoi(port)
 		second, err := New(Conf{Host: "127.0.0.1", Port: n})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer second.Close()
-		if err := second.Start(); err == nil {
-			t.Error("a second master started on a taken port")
-		}
+		assert.Error(t, second.Start(), "a second master started on a taken port")
 	})
 	t.Run("Start twice is an error", func(t *testing.T) {
 		m := startTestMaster(t)
-		if err := m.Start(); err == nil {
-			t.Error("second Start succeeded")
-		}
+		assert.Error(t, m.Start(), "second Start succeeded")
 	})
 	t.Run("Close is idempotent, concurrent, and refuses a later Start", func(t *testing.T) {
 		m := startTestMaster(t)
@@ -127,23 +118,15 @@ func TestLifecycle(t *testing.T) {
 		select {
 		case <-m.Done():
 		default:
-			t.Error("Done() not closed after Close")
+			assert.Fail(t, "Done() not closed after Close")
 		}
-		if err := m.Start(); err == nil {
-			t.Error("Start after Close succeeded")
-		}
-		if err := Probe(context.Background(), m.URI()); err == nil {
-			t.Error("the master still answers after Close")
-		}
+		assert.Error(t, m.Start(), "Start after Close succeeded")
+		assert.Error(t, Probe(context.Background(), m.URI()), "the master still answers after Close")
 	})
 	t.Run("Close of a master never started", func(t *testing.T) {
 		m, err := New(Conf{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Close(); err != nil {
-			t.Error(err)
-		}
+		require.NoError(t, err)
+		assert.NoError(t, m.Close())
 	})
 	t.Run("Close abandons pushes to a hung node", func(t *testing.T) {
 		m := startTestMaster(t)
@@ -154,9 +137,8 @@ func TestLifecycle(t *testing.T) {
 		}
 		start := time.Now()
 		m.Close()
-		if d := time.Since(start); d > 2*time.Second {
-			t.Errorf("Close took %v with a hung node", d)
-		}
+		d := time.Since(start)
+		assert.LessOrEqual(t, d, 2*time.Second, "Close took %v with a hung node", d)
 	})
 }
 
@@ -164,37 +146,19 @@ func TestAuto(t *testing.T) {
 	t.Run("uses a master that answers", func(t *testing.T) {
 		m := startTestMaster(t)
 		uri, closeMaster, err := Auto(context.Background(), m.URI())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if uri != m.URI() {
-			t.Errorf("Auto = %q, want the running master %q", uri, m.URI())
-		}
-		if err := closeMaster(); err != nil {
-			t.Error(err)
-		}
-		if err := Probe(context.Background(), m.URI()); err != nil {
-			t.Errorf("the closer of Auto stopped a master it did not start: %v", err)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, m.URI(), uri, "Auto = %q, want the running master %q", uri, m.URI())
+		assert.NoError(t, closeMaster())
+		assert.NoError(t, Probe(context.Background(), m.URI()), "the closer of Auto stopped a master it did not start")
 	})
 	t.Run("starts one where none answers", func(t *testing.T) {
 		uri := deadNodeURI(t) // a free port
 		got, closeMaster, err := Auto(context.Background(), uri)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != uri {
-			t.Errorf("Auto = %q, want %q", got, uri)
-		}
-		if err := Probe(context.Background(), got); err != nil {
-			t.Errorf("no master answers after Auto: %v", err)
-		}
-		if err := closeMaster(); err != nil {
-			t.Error(err)
-		}
-		if err := Probe(context.Background(), got); err == nil {
-			t.Error("the started master still answers after its closer ran")
-		}
+		require.NoError(t, err)
+		assert.Equal(t, uri, got, "Auto = %q, want %q", got, uri)
+		assert.NoError(t, Probe(context.Background(), got), "no master answers after Auto")
+		assert.NoError(t, closeMaster())
+		assert.Error(t, Probe(context.Background(), got), "the started master still answers after its closer ran")
 	})
 	t.Run("listens on loopback whatever host the URI names", func(t *testing.T) {
 		external := externalIP(t)
@@ -225,16 +189,13 @@ func TestAuto(t *testing.T) {
 	})
 	t.Run("bad URIs are errors", func(t *testing.T) {
 		for _, uri := range []string{"", "localhost:11311", "http://localhost/", "http://:11311/", "http://localhost:0/", "ftp://h:1/", "http://h:x/"} {
-			if _, _, err := Auto(context.Background(), uri); err == nil {
-				t.Errorf("Auto(%q) succeeded", uri)
-			}
+			_, _, err := Auto(context.Background(), uri)
+			assert.Error(t, err, "Auto(%q) succeeded", uri)
 		}
 	})
 	t.Run("a port taken by something else is an error", func(t *testing.T) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer ln.Close()
 		// Something that is not a master: it closes every connection.
 		go func() {
@@ -246,8 +207,7 @@ func TestAuto(t *testing.T) {
 				c.Close()
 			}
 		}()
-		if _, _, err := Auto(context.Background(), "http://"+ln.Addr().String()+"/"); err == nil {
-			t.Error("Auto succeeded on a port taken by something that is not a master")
-		}
+		_, _, err = Auto(context.Background(), "http://"+ln.Addr().String()+"/")
+		assert.Error(t, err, "Auto succeeded on a port taken by something that is not a master")
 	})
 }

@@ -65,7 +65,7 @@ func startMasterProcess(t *testing.T, btrobot string, args ...string) masterProc
 			assert.NoError(t, err, "btrobot master on SIGTERM")
 		case <-time.After(10 * time.Second):
 			cmd.Process.Kill() //nolint:errcheck
-			t.Errorf("btrobot master still runs 10 s after SIGTERM")
+			assert.Fail(t, "btrobot master still runs 10 s after SIGTERM")
 			<-exited
 		}
 		if t.Failed() {
@@ -96,7 +96,7 @@ func (c masterProcess) memory(t *testing.T, field string) int64 {
 			return kb << 10
 		}
 	}
-	t.Fatalf("no %s in /proc/%d/status", field, c.pid)
+	require.FailNow(t, fmt.Sprintf("no %s in /proc/%d/status", field, c.pid))
 	return 0
 }
 
@@ -216,7 +216,7 @@ func requirePython(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat(pythonPath); err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is missing: apt-get install python3", pythonPath)
+			require.FailNow(t, pythonPath+" is missing: apt-get install python3")
 		}
 		t.Skipf("%s is missing: apt-get install python3", pythonPath)
 	}
