@@ -209,9 +209,13 @@ func TestRunStopsTheRobotWhenClockGoesSilent(t *testing.T) {
 			last, ok := log.last()
 			require.True(t, ok)
 			assert.Zero(t, last.x)
-			assert.Less(t, last.at.Sub(silent), timeout+300*time.Millisecond)
+			// The stop follows the timeout (a bound generous for a loaded
+			// machine: the property is that it comes, soon after).
+			assert.Less(t, last.at.Sub(silent), timeout+time.Second)
 			assert.Greater(t, rep.Stats.Ticks, uint64(0))
-			assert.Less(t, rep.Stats.Lateness.Quantile(0.5), 5*time.Millisecond,
+			// Measured against the step, the lateness would spread evenly
+			// over the 30 ms between /clock messages (a median near 15 ms).
+			assert.Less(t, rep.Stats.Lateness.Quantile(0.5), 10*time.Millisecond,
 				"lateness on a 30 ms /clock step is the controller's, not the step's")
 		})
 	}
