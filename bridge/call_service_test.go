@@ -43,7 +43,7 @@ services:
 		}{
 			{name: "answers", x: "2", want: runtime.Success, code: ros.CodeNone},
 			{name: "fails", x: "-1", want: runtime.Failure, code: CodeServiceFailed},
-			{name: "times out", x: "99", extra: `timeout="300ms"`, want: runtime.Failure, code: ros.CodeTimeout, minTook: 300 * time.Millisecond},
+			{name: "times out", x: "99", extra: `timeout="1s"`, want: runtime.Failure, code: ros.CodeTimeout, minTook: time.Second},
 			{name: "nobody provides it", x: "1", extra: `service_name="/no_such_service" service_type="nav_msgs/GetPlan"`, want: runtime.Failure, code: CodeServiceUnavailable},
 		}
 		for _, tc := range cases {
@@ -65,7 +65,7 @@ services:
 				// call (for ever for "times out"); a loaded machine's ticks
 				// take far less than that.
 				d := rep.Stats.Durations.Max()
-				assert.LessOrEqual(t, d, 150*time.Millisecond, "a tick took %v: the call must not block the tick", d)
+				assert.LessOrEqual(t, d, 500*time.Millisecond, "a tick took %v: the call must not block the tick", d)
 				if tc.want == runtime.Success {
 					plan, _ := tree.Blackboard().Get("plan")
 					res, ok := plan.(nav_msgs.GetPlanRes)
