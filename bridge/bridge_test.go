@@ -140,15 +140,29 @@ safety: {velocity_topic: cmd_vel}
 		seen := map[string]bool{}
 		for len(seen) < 3 {
 			line := robot.WaitLine(t, "cmd_vel", 20*time.Second)
-			f := strings.Fields(line)
-			require.NotEqual(t, "0.0", f[1], "a zero velocity before the run stopped: %q", line)
-			seen[f[1]] = true
+			// A zero may come mid-run: the stall monitor stops the robot
+			// when a starved machine did not run the process for 250 ms
+			// (bridge's failsafe tests); the values are what is tested.
+			if f := strings.Fields(line); f[1] != "0.0" {
+				seen[f[1]] = true
+			}
 		}
 		assert.Contains(t, robot.Stdout(), "battery "+firstKey(seen), "the robot never sent a battery of %s", firstKey(seen))
 		rep, err := stop()
 		require.ErrorIs(t, err, context.Canceled, "run: %+v, %v", rep, err)
 		require.GreaterOrEqual(t, rep.Stats.Ticks, uint64(3), "run: %+v, %v", rep, err)
-		robot.WaitLine(t, "cmd_vel 0.0 0.0", 10*time.Second)
+		assert.True(t, rep.Stop.Delivered, rep.Stop.String())
+		// Nothing moves the robot after the run: the last command it gets
+		// is the stop's zero.
+		require.Eventually(t, func() bool {
+			var last string
+			for _, l := range strings.Split(robot.Stdout(), "\n") {
+				if strings.HasPrefix(l, "cmd_vel ") {
+					last = l
+				}
+			}
+			return last == "cmd_vel 0.0 0.0"
+		}, 10*time.Second, 10*time.Millisecond, "the robot's last command is not a stop:\n%s", robot.Stdout())
 	})
 }
 
