@@ -392,14 +392,18 @@ func (f *frame) fold(g *frame) {
 	g.reset()
 }
 
-// OnTransition notes the transition (runtime.Observer, on the tick's
+// OnTransitions notes the transitions (runtime.Observer, on the tick's
 // goroutine) in the frame only that goroutine touches. OnTick (or a
 // pause) hands the frame to the pump under the lock, once per tick, by
 // swapping it with an empty one; while the pump has not taken the last
 // one, the tick goes on writing into its own.
-func (l *live) OnTransition(t runtime.Transition) {
-	uid := t.Node.UID()
-	l.cur.note(int(uid)-1, rawTrans{uid: uid, from: t.From, to: t.To, at: t.Time.Sub(l.t0), reason: t.Reason})
+func (l *live) OnTransitions(batch []runtime.Transition) {
+	f, t0 := l.cur, l.t0
+	for i := range batch {
+		t := &batch[i]
+		uid := t.Node.UID()
+		f.note(int(uid)-1, rawTrans{uid: uid, from: t.From, to: t.To, at: t.Time.Sub(t0), reason: t.Reason})
+	}
 }
 
 // flushTick hands the tick's transitions over; on the tick's goroutine.
