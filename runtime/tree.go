@@ -60,7 +60,7 @@ func (f ObserverFunc) OnTransitions(batch []Transition) {
 // maxBatch bounds the transitions a tree holds before it delivers them: a
 // tick that loops (a Repeat of a synchronous child) delivers every
 // maxBatch transitions instead of holding them all.
-const maxBatch = 8192
+const maxBatch = 16384
 
 // Tree is a built behavior tree: its nodes, its root blackboard, its clock
 // and the wake-up signal that async leaves use to ask for an early tick.
@@ -186,7 +186,8 @@ func (t *Tree) deliverBatch() {
 	for _, o := range t.observers {
 		o.OnTransitions(batch)
 	}
-	clear(batch) // the reasons' strings and the nodes
+	// Not cleared (a tick's worth of memory written again): the slice
+	// keeps at most maxBatch reasons alive until it is written over.
 	if t.batch == nil {
 		t.batch = batch[:0]
 	}
