@@ -89,54 +89,58 @@ func BenchmarkTick5000At20Hz(b *testing.B) {
 // at 20 Hz three ways in one process, alternated in rounds of b.N ticks so
 // that the machine's other work falls on each alike: no studio (the
 // display-like observer only), the studio with no page, and the studio
-// with a page reading its stream. It reports each one's process CPU time
-// per tick (internal/cputime: the tick, the pump, the encoding, the
-// page's reading, the collector, on any core; other processes' work does
-// not count) over all rounds, and the studio's two as ratios to none.
+// with a page reading its stream (a studio is made for its round and
+// closed after it: only the one measured runs). It reports each one's
+// process CPU time per tick (internal/cputime: the tick, the pump, the
+// encoding, the page's reading, the collector, on any core; other
+// processes' work does not count) over all rounds, and the studio's two
+// as ratios to none.
 //
 //	go test -run '^$' -bench BusyTreeSideBySide -benchtime 100x ./studio/
 func BenchmarkBusyTreeSideBySide(b *testing.B) {
 	type setup struct {
-		name string
-		tree *runtime.Tree
-		dbg  mission.Debugger
-		cpu  time.Duration
-	}
-	var setups []*setup
-	for _, bc := range []struct {
 		name         string
 		studio, page bool
-	}{{name: "none"}, {name: "studio", studio: true}, {name: "page", studio: true, page: true}} {
-		s := &setup{name: bc.name, tree: bigTree(b, 5000), dbg: nopDebugger{}}
+		tree         *runtime.Tree
+		cpu          time.Duration
+	}
+	setups := []*setup{{name: "none"}, {name: "studio", studio: true}, {name: "page", studio: true, page: true}}
+	for _, s := range setups {
+		s.tree = bigTree(b, 5000)
 		s.tree.SetExplaining(true)
 		s.tree.Observe(runtime.ObserverFunc(func(runtime.Transition) {})) // the display
-		if bc.studio {
+	}
+	// round ticks s's tree b.N times at 20 Hz and adds the CPU time used.
+	round := func(s *setup) {
+		var dbg mission.Debugger = nopDebugger{}
+		if s.studio {
 			srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0"})
 			require.NoError(b, err)
 			defer srv.Close()
 			d, detach := attach(srv, s.tree)
 			defer detach()
-			s.dbg = d
-			if bc.page {
+			dbg = d
+			if s.page {
 				page := openEvents(b, srv, "")
+				defer page.resp.Body.Close()
 				go io.Copy(io.Discard, page.resp.Body)
 			}
 		}
-		tick(b, s.tree, s.dbg, 5) // the first ticks size what is reused
-		setups = append(setups, s)
+		tick(b, s.tree, dbg, 5) // the first ticks size what is reused
+		cpu0 := cputime.Process()
+		next := time.Now()
+		for range b.N {
+			tick(b, s.tree, dbg, 1)
+			next = next.Add(50 * time.Millisecond)
+			time.Sleep(time.Until(next))
+		}
+		s.cpu += cputime.Process() - cpu0
 	}
 	const rounds = 3
 	b.ResetTimer()
 	for range rounds {
 		for _, s := range setups {
-			cpu0 := cputime.Process()
-			next := time.Now()
-			for range b.N {
-				tick(b, s.tree, s.dbg, 1)
-				next = next.Add(50 * time.Millisecond)
-				time.Sleep(time.Until(next))
-			}
-			s.cpu += cputime.Process() - cpu0
+			round(s)
 		}
 	}
 	b.StopTimer()
