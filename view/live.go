@@ -124,7 +124,7 @@ type liveFrame struct {
 // place at most every Interval, the running path highlighted and finished
 // subtrees collapsed when the tree does not fit; elsewhere it writes one
 // line per change of what a node did (see OnTransitions) and a summary
-// every Heartbeat. OnTransition and OnTick run on the tick's goroutine and
+// every Heartbeat. OnTransitions and OnTick run on the tick's goroutine and
 // never wait for the output: drawing happens on the view's own goroutine.
 type Live struct {
 	conf  LiveConf
