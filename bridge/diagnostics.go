@@ -136,15 +136,24 @@ func (h *health) onTick(t runtime.TickReport) {
 	h.mu.Unlock()
 }
 
-// OnTransition notes the leaves that run (runtime.Observer).
-func (h *health) OnTransition(tr runtime.Transition) {
-	uid := int(tr.Node.UID())
-	if uid >= len(h.leaves) || h.leaves[uid] == nil {
-		return
+// OnTransitions notes the leaves that run (runtime.Observer).
+func (h *health) OnTransitions(batch []runtime.Transition) {
+	locked := false
+	for i := range batch {
+		tr := &batch[i]
+		uid := int(tr.Node.UID())
+		if uid >= len(h.leaves) || h.leaves[uid] == nil {
+			continue
+		}
+		if !locked {
+			h.mu.Lock()
+			locked = true
+		}
+		h.running[uid] = tr.To == runtime.Running
 	}
-	h.mu.Lock()
-	h.running[uid] = tr.To == runtime.Running
-	h.mu.Unlock()
+	if locked {
+		h.mu.Unlock()
+	}
 }
 
 func (h *health) run() {

@@ -63,14 +63,18 @@ func newTransitionTopic(conn *ros.Conn, topic, runID string) (*transitionTopic, 
 // transitions topic that the master lists when the run starts.
 const subscriberPatience = time.Second
 
-// OnTransition queues a transition (runtime.Observer).
-func (t *transitionTopic) OnTransition(tr runtime.Transition) {
+// OnTransitions queues a batch of transitions (runtime.Observer), under
+// one lock.
+func (t *transitionTopic) OnTransitions(batch []runtime.Transition) {
 	t.mu.Lock()
-	t.seq++
-	if len(t.pending) < maxPendingTransitions {
-		t.pending = append(t.pending, pendingTransition{seq: t.seq, at: tr.Time, node: tr.Node, from: tr.From, to: tr.To, reason: tr.Reason})
-	} else {
-		t.dropped++
+	for i := range batch {
+		tr := &batch[i]
+		t.seq++
+		if len(t.pending) < maxPendingTransitions {
+			t.pending = append(t.pending, pendingTransition{seq: t.seq, at: tr.Time, node: tr.Node, from: tr.From, to: tr.To, reason: tr.Reason})
+		} else {
+			t.dropped++
+		}
 	}
 	t.mu.Unlock()
 }

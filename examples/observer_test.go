@@ -21,18 +21,23 @@ const doorTree = `
 
 // transitionLog is an Observer: it writes one line per status change.
 // Observers are how btrobot's live view, recorders and Groot2 server watch
-// a tree; nodes never print. OnTransition runs on the tick's goroutine, in
-// order, and must be quick: hand slow work to another goroutine.
+// a tree; nodes never print. OnTransitions runs on the tick's goroutine
+// with a tick's transitions in order (at the tick's end), and must be
+// quick: hand slow work to another goroutine. The slice is the tree's,
+// reused after the call: keep transitions, not the slice.
 type transitionLog struct {
 	lines []string
 }
 
-func (l *transitionLog) OnTransition(t runtime.Transition) {
-	l.lines = append(l.lines, fmt.Sprintf("%-20s %v -> %v", t.Node.Path(), t.From, t.To))
+func (l *transitionLog) OnTransitions(batch []runtime.Transition) {
+	for _, t := range batch {
+		l.lines = append(l.lines, fmt.Sprintf("%-20s %v -> %v", t.Node.Path(), t.From, t.To))
+	}
 }
 
 // Example_observer logs a tree's status transitions with a custom
-// Observer. runtime.ObserverFunc adapts a plain function the same way.
+// Observer. runtime.ObserverFunc adapts a function of one transition,
+// called for each transition of a batch.
 // The log shows BehaviorTree.CPP's order: a completed Fallback resets its
 // children to IDLE before it reports, and a completed root goes back to
 // IDLE so that the next tick starts it again.

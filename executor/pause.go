@@ -20,7 +20,7 @@ func newHolder(paused bool) *holder {
 	return h
 }
 
-func (h *holder) OnTransition(runtime.Transition)           {}
+func (h *holder) OnTransitions([]runtime.Transition)        {}
 func (h *holder) BeforeTick(n *runtime.Base) runtime.Status { return h.bp.BeforeTick(n) }
 func (h *holder) AfterTick(n *runtime.Base, st runtime.Status) runtime.Status {
 	return h.bp.AfterTick(n, st)

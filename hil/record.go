@@ -391,9 +391,22 @@ func (rr *robotRecord) ticked(now time.Duration) {
 
 // transition records a node's transition for the node expectations and
 // the report.
-func (rr *robotRecord) transition(path string, from, to runtime.Status, at time.Duration) {
+// transitions notes a batch of transitions (at: since epoch) and returns
+// the faults they trigger, each once, in order.
+func (rr *robotRecord) transitions(batch []runtime.Transition, epoch time.Time) []Fault {
 	rr.mu.Lock()
 	defer rr.mu.Unlock()
+	var out []Fault
+	for i := range batch {
+		t := &batch[i]
+		path := t.Node.Path()
+		rr.transitionLocked(path, t.From, t.To, t.Time.Sub(epoch))
+		out = append(out, rr.firedLocked(path, t.To)...)
+	}
+	return out
+}
+
+func (rr *robotRecord) transitionLocked(path string, from, to runtime.Status, at time.Duration) {
 	if len(rr.nodeChanges) < maxChanges {
 		rr.nodeChanges = append(rr.nodeChanges, NodeChange{At: at, Robot: rr.name, Path: path, From: from, To: to})
 	}
@@ -404,10 +417,8 @@ func (rr *robotRecord) transition(path string, from, to runtime.Status, at time.
 	}
 }
 
-// fired returns the faults a node's transition triggers, each once.
-func (rr *robotRecord) fired(path string, to runtime.Status) []Fault {
-	rr.mu.Lock()
-	defer rr.mu.Unlock()
+// firedLocked returns the faults a node's transition triggers, each once.
+func (rr *robotRecord) firedLocked(path string, to runtime.Status) []Fault {
 	var out []Fault
 	rr.whens = slices.DeleteFunc(rr.whens, func(f Fault) bool {
 		if to == f.When.Status && pathEnds(path, f.When.Node) {

@@ -429,6 +429,23 @@ func loadMissions(s *Scenario) ([]*mission.Mission, error) {
 	return out, errors.Join(errs...)
 }
 
+// sampler is a robot's observer: it keeps the transitions for the
+// expectations and strikes the faults they trigger.
+type sampler struct {
+	rr     *robotRecord
+	epoch  time.Time
+	strike func(Fault)
+}
+
+// OnTransitions takes a tick's transitions (runtime.Observer).
+func (s sampler) OnTransitions(batch []runtime.Transition) {
+	for _, f := range s.rr.transitions(batch, s.epoch) {
+		// In lockstep the simulator is held at this tick's time: the
+		// fault strikes before its next step.
+		s.strike(f)
+	}
+}
+
 // runConf is robot r's mission run: in lockstep, stopped at the time limit
 // or when its stop_when holds, watched by the recorder.
 func runConf(s *Scenario, r Robot, rc mission.RunConf, epoch time.Time, strikeWhen func(Fault), rr *robotRecord, log func(string)) (mission.RunConf, error) {
@@ -442,14 +459,7 @@ func runConf(s *Scenario, r Robot, rc mission.RunConf, epoch time.Time, strikeWh
 	}
 	hooked := false
 	rc.Seed, rc.Blackboard = s.Seed, bb
-	rc.Observers = []runtime.Observer{runtime.ObserverFunc(func(t runtime.Transition) {
-		rr.transition(t.Node.Path(), t.From, t.To, t.Time.Sub(epoch))
-		for _, f := range rr.fired(t.Node.Path(), t.To) {
-			// In lockstep the simulator is held at this tick's time:
-			// the fault strikes before its next step.
-			strikeWhen(f)
-		}
-	})}
+	rc.Observers = []runtime.Observer{sampler{rr: rr, epoch: epoch, strike: strikeWhen}}
 	rc.OnTick = func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
 		now := t.Start.Sub(epoch)
 		rr.ticked(now)

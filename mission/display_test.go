@@ -18,7 +18,7 @@ type logDisplay struct {
 	lines []string
 }
 
-func (d *logDisplay) OnTransition(runtime.Transition)                {}
+func (d *logDisplay) OnTransitions([]runtime.Transition)             {}
 func (d *logDisplay) OnTick(runtime.TickReport)                      {}
 func (d *logDisplay) NodeLog(at time.Time, level, node, text string) {}
 func (d *logDisplay) Close(end string)                               {}

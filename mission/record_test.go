@@ -37,7 +37,11 @@ type statusRecorder struct {
 	ticks map[uint64][]runtime.Status
 }
 
-func (s *statusRecorder) OnTransition(t runtime.Transition) { s.now[t.Node.UID()-1] = t.To }
+func (s *statusRecorder) OnTransitions(batch []runtime.Transition) {
+	for _, t := range batch {
+		s.now[t.Node.UID()-1] = t.To
+	}
+}
 func (s *statusRecorder) OnTick(t runtime.TickReport) {
 	s.ticks[t.Seq] = append([]runtime.Status(nil), s.now...)
 }

@@ -88,9 +88,9 @@ func replay(ctx context.Context, c ReplayConf) error {
 		status = view.NewStatusLine(c.Progress, 10*time.Second)
 	}
 	player, err := record.NewPlayer(rec, record.PlayConf{Tree: tree, From: fromT, Until: untilT, Speed: c.Speed,
-		Observer: observerFunc(func(t runtime.Transition) {
+		Observer: observerFunc(func(batch []runtime.Transition) {
 			if d != nil {
-				d.OnTransition(t)
+				d.OnTransitions(batch)
 			}
 		}),
 		OnTick: func(t runtime.TickReport) {
@@ -199,7 +199,7 @@ func span(rec record.Recording, from, until string) (f, u time.Time, err error) 
 	return f, u, nil
 }
 
-// observerFunc is a function as a runtime.Observer.
-type observerFunc func(runtime.Transition)
+// observerFunc is a function of a batch as a runtime.Observer.
+type observerFunc func([]runtime.Transition)
 
-func (f observerFunc) OnTransition(t runtime.Transition) { f(t) }
+func (f observerFunc) OnTransitions(batch []runtime.Transition) { f(batch) }

@@ -29,9 +29,13 @@ type display struct {
 	closed      int
 }
 
-func (d *display) OnTransition(runtime.Transition) { d.mu.Lock(); d.transitions++; d.mu.Unlock() }
-func (d *display) OnTick(runtime.TickReport)       { d.mu.Lock(); d.ticks++; d.mu.Unlock() }
-func (d *display) Log(line string)                 { d.mu.Lock(); d.lines = append(d.lines, line); d.mu.Unlock() }
+func (d *display) OnTransitions(batch []runtime.Transition) {
+	d.mu.Lock()
+	d.transitions += len(batch)
+	d.mu.Unlock()
+}
+func (d *display) OnTick(runtime.TickReport) { d.mu.Lock(); d.ticks++; d.mu.Unlock() }
+func (d *display) Log(line string)           { d.mu.Lock(); d.lines = append(d.lines, line); d.mu.Unlock() }
 func (d *display) NodeLog(_ time.Time, level, node, text string) {
 	d.Log(level + " " + node + ": " + text)
 }

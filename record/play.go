@@ -80,8 +80,9 @@ type PlayConf struct {
 	// Tree is the recorded tree rebuilt (BuildTree): transitions are
 	// reported as its nodes', blackboard changes written to its scopes.
 	Tree *runtime.Tree
-	// Observer receives the transitions (a view.Live); OnTick the ticks,
-	// after each tick's transitions. A .btlog, which holds no ticks, gets
+	// Observer receives the transitions (a view.Live), in batches of an
+	// instant's as a running tree gives them; OnTick the ticks, after each
+	// tick's transitions. A .btlog, which holds no ticks, gets
 	// one after each instant that has transitions.
 	Observer runtime.Observer
 	OnTick   func(runtime.TickReport)
@@ -101,6 +102,10 @@ type Player struct {
 	nodes  []*runtime.Base
 	scopes map[string]*runtime.Blackboard
 	seq    uint64
+	// batch holds the transitions of an instant not yet given to the
+	// Observer; batched marks their nodes (by uid-1).
+	batch   []runtime.Transition
+	batched []bool
 }
 
 // NewPlayer checks that conf.Tree is the recording's tree. The tree is set
@@ -117,7 +122,7 @@ func NewPlayer(rec Recording, conf PlayConf) (*Player, error) {
 		return nil, fmt.Errorf("play: the tree has %d nodes, the recording %d", len(all), len(h.Nodes))
 	}
 	conf.Tree.SetExplaining(true)
-	p := &Player{rec: rec, conf: conf, scopes: map[string]*runtime.Blackboard{}}
+	p := &Player{rec: rec, conf: conf, scopes: map[string]*runtime.Blackboard{}, batched: make([]bool, len(all))}
 	for _, n := range all {
 		p.nodes = append(p.nodes, runtime.NodeOf(n))
 	}
@@ -176,11 +181,16 @@ func (p *Player) Play(ctx context.Context) error {
 			continue
 		}
 		for _, e := range evs {
+			if len(p.batch) > 0 && !e.at.Equal(p.batch[0].Time) {
+				p.deliver() // an instant's transitions, before waiting for the next
+			}
 			if err := p.wait(ctx, wall0, e.at.Sub(from)); err != nil {
+				p.deliver()
 				return err
 			}
 			p.apply(e)
 		}
+		p.deliver()
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -192,10 +202,11 @@ func (p *Player) Play(ctx context.Context) error {
 func (p *Player) start(st *State) {
 	for i, s := range st.Statuses {
 		p.nodes[i].SetReason(st.Reasons[i])
-		if s != runtime.Idle && p.conf.Observer != nil {
-			p.conf.Observer.OnTransition(runtime.Transition{Node: p.nodes[i], From: runtime.Idle, To: s, Time: st.At, Reason: st.Reasons[i]})
+		if s != runtime.Idle {
+			p.add(runtime.Transition{Node: p.nodes[i], From: runtime.Idle, To: s, Time: st.At, Reason: st.Reasons[i]})
 		}
 	}
+	p.deliver()
 	for scope, entries := range st.Blackboard {
 		for key, v := range entries {
 			p.write(scope, key, v.Value)
@@ -308,14 +319,19 @@ func (p *Player) apply(e event) {
 			return
 		}
 		if e.t.To == runtime.Success || e.t.To == runtime.Failure {
+			if p.batched[i] {
+				// The Observer reads the node's reason as it was at
+				// the node's transition already batched.
+				p.deliver()
+			}
 			p.nodes[i].SetReason(e.t.Reason)
 		}
-		if p.conf.Observer != nil {
-			p.conf.Observer.OnTransition(runtime.Transition{Node: p.nodes[i], From: e.t.From, To: e.t.To, Time: e.t.At, Reason: e.t.Reason})
-		}
+		p.add(runtime.Transition{Node: p.nodes[i], From: e.t.From, To: e.t.To, Time: e.t.At, Reason: e.t.Reason})
 	case e.c != nil:
+		p.deliver()
 		p.write(e.c.Scope, e.c.Key, e.c.Value)
 	case e.k != nil:
+		p.deliver()
 		if p.seq++; e.k.Seq > 0 {
 			p.seq = e.k.Seq
 		}
@@ -323,6 +339,28 @@ func (p *Player) apply(e event) {
 			p.conf.OnTick(runtime.TickReport{Seq: p.seq, Start: e.k.Start, Lateness: e.k.Lateness, Duration: e.k.Duration, Early: e.k.Early, Status: e.k.Status})
 		}
 	}
+}
+
+// add batches a transition for the Observer.
+func (p *Player) add(t runtime.Transition) {
+	if p.conf.Observer == nil {
+		return
+	}
+	p.batch = append(p.batch, t)
+	p.batched[t.Node.UID()-1] = true
+}
+
+// deliver gives the Observer the transitions batched.
+func (p *Player) deliver() {
+	if len(p.batch) == 0 {
+		return
+	}
+	p.conf.Observer.OnTransitions(p.batch)
+	for i := range p.batch {
+		p.batched[p.batch[i].Node.UID()-1] = false
+	}
+	clear(p.batch)
+	p.batch = p.batch[:0]
 }
 
 // write sets a recorded value (JSON; nil removes the entry) in a scope of

@@ -38,7 +38,8 @@ type Conf struct {
 	Version string
 	Seed    uint64
 	// Reason, when set, is asked for the reason of every node that
-	// completes, at the moment it does; when nil, the reason is the one
+	// completes, when the transition's batch reaches the recorder (the
+	// tick's end: runtime.Observer); when nil, the reason is the one
 	// the transition carries (runtime.Transition.Reason).
 	Reason func(*runtime.Base) string
 	// FlushEvery is how often what was observed reaches the file (200 ms
@@ -220,18 +221,24 @@ func (r *Recorder) Attach() (detach func()) {
 	}
 }
 
-// OnTransition records a status transition (runtime.Observer).
-func (r *Recorder) OnTransition(t runtime.Transition) {
-	tr := transitionRec{at: t.Time.UnixNano(), uid: t.Node.UID(), from: t.From, to: t.To, reason: -1}
-	var reason string
-	if t.To.Completed() {
-		reason = t.Reason
-		if r.conf.Reason != nil {
-			reason = r.conf.Reason(t.Node)
-		}
-	}
+// OnTransitions records a batch of status transitions (runtime.Observer),
+// under one lock.
+func (r *Recorder) OnTransitions(batch []runtime.Transition) {
 	r.mu.Lock()
-	if r.room() {
+	defer r.mu.Unlock()
+	for i := range batch {
+		t := &batch[i]
+		tr := transitionRec{at: t.Time.UnixNano(), uid: t.Node.UID(), from: t.From, to: t.To, reason: -1}
+		var reason string
+		if t.To.Completed() {
+			reason = t.Reason
+			if r.conf.Reason != nil {
+				reason = r.conf.Reason(t.Node)
+			}
+		}
+		if !r.room() {
+			continue
+		}
 		p := r.pending
 		if reason != "" {
 			tr.reason = int32(len(p.reasons))
@@ -239,7 +246,6 @@ func (r *Recorder) OnTransition(t runtime.Transition) {
 		}
 		p.transitions = append(p.transitions, tr)
 	}
-	r.mu.Unlock()
 }
 
 // OnTick records a tick report (runtime.LoopConf's Observe); a .btlog

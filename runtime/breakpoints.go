@@ -330,6 +330,7 @@ func (b *Breakpoints) holdLocked(n *Base, at HookAt, done func() bool) {
 	b.held, b.heldAt = n, at
 	b.mu.Unlock()
 	if n.tree != nil {
+		n.tree.Deliver() // the observers show the tick as far as it went
 		n.tree.Suspend()
 	}
 	b.paused.Add(1)

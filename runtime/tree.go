@@ -25,17 +25,42 @@ type Transition struct {
 }
 
 // Observer watches a tree's status transitions. Logging, live views and
-// metrics are observers; nodes never print. OnTransition is called on the
-// tick's goroutine, in the order the transitions happen, and must be quick.
+// metrics are observers; nodes never print.
+//
+// OnTransitions is given the transitions in batches, on the tick's
+// goroutine, in the order they happen, and must be quick. A tick's
+// transitions come at the end of the tick (in more than one batch when
+// the tick makes many), a halt's at the end of the halt, a transition
+// made outside a tick or a halt (Base.SetStatus) at once; a breakpoint
+// that holds the tree delivers the tick's transitions so far before it
+// waits (see Tree.Deliver). The transitions of one tick carry the time of
+// one reading of the tree's clock, taken at the tick's first transition
+// (after a breakpoint held the tree, at the next one).
+//
+// The slice is the tree's and is reused once OnTransitions returns: keep
+// the transitions (they hold no reference into the slice), never the
+// slice. A node's state read through Transition.Node is its state at the
+// batch's delivery; what the transition needs of it at the time it
+// happened (statuses, reason) the Transition carries.
 type Observer interface {
-	OnTransition(Transition)
+	OnTransitions(batch []Transition)
 }
 
-// ObserverFunc adapts a function into an Observer.
+// ObserverFunc adapts a function of one transition into an Observer: it
+// is called for each transition of a batch, in order.
 type ObserverFunc func(Transition)
 
-// OnTransition calls f(t).
-func (f ObserverFunc) OnTransition(t Transition) { f(t) }
+// OnTransitions calls f for each transition of batch.
+func (f ObserverFunc) OnTransitions(batch []Transition) {
+	for i := range batch {
+		f(batch[i])
+	}
+}
+
+// maxBatch bounds the transitions a tree holds before it delivers them: a
+// tick that loops (a Repeat of a synchronous child) delivers every
+// maxBatch transitions instead of holding them all.
+const maxBatch = 16384
 
 // Tree is a built behavior tree: its nodes, its root blackboard, its clock
 // and the wake-up signal that async leaves use to ask for an early tick.
@@ -51,7 +76,14 @@ type Tree struct {
 	// observed holds one token per observer, in the same order: what
 	// Observe's remove looks for (an ObserverFunc cannot be compared).
 	observed []*byte
-	hooks    []TickHook // nil unless a debugger attached one, or TrackTicking is on
+	// batch holds the transitions not yet delivered to the observers
+	// (while held > 0: a tick or a halt is under way), and stamp the time
+	// they carry (read at the first of them: stamped).
+	batch   []Transition
+	stamp   time.Time
+	stamped bool
+	held    int
+	hooks   []TickHook // nil unless a debugger attached one, or TrackTicking is on
 	// ticking is the node whose tick is under way while TrackTicking is
 	// on (tracking counts its users); nil otherwise.
 	ticking  *atomic.Pointer[Base]
@@ -124,14 +156,51 @@ func (t *Tree) Observe(o Observer) (remove func()) {
 	}
 }
 
+// notify queues a transition for the observers; it is delivered at once
+// unless a tick or a halt holds the batch.
 func (t *Tree) notify(b *Base, from, to Status) {
-	tr := Transition{Node: b, From: from, To: to, Time: t.clock.Now()}
+	if !t.stamped {
+		t.stamp, t.stamped = t.clock.Now(), true
+	}
+	t.batch = append(t.batch, Transition{Node: b, From: from, To: to, Time: t.stamp})
 	if to != Idle {
-		tr.Reason = b.Reason()
+		t.batch[len(t.batch)-1].Reason = b.Reason()
 	}
+	if t.held == 0 || len(t.batch) >= maxBatch {
+		t.deliverBatch()
+	}
+}
+
+// deliverBatch hands the transitions queued to every observer and empties
+// the batch; the clock is read again at the next transition unless a
+// tick holds the batch (a tick's transitions carry one time).
+func (t *Tree) deliverBatch() {
+	if t.held == 0 {
+		t.stamped = false
+	}
+	if len(t.batch) == 0 {
+		return
+	}
+	batch := t.batch
+	t.batch = nil // what an observer makes happen queues anew
 	for _, o := range t.observers {
-		o.OnTransition(tr)
+		o.OnTransitions(batch)
 	}
+	// Not cleared (a tick's worth of memory written again): the slice
+	// keeps at most maxBatch reasons alive until it is written over.
+	if t.batch == nil {
+		t.batch = batch[:0]
+	}
+}
+
+// Deliver hands the transitions of the tick under way to the observers
+// now, rather than at the tick's end, and reads the clock again for the
+// next ones: a tick hook that holds the tree (a breakpoint) calls it
+// before it waits, so that the observers show the tick as far as it went.
+// Call it on the tick's goroutine.
+func (t *Tree) Deliver() {
+	t.deliverBatch()
+	t.stamped = false
 }
 
 // Wake asks for the tree to be ticked as soon as possible. Async leaves call
@@ -221,6 +290,8 @@ func (t *Tree) tick(againOnWake bool) (st Status, err error) {
 		}
 	}()
 	t.drainWake()
+	t.held++
+	defer t.release() // before the halt above: its transitions come after the tick's
 	st, err = t.tickRoot()
 	for againOnWake && err == nil && st == Running && t.woken() {
 		st, err = t.tickRoot()
@@ -238,7 +309,16 @@ func (t *Tree) tickRoot() (Status, error) {
 	if err == nil && st.Completed() {
 		t.root.base().setStatus(Idle)
 	}
+	t.Deliver() // each tick's transitions, with their own time
 	return st, err
+}
+
+// release ends a hold of the observers' batch (a tick's, a halt's) and
+// delivers the batch when it was the last.
+func (t *Tree) release() {
+	if t.held--; t.held == 0 {
+		t.deliverBatch()
+	}
 }
 
 func (t *Tree) woken() bool {
@@ -253,6 +333,8 @@ func (t *Tree) woken() bool {
 // Halt halts every running node, from the top, leaving the tree IDLE (and
 // no longer suspended: a halted leaf sends nothing again).
 func (t *Tree) Halt() {
+	t.held++
+	defer t.release()
 	t.suspended.Store(nil)
 	for _, n := range t.nodes {
 		if n.base().status == Running {

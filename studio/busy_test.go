@@ -1,6 +1,7 @@
 package studio_test
 
 import (
+	"fmt"
 	goruntime "runtime"
 	"sync/atomic"
 	"testing"
@@ -62,6 +63,61 @@ func TestABusyTreeCostsTheTickNoMemory(t *testing.T) {
 				require.Equal(t, "IDLE", st, "node %d is IDLE between ticks", i+3)
 			}
 			assert.Equal(t, float64(made.Load()), snap.data["n"], "every transition counted")
+		})
+	}
+}
+
+// TestABusyTickKeepsItsNewestTransitions: ticks of more transitions than
+// the frame's ring holds (about 2,400 a tick against 2,000; the tree
+// gives them to the studio in one batch a tick) — the page gets every
+// one counted and, for the timeline, the newest ones in the order the
+// tree made them, numbered as they were made.
+func TestABusyTickKeepsItsNewestTransitions(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		nodes int
+		ticks int
+	}{
+		{name: "one tick past the ring", nodes: 1200, ticks: 1},
+		{name: "three ticks, the pump between", nodes: 1200, ticks: 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t, studio.Conf{PumpEvery: time.Millisecond})
+			tree := bigTree(t, tc.nodes)
+			var made []string // "uid from to", in order
+			tree.Observe(runtime.ObserverFunc(func(tr runtime.Transition) {
+				made = append(made, fmt.Sprint(tr.Node.UID(), " ", tr.From, " ", tr.To))
+			}))
+			dbg, detach := attach(srv, tree)
+			defer detach()
+			page := openEvents(t, srv, "")
+			require.Equal(t, "snapshot", page.next().name)
+			var got []string
+			var last float64
+			for range tc.ticks {
+				got = got[:0] // the last tick's
+				tick(t, tree, dbg, 1)
+				for last < float64(len(made)) {
+					ev := page.next()
+					if ev.name != "delta" {
+						continue
+					}
+					for _, x := range ev.data["transitions"].([]any) {
+						tr := x.([]any)
+						got = append(got, fmt.Sprint(tr[0], " ", tr[1], " ", tr[2], " ", tr[3]))
+					}
+					last = ev.data["n"].(float64)
+				}
+			}
+			require.Greater(t, len(made), 2000*tc.ticks, "more transitions a tick than the ring holds")
+			assert.Equal(t, float64(len(made)), last, "every transition counted")
+			require.NotEmpty(t, got)
+			// The newest len(got) transitions of the last tick, numbered
+			// from 1 as the tree made them.
+			first := len(made) - len(got)
+			for i, g := range got {
+				require.Equal(t, fmt.Sprint(first+i+1, " ", made[first+i]), g, "transition %d of the newest", i)
+			}
 		})
 	}
 }

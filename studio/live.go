@@ -320,6 +320,11 @@ func newFrame(n int) *frame {
 // note records one transition of node i (uid-1).
 func (f *frame) note(i int, r rawTrans) {
 	f.push(r)
+	f.set(i, r)
+}
+
+// set writes one transition of node i (uid-1) into its final state.
+func (f *frame) set(i int, r rawTrans) {
 	if uint(i) >= uint(len(f.nodes)) {
 		return
 	}
@@ -392,14 +397,32 @@ func (f *frame) fold(g *frame) {
 	g.reset()
 }
 
-// OnTransition notes the transition (runtime.Observer, on the tick's
+// OnTransitions notes the transitions (runtime.Observer, on the tick's
 // goroutine) in the frame only that goroutine touches. OnTick (or a
 // pause) hands the frame to the pump under the lock, once per tick, by
 // swapping it with an empty one; while the pump has not taken the last
 // one, the tick goes on writing into its own.
-func (l *live) OnTransition(t runtime.Transition) {
-	uid := t.Node.UID()
-	l.cur.note(int(uid)-1, rawTrans{uid: uid, from: t.From, to: t.To, at: t.Time.Sub(l.t0), reason: t.Reason})
+//
+// Of a batch longer than the ring only the tail goes into the ring (the
+// rest would be overwritten by it): it is counted, and its nodes' states
+// are written.
+func (l *live) OnTransitions(batch []runtime.Transition) {
+	f := l.cur
+	tail := max(0, len(batch)-cap(f.ring))
+	f.count += uint64(tail)
+	var at time.Duration
+	for i := range batch {
+		t := &batch[i]
+		if i == 0 || t.Time != batch[i-1].Time { // a tick's carry one time
+			at = t.Time.Sub(l.t0)
+		}
+		uid := t.Node.UID()
+		r := rawTrans{uid: uid, from: t.From, to: t.To, at: at, reason: t.Reason}
+		if i >= tail {
+			f.push(r)
+		}
+		f.set(int(uid)-1, r)
+	}
 }
 
 // flushTick hands the tick's transitions over; on the tick's goroutine.

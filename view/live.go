@@ -22,7 +22,7 @@ type LiveConf struct {
 	// Title is the first line of the terminal view and of the plain log.
 	Title string
 	// Terminal redraws the view in place with ANSI escapes; otherwise the
-	// view writes plain lines (see OnTransition).
+	// view writes plain lines (see OnTransitions).
 	Terminal bool
 	// Color adds ANSI colours to the terminal view.
 	Color bool
@@ -123,8 +123,8 @@ type liveFrame struct {
 // Live shows a running tree: in a terminal it redraws the tree in
 // place at most every Interval, the running path highlighted and finished
 // subtrees collapsed when the tree does not fit; elsewhere it writes one
-// line per change of what a node did (see OnTransition) and a summary
-// every Heartbeat. OnTransition and OnTick run on the tick's goroutine and
+// line per change of what a node did (see OnTransitions) and a summary
+// every Heartbeat. OnTransitions and OnTick run on the tick's goroutine and
 // never wait for the output: drawing happens on the view's own goroutine.
 type Live struct {
 	conf  LiveConf
@@ -288,14 +288,22 @@ func (v *Live) emit(line string) {
 	}
 }
 
-// OnTransition records a node's status change. The plain log writes a
+// onTransition records a node's status change. The plain log writes a
 // line when what a node did changes: a leaf starting (RUNNING, written at
 // the end of the tick and only if it still runs then), finishing
 // differently from last time (SUCCESS, FAILURE) or being halted while it
 // ran (HALTED), any node failing, and the root's every change. A condition re-ticked
 // with the same result, a node reset to IDLE, and control nodes starting or
 // succeeding write nothing: their leaves' lines say it.
-func (v *Live) OnTransition(t runtime.Transition) {
+//
+// OnTransitions takes a batch (runtime.Observer).
+func (v *Live) OnTransitions(batch []runtime.Transition) {
+	for i := range batch {
+		v.onTransition(&batch[i])
+	}
+}
+
+func (v *Live) onTransition(t *runtime.Transition) {
 	i := int(t.Node.UID()) - 1
 	if i < 0 || i >= len(v.cur) {
 		return

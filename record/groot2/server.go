@@ -238,27 +238,31 @@ func (s *Server) Close() error {
 	return err
 }
 
-// OnTransition keeps the status buffer and the recording (runtime.Observer).
-func (s *Server) OnTransition(t runtime.Transition) {
-	uid := t.Node.UID()
-	st := byte(t.To)
-	if t.To == runtime.Idle {
-		st = 10 + byte(t.From)
-	}
+// OnTransitions keeps the status buffer and the recording
+// (runtime.Observer), under one lock a batch.
+func (s *Server) OnTransitions(batch []runtime.Transition) {
 	s.smu.Lock()
-	if int(uid) <= len(s.statuses) {
-		s.statuses[uid-1] = st
-	}
-	if s.recording {
-		tr := transition{at: max(0, t.Time.Sub(s.recordStart).Microseconds()), uid: uint16(uid), st: byte(t.To)}
-		if len(s.recorded) < maxRecorded {
-			s.recorded = append(s.recorded, tr)
-		} else {
-			s.recorded[s.recordedAt] = tr
-			s.recordedAt = (s.recordedAt + 1) % maxRecorded
+	defer s.smu.Unlock()
+	for i := range batch {
+		t := &batch[i]
+		uid := t.Node.UID()
+		st := byte(t.To)
+		if t.To == runtime.Idle {
+			st = 10 + byte(t.From)
+		}
+		if int(uid) <= len(s.statuses) {
+			s.statuses[uid-1] = st
+		}
+		if s.recording {
+			tr := transition{at: max(0, t.Time.Sub(s.recordStart).Microseconds()), uid: uint16(uid), st: byte(t.To)}
+			if len(s.recorded) < maxRecorded {
+				s.recorded = append(s.recorded, tr)
+			} else {
+				s.recorded[s.recordedAt] = tr
+				s.recordedAt = (s.recordedAt + 1) % maxRecorded
+			}
 		}
 	}
-	s.smu.Unlock()
 }
 
 // BeforeTick runs a PRE hook of n, if Groot2 set one (runtime.TickHook).
