@@ -127,6 +127,7 @@ type Server struct {
 	watchDone chan struct{}
 
 	accepted, rejected atomic.Uint64 // goals, since the start
+	submitted          atomic.Uint64 // goals that took their place (Answered)
 
 	loopDone chan struct{}
 	cancel   context.CancelFunc
@@ -159,6 +160,7 @@ type active struct {
 	goal    *goal // the goal the run answers (under mu): an update hands it on
 	mission *Mission
 	stop    context.CancelCauseFunc
+	ctx     context.Context // the run's: done once it is being halted
 	hold    *holder
 	updates []value
 	ticked  bool // the run has ticked once (under mu)
@@ -374,6 +376,7 @@ func (s *Server) execute(ctx context.Context, msg any, feedback func(any)) (any,
 	}
 	g.feedback = feedback
 	s.submit(g)
+	s.submitted.Add(1)
 	s.mu.Unlock()
 	select {
 	case r := <-g.result:
@@ -492,7 +495,7 @@ func (s *Server) loop(ctx context.Context) {
 		s.queue = s.queue[1:]
 		s.waiting--
 		runCtx, stop := context.WithCancelCause(ctx)
-		a := &active{start: g, goal: g, mission: g.mission, stop: stop, hold: newHolder(s.paused)}
+		a := &active{start: g, goal: g, mission: g.mission, stop: stop, ctx: runCtx, hold: newHolder(s.paused)}
 		s.cur = a
 		s.mu.Unlock()
 		s.stateChanged()
