@@ -168,7 +168,7 @@ func (d *decoder) checkServed(root *yaml.Node, s *Scenario, missionNode, goalsNo
 		d.add(root, "robots", "a served scenario has one robot (the server's); got %d", len(s.Robots))
 	}
 	for i, r := range s.Robots {
-		if r.Mission.Tree != "" {
+		if r.Mission.Tree != "" && missionNode == nil {
 			d.add(root, fmt.Sprintf("robots[%d].mission", i), "a served robot's missions are the server's; leave mission: out")
 		}
 	}
