@@ -524,7 +524,18 @@ func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simula
 	if err != nil {
 		return nil, fmt.Errorf("the mission server's action: %w", err)
 	}
-	if d.peer, err = bridge.NewLockstepPeer(cconn, ""); err != nil {
+	// The peer has a connection of its own: a lockstep peer counts the
+	// action goals its connection sends as commands to the simulator, and
+	// the client's goals go to the server, not to the simulator (which
+	// then waited a second at each goal for one that never came).
+	pconf := base.ROS
+	pconf.Name = "hil_goals_lockstep"
+	pconn, err := ros.Connect(pconf)
+	if err != nil {
+		return nil, err
+	}
+	defer pconn.Close()
+	if d.peer, err = bridge.NewLockstepPeer(pconn, ""); err != nil {
 		return nil, err
 	}
 	err = d.drive()
