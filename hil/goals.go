@@ -188,9 +188,8 @@ type goalDriver struct {
 	limit  time.Time // the scenario's time limit
 
 	mu       sync.Mutex
-	period   time.Duration // the running mission's tick period
 	follow   bool          // the peer follows the running mission's ticks
-	lastTick time.Time     // the running mission's latest tick
+	nextTick time.Time     // when the running mission ticks next
 	until    time.Time     // what the peer said last
 	next     int           // the next goal to send
 	answered uint64        // the server's Answered the goals sent so far make
@@ -206,19 +205,12 @@ type goalDriver struct {
 
 // onTick is the running mission's tick (on its goroutine, before the
 // tick lets the simulator go on): a due goal is sent from here, else the
-// peer lets the simulator run to the next tick.
-func (d *goalDriver) onTick(t runtime.TickReport, period time.Duration) {
+// peer lets the simulator run to the mission's next tick, next (when the
+// mission's lockstep lets it run to: not a period after this tick's
+// start, which is the first physics step at or after its due time).
+func (d *goalDriver) onTick(t runtime.TickReport, next time.Time) {
 	d.mu.Lock()
-	d.lastTick, d.period = t.Start, period
-	if d.until.IsZero() {
-		// The first goal's run started the world: the driver joins at
-		// its first tick, a tick ahead of it, while the simulator waits
-		// for that tick (so at the same simulated time on every run).
-		d.until = t.Start.Add(period)
-		d.mu.Unlock()
-		d.ready(t.Start.Add(period))
-		return
-	}
+	d.nextTick = next
 	if !d.follow {
 		d.mu.Unlock()
 		return
@@ -233,10 +225,9 @@ func (d *goalDriver) onTick(t runtime.TickReport, period time.Duration) {
 			return
 		}
 	}
-	until := t.Start.Add(period)
-	d.until = until
+	d.until = next
 	d.mu.Unlock()
-	d.ready(until)
+	d.ready(next)
 }
 
 func (d *goalDriver) ready(until time.Time) {
@@ -372,11 +363,15 @@ func (d *goalDriver) drive() error {
 				return fmt.Errorf("%s: goal %d (%s) had no result within %v", d.goals[n-1].Pos, n-1, d.goals[n-1], goalPatience)
 			}
 		} else if hold.IsZero() && g.At == 0 {
-			// A goal at time zero: the simulator waits for its first
-			// peer, and the goal's run is it, as a scenario's mission is
-			// (its first tick sees the world of time zero). The driver
-			// joins once the run has ticked, a tick behind it.
-			d.send(d.clock.Now())
+			// A goal at time zero: time starts once both the driver and
+			// the goal's run have joined (simPeers), so the run's first
+			// tick sees the world of time zero, as a scenario's mission
+			// does. The driver lets the simulator take one step.
+			d.mu.Lock()
+			d.until = d.epoch.Add(time.Nanosecond)
+			d.mu.Unlock()
+			d.ready(d.epoch.Add(time.Nanosecond))
+			d.send(d.epoch)
 			continue
 		} else if at := d.epoch.Add(g.At); at.After(hold) {
 			hold = at
@@ -403,7 +398,7 @@ func (d *goalDriver) drive() error {
 func (d *goalDriver) followRun() bool {
 	d.mu.Lock()
 	d.follow = true
-	until := d.lastTick.Add(d.period)
+	until := d.nextTick
 	d.until = until
 	d.mu.Unlock()
 	d.ready(until)
@@ -497,6 +492,10 @@ func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simula
 				rate = mission.DefaultRate
 			}
 			period := time.Duration(float64(time.Second) / rate)
+			// The run's ticks are due a period apart from its first (its
+			// lockstep's schedule); each starts at the first physics step
+			// at or after its due time.
+			var due time.Time
 			serverTick := rc.OnTick
 			rc.OnTick = func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
 				ticked(t)
@@ -504,7 +503,13 @@ func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simula
 				if why == "" {
 					why, done = tmpl.OnTick(tree, t)
 				}
-				d.onTick(t, period)
+				if due.IsZero() {
+					due = t.Start
+				}
+				for !due.After(t.Start) {
+					due = due.Add(period)
+				}
+				d.onTick(t, due)
 				return why, done
 			}
 		},
@@ -563,4 +568,18 @@ func checkServedMissions(s *Scenario) error {
 		return errs
 	}
 	return nil
+}
+
+// simPeers is how many lockstep peers the simulator waits for before time
+// starts: a served scenario whose first goal is at time zero waits for
+// the driver and the goal's run; one whose first goal comes later starts
+// with the driver alone (0: the simulator's default).
+func simPeers(s *Scenario) int {
+	if s.Serve == nil || len(s.Goals) == 0 {
+		return 0
+	}
+	if s.Goals[0].At == 0 {
+		return 2
+	}
+	return 1
 }

@@ -207,7 +207,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	}
 	var events []event
 	simr, err := mission.StartSim(mission.SimConf{
-		WorldDir: s.World, Seed: s.Seed, Robots: robots, Transport: cmp.Or(c.Transport, mission.TransportInproc),
+		WorldDir: s.World, Seed: s.Seed, Robots: robots, Transport: cmp.Or(c.Transport, mission.TransportInproc), Peers: simPeers(s),
 		OnEvent: func(at time.Duration, line string) {
 			evMu.Lock()
 			events = append(events, event{at, line})
