@@ -186,13 +186,16 @@ type goalDriver struct {
 	clock  runtime.Clock
 	epoch  time.Time // simulated time zero
 	limit  time.Time // the scenario's time limit
+	// release is where the harness stops looking: the peer lets time run
+	// to it once every goal has its result.
+	release time.Time
 
 	mu       sync.Mutex
-	follow   bool          // the peer follows the running mission's ticks
-	nextTick time.Time     // when the running mission ticks next
-	until    time.Time     // what the peer said last
-	next     int           // the next goal to send
-	answered uint64        // the server's Answered the goals sent so far make
+	follow   bool      // the peer follows the running mission's ticks
+	nextTick time.Time // when the running mission ticks next
+	until    time.Time // what the peer said last
+	next     int       // the next goal to send
+	answered uint64    // the server's Answered the goals sent so far make
 	results  []GoalResult
 	done     []chan struct{} // closed when goal i has its result
 	rejected bool            // the goal sent last was rejected
@@ -320,9 +323,15 @@ func (d *goalDriver) running() bool { return d.srv.Status().Mission != "" }
 // leaves the lockstep.
 func (d *goalDriver) drive() error {
 	defer func() {
-		leave, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		d.peer.Leave(leave)
+		// The peer lets time run to where the harness stops looking
+		// rather than leave: a leave is an event the simulator logs when
+		// it takes it in, which may be after the harness has read the
+		// events.
+		if d.peer.Ready(d.release) != nil {
+			leave, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			d.peer.Leave(leave)
+		}
 	}()
 	for d.ctx.Err() == nil {
 		if err := d.failed(); err != nil {
@@ -443,7 +452,8 @@ func (d *goalDriver) orFailed(err error) error {
 // namespace, each goal's run configured as a scenario's mission is (in
 // lockstep, watched by the recorder, stopped at the time limit), and the
 // goals sent by a driver beside it.
-func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simulator, epoch time.Time, strikeWhen func(Fault), rr *robotRecord, ticked func(runtime.TickReport)) ([]GoalResult, error) {
+func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simulator, epoch time.Time, horizon time.Duration,
+	strikeWhen func(Fault), rr *robotRecord, ticked func(runtime.TickReport)) ([]GoalResult, error) {
 	r := s.Robots[0]
 	base, err := simr.RunConf(nil, r.Name)
 	if err != nil {
@@ -471,7 +481,7 @@ func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simula
 	defer cconn.Close()
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	d := &goalDriver{goals: s.Goals, clock: cconn.Clock(), epoch: epoch, limit: epoch.Add(s.TimeLimit),
+	d := &goalDriver{goals: s.Goals, clock: cconn.Clock(), epoch: epoch, limit: epoch.Add(s.TimeLimit), release: epoch.Add(horizon),
 		results: make([]GoalResult, len(s.Goals)), done: make([]chan struct{}, len(s.Goals)),
 		fromTick: make(chan struct{}), ctx: runCtx}
 	for i, g := range s.Goals {

@@ -259,7 +259,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	}
 	var reps []mission.Report
 	if s.Serve != nil {
-		res.Goals, err = runServed(ctx, c, s, simr, epoch, strikeWhen, rec.robots[0], ticked)
+		res.Goals, err = runServed(ctx, c, s, simr, epoch, horizon, strikeWhen, rec.robots[0], ticked)
 		reps = []mission.Report{servedReport(res.Goals)}
 	} else {
 		reps, res.Recordings, err = runRobots(ctx, c, s, missions, simr, rec, epoch, strikeWhen, ticked)
