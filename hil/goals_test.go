@@ -93,3 +93,14 @@ func TestServedGoals(t *testing.T) {
 		})
 	}
 }
+
+// TestServedScenarioRefusedWithMaster: a served scenario needs the
+// harness's own simulator; with --master it is refused at once, saying
+// why, before anything connects.
+func TestServedScenarioRefusedWithMaster(t *testing.T) {
+	s, err := Parse(file, []byte(servedHead+"goals: [{mission: Hello, at: 0s}]\n"))
+	require.NoError(t, err)
+	_, err = Run(context.Background(), RunConf{Scenario: s, Master: "http://127.0.0.1:1"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "serve: runs the mission server in lockstep with the harness's own simulator")
+}
