@@ -91,6 +91,13 @@ type Conf struct {
 	// unchanged for WatchSettle [500 ms].
 	Watch                   bool
 	WatchEvery, WatchSettle time.Duration
+	// Groot, when not 0, is the port Groot2 connects to (REP; PUB on the
+	// next), on GrootHost [loopback]: it stays attached across goals,
+	// shown each goal's tree while it runs (a new tree UUID: Groot2
+	// reloads) and a tree "Idle" naming the last result between goals; a
+	// breakpoint it sets holds the running tree and the robot still.
+	Groot     int
+	GrootHost string
 	// watchReloaded, in tests, runs right after the watch's reload.
 	watchReloaded func()
 }
@@ -125,6 +132,8 @@ type Server struct {
 	diagDone chan struct{}
 	// watchDone is closed when the watch ends (nil without one).
 	watchDone chan struct{}
+	// groot is Groot2's view (Conf.Groot), nil without one.
+	groot *grootView
 
 	accepted, rejected atomic.Uint64 // goals, since the start
 	submitted          atomic.Uint64 // goals that took their place (Answered)
@@ -191,6 +200,13 @@ func New(c Conf) (*Server, error) {
 	}
 	if err := s.openStanding(c.Catalog); err != nil {
 		return nil, err
+	}
+	if c.Groot != 0 {
+		var err error
+		if s.groot, err = newGrootView(c.GrootHost, c.Groot, c.Conn.Clock()); err != nil {
+			s.closeStanding()
+			return nil, err
+		}
 	}
 	var err error
 	s.action, err = ros.NewActionServer(ros.ActionServerConf{
@@ -288,9 +304,14 @@ func (s *Server) openStanding(cat *Catalog) error {
 	return err
 }
 
+// closeStanding closes the standing bridge and Groot2's view, the
+// server's last parts.
 func (s *Server) closeStanding() {
 	if s.standing != nil {
 		s.standing.Close()
+	}
+	if s.groot != nil {
+		s.groot.close()
 	}
 }
 
@@ -511,8 +532,14 @@ func (s *Server) loop(ctx context.Context) {
 		if len(res.res.Explanation) > 0 {
 			s.status.LastResult += ": " + res.res.Explanation[0]
 		}
+		last := s.status.LastResult
 		s.mu.Unlock()
 		stop(nil)
+		if s.groot != nil {
+			if err := s.groot.idle(last); err != nil {
+				s.logf("groot2: %v", err)
+			}
+		}
 		s.logf("goal %d (%s) ended %s", g.seq, a.mission.ID, res.res.Outcome)
 		g.finish(res)
 		s.stateChanged()
@@ -529,7 +556,16 @@ func (s *Server) run(ctx context.Context, a *active) result {
 	fb := &feedbacks{s: s, a: a, mission: m.ID, every: s.conf.FeedbackEvery}
 	rc := mission.RunConf{
 		Mission: m.Mission, Conn: s.conn, Rate: s.conf.Rate, Blackboard: bb, Log: s.conf.Log,
-		Debugger: func(mission.Shown) mission.Debugger { return a.hold },
+		Debugger: func(sh mission.Shown) mission.Debugger {
+			if s.groot == nil {
+				return a.hold
+			}
+			if err := s.groot.show(sh); err != nil {
+				s.logf("groot2: %s not shown: %v", m.ID, err)
+				return a.hold
+			}
+			return grootHeld{a.hold, s.groot.srv}
+		},
 		OnTick: func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
 			s.mu.Lock()
 			up := a.updates

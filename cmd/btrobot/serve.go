@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 
 	"github.com/btrobot/btrobot/executor"
 	"github.com/btrobot/btrobot/mission"
@@ -13,7 +15,7 @@ func serveCommand() *command {
 	c := &command{
 		name: "serve",
 		args: "--missions DIR [--robot PROFILE.yaml] [--places FILE|DIR] [--master URI|auto] [--preempt replace|update|queue|reject] " +
-			"[--rate HZ] [--record-dir DIR] [--watch] [ROS args: __ns:=/robot1 __name:=btrobot ...]",
+			"[--rate HZ] [--record-dir DIR] [--watch] [--groot [HOST:]PORT] [ROS args: __ns:=/robot1 __name:=btrobot ...]",
 		summary: "Serve the missions of a directory on a robot: goals of the ExecuteMission action (btrobot_msgs, ~execute) run them\n" +
 			"one at a time, with feedback and a result that says why; ~list, ~reload, ~pause and ~resume are services.\n" +
 			"Every tree file of DIR is loaded and validated first: on any problem the server does not start and every problem is\n" +
@@ -40,6 +42,25 @@ func serveCommand() *command {
 		fs.StringVar(&st.Preempt, "preempt", "replace", "what a goal does to the running mission when it names no preempt: replace, update, queue or reject")
 		fs.Float64Var(&st.Rate, "rate", 0, fmt.Sprintf("tick rate in Hz (default: the profile's, else %d)", mission.DefaultRate))
 		fs.StringVar(&st.RecordDir, "record-dir", "", "record every goal's run to a .db3 file in this directory (the result names it)")
+		var grootHost string
+		var grootPort int
+		fs.Func("groot", "serve the running goal's tree to Groot2 on `[HOST:]PORT` (REP; PUB on the next; 1667 is Groot2's own), across goals:\n"+
+			"each goal's tree replaces the one shown (Groot2 reloads), a tree \"Idle\" naming the last result between goals;\n"+
+			"PORT alone listens on loopback only. While a breakpoint holds the tree, the robot is stopped", func(v string) error {
+			host, port := "", v
+			if h, p, err := net.SplitHostPort(v); err == nil {
+				host, port = h, p
+			}
+			n, err := strconv.Atoi(port)
+			if err != nil {
+				return fmt.Errorf("%q: want PORT or HOST:PORT (e.g. 1667, 0.0.0.0:1667)", v)
+			}
+			if err := mission.CheckWatchers("", n); err != nil {
+				return err
+			}
+			grootHost, grootPort = host, n
+			return nil
+		})
 		fs.BoolVar(&st.Watch, "watch", false, "reload the missions when a file they were read from changes (validated as ~reload; a refused reload is logged and on /diagnostics)")
 		pos, err := parseArgs(fs, args)
 		if err != nil {
@@ -93,7 +114,7 @@ func serveCommand() *command {
 		defer conn.Close()
 		// The private parameters (roslaunch's <param>, _missions:=...)
 		// give what no flag did.
-		srv, err := executor.Start(executor.Conf{Conn: conn, Log: func(line string) { fmt.Fprintln(env.stderr, line) }},
+		srv, err := executor.Start(executor.Conf{Conn: conn, Log: func(line string) { fmt.Fprintln(env.stderr, line) }, Groot: grootPort, GrootHost: grootHost},
 			st, func(name string) bool { return flagGiven(fs, name) }, cat)
 		if bad := (*executor.SettingsError)(nil); errors.As(err, &bad) {
 			fail(exitUsage, err)
