@@ -82,12 +82,71 @@ func clipName(s string) string {
 	return s
 }
 
-// grootHeld is a run's debugger with Groot2 beside its pause: the tree is
-// held (the robot still) while either holds it.
-type grootHeld struct {
-	*holder
-	srv *groot2.Server
+// debuggers is a run's debugger made of several (the server's pause,
+// Groot2's, the studio's): each sees every transition and tick; a hook
+// that returns a status decides the tick (the first in order); the tree
+// is held (the robot still) while any holds it.
+type debuggers []mission.Debugger
+
+func (ds debuggers) OnTransition(t runtime.Transition) {
+	for _, d := range ds {
+		d.OnTransition(t)
+	}
 }
 
-func (h grootHeld) Paused() bool { return h.holder.Paused() || h.srv.Paused() }
-func (h grootHeld) Resume()      { h.srv.Resume(); h.holder.Resume() }
+func (ds debuggers) BeforeTick(n *runtime.Base) runtime.Status {
+	for _, d := range ds {
+		if st := d.BeforeTick(n); st != runtime.Idle {
+			return st
+		}
+	}
+	return runtime.Idle
+}
+
+func (ds debuggers) AfterTick(n *runtime.Base, st runtime.Status) runtime.Status {
+	for _, d := range ds {
+		if got := d.AfterTick(n, st); got != runtime.Idle {
+			return got
+		}
+	}
+	return runtime.Idle
+}
+
+func (ds debuggers) OnTick(t runtime.TickReport) {
+	for _, d := range ds {
+		d.OnTick(t)
+	}
+}
+
+func (ds debuggers) Paused() bool {
+	for _, d := range ds {
+		if d.Paused() {
+			return true
+		}
+	}
+	return false
+}
+
+func (ds debuggers) Resume() {
+	for _, d := range ds {
+		d.Resume()
+	}
+}
+
+func (ds debuggers) Close(r mission.Report) {
+	for _, d := range ds {
+		d.Close(r)
+	}
+}
+
+// grootHold is Groot2's part of a run's debuggers: its breakpoints hold
+// the tree (the server attached its hooks and observer itself).
+type grootHold struct{ srv *groot2.Server }
+
+func (grootHold) OnTransition(runtime.Transition)                        {}
+func (grootHold) BeforeTick(*runtime.Base) runtime.Status                { return runtime.Idle }
+func (grootHold) AfterTick(*runtime.Base, runtime.Status) runtime.Status { return runtime.Idle }
+func (grootHold) OnTick(runtime.TickReport)                              {}
+func (g grootHold) Paused() bool                                         { return g.srv.Paused() }
+func (g grootHold) Resume()                                              { g.srv.Resume() }
+func (grootHold) Close(mission.Report)                                   {}

@@ -98,6 +98,11 @@ type Conf struct {
 	// breakpoint it sets holds the running tree and the robot still.
 	Groot     int
 	GrootHost string
+	// Show, when set, gives each goal's run a debugger beside the
+	// server's pause (the studio's, studio.Server.Debugger), the run named
+	// by its mission and goal ("Patrol · goal 2"); its pause and
+	// breakpoints hold the running goal's tree and the robot.
+	Show func(name string) func(mission.Shown) mission.Debugger
 	// watchReloaded, in tests, runs right after the watch's reload.
 	watchReloaded func()
 }
@@ -557,14 +562,23 @@ func (s *Server) run(ctx context.Context, a *active) result {
 	rc := mission.RunConf{
 		Mission: m.Mission, Conn: s.conn, Rate: s.conf.Rate, Blackboard: bb, Log: s.conf.Log,
 		Debugger: func(sh mission.Shown) mission.Debugger {
-			if s.groot == nil {
+			ds := debuggers{a.hold}
+			if s.groot != nil {
+				if err := s.groot.show(sh); err != nil {
+					s.logf("groot2: %s not shown: %v", m.ID, err)
+				} else {
+					ds = append(ds, grootHold{s.groot.srv})
+				}
+			}
+			if s.conf.Show != nil {
+				if show := s.conf.Show(fmt.Sprintf("%s · goal %d", m.ID, a.start.seq)); show != nil {
+					ds = append(ds, show(sh))
+				}
+			}
+			if len(ds) == 1 {
 				return a.hold
 			}
-			if err := s.groot.show(sh); err != nil {
-				s.logf("groot2: %s not shown: %v", m.ID, err)
-				return a.hold
-			}
-			return grootHeld{a.hold, s.groot.srv}
+			return ds
 		},
 		OnTick: func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
 			s.mu.Lock()
