@@ -86,16 +86,16 @@ func clipName(s string) string {
 // Groot2's, the studio's): each sees every transition and tick; a hook
 // that returns a status decides the tick (the first in order); the tree
 // is held (the robot still) while any holds it.
-type debuggers []mission.Debugger
+type debuggers struct{ list []mission.Debugger } // by pointer: the tree tells hooks apart by ==
 
-func (ds debuggers) OnTransition(t runtime.Transition) {
-	for _, d := range ds {
+func (ds *debuggers) OnTransition(t runtime.Transition) {
+	for _, d := range ds.list {
 		d.OnTransition(t)
 	}
 }
 
-func (ds debuggers) BeforeTick(n *runtime.Base) runtime.Status {
-	for _, d := range ds {
+func (ds *debuggers) BeforeTick(n *runtime.Base) runtime.Status {
+	for _, d := range ds.list {
 		if st := d.BeforeTick(n); st != runtime.Idle {
 			return st
 		}
@@ -103,8 +103,8 @@ func (ds debuggers) BeforeTick(n *runtime.Base) runtime.Status {
 	return runtime.Idle
 }
 
-func (ds debuggers) AfterTick(n *runtime.Base, st runtime.Status) runtime.Status {
-	for _, d := range ds {
+func (ds *debuggers) AfterTick(n *runtime.Base, st runtime.Status) runtime.Status {
+	for _, d := range ds.list {
 		if got := d.AfterTick(n, st); got != runtime.Idle {
 			return got
 		}
@@ -112,14 +112,14 @@ func (ds debuggers) AfterTick(n *runtime.Base, st runtime.Status) runtime.Status
 	return runtime.Idle
 }
 
-func (ds debuggers) OnTick(t runtime.TickReport) {
-	for _, d := range ds {
+func (ds *debuggers) OnTick(t runtime.TickReport) {
+	for _, d := range ds.list {
 		d.OnTick(t)
 	}
 }
 
-func (ds debuggers) Paused() bool {
-	for _, d := range ds {
+func (ds *debuggers) Paused() bool {
+	for _, d := range ds.list {
 		if d.Paused() {
 			return true
 		}
@@ -127,14 +127,14 @@ func (ds debuggers) Paused() bool {
 	return false
 }
 
-func (ds debuggers) Resume() {
-	for _, d := range ds {
+func (ds *debuggers) Resume() {
+	for _, d := range ds.list {
 		d.Resume()
 	}
 }
 
-func (ds debuggers) Close(r mission.Report) {
-	for _, d := range ds {
+func (ds *debuggers) Close(r mission.Report) {
+	for _, d := range ds.list {
 		d.Close(r)
 	}
 }

@@ -562,20 +562,20 @@ func (s *Server) run(ctx context.Context, a *active) result {
 	rc := mission.RunConf{
 		Mission: m.Mission, Conn: s.conn, Rate: s.conf.Rate, Blackboard: bb, Log: s.conf.Log,
 		Debugger: func(sh mission.Shown) mission.Debugger {
-			ds := debuggers{a.hold}
+			ds := &debuggers{list: []mission.Debugger{a.hold}}
 			if s.groot != nil {
 				if err := s.groot.show(sh); err != nil {
 					s.logf("groot2: %s not shown: %v", m.ID, err)
 				} else {
-					ds = append(ds, grootHold{s.groot.srv})
+					ds.list = append(ds.list, grootHold{s.groot.srv})
 				}
 			}
 			if s.conf.Show != nil {
 				if show := s.conf.Show(fmt.Sprintf("%s · goal %d", m.ID, a.start.seq)); show != nil {
-					ds = append(ds, show(sh))
+					ds.list = append(ds.list, show(sh))
 				}
 			}
-			if len(ds) == 1 {
+			if len(ds.list) == 1 {
 				return a.hold
 			}
 			return ds
