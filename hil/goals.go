@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/btrobot/btrobot/bridge"
@@ -194,6 +195,12 @@ type goalDriver struct {
 	// release is where the harness stops looking: the peer lets time run
 	// to it once every goal has its result.
 	release time.Time
+
+	// joins counts the server's runs the simulator has taken in as
+	// lockstep peers; started the runs that ticked (each joins after its
+	// first tick).
+	joins   *peerJoins
+	started int
 
 	mu       sync.Mutex
 	follow   bool      // the peer follows the running mission's ticks
@@ -436,6 +443,15 @@ func (d *goalDriver) stepTo(from, at time.Time) bool {
 // tick, until a tick sends a goal or no mission runs (the peer then holds
 // the world a tick after the mission's last).
 func (d *goalDriver) followRun() bool {
+	// A run joins the lockstep after its first tick: until the simulator
+	// has taken it in, the driver's peer is the only one holding the world
+	// and must not let it go (a run that joined late saw the world run on
+	// a tick without it: its join logged at 30.06 s, not 30 s, one run in
+	// four).
+	d.mu.Lock()
+	started := d.started
+	d.mu.Unlock()
+	d.wait(func() bool { return d.joins.count() >= started || !d.running() })
 	d.mu.Lock()
 	d.follow = true
 	until := d.nextTick
@@ -483,7 +499,7 @@ func (d *goalDriver) orFailed(err error) error {
 // namespace, each goal's run configured as a scenario's mission is (in
 // lockstep, watched by the recorder, stopped at the time limit), and the
 // goals sent by a driver beside it.
-func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simulator, epoch time.Time, horizon time.Duration,
+func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simulator, epoch time.Time, horizon time.Duration, joins *peerJoins,
 	strikeWhen func(Fault), rr *robotRecord, ticked func(runtime.TickReport)) ([]GoalResult, error) {
 	r := s.Robots[0]
 	base, err := simr.RunConf(nil, r.Name)
@@ -516,7 +532,7 @@ func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simula
 	if secs, err := conn.ParamFloat64(path.Join(path.Dir(bridge.LockstepTopic), bridge.PhysicsStepParam)); err == nil && secs > 0 {
 		step = time.Duration(math.Round(secs * float64(time.Second)))
 	}
-	d := &goalDriver{goals: s.Goals, srvClock: conn.Clock(), step: step, epoch: epoch, limit: epoch.Add(s.TimeLimit), release: epoch.Add(horizon),
+	d := &goalDriver{joins: joins, goals: s.Goals, srvClock: conn.Clock(), step: step, epoch: epoch, limit: epoch.Add(s.TimeLimit), release: epoch.Add(horizon),
 		results: make([]GoalResult, len(s.Goals)), done: make([]chan struct{}, len(s.Goals)),
 		fromTick: make(chan struct{}), ctx: runCtx}
 	for i, g := range s.Goals {
@@ -550,6 +566,9 @@ func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simula
 				}
 				if due.IsZero() {
 					due = t.Start
+					d.mu.Lock()
+					d.started++
+					d.mu.Unlock()
 				}
 				for !due.After(t.Start) {
 					due = due.Add(period)
@@ -628,3 +647,27 @@ func simPeers(s *Scenario) int {
 	}
 	return 1
 }
+
+// peerJoins counts the simulator's events that say the server's node
+// joined the lockstep (simnode's "lockstep: peer NAME joined at T").
+type peerJoins struct {
+	prefix string
+	n      atomic.Int64
+}
+
+// newPeerJoins watches for the served robot's server; nil for a scenario
+// without a server.
+func newPeerJoins(s *Scenario) *peerJoins {
+	if s.Serve == nil || len(s.Robots) == 0 {
+		return nil
+	}
+	return &peerJoins{prefix: "lockstep: peer /" + s.Robots[0].Name + "/btrobot joined at "}
+}
+
+func (j *peerJoins) seen(line string) {
+	if j != nil && strings.HasPrefix(line, j.prefix) {
+		j.n.Add(1)
+	}
+}
+
+func (j *peerJoins) count() int { return int(j.n.Load()) }
