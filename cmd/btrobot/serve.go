@@ -130,7 +130,9 @@ func serveCommand() *command {
 				return exitUsage
 			}
 			defer page.Close()
-			ec.Show = func(name string) func(mission.Shown) mission.Debugger { return page.Debugger(studio.LiveConf{Name: name}) }
+			ec.Show = func(name string) func(mission.Shown) mission.Debugger {
+				return page.Debugger(studio.LiveConf{Name: name})
+			}
 		}
 		// The private parameters (roslaunch's <param>, _missions:=...)
 		// give what no flag did.
