@@ -24,5 +24,8 @@
 //   - status.go, diagnostics.go: the server's state (Status) and on
 //     /diagnostics;
 //   - watch.go: Conf.Watch, the catalog reloaded when its files change;
+//   - groot.go: Conf.Groot, Groot2 attached across goals (each goal's tree
+//     under a new tree UUID, an Idle tree between goals), and the run's
+//     debuggers together (the pause, Groot2's, the studio's: Conf.Show);
 //   - settings.go: the settings as private parameters (roslaunch).
 package executor

@@ -91,6 +91,18 @@ type Conf struct {
 	// unchanged for WatchSettle [500 ms].
 	Watch                   bool
 	WatchEvery, WatchSettle time.Duration
+	// Groot, when not 0, is the port Groot2 connects to (REP; PUB on the
+	// next), on GrootHost [loopback]: it stays attached across goals,
+	// shown each goal's tree while it runs (a new tree UUID: Groot2
+	// reloads) and a tree "Idle" naming the last result between goals; a
+	// breakpoint it sets holds the running tree and the robot still.
+	Groot     int
+	GrootHost string
+	// Show, when set, gives each goal's run a debugger beside the
+	// server's pause (the studio's, studio.Server.Debugger), the run named
+	// by its mission and goal ("Patrol · goal 2"); its pause and
+	// breakpoints hold the running goal's tree and the robot.
+	Show func(name string) func(mission.Shown) mission.Debugger
 	// watchReloaded, in tests, runs right after the watch's reload.
 	watchReloaded func()
 }
@@ -125,8 +137,11 @@ type Server struct {
 	diagDone chan struct{}
 	// watchDone is closed when the watch ends (nil without one).
 	watchDone chan struct{}
+	// groot is Groot2's view (Conf.Groot), nil without one.
+	groot *grootView
 
 	accepted, rejected atomic.Uint64 // goals, since the start
+	submitted          atomic.Uint64 // goals that took their place (Answered)
 
 	loopDone chan struct{}
 	cancel   context.CancelFunc
@@ -159,6 +174,7 @@ type active struct {
 	goal    *goal // the goal the run answers (under mu): an update hands it on
 	mission *Mission
 	stop    context.CancelCauseFunc
+	ctx     context.Context // the run's: done once it is being halted
 	hold    *holder
 	updates []value
 	ticked  bool // the run has ticked once (under mu)
@@ -189,6 +205,13 @@ func New(c Conf) (*Server, error) {
 	}
 	if err := s.openStanding(c.Catalog); err != nil {
 		return nil, err
+	}
+	if c.Groot != 0 {
+		var err error
+		if s.groot, err = newGrootView(c.GrootHost, c.Groot, c.Conn.Clock()); err != nil {
+			s.closeStanding()
+			return nil, err
+		}
 	}
 	var err error
 	s.action, err = ros.NewActionServer(ros.ActionServerConf{
@@ -286,9 +309,14 @@ func (s *Server) openStanding(cat *Catalog) error {
 	return err
 }
 
+// closeStanding closes the standing bridge and Groot2's view, the
+// server's last parts.
 func (s *Server) closeStanding() {
 	if s.standing != nil {
 		s.standing.Close()
+	}
+	if s.groot != nil {
+		s.groot.close()
 	}
 }
 
@@ -374,6 +402,7 @@ func (s *Server) execute(ctx context.Context, msg any, feedback func(any)) (any,
 	}
 	g.feedback = feedback
 	s.submit(g)
+	s.submitted.Add(1)
 	s.mu.Unlock()
 	select {
 	case r := <-g.result:
@@ -492,7 +521,7 @@ func (s *Server) loop(ctx context.Context) {
 		s.queue = s.queue[1:]
 		s.waiting--
 		runCtx, stop := context.WithCancelCause(ctx)
-		a := &active{start: g, goal: g, mission: g.mission, stop: stop, hold: newHolder(s.paused)}
+		a := &active{start: g, goal: g, mission: g.mission, stop: stop, ctx: runCtx, hold: newHolder(s.paused)}
 		s.cur = a
 		s.mu.Unlock()
 		s.stateChanged()
@@ -508,8 +537,14 @@ func (s *Server) loop(ctx context.Context) {
 		if len(res.res.Explanation) > 0 {
 			s.status.LastResult += ": " + res.res.Explanation[0]
 		}
+		last := s.status.LastResult
 		s.mu.Unlock()
 		stop(nil)
+		if s.groot != nil {
+			if err := s.groot.idle(last); err != nil {
+				s.logf("groot2: %v", err)
+			}
+		}
 		s.logf("goal %d (%s) ended %s", g.seq, a.mission.ID, res.res.Outcome)
 		g.finish(res)
 		s.stateChanged()
@@ -526,7 +561,25 @@ func (s *Server) run(ctx context.Context, a *active) result {
 	fb := &feedbacks{s: s, a: a, mission: m.ID, every: s.conf.FeedbackEvery}
 	rc := mission.RunConf{
 		Mission: m.Mission, Conn: s.conn, Rate: s.conf.Rate, Blackboard: bb, Log: s.conf.Log,
-		Debugger: func(mission.Shown) mission.Debugger { return a.hold },
+		Debugger: func(sh mission.Shown) mission.Debugger {
+			ds := &debuggers{list: []mission.Debugger{a.hold}}
+			if s.groot != nil {
+				if err := s.groot.show(sh); err != nil {
+					s.logf("groot2: %s not shown: %v", m.ID, err)
+				} else {
+					ds.list = append(ds.list, grootHold{s.groot.srv})
+				}
+			}
+			if s.conf.Show != nil {
+				if show := s.conf.Show(fmt.Sprintf("%s · goal %d", m.ID, a.start.seq)); show != nil {
+					ds.list = append(ds.list, show(sh))
+				}
+			}
+			if len(ds.list) == 1 {
+				return a.hold
+			}
+			return ds
+		},
 		OnTick: func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
 			s.mu.Lock()
 			up := a.updates

@@ -49,3 +49,27 @@ func (s *Server) Status() Status {
 	st.Missions = len(s.catalog.IDs())
 	return st
 }
+
+// Settled reports whether every goal the server has taken has found its
+// place: none is between its acceptance and its submission, none is about
+// to start, and the mission that runs (if one does) has ticked and is not
+// being halted. A driver that holds a simulated world while it sends a
+// goal (hil's goals:) waits for it, so that the goal acts at the same
+// simulated time on every run.
+func (s *Server) Settled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pending) > 0 {
+		return false
+	}
+	if a := s.cur; a != nil {
+		return a.ticked && a.ctx.Err() == nil
+	}
+	return len(s.queue) == 0
+}
+
+// Answered counts the goals the server has answered since it started:
+// rejected, or placed (started, queued, or handed to the running mission
+// as an update). A client that sent n goals knows they have all acted on
+// the server once Answered reaches n.
+func (s *Server) Answered() uint64 { return s.rejected.Load() + s.submitted.Load() }

@@ -24,7 +24,7 @@ import (
 // the controller's stalls, which are measured on it). The
 // scenarios cover navigation goals and their ends, a battery drop that
 // sends the robot to its dock (a goal halted and another started in one
-// tick) and a stop when the mission is done. Not yet covered, and known
+// tick), a stop when the mission is done, and a mission server's goals. Not yet covered, and known
 // to differ between runs by a step: recoveries that spin
 // (blocked_corridor, from 1 min), and a move_base server stopped under a
 // goal, whose failure is a wall-clock timeout (move_base_dies_on_goal).
@@ -34,6 +34,9 @@ func TestSameSeedSameRun(t *testing.T) {
 		"../scenarios/patrol.scenario.yaml",
 		"../scenarios/battery_drop_docks.scenario.yaml",
 		"../scenarios/blocked_corridor.scenario.yaml",
+		// goals sent to a mission server: a replace at a time, a goal
+		// after the one before it (hil's goals:, goals.go)
+		"../scenarios/patrol_preempted_by_charge.scenario.yaml",
 	} {
 		t.Run(path, func(t *testing.T) {
 			t.Parallel()

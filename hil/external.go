@@ -42,6 +42,9 @@ func RunExternal(ctx context.Context, c RunConf) (Result, error) {
 	s := c.Scenario
 	start := time.Now()
 	res := Result{Scenario: s}
+	if s.Serve != nil {
+		return res, fmt.Errorf("%s: serve: runs the mission server in lockstep with the harness's own simulator; with --master, drive the robot's server with its ExecuteMission action instead", s.Serve.Pos)
+	}
 	missions, err := loadMissions(s)
 	if err != nil {
 		return res, err

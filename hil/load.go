@@ -309,9 +309,9 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 		d.add(nil, "", "the scenario is empty: give world, robots, time_limit and expect (docs/hil.md)")
 		return nil
 	}
-	var robots, mission, faults, expect *yaml.Node
+	var robots, mission, faults, expect, serve, goals *yaml.Node
 	var worldNode *yaml.Node
-	if !d.fields("", root, []string{"scenario", "world", "seed", "time_limit", "long", "visit_radius", "mission", "robots", "faults", "expect"}, func(k string, v *yaml.Node) {
+	if !d.fields("", root, []string{"scenario", "world", "seed", "time_limit", "long", "visit_radius", "mission", "serve", "goals", "robots", "faults", "expect"}, func(k string, v *yaml.Node) {
 		switch k {
 		case "scenario":
 			if name, ok := d.str(k, v); ok {
@@ -346,6 +346,10 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 			}
 		case "mission":
 			mission = v
+		case "serve":
+			serve = v
+		case "goals":
+			goals = v
 		case "robots":
 			robots = v
 		case "faults":
@@ -373,6 +377,10 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 		}
 	}
 	var def *MissionConf
+	if serve != nil {
+		s.Serve = d.serve(serve, s.World)
+		def = &MissionConf{Pos: d.pos(serve)} // the server's
+	}
 	if mission != nil {
 		def = d.mission("mission", mission, s.World)
 	}
@@ -385,6 +393,10 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 	if expect != nil {
 		s.Expect = d.expectations(expect, s)
 	}
+	if goals != nil && serve != nil {
+		s.Goals = d.goals(goals, s)
+	}
+	d.checkServed(root, s, mission, goals)
 	return s
 }
 

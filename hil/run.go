@@ -110,6 +110,9 @@ type Result struct {
 	Recordings []string
 	// Picture is the world at the end as SVG (RunConf.Picture).
 	Picture []byte
+	// Goals are a served scenario's goals as they ended, in the order of
+	// Scenario.Goals (goals.go).
+	Goals []GoalResult
 }
 
 // Passed reports whether every expectation held.
@@ -203,13 +206,15 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 		line string
 	}
 	var events []event
+	joins := newPeerJoins(s)
 	simr, err := mission.StartSim(mission.SimConf{
-		WorldDir: s.World, Seed: s.Seed, Robots: robots, Transport: cmp.Or(c.Transport, mission.TransportInproc),
+		WorldDir: s.World, Seed: s.Seed, Robots: robots, Transport: cmp.Or(c.Transport, mission.TransportInproc), Peers: simPeers(s),
 		OnEvent: func(at time.Duration, line string) {
 			evMu.Lock()
 			events = append(events, event{at, line})
 			evMu.Unlock()
 			rec.onEvent(line)
+			joins.seen(line)
 			if c.Log != nil {
 				c.Log(fmt.Sprintf("%v %s", at.Round(time.Millisecond), line))
 			}
@@ -245,52 +250,22 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 		})
 	}
 
-	confs := make([]mission.RunConf, len(s.Robots))
-	if c.Record != "" {
-		if err := mkdir(c.Record); err != nil {
-			return res, err
-		}
-	}
-	semaphores := runtime.NewSemaphores() // the run's robots share resources; other runs are other worlds
-	for i, r := range s.Robots {
-		strikeWhen := func(f Fault) { node.Do(func(w *sim.World) error { rec.strike(f, w); return nil }) }
-		base, err := simr.RunConf(missions[i], r.Name)
-		if err != nil {
-			return res, err
-		}
-		confs[i], err = runConf(s, r, base, epoch, strikeWhen, rec.robots[i], c.Log)
-		if err != nil {
-			return res, err
-		}
-		confs[i].Semaphores = semaphores
-		if c.Debugger != nil {
-			attach := c.Debugger(s.Name+" · "+r.Name, node.WriteSVG)
-			confs[i].Debugger = func(sh mission.Shown) mission.Debugger {
-				d := attach(sh)
-				if m, ok := d.(marker); ok {
-					rec.mark(m)
-				}
-				return d
+	strikeWhen := func(f Fault) { node.Do(func(w *sim.World) error { rec.strike(f, w); return nil }) }
+	ticked := func(t runtime.TickReport) {
+		for at := int64(t.Start.Sub(epoch)); ; {
+			seen := lastTick.Load()
+			if at <= seen || lastTick.CompareAndSwap(seen, at) {
+				break
 			}
 		}
-		if c.Record != "" {
-			confs[i].Record = recordPath(c.Record, s, r.Name)
-			res.Recordings = append(res.Recordings, confs[i].Record)
-		}
 	}
-	for i := range confs {
-		onTick := confs[i].OnTick
-		confs[i].OnTick = func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
-			for at := int64(t.Start.Sub(epoch)); ; {
-				seen := lastTick.Load()
-				if at <= seen || lastTick.CompareAndSwap(seen, at) {
-					break
-				}
-			}
-			return onTick(tree, t)
-		}
+	var reps []mission.Report
+	if s.Serve != nil {
+		res.Goals, err = runServed(ctx, c, s, simr, epoch, horizon, joins, strikeWhen, rec.robots[0], ticked)
+		reps = []mission.Report{servedReport(res.Goals)}
+	} else {
+		reps, res.Recordings, err = runRobots(ctx, c, s, missions, simr, rec, epoch, strikeWhen, ticked)
 	}
-	reps, err := runMissions(ctx, confs)
 	res.Reports = reps
 	if err != nil {
 		return res, err
@@ -327,7 +302,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 		}
 	}
 	evMu.Unlock()
-	res.Verdicts = rec.judge(reps)
+	res.Verdicts = append(rec.judge(reps), goalVerdicts(s, res.Goals)...)
 	rec.markVerdicts(epoch.Add(res.SimTime), res.Verdicts)
 	for _, rr := range rec.robots {
 		rr.mu.Lock()
@@ -409,6 +384,9 @@ func slug(s string) string {
 // loadMissions loads each robot's mission; robots with the same mission
 // files share one.
 func loadMissions(s *Scenario) ([]*mission.Mission, error) {
+	if s.Serve != nil {
+		return nil, checkServedMissions(s)
+	}
 	out := make([]*mission.Mission, len(s.Robots))
 	byConf := map[string]*mission.Mission{}
 	var errs []error
@@ -542,4 +520,54 @@ func runMissions(ctx context.Context, confs []mission.RunConf) ([]mission.Report
 		return []mission.Report{rep}, err
 	}
 	return mission.RunFleet(ctx, confs)
+}
+
+// runRobots runs each robot's mission (runMissions) in lockstep, watched
+// by the recorder; ticked is told of every tick. It returns the
+// reports and the recordings (RunConf.Record).
+func runRobots(ctx context.Context, c RunConf, s *Scenario, missions []*mission.Mission, simr *mission.Simulator, rec *recorder, epoch time.Time,
+	strikeWhen func(Fault), ticked func(runtime.TickReport)) ([]mission.Report, []string, error) {
+	node := simr.Node
+	var recordings []string
+	confs := make([]mission.RunConf, len(s.Robots))
+	if c.Record != "" {
+		if err := mkdir(c.Record); err != nil {
+			return nil, nil, err
+		}
+	}
+	semaphores := runtime.NewSemaphores() // the run's robots share resources; other runs are other worlds
+	for i, r := range s.Robots {
+		base, err := simr.RunConf(missions[i], r.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		confs[i], err = runConf(s, r, base, epoch, strikeWhen, rec.robots[i], c.Log)
+		if err != nil {
+			return nil, nil, err
+		}
+		confs[i].Semaphores = semaphores
+		if c.Debugger != nil {
+			attach := c.Debugger(s.Name+" · "+r.Name, node.WriteSVG)
+			confs[i].Debugger = func(sh mission.Shown) mission.Debugger {
+				d := attach(sh)
+				if m, ok := d.(marker); ok {
+					rec.mark(m)
+				}
+				return d
+			}
+		}
+		if c.Record != "" {
+			confs[i].Record = recordPath(c.Record, s, r.Name)
+			recordings = append(recordings, confs[i].Record)
+		}
+	}
+	for i := range confs {
+		onTick := confs[i].OnTick
+		confs[i].OnTick = func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
+			ticked(t)
+			return onTick(tree, t)
+		}
+	}
+	reps, err := runMissions(ctx, confs)
+	return reps, recordings, err
 }

@@ -40,6 +40,11 @@ type Scenario struct {
 	Robots      []Robot
 	Faults      []Fault
 	Expect      []Expectation
+	// Serve, when set, runs the robot's missions from a mission server
+	// (btrobot serve's, the executor package) that Goals drive, instead of
+	// one mission (goals.go).
+	Serve *ServeConf
+	Goals []Goal
 }
 
 // Robot is one simulated robot and the mission it runs.

@@ -37,6 +37,10 @@ type SimConf struct {
 	// MasterLog, when set, receives what the ROS master's operator should
 	// hear about (a shutdown call, a request refused), from any goroutine.
 	MasterLog func(line string)
+	// Peers is how many lockstep peers must join before time starts [one
+	// per robot]: hil's served scenarios add the peer that holds the
+	// world between goals.
+	Peers int
 	// Transport is how the simulator and the missions talk: "ros" (the
 	// default) over TCPROS on a ROS master of their own, which ROS tools
 	// can join (URI); "inproc" through an in-process graph (package
@@ -118,7 +122,7 @@ func StartSim(c SimConf) (*Simulator, error) {
 		return nil, errors.Join(err, s.closeGraph())
 	}
 	s.Node, err = simnode.Start(simnode.Conf{
-		World: c.World, Conn: s.conn, Speed: c.Speed, Peers: len(robots), PeerTimeout: simPeerTimeout,
+		World: c.World, Conn: s.conn, Speed: c.Speed, Peers: cmp.Or(c.Peers, len(robots)), PeerTimeout: simPeerTimeout,
 		OnEvent: c.OnEvent,
 	})
 	if err != nil {

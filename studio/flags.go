@@ -20,6 +20,9 @@ type Flags struct {
 	Addr         string // "" for no studio
 	AllowControl bool
 	Dir          string // the editor's folder (btrobot studio DIR)
+	// Follow has the page open each new run as it comes (btrobot serve:
+	// a run a goal).
+	Follow bool
 }
 
 // addrFlag is --ui: alone it means DefaultAddr.
@@ -84,7 +87,7 @@ func (f *Flags) Start(log io.Writer, title string) (*Server, error) {
 	if f.Addr == "" {
 		return nil, f.Check()
 	}
-	s, err := New(Conf{Addr: f.Addr, AllowControl: f.AllowControl, Title: title, Dir: f.Dir})
+	s, err := New(Conf{Addr: f.Addr, AllowControl: f.AllowControl, Title: title, Dir: f.Dir, Follow: f.Follow})
 	if err != nil {
 		return nil, err
 	}

@@ -45,6 +45,10 @@ type Conf struct {
 	Token string
 	// Title names what the studio shows, in the page's title.
 	Title string
+	// Follow has the page follow the runs as they come (a mission
+	// server's goals, each a run): it opens each new run once it is
+	// added, rather than staying on the first.
+	Follow bool
 	// PumpEvery is how often at most a live run's changes are sent
 	// [PumpEvery].
 	PumpEvery time.Duration
@@ -320,7 +324,7 @@ func (s *Server) handler() http.Handler {
 		s.mu.Lock()
 		runs := append([]*session{}, s.runs...)
 		s.mu.Unlock()
-		writeJSON(w, map[string]any{"title": s.conf.Title, "control": s.conf.AllowControl, "runs": runs, "editor": s.editor != nil})
+		writeJSON(w, map[string]any{"title": s.conf.Title, "control": s.conf.AllowControl, "runs": runs, "editor": s.editor != nil, "follow": s.conf.Follow})
 	})
 	mux.HandleFunc("GET /api/runs/{id}/tree", s.withRun(func(w http.ResponseWriter, r *http.Request, run *session) {
 		writeJSON(w, map[string]any{"run": run, "nodes": run.nodes})

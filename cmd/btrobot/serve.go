@@ -3,17 +3,20 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 
 	"github.com/btrobot/btrobot/executor"
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/studio"
 )
 
 func serveCommand() *command {
 	c := &command{
 		name: "serve",
 		args: "--missions DIR [--robot PROFILE.yaml] [--places FILE|DIR] [--master URI|auto] [--preempt replace|update|queue|reject] " +
-			"[--rate HZ] [--record-dir DIR] [--watch] [ROS args: __ns:=/robot1 __name:=btrobot ...]",
+			"[--rate HZ] [--record-dir DIR] [--watch] [--groot [HOST:]PORT] [--ui [ADDR]] [--allow-control] [ROS args: __ns:=/robot1 __name:=btrobot ...]",
 		summary: "Serve the missions of a directory on a robot: goals of the ExecuteMission action (btrobot_msgs, ~execute) run them\n" +
 			"one at a time, with feedback and a result that says why; ~list, ~reload, ~pause and ~resume are services.\n" +
 			"Every tree file of DIR is loaded and validated first: on any problem the server does not start and every problem is\n" +
@@ -40,10 +43,35 @@ func serveCommand() *command {
 		fs.StringVar(&st.Preempt, "preempt", "replace", "what a goal does to the running mission when it names no preempt: replace, update, queue or reject")
 		fs.Float64Var(&st.Rate, "rate", 0, fmt.Sprintf("tick rate in Hz (default: the profile's, else %d)", mission.DefaultRate))
 		fs.StringVar(&st.RecordDir, "record-dir", "", "record every goal's run to a .db3 file in this directory (the result names it)")
+		var grootHost string
+		var grootPort int
+		fs.Func("groot", "serve the running goal's tree to Groot2 on `[HOST:]PORT` (REP; PUB on the next; 1667 is Groot2's own), across goals:\n"+
+			"each goal's tree replaces the one shown (Groot2 reloads), a tree \"Idle\" naming the last result between goals;\n"+
+			"PORT alone listens on loopback only. While a breakpoint holds the tree, the robot is stopped", func(v string) error {
+			host, port := "", v
+			if h, p, err := net.SplitHostPort(v); err == nil {
+				host, port = h, p
+			}
+			n, err := strconv.Atoi(port)
+			if err != nil {
+				return fmt.Errorf("%q: want PORT or HOST:PORT (e.g. 1667, 0.0.0.0:1667)", v)
+			}
+			if err := mission.CheckWatchers("", n); err != nil {
+				return err
+			}
+			grootHost, grootPort = host, n
+			return nil
+		})
 		fs.BoolVar(&st.Watch, "watch", false, "reload the missions when a file they were read from changes (validated as ~reload; a refused reload is logged and on /diagnostics)")
-		pos, err := parseArgs(fs, args)
+		ui := studio.Flags{Follow: true}
+		ui.Add(fs)
+		pos, err := parseArgs(fs, studio.FlagArgs(args))
 		if err != nil {
 			return flagExit(err)
+		}
+		if err := ui.Check(); err != nil {
+			fmt.Fprintf(env.stderr, "btrobot serve: %v\n", err)
+			return exitUsage
 		}
 		fail := func(code int, err error) int { fmt.Fprintf(env.stderr, "btrobot serve: %v\n", err); return code }
 		rosConf, rest, err := ros.ConfFromArgs("btrobot", pos, nil)
@@ -91,9 +119,24 @@ func serveCommand() *command {
 			return exitFailed
 		}
 		defer conn.Close()
+		ec := executor.Conf{Conn: conn, Log: func(line string) { fmt.Fprintln(env.stderr, line) }, Groot: grootPort, GrootHost: grootHost}
+		if ui.Addr != "" {
+			// The studio follows the goals: each is a run of its own,
+			// named by its mission and goal, and the page opens the
+			// newest as it comes.
+			page, err := ui.Start(env.stderr, "btrobot serve")
+			if err != nil {
+				fmt.Fprintf(env.stderr, "btrobot serve: --ui: %v\n", err)
+				return exitUsage
+			}
+			defer page.Close()
+			ec.Show = func(name string) func(mission.Shown) mission.Debugger {
+				return page.Debugger(studio.LiveConf{Name: name})
+			}
+		}
 		// The private parameters (roslaunch's <param>, _missions:=...)
 		// give what no flag did.
-		srv, err := executor.Start(executor.Conf{Conn: conn, Log: func(line string) { fmt.Fprintln(env.stderr, line) }},
+		srv, err := executor.Start(ec,
 			st, func(name string) bool { return flagGiven(fs, name) }, cat)
 		if bad := (*executor.SettingsError)(nil); errors.As(err, &bad) {
 			fail(exitUsage, err)

@@ -200,3 +200,23 @@ func TestServeDrivenByRospy(t *testing.T) {
 		assert.Contains(t, out, "success: True")
 	})
 }
+
+// TestServeRefusesBadWatchFlags: --groot and --ui mistakes are usage
+// errors (exit 2) naming what is wrong, before anything starts.
+func TestServeRefusesBadWatchFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"groot not a port", []string{"--groot", "abc"}, `"abc": want PORT or HOST:PORT`},
+		{"groot port out of range", []string{"--groot", "70000"}, "groot port 70000: want 1 to 65534"},
+		{"control without the studio", []string{"--allow-control"}, "--allow-control needs --ui"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(append([]string{"serve", "--missions", "../../trees/missions"}, tc.args...)...)
+			assert.Equal(t, exitUsage, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			assert.Contains(t, stderr, tc.want)
+		})
+	}
+}

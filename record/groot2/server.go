@@ -16,7 +16,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/btrobot/btrobot/record"
 	"github.com/btrobot/btrobot/runtime"
 )
 
@@ -61,12 +60,11 @@ type Conf struct {
 // MaxHeartbeatDelay, or the server closes. Paused and OnPause let the loop
 // owner know.
 type Server struct {
-	conf   Conf
-	treeID [16]byte
-	xml    string
-	nodes  []*runtime.Base // by UID-1
-	scopes map[string]*runtime.Blackboard
-	order  []uint16 // the status buffer's node order, BT.CPP's
+	conf Conf
+	// shown is the tree served: its parts change together (SetTree),
+	// under amu and smu both; a request or a transition reads them under
+	// either.
+	*shown
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -80,9 +78,8 @@ type Server struct {
 	submu sync.Mutex
 	subs  map[*zconn]chan [][]byte
 
-	// statuses and the transition recording, under smu
+	// the statuses (shown's) and the transition recording, under smu
 	smu         sync.Mutex
-	statuses    []byte // by UID-1, BT.CPP's encoding (IDLE after X: 10+X)
 	recording   bool
 	recordStart time.Time
 	recorded    []transition // a ring of the last maxRecorded
@@ -108,9 +105,6 @@ const maxRecorded = 1000 // as BT.CPP: Groot2 polls often
 // PUB sockets and starts serving. Attach it to the tree, and Close it when
 // the run ends.
 func New(conf Conf) (*Server, error) {
-	if conf.Tree == nil {
-		return nil, errors.New("groot2: no tree")
-	}
 	if conf.Port == 0 {
 		conf.Port = DefaultPort
 	}
@@ -126,12 +120,11 @@ func New(conf Conf) (*Server, error) {
 	if conf.TreeID == uuid.Nil {
 		conf.TreeID = uuid.New()
 	}
-	xml, err := record.TreeXML(conf.Tree, conf.Document, conf.Palette)
+	shown, err := show(conf.Tree, conf.Document, conf.Palette, conf.TreeID)
 	if err != nil {
-		return nil, fmt.Errorf("groot2: %w", err)
+		return nil, err
 	}
-	s := &Server{conf: conf, treeID: conf.TreeID, xml: xml, scopes: map[string]*runtime.Blackboard{}, notes: make(chan []byte, 64),
-		subs: map[*zconn]chan [][]byte{}}
+	s := &Server{conf: conf, shown: shown, notes: make(chan []byte, 64), subs: map[*zconn]chan [][]byte{}}
 	s.bp = runtime.NewBreakpoints(runtime.BreakpointsConf{
 		OnReach: func(h runtime.Hook) {
 			note := requestHeader{protocol: protocolID, typ: reqBreakpointReach, id: rand.Uint32()}.encode()
@@ -146,14 +139,6 @@ func New(conf Conf) (*Server, error) {
 			}
 		},
 	})
-	for _, n := range conf.Tree.Nodes() {
-		s.nodes = append(s.nodes, runtime.NodeOf(n))
-	}
-	s.statuses = make([]byte, len(s.nodes))
-	for bb, name := range record.ScopeNames(conf.Tree) {
-		s.scopes[name] = bb
-	}
-	s.order = statusOrder(conf.Tree)
 	s.lastReq.Store(time.Now().UnixNano())
 
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -206,8 +191,11 @@ func statusOrder(tree *runtime.Tree) []uint16 {
 // Attach makes s observe the tree's transitions and hook its ticks. Call it,
 // and the function it returns, between ticks.
 func (s *Server) Attach() (detach func()) {
-	unobserve := s.conf.Tree.Observe(s)
-	unhook := s.conf.Tree.Hook(s)
+	s.smu.Lock()
+	tree := s.tree
+	s.smu.Unlock()
+	unobserve := tree.Observe(s)
+	unhook := tree.Hook(s)
 	return func() { unhook(); unobserve() }
 }
 
@@ -428,7 +416,7 @@ func (s *Server) answer(frames [][]byte) [][]byte {
 		switch string(a) {
 		case "start":
 			s.smu.Lock()
-			s.recordStart = s.conf.Tree.Clock().Now()
+			s.recordStart = s.tree.Clock().Now()
 			s.recorded, s.recordedAt = s.recorded[:0], 0
 			s.recording = true
 			s.smu.Unlock()

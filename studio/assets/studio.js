@@ -55,9 +55,29 @@ async function start() {
     setTimeout(start, 300);
     return;
   }
-  const want = +(new URLSearchParams(location.search).get('run') || info.runs[0].id);
+  const asked = new URLSearchParams(location.search).get('run');
+  const want = +(asked || (info.follow ? info.runs[info.runs.length - 1].id : info.runs[0].id));
   sel.value = want;
   await openRun(want);
+  if (info.follow && !asked) follow(sel);
+}
+
+// follow opens each run as it comes (a mission server's goals, one run
+// each), while the page shows the newest: a run chosen by hand is left
+// alone until the newest is chosen again.
+function follow(sel) {
+  setInterval(async () => {
+    const info = await api('api/runs').catch(() => null);
+    if (!info || info.runs.length <= S.runs.length) return;
+    const newest = S.runs[S.runs.length - 1].id;
+    const onNewest = S.run && S.run.id === newest;
+    sel.append(...info.runs.slice(S.runs.length).map((r) => h('option', { value: r.id }, `live · ${r.name}`)));
+    S.runs = info.runs;
+    if (!onNewest) return;
+    const next = info.runs[info.runs.length - 1].id;
+    sel.value = next;
+    await openRun(next);
+  }, 300);
 }
 
 initEditor(); initFiles(paintFileList);

@@ -1,0 +1,180 @@
+package hil
+
+import (
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/btrobot/btrobot/executor"
+	"github.com/btrobot/btrobot/internal/input"
+	"github.com/btrobot/btrobot/runtime"
+)
+
+// maxGoals bounds a scenario's goals.
+const maxGoals = 256
+
+// serve decodes serve: the mission server's directory, profile, places
+// and policy.
+func (d *decoder) serve(n *yaml.Node, world string) *ServeConf {
+	c := &ServeConf{Pos: d.pos(n), Places: world}
+	ok := d.fields("serve", n, []string{"missions", "profile", "places", "preempt"}, func(k string, v *yaml.Node) {
+		f := join("serve", k)
+		switch k {
+		case "missions":
+			c.Missions, _ = d.path(f, v, true)
+		case "profile":
+			c.Profile, _ = d.path(f, v, false)
+		case "places":
+			c.Places, _ = d.path(f, v, false)
+		case "preempt":
+			if s, ok := d.str(f, v); ok {
+				p, err := executor.ParsePreempt(s, executor.Replace)
+				if err != nil {
+					d.add(v, f, "%v", err)
+				}
+				c.Preempt = p
+			}
+		}
+	})
+	if ok && c.Missions == "" && !hasKey(n, "missions") {
+		d.add(n, "serve", "no missions: want missions: the directory of the server's mission trees")
+	}
+	return c
+}
+
+// goals decodes goals: the goals sent to the mission server, in order.
+func (d *decoder) goals(n *yaml.Node, s *Scenario) []Goal {
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 || len(n.Content) > maxGoals {
+		d.add(n, "goals", "want a list of 1 to %d goals ({mission: Patrol, at: 0s}), got %s", maxGoals, input.Describe(n))
+		return nil
+	}
+	var out []Goal
+	for i, gn := range n.Content {
+		field := fmt.Sprintf("goals[%d]", i)
+		g := Goal{Pos: d.pos(gn)}
+		var at, after *yaml.Node
+		if !d.fields(field, gn, []string{"mission", "payload", "preempt", "at", "after", "expect"}, func(k string, v *yaml.Node) {
+			f := join(field, k)
+			switch k {
+			case "mission":
+				g.Mission, _ = d.str(f, v)
+			case "payload":
+				switch {
+				case v.Kind == yaml.MappingNode:
+					g.Payload = text(v)
+				case v.Kind == yaml.ScalarNode && v.Tag == "!!str":
+					g.Payload = v.Value
+				default:
+					d.add(v, f, "want a mapping of the mission's inputs ({visits: 3}), got %s", input.Describe(v))
+				}
+			case "preempt":
+				if p, ok := d.str(f, v); ok {
+					if _, err := executor.ParsePreempt(p, executor.Replace); err != nil {
+						d.add(v, f, "%v", err)
+					}
+					g.Preempt = p
+				}
+			case "at":
+				at = v
+				g.At, _ = d.duration(f, v, true)
+			case "after":
+				after = v
+				if v.Kind != yaml.ScalarNode || v.Value != "previous" {
+					d.add(v, f, "want after: previous (sent once the goal before has its result), got %s", input.Describe(v))
+				}
+				g.AfterPrevious = true
+			case "expect":
+				g.Expect = d.goalExpect(f, v)
+			}
+		}) {
+			continue
+		}
+		switch {
+		case g.Mission == "" && !hasKey(gn, "mission"):
+			d.add(gn, field, "no mission: want mission: a tree ID of the server's missions")
+		case at != nil && after != nil:
+			d.add(after, join(field, "after"), "give at: or after: previous, not both")
+		case at == nil && after == nil:
+			d.add(gn, field, "no time: want at: a simulated time (30s) or after: previous")
+		case after != nil && i == 0:
+			d.add(after, join(field, "after"), "the first goal has no goal before it: give at: 0s")
+		case at != nil && s.TimeLimit > 0 && g.At >= s.TimeLimit:
+			d.add(at, join(field, "at"), "at %v is not before the time limit (%v)", g.At, s.TimeLimit)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// goalExpect decodes a goal's expect: its result.
+func (d *decoder) goalExpect(field string, n *yaml.Node) *GoalExpect {
+	e := &GoalExpect{Pos: d.pos(n), Text: text(n)}
+	d.fields(field, n, []string{"outcome", "explanation_contains", "error_code"}, func(k string, v *yaml.Node) {
+		f := join(field, k)
+		switch k {
+		case "outcome":
+			if s, ok := d.str(f, v); ok {
+				s = strings.ToUpper(s)
+				switch s {
+				case executor.OutcomeSuccess, executor.OutcomeFailure, executor.OutcomePreempted, executor.OutcomeAborted, "REJECTED":
+					e.Outcome = s
+				default:
+					d.add(v, f, "want SUCCESS, FAILURE, PREEMPTED, ABORTED or REJECTED, got %s", v.Value)
+				}
+			}
+		case "explanation_contains":
+			switch {
+			case v.Kind == yaml.ScalarNode && v.Value != "":
+				e.Contains = []string{v.Value}
+			case v.Kind == yaml.SequenceNode && len(v.Content) > 0:
+				for i, c := range v.Content {
+					if s, ok := d.str(fmt.Sprintf("%s[%d]", f, i), c); ok {
+						e.Contains = append(e.Contains, s)
+					}
+				}
+			default:
+				d.add(v, f, "want a text, or a list of texts, the explanation must contain, got %s", input.Describe(v))
+			}
+		case "error_code":
+			if v.Kind != yaml.ScalarNode {
+				d.add(v, f, "want the error code (a number or a name; \"\" for none), got %s", input.Describe(v))
+				return
+			}
+			code := v.Value
+			e.ErrorCode = &code
+		}
+	})
+	return e
+}
+
+// checkServed checks what a served scenario may not have: a mission, more
+// than one robot, a stop_when, whole-run outcomes; and goals without
+// serve.
+func (d *decoder) checkServed(root *yaml.Node, s *Scenario, missionNode, goalsNode *yaml.Node) {
+	if s.Serve == nil {
+		if goalsNode != nil {
+			d.add(goalsNode, "goals", "goals need serve: {missions: DIR, profile: ...}: the mission server they are sent to")
+		}
+		return
+	}
+	if goalsNode == nil {
+		d.add(root, "", "serve: without goals: want goals: the goals sent to the mission server")
+	}
+	if missionNode != nil {
+		d.add(missionNode, "mission", "give serve: or mission:, not both (the server's goals name its missions)")
+	}
+	if len(s.Robots) != 1 {
+		d.add(root, "robots", "a served scenario has one robot (the server's); got %d", len(s.Robots))
+	}
+	for i, r := range s.Robots {
+		if r.Mission.Tree != "" && missionNode == nil {
+			d.add(root, fmt.Sprintf("robots[%d].mission", i), "a served robot's missions are the server's; leave mission: out")
+		}
+	}
+	for _, e := range s.Expect {
+		if e.Kind == "outcome" || e.Kind == "ends_within" {
+			d.errs = append(d.errs, &runtime.BuildError{Pos: e.Pos, Path: "expect", Msg: e.Kind + ": a served run has no one outcome: give each goal expect: {outcome: ...}"})
+		}
+	}
+}
