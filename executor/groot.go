@@ -88,9 +88,9 @@ func clipName(s string) string {
 // is held (the robot still) while any holds it.
 type debuggers struct{ list []mission.Debugger } // by pointer: the tree tells hooks apart by ==
 
-func (ds *debuggers) OnTransition(t runtime.Transition) {
+func (ds *debuggers) OnTransitions(batch []runtime.Transition) {
 	for _, d := range ds.list {
-		d.OnTransition(t)
+		d.OnTransitions(batch)
 	}
 }
 
@@ -143,7 +143,7 @@ func (ds *debuggers) Close(r mission.Report) {
 // the tree (the server attached its hooks and observer itself).
 type grootHold struct{ srv *groot2.Server }
 
-func (grootHold) OnTransition(runtime.Transition)                        {}
+func (grootHold) OnTransitions([]runtime.Transition)                     {}
 func (grootHold) BeforeTick(*runtime.Base) runtime.Status                { return runtime.Idle }
 func (grootHold) AfterTick(*runtime.Base, runtime.Status) runtime.Status { return runtime.Idle }
 func (grootHold) OnTick(runtime.TickReport)                              {}
