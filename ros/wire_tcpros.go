@@ -185,7 +185,7 @@ func (w *tcprosWire) callAPI(uri string, max int64, method string, params ...any
 		return nil, fmt.Errorf("%s: %s answered %s, not [code, message, value]", method, uri, clipValue(v))
 	}
 	if code, _ := a[0].(int); code != 1 {
-		return nil, fmt.Errorf("%s: %s answered %v: %s", method, uri, a[0], clipValue(a[1]))
+		return nil, &apiRefusal{method: method, uri: uri, code: a[0], msg: clipValue(a[1])}
 	}
 	return a[2], nil
 }
@@ -738,6 +738,20 @@ func (w *tcprosWire) services() (map[string]bool, error) {
 		out[name] = true
 	}
 	return out, nil
+}
+
+// lookupNode asks the master for a node's slave URI (the master check):
+// bounded by Conf.MasterTimeout, its answer by maxPeerAnswer (a URI).
+func (w *tcprosWire) lookupNode(node string) (string, error) {
+	v, err := w.callAPI(w.conf.MasterURI, maxPeerAnswer, "lookupNode", node)
+	if err != nil {
+		return "", err
+	}
+	uri, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("lookupNode: %s answered %s, not a URI", w.conf.MasterURI, clipValue(v))
+	}
+	return uri, nil
 }
 
 func (w *tcprosWire) ping(node string) error {
