@@ -73,7 +73,7 @@ func TestMasterCheckBounded(t *testing.T) {
 		{"an endless answer", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/xml")
 			io.WriteString(w, `<?xml version="1.0"?><methodResponse><params><param><value><array><data><value><i4>1</i4></value><value><string>`) //nolint:errcheck
-			for i := 0; i < 1<<14; i++ { // 1 GiB, unless the reader stops
+			for i := 0; i < 1<<14; i++ {                                                                                                          // 1 GiB, unless the reader stops
 				if _, err := w.Write(chunk); err != nil {
 					return
 				}
