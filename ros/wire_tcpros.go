@@ -590,9 +590,21 @@ func (w *tcprosWire) srvInfo(srv reflect.Type) (name, md5 string, req, res any, 
 	return
 }
 
+// tcprosCaller calls one service over a persistent connection
+// ("persistent: 1", as rospy's and roscpp's persistent proxies do): a
+// service called every tick costs no connection and no lookup per call.
+// The provider is looked up on the first call and after a call that
+// failed for a reason other than the service's own answer; a call that
+// failed on a connection kept from an earlier call is tried once more
+// on a new one, looked up again (the provider may have restarted or
+// moved, closing the old connection).
 type tcprosCaller struct {
 	w         *tcprosWire
 	name, md5 string
+
+	mu    sync.Mutex // calls take turns
+	sc    *tcpros.ServiceClient
+	dials int // connections opened, for tests
 }
 
 func (w *tcprosWire) serviceClient(name string, srv reflect.Type) (wireCaller, error) {
@@ -600,37 +612,68 @@ func (w *tcprosWire) serviceClient(name string, srv reflect.Type) (wireCaller, e
 	if err != nil {
 		return nil, err
 	}
-	return tcprosCaller{w, name, md5}, nil
+	return &tcprosCaller{w: w, name: name, md5: md5}, nil
 }
 
-func (c tcprosCaller) close() {}
+func (c *tcprosCaller) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.drop()
+}
 
-func (c tcprosCaller) call(ctx context.Context, req, res any) error {
-	v, err := c.w.callMaster("lookupService", c.name)
-	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("call %s: %w", c.name, ctx.Err())
-		}
-		return fmt.Errorf("call %s: %w: %v", c.name, ErrServiceUnavailable, err)
+func (c *tcprosCaller) drop() {
+	if c.sc != nil {
+		c.sc.Close()
+		c.sc = nil
 	}
-	s, _ := v.(string)
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme != "rosrpc" || u.Host == "" {
-		return fmt.Errorf("call %s: %w: the master gave %q", c.name, ErrServiceUnavailable, clipValue(v))
+}
+
+func (c *tcprosCaller) call(ctx context.Context, req, res any) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	kept := c.sc != nil
+	err := c.try(ctx, req, res)
+	if err != nil && kept && ctx.Err() == nil && !errors.Is(err, tcpros.ErrServiceFailed) && !errors.Is(err, ErrServiceUnavailable) {
+		err = c.try(ctx, req, res)
 	}
-	sc := tcpros.NewServiceClient(tcpros.ServiceClientConf{Addr: u.Host, CallerID: c.w.name, Service: c.name, MD5: c.md5})
-	defer sc.Close()
-	err = sc.Call(ctx, req, res)
 	switch {
 	case err == nil:
 		return nil
 	case ctx.Err() != nil:
 		return fmt.Errorf("call %s: %w", c.name, ctx.Err())
+	case errors.Is(err, ErrServiceUnavailable):
+		return err
 	case errors.Is(err, tcpros.ErrServiceFailed):
 		return fmt.Errorf("call %s: %w: %v", c.name, ErrServiceFailed, err)
 	default:
 		return fmt.Errorf("call %s: %w: %v", c.name, ErrServiceUnavailable, err)
 	}
+}
+
+// try makes one call, on the kept connection or a new one; every failure
+// but the service's own answer drops the connection.
+func (c *tcprosCaller) try(ctx context.Context, req, res any) error {
+	if c.sc == nil {
+		v, err := c.w.callMaster("lookupService", c.name)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("call %s: %w: %v", c.name, ErrServiceUnavailable, err)
+		}
+		s, _ := v.(string)
+		u, err := url.Parse(s)
+		if err != nil || u.Scheme != "rosrpc" || u.Host == "" {
+			return fmt.Errorf("call %s: %w: the master gave %q", c.name, ErrServiceUnavailable, clipValue(v))
+		}
+		c.sc = tcpros.NewServiceClient(tcpros.ServiceClientConf{Addr: u.Host, CallerID: c.w.name, Service: c.name, MD5: c.md5, Persistent: true})
+		c.dials++
+	}
+	err := c.sc.Call(ctx, req, res)
+	if err != nil && !errors.Is(err, tcpros.ErrServiceFailed) {
+		c.drop()
+	}
+	return err
 }
 
 func (w *tcprosWire) provide(name string, srv reflect.Type, handle func(any) (any, bool)) (func(), error) {
