@@ -242,12 +242,33 @@ func TestTCPROSWireInterop(t *testing.T) {
 	})
 }
 
-// TestConfWire: an unknown wire is a clear error.
+// TestConfWire: the zero Conf runs on btrobot's own TCPROS (issue 24: a
+// peer cannot make the default node allocate what it declares); goroslib's
+// wire is chosen by name; an unknown wire is a clear error.
 func TestConfWire(t *testing.T) {
 	uri := rostest.StartMaster(t)
-	_, err := Connect(Conf{MasterURI: uri, Host: "127.0.0.1", Wire: "zeromq"})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), `"tcpros"`)
+	cases := []struct {
+		wire string
+		want any
+		err  string
+	}{
+		{"", &tcprosWire{}, ""},
+		{WireTCPROS, &tcprosWire{}, ""},
+		{WireGoroslib, &rosWire{}, ""},
+		{"zeromq", nil, `wire "zeromq": the wires are "tcpros" (the default) and "goroslib"`},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%q", tc.wire), func(t *testing.T) {
+			c, err := Connect(Conf{MasterURI: uri, Host: "127.0.0.1", Wire: tc.wire})
+			if tc.err != "" {
+				require.EqualError(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			defer c.Close()
+			assert.IsType(t, tc.want, c.wire)
+		})
+	}
 }
 
 // TestTCPROSWireNoLeaks: nodes of the tcpros wire that used every kind of
