@@ -280,7 +280,8 @@ func Connect(conf Conf) (*Conn, error) {
 	for from, to := range conf.Remap {
 		c.remap[resolveName(ns, c.name, from)] = resolveName(ns, c.name, to)
 	}
-	ev := wireEvents{log: c.onLog, publisherLost: c.onPublisherLost, shutdown: c.onShutdown}
+	ev := wireEvents{log: c.onLog, publisherLost: c.onPublisherLost, shutdown: c.onShutdown,
+		unregisterSilent: c.onUnregisterSilent, masterSilent: c.masterSilent}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	if conf.Graph != nil {
 		if c.wire, err = newInprocWire(conf.Graph, c.name, ev); err != nil {

@@ -453,15 +453,25 @@ func (c *Conn) unregister(what string, f func()) {
 	select {
 	case <-done:
 	case <-t.C:
-		err := &MasterLostError{
-			URI:    c.conf.MasterURI,
-			Reason: fmt.Sprintf("it did not answer within %v while %s unregistered %s; the node's other registrations are left to the master", c.unregisterMax(), c.name, what),
-			silent: true,
-		}
-		c.Lose(err)
-		c.wire.log(LogError, err.Error())
-		c.lost.silentOnce.Do(func() { close(c.lost.silent) })
+		c.onUnregisterSilent(what, c.unregisterMax())
 	}
+}
+
+// onUnregisterSilent records that the master did not answer within bound
+// while the node unregistered what: the connection is lost (a
+// *MasterLostError that says so, logged as an error), and no later
+// unregistration waits for the master.
+func (c *Conn) onUnregisterSilent(what string, bound time.Duration) {
+	err := &MasterLostError{
+		URI:    c.conf.MasterURI,
+		Reason: fmt.Sprintf("it did not answer within %v while %s unregistered %s; the node's other registrations are left to the master", bound, c.name, what),
+		silent: true,
+	}
+	c.Lose(err)
+	if c.wire != nil {
+		c.wire.log(LogError, err.Error())
+	}
+	c.lost.silentOnce.Do(func() { close(c.lost.silent) })
 }
 
 // masterSilent reports whether the master was found not to answer.

@@ -190,6 +190,23 @@ func (w *tcprosWire) callAPI(uri string, max int64, method string, params ...any
 	return a[2], nil
 }
 
+// unregister makes an unregistration call to the master, bounded by
+// Conf.MasterTimeout, unless the master is known silent: then it is left
+// to the master (which forgets a node that no longer answers). A call that
+// times out tells the Conn, which is then lost (the master hangs) and
+// waits for no further unregistration. Other failures are the master's
+// answer (it forgot the registration already) and pass.
+func (w *tcprosWire) unregister(what, method string, params ...any) {
+	if w.ev.masterSilent != nil && w.ev.masterSilent() {
+		return
+	}
+	_, err := w.callMaster(method, params...)
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Timeout() && w.ctx.Err() == nil && w.ev.unregisterSilent != nil {
+		w.ev.unregisterSilent(what, w.conf.MasterTimeout)
+	}
+}
+
 func clipValue(v any) string {
 	s := fmt.Sprint(v)
 	if len(s) > 200 {
@@ -414,7 +431,7 @@ func (w *tcprosWire) subscribe(topic string, t reflect.Type, receive func(any)) 
 		}
 		w.mu.Unlock()
 		if last {
-			w.callMaster("unregisterSubscriber", topic, w.uri) //nolint:errcheck // bounded; the master forgets a dead node anyway
+			w.unregister("the subscriber of "+topic, "unregisterSubscriber", topic, w.uri)
 			for _, c := range conns {
 				c.Close()
 			}
@@ -550,7 +567,7 @@ func (p *tcprosPub) close() {
 		delete(p.w.pubs, p.topic)
 	}
 	p.w.mu.Unlock()
-	p.w.callMaster("unregisterPublisher", p.topic, p.w.uri) //nolint:errcheck // bounded
+	p.w.unregister("the publisher of "+p.topic, "unregisterPublisher", p.topic, p.w.uri)
 	p.p.Close()
 }
 
@@ -698,7 +715,7 @@ func (w *tcprosWire) provide(name string, srv reflect.Type, handle func(any) (an
 	}
 	api := "rosrpc://" + net.JoinHostPort(w.host, strconv.Itoa(w.port))
 	unprovide := func() {
-		w.callMaster("unregisterService", name, api) //nolint:errcheck // bounded
+		w.unregister("the service "+name, "unregisterService", name, api)
 		svc.Close()
 	}
 	if _, err := w.callMaster("registerService", name, api, w.uri); err != nil {
@@ -853,7 +870,7 @@ func (w *tcprosWire) close() {
 	}
 	w.mu.Unlock()
 	for _, topic := range subs {
-		w.callMaster("unregisterSubscriber", topic, w.uri) //nolint:errcheck // bounded
+		w.unregister("the subscriber of "+topic, "unregisterSubscriber", topic, w.uri)
 	}
 	for _, p := range pubs {
 		p.close()

@@ -596,7 +596,7 @@ func TestFailsafeHungMaster(t *testing.T) {
 	}{
 		{"rosmaster", false, false, "it does not answer"},
 		{"btrobot master", true, false, "it does not answer"},
-		{"rosmaster, then SIGTERM", false, true, "it did not answer within 2s while /robot1/btrobot unregistered"},
+		{"rosmaster, then SIGTERM", false, true, "it did not answer within 1s while /robot1/btrobot unregistered"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
