@@ -86,7 +86,16 @@ type tcprosSub struct {
 	rmu                  sync.Mutex // guards receivers
 	receivers            map[int]func(any)
 	next                 int
-	conns                map[string]*tcpros.Subscription // by publisher URI; nil while connecting
+	conns                map[string]*tcprosLink // by publisher URI
+}
+
+// tcprosLink is the subscription's link to one publisher: the goroutine
+// that connects to it (and again after a failure or a dropped connection,
+// as roscpp does, while the master lists the publisher), and the
+// connection while there is one. An entry of tcprosSub.conns is its own
+// link: a URI dropped and listed again gets a new one.
+type tcprosLink struct {
+	sub *tcpros.Subscription // nil while connecting
 }
 
 type tcprosPub struct {
@@ -307,8 +316,8 @@ func (w *tcprosWire) busInfo() []any {
 		}
 	}
 	for topic, s := range w.subs {
-		for uri, c := range s.conns {
-			if c != nil {
+		for uri, l := range s.conns {
+			if l.sub != nil {
 				id++
 				out = append(out, []any{id, uri, "i", "TCPROS", topic, true})
 			}
@@ -404,7 +413,7 @@ func (w *tcprosWire) subscribe(topic string, t reflect.Type, receive func(any)) 
 		return nil, fmt.Errorf("topic %s is subscribed as %s already, not %s", topic, s.typ, typ)
 	}
 	if !exists {
-		s = &tcprosSub{topic: topic, typ: typ, md5: md5, def: def, t: t, receivers: map[int]func(any){}, conns: map[string]*tcpros.Subscription{}}
+		s = &tcprosSub{topic: topic, typ: typ, md5: md5, def: def, t: t, receivers: map[int]func(any){}, conns: map[string]*tcprosLink{}}
 		w.subs[topic] = s
 	}
 	id := s.next
@@ -422,12 +431,12 @@ func (w *tcprosWire) subscribe(topic string, t reflect.Type, receive func(any)) 
 		var conns []*tcpros.Subscription
 		if last {
 			delete(w.subs, topic)
-			for _, c := range s.conns {
-				if c != nil {
-					conns = append(conns, c)
+			for _, l := range s.conns {
+				if l.sub != nil {
+					conns = append(conns, l.sub)
 				}
 			}
-			s.conns = map[string]*tcpros.Subscription{}
+			s.conns = map[string]*tcprosLink{}
 		}
 		w.mu.Unlock()
 		if last {
@@ -472,43 +481,118 @@ func (w *tcprosWire) update(topic string, uris []string) {
 	for _, u := range uris {
 		want[u] = true
 		if _, have := s.conns[u]; !have {
-			s.conns[u] = nil
+			l := &tcprosLink{}
+			s.conns[u] = l
 			w.wg.Add(1)
-			go w.connect(s, u)
+			go w.connect(s, u, l)
 		}
 	}
-	for u, c := range s.conns {
-		if !want[u] && c != nil {
+	for u, l := range s.conns {
+		if !want[u] {
 			delete(s.conns, u)
-			c.Close()
+			if l.sub != nil {
+				l.sub.Close()
+			}
 		}
 	}
 }
 
-// connect asks the publisher at uri for a TCPROS connection of s's topic
-// and reads it until it ends.
-func (w *tcprosWire) connect(s *tcprosSub, uri string) {
+var errDroppedAtOnce = errors.New("the publisher dropped the connection soon after it began")
+
+// Pauses before connecting to a publisher again: after a failed attempt
+// (doubling up to the longest), and after a connection that ended.
+const (
+	reconnectFirst   = 100 * time.Millisecond
+	reconnectLongest = 2 * time.Second
+)
+
+// connect links s to the publisher at uri: asks it for a TCPROS
+// connection of s's topic and reads it until it ends, then connects
+// again, until the link is dropped (the publisher is no longer listed,
+// the subscription ended) or the node closes. A failed attempt (the
+// publisher slow to answer on a loaded machine, a handshake cut short) is
+// tried again after a pause, so that a subscription does not stay without
+// a publisher the master lists.
+func (w *tcprosWire) connect(s *tcprosSub, uri string, l *tcprosLink) {
 	defer w.wg.Done()
-	forget := func() {
-		w.mu.Lock()
-		if c, ok := s.conns[uri]; ok && c == nil {
-			delete(s.conns, uri)
+	// live says whether the link is still wanted (under w.mu).
+	live := func() bool { return !w.closed && w.subs[s.topic] == s && s.conns[uri] == l }
+	pause := reconnectFirst
+	failures := 0
+	for {
+		sub, err := w.dial(s, uri)
+		if err != nil {
+			if failures == 0 {
+				w.log(LogWarn, fmt.Sprintf("subscriber '%s' cannot connect to the publisher at %s (trying again): %v", s.topic, uri, err))
+			}
+			failures++
+		} else {
+			failures = 0
+			began := time.Now()
+			w.mu.Lock()
+			if !live() {
+				w.mu.Unlock()
+				sub.Close()
+				return
+			}
+			l.sub = sub
+			w.mu.Unlock()
+			select {
+			case <-sub.Done():
+			case <-w.ctx.Done():
+				sub.Close()
+				return
+			}
+			w.mu.Lock()
+			l.sub = nil
+			mine := live()
+			w.mu.Unlock()
+			if !mine {
+				return // dropped: closed by update or unsubscribe
+			}
+			// The publisher closed its connection (its process died, or
+			// it left without the master telling us yet).
+			w.ev.log(LogWarn, fmt.Sprintf("%s%s%s %v", subscriberErrPrefix, s.topic, subscriberErrInfix, sub.Err()))
+			w.ev.publisherLost(s.topic)
+			if time.Since(began) > reconnectLongest {
+				pause = reconnectFirst // it had been working
+			} else {
+				err = errDroppedAtOnce // waits longer each time
+			}
 		}
+		t := time.NewTimer(pause)
+		select {
+		case <-w.ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if err != nil {
+			pause = min(2*pause, reconnectLongest)
+		}
+		w.mu.Lock()
+		mine := live()
 		w.mu.Unlock()
+		if !mine {
+			return
+		}
 	}
+}
+
+// dial asks the publisher at uri for a TCPROS connection of s's topic and
+// makes it.
+func (w *tcprosWire) dial(s *tcprosSub, uri string) (*tcpros.Subscription, error) {
 	v, err := w.callAPI(uri, maxPeerAnswer, "requestTopic", s.topic, []any{[]any{"TCPROS"}})
 	a, _ := v.([]any)
 	if err == nil && (len(a) != 3 || a[0] != "TCPROS") {
 		err = fmt.Errorf("requestTopic %s: %s answered %s", s.topic, uri, clipValue(v))
 	}
 	if err != nil {
-		w.log(LogWarn, fmt.Sprintf("subscriber '%s' cannot reach the publisher at %s: %v", s.topic, uri, err))
-		forget()
-		return
+		return nil, err
 	}
 	host, _ := a[1].(string)
 	port, _ := a[2].(int)
-	sub, err := tcpros.Subscribe(w.ctx, tcpros.SubscriberConf{
+	return tcpros.Subscribe(w.ctx, tcpros.SubscriberConf{
 		Addr: net.JoinHostPort(host, strconv.Itoa(port)), CallerID: w.name, Topic: s.topic,
 		Type: s.typ, MD5: s.md5, Definition: s.def, Msg: reflect.New(s.t).Interface(), TCPNoDelay: true,
 		OnMessage: func(msg any) {
@@ -525,38 +609,6 @@ func (w *tcprosWire) connect(s *tcprosSub, uri string) {
 			}
 		},
 	})
-	if err != nil {
-		w.log(LogWarn, fmt.Sprintf("subscriber '%s' cannot connect to the publisher at %s: %v", s.topic, uri, err))
-		forget()
-		return
-	}
-	w.mu.Lock()
-	c, still := s.conns[uri]
-	if !still || c != nil || w.closed || w.subs[s.topic] != s {
-		w.mu.Unlock()
-		sub.Close()
-		return
-	}
-	s.conns[uri] = sub
-	w.mu.Unlock()
-	select {
-	case <-sub.Done():
-	case <-w.ctx.Done():
-		sub.Close()
-		return
-	}
-	w.mu.Lock()
-	mine := s.conns[uri] == sub
-	if mine {
-		delete(s.conns, uri)
-	}
-	w.mu.Unlock()
-	if mine {
-		// The publisher closed its connection (its process died, or it
-		// left without the master telling us yet).
-		w.ev.log(LogWarn, fmt.Sprintf("%s%s%s %v", subscriberErrPrefix, s.topic, subscriberErrInfix, sub.Err()))
-		w.ev.publisherLost(s.topic)
-	}
 }
 
 func (p *tcprosPub) write(msg any) { p.p.Publish(msg) } //nolint:errcheck // a closed publisher drops it
@@ -893,9 +945,9 @@ func (w *tcprosWire) teardown() {
 	w.mu.Lock()
 	var conns []*tcpros.Subscription
 	for _, s := range w.subs {
-		for _, c := range s.conns {
-			if c != nil {
-				conns = append(conns, c)
+		for _, l := range s.conns {
+			if l.sub != nil {
+				conns = append(conns, l.sub)
 			}
 		}
 	}
