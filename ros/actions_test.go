@@ -130,10 +130,13 @@ func TestCancelRightAfterTheGoal(t *testing.T) {
 // rawGoal sends a TwoInts goal to the server name on the master at uri
 // with goroslib's own client (none of ActionClient's care about cancels),
 // and returns its handle with its comm states and its terminal state as
-// they come.
+// they come. goroslib's actionlib.TwoIntsActionGoal has the MD5 sum of
+// TwoIntsGoal (36d09b…, not ROS's 684a2d…), so the server must run on
+// goroslib's wire too: btrobot's own wire sends ROS's sum, and goroslib's
+// publisher refuses it.
 func rawGoal(t *testing.T, uri, name string) (*goroslib.ActionClientGoalHandler, <-chan goroslib.ActionClientCommState, <-chan goroslib.ActionClientTerminalState) {
 	t.Helper()
-	c := connect(t, uri, "btrobot")
+	c := connectWire(t, uri, WireGoroslib, "btrobot") // a host for goroslib's client
 	client, err := goroslib.NewActionClient(goroslib.ActionClientConf{Node: c.wire.(*rosWire).node, Name: name, Action: &actionlib.TwoIntsAction{}})
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +174,7 @@ func rawGoal(t *testing.T, uri, name string) (*goroslib.ActionClientGoalHandler,
 // goal ended ABORTED every time.
 func TestCancelStoppedByTheCancelHook(t *testing.T) {
 	uri := rostest.StartMaster(t)
-	sc := connect(t, uri, "stopper")
+	sc := connectWire(t, uri, WireGoroslib, "stopper") // for rawGoal
 	stop := make(chan struct{})
 	var once sync.Once
 	_, err := NewActionServer(ActionServerConf{
@@ -217,7 +220,7 @@ func TestCancelStoppedByTheCancelHook(t *testing.T) {
 // robot drove on to its next place after the mission had stopped.
 func TestCancelWhileTheGoalIsAccepted(t *testing.T) {
 	uri := rostest.StartMaster(t)
-	sc := connect(t, uri, "slow_acceptor")
+	sc := connectWire(t, uri, WireGoroslib, "slow_acceptor") // for rawGoal
 	accepting, release := make(chan struct{}), make(chan struct{})
 	ran := make(chan error, 1)
 	_, err := NewActionServer(ActionServerConf{

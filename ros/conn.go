@@ -75,10 +75,13 @@ type Conf struct {
 	// MasterTimeout bounds each question [DefaultMasterTimeout].
 	MasterCheck, MasterTimeout time.Duration
 	// Wire is the TCPROS implementation the node runs on when it joins a
-	// master (Graph unset): WireGoroslib ("goroslib", the default when
-	// empty), goroslib's node; or WireTCPROS ("tcpros"), btrobot's own
-	// (package tcpros), whose every read of what a peer sends is bounded
-	// (a peer cannot push the node into an out-of-memory crash).
+	// master (Graph unset): WireTCPROS ("tcpros", the default when empty),
+	// btrobot's own (package tcpros), whose every read of what a peer
+	// sends is bounded (a peer cannot push the node into an out-of-memory
+	// crash), and every call to the master bounded in time and size; or
+	// WireGoroslib ("goroslib"), goroslib's node, which allocates what a
+	// peer declares (up to 16 MiB per header field or string, connections
+	// unbounded), kept for comparison and as a fallback.
 	Wire string
 }
 
@@ -277,7 +280,8 @@ func Connect(conf Conf) (*Conn, error) {
 	for from, to := range conf.Remap {
 		c.remap[resolveName(ns, c.name, from)] = resolveName(ns, c.name, to)
 	}
-	ev := wireEvents{log: c.onLog, publisherLost: c.onPublisherLost, shutdown: c.onShutdown}
+	ev := wireEvents{log: c.onLog, publisherLost: c.onPublisherLost, shutdown: c.onShutdown,
+		unregisterSilent: c.onUnregisterSilent, masterSilent: c.masterSilent}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	if conf.Graph != nil {
 		if c.wire, err = newInprocWire(conf.Graph, c.name, ev); err != nil {
@@ -286,7 +290,15 @@ func Connect(conf Conf) (*Conn, error) {
 		}
 	} else {
 		switch conf.Wire {
-		case "", WireGoroslib:
+		case "", WireTCPROS:
+			tw, err := newTcprosWire(conf, ns, ev)
+			if err != nil {
+				c.cancel()
+				return nil, err
+			}
+			c.wire = tw
+			c.slaveURI = tw.uri
+		case WireGoroslib:
 			rw, err := newRosWire(conf, ns, ev)
 			if err != nil {
 				c.cancel()
@@ -298,17 +310,9 @@ func Connect(conf Conf) (*Conn, error) {
 				return nil, fmt.Errorf("look up %s on the master at %s: %w", c.name, conf.MasterURI, err)
 			}
 			rw.slaveURI = c.slaveURI
-		case WireTCPROS:
-			tw, err := newTcprosWire(conf, ns, ev)
-			if err != nil {
-				c.cancel()
-				return nil, err
-			}
-			c.wire = tw
-			c.slaveURI = tw.uri
 		default:
 			c.cancel()
-			return nil, fmt.Errorf("wire %q: the wires are %q (the default) and %q", conf.Wire, WireGoroslib, WireTCPROS)
+			return nil, fmt.Errorf("wire %q: the wires are %q (the default) and %q", conf.Wire, WireTCPROS, WireGoroslib)
 		}
 		if conf.MasterCheck > 0 {
 			c.wg.Add(1)

@@ -262,7 +262,7 @@ func TestNamespaceArgumentBeatsEnvironment(t *testing.T) {
 	if _, err := NewPublisher(PublisherConf{Conn: c, Topic: "status", Msg: std_msgs.String{}}); err != nil {
 		t.Fatal(err)
 	}
-	other := connect(t, uri, "observer")
+	other := connectWire(t, uri, WireGoroslib, "observer") // goroslib's master client
 	nodes, err := other.wire.(*rosWire).node.MasterGetNodes()
 	if err != nil {
 		t.Fatal(err)

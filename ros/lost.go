@@ -292,17 +292,56 @@ func (c *Conn) onShutdown(caller, reason string) {
 	}
 }
 
-// masterClient is a client of the master API with the check's timeout.
+// masterClient is a client of the master API with the check's timeout
+// (goroslib's: the goroslib wire's check and lookup).
 func (c *Conn) masterClient() *apimaster.Client {
 	addr, _ := masterAddress(c.conf.MasterURI)
 	return apimaster.NewClient(addr, c.name, &http.Client{Timeout: c.conf.MasterTimeout})
+}
+
+// masterLookup is a wire that asks the master itself where a node's slave
+// API is (lookupNode), every call bounded in time (Conf.MasterTimeout) and
+// its answer in size; the master check uses it. A wire without it is
+// checked through goroslib's master client, bounded in time only.
+type masterLookup interface {
+	lookupNode(name string) (uri string, err error)
+}
+
+// apiRefusal is a ROS XML-RPC API's answer with a status code other than
+// 1: the API answered, and said no.
+type apiRefusal struct {
+	method, uri string
+	code        any
+	msg         string
+}
+
+func (e *apiRefusal) Error() string {
+	return fmt.Sprintf("%s: %s answered %v: %s", e.method, e.uri, e.code, e.msg)
+}
+
+// lookupSelf returns how the master check asks the master for the node's
+// own slave URI: the wire's bounded lookup, or goroslib's client.
+func (c *Conn) lookupSelf() func() (string, error) {
+	if ml, ok := c.wire.(masterLookup); ok {
+		return func() (string, error) { return ml.lookupNode(c.name) }
+	}
+	mc := c.masterClient()
+	return func() (string, error) {
+		uri, err := mc.LookupNode(c.name)
+		var ue *url.Error
+		if err != nil && !errors.As(err, &ue) {
+			// goroslib's client answers a refusal with a plain error.
+			err = &apiRefusal{method: "lookupNode", uri: c.conf.MasterURI, code: -1, msg: err.Error()}
+		}
+		return uri, err
+	}
 }
 
 // watchMaster asks the master every MasterCheck whether it still knows the
 // node at its slave URI, until the connection closes or is lost.
 func (c *Conn) watchMaster() {
 	defer c.wg.Done()
-	mc := c.masterClient()
+	lookup := c.lookupSelf()
 	t := time.NewTicker(c.conf.MasterCheck)
 	defer t.Stop()
 	for {
@@ -313,12 +352,12 @@ func (c *Conn) watchMaster() {
 			return
 		case <-t.C:
 		}
-		err := c.checkMaster(mc)
+		err := c.checkMaster(lookup)
 		if err != nil && !errors.Is(err, syscall.ECONNREFUSED) {
 			// A master too slow to answer may be this process's fault
 			// (a stall, a starved machine): ask once more before
 			// giving up on it. One that refuses is gone.
-			err = c.checkMaster(mc)
+			err = c.checkMaster(lookup)
 		}
 		if err != nil {
 			var ml *MasterLostError
@@ -342,14 +381,19 @@ func (c *Conn) watchMaster() {
 	}
 }
 
-func (c *Conn) checkMaster(mc *apimaster.Client) error {
-	uri, err := mc.LookupNode(c.name)
+func (c *Conn) checkMaster(lookup func() (string, error)) error {
+	uri, err := lookup()
 	var ue *url.Error
+	var refusal *apiRefusal
 	switch {
 	case errors.As(err, &ue):
 		return &MasterLostError{URI: c.conf.MasterURI, Reason: "it does not answer", Err: ue.Err, silent: ue.Timeout()}
-	case err != nil:
+	case errors.As(err, &refusal):
 		return &MasterLostError{URI: c.conf.MasterURI, Reason: "it no longer knows " + c.name + " (did it restart?); not running unregistered"}
+	case err != nil:
+		// An answer too large, or not a ROS answer: whatever answers
+		// there is not a master to run under.
+		return &MasterLostError{URI: c.conf.MasterURI, Reason: "its answer to lookupNode is not a ROS master's", Err: err}
 	case uri != c.slaveURI:
 		return &MasterLostError{URI: c.conf.MasterURI, Reason: "another node registered as " + c.name + " (at " + uri + ")", taken: true}
 	}
@@ -409,15 +453,25 @@ func (c *Conn) unregister(what string, f func()) {
 	select {
 	case <-done:
 	case <-t.C:
-		err := &MasterLostError{
-			URI:    c.conf.MasterURI,
-			Reason: fmt.Sprintf("it did not answer within %v while %s unregistered %s; the node's other registrations are left to the master", c.unregisterMax(), c.name, what),
-			silent: true,
-		}
-		c.Lose(err)
-		c.wire.log(LogError, err.Error())
-		c.lost.silentOnce.Do(func() { close(c.lost.silent) })
+		c.onUnregisterSilent(what, c.unregisterMax())
 	}
+}
+
+// onUnregisterSilent records that the master did not answer within bound
+// while the node unregistered what: the connection is lost (a
+// *MasterLostError that says so, logged as an error), and no later
+// unregistration waits for the master.
+func (c *Conn) onUnregisterSilent(what string, bound time.Duration) {
+	err := &MasterLostError{
+		URI:    c.conf.MasterURI,
+		Reason: fmt.Sprintf("it did not answer within %v while %s unregistered %s; the node's other registrations are left to the master", bound, c.name, what),
+		silent: true,
+	}
+	c.Lose(err)
+	if c.wire != nil {
+		c.wire.log(LogError, err.Error())
+	}
+	c.lost.silentOnce.Do(func() { close(c.lost.silent) })
 }
 
 // masterSilent reports whether the master was found not to answer.

@@ -19,8 +19,9 @@ import (
 )
 
 // The transport conformance suite: every behaviour a mission can see of
-// its transport, run over TCPROS (goroslib, on the embedded master) and
-// over the in-process graph, which must not be told apart.
+// its transport, run over TCPROS (btrobot's own wire, the default, on the
+// embedded master and on Debian's rosmaster; goroslib's on the embedded
+// master) and over the in-process graph, which must not be told apart.
 
 // transport starts a graph of one kind for a test.
 type transport struct {
@@ -41,10 +42,12 @@ type graph struct {
 }
 
 var transports = append([]transport{
-	{"ros", func(t *testing.T) *graph {
+	{"goroslib", func(t *testing.T) *graph {
 		uri := rostest.StartMaster(t)
 		return &graph{
-			join: func(t testing.TB, name string, args ...string) *Conn { return connect(t, uri, name, args...) },
+			join: func(t testing.TB, name string, args ...string) *Conn {
+				return connectWire(t, uri, WireGoroslib, name, args...)
+			},
 			crashedPublisher: func(t *testing.T, topic string) (string, func()) {
 				p := rostest.Start(t, uri, "rostopic", "pub", "-r", "20", topic, "std_msgs/Float64", "data: 1.0", "__name:=crasher")
 				return "/crasher", p.Kill
@@ -76,8 +79,9 @@ var transports = append([]transport{
 	}},
 }, tcprosTransports()...)
 
-// tcprosTransports are btrobot's own TCPROS wire (Conf.Wire = "tcpros") on
-// each master: the embedded one and Debian's rosmaster.
+// tcprosTransports are btrobot's own TCPROS wire (the default,
+// Conf.Wire = "tcpros") on each master: the embedded one and Debian's
+// rosmaster.
 func tcprosTransports() []transport {
 	var out []transport
 	for _, m := range rostest.Masters() {

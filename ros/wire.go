@@ -10,10 +10,11 @@ import (
 // wire is the transport under a Conn: what a node does on a ROS graph,
 // below everything the Conn does itself (names, sharing one endpoint per
 // name among its users, the publish queue, latching the newest message,
-// loss state, the actionlib protocol). Three implementations: goroslib's
-// TCPROS node (wire_goroslib.go, the default), btrobot's own TCPROS node on
-// package tcpros (wire_tcpros.go, Conf.Wire = "tcpros") and the in-process
-// graph of package inproc (wire_inproc.go), chosen by Conf.Graph.
+// loss state, the actionlib protocol). Three implementations: btrobot's own
+// TCPROS node on package tcpros (wire_tcpros.go, the default), goroslib's
+// TCPROS node (wire_goroslib.go, Conf.Wire = "goroslib") and the
+// in-process graph of package inproc (wire_inproc.go), chosen by
+// Conf.Graph.
 //
 // Names given to a wire are resolved global names; message types are
 // struct types (not pointers) of goroslib's conventions.

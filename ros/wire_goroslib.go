@@ -37,6 +37,12 @@ type wireEvents struct {
 	// shutdown: the master (or a tool) shut the node down; the wire's
 	// teardown waits until it returns.
 	shutdown func(caller, reason string)
+	// unregisterSilent: the master did not answer an unregistration
+	// within bound (the tcpros wire's, whose every call is bounded);
+	// masterSilent says whether it is known silent, so that no more
+	// unregistrations wait for it.
+	unregisterSilent func(what string, bound time.Duration)
+	masterSilent     func() bool
 }
 
 // newRosWire creates the goroslib node. The node's log callback is where

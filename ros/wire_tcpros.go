@@ -86,7 +86,16 @@ type tcprosSub struct {
 	rmu                  sync.Mutex // guards receivers
 	receivers            map[int]func(any)
 	next                 int
-	conns                map[string]*tcpros.Subscription // by publisher URI; nil while connecting
+	conns                map[string]*tcprosLink // by publisher URI
+}
+
+// tcprosLink is the subscription's link to one publisher: the goroutine
+// that connects to it (and again after a failure or a dropped connection,
+// as roscpp does, while the master lists the publisher), and the
+// connection while there is one. An entry of tcprosSub.conns is its own
+// link: a URI dropped and listed again gets a new one.
+type tcprosLink struct {
+	sub *tcpros.Subscription // nil while connecting
 }
 
 type tcprosPub struct {
@@ -185,9 +194,26 @@ func (w *tcprosWire) callAPI(uri string, max int64, method string, params ...any
 		return nil, fmt.Errorf("%s: %s answered %s, not [code, message, value]", method, uri, clipValue(v))
 	}
 	if code, _ := a[0].(int); code != 1 {
-		return nil, fmt.Errorf("%s: %s answered %v: %s", method, uri, a[0], clipValue(a[1]))
+		return nil, &apiRefusal{method: method, uri: uri, code: a[0], msg: clipValue(a[1])}
 	}
 	return a[2], nil
+}
+
+// unregister makes an unregistration call to the master, bounded by
+// Conf.MasterTimeout, unless the master is known silent: then it is left
+// to the master (which forgets a node that no longer answers). A call that
+// times out tells the Conn, which is then lost (the master hangs) and
+// waits for no further unregistration. Other failures are the master's
+// answer (it forgot the registration already) and pass.
+func (w *tcprosWire) unregister(what, method string, params ...any) {
+	if w.ev.masterSilent != nil && w.ev.masterSilent() {
+		return
+	}
+	_, err := w.callMaster(method, params...)
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Timeout() && w.ctx.Err() == nil && w.ev.unregisterSilent != nil {
+		w.ev.unregisterSilent(what, w.conf.MasterTimeout)
+	}
 }
 
 func clipValue(v any) string {
@@ -290,8 +316,8 @@ func (w *tcprosWire) busInfo() []any {
 		}
 	}
 	for topic, s := range w.subs {
-		for uri, c := range s.conns {
-			if c != nil {
+		for uri, l := range s.conns {
+			if l.sub != nil {
 				id++
 				out = append(out, []any{id, uri, "i", "TCPROS", topic, true})
 			}
@@ -387,7 +413,7 @@ func (w *tcprosWire) subscribe(topic string, t reflect.Type, receive func(any)) 
 		return nil, fmt.Errorf("topic %s is subscribed as %s already, not %s", topic, s.typ, typ)
 	}
 	if !exists {
-		s = &tcprosSub{topic: topic, typ: typ, md5: md5, def: def, t: t, receivers: map[int]func(any){}, conns: map[string]*tcpros.Subscription{}}
+		s = &tcprosSub{topic: topic, typ: typ, md5: md5, def: def, t: t, receivers: map[int]func(any){}, conns: map[string]*tcprosLink{}}
 		w.subs[topic] = s
 	}
 	id := s.next
@@ -405,16 +431,16 @@ func (w *tcprosWire) subscribe(topic string, t reflect.Type, receive func(any)) 
 		var conns []*tcpros.Subscription
 		if last {
 			delete(w.subs, topic)
-			for _, c := range s.conns {
-				if c != nil {
-					conns = append(conns, c)
+			for _, l := range s.conns {
+				if l.sub != nil {
+					conns = append(conns, l.sub)
 				}
 			}
-			s.conns = map[string]*tcpros.Subscription{}
+			s.conns = map[string]*tcprosLink{}
 		}
 		w.mu.Unlock()
 		if last {
-			w.callMaster("unregisterSubscriber", topic, w.uri) //nolint:errcheck // bounded; the master forgets a dead node anyway
+			w.unregister("the subscriber of "+topic, "unregisterSubscriber", topic, w.uri)
 			for _, c := range conns {
 				c.Close()
 			}
@@ -455,43 +481,118 @@ func (w *tcprosWire) update(topic string, uris []string) {
 	for _, u := range uris {
 		want[u] = true
 		if _, have := s.conns[u]; !have {
-			s.conns[u] = nil
+			l := &tcprosLink{}
+			s.conns[u] = l
 			w.wg.Add(1)
-			go w.connect(s, u)
+			go w.connect(s, u, l)
 		}
 	}
-	for u, c := range s.conns {
-		if !want[u] && c != nil {
+	for u, l := range s.conns {
+		if !want[u] {
 			delete(s.conns, u)
-			c.Close()
+			if l.sub != nil {
+				l.sub.Close()
+			}
 		}
 	}
 }
 
-// connect asks the publisher at uri for a TCPROS connection of s's topic
-// and reads it until it ends.
-func (w *tcprosWire) connect(s *tcprosSub, uri string) {
+var errDroppedAtOnce = errors.New("the publisher dropped the connection soon after it began")
+
+// Pauses before connecting to a publisher again: after a failed attempt
+// (doubling up to the longest), and after a connection that ended.
+const (
+	reconnectFirst   = 100 * time.Millisecond
+	reconnectLongest = 2 * time.Second
+)
+
+// connect links s to the publisher at uri: asks it for a TCPROS
+// connection of s's topic and reads it until it ends, then connects
+// again, until the link is dropped (the publisher is no longer listed,
+// the subscription ended) or the node closes. A failed attempt (the
+// publisher slow to answer on a loaded machine, a handshake cut short) is
+// tried again after a pause, so that a subscription does not stay without
+// a publisher the master lists.
+func (w *tcprosWire) connect(s *tcprosSub, uri string, l *tcprosLink) {
 	defer w.wg.Done()
-	forget := func() {
-		w.mu.Lock()
-		if c, ok := s.conns[uri]; ok && c == nil {
-			delete(s.conns, uri)
+	// live says whether the link is still wanted (under w.mu).
+	live := func() bool { return !w.closed && w.subs[s.topic] == s && s.conns[uri] == l }
+	pause := reconnectFirst
+	failures := 0
+	for {
+		sub, err := w.dial(s, uri)
+		if err != nil {
+			if failures == 0 {
+				w.log(LogWarn, fmt.Sprintf("subscriber '%s' cannot connect to the publisher at %s (trying again): %v", s.topic, uri, err))
+			}
+			failures++
+		} else {
+			failures = 0
+			began := time.Now()
+			w.mu.Lock()
+			if !live() {
+				w.mu.Unlock()
+				sub.Close()
+				return
+			}
+			l.sub = sub
+			w.mu.Unlock()
+			select {
+			case <-sub.Done():
+			case <-w.ctx.Done():
+				sub.Close()
+				return
+			}
+			w.mu.Lock()
+			l.sub = nil
+			mine := live()
+			w.mu.Unlock()
+			if !mine {
+				return // dropped: closed by update or unsubscribe
+			}
+			// The publisher closed its connection (its process died, or
+			// it left without the master telling us yet).
+			w.ev.log(LogWarn, fmt.Sprintf("%s%s%s %v", subscriberErrPrefix, s.topic, subscriberErrInfix, sub.Err()))
+			w.ev.publisherLost(s.topic)
+			if time.Since(began) > reconnectLongest {
+				pause = reconnectFirst // it had been working
+			} else {
+				err = errDroppedAtOnce // waits longer each time
+			}
 		}
+		t := time.NewTimer(pause)
+		select {
+		case <-w.ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if err != nil {
+			pause = min(2*pause, reconnectLongest)
+		}
+		w.mu.Lock()
+		mine := live()
 		w.mu.Unlock()
+		if !mine {
+			return
+		}
 	}
+}
+
+// dial asks the publisher at uri for a TCPROS connection of s's topic and
+// makes it.
+func (w *tcprosWire) dial(s *tcprosSub, uri string) (*tcpros.Subscription, error) {
 	v, err := w.callAPI(uri, maxPeerAnswer, "requestTopic", s.topic, []any{[]any{"TCPROS"}})
 	a, _ := v.([]any)
 	if err == nil && (len(a) != 3 || a[0] != "TCPROS") {
 		err = fmt.Errorf("requestTopic %s: %s answered %s", s.topic, uri, clipValue(v))
 	}
 	if err != nil {
-		w.log(LogWarn, fmt.Sprintf("subscriber '%s' cannot reach the publisher at %s: %v", s.topic, uri, err))
-		forget()
-		return
+		return nil, err
 	}
 	host, _ := a[1].(string)
 	port, _ := a[2].(int)
-	sub, err := tcpros.Subscribe(w.ctx, tcpros.SubscriberConf{
+	return tcpros.Subscribe(w.ctx, tcpros.SubscriberConf{
 		Addr: net.JoinHostPort(host, strconv.Itoa(port)), CallerID: w.name, Topic: s.topic,
 		Type: s.typ, MD5: s.md5, Definition: s.def, Msg: reflect.New(s.t).Interface(), TCPNoDelay: true,
 		OnMessage: func(msg any) {
@@ -508,38 +609,6 @@ func (w *tcprosWire) connect(s *tcprosSub, uri string) {
 			}
 		},
 	})
-	if err != nil {
-		w.log(LogWarn, fmt.Sprintf("subscriber '%s' cannot connect to the publisher at %s: %v", s.topic, uri, err))
-		forget()
-		return
-	}
-	w.mu.Lock()
-	c, still := s.conns[uri]
-	if !still || c != nil || w.closed || w.subs[s.topic] != s {
-		w.mu.Unlock()
-		sub.Close()
-		return
-	}
-	s.conns[uri] = sub
-	w.mu.Unlock()
-	select {
-	case <-sub.Done():
-	case <-w.ctx.Done():
-		sub.Close()
-		return
-	}
-	w.mu.Lock()
-	mine := s.conns[uri] == sub
-	if mine {
-		delete(s.conns, uri)
-	}
-	w.mu.Unlock()
-	if mine {
-		// The publisher closed its connection (its process died, or it
-		// left without the master telling us yet).
-		w.ev.log(LogWarn, fmt.Sprintf("%s%s%s %v", subscriberErrPrefix, s.topic, subscriberErrInfix, sub.Err()))
-		w.ev.publisherLost(s.topic)
-	}
 }
 
 func (p *tcprosPub) write(msg any) { p.p.Publish(msg) } //nolint:errcheck // a closed publisher drops it
@@ -550,7 +619,7 @@ func (p *tcprosPub) close() {
 		delete(p.w.pubs, p.topic)
 	}
 	p.w.mu.Unlock()
-	p.w.callMaster("unregisterPublisher", p.topic, p.w.uri) //nolint:errcheck // bounded
+	p.w.unregister("the publisher of "+p.topic, "unregisterPublisher", p.topic, p.w.uri)
 	p.p.Close()
 }
 
@@ -590,9 +659,21 @@ func (w *tcprosWire) srvInfo(srv reflect.Type) (name, md5 string, req, res any, 
 	return
 }
 
+// tcprosCaller calls one service over a persistent connection
+// ("persistent: 1", as rospy's and roscpp's persistent proxies do): a
+// service called every tick costs no connection and no lookup per call.
+// The provider is looked up on the first call and after a call that
+// failed for a reason other than the service's own answer; a call that
+// failed on a connection kept from an earlier call is tried once more
+// on a new one, looked up again (the provider may have restarted or
+// moved, closing the old connection).
 type tcprosCaller struct {
 	w         *tcprosWire
 	name, md5 string
+
+	mu    sync.Mutex // calls take turns
+	sc    *tcpros.ServiceClient
+	dials int // connections opened, for tests
 }
 
 func (w *tcprosWire) serviceClient(name string, srv reflect.Type) (wireCaller, error) {
@@ -600,37 +681,68 @@ func (w *tcprosWire) serviceClient(name string, srv reflect.Type) (wireCaller, e
 	if err != nil {
 		return nil, err
 	}
-	return tcprosCaller{w, name, md5}, nil
+	return &tcprosCaller{w: w, name: name, md5: md5}, nil
 }
 
-func (c tcprosCaller) close() {}
+func (c *tcprosCaller) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.drop()
+}
 
-func (c tcprosCaller) call(ctx context.Context, req, res any) error {
-	v, err := c.w.callMaster("lookupService", c.name)
-	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("call %s: %w", c.name, ctx.Err())
-		}
-		return fmt.Errorf("call %s: %w: %v", c.name, ErrServiceUnavailable, err)
+func (c *tcprosCaller) drop() {
+	if c.sc != nil {
+		c.sc.Close()
+		c.sc = nil
 	}
-	s, _ := v.(string)
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme != "rosrpc" || u.Host == "" {
-		return fmt.Errorf("call %s: %w: the master gave %q", c.name, ErrServiceUnavailable, clipValue(v))
+}
+
+func (c *tcprosCaller) call(ctx context.Context, req, res any) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	kept := c.sc != nil
+	err := c.try(ctx, req, res)
+	if err != nil && kept && ctx.Err() == nil && !errors.Is(err, tcpros.ErrServiceFailed) && !errors.Is(err, ErrServiceUnavailable) {
+		err = c.try(ctx, req, res)
 	}
-	sc := tcpros.NewServiceClient(tcpros.ServiceClientConf{Addr: u.Host, CallerID: c.w.name, Service: c.name, MD5: c.md5})
-	defer sc.Close()
-	err = sc.Call(ctx, req, res)
 	switch {
 	case err == nil:
 		return nil
 	case ctx.Err() != nil:
 		return fmt.Errorf("call %s: %w", c.name, ctx.Err())
+	case errors.Is(err, ErrServiceUnavailable):
+		return err
 	case errors.Is(err, tcpros.ErrServiceFailed):
 		return fmt.Errorf("call %s: %w: %v", c.name, ErrServiceFailed, err)
 	default:
 		return fmt.Errorf("call %s: %w: %v", c.name, ErrServiceUnavailable, err)
 	}
+}
+
+// try makes one call, on the kept connection or a new one; every failure
+// but the service's own answer drops the connection.
+func (c *tcprosCaller) try(ctx context.Context, req, res any) error {
+	if c.sc == nil {
+		v, err := c.w.callMaster("lookupService", c.name)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("call %s: %w: %v", c.name, ErrServiceUnavailable, err)
+		}
+		s, _ := v.(string)
+		u, err := url.Parse(s)
+		if err != nil || u.Scheme != "rosrpc" || u.Host == "" {
+			return fmt.Errorf("call %s: %w: the master gave %q", c.name, ErrServiceUnavailable, clipValue(v))
+		}
+		c.sc = tcpros.NewServiceClient(tcpros.ServiceClientConf{Addr: u.Host, CallerID: c.w.name, Service: c.name, MD5: c.md5, Persistent: true})
+		c.dials++
+	}
+	err := c.sc.Call(ctx, req, res)
+	if err != nil && !errors.Is(err, tcpros.ErrServiceFailed) {
+		c.drop()
+	}
+	return err
 }
 
 func (w *tcprosWire) provide(name string, srv reflect.Type, handle func(any) (any, bool)) (func(), error) {
@@ -655,7 +767,7 @@ func (w *tcprosWire) provide(name string, srv reflect.Type, handle func(any) (an
 	}
 	api := "rosrpc://" + net.JoinHostPort(w.host, strconv.Itoa(w.port))
 	unprovide := func() {
-		w.callMaster("unregisterService", name, api) //nolint:errcheck // bounded
+		w.unregister("the service "+name, "unregisterService", name, api)
 		svc.Close()
 	}
 	if _, err := w.callMaster("registerService", name, api, w.uri); err != nil {
@@ -740,6 +852,20 @@ func (w *tcprosWire) services() (map[string]bool, error) {
 	return out, nil
 }
 
+// lookupNode asks the master for a node's slave URI (the master check):
+// bounded by Conf.MasterTimeout, its answer by maxPeerAnswer (a URI).
+func (w *tcprosWire) lookupNode(node string) (string, error) {
+	v, err := w.callAPI(w.conf.MasterURI, maxPeerAnswer, "lookupNode", node)
+	if err != nil {
+		return "", err
+	}
+	uri, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("lookupNode: %s answered %s, not a URI", w.conf.MasterURI, clipValue(v))
+	}
+	return uri, nil
+}
+
 func (w *tcprosWire) ping(node string) error {
 	v, err := w.callMaster("lookupNode", node)
 	if err != nil {
@@ -796,7 +922,7 @@ func (w *tcprosWire) close() {
 	}
 	w.mu.Unlock()
 	for _, topic := range subs {
-		w.callMaster("unregisterSubscriber", topic, w.uri) //nolint:errcheck // bounded
+		w.unregister("the subscriber of "+topic, "unregisterSubscriber", topic, w.uri)
 	}
 	for _, p := range pubs {
 		p.close()
@@ -819,9 +945,9 @@ func (w *tcprosWire) teardown() {
 	w.mu.Lock()
 	var conns []*tcpros.Subscription
 	for _, s := range w.subs {
-		for _, c := range s.conns {
-			if c != nil {
-				conns = append(conns, c)
+		for _, l := range s.conns {
+			if l.sub != nil {
+				conns = append(conns, l.sub)
 			}
 		}
 	}

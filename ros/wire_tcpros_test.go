@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -242,12 +243,33 @@ func TestTCPROSWireInterop(t *testing.T) {
 	})
 }
 
-// TestConfWire: an unknown wire is a clear error.
+// TestConfWire: the zero Conf runs on btrobot's own TCPROS (issue 24: a
+// peer cannot make the default node allocate what it declares); goroslib's
+// wire is chosen by name; an unknown wire is a clear error.
 func TestConfWire(t *testing.T) {
 	uri := rostest.StartMaster(t)
-	_, err := Connect(Conf{MasterURI: uri, Host: "127.0.0.1", Wire: "zeromq"})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), `"tcpros"`)
+	cases := []struct {
+		wire string
+		want any
+		err  string
+	}{
+		{"", &tcprosWire{}, ""},
+		{WireTCPROS, &tcprosWire{}, ""},
+		{WireGoroslib, &rosWire{}, ""},
+		{"zeromq", nil, `wire "zeromq": the wires are "tcpros" (the default) and "goroslib"`},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%q", tc.wire), func(t *testing.T) {
+			c, err := Connect(Conf{MasterURI: uri, Host: "127.0.0.1", Wire: tc.wire})
+			if tc.err != "" {
+				require.EqualError(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			defer c.Close()
+			assert.IsType(t, tc.want, c.wire)
+		})
+	}
 }
 
 // TestTCPROSWireNoLeaks: nodes of the tcpros wire that used every kind of
@@ -400,4 +422,107 @@ func TestTCPROSWirePublisherUpdateBounded(t *testing.T) {
 	grown := runtime.NumGoroutine() - before
 	t.Logf("goroutines grew by %d", grown)
 	assert.Less(t, grown, 2000, "connections to announced publishers are bounded")
+}
+
+// TestTCPROSWireReconnects: a subscription connects again to a publisher
+// the master lists after a failed attempt (its slave API refused, as a
+// node too slow to answer on a loaded machine does) or after its
+// connection dropped, as roscpp does: before, one failed requestTopic left
+// the subscription without that publisher for good (a hil fleet run waited
+// three minutes for two robots' lockstep acknowledgements that never came).
+func TestTCPROSWireReconnects(t *testing.T) {
+	cases := []struct {
+		name    string
+		refuse  int  // requestTopic calls refused first
+		dropOne bool // the first connection is cut
+	}{
+		{"requestTopic refused twice", 2, false},
+		{"the first connection cut", 0, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			uri := rostest.StartMaster(t)
+			talker := connectWire(t, uri, WireTCPROS, "talker")
+			pub, err := NewPublisher(PublisherConf{Conn: talker, Topic: "/chatter", Msg: &std_msgs.Float64{}})
+			require.NoError(t, err)
+			// Only the front lists the talker: a slave API of its own and
+			// a TCP relay to the talker's port, whose first connection
+			// can be cut.
+			_, err = master.Call(context.Background(), &http.Client{Timeout: 5 * time.Second}, uri, "unregisterPublisher", 1<<20,
+				"/talker", "/chatter", talker.SlaveURI())
+			require.NoError(t, err)
+			relay, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			t.Cleanup(func() { relay.Close() })
+			first := make(chan net.Conn, 1)
+			go func() {
+				for {
+					c, err := relay.Accept()
+					if err != nil {
+						return
+					}
+					up, err := net.Dial("tcp", talker.wire.(*tcprosWire).srv.Addr().String())
+					if err != nil {
+						c.Close()
+						continue
+					}
+					select {
+					case first <- c:
+					default:
+					}
+					go func() { io.Copy(up, c); up.Close() }() //nolint:errcheck
+					go func() { io.Copy(c, up); c.Close() }()  //nolint:errcheck
+				}
+			}()
+			api, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			var calls atomic.Int32
+			srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				method, _, err := master.ReadCall(http.MaxBytesReader(w, r.Body, 1<<20))
+				switch {
+				case err != nil:
+					master.WriteFault(w, 1, err.Error())
+				case method == "requestTopic" && int(calls.Add(1)) <= tc.refuse:
+					master.WriteResponse(w, []any{-1, "not now", 0})
+				case method == "requestTopic":
+					master.WriteResponse(w, []any{1, "", []any{"TCPROS", "127.0.0.1", relay.Addr().(*net.TCPAddr).Port}})
+				default:
+					master.WriteResponse(w, []any{1, "", 0})
+				}
+			})}
+			go srv.Serve(api) //nolint:errcheck
+			t.Cleanup(func() { srv.Close() })
+			_, err = master.Call(context.Background(), &http.Client{Timeout: 5 * time.Second}, uri, "registerPublisher", 1<<20,
+				"/front", "/chatter", "std_msgs/Float64", "http://"+api.Addr().String()+"/")
+			require.NoError(t, err)
+
+			listener := connectWire(t, uri, WireTCPROS, "listener")
+			got := make(chan float64, 100)
+			_, err = Subscribe(listener, "/chatter", func(m *std_msgs.Float64) {
+				select {
+				case got <- m.Data:
+				default:
+				}
+			})
+			require.NoError(t, err)
+			received := func() bool {
+				pub.Publish(&std_msgs.Float64{Data: 1})
+				select {
+				case <-got:
+					return true
+				case <-time.After(20 * time.Millisecond):
+					return false
+				}
+			}
+			require.Eventually(t, received, 15*time.Second, 10*time.Millisecond, "messages through the front")
+			if tc.dropOne {
+				(<-first).Close()
+				require.Eventually(t, func() bool { return listener.PublisherDrops("/chatter") > 0 }, 10*time.Second, 5*time.Millisecond, "the cut seen")
+				for len(got) > 0 {
+					<-got
+				}
+				require.Eventually(t, received, 15*time.Second, 10*time.Millisecond, "messages after the cut")
+			}
+		})
+	}
 }

@@ -106,6 +106,8 @@ type rigConf struct {
 	// embedded runs btrobot's own master (`btrobot master`, a process of
 	// its own) in place of Debian's rosmaster.
 	embedded bool
+	// args are more arguments of btrobot run.
+	args []string
 }
 
 // startRig starts everything and returns once the robot drives.
@@ -181,8 +183,8 @@ func startRigOn(t *testing.T, rc rigConf, before ...func(r *faultRig)) *faultRig
 	for _, f := range before {
 		f(r)
 	}
-	r.ctl = exec.Command(bin, "run", "--tree", filepath.Join(repoMissions, "patrol.xml"),
-		"--robot", repoSimProfile, "--places", repoOfficeWorld, "--quiet", "__ns:=/robot1")
+	r.ctl = exec.Command(bin, append([]string{"run", "--tree", filepath.Join(repoMissions, "patrol.xml"),
+		"--robot", repoSimProfile, "--places", repoOfficeWorld, "--quiet", "__ns:=/robot1"}, rc.args...)...)
 	r.ctl.Env = rostest.Env(t, r.uri)
 	r.ctl.Stdout, r.ctl.Stderr = &r.out, &r.out
 	require.NoError(t, r.ctl.Start())
@@ -596,7 +598,7 @@ func TestFailsafeHungMaster(t *testing.T) {
 	}{
 		{"rosmaster", false, false, "it does not answer"},
 		{"btrobot master", true, false, "it does not answer"},
-		{"rosmaster, then SIGTERM", false, true, "it did not answer within 2s while /robot1/btrobot unregistered"},
+		{"rosmaster, then SIGTERM", false, true, "it did not answer within 1s while /robot1/btrobot unregistered"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -35,7 +35,7 @@ func runCommand() *command {
 		fs.StringVar(&s.Tree, "tree", "", "the mission: a BehaviorTree.CPP v4 XML file (required, unless ~tree is set)")
 		fs.StringVar(&s.Robot, "robot", "", "the robot profile (YAML): inputs, outputs, actions and how to stop the robot")
 		fs.StringVar(&s.Places, "places", "", "the named places trees may use (NavigateTo goal=\"kitchen\"): a places.yaml, or a world directory holding one")
-		wire := fs.String("transport", ros.WireGoroslib, "the TCPROS implementation: goroslib, or tcpros (btrobot's own, whose every read of what a peer sends is bounded)")
+		wire := fs.String("transport", ros.WireTCPROS, "the TCPROS implementation: tcpros (btrobot's own, whose every read of what a peer sends is bounded), or goroslib")
 		masterURI := fs.String("master", "", "the ROS master's URI, or auto: use the one at ROS_MASTER_URI, else start one there (default: ROS_MASTER_URI)")
 		fs.Float64Var(&s.Rate, "rate", 0, fmt.Sprintf("tick rate in Hz (default: the profile's, else %d)", mission.DefaultRate))
 		ticks := fs.Uint64("ticks", 0, "stop after this many ticks, as if interrupted (0: no limit)")
@@ -71,7 +71,7 @@ func runCommand() *command {
 			return exitUsage
 		}
 		if *wire != ros.WireGoroslib && *wire != ros.WireTCPROS {
-			fmt.Fprintf(env.stderr, "btrobot run: --transport %q: goroslib or tcpros\n", *wire)
+			fmt.Fprintf(env.stderr, "btrobot run: --transport %q: tcpros or goroslib\n", *wire)
 			return exitUsage
 		}
 		rosConf.Wire = *wire

@@ -151,7 +151,7 @@ func TestRunOutcomes(t *testing.T) {
 	}
 	t.Run("an unknown transport", func(t *testing.T) {
 		code, _, stderr := runCLI("run", "--tree", ok, "--transport", "zeromq")
-		if code != exitUsage || !strings.Contains(stderr, "goroslib or tcpros") {
+		if code != exitUsage || !strings.Contains(stderr, "tcpros or goroslib") {
 			t.Errorf("exit %d, want %d naming the transports:\n%s", code, exitUsage, stderr)
 		}
 	})

@@ -39,7 +39,11 @@ func Call(ctx context.Context, client *http.Client, uri, method string, maxRespo
 		io.Copy(io.Discard, io.LimitReader(res.Body, maxResponse)) //nolint:errcheck
 		return nil, fmt.Errorf("%s: %s answered HTTP %d", method, uri, res.StatusCode)
 	}
-	v, err := decodeMethodResponse(&cappedReader{r: res.Body, left: maxResponse})
+	answer := &cappedReader{r: res.Body, left: maxResponse}
+	v, err := decodeMethodResponse(answer)
+	if answer.over {
+		err = fmt.Errorf("longer than %d bytes", maxResponse)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: the answer of %s: %w", method, uri, err)
 	}

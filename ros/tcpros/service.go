@@ -41,6 +41,10 @@ type Service struct {
 	srv  *Server
 	conf ServiceConf
 	req  reflect.Type
+
+	mu     sync.Mutex
+	closed bool
+	conns  map[net.Conn]struct{} // its clients' connections, persistent ones held between calls
 }
 
 // Provide serves conf.Service on s.
@@ -58,7 +62,7 @@ func (s *Server) Provide(conf ServiceConf) (*Service, error) {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	svc := &Service{srv: s, conf: conf, req: t}
+	svc := &Service{srv: s, conf: conf, req: t, conns: map[net.Conn]struct{}{}}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -71,13 +75,37 @@ func (s *Server) Provide(conf ServiceConf) (*Service, error) {
 	return svc, nil
 }
 
-// Close stops providing the service to new connections.
+// Close stops providing the service: new connections are refused, and
+// the connections of its clients (a persistent client's held between
+// calls) are closed, so that no call reaches a handler after Close.
 func (svc *Service) Close() {
 	svc.srv.mu.Lock()
 	if svc.srv.services[svc.conf.Service] == svc {
 		delete(svc.srv.services, svc.conf.Service)
 	}
 	svc.srv.mu.Unlock()
+	svc.mu.Lock()
+	svc.closed = true
+	for c := range svc.conns {
+		c.Close()
+	}
+	svc.mu.Unlock()
+}
+
+// hold records a client's connection until the function returned is
+// called; false when the service is closed.
+func (svc *Service) hold(c net.Conn) (release func(), ok bool) {
+	svc.mu.Lock()
+	defer svc.mu.Unlock()
+	if svc.closed {
+		return nil, false
+	}
+	svc.conns[c] = struct{}{}
+	return func() {
+		svc.mu.Lock()
+		delete(svc.conns, c)
+		svc.mu.Unlock()
+	}, true
 }
 
 func (svc *Service) serve(c net.Conn, h Header) {
@@ -98,6 +126,12 @@ func (svc *Service) serve(c net.Conn, h Header) {
 		WriteHeader(c, Header{"error": fmt.Sprintf("service %s: %v", svc.conf.Service, err)})
 		return
 	}
+	release, open := svc.hold(c)
+	if !open {
+		WriteHeader(c, Header{"error": fmt.Sprintf("node %s does not provide service %q", s.conf.CallerID, svc.conf.Service)})
+		return
+	}
+	defer release()
 	if err := WriteHeader(c, ours); err != nil {
 		return
 	}

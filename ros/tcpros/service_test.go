@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -184,4 +185,41 @@ func TestServicePersistentTrickle(t *testing.T) {
 	_, err = conn.Read(make([]byte, 1))
 	require.ErrorIs(t, err, io.EOF, "closed within 10 s")
 	t.Logf("closed %v after the request began", time.Since(start).Round(100*time.Millisecond))
+}
+
+// TestServiceCloseEndsPersistentConnections: once a service is closed, a
+// persistent client's held connection is closed too: no call reaches the
+// handler after Close (the client's next call fails and it may look the
+// service up again), and a new connection is refused.
+func TestServiceCloseEndsPersistentConnections(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		persistent bool
+	}{
+		{"persistent", true},
+		{"one call per connection", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newServer(t, tcpros.ServerConf{})
+			md5, err := serviceproc.MD5(std_srvs.SetBool{})
+			require.NoError(t, err)
+			req, _, err := serviceproc.RequestResponse(std_srvs.SetBool{})
+			require.NoError(t, err)
+			var calls atomic.Int32
+			svc, err := s.Provide(tcpros.ServiceConf{Service: "/set", Type: "std_srvs/SetBool", MD5: md5, Request: req,
+				Handler: func(any) (any, error) { calls.Add(1); return std_srvs.SetBoolRes{Success: true}, nil }})
+			require.NoError(t, err)
+			cl := tcpros.NewServiceClient(tcpros.ServiceClientConf{Addr: s.Addr().String(), CallerID: "/me", Service: "/set", MD5: md5, Persistent: c.persistent})
+			defer cl.Close()
+			var res std_srvs.SetBoolRes
+			require.NoError(t, cl.Call(context.Background(), &std_srvs.SetBoolReq{Data: true}, &res))
+			svc.Close()
+			require.Eventually(t, func() bool { open, _ := s.Conns(); return open == 0 }, 10*time.Second, 5*time.Millisecond,
+				"the service's connections are closed")
+			err = cl.Call(context.Background(), &std_srvs.SetBoolReq{Data: true}, &res)
+			require.Error(t, err)
+			assert.NotErrorIs(t, err, tcpros.ErrServiceFailed)
+			assert.Equal(t, int32(1), calls.Load(), "calls that reached the handler")
+		})
+	}
 }
