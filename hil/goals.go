@@ -448,6 +448,15 @@ func (d *goalDriver) followRun() bool {
 	// and must not let it go (a run that joined late saw the world run on
 	// a tick without it: its join logged at 30.06 s, not 30 s, one run in
 	// four).
+	// A run that has just started may not have ticked yet: until it has,
+	// the next tick the driver knows of is the last run's (or none), not
+	// after where the world is held.
+	fresh := func() bool {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return d.nextTick.After(d.until)
+	}
+	d.wait(func() bool { return fresh() || !d.running() })
 	d.mu.Lock()
 	started := d.started
 	d.mu.Unlock()
@@ -455,9 +464,14 @@ func (d *goalDriver) followRun() bool {
 	d.mu.Lock()
 	d.follow = true
 	until := d.nextTick
-	d.until = until
+	move := until.After(d.until)
+	if move {
+		d.until = until
+	}
 	d.mu.Unlock()
-	d.ready(until)
+	if move {
+		d.ready(until)
+	}
 	t := time.NewTicker(time.Millisecond)
 	defer t.Stop()
 	for {
