@@ -206,9 +206,15 @@ func TestPauseHoldsARobotThatMoveBaseDrives(t *testing.T) {
 				on, n, settled := tree.Suspended()
 				return on && n == 1 && settled
 			}, 10*time.Second, 5*time.Millisecond, "move_base acknowledged the cancel")
-			settledAt := time.Now()
+			// Where the simulator stands once the cancel is acknowledged: an
+			// odometry message received after that may have been sent
+			// before it, late on a loaded machine (seen: 0.2 m of driving
+			// before the cancel counted as motion during the pause).
+			var settled time.Duration
+			require.NoError(t, w.node.Do(func(sw *sim.World) error { settled = sw.Now(); return nil }))
+			settledStamp := w.node.Stamp(settled)
 			p0, _ := waitFor(t, 10*time.Second, "odometry after the cancel", func() (odomSample, bool) {
-				return odom.find(func(s odomSample) bool { return s.recv.After(settledAt) })
+				return odom.find(func(s odomSample) bool { return !s.stamp.Before(settledStamp) })
 			})
 			// The pause lasts 5 s of the odometry's own clock.
 			p1, _ := waitFor(t, 60*time.Second, "5 s of odometry into the pause", func() (odomSample, bool) {
