@@ -54,14 +54,24 @@ func (g grootAddr) String() string {
 }
 
 func (g grootAddr) Set(v string) error {
-	host, port := "", v
-	if h, p, err := net.SplitHostPort(v); err == nil {
-		host, port = h, p
-	}
-	n, err := strconv.Atoi(port)
+	host, n, err := ParseGrootAddr(v)
 	if err != nil {
-		return fmt.Errorf("%q: want PORT or HOST:PORT (e.g. 1667, 0.0.0.0:1667)", v)
+		return err
 	}
 	g.w.Groot, g.w.GrootHost = n, host
 	return nil
+}
+
+// ParseGrootAddr reads a --groot value: PORT (host "": loopback) or
+// HOST:PORT. The port's range is CheckWatchers' to check.
+func ParseGrootAddr(v string) (host string, port int, err error) {
+	p := v
+	if h, hp, err := net.SplitHostPort(v); err == nil {
+		host, p = h, hp
+	}
+	port, err = strconv.Atoi(p)
+	if err != nil {
+		return "", 0, fmt.Errorf("%q: want PORT or HOST:PORT (e.g. 1667, 0.0.0.0:1667)", v)
+	}
+	return host, port, nil
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"net"
-	"strconv"
 
 	"github.com/btrobot/btrobot/executor"
 	"github.com/btrobot/btrobot/mission"
@@ -48,13 +46,9 @@ func serveCommand() *command {
 		fs.Func("groot", "serve the running goal's tree to Groot2 on `[HOST:]PORT` (REP; PUB on the next; 1667 is Groot2's own), across goals:\n"+
 			"each goal's tree replaces the one shown (Groot2 reloads), a tree \"Idle\" naming the last result between goals;\n"+
 			"PORT alone listens on loopback only. While a breakpoint holds the tree, the robot is stopped", func(v string) error {
-			host, port := "", v
-			if h, p, err := net.SplitHostPort(v); err == nil {
-				host, port = h, p
-			}
-			n, err := strconv.Atoi(port)
+			host, n, err := mission.ParseGrootAddr(v)
 			if err != nil {
-				return fmt.Errorf("%q: want PORT or HOST:PORT (e.g. 1667, 0.0.0.0:1667)", v)
+				return err
 			}
 			if err := mission.CheckWatchers("", n); err != nil {
 				return err
