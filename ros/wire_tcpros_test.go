@@ -2,7 +2,6 @@ package ros
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -25,85 +24,6 @@ import (
 	"github.com/btrobot/btrobot/ros/tcpros"
 )
 
-// hostilePublisher is a raw peer that registers with the master as a
-// publisher of topic and answers every subscriber that connects with send
-// (after reading its header).
-type hostilePublisher struct {
-	ln, api net.Listener
-	srv     *http.Server
-	uri     string
-	done    chan struct{}
-	// refused gets a value each time the subscriber closed a connection
-	// this peer had sent its declaration on.
-	refused chan struct{}
-}
-
-func startHostilePublisher(t *testing.T, masterURI, topic string, send func(c net.Conn) (closedByPeer bool)) *hostilePublisher {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	api, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	h := &hostilePublisher{ln: ln, api: api, uri: "http://" + api.Addr().String() + "/", done: make(chan struct{}), refused: make(chan struct{}, 100)}
-	port := ln.Addr().(*net.TCPAddr).Port
-	h.srv = &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		method, _, err := master.ReadCall(http.MaxBytesReader(w, r.Body, 1<<20))
-		switch {
-		case err != nil:
-			master.WriteFault(w, 1, err.Error())
-		case method == "requestTopic":
-			master.WriteResponse(w, []any{1, "", []any{"TCPROS", "127.0.0.1", port}})
-		default:
-			master.WriteResponse(w, []any{1, "", 0})
-		}
-	})}
-	go h.srv.Serve(api) //nolint:errcheck
-	go func() {
-		defer close(h.done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				if _, err := tcpros.ReadHeader(c, tcpros.HeaderLimits{}); err == nil && send(c) {
-					select {
-					case h.refused <- struct{}{}:
-					default:
-					}
-				}
-			}()
-		}
-	}()
-	t.Cleanup(func() {
-		h.srv.Close()
-		ln.Close()
-		<-h.done
-	})
-	_, err = master.Call(context.Background(), &http.Client{Timeout: 5 * time.Second}, masterURI, "registerPublisher", 1<<20,
-		"/hostile", topic, "std_msgs/Float64", h.uri)
-	require.NoError(t, err)
-	return h
-}
-
-// declare writes a length prefix of n bytes and then 16 bytes of it, and
-// holds the connection open until the peer closes it (true) or for 30 s.
-func declare(c net.Conn, n uint32) bool {
-	b := binary.LittleEndian.AppendUint32(nil, n)
-	if _, err := c.Write(append(b, make([]byte, 16)...)); err != nil {
-		return false
-	}
-	c.SetReadDeadline(time.Now().Add(30 * time.Second))
-	var one [1]byte
-	for {
-		if _, err := c.Read(one[:]); err != nil {
-			var ne net.Error
-			return !errors.As(err, &ne) || !ne.Timeout()
-		}
-	}
-}
-
 func heapInuse() uint64 {
 	runtime.GC()
 	var m runtime.MemStats
@@ -124,10 +44,10 @@ func TestTCPROSWireHostilePublisher(t *testing.T) {
 		name string
 		send func(c net.Conn) bool
 	}{
-		{"a header declaring 1 GiB", func(c net.Conn) bool { return declare(c, gib) }},
+		{"a header declaring 1 GiB", func(c net.Conn) bool { return rostest.Declare(c, gib) }},
 		{"a message declaring 1 GiB after a valid header", func(c net.Conn) bool {
 			h := tcpros.Header{"callerid": "/hostile", "topic": "/odom_x", "type": "std_msgs/Float64", "md5sum": float64MD5}
-			return tcpros.WriteHeader(c, h) == nil && declare(c, gib)
+			return tcpros.WriteHeader(c, h) == nil && rostest.Declare(c, gib)
 		}},
 	}
 	for _, tc := range cases {
@@ -143,9 +63,9 @@ func TestTCPROSWireHostilePublisher(t *testing.T) {
 			})
 			require.NoError(t, err)
 			before := heapInuse()
-			hostile := startHostilePublisher(t, uri, "/odom_x", tc.send)
+			hostile := rostest.StartHostilePublisher(t, uri, "/odom_x", "std_msgs/Float64", 1, tc.send)
 			select {
-			case <-hostile.refused:
+			case <-hostile.Refused:
 			case <-time.After(20 * time.Second):
 				t.Fatal("the Conn did not close the hostile publisher's connection within 20 s")
 			}

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
-	binenc "encoding/binary"
 	"net"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -16,88 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/btrobot/btrobot/ros/master"
+	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/ros/tcpros"
 )
-
-// rawPublisher is a peer that registers with the master as n publishers
-// of a topic (n nodes, each with a slave API of its own, all sending to
-// one TCPROS port) and answers every subscriber that connects with send,
-// after reading its header. refused gets a value each time the subscriber
-// closed a connection the peer had sent on.
-type rawPublisher struct {
-	refused chan struct{}
-}
-
-func startRawPublisher(t *testing.T, masterURI, topic, typ string, n int, send func(c net.Conn)) *rawPublisher {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	p := &rawPublisher{refused: make(chan struct{}, n)}
-	port := ln.Addr().(*net.TCPAddr).Port
-	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		method, _, err := master.ReadCall(http.MaxBytesReader(w, r.Body, 1<<20))
-		switch {
-		case err != nil:
-			master.WriteFault(w, 1, err.Error())
-		case method == "requestTopic":
-			master.WriteResponse(w, []any{1, "", []any{"TCPROS", "127.0.0.1", port}})
-		default:
-			master.WriteResponse(w, []any{1, "", 0})
-		}
-	})}
-	done := make(chan struct{})
-	var apis []net.Listener
-	for range n {
-		api, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		apis = append(apis, api)
-		go srv.Serve(api) //nolint:errcheck
-	}
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				if _, err := tcpros.ReadHeader(c, tcpros.HeaderLimits{}); err != nil {
-					return
-				}
-				send(c)
-				c.SetReadDeadline(time.Now().Add(30 * time.Second))
-				var one [1]byte
-				for {
-					if _, err := c.Read(one[:]); err != nil {
-						if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
-							select {
-							case p.refused <- struct{}{}:
-							default:
-							}
-						}
-						return
-					}
-				}
-			}()
-		}
-	}()
-	t.Cleanup(func() { srv.Close(); ln.Close(); <-done })
-	for i, api := range apis {
-		_, err = master.Call(context.Background(), &http.Client{Timeout: 5 * time.Second}, masterURI, "registerPublisher", 1<<20,
-			"/hostile"+strconv.Itoa(i), topic, typ, "http://"+api.Addr().String()+"/")
-		require.NoError(t, err)
-	}
-	return p
-}
-
-// declareGiB writes a length prefix of 1 GiB and 16 bytes of what it
-// announces.
-func declareGiB(c net.Conn) {
-	b := binenc.LittleEndian.AppendUint32(nil, 1<<30)
-	c.Write(append(b, make([]byte, 16)...)) //nolint:errcheck
-}
 
 // peakRSS is a process's peak resident set (VmHWM), in bytes.
 func peakRSS(t *testing.T, pid int) int64 {
@@ -135,23 +53,22 @@ func TestHostilePeerCannotKillTheController(t *testing.T) {
 	cases := []struct {
 		name       string
 		publishers int
-		send       func(c net.Conn)
+		send       func(c net.Conn) bool
 	}{
-		{"a header declaring 1 GiB", 1, declareGiB},
-		{"a message declaring 1 GiB after a valid header", 1, func(c net.Conn) {
-			if tcpros.WriteHeader(c, tcpros.Header{"callerid": "/hostile", "topic": "/robot1/odom", "type": "nav_msgs/Odometry", "md5sum": odomMD5}) == nil {
-				declareGiB(c)
-			}
+		{"a header declaring 1 GiB", 1, func(c net.Conn) bool { return rostest.Declare(c, 1<<30) }},
+		{"a message declaring 1 GiB after a valid header", 1, func(c net.Conn) bool {
+			h := tcpros.Header{"callerid": "/hostile", "topic": "/robot1/odom", "type": "nav_msgs/Odometry", "md5sum": odomMD5}
+			return tcpros.WriteHeader(c, h) == nil && rostest.Declare(c, 1<<30)
 		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := startRigOn(t, rigConf{})
 			before := peakRSS(t, r.ctl.Process.Pid)
-			p := startRawPublisher(t, r.uri, "/robot1/odom", "nav_msgs/Odometry", tc.publishers, tc.send)
+			p := rostest.StartHostilePublisher(t, r.uri, "/robot1/odom", "nav_msgs/Odometry", tc.publishers, tc.send)
 			for range tc.publishers {
 				select {
-				case <-p.refused:
+				case <-p.Refused:
 				case <-r.exited:
 					require.FailNow(t, "btrobot run exited when the peer declared its size", r.out.String())
 				case <-time.After(20 * time.Second):
