@@ -303,7 +303,7 @@ inputs:
 	stop, _ := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p})
 	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: pubConn, Topic: "heartbeat", Msg: std_msgs.Int32{}})
 	require.NoError(t, err)
-	require.NoError(t, pubConn.WaitSubscribers(context.Background(), "heartbeat", 1))
+	waitSubscribers(t, pubConn, "heartbeat", 1)
 	var last time.Time
 	for i := 1; i <= 30; i++ { // 300 ms of heartbeats at 100 Hz
 		pub.Publish(&std_msgs.Int32{Data: int32(i)})
@@ -369,7 +369,7 @@ inputs:
 	runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p})
 	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: pubConn, Topic: "bumper", Msg: std_msgs.Bool{}})
 	require.NoError(t, err)
-	require.NoError(t, pubConn.WaitSubscribers(context.Background(), "bumper", 1))
+	waitSubscribers(t, pubConn, "bumper", 1)
 	for i := 0; i < 5; i++ {
 		mu.Lock()
 		before := len(seen)

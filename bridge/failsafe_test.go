@@ -81,7 +81,7 @@ func TestRunStopsTheRobotWhenTheMasterShutsTheNodeDown(t *testing.T) {
 			tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="M"><KeepRunningUntilFailure><AlwaysSuccess/></KeepRunningUntilFailure></BehaviorTree></root>`)
 			stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p})
 			if tc.watch {
-				require.NoError(t, c.WaitSubscribers(context.Background(), "/cmd_vel", 1))
+				waitSubscribers(t, c, "/cmd_vel", 1)
 			}
 			time.Sleep(100 * time.Millisecond)
 			start := time.Now()
@@ -132,7 +132,7 @@ func TestRunStopsTheRobotWhenTheMasterGoes(t *testing.T) {
 			p := profile(t, velocityProfile)
 			tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="M"><KeepRunningUntilFailure><AlwaysSuccess/></KeepRunningUntilFailure></BehaviorTree></root>`)
 			stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p})
-			require.NoError(t, c.WaitSubscribers(context.Background(), "/cmd_vel", 1))
+			waitSubscribers(t, c, "/cmd_vel", 1)
 			fault := time.Now()
 			require.NoError(t, m.Close())
 			if tc.restart {
@@ -190,7 +190,7 @@ func TestRunStopsTheRobotWhenClockGoesSilent(t *testing.T) {
 			p := profile(t, tc.profile)
 			tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="M"><KeepRunningUntilFailure><AlwaysSuccess/></KeepRunningUntilFailure></BehaviorTree></root>`)
 			stop, done := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p, ClockTimeout: tc.conf})
-			require.NoError(t, c.WaitSubscribers(context.Background(), "/cmd_vel", 1))
+			waitSubscribers(t, c, "/cmd_vel", 1)
 			time.Sleep(time.Second)
 			stopClock()
 			silent := time.Now()

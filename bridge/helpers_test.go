@@ -1,7 +1,9 @@
 package bridge
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/btrobot/btrobot/ros"
 	"github.com/stretchr/testify/require"
@@ -20,4 +22,14 @@ func connect(t testing.TB, uri, name string, args ...string) *ros.Conn {
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// waitSubscribers waits until c's publisher of topic has n subscribers,
+// failing the test after 20 s (a subscriber that never connects is a
+// defect to see, not a test to hang).
+func waitSubscribers(t testing.TB, c *ros.Conn, topic string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.NoError(t, c.WaitSubscribers(ctx, topic, n))
 }

@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -109,7 +108,7 @@ func TestStopCountsOnlySubscribersThatAcknowledged(t *testing.T) {
 				stuckSubscriber(t, c, "/cmd_vel")
 				want++
 			}
-			require.NoError(t, c.WaitSubscribers(context.Background(), "/cmd_vel", want))
+			waitSubscribers(t, c, "/cmd_vel", want)
 			if tc.stuck {
 				// Fill the stuck subscriber's window: the node's send
 				// queue to it stays full.

@@ -87,6 +87,12 @@ type tcprosSub struct {
 	receivers            map[int]func(any)
 	next                 int
 	conns                map[string]*tcprosLink // by publisher URI
+	// announced: the master has sent a publisherUpdate for the topic since
+	// this subscription registered. The master sends one only to a
+	// subscriber it has registered, so its list is at least as new as the
+	// registration's reply, which may arrive after it: the reply is then
+	// stale and must not undo the update.
+	announced bool
 }
 
 // tcprosLink is the subscription's link to one publisher: the goroutine
@@ -292,7 +298,7 @@ func (w *tcprosWire) serveSlave(rw http.ResponseWriter, r *http.Request) {
 				}
 			}
 		}
-		w.update(str(1), uris)
+		w.update(str(1), uris, true)
 		ok(0)
 	case "shutdown":
 		msg := shutdownLogPrefix + str(0) + ": " + str(1)
@@ -459,18 +465,26 @@ func (w *tcprosWire) subscribe(topic string, t reflect.Type, receive func(any)) 
 				uris = append(uris, s)
 			}
 		}
-		w.update(topic, uris)
+		w.update(topic, uris, false)
 	}
 	return unsubscribe, nil
 }
 
 // update makes the subscription of topic follow its publishers' URIs:
-// connects to the new ones, closes the connections to those gone.
-func (w *tcprosWire) update(topic string, uris []string) {
+// connects to the new ones, closes the connections to those gone. announced
+// says the URIs come from a publisherUpdate; otherwise they are the reply
+// to the subscription's registration, which is ignored once an update came
+// (the reply can arrive after an update that is newer than it).
+func (w *tcprosWire) update(topic string, uris []string, announced bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	s, ok := w.subs[topic]
 	if !ok || w.closed {
+		return
+	}
+	if announced {
+		s.announced = true
+	} else if s.announced {
 		return
 	}
 	if len(uris) > maxPublishers {
