@@ -245,6 +245,9 @@ func (o *openSet) pop() openItem {
 }
 
 // astar returns the cells of the cheapest path from start to goal.
+// Not race-instrumented: see traceRay.
+//
+//go:norace
 func (p *Planner) astar(start, goal int) ([]int, bool) {
 	g := p.g
 	w := g.Width
@@ -318,6 +321,9 @@ func (p *Planner) astar(start, goal int) ([]int, bool) {
 // metres from its centre to the nearest cell for which obstacle is true
 // (+Inf if there is none), computed exactly in linear time with the
 // lower-envelope-of-parabolas method of Felzenszwalb and Huttenlocher.
+// Not race-instrumented: see traceRay.
+//
+//go:norace
 func distanceTransform(g *Grid, obstacle func(Cell) bool) []float64 {
 	w, h := g.Width, g.Height
 	const inf = 1e20
@@ -360,6 +366,9 @@ func distanceTransform(g *Grid, obstacle func(Cell) bool) []float64 {
 }
 
 // dt1 is the one-dimensional squared distance transform of f into out.
+// Not race-instrumented: see traceRay.
+//
+//go:norace
 func dt1(f, out []float64, v []int, z []float64) {
 	n := len(f)
 	k := 0
