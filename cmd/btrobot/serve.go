@@ -114,11 +114,12 @@ func serveCommand() *command {
 		}
 		defer conn.Close()
 		ec := executor.Conf{Conn: conn, Log: func(line string) { fmt.Fprintln(env.stderr, line) }, Groot: grootPort, GrootHost: grootHost}
+		var page *studio.Server
 		if ui.Addr != "" {
 			// The studio follows the goals: each is a run of its own,
 			// named by its mission and goal, and the page opens the
 			// newest as it comes.
-			page, err := ui.Start(env.stderr, "btrobot serve")
+			page, err = ui.Start(env.stderr, "btrobot serve")
 			if err != nil {
 				fmt.Fprintf(env.stderr, "btrobot serve: --ui: %v\n", err)
 				return exitUsage
@@ -127,6 +128,9 @@ func serveCommand() *command {
 			ec.Show = func(name string) func(mission.Shown) mission.Debugger {
 				return page.Debugger(studio.LiveConf{Name: name})
 			}
+			// The server itself in a panel: its state, queue and
+			// goals' history, live (page.ShowServer below).
+			ec.Changed = page.ServerChanged
 		}
 		// The private parameters (roslaunch's <param>, _missions:=...)
 		// give what no flag did.
@@ -141,6 +145,12 @@ func serveCommand() *command {
 		}
 		if err != nil {
 			return fail(exitFailed, err)
+		}
+		if page != nil {
+			if err := page.ShowServer(studio.ServerFrom(srv)); err != nil {
+				srv.Close()
+				return fail(exitFailed, err)
+			}
 		}
 		fmt.Fprintln(env.stdout, "btrobot serve: "+srv.Describe())
 		code := exitOK
