@@ -1,8 +1,10 @@
 package studio_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -180,4 +182,79 @@ func clickWhenReady(t *testing.T, ctx context.Context, sel string) {
 	q, err := json.Marshal(sel)
 	require.NoError(t, err)
 	waitJS(t, ctx, 10*time.Second, `(() => { const b = document.querySelector(`+string(q)+`); if (!b || b.disabled) return false; b.click(); return true })()`, "clicking "+sel)
+}
+
+// TestServerAPI: /api/server and its requests, as a tool (no browser)
+// uses them: the state as JSON and as events, control refused when the
+// studio is read-only, and what is wrong said plainly.
+func TestServerAPI(t *testing.T) {
+	post := func(t *testing.T, page *studio.Server, path, body string) (int, string) {
+		t.Helper()
+		resp, err := http.Post(page.URL()+path, "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, string(b)
+	}
+	for _, tc := range []struct {
+		name    string
+		control bool
+		path    string
+		body    string
+		code    int
+		says    string
+		state   string // the server's state after, when not ""
+	}{
+		{name: "pause, read-only", path: "api/server/control", body: `{"op":"pause"}`, code: http.StatusForbidden, says: "--allow-control", state: "idle"},
+		{name: "pause", control: true, path: "api/server/control", body: `{"op":"pause"}`, code: http.StatusOK, says: "paused", state: "paused"},
+		{name: "an unknown operation", control: true, path: "api/server/control", body: `{"op":"jump"}`, code: http.StatusBadRequest, says: `unknown operation "jump"`},
+		{name: "a field of no request", control: true, path: "api/server/control", body: `{"op":"pause","force":true}`, code: http.StatusBadRequest, says: "force"},
+		{name: "cancel a goal that is not there", control: true, path: "api/server/control", body: `{"op":"cancel","goal":99}`, code: http.StatusConflict, says: "goal 99: no such goal"},
+		{name: "the recording of a goal that left none", path: "api/server/recording", body: `{"goal":99}`, code: http.StatusNotFound, says: "--record-dir"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := watchServer(t, tc.control, "")
+			code, body := post(t, w.page, tc.path, tc.body)
+			assert.Equal(t, tc.code, code, body)
+			assert.Contains(t, body, tc.says)
+			if tc.state != "" {
+				v, control := apiServer(t, w.page)
+				assert.Equal(t, tc.state, v.State)
+				assert.Equal(t, tc.control, control)
+			}
+		})
+	}
+	t.Run("events", func(t *testing.T) {
+		w := watchServer(t, false, "")
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, w.page.URL()+"api/server/events", nil)
+		require.NoError(t, err)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		lines := bufio.NewScanner(resp.Body)
+		lines.Buffer(nil, 1<<20)
+		next := func(want string) string {
+			t.Helper()
+			for lines.Scan() {
+				if l := lines.Text(); strings.HasPrefix(l, "data: ") && strings.Contains(l, want) {
+					return l
+				}
+			}
+			t.Fatalf("the stream ended before %q: %v", want, lines.Err())
+			return ""
+		}
+		assert.Contains(t, next(`"state":"idle"`), `"control":false`, "the snapshot")
+		w.send("Wait", "")
+		assert.Contains(t, next(`"state":"running"`), `"mission":"Wait"`, "the goal's start, as it comes")
+	})
+	t.Run("no server shown", func(t *testing.T) {
+		page := newServer(t, studio.Conf{})
+		resp, err := http.Get(page.URL() + "api/server")
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+	})
 }
