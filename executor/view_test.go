@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -119,4 +120,25 @@ func TestServerView(t *testing.T) {
 			tc.run(t, s, changes)
 		})
 	}
+}
+
+// BenchmarkServerView: View of a full history (MaxHistory goals, each
+// payload at MaxShownPayload) and its JSON, as the studio sends it at
+// most ten times a second.
+func BenchmarkServerView(b *testing.B) {
+	s := &Server{conf: Conf{Preempt: Replace}, catalog: &Catalog{}, stateKey: "idle  0", stateSince: time.Now()}
+	for i := range MaxHistory {
+		p, n := shownPayload("key: " + strings.Repeat("x", 10_000))
+		s.history = append(s.history, Ended{Queued: Queued{Goal: uint64(i + 1), Mission: "Patrol", Preempt: Replace, Payload: p, PayloadBytes: n},
+			Outcome: OutcomePreempted, Explanation: []string{"preempted by Dock; robot stopped", "Patrol/patrol/go (NavigateTo) HALTED"}})
+	}
+	var size int
+	for b.Loop() {
+		out, err := json.Marshal(s.View())
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(out)
+	}
+	b.ReportMetric(float64(size), "bytes/view")
 }

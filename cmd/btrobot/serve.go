@@ -23,6 +23,8 @@ func serveCommand() *command {
 			"updates it (same mission: its payload is written into the running blackboard), waits (at most 16) or is rejected,\n" +
 			"as --preempt or the goal's own preempt says. A cancel halts the mission and stops the robot (zero velocity).\n" +
 			"--watch reloads the missions when a file changes. The server's state is on /diagnostics.\n" +
+			"--ui serves the studio: each goal's tree live, and the server itself (idle, running or paused, the queue, the last\n" +
+			"100 goals with their outcomes and recordings), also as JSON at /api/server; --allow-control adds pause, resume, cancel.\n" +
 			"Under roslaunch the settings may be private parameters instead: ~missions, ~robot, ~places, ~preempt, ~rate,\n" +
 			"~record_dir, ~watch (a flag given on the command line wins over its parameter).\n" +
 			"Ctrl-C (SIGINT) or SIGTERM halts the running mission, stops the robot and ends the server.\n" +
