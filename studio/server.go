@@ -82,7 +82,7 @@ type Server struct {
 	panel      *serverPanel
 	serverWake chan struct{}
 	done       chan struct{}
-	wg   sync.WaitGroup
+	wg         sync.WaitGroup
 }
 
 // session is one run the studio shows: live or recorded.

@@ -64,7 +64,9 @@ func watchServer(t *testing.T, control bool, recordDir string) *watchedServer {
 	t.Cleanup(func() { conn.Close() })
 	page := newServer(t, studio.Conf{Follow: true, Title: "btrobot serve", AllowControl: control})
 	srv, err := executor.New(executor.Conf{Conn: conn, Catalog: cat, RecordDir: recordDir, Changed: page.ServerChanged,
-		Show: func(name string) func(mission.Shown) mission.Debugger { return page.Debugger(studio.LiveConf{Name: name}) }})
+		Show: func(name string) func(mission.Shown) mission.Debugger {
+			return page.Debugger(studio.LiveConf{Name: name})
+		}})
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
 	require.NoError(t, page.ShowServer(studio.ServerFrom(srv)))
