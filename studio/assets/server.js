@@ -27,6 +27,9 @@ export function initServer(h0) {
   };
   es.addEventListener('snapshot', on);
   es.addEventListener('server', on);
+  // The age beside "since" is the page's own arithmetic: it is redrawn
+  // each second without asking the server.
+  setInterval(() => { const a = $('#server-since-ago'); if (a && SV.view) a.textContent = ago(SV.view.since); }, 1000);
 }
 
 const clock = (t) => new Date(t).toLocaleTimeString();
@@ -54,7 +57,7 @@ function paint() {
   if (!v) return;
   const st = $('#server-state');
   st.dataset.state = v.state;
-  st.replaceChildren(h('b', { class: 'sv-' + v.state }, stateLine(v)), ` since ${clock(v.since)} (${ago(v.since)})`);
+  st.replaceChildren(h('b', { class: 'sv-' + v.state }, stateLine(v)), ` since ${clock(v.since)} (`, h('span', { id: 'server-since-ago' }, ago(v.since)), ')');
   const ctl = $('#server-control');
   ctl.hidden = !SV.control;
   if (SV.control) {
