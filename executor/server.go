@@ -103,6 +103,11 @@ type Conf struct {
 	// by its mission and goal ("Patrol · goal 2"); its pause and
 	// breakpoints hold the running goal's tree and the robot.
 	Show func(name string) func(mission.Shown) mission.Debugger
+	// Changed, when set, is called when View changes: a goal taken,
+	// queued, started, ended or rejected, a pause, a resume, a reload. It
+	// may be called with the server's lock held, from any goroutine: it
+	// must not block nor call the server (the studio's pokes its pump).
+	Changed func()
 	// watchReloaded, in tests, runs right after the watch's reload.
 	watchReloaded func()
 }
@@ -139,6 +144,13 @@ type Server struct {
 	watchDone chan struct{}
 	// groot is Groot2's view (Conf.Groot), nil without one.
 	groot *grootView
+	// stateKey and stateSince are the state View shows and since when
+	// (under mu).
+	stateKey   string
+	stateSince time.Time
+	// hmu guards history: the goals ended, oldest first (View).
+	hmu     sync.Mutex
+	history []Ended
 
 	accepted, rejected atomic.Uint64 // goals, since the start
 	submitted          atomic.Uint64 // goals that took their place (Answered)
@@ -159,6 +171,12 @@ type goal struct {
 	// accepted is when check took the goal: its first tick is measured
 	// from it (Status.FirstTick).
 	accepted time.Time
+	// payload (cut for View) and its size; started is when it began to
+	// drive a run, on the server's clock (under mu); srv is told its end.
+	payload      string
+	payloadBytes int
+	started      time.Time
+	srv          *Server
 }
 
 type result struct {
@@ -166,7 +184,16 @@ type result struct {
 	err error
 }
 
-func (g *goal) finish(r result) { g.once.Do(func() { g.result <- r }) }
+// finish gives the goal its result, once; the history has it before
+// the client does.
+func (g *goal) finish(r result) {
+	g.once.Do(func() {
+		if g.srv != nil {
+			g.srv.ended(g, r)
+		}
+		g.result <- r
+	})
+}
 
 // active is the mission that runs.
 type active struct {
@@ -199,7 +226,7 @@ func New(c Conf) (*Server, error) {
 	}
 	s := &Server{conf: c, conn: c.Conn, catalog: c.Catalog, wake: make(chan struct{}, 1), loopDone: make(chan struct{}),
 		changed: make(chan struct{}, 1), diagDone: make(chan struct{}),
-		pending: map[*ros.ExecuteMissionActionGoal]*goal{}}
+		pending: map[*ros.ExecuteMissionActionGoal]*goal{}, stateKey: "idle  0", stateSince: time.Now()}
 	if err := c.Catalog.prepare(c.Conn); err != nil {
 		return nil, err
 	}
@@ -336,6 +363,7 @@ func (s *Server) check(g any) (any, error) {
 	reject := func(err error) (any, error) {
 		s.rejected.Add(1)
 		s.logf("goal for %q rejected: %v", clip(req.Mission), err)
+		s.rejectedGoal(req, err)
 		return &ros.ExecuteMissionActionResult{Outcome: "REJECTED", Explanation: []string{err.Error()}}, err
 	}
 	if len(req.Mission) > maxMissionName {
@@ -370,7 +398,9 @@ func (s *Server) check(g any) (any, error) {
 	s.waiting++
 	s.accepted.Add(1)
 	s.seq++
-	s.pending[req] = &goal{seq: s.seq, mission: m, values: vals, preempt: pol, result: make(chan result, 1), accepted: time.Now()}
+	taken := &goal{seq: s.seq, mission: m, values: vals, preempt: pol, result: make(chan result, 1), accepted: time.Now(), srv: s}
+	taken.payload, taken.payloadBytes = shownPayload(req.Payload)
+	s.pending[req] = taken
 	return nil, nil
 }
 
@@ -423,6 +453,7 @@ func preempted(why string) result {
 
 // submit puts an accepted goal where its policy says (under mu).
 func (s *Server) submit(g *goal) {
+	defer s.notify()
 	defer s.poke()
 	cur := s.cur
 	if cur == nil {
@@ -435,6 +466,8 @@ func (s *Server) submit(g *goal) {
 			cur.updates = append(cur.updates, g.values...)
 			old := cur.goal
 			cur.goal = g
+			g.started = s.conn.Clock().Now()
+			s.touchState()
 			s.waiting--
 			s.logf("goal %d updates %s (goal %d): its payload is written into the running blackboard", g.seq, cur.mission.ID, old.seq)
 			old.finish(preempted(fmt.Sprintf("updated by goal %d for the same mission", g.seq)))
@@ -483,6 +516,7 @@ func (s *Server) withdraw(g *goal, why string) {
 
 // stateChanged sends /diagnostics now.
 func (s *Server) stateChanged() {
+	s.notify()
 	select {
 	case s.changed <- struct{}{}:
 	default:
@@ -523,11 +557,14 @@ func (s *Server) loop(ctx context.Context) {
 		runCtx, stop := context.WithCancelCause(ctx)
 		a := &active{start: g, goal: g, mission: g.mission, stop: stop, ctx: runCtx, hold: newHolder(s.paused)}
 		s.cur = a
+		g.started = s.conn.Clock().Now()
+		s.touchState()
 		s.mu.Unlock()
 		s.stateChanged()
 		res := s.run(runCtx, a)
 		s.mu.Lock()
 		s.cur = nil
+		s.touchState()
 		g = a.goal
 		// The run has returned: the tree is halted and the robot's stop
 		// confirmed (or reported unconfirmed). The next mission's first

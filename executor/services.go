@@ -94,6 +94,7 @@ func (s *Server) Reload() *ros.ReloadMissionsRes {
 func (s *Server) Pause() (string, error) {
 	s.mu.Lock()
 	s.paused = true
+	s.touchState()
 	a := s.cur
 	s.mu.Unlock()
 	s.stateChanged()
@@ -119,6 +120,7 @@ func (s *Server) Resume() (string, error) {
 	s.mu.Lock()
 	was := s.paused
 	s.paused = false
+	s.touchState()
 	a := s.cur
 	s.mu.Unlock()
 	s.stateChanged()

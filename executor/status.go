@@ -33,6 +33,11 @@ type Status struct {
 func (s *Server) Status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.statusLocked()
+}
+
+// statusLocked is Status under mu.
+func (s *Server) statusLocked() Status {
 	st := s.status
 	st.State, st.Mission, st.Goal = "idle", "", 0
 	if s.paused {

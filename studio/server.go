@@ -77,8 +77,12 @@ type Server struct {
 
 	mu   sync.Mutex
 	runs []*session
-	done chan struct{}
-	wg   sync.WaitGroup
+	// panel is the mission server shown (ShowServer), nil when none;
+	// serverWake is poked when its state or the runs change.
+	panel      *serverPanel
+	serverWake chan struct{}
+	done       chan struct{}
+	wg         sync.WaitGroup
 }
 
 // session is one run the studio shows: live or recorded.
@@ -115,7 +119,7 @@ func New(conf Conf) (*Server, error) {
 	if conf.ReadTimeout <= 0 {
 		conf.ReadTimeout = time.Minute
 	}
-	s := &Server{conf: conf, done: make(chan struct{})}
+	s := &Server{conf: conf, done: make(chan struct{}), serverWake: make(chan struct{}, 1)}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		s.remote = true
 		if s.conf.Token == "" {
@@ -222,9 +226,10 @@ func (s *Server) Close() error {
 
 func (s *Server) add(r *session) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	r.ID = len(s.runs) + 1
 	s.runs = append(s.runs, r)
+	s.mu.Unlock()
+	s.ServerChanged() // a page following a server's goals opens it
 }
 
 // LiveConf describes a running tree beyond what mission.Shown says.
@@ -268,14 +273,19 @@ func (s *Server) attach(c LiveConf, sh mission.Shown) *session {
 
 // AddRecording shows a recording (.btlog or .db3), ready to play.
 func (s *Server) AddRecording(file string) error {
+	_, err := s.addRecording(file)
+	return err
+}
+
+func (s *Server) addRecording(file string) (*session, error) {
 	r := &session{Name: filepath.Base(file), Kind: "replay", hub: newHub()}
 	rp, err := newReplay(r, file)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r.replay, r.tree, r.nodes = rp, rp.tree, describe(rp.tree)
 	s.add(r)
-	return nil
+	return r, nil
 }
 
 func (s *Server) run(id string) *session {
@@ -324,7 +334,8 @@ func (s *Server) handler() http.Handler {
 		s.mu.Lock()
 		runs := append([]*session{}, s.runs...)
 		s.mu.Unlock()
-		writeJSON(w, map[string]any{"title": s.conf.Title, "control": s.conf.AllowControl, "runs": runs, "editor": s.editor != nil, "follow": s.conf.Follow})
+		writeJSON(w, map[string]any{"title": s.conf.Title, "control": s.conf.AllowControl, "runs": runs, "editor": s.editor != nil, "follow": s.conf.Follow,
+			"server": s.shownServer() != nil})
 	})
 	mux.HandleFunc("GET /api/runs/{id}/tree", s.withRun(func(w http.ResponseWriter, r *http.Request, run *session) {
 		writeJSON(w, map[string]any{"run": run, "nodes": run.nodes})
@@ -399,6 +410,7 @@ func (s *Server) handler() http.Handler {
 		writeJSON(w, map[string]bool{"ok": true})
 	}))
 	mux.HandleFunc("POST /api/runs/{id}/control", s.withRun(s.control))
+	s.serverRoutes(mux)
 	if s.editor != nil {
 		s.editor.routes(mux)
 		s.launchRoutes(mux)

@@ -23,6 +23,8 @@ func serveCommand() *command {
 			"updates it (same mission: its payload is written into the running blackboard), waits (at most 16) or is rejected,\n" +
 			"as --preempt or the goal's own preempt says. A cancel halts the mission and stops the robot (zero velocity).\n" +
 			"--watch reloads the missions when a file changes. The server's state is on /diagnostics.\n" +
+			"--ui serves the studio: each goal's tree live, and the server itself (idle, running or paused, the queue, the last\n" +
+			"100 goals with their outcomes and recordings), also as JSON at /api/server; --allow-control adds pause, resume, cancel.\n" +
 			"Under roslaunch the settings may be private parameters instead: ~missions, ~robot, ~places, ~preempt, ~rate,\n" +
 			"~record_dir, ~watch (a flag given on the command line wins over its parameter).\n" +
 			"Ctrl-C (SIGINT) or SIGTERM halts the running mission, stops the robot and ends the server.\n" +
@@ -114,11 +116,12 @@ func serveCommand() *command {
 		}
 		defer conn.Close()
 		ec := executor.Conf{Conn: conn, Log: func(line string) { fmt.Fprintln(env.stderr, line) }, Groot: grootPort, GrootHost: grootHost}
+		var page *studio.Server
 		if ui.Addr != "" {
 			// The studio follows the goals: each is a run of its own,
 			// named by its mission and goal, and the page opens the
 			// newest as it comes.
-			page, err := ui.Start(env.stderr, "btrobot serve")
+			page, err = ui.Start(env.stderr, "btrobot serve")
 			if err != nil {
 				fmt.Fprintf(env.stderr, "btrobot serve: --ui: %v\n", err)
 				return exitUsage
@@ -127,6 +130,9 @@ func serveCommand() *command {
 			ec.Show = func(name string) func(mission.Shown) mission.Debugger {
 				return page.Debugger(studio.LiveConf{Name: name})
 			}
+			// The server itself in a panel: its state, queue and
+			// goals' history, live (page.ShowServer below).
+			ec.Changed = page.ServerChanged
 		}
 		// The private parameters (roslaunch's <param>, _missions:=...)
 		// give what no flag did.
@@ -141,6 +147,12 @@ func serveCommand() *command {
 		}
 		if err != nil {
 			return fail(exitFailed, err)
+		}
+		if page != nil {
+			if err := page.ShowServer(studio.ServerFrom(srv)); err != nil {
+				srv.Close()
+				return fail(exitFailed, err)
+			}
 		}
 		fmt.Fprintln(env.stdout, "btrobot serve: "+srv.Describe())
 		code := exitOK
