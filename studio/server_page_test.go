@@ -170,6 +170,13 @@ func TestStudioShowsTheMissionServer(t *testing.T) {
 	assert.Equal(t, "pace: 20", v.History[0].Payload)
 	assert.Positive(t, v.History[0].Duration)
 	assert.True(t, strings.HasSuffix(v.History[2].Recording, "-Wait.db3"), v.History[2].Recording)
+	// The chain that explains a success is drawn in success's colour, not
+	// in failure's.
+	panel(`(() => { const why = [...document.querySelectorAll('g.node.why rect.box')];
+		const ok = getComputedStyle(document.documentElement).getPropertyValue('--SUCCESS').trim();
+		const probe = document.createElement('div'); probe.style.color = ok; document.body.appendChild(probe);
+		const want = getComputedStyle(probe).color; probe.remove();
+		return why.length > 0 && why.every(r => getComputedStyle(r).stroke === want) })()`, "the success's chain in the success colour")
 	screenshot(t, ctx, "studio-server")
 
 	clickWhenReady(t, ctx, `#server-history li[data-goal="1"] button.replay`)
