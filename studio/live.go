@@ -193,15 +193,16 @@ type live struct {
 	once  sync.Once
 
 	cur *frame // what the ticks changed since the last hand-over; the tick's goroutine's alone
+	// The tick's goroutine's too: the time of the last batch, and whether
+	// the tree hands over the nodes each batch changed (OnChanged).
+	at      time.Duration
+	changed bool
 
 	mu       sync.Mutex // what the tick's goroutine hands over; the pump and snapshots read
 	ready    []*frame   // handed over, not yet applied, oldest first
 	spare    []*frame   // applied and cleared, for the tick to take
-	status   []runtime.Status
-	reason   []string
-	since    []float64
-	last     []runtime.Status // what an IDLE node last was (IDLE after X, as Groot2 shows it)
-	sent     []nodeState      // each node as the pages last got it, for compacted deltas
+	now      []nodeNow   // each node as it is, by uid-1
+	sent     []nodeState // each node as the pages last got it, for compacted deltas
 	n        uint64
 	recent   []trans // ring of recentTransitions, at recentAt
 	recentAt int
@@ -256,8 +257,7 @@ func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) 
 	l := &live{
 		run: s, tree: tree, t0: tree.Clock().Now(), scope: scopesOf(tree),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		status: make([]runtime.Status, n), reason: make([]string, n), since: make([]float64, n), last: make([]runtime.Status, n),
-		sent: make([]nodeState, n),
+		now: make([]nodeNow, n), sent: make([]nodeState, n),
 		seen: map[string]uint64{},
 		cur:  newFrame(n), spare: []*frame{newFrame(n)},
 	}
@@ -271,8 +271,8 @@ func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) 
 	})
 	for i, nd := range tree.Nodes() {
 		b := runtime.NodeOf(nd)
-		l.status[i] = b.Status()
-		l.reason[i] = b.Reason()
+		l.now[i].status = b.Status()
+		l.now[i].reason = b.Reason()
 	}
 	go l.pump(every)
 	return l
@@ -328,14 +328,25 @@ func (f *frame) set(i int, r rawTrans) {
 	if uint(i) >= uint(len(f.nodes)) {
 		return
 	}
-	f.changed[i>>6] |= 1 << (i & 63)
-	nd := &f.nodes[i]
+	nd := f.mark(i)
 	nd.status, nd.since = r.to, r.at
 	if r.to != runtime.Idle {
 		nd.reason, nd.last, nd.reasoned = r.reason, runtime.Idle, true
 	} else {
 		nd.last = r.from
 	}
+}
+
+// mark sets the bit of node i (uid-1) and returns its entry, emptied of
+// what an earlier use of the frame left in it when the bit was not set.
+func (f *frame) mark(i int) *nodeFrame {
+	w, bit := &f.changed[i>>6], uint64(1)<<(i&63)
+	nd := &f.nodes[i]
+	if *w&bit == 0 {
+		*w |= bit
+		nd.reasoned = false
+	}
+	return nd
 }
 
 // push keeps a transition in the ring and counts it.
@@ -371,10 +382,10 @@ func (f *frame) each(fn func(i int)) {
 	}
 }
 
-// reset empties the frame; the nodes that moved are cleared (their
-// reasons would keep their strings).
+// reset empties the frame. The nodes' entries are left as they are (an
+// entry counts only while its bit is set: mark): the reasons they hold,
+// at most one a node, stay alive until written over.
 func (f *frame) reset() {
-	f.each(func(i int) { f.nodes[i] = nodeFrame{} })
 	clear(f.changed)
 	clear(f.ring)
 	f.ring, f.ringAt, f.count = f.ring[:0], 0, 0
@@ -384,11 +395,11 @@ func (f *frame) reset() {
 // replace f's, its transitions come after f's.
 func (f *frame) fold(g *frame) {
 	g.each(func(i int) {
-		f.changed[i>>6] |= 1 << (i & 63)
-		was := f.nodes[i]
-		f.nodes[i] = g.nodes[i]
-		if !g.nodes[i].reasoned {
-			f.nodes[i].reason, f.nodes[i].reasoned = was.reason, was.reasoned
+		nd := f.mark(i)
+		was := *nd
+		*nd = g.nodes[i]
+		if !nd.reasoned {
+			nd.reason, nd.reasoned = was.reason, was.reasoned
 		}
 	})
 	count := f.count + g.count
@@ -403,27 +414,72 @@ func (f *frame) fold(g *frame) {
 // swapping it with an empty one; while the pump has not taken the last
 // one, the tick goes on writing into its own.
 //
-// Of a batch longer than the ring only the tail goes into the ring (the
-// rest would be overwritten by it): it is counted, and its nodes' states
-// are written.
+// The transitions go into the frame's ring for the timeline: of a batch
+// longer than maxDeltaTransitions (a busy tick, whose delta carries its
+// newest busyTransitions) only those; the rest are counted. The nodes'
+// states come from OnChanged, which the tree calls after each batch with
+// the nodes it changed (a busy tree's node that went IDLE → SUCCESS →
+// IDLE is read once, not written three times); until it does (the
+// studio behind another observer that hands it batches alone), each
+// transition writes its node's state here.
 func (l *live) OnTransitions(batch []runtime.Transition) {
 	f := l.cur
-	tail := max(0, len(batch)-cap(f.ring))
+	keep := len(batch)
+	if keep > maxDeltaTransitions {
+		keep = busyTransitions
+	}
+	tail := len(batch) - keep
 	f.count += uint64(tail)
 	var at time.Duration
-	for i := range batch {
+	for i := tail; i < len(batch); i++ {
 		t := &batch[i]
-		if i == 0 || t.Time != batch[i-1].Time { // a tick's carry one time
+		if i == tail || t.Time != batch[i-1].Time { // a tick's carry one time
 			at = t.Time.Sub(l.t0)
 		}
+		f.push(rawTrans{uid: t.Node.UID(), from: t.From, to: t.To, at: at, reason: t.Reason})
+	}
+	if len(batch) > 0 {
+		l.at = batch[len(batch)-1].Time.Sub(l.t0)
+	}
+	if l.changed {
+		return
+	}
+	for i := range batch {
+		t := &batch[i]
 		uid := t.Node.UID()
-		r := rawTrans{uid: uid, from: t.From, to: t.To, at: at, reason: t.Reason}
-		if i >= tail {
-			f.push(r)
-		}
-		f.set(int(uid)-1, r)
+		f.set(int(uid)-1, rawTrans{uid: uid, from: t.From, to: t.To, at: t.Time.Sub(l.t0), reason: t.Reason})
 	}
 }
+
+// OnChanged writes the state of each node the batch changed into the
+// frame, as the node is at the batch's end (runtime.ChangesObserver).
+func (l *live) OnChanged(c *runtime.Changed) {
+	l.changed = true
+	f, at := l.cur, l.at
+	c.Each(func(b *runtime.Base, left runtime.Status) {
+		i := int(b.UID()) - 1
+		if uint(i) >= uint(len(f.nodes)) {
+			return
+		}
+		nd := f.mark(i)
+		nd.status, nd.since = b.Status(), at
+		switch {
+		case nd.status != runtime.Idle:
+			nd.reason, nd.last, nd.reasoned = b.Reason(), runtime.Idle, true
+		case left.Completed():
+			// What it said about the result it left, as the
+			// transition into that result carried it.
+			nd.reason, nd.last, nd.reasoned = b.Reason(), left, true
+		default:
+			nd.last = left // halted: the reason it ran with stays
+		}
+	})
+}
+
+// Armed reports whether the debugger has a breakpoint, a forced result
+// or a pause to run (runtime.ArmedHook): while not, the tree runs no tick
+// hook, and one set during a tick takes effect at the next.
+func (l *live) Armed() bool { return l.dbg.bp.Armed() }
 
 // flushTick hands the tick's transitions over; on the tick's goroutine.
 func (l *live) flushTick() {
@@ -455,7 +511,7 @@ func (l *live) handOverLocked() {
 	if n := len(l.spare); n > 0 {
 		l.cur, l.spare = l.spare[n-1], l.spare[:n-1]
 	} else {
-		l.cur = newFrame(len(l.status))
+		l.cur = newFrame(len(l.now))
 	}
 }
 
@@ -490,10 +546,10 @@ func (l *live) trimPending() {
 
 func (l *live) applyFrame(f *frame) {
 	f.each(func(i int) {
-		nd := &f.nodes[i]
-		l.status[i], l.last[i], l.since[i] = nd.status, nd.last, durMs(nd.since)
+		nd, now := &f.nodes[i], &l.now[i]
+		now.status, now.last, now.since = nd.status, nd.last, nd.since
 		if nd.reasoned {
-			l.reason[i] = nd.reason
+			now.reason = nd.reason
 		}
 	})
 	kept := uint64(len(f.ring))
@@ -645,6 +701,13 @@ type nodeState struct {
 	reason       string
 }
 
+// nodeNow is a node as the run has it: as the page shows it, and since
+// when (on the tree's clock, since the run's start).
+type nodeNow struct {
+	nodeState
+	since time.Duration
+}
+
 // nodeJSON is a changed node of a compacted delta: [uid, status, last,
 // reason, since].
 type nodeJSON struct {
@@ -723,17 +786,16 @@ func (l *live) publish() {
 		// A busy tree: the nodes that changed, as they are now, and the
 		// last transitions for the timeline.
 		d.Dropped = l.dropped
-		for i := range l.status {
-			ns := nodeState{l.status[i], l.last[i], l.reason[i]}
-			if ns != l.sent[i] {
+		for i := range l.now {
+			if ns := l.now[i].nodeState; ns != l.sent[i] {
 				l.sent[i] = ns
-				d.Nodes = append(d.Nodes, nodeJSON{uint32(i + 1), ns, l.since[i]})
+				d.Nodes = append(d.Nodes, nodeJSON{uint32(i + 1), ns, durMs(l.now[i].since)})
 			}
 		}
 	} else {
 		for _, tr := range l.pending {
 			i := tr.UID - 1
-			l.sent[i] = nodeState{l.status[i], l.last[i], l.reason[i]}
+			l.sent[i] = l.now[i].nodeState
 		}
 	}
 	if l.dirty {
@@ -768,13 +830,12 @@ func (l *live) snapshotLocked(dbg debugState) []byte {
 		Marks: slices.Clone(l.marks)}
 	lp := l.loop
 	d.Loop = &lp
-	d.Statuses = make([]string, len(l.status))
-	for i, s := range l.status {
-		d.Statuses[i] = s.String()
-	}
-	d.Reasons, d.Since = l.reason, l.since
-	for i := range l.status {
-		l.sent[i] = nodeState{l.status[i], l.last[i], l.reason[i]}
+	d.Statuses = make([]string, len(l.now))
+	d.Reasons = make([]string, len(l.now))
+	d.Since = make([]float64, len(l.now))
+	for i, nd := range l.now {
+		d.Statuses[i], d.Reasons[i], d.Since[i] = nd.status.String(), nd.reason, durMs(nd.since)
+		l.sent[i] = nd.nodeState
 	}
 	d.Transitions = make([]trans, 0, len(l.recent))
 	d.Transitions = append(d.Transitions, l.recent[l.recentAt:]...)
