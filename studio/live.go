@@ -3,7 +3,6 @@ package studio
 import (
 	"encoding/json"
 	"math"
-	"math/bits"
 	"slices"
 	"strconv"
 	"sync"
@@ -192,15 +191,15 @@ type live struct {
 	done  chan struct{}
 	once  sync.Once
 
-	cur *frame // what the ticks changed since the last hand-over; the tick's goroutine's alone
-	// The tick's goroutine's too: the time of the last batch, and whether
-	// the tree hands over the nodes each batch changed (OnChanged).
-	at      time.Duration
+	// The tick's goroutine's: whether the tree hands over the nodes each
+	// batch changed (OnChanged), and the time of the last batch.
 	changed bool
+	at      time.Duration
 
-	mu       sync.Mutex // what the tick's goroutine hands over; the pump and snapshots read
-	ready    []*frame   // handed over, not yet applied, oldest first
-	spare    []*frame   // applied and cleared, for the tick to take
+	// mu guards what follows: the tick's goroutine writes each batch
+	// into it (a lock a batch, never held while encoding); the pump and
+	// snapshots read it.
+	mu       sync.Mutex
 	now      []nodeNow   // each node as it is, by uid-1
 	sent     []nodeState // each node as the pages last got it, for compacted deltas
 	n        uint64
@@ -259,16 +258,10 @@ func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) 
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 		now: make([]nodeNow, n), sent: make([]nodeState, n),
 		seen: map[string]uint64{},
-		cur:  newFrame(n), spare: []*frame{newFrame(n)},
 	}
 	l.loop.Target, l.loop.Bounds = rate, histBounds
 	l.loop.Late, l.loop.Dur = make([]uint64, len(histBounds)+1), make([]uint64, len(histBounds)+1)
-	l.dbg = newDebugger(func(paused bool) {
-		if paused {
-			l.flushTick() // the page shows the tick as far as it went
-		}
-		l.debugChanged()
-	})
+	l.dbg = newDebugger(func(bool) { l.debugChanged() })
 	for i, nd := range tree.Nodes() {
 		b := runtime.NodeOf(nd)
 		l.now[i].status = b.Status()
@@ -278,198 +271,90 @@ func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) 
 	return l
 }
 
-// rawTrans is a transition as the tick's goroutine notes it.
-type rawTrans struct {
-	uid      uint32
-	from, to runtime.Status
-	at       time.Duration // since the run's start, on the tree's clock
-	reason   string
-}
-
-// frame is what the ticks changed since the pump last took it: each
-// changed node's final state, coalesced (a node that went IDLE → SUCCESS
-// → IDLE in a tick costs its bit and its last values, not three
-// entries), and the newest maxDeltaTransitions transitions, for the
-// timeline. Its size is fixed by the tree's: however busy the tree and
-// however late the pump, it never grows.
-type frame struct {
-	changed []uint64    // bit uid-1: the node moved
-	nodes   []nodeFrame // by uid-1; what the bit of a node says is set
-	ring    []rawTrans  // the newest transitions, oldest at ringAt once full
-	ringAt  int
-	count   uint64 // the transitions of this frame
-}
-
-// nodeFrame is a node's last state in a frame, in one place (one cache
-// line's worth, written by each of its transitions).
-type nodeFrame struct {
-	since    time.Duration
-	reason   string
-	status   runtime.Status
-	last     runtime.Status
-	reasoned bool // it entered a status other than IDLE: its reason is new
-}
-
-func newFrame(n int) *frame {
-	return &frame{
-		changed: make([]uint64, (n+63)/64), nodes: make([]nodeFrame, n),
-		ring: make([]rawTrans, 0, maxDeltaTransitions),
-	}
-}
-
-// note records one transition of node i (uid-1).
-func (f *frame) note(i int, r rawTrans) {
-	f.push(r)
-	f.set(i, r)
-}
-
-// set writes one transition of node i (uid-1) into its final state.
-func (f *frame) set(i int, r rawTrans) {
-	if uint(i) >= uint(len(f.nodes)) {
-		return
-	}
-	nd := f.mark(i)
-	nd.status, nd.since = r.to, r.at
-	if r.to != runtime.Idle {
-		nd.reason, nd.last, nd.reasoned = r.reason, runtime.Idle, true
-	} else {
-		nd.last = r.from
-	}
-}
-
-// mark sets the bit of node i (uid-1) and returns its entry, emptied of
-// what an earlier use of the frame left in it when the bit was not set.
-func (f *frame) mark(i int) *nodeFrame {
-	w, bit := &f.changed[i>>6], uint64(1)<<(i&63)
-	nd := &f.nodes[i]
-	if *w&bit == 0 {
-		*w |= bit
-		nd.reasoned = false
-	}
-	return nd
-}
-
-// push keeps a transition in the ring and counts it.
-func (f *frame) push(r rawTrans) {
-	f.count++
-	if len(f.ring) < cap(f.ring) {
-		f.ring = append(f.ring, r)
-		return
-	}
-	f.ring[f.ringAt] = r
-	if f.ringAt++; f.ringAt == len(f.ring) {
-		f.ringAt = 0
-	}
-}
-
-// transitions calls fn for the frame's transitions kept, oldest first.
-func (f *frame) transitions(fn func(rawTrans)) {
-	for _, r := range f.ring[f.ringAt:] {
-		fn(r)
-	}
-	for _, r := range f.ring[:f.ringAt] {
-		fn(r)
-	}
-}
-
-// each calls fn for every node that moved, by index (uid-1).
-func (f *frame) each(fn func(i int)) {
-	for w, word := range f.changed {
-		for word != 0 {
-			fn(w<<6 + bits.TrailingZeros64(word))
-			word &= word - 1
-		}
-	}
-}
-
-// reset empties the frame. The nodes' entries are left as they are (an
-// entry counts only while its bit is set: mark): the reasons they hold,
-// at most one a node, stay alive until written over.
-func (f *frame) reset() {
-	clear(f.changed)
-	clear(f.ring)
-	f.ring, f.ringAt, f.count = f.ring[:0], 0, 0
-}
-
-// fold adds a later frame g to f and empties g: g's nodes' states
-// replace f's, its transitions come after f's.
-func (f *frame) fold(g *frame) {
-	g.each(func(i int) {
-		nd := f.mark(i)
-		was := *nd
-		*nd = g.nodes[i]
-		if !nd.reasoned {
-			nd.reason, nd.reasoned = was.reason, was.reasoned
-		}
-	})
-	count := f.count + g.count
-	g.transitions(f.push)
-	f.count = count
-	g.reset()
-}
-
-// OnTransitions notes the transitions (runtime.Observer, on the tick's
-// goroutine) in the frame only that goroutine touches. OnTick (or a
-// pause) hands the frame to the pump under the lock, once per tick, by
-// swapping it with an empty one; while the pump has not taken the last
-// one, the tick goes on writing into its own.
+// OnTransitions numbers the transitions (runtime.Observer, on the tick's
+// goroutine) and queues them for the pages' timelines, under the lock
+// (held for the batch, never while encoding). Of a batch longer than a
+// delta carries (a busy tick) only the newest busyTransitions are kept,
+// the rest counted: a busy tree's page draws its nodes' states.
 //
-// The transitions go into the frame's ring for the timeline: of a batch
-// longer than maxDeltaTransitions (a busy tick, whose delta carries its
-// newest busyTransitions) only those; the rest are counted. The nodes'
-// states come from OnChanged, which the tree calls after each batch with
-// the nodes it changed (a busy tree's node that went IDLE → SUCCESS →
-// IDLE is read once, not written three times); until it does (the
-// studio behind another observer that hands it batches alone), each
-// transition writes its node's state here.
+// The nodes' states come from OnChanged, which the tree calls after
+// each batch with the nodes it changed (a busy tree's node that went
+// IDLE → SUCCESS → IDLE is read once, not written three times); until it
+// does (the studio behind another observer that hands it batches alone),
+// each transition writes its node's state here.
 func (l *live) OnTransitions(batch []runtime.Transition) {
-	f := l.cur
+	if len(batch) == 0 {
+		return
+	}
 	keep := len(batch)
 	if keep > maxDeltaTransitions {
 		keep = busyTransitions
 	}
 	tail := len(batch) - keep
-	f.count += uint64(tail)
-	var at time.Duration
+	l.at = batch[len(batch)-1].Time.Sub(l.t0)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.n += uint64(tail)
+	l.dropped += tail
+	var at float64
 	for i := tail; i < len(batch); i++ {
 		t := &batch[i]
 		if i == tail || t.Time != batch[i-1].Time { // a tick's carry one time
-			at = t.Time.Sub(l.t0)
+			at = durMs(t.Time.Sub(l.t0))
 		}
-		f.push(rawTrans{uid: t.Node.UID(), from: t.From, to: t.To, at: at, reason: t.Reason})
+		l.n++
+		tr := trans{N: l.n, UID: t.Node.UID(), From: t.From, To: t.To, At: at, Reason: t.Reason}
+		if len(l.recent) < recentTransitions {
+			l.recent = append(l.recent, tr)
+		} else {
+			l.recent[l.recentAt] = tr
+			l.recentAt = (l.recentAt + 1) % recentTransitions
+		}
+		l.pending = append(l.pending, tr)
 	}
-	if len(batch) > 0 {
-		l.at = batch[len(batch)-1].Time.Sub(l.t0)
+	if len(l.pending) > maxDeltaTransitions || l.dropped > 0 {
+		l.trimPending()
 	}
 	if l.changed {
 		return
 	}
 	for i := range batch {
 		t := &batch[i]
-		uid := t.Node.UID()
-		f.set(int(uid)-1, rawTrans{uid: uid, from: t.From, to: t.To, at: t.Time.Sub(l.t0), reason: t.Reason})
+		j := int(t.Node.UID()) - 1
+		if uint(j) >= uint(len(l.now)) {
+			continue
+		}
+		nd := &l.now[j]
+		nd.status, nd.since = t.To, t.Time.Sub(l.t0)
+		if t.To != runtime.Idle {
+			nd.reason, nd.last = t.Reason, runtime.Idle
+		} else {
+			nd.last = t.From
+		}
 	}
 }
 
-// OnChanged writes the state of each node the batch changed into the
-// frame, as the node is at the batch's end (runtime.ChangesObserver).
+// OnChanged writes the state of each node the batch changed, as the node
+// is at the batch's end (runtime.ChangesObserver).
 func (l *live) OnChanged(c *runtime.Changed) {
 	l.changed = true
-	f, at := l.cur, l.at
+	at := l.at
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	c.Each(func(b *runtime.Base, left runtime.Status) {
 		i := int(b.UID()) - 1
-		if uint(i) >= uint(len(f.nodes)) {
+		if uint(i) >= uint(len(l.now)) {
 			return
 		}
-		nd := f.mark(i)
+		nd := &l.now[i]
 		nd.status, nd.since = b.Status(), at
 		switch {
 		case nd.status != runtime.Idle:
-			nd.reason, nd.last, nd.reasoned = b.Reason(), runtime.Idle, true
+			nd.reason, nd.last = b.Reason(), runtime.Idle
 		case left.Completed():
 			// What it said about the result it left, as the
 			// transition into that result carried it.
-			nd.reason, nd.last, nd.reasoned = b.Reason(), left, true
+			nd.reason, nd.last = b.Reason(), left
 		default:
 			nd.last = left // halted: the reason it ran with stays
 		}
@@ -480,53 +365,6 @@ func (l *live) OnChanged(c *runtime.Changed) {
 // or a pause to run (runtime.ArmedHook): while not, the tree runs no tick
 // hook, and one set during a tick takes effect at the next.
 func (l *live) Armed() bool { return l.dbg.bp.Armed() }
-
-// flushTick hands the tick's transitions over; on the tick's goroutine.
-func (l *live) flushTick() {
-	if l.cur.count == 0 {
-		return
-	}
-	l.mu.Lock()
-	l.handOverLocked()
-	l.mu.Unlock()
-}
-
-// maxFrames bounds the frames handed over and not yet applied: past it
-// (the pump late by that many ticks) the tick folds its frame into the
-// newest one handed over instead, so that memory stays bounded.
-const maxFrames = 4
-
-// handOverLocked gives the tick's frame to the pump and takes an empty
-// one; under l.mu, on the tick's goroutine. It costs a swap of pointers
-// whatever the tree did, unless the pump is maxFrames ticks behind.
-func (l *live) handOverLocked() {
-	if l.cur.count == 0 {
-		return
-	}
-	if len(l.ready) >= maxFrames {
-		l.ready[len(l.ready)-1].fold(l.cur)
-		return
-	}
-	l.ready = append(l.ready, l.cur)
-	if n := len(l.spare); n > 0 {
-		l.cur, l.spare = l.spare[n-1], l.spare[:n-1]
-	} else {
-		l.cur = newFrame(len(l.now))
-	}
-}
-
-// applyLocked applies the frames handed over to the state and queues
-// their transitions for the pages; under l.mu.
-func (l *live) applyLocked() {
-	for _, f := range l.ready {
-		l.applyFrame(f)
-		f.reset()
-		l.spare = append(l.spare, f)
-	}
-	clear(l.ready)
-	l.ready = l.ready[:0]
-	l.trimPending()
-}
 
 // trimPending keeps the transitions a delta carries: all of them up to
 // maxDeltaTransitions; past that (a busy tree, whose nodes' states go
@@ -542,30 +380,6 @@ func (l *live) trimPending() {
 		clear(l.pending[n:])
 		l.pending = l.pending[:n]
 	}
-}
-
-func (l *live) applyFrame(f *frame) {
-	f.each(func(i int) {
-		nd, now := &f.nodes[i], &l.now[i]
-		now.status, now.last, now.since = nd.status, nd.last, nd.since
-		if nd.reasoned {
-			now.reason = nd.reason
-		}
-	})
-	kept := uint64(len(f.ring))
-	l.dropped += int(f.count - kept)
-	l.n += f.count - kept
-	f.transitions(func(r rawTrans) {
-		l.n++
-		tr := trans{N: l.n, UID: r.uid, From: r.from, To: r.to, At: durMs(r.at), Reason: r.reason}
-		if len(l.recent) < recentTransitions {
-			l.recent = append(l.recent, tr)
-		} else {
-			l.recent[l.recentAt] = tr
-			l.recentAt = (l.recentAt + 1) % recentTransitions
-		}
-		l.pending = append(l.pending, tr) // applyLocked keeps the newest
-	})
 }
 
 // durMs is a duration since the run's start in ms, as the page has
@@ -586,7 +400,6 @@ func (l *live) OnTick(t runtime.TickReport) {
 	}
 	now := time.Now()
 	l.mu.Lock()
-	l.handOverLocked()
 	lp := &l.loop
 	lp.Ticks++
 	if t.Early {
@@ -652,7 +465,6 @@ func (l *live) Resume() { l.dbg.bp.Close() }
 // Close shows how the run ended and stops the pump after its last event.
 func (l *live) Close(rep mission.Report) {
 	l.dbg.bp.Close()
-	l.flushTick() // the halt's transitions
 	l.mu.Lock()
 	l.end = &endInfo{Summary: rep.Summary(), Outcome: rep.Outcome.String(), Explanation: causes(rep.Explanation)}
 	l.dirty = true
@@ -666,7 +478,10 @@ func (l *live) shutdown() {
 	<-l.done
 }
 
-// pump sends the run's changes to its pages, at most every period.
+// pump sends the run's changes to its pages, at most every period. While
+// no page reads (none connected, and none that left recently enough to
+// resume), it sleeps until one connects, which gets a snapshot: the tick
+// then costs no wake-up of another goroutine.
 func (l *live) pump(every time.Duration) {
 	defer close(l.done)
 	t := time.NewTicker(every)
@@ -682,6 +497,14 @@ func (l *live) pump(every time.Duration) {
 		case <-l.wake:
 			l.publish()
 		default:
+		}
+		if l.run.hub.idle(resumeWithin) {
+			select {
+			case <-l.stop:
+				l.publish()
+				return
+			case <-l.run.hub.joined:
+			}
 		}
 	}
 }
@@ -766,7 +589,6 @@ func (l *live) publish() {
 	bb := readBlackboard(l.scope, l.t0, l.seen)
 	dbg := l.dbg.state()
 	l.mu.Lock()
-	l.applyLocked()
 	if len(l.pending) == 0 && l.dropped == 0 && len(bb) == 0 && !l.dirty && len(l.marks) == l.marksOut {
 		l.mu.Unlock()
 		return
@@ -821,7 +643,6 @@ func (l *live) snapshot() (uint64, []byte) {
 	// Every event published so far is in this state: the pump publishes
 	// under l.mu. What the pump has not yet sent is in it too; the page
 	// skips those transitions when they come (by their count, N).
-	l.applyLocked()
 	return l.run.hub.current(), l.snapshotLocked(dbg)
 }
 
