@@ -1,6 +1,9 @@
 package runtime
 
-import "math/bits"
+import (
+	"iter"
+	"math/bits"
+)
 
 // ChangesObserver is an Observer that also wants, with each batch, the
 // set of nodes whose status the batch changed: a live view that shows
@@ -23,12 +26,12 @@ type ChangesObserver interface {
 type Changed struct {
 	bits  []uint64 // bit uid-1: the node's status changed
 	left  []Status // by uid-1: what the node left when it last went IDLE
-	nodes []Node
-	n     int // bits set
+	bases []*Base  // the tree's nodes, by uid-1
+	n     int      // bits set
 }
 
-func newChanged(nodes []Node) *Changed {
-	return &Changed{bits: make([]uint64, (len(nodes)+63)/64), left: make([]Status, len(nodes)), nodes: nodes}
+func newChanged(bases []*Base) *Changed {
+	return &Changed{bits: make([]uint64, (len(bases)+63)/64), left: make([]Status, len(bases)), bases: bases}
 }
 
 // note records a transition of b.
@@ -56,11 +59,22 @@ func (c *Changed) Len() int { return c.n }
 // node's status, reason and the rest are read from it as they are at
 // the batch's end.
 func (c *Changed) Each(fn func(b *Base, left Status)) {
-	for w, word := range c.bits {
-		for word != 0 {
-			i := w<<6 + bits.TrailingZeros64(word)
-			word &= word - 1
-			fn(c.nodes[i].base(), c.left[i])
+	for b, left := range c.All() {
+		fn(b, left)
+	}
+}
+
+// All is Each as an iterator.
+func (c *Changed) All() iter.Seq2[*Base, Status] {
+	return func(yield func(*Base, Status) bool) {
+		for w, word := range c.bits {
+			for word != 0 {
+				i := w<<6 + bits.TrailingZeros64(word)
+				word &= word - 1
+				if !yield(c.bases[i], c.left[i]) {
+					return
+				}
+			}
 		}
 	}
 }

@@ -90,6 +90,7 @@ type Tree struct {
 	changed      *Changed
 	spareChanged *Changed
 	changers     []ChangesObserver
+	changedBases []*Base // the nodes, by uid-1, for both
 	// hooks is what Execute runs: nil unless a hook attached is armed
 	// (see armHooks), or TrackTicking is on; attached is every hook
 	// attached (Hook), and armable says that each of them can say it
@@ -187,9 +188,13 @@ func (t *Tree) Observe(o Observer) (remove func()) {
 func (t *Tree) setChanged() {
 	switch {
 	case len(t.changers) == 0:
-		t.changed, t.spareChanged = nil, nil
+		t.changed, t.spareChanged, t.changedBases = nil, nil, nil
 	case t.changed == nil:
-		t.changed, t.spareChanged = newChanged(t.nodes), newChanged(t.nodes)
+		t.changedBases = make([]*Base, len(t.nodes))
+		for i, n := range t.nodes {
+			t.changedBases[i] = n.base()
+		}
+		t.changed, t.spareChanged = newChanged(t.changedBases), newChanged(t.changedBases)
 	}
 }
 
@@ -227,7 +232,7 @@ func (t *Tree) deliverBatch() {
 	if changed != nil { // and is noted anew
 		next := t.spareChanged
 		if next == nil { // an observer's own transitions delivered meanwhile
-			next = newChanged(t.nodes)
+			next = newChanged(changed.bases)
 		}
 		t.changed, t.spareChanged = next, nil
 	}

@@ -200,8 +200,9 @@ type live struct {
 	// into it (a lock a batch, never held while encoding); the pump and
 	// snapshots read it.
 	mu       sync.Mutex
-	now      []nodeNow   // each node as it is, by uid-1
-	sent     []nodeState // each node as the pages last got it, for compacted deltas
+	now      []nodeState     // each node as it is, by uid-1
+	since    []time.Duration // when each node last moved, since the run's start (the tree's clock)
+	sent     []nodeState     // each node as the pages last got it, for compacted deltas
 	n        uint64
 	recent   []trans // ring of recentTransitions, at recentAt
 	recentAt int
@@ -256,7 +257,7 @@ func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) 
 	l := &live{
 		run: s, tree: tree, t0: tree.Clock().Now(), scope: scopesOf(tree),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		now: make([]nodeNow, n), sent: make([]nodeState, n),
+		now: make([]nodeState, n), since: make([]time.Duration, n), sent: make([]nodeState, n),
 		seen: map[string]uint64{},
 	}
 	l.loop.Target, l.loop.Bounds = rate, histBounds
@@ -325,7 +326,7 @@ func (l *live) OnTransitions(batch []runtime.Transition) {
 			continue
 		}
 		nd := &l.now[j]
-		nd.status, nd.since = t.To, t.Time.Sub(l.t0)
+		nd.status, l.since[j] = t.To, t.Time.Sub(l.t0)
 		if t.To != runtime.Idle {
 			nd.reason, nd.last = t.Reason, runtime.Idle
 		} else {
@@ -341,24 +342,28 @@ func (l *live) OnChanged(c *runtime.Changed) {
 	at := l.at
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	c.Each(func(b *runtime.Base, left runtime.Status) {
+	for b, left := range c.All() {
 		i := int(b.UID()) - 1
 		if uint(i) >= uint(len(l.now)) {
-			return
+			continue
 		}
 		nd := &l.now[i]
-		nd.status, nd.since = b.Status(), at
+		nd.status, l.since[i] = b.Status(), at
 		switch {
 		case nd.status != runtime.Idle:
-			nd.reason, nd.last = b.Reason(), runtime.Idle
+			nd.last = runtime.Idle
 		case left.Completed():
 			// What it said about the result it left, as the
 			// transition into that result carried it.
-			nd.reason, nd.last = b.Reason(), left
+			nd.last = left
 		default:
 			nd.last = left // halted: the reason it ran with stays
+			continue
 		}
-	})
+		if r := b.Reason(); r != nd.reason { // mostly the same: no write
+			nd.reason = r
+		}
+	}
 }
 
 // Armed reports whether the debugger has a breakpoint, a forced result
@@ -524,13 +529,6 @@ type nodeState struct {
 	reason       string
 }
 
-// nodeNow is a node as the run has it: as the page shows it, and since
-// when (on the tree's clock, since the run's start).
-type nodeNow struct {
-	nodeState
-	since time.Duration
-}
-
 // nodeJSON is a changed node of a compacted delta: [uid, status, last,
 // reason, since].
 type nodeJSON struct {
@@ -609,15 +607,15 @@ func (l *live) publish() {
 		// last transitions for the timeline.
 		d.Dropped = l.dropped
 		for i := range l.now {
-			if ns := l.now[i].nodeState; ns != l.sent[i] {
+			if ns := l.now[i]; ns != l.sent[i] {
 				l.sent[i] = ns
-				d.Nodes = append(d.Nodes, nodeJSON{uint32(i + 1), ns, durMs(l.now[i].since)})
+				d.Nodes = append(d.Nodes, nodeJSON{uint32(i + 1), ns, durMs(l.since[i])})
 			}
 		}
 	} else {
 		for _, tr := range l.pending {
 			i := tr.UID - 1
-			l.sent[i] = l.now[i].nodeState
+			l.sent[i] = l.now[i]
 		}
 	}
 	if l.dirty {
@@ -655,8 +653,8 @@ func (l *live) snapshotLocked(dbg debugState) []byte {
 	d.Reasons = make([]string, len(l.now))
 	d.Since = make([]float64, len(l.now))
 	for i, nd := range l.now {
-		d.Statuses[i], d.Reasons[i], d.Since[i] = nd.status.String(), nd.reason, durMs(nd.since)
-		l.sent[i] = nd.nodeState
+		d.Statuses[i], d.Reasons[i], d.Since[i] = nd.status.String(), nd.reason, durMs(l.since[i])
+		l.sent[i] = nd
 	}
 	d.Transitions = make([]trans, 0, len(l.recent))
 	d.Transitions = append(d.Transitions, l.recent[l.recentAt:]...)
