@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/btrobot/btrobot/mission"
@@ -187,9 +188,11 @@ type live struct {
 	dbg   *debugger
 	scope []scope
 	wake  chan struct{}
-	stop  chan struct{}
-	done  chan struct{}
-	once  sync.Once
+	// asleep: the pump waits for a page to connect (no page reads).
+	asleep atomic.Bool
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
 
 	// The tick's goroutine's: whether the tree hands over the nodes each
 	// batch changed (OnChanged), and the time of the last batch.
@@ -504,12 +507,14 @@ func (l *live) pump(every time.Duration) {
 		default:
 		}
 		if l.run.hub.idle(resumeWithin) {
+			l.asleep.Store(true)
 			select {
 			case <-l.stop:
 				l.publish()
 				return
 			case <-l.run.hub.joined:
 			}
+			l.asleep.Store(false)
 		}
 	}
 }
