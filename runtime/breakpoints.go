@@ -239,6 +239,11 @@ func (b *Breakpoints) Held() (n *Base, at HookAt, ok bool) {
 	return b.held, b.heldAt, b.held != nil
 }
 
+// Armed reports whether a hook is set or a pause asked for
+// (runtime.ArmedHook): while not, the tree runs no tick hook, and a hook
+// set during a tick takes effect at the next one.
+func (b *Breakpoints) Armed() bool { return b.armed.Load() > 0 }
+
 // Paused reports whether a tick is held now.
 func (b *Breakpoints) Paused() bool { return b.paused.Load() > 0 }
 

@@ -29,31 +29,72 @@ type TickHook interface {
 // BeforeTick runs in the order they were attached and AfterTick in the
 // reverse order; the first completed status returned by a BeforeTick
 // replaces the tick.
+//
+// A hook that is an ArmedHook and says it has nothing armed costs the
+// tick nothing: the tree asks each hook at the start of each tick of its
+// root, and runs none of them through a tick while none is armed (so a
+// hook armed during a tick takes effect at the next one).
 func (t *Tree) Hook(h TickHook) (remove func()) {
-	t.setHooks(append(t.hooks[:len(t.hooks):len(t.hooks)], h))
+	t.setHooks(append(t.attached[:len(t.attached):len(t.attached)], h))
 	return func() {
-		for i, x := range t.hooks {
+		for i, x := range t.attached {
 			if x == h {
-				t.setHooks(append(t.hooks[:i:i], t.hooks[i+1:]...))
+				t.setHooks(append(t.attached[:i:i], t.attached[i+1:]...))
 				return
 			}
 		}
 	}
 }
 
-// setHooks sets the tree's hooks: nil when there are none and no one
-// follows the node ticking (TrackTicking), so that Execute takes its
-// common path, which every node is told (detourHooks).
-func (t *Tree) setHooks(hooks []TickHook) {
+// ArmedHook is a TickHook that can say it has nothing to do for a whole
+// tick (a debugger with no breakpoint set and no pause asked for): Armed
+// is asked at the start of each tick, on the tick's goroutine, and while
+// every hook of the tree says false the tick runs none of them.
+type ArmedHook interface {
+	TickHook
+	Armed() bool
+}
+
+// setHooks sets the hooks attached and what Execute runs of them.
+func (t *Tree) setHooks(attached []TickHook) {
+	t.attached = attached
+	t.armable = len(attached) > 0
+	for _, h := range attached {
+		if _, ok := h.(ArmedHook); !ok {
+			t.armable = false
+		}
+	}
+	t.runHooks(!t.armable || t.anyArmed())
+}
+
+// armHooks runs the hooks through the coming tick when one is armed.
+func (t *Tree) armHooks() { t.runHooks(t.anyArmed()) }
+
+func (t *Tree) anyArmed() bool {
+	for _, h := range t.attached {
+		if h.(ArmedHook).Armed() {
+			return true
+		}
+	}
+	return false
+}
+
+// runHooks sets what Execute runs: the hooks attached when armed; none
+// when there are none (or none armed) and no one follows the node
+// ticking (TrackTicking), so that Execute takes its common path, which
+// every node is told (detourHooks).
+func (t *Tree) runHooks(armed bool) {
+	var hooks []TickHook
 	switch {
-	case len(hooks) > 0:
+	case len(t.attached) > 0 && armed:
+		hooks = t.attached
 	case t.ticking != nil:
 		hooks = []TickHook{} // not nil: Execute notes the node ticking
-	default:
-		hooks = nil
+	}
+	if (hooks != nil) != (t.hooks != nil) {
+		t.setDetour(detourHooks, hooks != nil)
 	}
 	t.hooks = hooks
-	t.setDetour(detourHooks, hooks != nil)
 }
 
 // TrackTicking makes the tree note which node's tick is under way, for
@@ -67,14 +108,14 @@ func (t *Tree) TrackTicking() (stop func()) {
 		t.ticking = new(atomic.Pointer[Base])
 	}
 	t.tracking++
-	t.setHooks(t.hooks)
+	t.setHooks(t.attached)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			if t.tracking--; t.tracking == 0 {
 				t.ticking = nil
 			}
-			t.setHooks(t.hooks)
+			t.setHooks(t.attached)
 		})
 	}
 }

@@ -83,7 +83,21 @@ type Tree struct {
 	stamp   time.Time
 	stamped bool
 	held    int
-	hooks   []TickHook // nil unless a debugger attached one, or TrackTicking is on
+	// changed notes the nodes a batch changes while a ChangesObserver
+	// is registered (changers: those observers); it and spareChanged are
+	// swapped at each delivery, so that what an observer makes happen
+	// is noted for the next batch.
+	changed      *Changed
+	spareChanged *Changed
+	changers     []ChangesObserver
+	changedBases []*Base // the nodes, by uid-1, for both
+	// hooks is what Execute runs: nil unless a hook attached is armed
+	// (see armHooks), or TrackTicking is on; attached is every hook
+	// attached (Hook), and armable says that each of them can say it
+	// has nothing to do (ArmedHook).
+	hooks    []TickHook
+	attached []TickHook
+	armable  bool
 	// ticking is the node whose tick is under way while TrackTicking is
 	// on (tracking counts its users); nil otherwise.
 	ticking  *atomic.Pointer[Base]
@@ -144,15 +158,43 @@ func (t *Tree) Observe(o Observer) (remove func()) {
 	t.observers = append(t.observers, o)
 	t.observed = append(t.observed, token)
 	t.setDetour(detourObserved, true)
+	co, changes := o.(ChangesObserver)
+	if changes {
+		t.changers = append(t.changers, co)
+		t.setChanged()
+	}
 	return func() {
 		for i, x := range t.observed {
 			if x == token {
 				t.observers = append(t.observers[:i:i], t.observers[i+1:]...)
 				t.observed = append(t.observed[:i:i], t.observed[i+1:]...)
 				t.setDetour(detourObserved, len(t.observers) > 0)
+				if changes {
+					for j, c := range t.changers {
+						if c == co {
+							t.changers = append(t.changers[:j:j], t.changers[j+1:]...)
+							break
+						}
+					}
+					t.setChanged()
+				}
 				return
 			}
 		}
+	}
+}
+
+// setChanged notes changes while a ChangesObserver is registered.
+func (t *Tree) setChanged() {
+	switch {
+	case len(t.changers) == 0:
+		t.changed, t.spareChanged, t.changedBases = nil, nil, nil
+	case t.changed == nil:
+		t.changedBases = make([]*Base, len(t.nodes))
+		for i, n := range t.nodes {
+			t.changedBases[i] = n.base()
+		}
+		t.changed, t.spareChanged = newChanged(t.changedBases), newChanged(t.changedBases)
 	}
 }
 
@@ -163,6 +205,9 @@ func (t *Tree) notify(b *Base, from, to Status) {
 		t.stamp, t.stamped = t.clock.Now(), true
 	}
 	t.batch = append(t.batch, Transition{Node: b, From: from, To: to, Time: t.stamp})
+	if t.changed != nil {
+		t.changed.note(b, from, to)
+	}
 	if to != Idle {
 		t.batch[len(t.batch)-1].Reason = b.Reason()
 	}
@@ -183,8 +228,25 @@ func (t *Tree) deliverBatch() {
 	}
 	batch := t.batch
 	t.batch = nil // what an observer makes happen queues anew
+	changed := t.changed
+	if changed != nil { // and is noted anew
+		next := t.spareChanged
+		if next == nil { // an observer's own transitions delivered meanwhile
+			next = newChanged(changed.bases)
+		}
+		t.changed, t.spareChanged = next, nil
+	}
 	for _, o := range t.observers {
 		o.OnTransitions(batch)
+	}
+	if changed != nil {
+		for _, o := range t.changers {
+			o.OnChanged(changed)
+		}
+		changed.reset()
+		if t.changed != nil && t.spareChanged == nil { // still wanted
+			t.spareChanged = changed
+		}
 	}
 	// Not cleared (a tick's worth of memory written again): the slice
 	// keeps at most maxBatch reasons alive until it is written over.
@@ -301,6 +363,9 @@ func (t *Tree) tick(againOnWake bool) (st Status, err error) {
 
 func (t *Tree) tickRoot() (Status, error) {
 	t.ticks++
+	if t.armable {
+		t.armHooks()
+	}
 	t.haltErr = nil
 	st, err := execute(t.root, t.root.base())
 	if err == nil && t.haltErr != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/studio"
 )
@@ -17,9 +18,9 @@ import (
 // TestABusyTreeCostsTheTickNoMemory: a tree whose 5,000 nodes all change
 // on every tick (about 10,000 transitions a tick), with the studio
 // attached. However late the pump (here it never runs), the tick writes
-// each node's last state into a frame of the tree's size and keeps the
-// newest transitions in a bounded ring: it allocates nothing, and what a
-// page then gets is the tree as it is.
+// each changed node's state into the run's state, of the tree's size, and
+// keeps the newest transitions in bounded lists: it allocates nothing,
+// and what a page then gets is the tree as it is.
 func TestABusyTreeCostsTheTickNoMemory(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -68,8 +69,8 @@ func TestABusyTreeCostsTheTickNoMemory(t *testing.T) {
 }
 
 // TestABusyTickKeepsItsNewestTransitions: ticks of more transitions than
-// the frame's ring holds (about 2,400 a tick against 2,000; the tree
-// gives them to the studio in one batch a tick) — the page gets every
+// a delta carries (about 2,400 a tick against 2,000; the tree gives them
+// to the studio in one batch a tick) — the page gets every
 // one counted and, for the timeline, the newest ones in the order the
 // tree made them, numbered as they were made.
 func TestABusyTickKeepsItsNewestTransitions(t *testing.T) {
@@ -120,4 +121,117 @@ func TestABusyTickKeepsItsNewestTransitions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// transitionsOnly hands a debugger batches alone, as an observer that
+// wraps it and knows nothing of runtime.ChangesObserver would.
+type transitionsOnly struct{ o runtime.Observer }
+
+func (w transitionsOnly) OnTransitions(batch []runtime.Transition) { w.o.OnTransitions(batch) }
+
+// nextWithin is page.next, failing when no event comes within d.
+func nextWithin(t *testing.T, page *sseReader, d time.Duration) sse {
+	t.Helper()
+	type got struct {
+		e   sse
+		err error
+	}
+	ch := make(chan got, 1)
+	go func() {
+		e, err := page.nextErr()
+		ch <- got{e, err}
+	}()
+	select {
+	case g := <-ch:
+		require.NoError(t, g.err)
+		return g.e
+	case <-time.After(d):
+		require.FailNow(t, "no event within "+d.String())
+		return sse{}
+	}
+}
+
+// TestABusyDeltaShowsEachNodeAsTheTickLeftIt: a busy tick (more
+// transitions than a delta carries) reaches the page as each node's
+// state at the tick's end — the root RUNNING, every other node IDLE
+// after SUCCESS, each with its reason — whether the studio reads the
+// nodes the tree says the tick changed, or (behind an observer that hands
+// it batches alone) each transition.
+func TestABusyDeltaShowsEachNodeAsTheTickLeftIt(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		wrap bool
+	}{
+		{name: "the nodes the tick changed (runtime.ChangesObserver)"},
+		{name: "each transition, behind another observer", wrap: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const n = 1200
+			srv := newServer(t, studio.Conf{PumpEvery: time.Millisecond})
+			tree := bigTree(t, n)
+			tree.SetExplaining(true)
+			var made atomic.Int64
+			tree.Observe(runtime.ObserverFunc(func(runtime.Transition) { made.Add(1) }))
+			dbg := srv.Debugger(studio.LiveConf{Name: "offline"})(mission.Shown{Tree: tree, Rate: 20})
+			var o runtime.Observer = dbg
+			if tc.wrap {
+				o = transitionsOnly{dbg}
+			}
+			defer tree.Observe(o)()
+			defer tree.Hook(dbg)()
+			page := openEvents(t, srv, "")
+			require.Equal(t, "snapshot", nextWithin(t, page, 10*time.Second).name)
+			tick(t, tree, dbg, 1)
+			got := map[int]string{}
+			for {
+				ev := nextWithin(t, page, 10*time.Second)
+				if ev.name != "delta" {
+					continue
+				}
+				for _, x := range ev.data["nodes"].([]any) {
+					nd := x.([]any)
+					got[int(nd[0].(float64))] = fmt.Sprint(nd[1], " ", nd[2], " ", nd[3])
+				}
+				if ev.data["n"].(float64) == float64(made.Load()) {
+					break
+				}
+			}
+			require.Greater(t, made.Load(), int64(2000), "a busy tick")
+			want := map[int]string{}
+			for i, nd := range tree.Nodes() {
+				st := "IDLE SUCCESS"
+				if i == 0 {
+					st = "RUNNING IDLE"
+				}
+				want[i+1] = st + " " + runtime.NodeOf(nd).Reason()
+			}
+			assert.Equal(t, want, got, "each node as the tick left it: uid → status, last, reason")
+		})
+	}
+}
+
+// TestThePumpSleepsWhileNoPageReads: with no page, the pump waits for
+// one instead of waking every period; a page that connects then gets a
+// snapshot of the ticks made meanwhile, and deltas of the ticks after.
+func TestThePumpSleepsWhileNoPageReads(t *testing.T) {
+	srv := newServer(t, studio.Conf{PumpEvery: time.Millisecond})
+	tree := bigTree(t, 100)
+	var made atomic.Int64
+	tree.Observe(runtime.ObserverFunc(func(runtime.Transition) { made.Add(1) }))
+	dbg, detach := attach(srv, tree)
+	defer detach()
+	tick(t, tree, dbg, 3)
+	require.Eventually(t, func() bool { return studio.PumpAsleep(dbg) }, 10*time.Second, time.Millisecond, "the pump waits for a page")
+	page := openEvents(t, srv, "")
+	snap := nextWithin(t, page, 10*time.Second)
+	require.Equal(t, "snapshot", snap.name)
+	assert.Equal(t, float64(made.Load()), snap.data["n"], "the snapshot counts the ticks made while no page read")
+	tick(t, tree, dbg, 1)
+	for {
+		ev := nextWithin(t, page, 10*time.Second)
+		if ev.name == "delta" && ev.data["n"].(float64) == float64(made.Load()) {
+			break
+		}
+	}
+	assert.False(t, studio.PumpAsleep(dbg), "the pump woke for the page")
 }

@@ -3,10 +3,10 @@ package studio
 import (
 	"encoding/json"
 	"math"
-	"math/bits"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/btrobot/btrobot/mission"
@@ -188,20 +188,24 @@ type live struct {
 	dbg   *debugger
 	scope []scope
 	wake  chan struct{}
-	stop  chan struct{}
-	done  chan struct{}
-	once  sync.Once
+	// asleep: the pump waits for a page to connect (no page reads).
+	asleep atomic.Bool
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
 
-	cur *frame // what the ticks changed since the last hand-over; the tick's goroutine's alone
+	// The tick's goroutine's: whether the tree hands over the nodes each
+	// batch changed (OnChanged), and the time of the last batch.
+	changed bool
+	at      time.Duration
 
-	mu       sync.Mutex // what the tick's goroutine hands over; the pump and snapshots read
-	ready    []*frame   // handed over, not yet applied, oldest first
-	spare    []*frame   // applied and cleared, for the tick to take
-	status   []runtime.Status
-	reason   []string
-	since    []float64
-	last     []runtime.Status // what an IDLE node last was (IDLE after X, as Groot2 shows it)
-	sent     []nodeState      // each node as the pages last got it, for compacted deltas
+	// mu guards what follows: the tick's goroutine writes each batch
+	// into it (a lock a batch, never held while encoding); the pump and
+	// snapshots read it.
+	mu       sync.Mutex
+	now      []nodeState     // each node as it is, by uid-1
+	since    []time.Duration // when each node last moved, since the run's start (the tree's clock)
+	sent     []nodeState     // each node as the pages last got it, for compacted deltas
 	n        uint64
 	recent   []trans // ring of recentTransitions, at recentAt
 	recentAt int
@@ -256,221 +260,119 @@ func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) 
 	l := &live{
 		run: s, tree: tree, t0: tree.Clock().Now(), scope: scopesOf(tree),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		status: make([]runtime.Status, n), reason: make([]string, n), since: make([]float64, n), last: make([]runtime.Status, n),
-		sent: make([]nodeState, n),
+		now: make([]nodeState, n), since: make([]time.Duration, n), sent: make([]nodeState, n),
 		seen: map[string]uint64{},
-		cur:  newFrame(n), spare: []*frame{newFrame(n)},
 	}
 	l.loop.Target, l.loop.Bounds = rate, histBounds
 	l.loop.Late, l.loop.Dur = make([]uint64, len(histBounds)+1), make([]uint64, len(histBounds)+1)
-	l.dbg = newDebugger(func(paused bool) {
-		if paused {
-			l.flushTick() // the page shows the tick as far as it went
-		}
-		l.debugChanged()
-	})
+	l.dbg = newDebugger(func(bool) { l.debugChanged() })
 	for i, nd := range tree.Nodes() {
 		b := runtime.NodeOf(nd)
-		l.status[i] = b.Status()
-		l.reason[i] = b.Reason()
+		l.now[i].status = b.Status()
+		l.now[i].reason = b.Reason()
 	}
 	go l.pump(every)
 	return l
 }
 
-// rawTrans is a transition as the tick's goroutine notes it.
-type rawTrans struct {
-	uid      uint32
-	from, to runtime.Status
-	at       time.Duration // since the run's start, on the tree's clock
-	reason   string
-}
-
-// frame is what the ticks changed since the pump last took it: each
-// changed node's final state, coalesced (a node that went IDLE → SUCCESS
-// → IDLE in a tick costs its bit and its last values, not three
-// entries), and the newest maxDeltaTransitions transitions, for the
-// timeline. Its size is fixed by the tree's: however busy the tree and
-// however late the pump, it never grows.
-type frame struct {
-	changed []uint64    // bit uid-1: the node moved
-	nodes   []nodeFrame // by uid-1; what the bit of a node says is set
-	ring    []rawTrans  // the newest transitions, oldest at ringAt once full
-	ringAt  int
-	count   uint64 // the transitions of this frame
-}
-
-// nodeFrame is a node's last state in a frame, in one place (one cache
-// line's worth, written by each of its transitions).
-type nodeFrame struct {
-	since    time.Duration
-	reason   string
-	status   runtime.Status
-	last     runtime.Status
-	reasoned bool // it entered a status other than IDLE: its reason is new
-}
-
-func newFrame(n int) *frame {
-	return &frame{
-		changed: make([]uint64, (n+63)/64), nodes: make([]nodeFrame, n),
-		ring: make([]rawTrans, 0, maxDeltaTransitions),
-	}
-}
-
-// note records one transition of node i (uid-1).
-func (f *frame) note(i int, r rawTrans) {
-	f.push(r)
-	f.set(i, r)
-}
-
-// set writes one transition of node i (uid-1) into its final state.
-func (f *frame) set(i int, r rawTrans) {
-	if uint(i) >= uint(len(f.nodes)) {
-		return
-	}
-	f.changed[i>>6] |= 1 << (i & 63)
-	nd := &f.nodes[i]
-	nd.status, nd.since = r.to, r.at
-	if r.to != runtime.Idle {
-		nd.reason, nd.last, nd.reasoned = r.reason, runtime.Idle, true
-	} else {
-		nd.last = r.from
-	}
-}
-
-// push keeps a transition in the ring and counts it.
-func (f *frame) push(r rawTrans) {
-	f.count++
-	if len(f.ring) < cap(f.ring) {
-		f.ring = append(f.ring, r)
-		return
-	}
-	f.ring[f.ringAt] = r
-	if f.ringAt++; f.ringAt == len(f.ring) {
-		f.ringAt = 0
-	}
-}
-
-// transitions calls fn for the frame's transitions kept, oldest first.
-func (f *frame) transitions(fn func(rawTrans)) {
-	for _, r := range f.ring[f.ringAt:] {
-		fn(r)
-	}
-	for _, r := range f.ring[:f.ringAt] {
-		fn(r)
-	}
-}
-
-// each calls fn for every node that moved, by index (uid-1).
-func (f *frame) each(fn func(i int)) {
-	for w, word := range f.changed {
-		for word != 0 {
-			fn(w<<6 + bits.TrailingZeros64(word))
-			word &= word - 1
-		}
-	}
-}
-
-// reset empties the frame; the nodes that moved are cleared (their
-// reasons would keep their strings).
-func (f *frame) reset() {
-	f.each(func(i int) { f.nodes[i] = nodeFrame{} })
-	clear(f.changed)
-	clear(f.ring)
-	f.ring, f.ringAt, f.count = f.ring[:0], 0, 0
-}
-
-// fold adds a later frame g to f and empties g: g's nodes' states
-// replace f's, its transitions come after f's.
-func (f *frame) fold(g *frame) {
-	g.each(func(i int) {
-		f.changed[i>>6] |= 1 << (i & 63)
-		was := f.nodes[i]
-		f.nodes[i] = g.nodes[i]
-		if !g.nodes[i].reasoned {
-			f.nodes[i].reason, f.nodes[i].reasoned = was.reason, was.reasoned
-		}
-	})
-	count := f.count + g.count
-	g.transitions(f.push)
-	f.count = count
-	g.reset()
-}
-
-// OnTransitions notes the transitions (runtime.Observer, on the tick's
-// goroutine) in the frame only that goroutine touches. OnTick (or a
-// pause) hands the frame to the pump under the lock, once per tick, by
-// swapping it with an empty one; while the pump has not taken the last
-// one, the tick goes on writing into its own.
+// OnTransitions numbers the transitions (runtime.Observer, on the tick's
+// goroutine) and queues them for the pages' timelines, under the lock
+// (held for the batch, never while encoding). Of a batch longer than a
+// delta carries (a busy tick) only the newest busyTransitions are kept,
+// the rest counted: a busy tree's page draws its nodes' states.
 //
-// Of a batch longer than the ring only the tail goes into the ring (the
-// rest would be overwritten by it): it is counted, and its nodes' states
-// are written.
+// The nodes' states come from OnChanged, which the tree calls after
+// each batch with the nodes it changed (a busy tree's node that went
+// IDLE → SUCCESS → IDLE is read once, not written three times); until it
+// does (the studio behind another observer that hands it batches alone),
+// each transition writes its node's state here.
 func (l *live) OnTransitions(batch []runtime.Transition) {
-	f := l.cur
-	tail := max(0, len(batch)-cap(f.ring))
-	f.count += uint64(tail)
-	var at time.Duration
+	if len(batch) == 0 {
+		return
+	}
+	keep := len(batch)
+	if keep > maxDeltaTransitions {
+		keep = busyTransitions
+	}
+	tail := len(batch) - keep
+	l.at = batch[len(batch)-1].Time.Sub(l.t0)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.n += uint64(tail)
+	l.dropped += tail
+	var at float64
+	for i := tail; i < len(batch); i++ {
+		t := &batch[i]
+		if i == tail || t.Time != batch[i-1].Time { // a tick's carry one time
+			at = durMs(t.Time.Sub(l.t0))
+		}
+		l.n++
+		tr := trans{N: l.n, UID: t.Node.UID(), From: t.From, To: t.To, At: at, Reason: t.Reason}
+		if len(l.recent) < recentTransitions {
+			l.recent = append(l.recent, tr)
+		} else {
+			l.recent[l.recentAt] = tr
+			l.recentAt = (l.recentAt + 1) % recentTransitions
+		}
+		l.pending = append(l.pending, tr)
+	}
+	if len(l.pending) > maxDeltaTransitions || l.dropped > 0 {
+		l.trimPending()
+	}
+	if l.changed {
+		return
+	}
 	for i := range batch {
 		t := &batch[i]
-		if i == 0 || t.Time != batch[i-1].Time { // a tick's carry one time
-			at = t.Time.Sub(l.t0)
+		j := int(t.Node.UID()) - 1
+		if uint(j) >= uint(len(l.now)) {
+			continue
 		}
-		uid := t.Node.UID()
-		r := rawTrans{uid: uid, from: t.From, to: t.To, at: at, reason: t.Reason}
-		if i >= tail {
-			f.push(r)
+		nd := &l.now[j]
+		nd.status, l.since[j] = t.To, t.Time.Sub(l.t0)
+		if t.To != runtime.Idle {
+			nd.reason, nd.last = t.Reason, runtime.Idle
+		} else {
+			nd.last = t.From
 		}
-		f.set(int(uid)-1, r)
 	}
 }
 
-// flushTick hands the tick's transitions over; on the tick's goroutine.
-func (l *live) flushTick() {
-	if l.cur.count == 0 {
-		return
-	}
+// OnChanged writes the state of each node the batch changed, as the node
+// is at the batch's end (runtime.ChangesObserver).
+func (l *live) OnChanged(c *runtime.Changed) {
+	l.changed = true
+	at := l.at
 	l.mu.Lock()
-	l.handOverLocked()
-	l.mu.Unlock()
-}
-
-// maxFrames bounds the frames handed over and not yet applied: past it
-// (the pump late by that many ticks) the tick folds its frame into the
-// newest one handed over instead, so that memory stays bounded.
-const maxFrames = 4
-
-// handOverLocked gives the tick's frame to the pump and takes an empty
-// one; under l.mu, on the tick's goroutine. It costs a swap of pointers
-// whatever the tree did, unless the pump is maxFrames ticks behind.
-func (l *live) handOverLocked() {
-	if l.cur.count == 0 {
-		return
-	}
-	if len(l.ready) >= maxFrames {
-		l.ready[len(l.ready)-1].fold(l.cur)
-		return
-	}
-	l.ready = append(l.ready, l.cur)
-	if n := len(l.spare); n > 0 {
-		l.cur, l.spare = l.spare[n-1], l.spare[:n-1]
-	} else {
-		l.cur = newFrame(len(l.status))
+	defer l.mu.Unlock()
+	for b, left := range c.All() {
+		i := int(b.UID()) - 1
+		if uint(i) >= uint(len(l.now)) {
+			continue
+		}
+		nd := &l.now[i]
+		nd.status, l.since[i] = b.Status(), at
+		switch {
+		case nd.status != runtime.Idle:
+			nd.last = runtime.Idle
+		case left.Completed():
+			// What it said about the result it left, as the
+			// transition into that result carried it.
+			nd.last = left
+		default:
+			nd.last = left // halted: the reason it ran with stays
+			continue
+		}
+		if r := b.Reason(); r != nd.reason { // mostly the same: no write
+			nd.reason = r
+		}
 	}
 }
 
-// applyLocked applies the frames handed over to the state and queues
-// their transitions for the pages; under l.mu.
-func (l *live) applyLocked() {
-	for _, f := range l.ready {
-		l.applyFrame(f)
-		f.reset()
-		l.spare = append(l.spare, f)
-	}
-	clear(l.ready)
-	l.ready = l.ready[:0]
-	l.trimPending()
-}
+// Armed reports whether the debugger has a breakpoint, a forced result
+// or a pause to run (runtime.ArmedHook): while not, the tree runs no tick
+// hook, and one set during a tick takes effect at the next.
+func (l *live) Armed() bool { return l.dbg.bp.Armed() }
 
 // trimPending keeps the transitions a delta carries: all of them up to
 // maxDeltaTransitions; past that (a busy tree, whose nodes' states go
@@ -486,30 +388,6 @@ func (l *live) trimPending() {
 		clear(l.pending[n:])
 		l.pending = l.pending[:n]
 	}
-}
-
-func (l *live) applyFrame(f *frame) {
-	f.each(func(i int) {
-		nd := &f.nodes[i]
-		l.status[i], l.last[i], l.since[i] = nd.status, nd.last, durMs(nd.since)
-		if nd.reasoned {
-			l.reason[i] = nd.reason
-		}
-	})
-	kept := uint64(len(f.ring))
-	l.dropped += int(f.count - kept)
-	l.n += f.count - kept
-	f.transitions(func(r rawTrans) {
-		l.n++
-		tr := trans{N: l.n, UID: r.uid, From: r.from, To: r.to, At: durMs(r.at), Reason: r.reason}
-		if len(l.recent) < recentTransitions {
-			l.recent = append(l.recent, tr)
-		} else {
-			l.recent[l.recentAt] = tr
-			l.recentAt = (l.recentAt + 1) % recentTransitions
-		}
-		l.pending = append(l.pending, tr) // applyLocked keeps the newest
-	})
 }
 
 // durMs is a duration since the run's start in ms, as the page has
@@ -530,7 +408,6 @@ func (l *live) OnTick(t runtime.TickReport) {
 	}
 	now := time.Now()
 	l.mu.Lock()
-	l.handOverLocked()
 	lp := &l.loop
 	lp.Ticks++
 	if t.Early {
@@ -596,7 +473,6 @@ func (l *live) Resume() { l.dbg.bp.Close() }
 // Close shows how the run ended and stops the pump after its last event.
 func (l *live) Close(rep mission.Report) {
 	l.dbg.bp.Close()
-	l.flushTick() // the halt's transitions
 	l.mu.Lock()
 	l.end = &endInfo{Summary: rep.Summary(), Outcome: rep.Outcome.String(), Explanation: causes(rep.Explanation)}
 	l.dirty = true
@@ -610,7 +486,10 @@ func (l *live) shutdown() {
 	<-l.done
 }
 
-// pump sends the run's changes to its pages, at most every period.
+// pump sends the run's changes to its pages, at most every period. While
+// no page reads (none connected, and none that left recently enough to
+// resume), it sleeps until one connects, which gets a snapshot: the tick
+// then costs no wake-up of another goroutine.
 func (l *live) pump(every time.Duration) {
 	defer close(l.done)
 	t := time.NewTicker(every)
@@ -626,6 +505,16 @@ func (l *live) pump(every time.Duration) {
 		case <-l.wake:
 			l.publish()
 		default:
+		}
+		if l.run.hub.idle(resumeWithin) {
+			l.asleep.Store(true)
+			select {
+			case <-l.stop:
+				l.publish()
+				return
+			case <-l.run.hub.joined:
+			}
+			l.asleep.Store(false)
 		}
 	}
 }
@@ -703,7 +592,6 @@ func (l *live) publish() {
 	bb := readBlackboard(l.scope, l.t0, l.seen)
 	dbg := l.dbg.state()
 	l.mu.Lock()
-	l.applyLocked()
 	if len(l.pending) == 0 && l.dropped == 0 && len(bb) == 0 && !l.dirty && len(l.marks) == l.marksOut {
 		l.mu.Unlock()
 		return
@@ -723,17 +611,16 @@ func (l *live) publish() {
 		// A busy tree: the nodes that changed, as they are now, and the
 		// last transitions for the timeline.
 		d.Dropped = l.dropped
-		for i := range l.status {
-			ns := nodeState{l.status[i], l.last[i], l.reason[i]}
-			if ns != l.sent[i] {
+		for i := range l.now {
+			if ns := l.now[i]; ns != l.sent[i] {
 				l.sent[i] = ns
-				d.Nodes = append(d.Nodes, nodeJSON{uint32(i + 1), ns, l.since[i]})
+				d.Nodes = append(d.Nodes, nodeJSON{uint32(i + 1), ns, durMs(l.since[i])})
 			}
 		}
 	} else {
 		for _, tr := range l.pending {
 			i := tr.UID - 1
-			l.sent[i] = nodeState{l.status[i], l.last[i], l.reason[i]}
+			l.sent[i] = l.now[i]
 		}
 	}
 	if l.dirty {
@@ -759,7 +646,6 @@ func (l *live) snapshot() (uint64, []byte) {
 	// Every event published so far is in this state: the pump publishes
 	// under l.mu. What the pump has not yet sent is in it too; the page
 	// skips those transitions when they come (by their count, N).
-	l.applyLocked()
 	return l.run.hub.current(), l.snapshotLocked(dbg)
 }
 
@@ -768,13 +654,12 @@ func (l *live) snapshotLocked(dbg debugState) []byte {
 		Marks: slices.Clone(l.marks)}
 	lp := l.loop
 	d.Loop = &lp
-	d.Statuses = make([]string, len(l.status))
-	for i, s := range l.status {
-		d.Statuses[i] = s.String()
-	}
-	d.Reasons, d.Since = l.reason, l.since
-	for i := range l.status {
-		l.sent[i] = nodeState{l.status[i], l.last[i], l.reason[i]}
+	d.Statuses = make([]string, len(l.now))
+	d.Reasons = make([]string, len(l.now))
+	d.Since = make([]float64, len(l.now))
+	for i, nd := range l.now {
+		d.Statuses[i], d.Reasons[i], d.Since[i] = nd.status.String(), nd.reason, durMs(l.since[i])
+		l.sent[i] = nd
 	}
 	d.Transitions = make([]trans, 0, len(l.recent))
 	d.Transitions = append(d.Transitions, l.recent[l.recentAt:]...)

@@ -38,6 +38,9 @@ type hub struct {
 	closed  bool
 	had     bool      // a page has connected
 	left    time.Time // when the last page left
+	// joined receives when a page connects: a pump that sleeps while no
+	// page reads wakes.
+	joined chan struct{}
 }
 
 type client struct {
@@ -45,7 +48,7 @@ type client struct {
 	lost atomic.Bool
 }
 
-func newHub() *hub { return &hub{clients: map[*client]struct{}{}} }
+func newHub() *hub { return &hub{clients: map[*client]struct{}{}, joined: make(chan struct{}, 1)} }
 
 // publish assigns the next ID to an event and queues it for every page.
 func (h *hub) publish(name string, data []byte) uint64 {
@@ -110,6 +113,10 @@ func (h *hub) subscribe() *client {
 	if !h.closed {
 		h.clients[c] = struct{}{}
 		h.had = true
+		select {
+		case h.joined <- struct{}{}:
+		default:
+		}
 	} else {
 		close(c.ch)
 	}
