@@ -112,6 +112,44 @@ func (ds *debuggers) AfterTick(n *runtime.Base, st runtime.Status) runtime.Statu
 	return runtime.Idle
 }
 
+// Armed says whether any of the debuggers has something to do this tick
+// (runtime.ArmedHook): one that cannot say counts as armed.
+func (ds *debuggers) Armed() bool {
+	for _, d := range ds.list {
+		if a, ok := d.(runtime.ArmedHook); !ok || a.Armed() {
+			return true
+		}
+	}
+	return false
+}
+
+// changesDebuggers is debuggers of which one or more wants the nodes a
+// batch changed (runtime.ChangesObserver, the studio's live view): only
+// then does the tree note them.
+type changesDebuggers struct{ *debuggers }
+
+func (ds changesDebuggers) OnChanged(c *runtime.Changed) {
+	for _, d := range ds.list {
+		if o, ok := d.(runtime.ChangesObserver); ok {
+			o.OnChanged(c)
+		}
+	}
+}
+
+// debugger returns ds as the run's one debugger: its only member itself,
+// or ds, with OnChanged when a member wants it.
+func (ds *debuggers) debugger() mission.Debugger {
+	if len(ds.list) == 1 {
+		return ds.list[0]
+	}
+	for _, d := range ds.list {
+		if _, ok := d.(runtime.ChangesObserver); ok {
+			return changesDebuggers{ds}
+		}
+	}
+	return ds
+}
+
 func (ds *debuggers) OnTick(t runtime.TickReport) {
 	for _, d := range ds.list {
 		d.OnTick(t)
@@ -147,6 +185,7 @@ func (grootHold) OnTransitions([]runtime.Transition)                     {}
 func (grootHold) BeforeTick(*runtime.Base) runtime.Status                { return runtime.Idle }
 func (grootHold) AfterTick(*runtime.Base, runtime.Status) runtime.Status { return runtime.Idle }
 func (grootHold) OnTick(runtime.TickReport)                              {}
+func (grootHold) Armed() bool                                            { return false }
 func (g grootHold) Paused() bool                                         { return g.srv.Paused() }
 func (g grootHold) Resume()                                              { g.srv.Resume() }
 func (grootHold) Close(mission.Report)                                   {}

@@ -26,6 +26,7 @@ func (h *holder) AfterTick(n *runtime.Base, st runtime.Status) runtime.Status {
 	return h.bp.AfterTick(n, st)
 }
 func (h *holder) OnTick(runtime.TickReport) {}
+func (h *holder) Armed() bool               { return h.bp.Armed() }
 func (h *holder) Paused() bool              { return h.bp.Paused() }
 func (h *holder) Resume()                   { h.bp.Close() }
 func (h *holder) Close(mission.Report)      { h.bp.Close() }

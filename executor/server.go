@@ -612,10 +612,7 @@ func (s *Server) run(ctx context.Context, a *active) result {
 					ds.list = append(ds.list, show(sh))
 				}
 			}
-			if len(ds.list) == 1 {
-				return a.hold
-			}
-			return ds
+			return ds.debugger()
 		},
 		OnTick: func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
 			s.mu.Lock()

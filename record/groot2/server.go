@@ -261,6 +261,10 @@ func (s *Server) AfterTick(n *runtime.Base, st runtime.Status) runtime.Status {
 	return s.bp.AfterTick(n, st)
 }
 
+// Armed says whether Groot2 set a hook or asked for a pause: while it has
+// not, the tree runs none of its hooks (runtime.ArmedHook).
+func (s *Server) Armed() bool { return s.bp.Armed() }
+
 // serveRequests answers one REQ (or DEALER) peer's requests, one at a
 // time, until it fails or goes silent for repIdleTimeout: a peer that
 // sends without reading fills its own socket and is closed after
