@@ -231,8 +231,10 @@ func (l *Loop) Run(ctx context.Context) (st Status, err error) {
 			return st, nil
 		}
 		last = start
-		if late := end.Sub(sched); late >= 0 {
+		if late := end.Sub(sched); late > 0 {
 			// Missed one or more periods: skip them rather than burst.
+			// A tick that ends exactly when the next is due (a manual or
+			// simulated clock that stepped to it meanwhile) missed none.
 			sched = sched.Add((late/period + 1) * period)
 		}
 	}

@@ -112,6 +112,9 @@ func TestLoopScanCycleAtFixedRate(t *testing.T) {
 	require.Equal(t, "tick", got[1], "first scan cycle = %v, want [latch@0s tick flush:RUNNING]", got)
 	require.Equal(t, "flush:RUNNING", got[2], "first scan cycle = %v, want [latch@0s tick flush:RUNNING]", got)
 	for i := 1; i <= 5; i++ {
+		// Advance only once the loop waits for the clock: a loop still
+		// finishing its tick would read the next due time as its end.
+		settle(t, clock)
 		clock.Advance(50 * time.Millisecond) // half a period: no tick
 		time.Sleep(time.Millisecond)
 		got := run.take()
@@ -147,11 +150,13 @@ func TestLoopEarlyWakeIsRateLimited(t *testing.T) {
 	got = run.expect(t, 1)
 	require.Len(t, got, 1, "early tick = %v, want [tick@20ms]", got)
 	require.Equal(t, "tick@20ms", got[0], "early tick = %v, want [tick@20ms]", got)
+	settle(t, clock)
 	clock.Advance(30 * time.Millisecond)
 	tree.Wake() // 30 ms after the last tick: at once
 	got = run.expect(t, 1)
 	require.Len(t, got, 1, "early tick = %v, want [tick@50ms]", got)
 	require.Equal(t, "tick@50ms", got[0], "early tick = %v, want [tick@50ms]", got)
+	settle(t, clock)
 	clock.Advance(50 * time.Millisecond) // the fixed schedule goes on
 	got = run.expect(t, 1)
 	require.Len(t, got, 1, "scheduled tick = %v, want [tick@100ms]", got)
@@ -394,6 +399,47 @@ func TestLoopWatchdogAndAWaitingLatch(t *testing.T) {
 			}
 			close(releaseTick)
 			<-run.done
+		})
+	}
+}
+
+// TestLoopTickEndingOnTheNextDueTimeMissesNone: a tick during which the
+// clock reaches the next period's due time exactly (a simulated clock
+// stepped to it meanwhile) is followed by that period's tick at once,
+// not by the one after.
+func TestLoopTickEndingOnTheNextDueTimeMissesNone(t *testing.T) {
+	cases := []struct {
+		name    string
+		overrun time.Duration // how far the first tick moves the clock
+		advance time.Duration // then, once the loop waits (0: it must not wait)
+		want    string        // the second tick
+	}{
+		{"ends before the next due time", 60 * time.Millisecond, 40 * time.Millisecond, "tick@100ms"},
+		{"ends on the next due time", 100 * time.Millisecond, 0, "tick@100ms"},
+		{"ends just past it: that period is skipped", 101 * time.Millisecond, 99 * time.Millisecond, "tick@200ms"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := NewManualClock(testEpoch)
+			run := &loopRun{}
+			first := true
+			tree := loopTree(t, clock, func(*funcLeaf) (Status, error) {
+				run.add("tick@" + clock.Now().Sub(testEpoch).String())
+				if first {
+					first = false
+					clock.Advance(tc.overrun)
+				}
+				return Running, nil
+			})
+			startLoop(t, LoopConf{Tree: tree, Rate: 10}, run)
+			if tc.advance == 0 { // the second tick comes without waiting
+				assert.Equal(t, []string{"tick@0s", tc.want}, run.expect(t, 2))
+				return
+			}
+			require.Equal(t, []string{"tick@0s"}, run.expect(t, 1))
+			settle(t, clock)
+			clock.Advance(tc.advance)
+			assert.Equal(t, []string{tc.want}, run.expect(t, 1))
 		})
 	}
 }
