@@ -334,8 +334,10 @@ func Connect(conf Conf) (*Conn, error) {
 	if sim {
 		c.sim = newSimClock()
 		c.clock = c.sim
-		c.wg.Add(1)
-		go c.followClock()
+		if err := c.followClock(); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("subscribe /clock (/use_sim_time is set): %w", err)
+		}
 	} else {
 		c.clock = runtime.WallClock{}
 	}

@@ -97,8 +97,18 @@ func (c *SimClock) ReachedAt(at time.Time) (time.Time, bool) {
 // Started is closed once the clock has been set, by the first /clock message.
 func (c *SimClock) Started() <-chan struct{} { return c.started }
 
-// followClock feeds the SimClock from /clock.
-func (c *Conn) followClock() {
-	defer c.wg.Done()
-	c.wire.followClock(c.ctx, c.sim.set)
+// followClock feeds the SimClock from /clock, subscribed before it returns,
+// until the Conn closes.
+func (c *Conn) followClock() error {
+	stop, err := c.wire.followClock(c.sim.set)
+	if err != nil {
+		return err
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		<-c.ctx.Done()
+		stop()
+	}()
+	return nil
 }

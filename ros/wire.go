@@ -57,9 +57,13 @@ type wire interface {
 	// known.
 	unacknowledged(topic string, deadline time.Time) (n int, ok bool)
 
-	// followClock calls set with every /clock time until ctx ends (the
-	// node runs under /use_sim_time).
-	followClock(ctx context.Context, set func(time.Time))
+	// followClock subscribes to /clock (the node runs under
+	// /use_sim_time) and calls set with every time received until stop is
+	// called. The subscription is registered when it returns: a
+	// registration still in flight after Connect returned could reach the
+	// master after a later node of the same name registered, and the
+	// master would shut that node down.
+	followClock(set func(time.Time)) (stop func(), err error)
 
 	// close tears the node down; the Conn bounds how long it waits.
 	close()

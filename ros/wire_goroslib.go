@@ -276,17 +276,23 @@ func (w *rosWire) bus() ([]busConn, error) {
 // Conn cannot have its own). A zero-length sleep on goroslib's sim clock
 // fires at the next /clock message: registering the next sleep before
 // reading the time means no message is missed between the two.
-func (w *rosWire) followClock(ctx context.Context, set func(time.Time)) {
-	next := w.node.TimeSleepChan(0)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-next:
+func (w *rosWire) followClock(set func(time.Time)) (func(), error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		next := w.node.TimeSleepChan(0)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-next:
+			}
+			next = w.node.TimeSleepChan(0)
+			set(w.node.TimeNow())
 		}
-		next = w.node.TimeSleepChan(0)
-		set(w.node.TimeNow())
-	}
+	}()
+	return func() { cancel(); <-done }, nil
 }
 
 func (w *rosWire) close() { w.node.Close() }

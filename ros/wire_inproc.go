@@ -245,14 +245,8 @@ func (w *inprocWire) bus() ([]busConn, error) {
 // unacknowledged: a message is in the subscribers' queues once written.
 func (w *inprocWire) unacknowledged(string, time.Time) (int, bool) { return 0, true }
 
-func (w *inprocWire) followClock(ctx context.Context, set func(time.Time)) {
-	unsub, err := w.subscribe("/clock", reflect.TypeFor[rosgraph_msgs.Clock](), func(m any) { set(m.(*rosgraph_msgs.Clock).Clock) })
-	if err != nil {
-		w.log(LogError, fmt.Sprintf("follow /clock: %v", err))
-		return
-	}
-	<-ctx.Done()
-	unsub()
+func (w *inprocWire) followClock(set func(time.Time)) (func(), error) {
+	return w.subscribe("/clock", reflect.TypeFor[rosgraph_msgs.Clock](), func(m any) { set(m.(*rosgraph_msgs.Clock).Clock) })
 }
 
 func (w *inprocWire) close() { w.node.Close() }

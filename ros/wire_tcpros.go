@@ -906,16 +906,10 @@ func (w *tcprosWire) unacknowledged(_ string, deadline time.Time) (int, bool) {
 	return unacknowledgedOnPort(w.port, deadline)
 }
 
-func (w *tcprosWire) followClock(ctx context.Context, set func(time.Time)) {
-	unsub, err := w.subscribe("/clock", reflect.TypeFor[rosgraph_msgs.Clock](), func(m any) {
+func (w *tcprosWire) followClock(set func(time.Time)) (func(), error) {
+	return w.subscribe("/clock", reflect.TypeFor[rosgraph_msgs.Clock](), func(m any) {
 		set(m.(*rosgraph_msgs.Clock).Clock)
 	})
-	if err != nil {
-		w.ev.log(LogError, "subscribe /clock: "+err.Error())
-		return
-	}
-	<-ctx.Done()
-	unsub()
 }
 
 // close unregisters what the node still has (each call bounded by
