@@ -230,6 +230,17 @@ func (d *goalDriver) onTick(t runtime.TickReport, next time.Time) {
 		d.mu.Unlock()
 		return
 	}
+	if d.joins.count() < d.started {
+		// The first tick of a run the simulator has not taken in yet: a
+		// queued goal's, started as the one before it ended, while the
+		// peer followed that one. Letting the world go on from here would
+		// run it a tick without the new run (its join logged at 39.26 s,
+		// not 39.2 s, one run in two): followRun holds it until the join.
+		d.follow = false
+		d.mu.Unlock()
+		d.fromTick <- struct{}{}
+		return
+	}
 	if d.next < len(d.goals) {
 		g := d.goals[d.next]
 		if !g.AfterPrevious && !t.Start.Before(d.epoch.Add(g.At)) {
