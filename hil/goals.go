@@ -16,6 +16,7 @@ import (
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/sim/simnode"
 )
 
 // A served scenario (serve: and goals:) runs the robot's missions from a
@@ -674,7 +675,7 @@ func simPeers(s *Scenario) int {
 }
 
 // peerJoins counts the simulator's events that say the server's node
-// joined the lockstep (simnode's "lockstep: peer NAME joined at T").
+// joined the lockstep (the events that start with simnode.PeerJoined).
 type peerJoins struct {
 	prefix string
 	n      atomic.Int64
@@ -686,7 +687,7 @@ func newPeerJoins(s *Scenario) *peerJoins {
 	if s.Serve == nil || len(s.Robots) == 0 {
 		return nil
 	}
-	return &peerJoins{prefix: "lockstep: peer /" + s.Robots[0].Name + "/btrobot joined at "}
+	return &peerJoins{prefix: simnode.PeerJoined("/" + s.Robots[0].Name + "/btrobot")}
 }
 
 func (j *peerJoins) seen(line string) {
