@@ -37,6 +37,11 @@ func TestSameSeedSameRun(t *testing.T) {
 		// goals sent to a mission server: a replace at a time, a goal
 		// after the one before it (hil's goals:, goals.go)
 		"../scenarios/patrol_preempted_by_charge.scenario.yaml",
+		// a goal queued behind the running one, a same-mission update, a
+		// goal refused
+		"../scenarios/served_queue.scenario.yaml",
+		"../scenarios/served_update.scenario.yaml",
+		"../scenarios/served_unknown_mission.scenario.yaml",
 	} {
 		t.Run(path, func(t *testing.T) {
 			t.Parallel()

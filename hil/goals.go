@@ -16,6 +16,7 @@ import (
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
+	"github.com/btrobot/btrobot/sim/simnode"
 )
 
 // A served scenario (serve: and goals:) runs the robot's missions from a
@@ -228,6 +229,17 @@ func (d *goalDriver) onTick(t runtime.TickReport, next time.Time) {
 	d.nextTick = next
 	if !d.follow {
 		d.mu.Unlock()
+		return
+	}
+	if d.joins.count() < d.started {
+		// The first tick of a run the simulator has not taken in yet: a
+		// queued goal's, started as the one before it ended, while the
+		// peer followed that one. Letting the world go on from here would
+		// run it a tick without the new run (its join logged at 39.26 s,
+		// not 39.2 s, one run in two): followRun holds it until the join.
+		d.follow = false
+		d.mu.Unlock()
+		d.fromTick <- struct{}{}
 		return
 	}
 	if d.next < len(d.goals) {
@@ -663,7 +675,7 @@ func simPeers(s *Scenario) int {
 }
 
 // peerJoins counts the simulator's events that say the server's node
-// joined the lockstep (simnode's "lockstep: peer NAME joined at T").
+// joined the lockstep (the events that start with simnode.PeerJoined).
 type peerJoins struct {
 	prefix string
 	n      atomic.Int64
@@ -675,7 +687,7 @@ func newPeerJoins(s *Scenario) *peerJoins {
 	if s.Serve == nil || len(s.Robots) == 0 {
 		return nil
 	}
-	return &peerJoins{prefix: "lockstep: peer /" + s.Robots[0].Name + "/btrobot joined at "}
+	return &peerJoins{prefix: simnode.PeerJoined("/" + s.Robots[0].Name + "/btrobot")}
 }
 
 func (j *peerJoins) seen(line string) {

@@ -40,7 +40,7 @@ func (n *Node) onLockstep(h *std_msgs.Header) {
 	case p == nil:
 		p = &peer{}
 		n.peers[name] = p
-		n.event("lockstep: peer %s joined at %v", name, n.w.Now())
+		n.event("%s%v", PeerJoined(name), n.w.Now())
 		if !n.started && len(n.peers) >= n.conf.Peers {
 			n.started = true
 		}
@@ -226,3 +226,9 @@ func saidValues(said map[string]bool, sent map[string]time.Time, faults map[stri
 	sort.Strings(words)
 	return strings.Join(words, " ")
 }
+
+// PeerJoined is the start of the event the node logs when it takes a
+// lockstep peer in ("lockstep: peer /robot1/btrobot joined at 39.2s"): the
+// one contract for whoever counts joins by the event log (hil's goal
+// driver counts a served goal's runs so), rather than a copy of the text.
+func PeerJoined(name string) string { return "lockstep: peer " + name + " joined at " }

@@ -227,7 +227,7 @@ func TestLockstepMoveBaseRepeats(t *testing.T) {
 			out := <-result
 			require.Equal(t, ros.GoalSucceeded, out.State, "goal ended %v", out.State)
 			<-n.Done()
-			log.wait(t, "lockstep: peer /driver joined at 0s", time.Second)
+			log.wait(t, PeerJoined("/driver")+"0s", time.Second)
 			got := fmt.Sprint(robotState(n, "robot1", (*sim.Robot).Trail))
 			assert.Equal(t, want, got, "the trajectory over ROS differs from the core's")
 		})
