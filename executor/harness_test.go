@@ -108,7 +108,7 @@ func (g *sent) wait(t testing.TB) goalEnd {
 		return e
 	case <-time.After(30 * time.Second):
 		buf := make([]byte, 1<<20)
-		t.Fatalf("no outcome within 30 s\n%s", buf[:goruntime.Stack(buf, true)])
+		require.FailNow(t, "no outcome within 30 s", "%s", buf[:goruntime.Stack(buf, true)])
 		return goalEnd{}
 	}
 }

@@ -216,9 +216,7 @@ func TestDeliveryMission(t *testing.T) {
 			}
 			// The person hears the mission's first status only once
 			// connected to its publisher (not latched).
-			if err := r.conn.WaitSubscribers(ctx, "delivery/status", 1); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, r.conn.WaitSubscribers(ctx, "delivery/status", 1))
 			simStart, wallStart := r.now(), time.Now()
 			st := runtime.Running
 			for i := 0; i < 20*60*20 && st == runtime.Running; i++ {

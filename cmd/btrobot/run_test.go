@@ -151,9 +151,8 @@ func TestRunOutcomes(t *testing.T) {
 	}
 	t.Run("an unknown transport", func(t *testing.T) {
 		code, _, stderr := runCLI("run", "--tree", ok, "--transport", "zeromq")
-		if code != exitUsage || !strings.Contains(stderr, "tcpros or goroslib") {
-			t.Errorf("exit %d, want %d naming the transports:\n%s", code, exitUsage, stderr)
-		}
+		assert.Equal(t, exitUsage, code, "exit %d, want %d naming the transports:\n%s", code, exitUsage, stderr)
+		assert.Contains(t, stderr, "tcpros or goroslib", "exit %d, want %d naming the transports:\n%s", code, exitUsage, stderr)
 	})
 	t.Run("no master", func(t *testing.T) {
 		code, _, stderr := runCLI("run", "--tree", ok, "--master", freeMasterURI(t))

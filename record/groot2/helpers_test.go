@@ -27,7 +27,7 @@ func requirePyZMQ(t *testing.T) {
 	if err := exec.Command(pythonPath, "-c", "import zmq").Run(); err != nil {
 		msg := "needs libzmq's Python binding (apt-get install python3-zmq): " + err.Error()
 		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + " (CI=true, so this fails instead of skipping)")
+			require.FailNow(t, msg+" (CI=true, so this fails instead of skipping)")
 		}
 		t.Skip(msg)
 	}

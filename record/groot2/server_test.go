@@ -204,7 +204,7 @@ func TestBreakpoint(t *testing.T) {
 			case p := <-s.pauses:
 				assert.False(t, p)
 			case <-time.After(5 * time.Second):
-				t.Fatal("the breakpoint was not released")
+				require.FailNow(t, "the breakpoint was not released")
 			}
 			wg.Wait()
 			require.NoError(t, err)

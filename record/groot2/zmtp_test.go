@@ -91,7 +91,7 @@ func (p *peer) closedByServer() {
 	_, err := io.Copy(io.Discard, p.br)
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		p.t.Fatal("the server did not close the connection within 30 s")
+		require.FailNow(p.t, "the server did not close the connection within 30 s")
 	}
 }
 

@@ -1,6 +1,7 @@
 package inproc
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -65,7 +66,7 @@ func deepClone(t *testing.T, msg any) any {
 	case path:
 		return clonePath(m)
 	}
-	t.Fatalf("no clone for %T", msg)
+	require.FailNow(t, fmt.Sprintf("no clone for %T", msg))
 	return nil
 }
 

@@ -350,7 +350,7 @@ func TestNodeCloseWaitsForCallbacks(t *testing.T) {
 	go func() { n.Close(); close(closed) }()
 	select {
 	case <-closed:
-		t.Fatal("Close returned while a callback ran")
+		require.FailNow(t, "Close returned while a callback ran")
 	case <-n.Done(): // unregistered at once
 	}
 	close(release)
@@ -358,7 +358,7 @@ func TestNodeCloseWaitsForCallbacks(t *testing.T) {
 	select {
 	case <-finished:
 	default:
-		t.Fatal("the callback had not finished")
+		require.FailNow(t, "the callback had not finished")
 	}
 }
 

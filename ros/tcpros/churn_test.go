@@ -60,7 +60,7 @@ func TestChurn(t *testing.T) {
 		select {
 		case <-sub.Done():
 		case <-time.After(10 * time.Second):
-			t.Fatal("every subscription ends within 10 s of the server's close")
+			require.FailNow(t, "every subscription ends within 10 s of the server's close")
 		}
 	}
 	assert.Error(t, pubs[0].Publish(&geometry_msgs.Twist{}), "publishing after close")

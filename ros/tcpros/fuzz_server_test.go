@@ -43,7 +43,7 @@ func FuzzServerConn(f *testing.F) {
 		c.SetReadDeadline(time.Now().Add(10 * time.Second))
 		_, err = io.Copy(io.Discard, c)
 		if ne, ok := err.(net.Error); ok && ne.Timeout() {
-			t.Fatal("the server ends the connection within 10 s of the peer's last byte")
+			require.FailNow(t, "the server ends the connection within 10 s of the peer's last byte")
 		}
 	})
 }

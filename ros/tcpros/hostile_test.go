@@ -90,14 +90,14 @@ func TestHostilePublisher(t *testing.T) {
 			})
 			before := heap()
 			sub, err := tcpros.Subscribe(context.Background(), tcpros.SubscriberConf{
-				Addr: addr, CallerID: "/me", Topic: "/t", Type: "*", MD5: "*", Msg: c.msg, OnMessage: func(any) { t.Error("no message") },
+				Addr: addr, CallerID: "/me", Topic: "/t", Type: "*", MD5: "*", Msg: c.msg, OnMessage: func(any) { assert.Fail(t, "no message") },
 			})
 			require.NoError(t, err)
 			defer sub.Close()
 			select {
 			case <-sub.Done():
 			case <-time.After(10 * time.Second):
-				t.Fatal("the subscription ends within 10 s")
+				require.FailNow(t, "the subscription ends within 10 s")
 			}
 			assert.ErrorContains(t, sub.Err(), c.err)
 			assert.Less(t, heap()-before, int64(1<<20), "the heap grows by less than 1 MiB")
@@ -242,7 +242,7 @@ func TestTricklingPublisher(t *testing.T) {
 		}()
 	})
 	sub, err := tcpros.Subscribe(context.Background(), tcpros.SubscriberConf{
-		Addr: addr, CallerID: "/me", Topic: "/t", Type: "*", MD5: "*", Msg: &geometry_msgs.Twist{}, OnMessage: func(any) { t.Error("no message") },
+		Addr: addr, CallerID: "/me", Topic: "/t", Type: "*", MD5: "*", Msg: &geometry_msgs.Twist{}, OnMessage: func(any) { assert.Fail(t, "no message") },
 		FrameTimeout: 2 * time.Second,
 	})
 	require.NoError(t, err)
@@ -251,7 +251,7 @@ func TestTricklingPublisher(t *testing.T) {
 	select {
 	case <-sub.Done():
 	case <-time.After(20 * time.Second):
-		t.Fatal("the subscription ends within 20 s")
+		require.FailNow(t, "the subscription ends within 20 s")
 	}
 	assert.ErrorContains(t, sub.Err(), "i/o timeout")
 	assert.ErrorContains(t, sub.Err(), "tcpros: topic /t from "+addr+": a frame begun did not arrive whole within 2s")

@@ -137,7 +137,7 @@ func interopRospy(t *testing.T, uri string) {
 		case m := <-got:
 			assert.Equal(t, &geometry_msgs.Twist{Linear: geometry_msgs.Vector3{X: 1.5}, Angular: geometry_msgs.Vector3{Z: -0.25}}, m)
 		case <-time.After(20 * time.Second):
-			t.Fatal("a message within 20 s")
+			require.FailNow(t, "a message within 20 s")
 		}
 		assert.Contains(t, sub.Header()["callerid"], "/rostopic_")
 	})
@@ -167,7 +167,7 @@ func interopRospy(t *testing.T, uri string) {
 			assert.Equal(t, []float32{1, 2.5, float32(math.Inf(1))}, m.Ranges)
 			assert.Nil(t, m.Intensities)
 		case <-time.After(20 * time.Second):
-			t.Fatal("a message within 20 s")
+			require.FailNow(t, "a message within 20 s")
 		}
 	})
 
