@@ -76,6 +76,7 @@ def work(gh):
             i += 1
             feedback(gh, i)
             time.sleep(0.05)
+        say("done", mode, "SHUTDOWN")  # rospy was shut down (by the master?)
     else:
         gh.set_aborted(MoveBaseResult(), "unknown mode " + mode)
         say("done", mode, "ABORTED")
@@ -99,6 +100,9 @@ def on_cancel(gh):
 
 
 rospy.init_node("test_action_server", disable_signals=True)
+# Say why rospy ends (a master's "new node registered with same name"
+# shows here), so that a test that waits for a line sees what happened.
+rospy.core.add_preshutdown_hook(lambda reason: say("rospy shut down:", reason))
 server = actionlib.ActionServer(NAME, MoveBaseAction, on_goal, on_cancel, auto_start=False)
 server.start()
 say("ready")
