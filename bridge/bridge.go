@@ -25,7 +25,7 @@ type BridgeConf struct {
 	Tree *runtime.Tree
 }
 
-// Bridge is the scan cycle of DESIGN.md between a tree and a robot. ROS
+// Bridge is the scan cycle of ARCHITECTURE.md between a tree and a robot. ROS
 // callbacks only keep the newest message of each input; Latch, at the start
 // of a tick, copies them into the blackboard with their receive time, so
 // that one tick sees one consistent world and a message arriving mid-tick

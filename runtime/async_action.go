@@ -37,7 +37,7 @@ type AsyncWork func(ctx context.Context) (Status, error)
 //	})
 type AsyncStart func(n *Leaf) (AsyncWork, error)
 
-// Contract of the async leaf (DESIGN.md, async leaves):
+// Contract of the async leaf (ARCHITECTURE.md, async leaves):
 //   - the tick that starts it (the node was IDLE) calls AsyncStart and runs
 //     the work in a new goroutine; that tick returns RUNNING, even if the
 //     work finishes at once;

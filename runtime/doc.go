@@ -13,7 +13,7 @@
 //	status, err := tree.TickOnce()
 //
 // The contracts (tick, halt, async leaves, scan cycle, blackboard, time,
-// errors) are those of DESIGN.md; each node type's contract is in the
+// errors) are those of ARCHITECTURE.md; each node type's contract is in the
 // comment at the top of its file.
 //
 // Why a tree ended as it did: nodes state the reason for what they return

@@ -97,7 +97,7 @@ type LoopStats struct {
 }
 
 // Loop runs a tree at a fixed rate against a clock: the PLC-style scan cycle
-// of DESIGN.md (latch inputs, tick, flush outputs), ticking early on a
+// of ARCHITECTURE.md (latch inputs, tick, flush outputs), ticking early on a
 // wake-up but never faster than MaxRate, and halting the tree when its
 // context ends. Create it with NewLoop and call Run once.
 type Loop struct {

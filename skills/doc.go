@@ -9,7 +9,7 @@
 //
 // # The contract of a skill
 //
-// Every skill that takes time is an async leaf (DESIGN.md): the tick that
+// Every skill that takes time is an async leaf (ARCHITECTURE.md): the tick that
 // starts it sends the work and returns RUNNING; the robot's answer (an action
 // result, odometry reaching a target, a battery reaching a level) completes
 // it; halting it cancels the work at once (the goal is cancelled in the

@@ -17,7 +17,7 @@ import (
 //	<Dock dock="dock_west" timeout="120s" error_code="{why}"/>
 //	<Dock/>                                          the nearest dock
 //
-// Contract (bridge.ActionLeaf's, the async leaf of DESIGN.md):
+// Contract (bridge.ActionLeaf's, the async leaf of ARCHITECTURE.md):
 //   - the tick that starts it sends the dock goal and returns RUNNING; a
 //     robot already on that dock succeeds at once (the server says so);
 //   - while docking, each tick writes elapsed (seconds) and, when the

@@ -19,7 +19,7 @@ import (
 //	<NavigateTo goal="kitchen" distance_remaining="{left}" error_code="{why}"/>
 //	<NavigateTo goal="2.5;3.5;0" timeout="60s"/>
 //
-// Contract (bridge.ActionLeaf's, the async leaf of DESIGN.md):
+// Contract (bridge.ActionLeaf's, the async leaf of ARCHITECTURE.md):
 //   - the tick that starts it reads goal (resolved against the world's
 //     places, else read as a pose) and sends the goal; it returns RUNNING;
 //   - while the goal runs, each tick writes elapsed (seconds) and, from

@@ -13,7 +13,7 @@ import (
 	"github.com/btrobot/btrobot/runtime"
 )
 
-// The skills meet the robot through the scan cycle (DESIGN.md): the bridge
+// The skills meet the robot through the scan cycle (ARCHITECTURE.md): the bridge
 // latches odometry, laser, battery and bumper into the root blackboard at
 // the start of a tick, the skills read them there, and the velocity they
 // command is a blackboard entry the bridge publishes at the end of the tick.

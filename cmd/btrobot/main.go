@@ -17,7 +17,7 @@ import (
 	"github.com/btrobot/btrobot/runtime"
 )
 
-// Exit codes, as DESIGN.md fixes them.
+// Exit codes, as ARCHITECTURE.md fixes them.
 const (
 	exitOK     = 0
 	exitFailed = 1

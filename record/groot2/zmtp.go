@@ -5,7 +5,7 @@ package groot2
 // talk to libzmq's REQ, DEALER and SUB sockets (Groot2 links libzmq).
 //
 // It replaces github.com/go-zeromq/zmq4 here because a port is a place
-// where any peer may send anything (DESIGN.md, Listeners), and zmq4
+// where any peer may send anything (ARCHITECTURE.md, Listeners), and zmq4
 // v0.17.0 allocates whatever size a frame header declares (a fatal out of
 // memory at 1 TiB), opens connections one at a time on its accept loop (a
 // peer that connects and says nothing stops every later one), writes

@@ -1,7 +1,7 @@
 // Package tcpros is btrobot's own TCPROS: the ROS1 wire between nodes —
 // connection headers, the ROS1 serialization of message structs, and the
 // publisher, subscriber and service streams — written so that nothing a
-// peer sends reaches an unbounded allocation (DESIGN.md, Listeners; issue
+// peer sends reaches an unbounded allocation (ARCHITECTURE.md, Listeners; issue
 // 24).
 //
 // Why not goroslib's: goroslib v2.1.5 allocates what a peer declares, up

@@ -17,7 +17,7 @@ import (
 // defaults.
 type ServerConf struct {
 	// Addr is where to listen (default "127.0.0.1:0": loopback, any
-	// port; DESIGN.md, Listeners).
+	// port; ARCHITECTURE.md, Listeners).
 	Addr string
 	// CallerID is the node's name, sent in every header ("/btrobot").
 	CallerID string
