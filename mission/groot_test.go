@@ -145,9 +145,7 @@ func TestGrootBreakpointStopsTheRobot(t *testing.T) {
 				done <- rep
 			}()
 			seq := func() uint64 { v, _ := ticks.Load("n"); n, _ := v.(uint64); return n }
-			for deadline := time.Now().Add(30 * time.Second); seq() < 20; time.Sleep(20 * time.Millisecond) {
-				require.True(t, time.Now().Before(deadline), "the mission did not tick")
-			}
+			require.Eventually(t, func() bool { return seq() >= 20 }, 30*time.Second, 20*time.Millisecond, "the mission did not tick")
 
 			c := startGrootClient(t, port)
 			c.request('I', 1, `{"enabled":true,"uid":1,"mode":0,"once":false,"desired_status":"SKIPPED","position":0}`)
@@ -179,9 +177,7 @@ func TestGrootBreakpointStopsTheRobot(t *testing.T) {
 
 			if tc.unlock {
 				c.request('U', 2, `{"uid":1,"desired_status":"SKIPPED","position":0,"remove_when_done":true}`)
-				for deadline := time.Now().Add(10 * time.Second); seq() < paused+10; time.Sleep(20 * time.Millisecond) {
-					require.True(t, time.Now().Before(deadline), "the mission did not tick on after the unlock")
-				}
+				require.Eventually(t, func() bool { return seq() >= paused+10 }, 10*time.Second, 20*time.Millisecond, "the mission did not tick on after the unlock")
 			}
 			interrupt()
 			select {

@@ -156,12 +156,8 @@ func CheckWatchers(recordPath string, grootPort int) error {
 	if grootPort < 0 || grootPort > 65534 {
 		return fmt.Errorf("groot port %d: want 1 to 65534 (the PUB socket takes the next; %d is Groot2's own), or 0 for none", grootPort, groot2.DefaultPort)
 	}
-	if recordPath != "" {
-		switch strings.ToLower(filepath.Ext(recordPath)) {
-		case ".btlog", ".db3", ".btdb":
-		default:
-			return fmt.Errorf("record %s: name the file .btlog (BT.CPP's FileLogger2, for Groot2) or .db3 (SQLite, everything)", recordPath)
-		}
+	if recordPath != "" && !record.IsRecordingName(recordPath) {
+		return fmt.Errorf("record %s: name the file .btlog (BT.CPP's FileLogger2, for Groot2) or .db3 (SQLite, everything)", recordPath)
 	}
 	return nil
 }

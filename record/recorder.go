@@ -154,13 +154,13 @@ func New(conf Conf) (*Recorder, error) {
 	}
 	var s sink
 	var err error
-	switch ext := strings.ToLower(filepath.Ext(conf.Path)); ext {
-	case ".btlog":
+	switch formatOf(conf.Path) {
+	case formatBTLog:
 		s, err = newBTLogSink(conf.Path)
-	case ".db3", ".btdb":
+	case formatSQLite:
 		s, err = newSQLiteSink(conf.Path)
 	default:
-		return nil, fmt.Errorf("record %s: unknown format %q: name the file .btlog (BT.CPP's FileLogger2, for Groot2) or .db3 (SQLite)", conf.Path, ext)
+		return nil, fmt.Errorf("record %s: unknown format %q: name the file .btlog (BT.CPP's FileLogger2, for Groot2) or .db3 (SQLite)", conf.Path, strings.ToLower(filepath.Ext(conf.Path)))
 	}
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package ros
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"regexp"
 	"sync"
@@ -192,7 +193,7 @@ func TestClientCommStates(t *testing.T) {
 				if !early {
 					select {
 					case r := <-done:
-						t.Fatalf("Run returned %+v, %v before the goal was cancelled: the goal must still be active", r.out, r.err)
+						require.FailNow(t, fmt.Sprintf("Run returned %+v, %v before the goal was cancelled: the goal must still be active", r.out, r.err))
 					default:
 					}
 				}
@@ -208,7 +209,8 @@ func TestClientCommStates(t *testing.T) {
 				require.NoError(t, r.err)
 				assert.Equal(t, tc.want, r.out.State)
 			case <-time.After(10 * time.Second):
-				t.Fatal("Run did not return")
+				require.FailNow(t, "Run did not return")
+
 			}
 		})
 	}

@@ -46,18 +46,12 @@ func TestCancelRightAfterTheGoal(t *testing.T) {
 			}
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer close(release)
 	c := connect(t, uri, "btrobot")
 	client, err := NewActionClient(ActionClientConf{Conn: c, Name: "hold", Action: actionlib.TwoIntsAction{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := client.WaitForServer(context.Background(), c.Clock(), 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, client.WaitForServer(context.Background(), c.Clock(), 5*time.Second))
 	cases := []struct {
 		name     string
 		min, max time.Duration // of the delay before the cancel
@@ -88,11 +82,9 @@ func TestCancelRightAfterTheGoal(t *testing.T) {
 				}()
 				select {
 				case err := <-done:
-					if !errors.Is(err, context.Canceled) {
-						t.Fatalf("goal %d: Run returned %v, want the context's cancellation", id, err)
-					}
+					require.ErrorIs(t, err, context.Canceled, "goal %d: Run returned %v, want the context's cancellation", id, err)
 				case <-time.After(5 * time.Second):
-					t.Fatalf("goal %d: Run did not return after the cancel", id)
+					require.FailNow(t, "Run did not return after the cancel", "goal %d", id)
 				}
 			}
 			// A goal still on its way arrives within this.
@@ -117,11 +109,9 @@ func TestCancelRightAfterTheGoal(t *testing.T) {
 				time.Sleep(5 * time.Millisecond)
 			}
 			t.Logf("%d of %d goals reached the server", reached, tc.goals)
-			if len(missed) > 0 {
-				t.Errorf("goals %v reached the server and were never cancelled there", missed)
-			}
-			if tc.min >= 50*time.Millisecond && reached != tc.goals {
-				t.Errorf("%d of %d goals reached the server before their cancel; want all", reached, tc.goals)
+			assert.Empty(t, missed, "goals %v reached the server and were never cancelled there", missed)
+			if tc.min >= 50*time.Millisecond {
+				assert.Equal(t, tc.goals, reached, "%d of %d goals reached the server before their cancel; want all", reached, tc.goals)
 			}
 		})
 	}
@@ -138,9 +128,7 @@ func rawGoal(t *testing.T, uri, name string) (*goroslib.ActionClientGoalHandler,
 	t.Helper()
 	c := connectWire(t, uri, WireGoroslib, "btrobot") // a host for goroslib's client
 	client, err := goroslib.NewActionClient(goroslib.ActionClientConf{Node: c.wire.(*rosWire).node, Name: name, Action: &actionlib.TwoIntsAction{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(client.Close)
 	client.WaitForServer()
 	states := make(chan goroslib.ActionClientCommState, 16)
@@ -160,9 +148,7 @@ func rawGoal(t *testing.T, uri, name string) (*goroslib.ActionClientGoalHandler,
 			}
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return gh, states, terminal
 }
 
@@ -192,9 +178,7 @@ func TestCancelStoppedByTheCancelHook(t *testing.T) {
 			}
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	gh, states, terminal := rawGoal(t, uri, "/stoppable")
 	for s := range states {
 		if s == goroslib.ActionClientCommStateActive {
@@ -204,11 +188,9 @@ func TestCancelStoppedByTheCancelHook(t *testing.T) {
 	gh.Cancel()
 	select {
 	case ts := <-terminal:
-		if ts != goroslib.ActionClientTerminalStatePreempted {
-			t.Errorf("the cancelled goal ended %v, want PREEMPTED", ts)
-		}
+		assert.Equal(t, goroslib.ActionClientTerminalStatePreempted, ts, "the cancelled goal ended %v, want PREEMPTED", ts)
 	case <-time.After(10 * time.Second):
-		t.Fatal("the cancelled goal never ended")
+		require.FailNow(t, "the cancelled goal never ended")
 	}
 }
 
@@ -241,9 +223,7 @@ func TestCancelWhileTheGoalIsAccepted(t *testing.T) {
 			}
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	gh, _, terminal := rawGoal(t, uri, "/slow")
 	<-accepting
 	gh.Cancel()
@@ -251,19 +231,16 @@ func TestCancelWhileTheGoalIsAccepted(t *testing.T) {
 	close(release)
 	select {
 	case err := <-ran:
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("the goal cancelled while accepted: %v", err)
-		}
+		require.ErrorIs(t, err, context.Canceled, "the goal cancelled while accepted: %v", err)
 	case <-time.After(10 * time.Second):
-		t.Fatal("Execute never returned")
+		require.FailNow(t, "Execute never returned")
 	}
 	select {
 	case ts := <-terminal:
-		if ts != goroslib.ActionClientTerminalStatePreempted {
-			t.Errorf("the goal ended %v, want PREEMPTED", ts)
-		}
+		assert.Equal(t, goroslib.ActionClientTerminalStatePreempted, ts, "the goal ended %v, want PREEMPTED", ts)
 	case <-time.After(10 * time.Second):
-		t.Fatal("the goal never ended")
+		require.FailNow(t, "the goal never ended")
+
 	}
 }
 

@@ -2,7 +2,6 @@ package ros
 
 import (
 	"os"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +9,8 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/rosgraph_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/ros/rostest"
 )
@@ -64,29 +65,17 @@ func TestConfFromArgs(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			got, rest, err := ConfFromArgs("btrobot", c.args, getenv)
 			if len(c.wantErr) > 0 {
-				if err == nil {
-					t.Fatal("no error")
-				}
+				require.Error(t, err, "no error")
 				lines := strings.Split(err.Error(), "\n")
-				if len(lines) != len(c.wantErr) {
-					t.Fatalf("got %d errors, want %d:\n%v", len(lines), len(c.wantErr), err)
-				}
+				require.Len(t, lines, len(c.wantErr), "got %d errors, want %d:\n%v", len(lines), len(c.wantErr), err)
 				for i, w := range c.wantErr {
-					if !strings.HasPrefix(lines[i], w) {
-						t.Errorf("error %d:\n got %s\nwant %s", i, lines[i], w)
-					}
+					assert.True(t, strings.HasPrefix(lines[i], w), "error %d:\n got %s\nwant %s", i, lines[i], w)
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, c.want) {
-				t.Errorf("conf:\n got %+v\nwant %+v", got, c.want)
-			}
-			if !reflect.DeepEqual(rest, c.wantRest) {
-				t.Errorf("rest %q, want %q", rest, c.wantRest)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, c.want, got, "conf")
+			assert.Equal(t, c.wantRest, rest, "rest")
 		})
 	}
 }
@@ -105,13 +94,10 @@ func TestResolve(t *testing.T) {
 		"move_base/":      "/robot1/move_base",
 	}
 	for in, want := range cases {
-		if got := c.Resolve(in); got != want {
-			t.Errorf("Resolve(%q) = %q, want %q", in, got, want)
-		}
+		assert.Equal(t, want, c.Resolve(in), "Resolve(%q)", in)
 	}
-	if c.Name() != "/robot1/bt" || c.Namespace() != "/robot1" {
-		t.Errorf("name %s namespace %s", c.Name(), c.Namespace())
-	}
+	assert.Equal(t, "/robot1/bt", c.Name(), "name")
+	assert.Equal(t, "/robot1", c.Namespace(), "namespace")
 }
 
 func TestConnectErrors(t *testing.T) {
@@ -127,9 +113,7 @@ func TestConnectErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := Connect(c.conf)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Connect(%+v): error %v, want %q", c.conf, err, c.want)
-		}
+		assert.ErrorContains(t, err, c.want, "Connect(%+v)", c.conf)
 	}
 }
 
@@ -141,30 +125,26 @@ func TestParameters(t *testing.T) {
 		c := connect(t, uri, "bt", "__ns:=/robot1", "_rate:=20", "_frame:=map", "_gain:=0.25", "_enabled:=true")
 		out := rostest.Run(t, uri, 20*time.Second, "rosparam", "get", "/robot1/bt")
 		for _, want := range []string{"rate: 20", "frame: map", "gain: 0.25", "enabled: true"} {
-			if !strings.Contains(out, want) {
-				t.Errorf("rosparam get /robot1/bt: no %q in\n%s", want, out)
-			}
+			assert.Contains(t, out, want, "rosparam get /robot1/bt")
 		}
 		rostest.Run(t, uri, 20*time.Second, "rosparam", "set", "/robot1/speed", "0.7")
 		rostest.Run(t, uri, 20*time.Second, "rosparam", "set", "/global_flag", "false")
-		if v, err := c.ParamFloat64("speed"); err != nil || v != 0.7 {
-			t.Errorf("ParamFloat64(speed) = %v, %v", v, err)
+		if v, err := c.ParamFloat64("speed"); assert.NoError(t, err, "ParamFloat64(speed)") {
+			assert.Equal(t, 0.7, v, "ParamFloat64(speed)")
 		}
-		if v, err := c.ParamInt("~rate"); err != nil || v != 20 {
-			t.Errorf("ParamInt(~rate) = %v, %v", v, err)
+		if v, err := c.ParamInt("~rate"); assert.NoError(t, err, "ParamInt(~rate)") {
+			assert.Equal(t, 20, v, "ParamInt(~rate)")
 		}
-		if v, err := c.ParamFloat64("~rate"); err != nil || v != 20 {
-			t.Errorf("ParamFloat64(~rate) = %v, %v", v, err)
+		if v, err := c.ParamFloat64("~rate"); assert.NoError(t, err, "ParamFloat64(~rate)") {
+			assert.Equal(t, 20.0, v, "ParamFloat64(~rate)")
 		}
-		if v, err := c.ParamBool("/global_flag"); err != nil || v {
-			t.Errorf("ParamBool(/global_flag) = %v, %v", v, err)
+		if v, err := c.ParamBool("/global_flag"); assert.NoError(t, err, "ParamBool(/global_flag)") {
+			assert.False(t, v, "ParamBool(/global_flag)")
 		}
-		if ok, err := c.HasParam("~missing"); err != nil || ok {
-			t.Errorf("HasParam(~missing) = %v, %v", ok, err)
+		if ok, err := c.HasParam("~missing"); assert.NoError(t, err, "HasParam(~missing)") {
+			assert.False(t, ok, "HasParam(~missing)")
 		}
-		if err := c.SetParam("~list", []int{1}); err == nil || !strings.Contains(err.Error(), "cannot be set") {
-			t.Errorf("SetParam of a list: %v", err)
-		}
+		assert.ErrorContains(t, c.SetParam("~list", []int{1}), "cannot be set", "SetParam of a list")
 	})
 }
 
@@ -177,41 +157,32 @@ func TestTopicsBetweenNodes(t *testing.T) {
 	b := connect(t, uri, "b")
 	got := make(chan float64, 10)
 	sub1, err := Subscribe(b, "/chatter", func(m *std_msgs.Float64) { got <- m.Data })
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	sub2, err := NewSubscriber(SubscriberConf{Conn: b, Topic: "chatter", Msg: std_msgs.Float64{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Subscribe[std_msgs.String](b, "chatter", nil); err == nil || !strings.Contains(err.Error(), "already subscribes to it as std_msgs/Float64") {
-		t.Errorf("type clash: %v", err)
-	}
+	require.NoError(t, err)
+	_, err = Subscribe[std_msgs.String](b, "chatter", nil)
+	assert.ErrorContains(t, err, "already subscribes to it as std_msgs/Float64", "type clash")
 	pub, err := NewPublisher(PublisherConf{Conn: a, Topic: "chatter", Msg: &std_msgs.Float64{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pub.Publish(geometry_msgs.Twist{}); err == nil || !strings.Contains(err.Error(), "want a std_msgs/Float64, got geometry_msgs.Twist") {
-		t.Errorf("wrong type: %v", err)
-	}
+	require.NoError(t, err)
+	assert.ErrorContains(t, pub.Publish(geometry_msgs.Twist{}), "want a std_msgs/Float64, got geometry_msgs.Twist", "wrong type")
 	deadline := time.After(10 * time.Second)
 	for done := false; !done; {
 		pub.Publish(&std_msgs.Float64{Data: 2.5})
 		select {
 		case v := <-got:
-			if v != 2.5 {
-				t.Fatalf("got %v", v)
-			}
+			require.Equal(t, 2.5, v, "got")
 			done = true
 		case <-time.After(50 * time.Millisecond):
 		case <-deadline:
-			t.Fatal("no message")
+			require.FailNow(t, "no message")
 		}
 	}
 	m, at, n := sub2.Newest()
-	if m.(*std_msgs.Float64).Data != 2.5 || at.IsZero() || n == 0 {
-		t.Errorf("Newest = %v %v %d", m, at, n)
+	if assert.IsType(t, &std_msgs.Float64{}, m, "Newest") {
+		assert.Equal(t, 2.5, m.(*std_msgs.Float64).Data, "Newest = %v %v %d", m, at, n)
 	}
+	assert.False(t, at.IsZero(), "Newest = %v %v %d", m, at, n)
+	assert.NotZero(t, n, "Newest = %v %v %d", m, at, n)
 	sub1.Close()
 	sub2.Close()
 	pub.Close()
@@ -225,18 +196,13 @@ func TestNoLeaks(t *testing.T) {
 	t.Run("session", func(t *testing.T) {
 		uri := rostest.StartMaster(t)
 		c, err := Connect(Conf{MasterURI: uri, Host: "127.0.0.1", Name: "leak"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := Subscribe[std_msgs.Bool](c, "flag", nil); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := NewPublisher(PublisherConf{Conn: c, Topic: "cmd_vel", Msg: geometry_msgs.Twist{}}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := NewActionClient(ActionClientConf{Conn: c, Name: "move_base", Action: MoveBaseAction{}}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		_, err = Subscribe[std_msgs.Bool](c, "flag", nil)
+		require.NoError(t, err)
+		_, err = NewPublisher(PublisherConf{Conn: c, Topic: "cmd_vel", Msg: geometry_msgs.Twist{}})
+		require.NoError(t, err)
+		_, err = NewActionClient(ActionClientConf{Conn: c, Name: "move_base", Action: MoveBaseAction{}})
+		require.NoError(t, err)
 		c.Close()
 	})
 }
@@ -247,39 +213,22 @@ func TestNamespaceArgumentBeatsEnvironment(t *testing.T) {
 	uri := rostest.StartMaster(t)
 	t.Setenv("ROS_NAMESPACE", "/from_env")
 	conf, _, err := ConfFromArgs("bt", []string{"__ns:=/from_arg"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	conf.MasterURI, conf.Host = uri, "127.0.0.1"
 	c, err := Connect(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.Close()
-	if c.Name() != "/from_arg/bt" {
-		t.Errorf("name %s", c.Name())
-	}
-	if _, err := NewPublisher(PublisherConf{Conn: c, Topic: "status", Msg: std_msgs.String{}}); err != nil {
-		t.Fatal(err)
-	}
+	assert.Equal(t, "/from_arg/bt", c.Name(), "name")
+	_, err = NewPublisher(PublisherConf{Conn: c, Topic: "status", Msg: std_msgs.String{}})
+	require.NoError(t, err)
 	other := connectWire(t, uri, WireGoroslib, "observer") // goroslib's master client
 	nodes, err := other.wire.(*rosWire).node.MasterGetNodes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := nodes["/from_arg/bt"]; !ok {
-		t.Errorf("the master knows nodes %v, not /from_arg/bt", nodes)
-	}
+	require.NoError(t, err)
+	assert.Contains(t, nodes, "/from_arg/bt", "the master knows nodes %v, not /from_arg/bt", nodes)
 	topics, err := other.wire.(*rosWire).node.MasterGetTopics()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := topics["/from_arg/status"]; !ok {
-		t.Errorf("the master knows topics %v, not /from_arg/status", topics)
-	}
-	if got := os.Getenv("ROS_NAMESPACE"); got != "/from_env" {
-		t.Errorf("ROS_NAMESPACE left as %q", got)
-	}
+	require.NoError(t, err)
+	assert.Contains(t, topics, "/from_arg/status", "the master knows topics %v, not /from_arg/status", topics)
+	assert.Equal(t, "/from_env", os.Getenv("ROS_NAMESPACE"), "ROS_NAMESPACE left")
 }
 
 // TestRosout: the node's log lines reach /rosout under its name.
@@ -288,21 +237,21 @@ func TestRosout(t *testing.T) {
 	c := connect(t, uri, "bt", "__ns:=/robot1")
 	lines := make(chan *rosgraph_msgs.Log, 100)
 	watcher := connect(t, uri, "rosout_watcher")
-	if _, err := Subscribe(watcher, "/rosout", func(m *rosgraph_msgs.Log) { lines <- m }); err != nil {
-		t.Fatal(err)
-	}
+	_, err := Subscribe(watcher, "/rosout", func(m *rosgraph_msgs.Log) { lines <- m })
+	require.NoError(t, err)
 	deadline := time.After(10 * time.Second)
 	for i := 0; ; i++ {
 		c.Logf(LogWarn, "battery low: %d%%", i)
 		select {
 		case m := <-lines:
-			if m.Name != "/robot1/bt" || !strings.HasPrefix(m.Msg, "battery low: ") || m.Level != rosgraph_msgs.Log_WARN {
-				t.Fatalf("/rosout got %+v", m)
-			}
+			require.Equal(t, "/robot1/bt", m.Name, "/rosout got %+v", m)
+			require.True(t, strings.HasPrefix(m.Msg, "battery low: "), "/rosout got %+v", m)
+			require.Equal(t, rosgraph_msgs.Log_WARN, m.Level, "/rosout got %+v", m)
 			return
 		case <-time.After(100 * time.Millisecond):
 		case <-deadline:
-			t.Fatal("nothing on /rosout")
+			require.FailNow(t, "nothing on /rosout")
+
 		}
 	}
 }

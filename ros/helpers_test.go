@@ -2,6 +2,8 @@ package ros
 
 import (
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // connect joins the graph at uri as a node called name and leaves when the
@@ -15,19 +17,14 @@ func connect(t testing.TB, uri, name string, args ...string) *Conn {
 func connectWire(t testing.TB, uri, wire, name string, args ...string) *Conn {
 	t.Helper()
 	conf, rest, err := ConfFromArgs(name, args, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rest) > 0 {
-		t.Fatalf("not ROS arguments: %v", rest)
-	}
+	require.NoError(t, err)
+	require.Empty(t, rest, "not ROS arguments: %v", rest)
+
 	conf.MasterURI = uri
 	conf.Host = "127.0.0.1"
 	conf.Wire = wire
 	c, err := Connect(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c
 }

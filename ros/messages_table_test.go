@@ -14,6 +14,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestMessageTableIsComplete checks that messages_goroslib.go lists every
@@ -22,28 +25,18 @@ import (
 // BTROBOT_UPDATE=1 it rewrites the table instead.
 func TestMessageTableIsComplete(t *testing.T) {
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/bluenviron/goroslib/v2").Output()
-	if err != nil {
-		t.Fatalf("locate goroslib: %v", err)
-	}
+	require.NoError(t, err, "locate goroslib")
 	dir := filepath.Join(strings.TrimSpace(string(out)), "pkg", "msgs")
 	want, err := generateMessageTable(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	const file = "messages_goroslib.go"
 	if os.Getenv("BTROBOT_UPDATE") == "1" {
-		if err := os.WriteFile(file, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(file, want, 0o644))
 		return
 	}
 	got, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is out of date with %s: run BTROBOT_UPDATE=1 go test ./ros -run TestMessageTableIsComplete", file, dir)
-	}
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(got, want), "%s is out of date with %s: run BTROBOT_UPDATE=1 go test ./ros -run TestMessageTableIsComplete", file, dir)
 }
 
 // TestMessageTableMatchesGoroslib checks every entry against goroslib's own
@@ -56,26 +49,20 @@ func TestMessageTableMatchesGoroslib(t *testing.T) {
 	for _, e := range append(append([]typeEntry{}, goroslibTypes...), moveBaseTypes...) {
 		counts[e.kind]++
 		got, err := m.Lookup(e.name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		kind, err := classify(got.Go)
-		if err != nil {
-			t.Errorf("%s: %v", e.name, err)
+		if !assert.NoError(t, err, e.name) {
 			continue
 		}
-		if kind != e.kind {
-			t.Errorf("%s: the table says %s, the Go type %s is shaped as a %s", e.name, e.kind, got.Go, kind)
-		}
+		assert.Equal(t, e.kind, kind, "%s: the table says %s, the Go type %s is shaped as a %s", e.name, e.kind, got.Go, kind)
 		pkg, _, _ := strings.Cut(e.name, "/")
-		if tag := packageTag(got.Go); tag != pkg {
-			t.Errorf("%s: Go type %s declares package %q", e.name, got.Go, tag)
-		}
+		assert.Equal(t, pkg, packageTag(got.Go), "%s: Go type %s declares its package", e.name, got.Go)
 	}
 	t.Logf("%d messages, %d services, %d actions", counts[MessageKind], counts[ServiceKind], counts[ActionKind])
-	if counts[MessageKind] < 300 || counts[ServiceKind] < 50 || counts[ActionKind] < 10 {
-		t.Errorf("too few types: %v", counts)
-	}
+	assert.GreaterOrEqual(t, counts[MessageKind], 300, "too few types: %v", counts)
+	assert.GreaterOrEqual(t, counts[ServiceKind], 50, "too few types: %v", counts)
+	assert.GreaterOrEqual(t, counts[ActionKind], 10, "too few types: %v", counts)
+
 }
 
 func packageTag(t reflect.Type) string {

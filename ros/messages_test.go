@@ -12,6 +12,8 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/serviceproc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/ros/rostest"
 )
@@ -40,20 +42,18 @@ func TestMessagesLookup(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := m.LookupKind(c.name, c.kind)
 			if c.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-					t.Fatalf("error %v, want it to contain %q", err, c.wantErr)
-				}
+				require.ErrorContains(t, err, c.wantErr)
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
+			require.NoError(t, err)
+			require.Equal(t, c.name, got.Name, "got %+v", got)
+			if c.want != nil {
+				require.Equal(t, c.want, got.Go, "got %+v", got)
 			}
-			if got.Name != c.name || (c.want != nil && got.Go != c.want) || (c.kind != anyKind && got.Kind != c.kind) {
-				t.Fatalf("got %+v", got)
+			if c.kind != anyKind {
+				require.Equal(t, c.kind, got.Kind, "got %+v", got)
 			}
-			if reflect.TypeOf(got.New()) != reflect.PointerTo(got.Go) {
-				t.Fatalf("New gives %T", got.New())
-			}
+			require.Equal(t, reflect.PointerTo(got.Go), reflect.TypeOf(got.New()), "New gives %T", got.New())
 		})
 	}
 }
@@ -118,31 +118,22 @@ func TestMessagesRegister(t *testing.T) {
 	for _, s := range steps {
 		err := m.Register(s.name, s.v)
 		if s.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), s.wantErr) {
-				t.Fatalf("Register(%s): error %v, want %q", s.name, err, s.wantErr)
-			}
+			require.ErrorContains(t, err, s.wantErr, "Register(%s)", s.name)
 			continue
 		}
-		if err != nil {
-			t.Fatalf("Register(%s): %v", s.name, err)
-		}
+		require.NoError(t, err, "Register(%s)", s.name)
 		got, err := m.LookupKind(s.name, s.kind)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n, _ := m.NameOf(s.v); n != s.name {
-			t.Errorf("NameOf(%T) = %q", s.v, n)
-		}
+		require.NoError(t, err)
+		n, _ := m.NameOf(s.v)
+		assert.Equal(t, s.name, n, "NameOf(%T)", s.v)
 		_ = got
 	}
 	for _, name := range []string{"my_msgs/DockGoal", "my_msgs/DockResult", "my_msgs/DockFeedback"} {
-		if _, err := m.LookupKind(name, MessageKind); err != nil {
-			t.Error(err)
-		}
+		_, err := m.LookupKind(name, MessageKind)
+		assert.NoError(t, err, name)
 	}
-	if _, err := BuiltinMessages().Lookup("my_msgs/Status"); err == nil {
-		t.Error("a registry of one's own leaked into the built-in one")
-	}
+	_, err := BuiltinMessages().Lookup("my_msgs/Status")
+	assert.Error(t, err, "a registry of one's own leaked into the built-in one")
 }
 
 // knownChecksumMismatches are goroslib v2.1.5 types whose checksum is not
@@ -160,9 +151,7 @@ func goChecksums(t *testing.T, entries []typeEntry) map[string]string {
 	sums := map[string]string{}
 	for _, e := range entries {
 		mt, err := m.Lookup(e.name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		zero := reflect.New(mt.Go).Elem().Interface()
 		switch e.kind {
 		case MessageKind:
@@ -172,17 +161,13 @@ func goChecksums(t *testing.T, entries []typeEntry) map[string]string {
 		case ActionKind:
 			// ROS sums an action's wrapper messages; goroslib builds them.
 			goal, res, fb, aerr := actionproc.Messages(zero)
-			if aerr != nil {
-				t.Fatal(aerr)
-			}
+			require.NoError(t, aerr)
 			base := strings.TrimSuffix(e.name, "Action")
 			sums[base+"ActionGoal"], _ = msgproc.MD5(goal)
 			sums[base+"ActionResult"], _ = msgproc.MD5(res)
 			sums[base+"ActionFeedback"], err = msgproc.MD5(fb)
 		}
-		if err != nil {
-			t.Fatalf("%s: %v", e.name, err)
-		}
+		require.NoError(t, err, e.name)
 	}
 	return sums
 }
@@ -200,9 +185,7 @@ func TestChecksumsMatchDebian(t *testing.T) {
 	cmd := exec.Command(rostest.PythonPath, "testdata/md5sums.py")
 	cmd.Stdin = strings.NewReader(strings.Join(names, "\n"))
 	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("md5sums.py: %v", err)
-	}
+	require.NoError(t, err, "md5sums.py")
 	compared := map[string]int{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		name, md5, _ := strings.Cut(line, " ")
@@ -212,19 +195,14 @@ func TestChecksumsMatchDebian(t *testing.T) {
 		pkg, _, _ := strings.Cut(name, "/")
 		compared[pkg]++
 		if reason, known := knownChecksumMismatches[name]; known {
-			if sums[name] == md5 {
-				t.Errorf("%s now matches Debian's md5: remove it from knownChecksumMismatches", name)
-			} else {
+			if assert.NotEqual(t, md5, sums[name], "%s now matches Debian's md5: remove it from knownChecksumMismatches", name) {
 				t.Logf("%s: known mismatch: %s", name, reason)
 			}
 			continue
 		}
-		if sums[name] != md5 {
-			t.Errorf("%s: Go md5 %s, Debian's %s", name, sums[name], md5)
-		}
+		assert.Equal(t, md5, sums[name], "%s: Go md5 %s, Debian's %s", name, sums[name], md5)
 	}
 	t.Logf("compared with Debian: %v", compared)
-	if compared["move_base_msgs"] != 7 {
-		t.Errorf("compared %d move_base_msgs types, want 7 (goal, result, feedback, their action wrappers, RecoveryStatus)", compared["move_base_msgs"])
-	}
+	assert.Equal(t, 7, compared["move_base_msgs"], "compared move_base_msgs types (goal, result, feedback, their action wrappers, RecoveryStatus)")
+
 }

@@ -3,6 +3,7 @@ package ros
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -164,7 +165,7 @@ func conformTopics(t *testing.T, g *graph) {
 		case v := <-got:
 			require.Equal(t, float64(i), v, "in order")
 		case <-time.After(10 * time.Second):
-			t.Fatalf("message %d never came", i)
+			require.FailNow(t, fmt.Sprintf("message %d never came", i))
 		}
 	}
 	m, at, n := sub2.Newest()
@@ -190,11 +191,11 @@ func conformLatch(t *testing.T, g *graph) {
 	case v := <-got:
 		assert.Equal(t, "floor2", v)
 	case <-time.After(10 * time.Second):
-		t.Fatal("the latched message never came")
+		require.FailNow(t, "the latched message never came")
 	}
 	select {
 	case v := <-got:
-		t.Fatalf("a second message %q", v)
+		require.FailNow(t, fmt.Sprintf("a second message %q", v))
 	default:
 	}
 }
@@ -336,7 +337,7 @@ func conformActions(t *testing.T, g *graph) {
 	case o := <-first:
 		assert.Equal(t, GoalPreempted, o.State)
 	case <-time.After(10 * time.Second):
-		t.Fatal("the first goal never ended")
+		require.FailNow(t, "the first goal never ended")
 	}
 
 	// Cancelled at once: whatever reached the server is cancelled there.
@@ -374,7 +375,7 @@ func conformClock(t *testing.T, g *graph) {
 	select {
 	case <-c.SimClock().Started():
 	default:
-		t.Fatal("the clock has not started")
+		require.FailNow(t, "the clock has not started")
 	}
 	assert.False(t, c.SimClock().LastSet().IsZero())
 }
@@ -385,7 +386,8 @@ func conformSameName(t *testing.T, g *graph) {
 	select {
 	case <-first.Lost():
 	case <-time.After(10 * time.Second):
-		t.Fatal("the first node was not shut down")
+		require.FailNow(t, "the first node was not shut down")
+
 	}
 	var se *ShutdownError
 	require.ErrorAs(t, first.Err(), &se)

@@ -67,7 +67,8 @@ func TestTCPROSWireHostilePublisher(t *testing.T) {
 			select {
 			case <-hostile.Refused:
 			case <-time.After(20 * time.Second):
-				t.Fatal("the Conn did not close the hostile publisher's connection within 20 s")
+				require.FailNow(t, "the Conn did not close the hostile publisher's connection within 20 s")
+
 			}
 			good := connectWire(t, uri, WireTCPROS, "odometry")
 			pub, err := NewPublisher(PublisherConf{Conn: good, Topic: "/odom_x", Msg: &std_msgs.Float64{}})

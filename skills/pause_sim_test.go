@@ -195,10 +195,10 @@ func TestPauseHoldsARobotThatMoveBaseDrives(t *testing.T) {
 			}()
 			defer func() { bp.Close(); cancel(); <-done }()
 
-			_, ok := waitFor(t, 60*time.Second, "the robot drives", func() (odomSample, bool) {
-				return odom.find(func(s odomSample) bool { return s.speed > 0.15 })
-			})
-			require.True(t, ok)
+			require.Eventually(t, func() bool {
+				_, ok := odom.find(func(s odomSample) bool { return s.speed > 0.15 })
+				return ok
+			}, 60*time.Second, 5*time.Millisecond, "the robot drives")
 
 			bp.Pause()
 			require.Eventually(t, bp.Paused, 10*time.Second, 5*time.Millisecond, "the tree is held")
@@ -213,13 +213,18 @@ func TestPauseHoldsARobotThatMoveBaseDrives(t *testing.T) {
 			var settled time.Duration
 			require.NoError(t, w.node.Do(func(sw *sim.World) error { settled = sw.Now(); return nil }))
 			settledStamp := w.node.Stamp(settled)
-			p0, _ := waitFor(t, 10*time.Second, "odometry after the cancel", func() (odomSample, bool) {
-				return odom.find(func(s odomSample) bool { return !s.stamp.Before(settledStamp) })
-			})
+			var p0, p1 odomSample // written by the conditions, read once Eventually has seen them true
+			require.Eventually(t, func() bool {
+				var ok bool
+				p0, ok = odom.find(func(s odomSample) bool { return !s.stamp.Before(settledStamp) })
+				return ok
+			}, 10*time.Second, 5*time.Millisecond, "odometry after the cancel")
 			// The pause lasts 5 s of the odometry's own clock.
-			p1, _ := waitFor(t, 60*time.Second, "5 s of odometry into the pause", func() (odomSample, bool) {
-				return odom.find(func(s odomSample) bool { return s.stamp.Sub(p0.stamp) >= 5*time.Second })
-			})
+			require.Eventually(t, func() bool {
+				var ok bool
+				p1, ok = odom.find(func(s odomSample) bool { return s.stamp.Sub(p0.stamp) >= 5*time.Second })
+				return ok
+			}, 60*time.Second, 5*time.Millisecond, "5 s of odometry into the pause")
 			moved := odom.farthest(p0, p0.stamp, p1.stamp)
 			t.Logf("paused: moved %.3f m in %v of odometry after the cancel was acknowledged (speed %.2f -> %.2f m/s)",
 				moved, p1.stamp.Sub(p0.stamp), p0.speed, p1.speed)
@@ -258,13 +263,4 @@ func TestPauseHoldsARobotThatMoveBaseDrives(t *testing.T) {
 			}
 		})
 	}
-}
-
-// waitFor polls f until it reports ok, for at most timeout.
-func waitFor[T any](t *testing.T, timeout time.Duration, what string, f func() (T, bool)) (T, bool) {
-	t.Helper()
-	var v T
-	var ok bool
-	require.Eventually(t, func() bool { v, ok = f(); return ok }, timeout, 5*time.Millisecond, what)
-	return v, ok
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -331,7 +332,7 @@ func TestPaletteChoicesAndScripts(t *testing.T) {
 				}
 			}
 		}
-		t.Fatalf("no port %s.%s in the palette", typ, name)
+		require.FailNow(t, fmt.Sprintf("no port %s.%s in the palette", typ, name))
 		return nil, false, false
 	}
 	for _, tc := range []struct {
@@ -379,22 +380,16 @@ func FuzzScriptEndpoint(f *testing.F) {
 		f.Add(seed)
 	}
 	srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0", Dir: f.TempDir()})
-	if err != nil {
-		f.Fatal(err)
-	}
+	require.NoError(f, err)
 	f.Cleanup(func() { srv.Close() })
 	f.Fuzz(func(t *testing.T, body string) {
 		resp, err := http.Post("http://"+srv.Addr()+"/api/script", "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		switch resp.StatusCode {
 		case 400:
-			if len(out) == 0 {
-				t.Fatal("a 400 without a message")
-			}
+			require.NotEmpty(t, out, "a 400 without a message")
 		case 200:
 			var got struct {
 				OK   bool   `json:"ok"`
@@ -402,14 +397,12 @@ func FuzzScriptEndpoint(f *testing.F) {
 				Line int    `json:"line"`
 				Col  int    `json:"col"`
 			}
-			if err := json.Unmarshal(out, &got); err != nil {
-				t.Fatal(err)
-			}
-			if !got.OK && (got.Msg == "" || got.Line < 1 || got.Col < 1) {
-				t.Fatalf("an error without its place: %s", out)
+			require.NoError(t, json.Unmarshal(out, &got))
+			if !got.OK {
+				require.True(t, got.Msg != "" && got.Line >= 1 && got.Col >= 1, "an error without its place: %s", out)
 			}
 		default:
-			t.Fatalf("status %d: %s", resp.StatusCode, out)
+			require.FailNow(t, fmt.Sprintf("status %d: %s", resp.StatusCode, out))
 		}
 	})
 }
@@ -466,9 +459,7 @@ func BenchmarkScriptCheck(b *testing.B) {
 // never panics.
 func FuzzSubtreeRequest(f *testing.F) {
 	dir := f.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "first.xml"), []byte(readmeFirst), 0o644); err != nil {
-		f.Fatal(err)
-	}
+	require.NoError(f, os.WriteFile(filepath.Join(dir, "first.xml"), []byte(readmeFirst), 0o644))
 	doc := `{"main":"Main","trees":[{"id":"Main","attrs":[],"root":{"type":"Sequence","attrs":[],"children":[{"type":"Script","attrs":[["code","count := 0"]],"children":[]}]}}]}`
 	for _, seed := range []string{
 		`{"path":"first.xml","doc":` + doc + `,"tree":0,"node":1,"id":"Init"}`,
@@ -481,21 +472,19 @@ func FuzzSubtreeRequest(f *testing.F) {
 		f.Add(seed)
 	}
 	srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0", Dir: dir})
-	if err != nil {
-		f.Fatal(err)
-	}
+	require.NoError(f, err)
 	f.Cleanup(func() { srv.Close() })
 	f.Fuzz(func(t *testing.T, body string) {
 		for _, path := range []string{"/api/subtree", "/api/subtrees"} {
 			resp, err := http.Post("http://"+srv.Addr()+path, "application/json", strings.NewReader(body))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			out, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if resp.StatusCode != 200 && resp.StatusCode != 400 || resp.StatusCode == 400 && len(out) == 0 {
-				t.Fatalf("%s: status %d: %s", path, resp.StatusCode, out)
+			require.Contains(t, []int{200, 400}, resp.StatusCode, "%s: status %d: %s", path, resp.StatusCode, out)
+			if resp.StatusCode == 400 {
+				require.NotEmpty(t, out, "%s: status %d: %s", path, resp.StatusCode, out)
 			}
+
 		}
 	})
 }

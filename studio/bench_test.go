@@ -327,7 +327,7 @@ func BenchmarkEditor2000(b *testing.B) {
 	for i := range b.N {
 		within(b, ctx, 30*time.Second, chromedp.Navigate(srv.URL()+"?file=big.xml"))
 		if !waitFor(b, ctx, 30*time.Second, `window.studio.editor.specs.length >= 2000 && window.studio.stats.firstPaint > 0`) {
-			b.Fatal(eval[string](b, ctx, `document.querySelectorAll('g.node').length + ' ' + document.querySelector('#conn').textContent + ' ' + window.studio.stats.firstPaint`))
+			require.FailNow(b, eval[string](b, ctx, `document.querySelectorAll('g.node').length + ' ' + document.querySelector('#conn').textContent + ' ' + window.studio.stats.firstPaint`))
 		}
 		open += eval[float64](b, ctx, `window.studio.stats.firstPaint`)
 		waitJS(b, ctx, 10*time.Second, `!!document.querySelector('#problems li')`, "the first check")

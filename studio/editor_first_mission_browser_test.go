@@ -2,6 +2,7 @@ package studio_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,8 +111,8 @@ func buildFirstMission(t *testing.T, dir string, add func(t *testing.T, ctx cont
 		})
 	}
 	if !waitFor(t, ctx, 10*time.Second, `!!document.querySelector('#problems li.ok')`) {
-		t.Fatalf("problems left: %s; the tree: %s", eval[string](t, ctx, `JSON.stringify(window.studio.editor.problems)`),
-			eval[string](t, ctx, `JSON.stringify(window.studio.editor.doc.trees[0].root)`))
+		require.FailNow(t, fmt.Sprintf("problems left: %s; the tree: %s", eval[string](t, ctx, `JSON.stringify(window.studio.editor.problems)`),
+			eval[string](t, ctx, `JSON.stringify(window.studio.editor.doc.trees[0].root)`)))
 	}
 	eval[bool](t, ctx, `(document.querySelector('#btn-save').click(), true)`)
 	waitJS(t, ctx, 5*time.Second, `document.querySelector('#edit-state').textContent === 'saved'`, "saved")

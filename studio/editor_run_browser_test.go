@@ -1,6 +1,7 @@
 package studio_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -118,8 +119,8 @@ func TestEditorRunsTheMissionOnTheSimulator(t *testing.T) {
 			if !waitFor(t, ctx, 120*time.Second, `window.changes > `+strconv.Itoa(before)) {
 				var info runInfo
 				getJSON(t, srv.Addr(), "/api/run", &info)
-				t.Fatalf("no status changed after %d changes: %s; the page: %s; the run's log: %q", before, eval[string](t, ctx, `JSON.stringify(window.seen)`),
-					eval[string](t, ctx, `JSON.stringify({events: window.studio.stats.events, n: window.studio.state.n, conn: document.querySelector('#conn').textContent, history: window.studio.state.history.length, scrub: window.studio.state.scrub, nav: document.querySelector('g.node[data-path$="/NavigateTo"]').dataset.status, errs: window.errs})`), info.Log)
+				require.FailNow(t, fmt.Sprintf("no status changed after %d changes: %s; the page: %s; the run's log: %q", before, eval[string](t, ctx, `JSON.stringify(window.seen)`),
+					eval[string](t, ctx, `JSON.stringify({events: window.studio.stats.events, n: window.studio.state.n, conn: document.querySelector('#conn').textContent, history: window.studio.state.history.length, scrub: window.studio.state.scrub, nav: document.querySelector('g.node[data-path$="/NavigateTo"]').dataset.status, errs: window.errs})`), info.Log))
 			}
 			waitJS(t, ctx, 10*time.Second, `!document.querySelector('#map-box').hidden`, "the simulated world shown")
 			screenshot(t, ctx, "studio-run")

@@ -3,6 +3,7 @@ package studio_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -120,7 +121,7 @@ func treeOf(t *testing.T, doc map[string]any, id string) map[string]any {
 			return tr
 		}
 	}
-	t.Fatalf("no tree %s in %v", id, doc)
+	require.FailNow(t, fmt.Sprintf("no tree %s in %v", id, doc))
 	return nil
 }
 

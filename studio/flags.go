@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/btrobot/btrobot/mission"
+	"github.com/btrobot/btrobot/record"
 )
 
 // Flags are the command line's --ui [ADDR] and --allow-control (btrobot
@@ -129,11 +130,8 @@ func RecordingsIn(dir string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range ents {
-		switch strings.ToLower(filepath.Ext(e.Name())) {
-		case ".db3", ".btdb", ".btlog":
-			if !e.IsDir() {
-				out = append(out, filepath.Join(dir, e.Name()))
-			}
+		if record.IsRecordingName(e.Name()) && !e.IsDir() {
+			out = append(out, filepath.Join(dir, e.Name()))
 		}
 	}
 	sort.Strings(out)

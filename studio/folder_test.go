@@ -141,7 +141,7 @@ func TestTheEditorStaysInItsFolder(t *testing.T) {
 			select {
 			case <-done:
 			case <-time.After(30 * time.Second):
-				t.Fatal("no answer within 30 s")
+				require.FailNow(t, "no answer within 30 s")
 			}
 			assert.Equal(t, tc.want, code, string(body))
 			assert.Contains(t, string(body), tc.saying)

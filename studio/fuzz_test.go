@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/studio"
 )
 
@@ -25,34 +27,27 @@ func FuzzControlRequest(f *testing.F) {
 		f.Add(seed)
 	}
 	srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0", AllowControl: true})
-	if err != nil {
-		f.Fatal(err)
-	}
+	require.NoError(f, err)
 	defer srv.Close()
 	tree := bigTree(f, 12)
 	dbg, detach := attach(srv, tree)
 	defer detach()
 	f.Fuzz(func(t *testing.T, body string) {
 		resp, err := http.Post("http://"+srv.Addr()+"/api/runs/1/control", "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		msg, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusBadRequest {
-			t.Fatalf("%q: status %d %s", body, resp.StatusCode, msg)
-		}
-		if resp.StatusCode == http.StatusBadRequest && len(msg) == 0 {
-			t.Fatalf("%q: refused without a reason", body)
+		require.Contains(t, []int{http.StatusOK, http.StatusBadRequest}, resp.StatusCode, "%q: status %d %s", body, resp.StatusCode, msg)
+		if resp.StatusCode == http.StatusBadRequest {
+			require.NotEmpty(t, msg, "%q: refused without a reason", body)
 		}
 		done := make(chan struct{})
 		go func() { defer close(done); tick(t, tree, dbg, 1) }()
 		select {
 		case <-done:
 		case <-time.After(2 * time.Second):
-			if !dbg.Paused() {
-				t.Fatalf("%q: the tick neither completed nor is held by the debugger", body)
-			}
+			require.True(t, dbg.Paused(), "%q: the tick neither completed nor is held by the debugger", body)
+
 		}
 		// Leave the debugger clean for the next input: no breakpoint, no
 		// pause, nothing forced.

@@ -77,7 +77,7 @@ func TestAnotherSitesPageCannotDriveTheRobot(t *testing.T) {
 	unchanged := func(t *testing.T) {
 		select {
 		case <-held:
-			t.Fatal("the held tick went on: another page resumed the tree")
+			require.FailNow(t, "the held tick went on: another page resumed the tree")
 		default:
 		}
 		assert.True(t, dbg.Paused(), "still paused")

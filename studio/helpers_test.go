@@ -18,6 +18,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/mission"
@@ -46,7 +47,7 @@ func browser(t testing.TB, extra ...chromedp.ExecAllocatorOption) context.Contex
 	if _, err := os.Stat(chromium); err != nil {
 		msg := "needs Debian's chromium (apt-get install chromium; scripts/test installs it)"
 		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + " (CI=true, so this fails instead of skipping)")
+			require.FailNow(t, msg+" (CI=true, so this fails instead of skipping)")
 		}
 		t.Skip(msg)
 	}
@@ -86,29 +87,38 @@ func eval[T any](t testing.TB, ctx context.Context, js string) T {
 	return v
 }
 
-// waitJS polls a JavaScript expression until it is true.
+// waitJS polls a JavaScript expression until it is true, for at most d.
 func waitJS(t testing.TB, ctx context.Context, d time.Duration, js, what string) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		if eval[bool](t, ctx, js) {
-			return
-		}
-		require.True(t, time.Now().Before(deadline), "waited %v for %s (%s)", d, what, js)
-		time.Sleep(50 * time.Millisecond)
-	}
+	require.True(t, waitFor(t, ctx, d, js), "waited %v for %s (%s)", d, what, js)
 }
 
-// waitFor polls a JavaScript expression until it is true, and says
-// whether it became so in time.
+// waitFor polls a JavaScript expression with testify's Eventually until it
+// is true, and says whether it became so within d, leaving the failure
+// (and what to print with it) to the caller. An expression that cannot be
+// evaluated fails the test at once.
 func waitFor(t testing.TB, ctx context.Context, d time.Duration, js string) bool {
 	t.Helper()
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if eval[bool](t, ctx, js) {
-			return true
+	var mu sync.Mutex
+	var evalErr error
+	// A CollectT keeps Eventually's "Condition never satisfied" out of the
+	// test: the caller says what did not happen.
+	ok := assert.Eventually(new(assert.CollectT), func() bool {
+		c, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		v, err := chromedp.Run(c, chromedp.Evaluate[bool](js, chromedp.EvalAwaitPromise))
+		if err != nil {
+			mu.Lock()
+			evalErr = err
+			mu.Unlock()
+			return true // stop polling: reported below
 		}
-	}
-	return false
+		return v
+	}, d, 50*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	require.NoError(t, evalErr, "evaluating %s", js)
+	return ok
 }
 
 // screenshot writes the page to docs/img/NAME.png when
@@ -241,7 +251,7 @@ func (r *running) ended(t *testing.T) mission.Report {
 	case <-r.done:
 		return r.rep
 	case <-time.After(20 * time.Second):
-		t.Fatal("the run did not end")
+		require.FailNow(t, "the run did not end")
 		return mission.Report{}
 	}
 }
@@ -280,9 +290,7 @@ func runPatrol(t *testing.T, r *simRig, srv *studio.Server) *running {
 		cancel()
 		run.ended(t)
 	})
-	for deadline := time.Now().Add(30 * time.Second); run.tick() < 5; time.Sleep(20 * time.Millisecond) {
-		require.True(t, time.Now().Before(deadline), "the mission did not tick")
-	}
+	require.Eventually(t, func() bool { return run.tick() >= 5 }, 30*time.Second, 20*time.Millisecond, "the mission did not tick")
 	return run
 }
 

@@ -69,7 +69,7 @@ func TestStudioMonitorsAndDebugsALiveMission(t *testing.T) {
 				}
 				t.Logf("server snapshot n=%v running=%v; page: %s", snap.data["n"], running,
 					eval[string](t, ctx, `JSON.stringify({stats: window.studio.stats.events, snaps: window.studio.stats.snapshots, n: window.studio.state.n, hist: window.studio.state.history.length, last: window.studio.state.history.slice(-3)})`))
-				t.FailNow()
+				require.FailNow(t, "NavigateTo not drawn RUNNING within 30 s")
 			}
 			// Between places the patrol's statuses hold still (reaching a
 			// place ends one step and starts the next in one tick): the
@@ -82,7 +82,7 @@ func TestStudioMonitorsAndDebugsALiveMission(t *testing.T) {
 				const i = l.indexOf('RUNNING'); return i >= 0 && l.length > i + 1 })()`)
 			rig.freeze(t, sim.TopicBumper, false)
 			if !ok {
-				t.Fatalf("back_up_and_retry not drawn RUNNING, then done, while the bumper was silent: %s", eval[string](t, ctx, `JSON.stringify(window.seen)`))
+				require.FailNow(t, fmt.Sprintf("back_up_and_retry not drawn RUNNING, then done, while the bumper was silent: %s", eval[string](t, ctx, `JSON.stringify(window.seen)`)))
 			}
 			// At real time on a loaded machine the ladder may climb a rung more
 			// before the bumper talks again: a minute, not a speed.

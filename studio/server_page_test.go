@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -252,7 +253,7 @@ func TestServerAPI(t *testing.T) {
 					return l
 				}
 			}
-			t.Fatalf("the stream ended before %q: %v", want, lines.Err())
+			require.FailNow(t, fmt.Sprintf("the stream ended before %q: %v", want, lines.Err()))
 			return ""
 		}
 		assert.Contains(t, next(`"state":"idle"`), `"control":false`, "the snapshot")

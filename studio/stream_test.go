@@ -197,12 +197,12 @@ func TestAStuckPageNeverHoldsTheTick(t *testing.T) {
 			select {
 			case <-done:
 			case <-time.After(2 * time.Minute):
-				t.Fatal("the ticks were held")
+				require.FailNow(t, "the ticks were held")
 			}
 			select {
 			case <-followed:
 			case <-time.After(30 * time.Second):
-				t.Fatal("the reading page did not follow to the last tick")
+				require.FailNow(t, "the reading page did not follow to the last tick")
 			}
 
 			if tc.closed {
@@ -368,7 +368,7 @@ func TestEveryPageSeesTheTreeHeld(t *testing.T) {
 			case got := <-held:
 				assert.Equal(t, tc.want, got)
 			case <-time.After(5 * time.Second):
-				t.Error("the stream never showed the tree held")
+				assert.Fail(t, "the stream never showed the tree held")
 			}
 			require.True(t, dbg.Paused())
 			dbg.Resume()

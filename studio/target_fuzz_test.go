@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/btrobot/btrobot/studio"
 )
 
@@ -24,56 +26,37 @@ func FuzzEditorTarget(f *testing.F) {
 	}
 	parent := f.TempDir()
 	const secret = "leaked_secret: 1\n" // read as a profile, its problem would name it
-	if err := os.WriteFile(filepath.Join(parent, "secret.yaml"), []byte(secret), 0o644); err != nil {
-		f.Fatal(err)
-	}
+	require.NoError(f, os.WriteFile(filepath.Join(parent, "secret.yaml"), []byte(secret), 0o644))
 	dir := filepath.Join(parent, "folder")
 	copyMissionsTo(f, mkdir(f, dir))
 	sim, err := os.ReadFile(simProfile)
-	if err != nil {
-		f.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "mine.yaml"), sim, 0o644); err != nil {
-		f.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(parent, "secret.yaml"), filepath.Join(dir, "link.yaml")); err != nil {
-		f.Fatal(err)
-	}
+	require.NoError(f, err)
+	require.NoError(f, os.WriteFile(filepath.Join(dir, "mine.yaml"), sim, 0o644))
+	require.NoError(f, os.Symlink(filepath.Join(parent, "secret.yaml"), filepath.Join(dir, "link.yaml")))
 	f.Add("link.yaml", "")
 	srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0", Dir: dir})
-	if err != nil {
-		f.Fatal(err)
-	}
+	require.NoError(f, err)
 	defer srv.Close()
 	doc := `{"main":"M","trees":[{"id":"M","attrs":[],"root":{"type":"NavigateTo","attrs":[["goal","kitchen"]],"children":[]}}]}`
 	f.Fuzz(func(t *testing.T, profile, world string) {
 		body, _ := json.Marshal(map[string]any{"path": "new.xml", "doc": json.RawMessage(doc), "profile": profile, "world": world})
 		resp, err := http.Post("http://"+srv.Addr()+"/api/check", "application/json", strings.NewReader(string(body)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer resp.Body.Close()
 		var r struct {
 			Problems []struct{ Msg string } `json:"problems"`
 		}
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("status %d", resp.StatusCode)
-		}
-		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-			t.Fatal(err)
-		}
+		require.Equal(t, http.StatusOK, resp.StatusCode, "status")
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&r))
 		for _, p := range r.Problems {
-			if strings.Contains(p.Msg, "leaked_secret") {
-				t.Fatalf("profile %q, world %q: the answer shows a file outside the folder: %s", profile, world, p.Msg)
-			}
+			require.NotContains(t, p.Msg, "leaked_secret", "profile %q, world %q: the answer shows a file outside the folder: %s", profile, world, p.Msg)
 		}
 	})
 }
 
 func mkdir(tb testing.TB, dir string) string {
 	tb.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, os.MkdirAll(dir, 0o755))
+
 	return dir
 }

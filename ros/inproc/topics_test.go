@@ -403,13 +403,11 @@ func BenchmarkPublish(b *testing.B) {
 			pub, _ := a.NewPublisher(PublisherConf{Topic: "/t", Type: bc.typ})
 			got := make(chan struct{}, 1)
 			_, err := c.NewSubscriber(SubscriberConf{Topic: "/t", Type: bc.typ, QueueSize: 1, Callback: func(any) { got <- struct{}{} }})
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := pub.Publish(bc.msg); err != nil {
-					b.Fatal(err)
+					require.NoError(b, err) // guarded: the loop pays for the check only on failure
 				}
 				<-got
 			}
