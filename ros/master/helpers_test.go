@@ -43,7 +43,9 @@ func testHTTPClient(t testing.TB) *http.Client {
 	t.Helper()
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr, Timeout: 5 * time.Second}
+	// A bound for liveness, not speed: at four times the suite's load a
+	// multicall of megabytes took longer than 5 s (proof run 78).
+	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
 }
 
 // masterClient is goroslib's Master API client calling as callerID.

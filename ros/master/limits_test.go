@@ -3,6 +3,7 @@ package master
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand"
@@ -108,6 +109,13 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 			c.SetReadDeadline(time.Now().Add(30 * timeout)) //nolint:errcheck
 			got, err := io.ReadAll(c)
 			elapsed := time.Since(start)
+			// A connection closed with the client's bytes still unread in
+			// the master's buffer ends in a reset, not an EOF: both are the
+			// master closing it (a trickle's last byte may arrive as it
+			// closes — proof run 77).
+			if errors.Is(err, syscall.ECONNRESET) {
+				err = nil
+			}
 			require.NoError(t, err, "the master did not close the connection within %v", 30*timeout)
 			assert.GreaterOrEqual(t, elapsed, timeout-50*time.Millisecond, "cut off before the timeout")
 			assert.NotContains(t, string(got), "methodResponse", "a stalled request was answered as if complete")
