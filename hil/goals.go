@@ -8,8 +8,9 @@ import (
 	"path"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
 
 	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/executor"
@@ -56,6 +57,11 @@ type Goal struct {
 	// once the goal before it has its result.
 	At            time.Duration
 	AfterPrevious bool
+	// Call, when set, makes the entry a call on the server instead of a
+	// goal (Mission, Payload and Preempt are then empty): CallPause and
+	// CallResume are its ~pause and ~resume services, CallCancel cancels
+	// the goal that runs, as its client's cancel does.
+	Call string
 	// Expect, when set, is what the goal's result must be.
 	Expect *GoalExpect
 }
@@ -66,7 +72,11 @@ func (g Goal) String() string {
 	if g.AfterPrevious {
 		when = "after the previous"
 	}
-	return fmt.Sprintf("%s %s", g.Mission, when)
+	what := g.Mission
+	if g.Call != "" {
+		what = g.Call
+	}
+	return fmt.Sprintf("%s %s", what, when)
 }
 
 // GoalExpect is what a goal's result must be: each set field holds.
@@ -80,6 +90,10 @@ type GoalExpect struct {
 	Contains []string
 	// ErrorCode, when set, is the result's error_code ("" for none).
 	ErrorCode *string
+	// RestWithin, for a pause or a cancel, is how soon after it the robot
+	// must be at rest (the simulator's own velocity, on the samples), to
+	// stay so until the next entry of goals: is sent (or the run's end).
+	RestWithin *time.Duration
 }
 
 // GoalResult is how a sent goal ended.
@@ -94,12 +108,17 @@ type GoalResult struct {
 	Outcome     string
 	Explanation []string
 	ErrorCode   string
+	// Answer is a call's (Goal.Call): what the server said to it.
+	Answer string
 }
 
 // String reads as a report's line.
 func (r GoalResult) String() string {
 	if !r.Sent {
 		return "not sent: the time limit came first"
+	}
+	if r.Goal.Call != "" {
+		return fmt.Sprintf("sent at %v: %s", r.At.Round(time.Millisecond), r.Answer)
 	}
 	s := fmt.Sprintf("sent at %v: %s", r.At.Round(time.Millisecond), r.Outcome)
 	if len(r.Explanation) > 0 {
@@ -132,8 +151,9 @@ func (r GoalResult) judge(e *GoalExpect) (bool, string) {
 	return true, measured
 }
 
-// goalVerdicts judges each goal's expectation.
-func goalVerdicts(s *Scenario, results []GoalResult) []Verdict {
+// goalVerdicts judges each goal's expectation; rr is the served robot's
+// record (a pause's or a cancel's at_rest_within).
+func goalVerdicts(s *Scenario, results []GoalResult, rr *robotRecord) []Verdict {
 	var out []Verdict
 	for i, g := range s.Goals {
 		if g.Expect == nil {
@@ -144,6 +164,20 @@ func goalVerdicts(s *Scenario, results []GoalResult) []Verdict {
 			r = results[i]
 		}
 		pass, measured := r.judge(g.Expect)
+		if g.Call != "" {
+			pass, measured = r.Sent, r.String()
+			if w := g.Expect.RestWithin; pass && w != nil && rr != nil {
+				to := time.Duration(-1)
+				for _, next := range results[i+1:] {
+					if next.Sent {
+						to = next.At
+						break
+					}
+				}
+				pass, measured = rr.restBetween(r.At, to, *w)
+				measured = fmt.Sprintf("%s after the %s", measured, g.Call)
+			}
+		}
 		out = append(out, Verdict{
 			Expectation: Expectation{Pos: g.Expect.Pos, Kind: "goal", Text: fmt.Sprintf("goals[%d] %s: %s", i, g, g.Expect.Text)},
 			Robot:       s.Robots[0].Name, Pass: pass, Measured: measured,
@@ -157,7 +191,7 @@ func goalVerdicts(s *Scenario, results []GoalResult) []Verdict {
 func servedReport(results []GoalResult) mission.Report {
 	var rep mission.Report
 	for _, r := range results {
-		if !r.Sent || r.Outcome == "REJECTED" {
+		if !r.Sent || r.Outcome == "REJECTED" || r.Goal.Call != "" {
 			continue
 		}
 		switch r.Outcome {
@@ -197,10 +231,17 @@ type goalDriver struct {
 	release time.Time
 
 	// joins counts the server's runs the simulator has taken in as
-	// lockstep peers; started the runs that ticked (each joins after its
-	// first tick).
-	joins   *peerJoins
+	// lockstep peers (simnode.Node.Joins); started the runs that ticked
+	// (each joins after its first tick).
+	joins   func() int
 	started int
+	// pauseSvc and resumeSvc are the server's ~pause and ~resume; excuse
+	// lets the world go on without the server's held run until a time
+	// (simnode.Node.Excuse); driving tells whether the robot's servers
+	// still drive its base (simnode.Node.Driving).
+	pauseSvc, resumeSvc *ros.ServiceClient
+	excuse              func(until time.Time)
+	driving             func() bool
 
 	mu       sync.Mutex
 	follow   bool      // the peer follows the running mission's ticks
@@ -211,7 +252,10 @@ type goalDriver struct {
 	results  []GoalResult
 	done     []chan struct{} // closed when goal i has its result
 	rejected bool            // the goal sent last was rejected
-	failure  error           // why driving stopped early
+	// held is set once a pause's reply says the running mission's tree
+	// is held; a resume (or the run's end) clears it.
+	held    bool
+	failure error // why driving stopped early
 	// fromTick is told when a tick sent a goal (and stopped following).
 	fromTick chan struct{}
 	sends    sync.WaitGroup
@@ -241,6 +285,21 @@ func (d *goalDriver) onTick(t runtime.TickReport, next time.Time) {
 		}
 	}
 	d.until = next
+	if started := d.started; d.joins() < started {
+		// A run's first tick while the driver follows (a queued goal
+		// that starts as the one before ends): the run joins the
+		// lockstep after this tick, and until the simulator has taken
+		// it in, the driver's peer is the only one holding the world.
+		d.sends.Add(1)
+		d.mu.Unlock()
+		go func() {
+			defer d.sends.Done()
+			if d.wait(func() bool { return d.joins() >= started }) {
+				d.ready(next)
+			}
+		}()
+		return
+	}
 	d.mu.Unlock()
 	d.ready(next)
 }
@@ -264,6 +323,14 @@ func (d *goalDriver) fail(err error) {
 func (d *goalDriver) send(at time.Time) {
 	d.mu.Lock()
 	i := d.next
+	if call := d.goals[i].Call; call != "" {
+		d.next++
+		d.results[i].Sent, d.results[i].At = true, at.Sub(d.epoch)
+		d.rejected = false
+		d.mu.Unlock()
+		d.call(i, call)
+		return
+	}
 	d.next++
 	d.answered++
 	want := d.answered
@@ -295,6 +362,76 @@ func (d *goalDriver) send(at time.Time) {
 	if !ok {
 		d.fail(fmt.Errorf("%s: goal %d (%s) was not answered within %v", g.Pos, i, g, goalPatience))
 	}
+}
+
+// call makes goals[i]'s call on the server (send). A pause made from a
+// tick returns once the server has taken it in, so that the next tick is
+// held on every run; its reply comes once that tick is held.
+func (d *goalDriver) call(i int, call string) {
+	g := d.goals[i]
+	answer := func(s string) {
+		d.mu.Lock()
+		d.results[i].Answer = s
+		d.mu.Unlock()
+	}
+	switch call {
+	case CallCancel:
+		defer close(d.done[i])
+		st := d.srv.Status()
+		if st.Mission == "" {
+			answer("nothing to cancel: no goal runs")
+			return
+		}
+		// The server's own cancel, as its client's: the goal's Run then
+		// gets the result (a client's cancel would leave it unread).
+		msg, err := d.srv.Cancel(st.Goal, fmt.Sprintf("cancelled by goals[%d]", i))
+		if err != nil {
+			msg = err.Error()
+		}
+		answer(msg)
+	case CallResume:
+		defer close(d.done[i])
+		answer(triggered(d.resumeSvc.Call(d.ctx, &std_srvs.TriggerReq{})))
+		d.mu.Lock()
+		d.held = false
+		d.mu.Unlock()
+	case CallPause:
+		want := d.srv.Pauses() + 1
+		running := d.running()
+		d.sends.Add(1)
+		go func() {
+			defer d.sends.Done()
+			defer close(d.done[i])
+			res, err := d.pauseSvc.Call(d.ctx, &std_srvs.TriggerReq{})
+			ok := err == nil && res.(*std_srvs.TriggerRes).Success
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			d.results[i].Answer = triggered(res, err)
+			d.held = ok && running
+		}()
+		if !d.wait(func() bool { return d.srv.Pauses() >= want }) {
+			d.fail(fmt.Errorf("%s: goals[%d] (%s) was not taken in within %v", g.Pos, i, g, goalPatience))
+		}
+	}
+}
+
+// triggered words a std_srvs/Trigger reply.
+func triggered(res any, err error) string {
+	if err != nil {
+		return "failed: " + err.Error()
+	}
+	r := res.(*std_srvs.TriggerRes)
+	if !r.Success {
+		return "refused: " + r.Message
+	}
+	return r.Message
+}
+
+// heldByPause reports whether the running mission is held by a pause.
+func (d *goalDriver) heldByPause() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.held
 }
 
 // wait polls cond until it holds, ctx ends or goalPatience passes.
@@ -356,6 +493,12 @@ func (d *goalDriver) drive() error {
 		n, rejected := d.next, d.rejected
 		d.mu.Unlock()
 		running := d.running()
+		paused := running && d.heldByPause()
+		if !running {
+			d.mu.Lock()
+			d.held = false // the paused run ended (a cancel)
+			d.mu.Unlock()
+		}
 		if n == len(d.goals) && !running {
 			break
 		}
@@ -365,16 +508,32 @@ func (d *goalDriver) drive() error {
 			d.send(d.srvClock.Now())
 			continue
 		}
-		if running {
+		if running && !paused {
 			d.followRun()
 			continue
 		}
-		// No mission runs: the world stands (or runs on to) where the
-		// peer said last.
-		g := d.goals[n]
+		// No mission runs, or the one that runs is held by a pause: the
+		// world stands (or runs on to) where the peer said last.
 		d.mu.Lock()
 		hold := d.until
 		d.mu.Unlock()
+		if paused {
+			// The pause cancelled the robot's goals: the world goes on
+			// once the simulator has them (the robot stopped at the
+			// pause's time on every run), without the held run.
+			if !d.wait(func() bool { return !d.driving() }) {
+				return d.orFailed(fmt.Errorf("the robot's servers still drive it %v after the pause", goalPatience))
+			}
+			if n == len(d.goals) {
+				// Nothing resumes it: the world runs on to the time limit.
+				d.excuse(d.limit)
+				if !d.stepTo(hold, d.limit) {
+					return d.orFailed(d.ctx.Err())
+				}
+				break
+			}
+		}
+		g := d.goals[n]
 		if g.AfterPrevious {
 			select {
 			case <-d.done[n-1]:
@@ -395,6 +554,9 @@ func (d *goalDriver) drive() error {
 			d.send(d.epoch)
 			continue
 		} else if at := d.epoch.Add(g.At); at.After(hold) {
+			if paused {
+				d.excuse(at)
+			}
 			if !d.stepTo(hold, at) {
 				return d.orFailed(d.ctx.Err())
 			}
@@ -460,7 +622,7 @@ func (d *goalDriver) followRun() bool {
 	d.mu.Lock()
 	started := d.started
 	d.mu.Unlock()
-	d.wait(func() bool { return d.joins.count() >= started || !d.running() })
+	d.wait(func() bool { return d.joins() >= started || !d.running() })
 	d.mu.Lock()
 	d.follow = true
 	until := d.nextTick
@@ -481,6 +643,14 @@ func (d *goalDriver) followRun() bool {
 		case <-d.ctx.Done():
 			return true
 		case <-t.C:
+		}
+		if d.heldByPause() {
+			// The mission's tree is held: no tick comes until a resume,
+			// which the drive loop sends.
+			d.mu.Lock()
+			d.follow = false
+			d.mu.Unlock()
+			return true
 		}
 		if d.running() || !d.srv.Settled() {
 			continue // the mission runs on (or the next one starts)
@@ -513,7 +683,7 @@ func (d *goalDriver) orFailed(err error) error {
 // namespace, each goal's run configured as a scenario's mission is (in
 // lockstep, watched by the recorder, stopped at the time limit), and the
 // goals sent by a driver beside it.
-func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simulator, epoch time.Time, horizon time.Duration, joins *peerJoins,
+func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simulator, epoch time.Time, horizon time.Duration,
 	strikeWhen func(Fault), rr *robotRecord, ticked func(runtime.TickReport)) ([]GoalResult, error) {
 	r := s.Robots[0]
 	base, err := simr.RunConf(nil, r.Name)
@@ -546,7 +716,11 @@ func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simula
 	if secs, err := conn.ParamFloat64(path.Join(path.Dir(bridge.LockstepTopic), bridge.PhysicsStepParam)); err == nil && secs > 0 {
 		step = time.Duration(math.Round(secs * float64(time.Second)))
 	}
-	d := &goalDriver{joins: joins, goals: s.Goals, srvClock: conn.Clock(), step: step, epoch: epoch, limit: epoch.Add(s.TimeLimit), release: epoch.Add(horizon),
+	node, runName := simr.Node, controllerName(r.Name)
+	d := &goalDriver{goals: s.Goals,
+		joins:   func() int { return node.Joins(runName) },
+		excuse:  func(until time.Time) { node.Excuse(runName, until.Sub(epoch)) },
+		driving: func() bool { return node.Driving(r.Name) }, srvClock: conn.Clock(), step: step, epoch: epoch, limit: epoch.Add(s.TimeLimit), release: epoch.Add(horizon),
 		results: make([]GoalResult, len(s.Goals)), done: make([]chan struct{}, len(s.Goals)),
 		fromTick: make(chan struct{}), ctx: runCtx}
 	for i, g := range s.Goals {
@@ -584,7 +758,14 @@ func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simula
 					d.started++
 					d.mu.Unlock()
 				}
-				for !due.After(t.Start) {
+				// Time may have gone on while the tick was held (a
+				// pause): the next is due after where it stands, as
+				// the run's lockstep has it.
+				from := t.Start
+				if now := conn.Clock().Now(); now.After(from) {
+					from = now
+				}
+				for !due.After(from) {
 					due = due.Add(period)
 				}
 				d.onTick(t, due)
@@ -600,6 +781,14 @@ func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simula
 	d.client, err = ros.NewActionClient(ros.ActionClientConf{Conn: cconn, Name: "/" + r.Name + "/btrobot/execute", Action: &ros.ExecuteMissionAction{}})
 	if err != nil {
 		return nil, err
+	}
+	for _, sc := range []struct {
+		to   **ros.ServiceClient
+		name string
+	}{{&d.pauseSvc, "pause"}, {&d.resumeSvc, "resume"}} {
+		if *sc.to, err = ros.NewServiceClient(ros.ServiceClientConf{Conn: cconn, Name: "/" + r.Name + "/btrobot/" + sc.name, Srv: &std_srvs.Trigger{}}); err != nil {
+			return nil, err
+		}
 	}
 	wctx, wcancel := context.WithTimeout(runCtx, goalPatience)
 	err = d.client.WaitForServer(wctx, nil, 0)
@@ -638,6 +827,9 @@ func checkServedMissions(s *Scenario) error {
 	}
 	var errs runtime.ErrorList
 	for i, g := range s.Goals {
+		if g.Call != "" {
+			continue
+		}
 		if _, err := cat.Lookup(g.Mission); err != nil && g.Expect != nil && g.Expect.Outcome != "REJECTED" {
 			errs = append(errs, &runtime.BuildError{Pos: g.Pos, Path: fmt.Sprintf("goals[%d].mission", i), Msg: err.Error()})
 		}
@@ -662,26 +854,36 @@ func simPeers(s *Scenario) int {
 	return 1
 }
 
-// peerJoins counts the simulator's events that say the server's node
-// joined the lockstep (simnode's "lockstep: peer NAME joined at T").
-type peerJoins struct {
-	prefix string
-	n      atomic.Int64
-}
-
-// newPeerJoins watches for the served robot's server; nil for a scenario
-// without a server.
-func newPeerJoins(s *Scenario) *peerJoins {
-	if s.Serve == nil || len(s.Robots) == 0 {
-		return nil
+// restBetween judges a pause's or a cancel's at_rest_within: the robot at
+// rest (restSpeed, on the samples) within `within` of from, and still from
+// then until to (-1: the last sample).
+func (rr *robotRecord) restBetween(from, to, within time.Duration) (bool, string) {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	if to < 0 {
+		to = rr.lastSample()
 	}
-	return &peerJoins{prefix: "lockstep: peer /" + s.Robots[0].Name + "/btrobot joined at "}
-}
-
-func (j *peerJoins) seen(line string) {
-	if j != nil && strings.HasPrefix(line, j.prefix) {
-		j.n.Add(1)
+	rest := time.Duration(-1)
+	for _, m := range rr.moving {
+		if m.at <= from {
+			rest = from
+			if m.moving {
+				rest = -1
+			}
+			continue
+		}
+		if m.at > to {
+			break
+		}
+		switch {
+		case rest < 0 && !m.moving:
+			rest = m.at
+		case rest >= 0 && m.moving:
+			return false, fmt.Sprintf("at rest %v after %v, moving again at %v (before %v)", rest-from, from, m.at, to)
+		}
 	}
+	if rest < 0 {
+		return false, fmt.Sprintf("still moving %v after %v", to-from, from)
+	}
+	return rest-from <= within, fmt.Sprintf("at rest %v after %v and still until %v", rest-from, from, to)
 }
-
-func (j *peerJoins) count() int { return int(j.n.Load()) }
