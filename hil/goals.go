@@ -57,6 +57,12 @@ type Goal struct {
 	// once the goal before it has its result.
 	At            time.Duration
 	AfterPrevious bool
+	// When, instead, is a trigger, as a fault's (fault.go): the goal is
+	// sent from the first tick of a mission, once the trigger has fired
+	// and the goals before it are sent (a node's transition or a
+	// blackboard entry of the server's running mission; looked at from
+	// the server's first goal on).
+	When *When
 	// Call, when set, makes the entry a call on the server instead of a
 	// goal (Mission, Payload and Preempt are then empty): CallPause and
 	// CallResume are its ~pause and ~resume services, CallCancel cancels
@@ -69,8 +75,13 @@ type Goal struct {
 // String names the goal as a report does.
 func (g Goal) String() string {
 	when := "at " + g.At.String()
-	if g.AfterPrevious {
+	switch {
+	case g.AfterPrevious:
 		when = "after the previous"
+	case g.When != nil && g.When.Entry != nil:
+		when = "when " + g.When.Entry.String()
+	case g.When != nil:
+		when = fmt.Sprintf("when %s reaches %s", g.When.Node, g.When.Status)
 	}
 	what := g.Mission
 	if g.Call != "" {
@@ -114,6 +125,9 @@ type GoalResult struct {
 
 // String reads as a report's line.
 func (r GoalResult) String() string {
+	if !r.Sent && r.Goal.When != nil {
+		return "not sent: its trigger did not fire while a mission ran"
+	}
 	if !r.Sent {
 		return "not sent: the time limit came first"
 	}
@@ -254,8 +268,10 @@ type goalDriver struct {
 	rejected bool            // the goal sent last was rejected
 	// held is set once a pause's reply says the running mission's tree
 	// is held; a resume (or the run's end) clears it.
-	held    bool
-	failure error // why driving stopped early
+	held bool
+	// triggered are the goals whose trigger (Goal.When) has fired.
+	triggered []bool
+	failure   error // why driving stopped early
 	// fromTick is told when a tick sent a goal (and stopped following).
 	fromTick chan struct{}
 	sends    sync.WaitGroup
@@ -276,7 +292,11 @@ func (d *goalDriver) onTick(t runtime.TickReport, next time.Time) {
 	}
 	if d.next < len(d.goals) {
 		g := d.goals[d.next]
-		if !g.AfterPrevious && !t.Start.Before(d.epoch.Add(g.At)) {
+		due := !g.AfterPrevious && !t.Start.Before(d.epoch.Add(g.At))
+		if g.When != nil {
+			due = d.triggered[d.next]
+		}
+		if due {
 			d.follow = false // the peer holds at this tick: it said until = its time
 			d.mu.Unlock()
 			d.send(t.Start)
@@ -427,6 +447,14 @@ func triggered(res any, err error) string {
 	return r.Message
 }
 
+// trigger notes that goals[i]'s trigger has fired: on the tick's
+// goroutine, before the tick's onTick, which then sends it if it is next.
+func (d *goalDriver) trigger(i int) {
+	d.mu.Lock()
+	d.triggered[i] = true
+	d.mu.Unlock()
+}
+
 // heldByPause reports whether the running mission is held by a pause.
 func (d *goalDriver) heldByPause() bool {
 	d.mu.Lock()
@@ -534,6 +562,22 @@ func (d *goalDriver) drive() error {
 			}
 		}
 		g := d.goals[n]
+		if g.When != nil {
+			// Only a mission's ticks fire a trigger: one that has fired
+			// goes now, where the world stands; one that has not never
+			// will (not sent).
+			d.mu.Lock()
+			fired := d.triggered[n]
+			d.mu.Unlock()
+			if !fired {
+				break
+			}
+			if !d.reach(d.srvClock, hold) {
+				return d.orFailed(d.ctx.Err())
+			}
+			d.send(d.srvClock.Now())
+			continue
+		}
 		if g.AfterPrevious {
 			select {
 			case <-d.done[n-1]:
@@ -690,7 +734,18 @@ func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simula
 	if err != nil {
 		return nil, err
 	}
-	tmpl, err := runConf(s, r, base, epoch, strikeWhen, rr, c.Log)
+	// A goal's trigger fires as a fault's does (the recorder watches
+	// both); it makes its goal due instead of striking. d is set before
+	// the server's first run ticks.
+	var d *goalDriver
+	strike := func(f Fault) {
+		if f.goal > 0 {
+			d.trigger(f.goal - 1)
+			return
+		}
+		strikeWhen(f)
+	}
+	tmpl, err := runConf(s, r, base, epoch, strike, rr, c.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -717,7 +772,7 @@ func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simula
 		step = time.Duration(math.Round(secs * float64(time.Second)))
 	}
 	node, runName := simr.Node, controllerName(r.Name)
-	d := &goalDriver{goals: s.Goals,
+	d = &goalDriver{goals: s.Goals, triggered: make([]bool, len(s.Goals)),
 		joins:   func() int { return node.Joins(runName) },
 		excuse:  func(until time.Time) { node.Excuse(runName, until.Sub(epoch)) },
 		driving: func() bool { return node.Driving(r.Name) }, srvClock: conn.Clock(), step: step, epoch: epoch, limit: epoch.Add(s.TimeLimit), release: epoch.Add(horizon),

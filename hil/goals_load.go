@@ -70,9 +70,9 @@ func (d *decoder) goals(n *yaml.Node, s *Scenario) []Goal {
 	for i, gn := range n.Content {
 		field := fmt.Sprintf("goals[%d]", i)
 		g := Goal{Pos: d.pos(gn)}
-		var at, after, callNode *yaml.Node
+		var at, after, when, callNode *yaml.Node
 		calls := 0
-		if !d.fields(field, gn, append([]string{"mission", "payload", "preempt", "at", "after", "expect"}, goalCalls...), func(k string, v *yaml.Node) {
+		if !d.fields(field, gn, append([]string{"mission", "payload", "preempt", "at", "after", "when", "expect"}, goalCalls...), func(k string, v *yaml.Node) {
 			f := join(field, k)
 			switch k {
 			case CallPause, CallResume, CallCancel:
@@ -110,6 +110,9 @@ func (d *decoder) goals(n *yaml.Node, s *Scenario) []Goal {
 					d.add(v, f, "want after: previous (sent once the goal before has its result), got %s", input.Describe(v))
 				}
 				g.AfterPrevious = true
+			case "when":
+				when = v
+				g.When = d.when(f, v, s)
 			case "expect":
 				g.Expect = d.goalExpect(f, v)
 			}
@@ -127,12 +130,14 @@ func (d *decoder) goals(n *yaml.Node, s *Scenario) []Goal {
 			d.add(gn, join(field, "expect.at_rest_within"), "at_rest_within belongs to a pause or a cancel (the robot at rest within that long after it)")
 		case g.Call == "" && g.Mission == "" && !hasKey(gn, "mission"):
 			d.add(gn, field, "no mission: want mission: a tree ID of the server's missions, or one of %s: true", strings.Join(goalCalls, ", "))
-		case at != nil && after != nil:
-			d.add(after, join(field, "after"), "give at: or after: previous, not both")
-		case at == nil && after == nil:
-			d.add(gn, field, "no time: want at: a simulated time (30s) or after: previous")
+		case at != nil && after != nil, at != nil && when != nil, after != nil && when != nil:
+			d.add(gn, field, "give one of at:, after: previous and when:")
+		case at == nil && after == nil && when == nil:
+			d.add(gn, field, "no time: want at: a simulated time (30s), after: previous, or when: a trigger ({node: to_kitchen, reaches: RUNNING}, {entry: visits, at_least: 2})")
 		case after != nil && i == 0:
 			d.add(after, join(field, "after"), "the first goal has no goal before it: give at: 0s")
+		case when != nil && i == 0:
+			d.add(when, join(field, "when"), "no mission runs before the first goal to trigger it: give at: 0s")
 		case at != nil && s.TimeLimit > 0 && g.At >= s.TimeLimit:
 			d.add(at, join(field, "at"), "at %v is not before the time limit (%v)", g.At, s.TimeLimit)
 		case g.Call == "" && pausedBy >= 0:

@@ -75,7 +75,10 @@ func TestParseErrorsOfServedScenarios(t *testing.T) {
 		{"goals not a list", srv + "goals: {mission: Hello}", []string{":6:8: goals: want a list of 1 to 256 goals"}},
 		{"goal without mission", srv + "goals: [{at: 0s}]", []string{":6:9: goals[0]: no mission:"}},
 		{"goal without time", srv + "goals: [{mission: Hello}]", []string{":6:9: goals[0]: no time: want at:"}},
-		{"goal at and after", srv + "goals: [{mission: Hello, at: 0s}, {mission: Hello, at: 1s, after: previous}]", []string{":6:67: goals[1].after: give at: or after: previous, not both"}},
+		{"goal at and after", srv + "goals: [{mission: Hello, at: 0s}, {mission: Hello, at: 1s, after: previous}]", []string{":6:35: goals[1]: give one of at:, after: previous and when:"}},
+		{"goal at and when", srv + "goals: [{mission: Hello, at: 0s}, {mission: Hello, at: 1s, when: {node: a, reaches: RUNNING}}]", []string{":6:35: goals[1]: give one of at:, after: previous and when:"}},
+		{"first goal on a trigger", srv + "goals: [{mission: Hello, when: {node: a, reaches: RUNNING}}]", []string{":6:32: goals[0].when: no mission runs before the first goal"}},
+		{"goal trigger of a fault's vocabulary", srv + "goals: [{mission: Hello, at: 0s}, {mission: Hello, when: {entry: visits, more: 2}}]", []string{`:6:74: goals[1].when: unknown key "more"`}},
 		{"first goal after", srv + "goals: [{mission: Hello, after: previous}]", []string{":6:33: goals[0].after: the first goal has no goal before it"}},
 		{"after what", srv + "goals: [{mission: Hello, at: 0s}, {mission: Hello, after: first}]", []string{`:6:59: goals[1].after: want after: previous`}},
 		{"goal past the time limit", srv + "goals: [{mission: Hello, at: 5m}]", []string{":6:30: goals[0].at: at 5m0s is not before the time limit (5m0s)"}},
@@ -151,11 +154,13 @@ goals:
   - {resume: true, at: 8s}
   - {cancel: true, after: previous, expect: {at_rest_within: 500ms}}
   - {mission: Hello, at: 20s}
+  - {mission: Hello, when: {node: say_hello, reaches: RUNNING}}
+  - {pause: true, when: {entry: visits, at_least: 2}}
 `
 	s, err := Parse(file, []byte(doc))
 	require.NoError(t, err)
-	require.Len(t, s.Goals, 5)
-	for i, want := range []string{"", CallPause, CallResume, CallCancel, ""} {
+	require.Len(t, s.Goals, 7)
+	for i, want := range []string{"", CallPause, CallResume, CallCancel, "", "", CallPause} {
 		assert.Equal(t, want, s.Goals[i].Call, "goals[%d]", i)
 	}
 	assert.Equal(t, "", s.Goals[1].Mission)
@@ -167,6 +172,12 @@ goals:
 	assert.True(t, s.Goals[3].AfterPrevious)
 	assert.Equal(t, 500*time.Millisecond, *s.Goals[3].Expect.RestWithin)
 	assert.Nil(t, s.Goals[2].Expect)
+	require.NotNil(t, s.Goals[5].When)
+	assert.Equal(t, "say_hello", s.Goals[5].When.Node)
+	assert.Equal(t, "Hello when say_hello reaches RUNNING", s.Goals[5].String())
+	require.NotNil(t, s.Goals[6].When)
+	require.NotNil(t, s.Goals[6].When.Entry)
+	assert.Equal(t, "pause when visits at_least 2", s.Goals[6].String())
 }
 
 // TestRestAfterACallIsJudged: a pause's (or a cancel's) at_rest_within
