@@ -284,6 +284,11 @@ type goalDriver struct {
 // mission's lockstep lets it run to: not a period after this tick's
 // start, which is the first physics step at or after its due time).
 func (d *goalDriver) onTick(t runtime.TickReport, next time.Time) {
+	// The run ends after this tick, and a queued goal starts as soon as
+	// it has: the world stays at this tick's time for that goal's first
+	// tick, rather than run on to next while the goal starts (its first
+	// tick, at whatever time the clock then said, made runs differ).
+	queuedNext := t.Status.Completed() && d.srv.Status().Waiting > 0
 	d.mu.Lock()
 	d.nextTick = next
 	if !d.follow {
@@ -303,6 +308,10 @@ func (d *goalDriver) onTick(t runtime.TickReport, next time.Time) {
 			d.fromTick <- struct{}{}
 			return
 		}
+	}
+	if queuedNext {
+		d.mu.Unlock()
+		return
 	}
 	d.until = next
 	if started := d.started; d.joins() < started {
