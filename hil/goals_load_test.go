@@ -78,7 +78,7 @@ func TestParseErrorsOfServedScenarios(t *testing.T) {
 		{"goal at and after", srv + "goals: [{mission: Hello, at: 0s}, {mission: Hello, at: 1s, after: previous}]", []string{":6:35: goals[1]: give one of at:, after: previous and when:"}},
 		{"goal at and when", srv + "goals: [{mission: Hello, at: 0s}, {mission: Hello, at: 1s, when: {node: a, reaches: RUNNING}}]", []string{":6:35: goals[1]: give one of at:, after: previous and when:"}},
 		{"first goal on a trigger", srv + "goals: [{mission: Hello, when: {node: a, reaches: RUNNING}}]", []string{":6:32: goals[0].when: no mission runs before the first goal"}},
-		{"goal trigger of a fault's vocabulary", srv + "goals: [{mission: Hello, at: 0s}, {mission: Hello, when: {entry: visits, more: 2}}]", []string{`:6:74: goals[1].when: unknown key "more"`}},
+		{"goal trigger of a fault's vocabulary", srv + "goals: [{mission: Hello, at: 0s}, {mission: Hello, when: {entry: visits, below: few}}]", []string{`:6:81: goals[1].when.below: want a number to compare with`}},
 		{"first goal after", srv + "goals: [{mission: Hello, after: previous}]", []string{":6:33: goals[0].after: the first goal has no goal before it"}},
 		{"after what", srv + "goals: [{mission: Hello, at: 0s}, {mission: Hello, after: first}]", []string{`:6:59: goals[1].after: want after: previous`}},
 		{"goal past the time limit", srv + "goals: [{mission: Hello, at: 5m}]", []string{":6:30: goals[0].at: at 5m0s is not before the time limit (5m0s)"}},
