@@ -148,6 +148,7 @@ func TestParseReadsServerCalls(t *testing.T) {
 time_limit: 5m
 serve: {missions: ../../trees/missions, profile: ../../robots/sim.yaml}
 robots: 1
+expect: [{collisions_at_most: 0}]
 goals:
   - {mission: Patrol, at: 0s}
   - {pause: true, at: 3s, expect: {at_rest_within: 1s}}
