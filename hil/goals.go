@@ -796,6 +796,14 @@ func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simula
 		Conn: conn, Catalog: cat, Preempt: s.Serve.Preempt, Log: tmpl.Log,
 		Run: func(rc *mission.RunConf) {
 			rc.Lockstep, rc.OdomOrigin, rc.Seed, rc.Semaphores = base.Lockstep, base.OdomOrigin, s.Seed, semaphores
+			if base.Lockstep != nil {
+				// A pause holds the robot still while the world goes on
+				// (the driver excuses the held run): the tree's action
+				// leaves are suspended, as on a robot.
+				ls := *base.Lockstep
+				ls.Suspend = true
+				rc.Lockstep = &ls
+			}
 			rc.Observers = append(rc.Observers, tmpl.Observers...)
 			rate := rc.Rate
 			if rate <= 0 && rc.Mission.Profile != nil {
