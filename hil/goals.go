@@ -166,8 +166,9 @@ func (r GoalResult) judge(e *GoalExpect) (bool, string) {
 }
 
 // goalVerdicts judges each goal's expectation; rr is the served robot's
-// record (a pause's or a cancel's at_rest_within).
-func goalVerdicts(s *Scenario, results []GoalResult, rr *robotRecord) []Verdict {
+// record (a pause's or a cancel's at_rest_within, until the next entry
+// or, after the last, the simulated time the run is judged at).
+func goalVerdicts(s *Scenario, results []GoalResult, rr *robotRecord, judgedAt time.Duration) []Verdict {
 	var out []Verdict
 	for i, g := range s.Goals {
 		if g.Expect == nil {
@@ -181,7 +182,7 @@ func goalVerdicts(s *Scenario, results []GoalResult, rr *robotRecord) []Verdict 
 		if g.Call != "" {
 			pass, measured = r.Sent, r.String()
 			if w := g.Expect.RestWithin; pass && w != nil && rr != nil {
-				to := time.Duration(-1)
+				to := judgedAt
 				for _, next := range results[i+1:] {
 					if next.Sent {
 						to = next.At

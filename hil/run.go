@@ -304,7 +304,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	if s.Serve != nil {
 		served = rec.robots[0]
 	}
-	res.Verdicts = append(rec.judge(reps), goalVerdicts(s, res.Goals, served)...)
+	res.Verdicts = append(rec.judge(reps), goalVerdicts(s, res.Goals, served, res.SimTime)...)
 	rec.markVerdicts(epoch.Add(res.SimTime), res.Verdicts)
 	for _, rr := range rec.robots {
 		rr.mu.Lock()
