@@ -331,9 +331,14 @@ func runGoal(ctx context.Context, client *ros.ActionClient, clock runtime.Clock,
 		out, err = client.Run(actx, goal, ros.GoalConf{Clock: ackClock, AckTimeout: conf.ServerTimeout, OnFeedback: r.setFeedback,
 			OnSent: func() { sent.Store(true); r.finishSend() },
 			OnTerminal: func() {
-				if !errors.Is(context.Cause(actx), errSuspended) {
-					r.terminal.Store(true)
+				if errors.Is(context.Cause(actx), errSuspended) {
+					// The end of a goal a pause cancelled: the work goes
+					// on (it waits for the resume), no tick collects it,
+					// and a hold until the work returns would hold every
+					// tick of a lockstep that suspends (LockstepConf.Suspend).
+					return
 				}
+				r.terminal.Store(true)
 				// In lockstep, the next tick's latch waits for the work to
 				// return (lockstep_actions.go).
 				r.held(lockstepOf(conf.Conn))
@@ -398,6 +403,9 @@ func (r *actionRun) finishSend() {
 func (a *ActionLeaf) Tick() (runtime.Status, error) {
 	if r := a.run; r != nil && !r.halted && a.resume {
 		a.resume = false
+		// In lockstep, the tick holds the simulator until the goal sent
+		// again is out, as for the first send (finishSend).
+		r.send = r.held(lockstepOf(a.conf.Conn))
 		r.resume() // the paused goal goes again
 	}
 	if r := a.run; r != nil && !r.halted && r.terminal.Load() {
@@ -484,11 +492,11 @@ func (o ActionOutcome) Reason(server string) string {
 // (runtime.Suspender): the goal is cancelled in the background and none
 // leaves until Resume; the leaf stays RUNNING. The channel closes once the
 // server acknowledged the cancel (or CancelAckPatience passed). In
-// lockstep it does nothing: the simulated world stands still with the
-// held tick.
+// lockstep it does nothing, unless LockstepConf.Suspend: the simulated
+// world stands still with the held tick.
 func (a *ActionLeaf) Suspend() <-chan struct{} {
 	r := a.run
-	if r == nil || r.halted || a.conf.Conn == nil || lockstepOf(a.conf.Conn).active() {
+	if r == nil || r.halted || a.conf.Conn == nil || lockstepOf(a.conf.Conn).standsStill() {
 		return nil
 	}
 	a.resume = false

@@ -110,6 +110,17 @@ func (l *lockstepActions) HoldsCancels() bool { return l.active() }
 // active reports whether the connection is a lockstep peer.
 func (l *lockstepActions) active() bool { return l != nil && l.peer.Load() != nil }
 
+// standsStill reports whether, in lockstep, the simulated world stands
+// still while the tree is held: a pause then suspends nothing
+// (LockstepConf.Suspend says otherwise).
+func (l *lockstepActions) standsStill() bool {
+	if !l.active() {
+		return false
+	}
+	run := l.run.Load()
+	return run == nil || !run.suspend
+}
+
 // hold notes a goal or cancel on its way; the returned release (safe to
 // call more than once) notes it out.
 func (l *lockstepActions) hold() (release func()) {

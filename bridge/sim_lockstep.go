@@ -80,6 +80,12 @@ type LockstepConf struct {
 	// connection closes: the simulator stays at the run's last moment (the
 	// demo reads and draws it there).
 	Hold bool
+	// Suspend makes a pause of the tree suspend its action leaves as
+	// outside the lockstep (their goals cancelled, sent again on resume),
+	// for a harness that lets the simulated world go on while the tree is
+	// held (hil's served pause, simnode.Node.Excuse). Without it the world
+	// stands still with the held tick, and a pause changes nothing of it.
+	Suspend bool
 }
 
 // lockstep is a Run's part in the lockstep: hooks around the bridge's
@@ -90,6 +96,7 @@ type lockstep struct {
 	bridge      *Bridge
 	peer        *LockstepPeer
 	hold        bool
+	suspend     bool // LockstepConf.Suspend
 	sensors     *sensorWait
 	bb          *runtime.Blackboard
 	velocityKey string
@@ -117,7 +124,7 @@ func startLockstep(ctx context.Context, conn *ros.Conn, p *Profile, conf Lockste
 	if topic == "" {
 		topic = LockstepTopic
 	}
-	ls := &lockstep{conn: conn, clock: conn.Clock(), bridge: bridge, hold: conf.Hold, bb: tree.Blackboard(), period: period,
+	ls := &lockstep{conn: conn, clock: conn.Clock(), bridge: bridge, hold: conf.Hold, suspend: conf.Suspend, bb: tree.Blackboard(), period: period,
 		velocityKey: velocityOutputKey(p), ctx: ctx, quit: make(chan struct{})}
 	if ls.velocityKey != "" {
 		// A command sent before the simulator has connected is lost, and

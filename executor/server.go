@@ -154,6 +154,7 @@ type Server struct {
 
 	accepted, rejected atomic.Uint64 // goals, since the start
 	submitted          atomic.Uint64 // goals that took their place (Answered)
+	pauses             atomic.Uint64 // pauses taken in (Pauses)
 
 	loopDone chan struct{}
 	cancel   context.CancelFunc

@@ -99,10 +99,12 @@ func (s *Server) Pause() (string, error) {
 	s.mu.Unlock()
 	s.stateChanged()
 	if a == nil {
+		s.pauses.Add(1)
 		rep := s.stopRobot()
 		return "paused: no mission runs; the next goal starts paused; " + rep.String(), nil
 	}
 	a.hold.pause()
+	s.pauses.Add(1)
 	defer s.stateChanged()
 	deadline := time.Now().Add(holdPatience)
 	for !a.hold.Paused() {
@@ -113,6 +115,14 @@ func (s *Server) Pause() (string, error) {
 	}
 	return "paused " + a.mission.ID + ": the tree keeps its state, its action goals are suspended and the robot is held still", nil
 }
+
+// Pauses counts the pauses the server has taken in since it started: the
+// running mission's tree is to be held before its next tick, or, with
+// none running, the next goal starts paused. A driver that holds a
+// simulated world while it asks for a pause from inside a tick (hil's
+// goals:) waits for it before it lets the tick end: the next tick is then
+// held on every run.
+func (s *Server) Pauses() uint64 { return s.pauses.Load() }
 
 // Resume lets the mission go on from where it was paused; its suspended
 // action goals are sent again.

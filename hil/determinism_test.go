@@ -24,7 +24,8 @@ import (
 // the controller's stalls, which are measured on it). The
 // scenarios cover navigation goals and their ends, a battery drop that
 // sends the robot to its dock (a goal halted and another started in one
-// tick), a stop when the mission is done, and a mission server's goals. Not yet covered, and known
+// tick), a stop when the mission is done, and a mission server's goals
+// (a replace, a pause, a resume, a cancel, an update on a trigger). Not yet covered, and known
 // to differ between runs by a step: recoveries that spin
 // (blocked_corridor, from 1 min), and a move_base server stopped under a
 // goal, whose failure is a wall-clock timeout (move_base_dies_on_goal).
@@ -37,11 +38,10 @@ func TestSameSeedSameRun(t *testing.T) {
 		// goals sent to a mission server: a replace at a time, a goal
 		// after the one before it (hil's goals:, goals.go)
 		"../scenarios/patrol_preempted_by_charge.scenario.yaml",
-		// a goal queued behind the running one, a same-mission update, a
-		// goal refused
-		"../scenarios/served_queue.scenario.yaml",
-		"../scenarios/served_update.scenario.yaml",
-		"../scenarios/served_unknown_mission.scenario.yaml",
+		// a pause the world goes on through (simnode's Excuse), a
+		// resume, a queued goal and a cancel; an update on a trigger
+		"../scenarios/served_pause_resume_cancel.scenario.yaml",
+		"../scenarios/served_update_changes_the_next_stop.scenario.yaml",
 	} {
 		t.Run(path, func(t *testing.T) {
 			t.Parallel()

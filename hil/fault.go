@@ -60,6 +60,9 @@ type Fault struct {
 	// fault of the controller's world (fault_controller.go).
 	apply func(w *sim.World) error
 	ctl   *ctlFault
+	// goal, when not 0, makes this a served scenario's goal's trigger
+	// (Goal.When), not a fault: goals[goal-1] is due once it fires.
+	goal int
 }
 
 // Near is a fault's trigger: Robot within Within metres of Place.

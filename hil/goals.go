@@ -8,15 +8,15 @@ import (
 	"path"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
 
 	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/executor"
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/runtime"
-	"github.com/btrobot/btrobot/sim/simnode"
 )
 
 // A served scenario (serve: and goals:) runs the robot's missions from a
@@ -57,6 +57,17 @@ type Goal struct {
 	// once the goal before it has its result.
 	At            time.Duration
 	AfterPrevious bool
+	// When, instead, is a trigger, as a fault's (fault.go): the goal is
+	// sent from the first tick of a mission, once the trigger has fired
+	// and the goals before it are sent (a node's transition or a
+	// blackboard entry of the server's running mission; looked at from
+	// the server's first goal on).
+	When *When
+	// Call, when set, makes the entry a call on the server instead of a
+	// goal (Mission, Payload and Preempt are then empty): CallPause and
+	// CallResume are its ~pause and ~resume services, CallCancel cancels
+	// the goal that runs, as its client's cancel does.
+	Call string
 	// Expect, when set, is what the goal's result must be.
 	Expect *GoalExpect
 }
@@ -64,10 +75,19 @@ type Goal struct {
 // String names the goal as a report does.
 func (g Goal) String() string {
 	when := "at " + g.At.String()
-	if g.AfterPrevious {
+	switch {
+	case g.AfterPrevious:
 		when = "after the previous"
+	case g.When != nil && g.When.Entry != nil:
+		when = "when " + g.When.Entry.String()
+	case g.When != nil:
+		when = fmt.Sprintf("when %s reaches %s", g.When.Node, g.When.Status)
 	}
-	return fmt.Sprintf("%s %s", g.Mission, when)
+	what := g.Mission
+	if g.Call != "" {
+		what = g.Call
+	}
+	return fmt.Sprintf("%s %s", what, when)
 }
 
 // GoalExpect is what a goal's result must be: each set field holds.
@@ -81,6 +101,10 @@ type GoalExpect struct {
 	Contains []string
 	// ErrorCode, when set, is the result's error_code ("" for none).
 	ErrorCode *string
+	// RestWithin, for a pause or a cancel, is how soon after it the robot
+	// must be at rest (the simulator's own velocity, on the samples), to
+	// stay so until the next entry of goals: is sent (or the run's end).
+	RestWithin *time.Duration
 }
 
 // GoalResult is how a sent goal ended.
@@ -95,12 +119,20 @@ type GoalResult struct {
 	Outcome     string
 	Explanation []string
 	ErrorCode   string
+	// Answer is a call's (Goal.Call): what the server said to it.
+	Answer string
 }
 
 // String reads as a report's line.
 func (r GoalResult) String() string {
+	if !r.Sent && r.Goal.When != nil {
+		return "not sent: its trigger did not fire while a mission ran"
+	}
 	if !r.Sent {
 		return "not sent: the time limit came first"
+	}
+	if r.Goal.Call != "" {
+		return fmt.Sprintf("sent at %v: %s", r.At.Round(time.Millisecond), r.Answer)
 	}
 	s := fmt.Sprintf("sent at %v: %s", r.At.Round(time.Millisecond), r.Outcome)
 	if len(r.Explanation) > 0 {
@@ -133,8 +165,10 @@ func (r GoalResult) judge(e *GoalExpect) (bool, string) {
 	return true, measured
 }
 
-// goalVerdicts judges each goal's expectation.
-func goalVerdicts(s *Scenario, results []GoalResult) []Verdict {
+// goalVerdicts judges each goal's expectation; rr is the served robot's
+// record (a pause's or a cancel's at_rest_within, until the next entry
+// or, after the last, the simulated time the run is judged at).
+func goalVerdicts(s *Scenario, results []GoalResult, rr *robotRecord, judgedAt time.Duration) []Verdict {
 	var out []Verdict
 	for i, g := range s.Goals {
 		if g.Expect == nil {
@@ -145,6 +179,20 @@ func goalVerdicts(s *Scenario, results []GoalResult) []Verdict {
 			r = results[i]
 		}
 		pass, measured := r.judge(g.Expect)
+		if g.Call != "" {
+			pass, measured = r.Sent, r.String()
+			if w := g.Expect.RestWithin; pass && w != nil && rr != nil {
+				to := judgedAt
+				for _, next := range results[i+1:] {
+					if next.Sent {
+						to = next.At
+						break
+					}
+				}
+				pass, measured = rr.restBetween(r.At, to, *w)
+				measured = fmt.Sprintf("%s after the %s", measured, g.Call)
+			}
+		}
 		out = append(out, Verdict{
 			Expectation: Expectation{Pos: g.Expect.Pos, Kind: "goal", Text: fmt.Sprintf("goals[%d] %s: %s", i, g, g.Expect.Text)},
 			Robot:       s.Robots[0].Name, Pass: pass, Measured: measured,
@@ -158,7 +206,7 @@ func goalVerdicts(s *Scenario, results []GoalResult) []Verdict {
 func servedReport(results []GoalResult) mission.Report {
 	var rep mission.Report
 	for _, r := range results {
-		if !r.Sent || r.Outcome == "REJECTED" {
+		if !r.Sent || r.Outcome == "REJECTED" || r.Goal.Call != "" {
 			continue
 		}
 		switch r.Outcome {
@@ -198,10 +246,17 @@ type goalDriver struct {
 	release time.Time
 
 	// joins counts the server's runs the simulator has taken in as
-	// lockstep peers; started the runs that ticked (each joins after its
-	// first tick).
-	joins   *peerJoins
+	// lockstep peers (simnode.Node.Joins); started the runs that ticked
+	// (each joins after its first tick).
+	joins   func() int
 	started int
+	// pauseSvc and resumeSvc are the server's ~pause and ~resume; excuse
+	// lets the world go on without the server's held run until a time
+	// (simnode.Node.Excuse); driving tells whether the robot's servers
+	// still drive its base (simnode.Node.Driving).
+	pauseSvc, resumeSvc *ros.ServiceClient
+	excuse              func(until time.Time)
+	driving             func() bool
 
 	mu       sync.Mutex
 	follow   bool      // the peer follows the running mission's ticks
@@ -212,7 +267,12 @@ type goalDriver struct {
 	results  []GoalResult
 	done     []chan struct{} // closed when goal i has its result
 	rejected bool            // the goal sent last was rejected
-	failure  error           // why driving stopped early
+	// held is set once a pause's reply says the running mission's tree
+	// is held; a resume (or the run's end) clears it.
+	held bool
+	// triggered are the goals whose trigger (Goal.When) has fired.
+	triggered []bool
+	failure   error // why driving stopped early
 	// fromTick is told when a tick sent a goal (and stopped following).
 	fromTick chan struct{}
 	sends    sync.WaitGroup
@@ -225,26 +285,24 @@ type goalDriver struct {
 // mission's lockstep lets it run to: not a period after this tick's
 // start, which is the first physics step at or after its due time).
 func (d *goalDriver) onTick(t runtime.TickReport, next time.Time) {
+	// The run ends after this tick, and a queued goal starts as soon as
+	// it has: the world stays at this tick's time for that goal's first
+	// tick, rather than run on to next while the goal starts (its first
+	// tick, at whatever time the clock then said, made runs differ).
+	queuedNext := t.Status.Completed() && d.srv.Status().Waiting > 0
 	d.mu.Lock()
 	d.nextTick = next
 	if !d.follow {
 		d.mu.Unlock()
 		return
 	}
-	if d.joins.count() < d.started {
-		// The first tick of a run the simulator has not taken in yet: a
-		// queued goal's, started as the one before it ended, while the
-		// peer followed that one. Letting the world go on from here would
-		// run it a tick without the new run (its join logged at 39.26 s,
-		// not 39.2 s, one run in two): followRun holds it until the join.
-		d.follow = false
-		d.mu.Unlock()
-		d.fromTick <- struct{}{}
-		return
-	}
 	if d.next < len(d.goals) {
 		g := d.goals[d.next]
-		if !g.AfterPrevious && !t.Start.Before(d.epoch.Add(g.At)) {
+		due := !g.AfterPrevious && !t.Start.Before(d.epoch.Add(g.At))
+		if g.When != nil {
+			due = d.triggered[d.next]
+		}
+		if due {
 			d.follow = false // the peer holds at this tick: it said until = its time
 			d.mu.Unlock()
 			d.send(t.Start)
@@ -252,7 +310,26 @@ func (d *goalDriver) onTick(t runtime.TickReport, next time.Time) {
 			return
 		}
 	}
+	if queuedNext {
+		d.mu.Unlock()
+		return
+	}
 	d.until = next
+	if started := d.started; d.joins() < started {
+		// A run's first tick while the driver follows (a queued goal
+		// that starts as the one before ends): the run joins the
+		// lockstep after this tick, and until the simulator has taken
+		// it in, the driver's peer is the only one holding the world.
+		d.sends.Add(1)
+		d.mu.Unlock()
+		go func() {
+			defer d.sends.Done()
+			if d.wait(func() bool { return d.joins() >= started }) {
+				d.ready(next)
+			}
+		}()
+		return
+	}
 	d.mu.Unlock()
 	d.ready(next)
 }
@@ -276,6 +353,14 @@ func (d *goalDriver) fail(err error) {
 func (d *goalDriver) send(at time.Time) {
 	d.mu.Lock()
 	i := d.next
+	if call := d.goals[i].Call; call != "" {
+		d.next++
+		d.results[i].Sent, d.results[i].At = true, at.Sub(d.epoch)
+		d.rejected = false
+		d.mu.Unlock()
+		d.call(i, call)
+		return
+	}
 	d.next++
 	d.answered++
 	want := d.answered
@@ -307,6 +392,84 @@ func (d *goalDriver) send(at time.Time) {
 	if !ok {
 		d.fail(fmt.Errorf("%s: goal %d (%s) was not answered within %v", g.Pos, i, g, goalPatience))
 	}
+}
+
+// call makes goals[i]'s call on the server (send). A pause made from a
+// tick returns once the server has taken it in, so that the next tick is
+// held on every run; its reply comes once that tick is held.
+func (d *goalDriver) call(i int, call string) {
+	g := d.goals[i]
+	answer := func(s string) {
+		d.mu.Lock()
+		d.results[i].Answer = s
+		d.mu.Unlock()
+	}
+	switch call {
+	case CallCancel:
+		defer close(d.done[i])
+		st := d.srv.Status()
+		if st.Mission == "" {
+			answer("nothing to cancel: no goal runs")
+			return
+		}
+		// The server's own cancel, as its client's: the goal's Run then
+		// gets the result (a client's cancel would leave it unread).
+		msg, err := d.srv.Cancel(st.Goal, fmt.Sprintf("cancelled by goals[%d]", i))
+		if err != nil {
+			msg = err.Error()
+		}
+		answer(msg)
+	case CallResume:
+		defer close(d.done[i])
+		answer(triggered(d.resumeSvc.Call(d.ctx, &std_srvs.TriggerReq{})))
+		d.mu.Lock()
+		d.held = false
+		d.mu.Unlock()
+	case CallPause:
+		want := d.srv.Pauses() + 1
+		running := d.running()
+		d.sends.Add(1)
+		go func() {
+			defer d.sends.Done()
+			defer close(d.done[i])
+			res, err := d.pauseSvc.Call(d.ctx, &std_srvs.TriggerReq{})
+			ok := err == nil && res.(*std_srvs.TriggerRes).Success
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			d.results[i].Answer = triggered(res, err)
+			d.held = ok && running
+		}()
+		if !d.wait(func() bool { return d.srv.Pauses() >= want }) {
+			d.fail(fmt.Errorf("%s: goals[%d] (%s) was not taken in within %v", g.Pos, i, g, goalPatience))
+		}
+	}
+}
+
+// triggered words a std_srvs/Trigger reply.
+func triggered(res any, err error) string {
+	if err != nil {
+		return "failed: " + err.Error()
+	}
+	r := res.(*std_srvs.TriggerRes)
+	if !r.Success {
+		return "refused: " + r.Message
+	}
+	return r.Message
+}
+
+// trigger notes that goals[i]'s trigger has fired: on the tick's
+// goroutine, before the tick's onTick, which then sends it if it is next.
+func (d *goalDriver) trigger(i int) {
+	d.mu.Lock()
+	d.triggered[i] = true
+	d.mu.Unlock()
+}
+
+// heldByPause reports whether the running mission is held by a pause.
+func (d *goalDriver) heldByPause() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.held
 }
 
 // wait polls cond until it holds, ctx ends or goalPatience passes.
@@ -368,6 +531,12 @@ func (d *goalDriver) drive() error {
 		n, rejected := d.next, d.rejected
 		d.mu.Unlock()
 		running := d.running()
+		paused := running && d.heldByPause()
+		if !running {
+			d.mu.Lock()
+			d.held = false // the paused run ended (a cancel)
+			d.mu.Unlock()
+		}
 		if n == len(d.goals) && !running {
 			break
 		}
@@ -377,16 +546,48 @@ func (d *goalDriver) drive() error {
 			d.send(d.srvClock.Now())
 			continue
 		}
-		if running {
+		if running && !paused {
 			d.followRun()
 			continue
 		}
-		// No mission runs: the world stands (or runs on to) where the
-		// peer said last.
-		g := d.goals[n]
+		// No mission runs, or the one that runs is held by a pause: the
+		// world stands (or runs on to) where the peer said last.
 		d.mu.Lock()
 		hold := d.until
 		d.mu.Unlock()
+		if paused {
+			// The pause cancelled the robot's goals: the world goes on
+			// once the simulator has them (the robot stopped at the
+			// pause's time on every run), without the held run.
+			if !d.wait(func() bool { return !d.driving() }) {
+				return d.orFailed(fmt.Errorf("the robot's servers still drive it %v after the pause", goalPatience))
+			}
+			if n == len(d.goals) {
+				// Nothing resumes it: the world runs on to the time limit.
+				d.excuse(d.limit)
+				if !d.stepTo(hold, d.limit) {
+					return d.orFailed(d.ctx.Err())
+				}
+				break
+			}
+		}
+		g := d.goals[n]
+		if g.When != nil {
+			// Only a mission's ticks fire a trigger: one that has fired
+			// goes now, where the world stands; one that has not never
+			// will (not sent).
+			d.mu.Lock()
+			fired := d.triggered[n]
+			d.mu.Unlock()
+			if !fired {
+				break
+			}
+			if !d.reach(d.srvClock, hold) {
+				return d.orFailed(d.ctx.Err())
+			}
+			d.send(d.srvClock.Now())
+			continue
+		}
 		if g.AfterPrevious {
 			select {
 			case <-d.done[n-1]:
@@ -407,6 +608,9 @@ func (d *goalDriver) drive() error {
 			d.send(d.epoch)
 			continue
 		} else if at := d.epoch.Add(g.At); at.After(hold) {
+			if paused {
+				d.excuse(at)
+			}
 			if !d.stepTo(hold, at) {
 				return d.orFailed(d.ctx.Err())
 			}
@@ -472,7 +676,7 @@ func (d *goalDriver) followRun() bool {
 	d.mu.Lock()
 	started := d.started
 	d.mu.Unlock()
-	d.wait(func() bool { return d.joins.count() >= started || !d.running() })
+	d.wait(func() bool { return d.joins() >= started || !d.running() })
 	d.mu.Lock()
 	d.follow = true
 	until := d.nextTick
@@ -493,6 +697,14 @@ func (d *goalDriver) followRun() bool {
 		case <-d.ctx.Done():
 			return true
 		case <-t.C:
+		}
+		if d.heldByPause() {
+			// The mission's tree is held: no tick comes until a resume,
+			// which the drive loop sends.
+			d.mu.Lock()
+			d.follow = false
+			d.mu.Unlock()
+			return true
 		}
 		if d.running() || !d.srv.Settled() {
 			continue // the mission runs on (or the next one starts)
@@ -525,14 +737,25 @@ func (d *goalDriver) orFailed(err error) error {
 // namespace, each goal's run configured as a scenario's mission is (in
 // lockstep, watched by the recorder, stopped at the time limit), and the
 // goals sent by a driver beside it.
-func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simulator, epoch time.Time, horizon time.Duration, joins *peerJoins,
+func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simulator, epoch time.Time, horizon time.Duration,
 	strikeWhen func(Fault), rr *robotRecord, ticked func(runtime.TickReport)) ([]GoalResult, error) {
 	r := s.Robots[0]
 	base, err := simr.RunConf(nil, r.Name)
 	if err != nil {
 		return nil, err
 	}
-	tmpl, err := runConf(s, r, base, epoch, strikeWhen, rr, c.Log)
+	// A goal's trigger fires as a fault's does (the recorder watches
+	// both); it makes its goal due instead of striking. d is set before
+	// the server's first run ticks.
+	var d *goalDriver
+	strike := func(f Fault) {
+		if f.goal > 0 {
+			d.trigger(f.goal - 1)
+			return
+		}
+		strikeWhen(f)
+	}
+	tmpl, err := runConf(s, r, base, epoch, strike, rr, c.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -558,7 +781,11 @@ func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simula
 	if secs, err := conn.ParamFloat64(path.Join(path.Dir(bridge.LockstepTopic), bridge.PhysicsStepParam)); err == nil && secs > 0 {
 		step = time.Duration(math.Round(secs * float64(time.Second)))
 	}
-	d := &goalDriver{joins: joins, goals: s.Goals, srvClock: conn.Clock(), step: step, epoch: epoch, limit: epoch.Add(s.TimeLimit), release: epoch.Add(horizon),
+	node, runName := simr.Node, controllerName(r.Name)
+	d = &goalDriver{goals: s.Goals, triggered: make([]bool, len(s.Goals)),
+		joins:   func() int { return node.Joins(runName) },
+		excuse:  func(until time.Time) { node.Excuse(runName, until.Sub(epoch)) },
+		driving: func() bool { return node.Driving(r.Name) }, srvClock: conn.Clock(), step: step, epoch: epoch, limit: epoch.Add(s.TimeLimit), release: epoch.Add(horizon),
 		results: make([]GoalResult, len(s.Goals)), done: make([]chan struct{}, len(s.Goals)),
 		fromTick: make(chan struct{}), ctx: runCtx}
 	for i, g := range s.Goals {
@@ -570,6 +797,14 @@ func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simula
 		Conn: conn, Catalog: cat, Preempt: s.Serve.Preempt, Log: tmpl.Log,
 		Run: func(rc *mission.RunConf) {
 			rc.Lockstep, rc.OdomOrigin, rc.Seed, rc.Semaphores = base.Lockstep, base.OdomOrigin, s.Seed, semaphores
+			if base.Lockstep != nil {
+				// A pause holds the robot still while the world goes on
+				// (the driver excuses the held run): the tree's action
+				// leaves are suspended, as on a robot.
+				ls := *base.Lockstep
+				ls.Suspend = true
+				rc.Lockstep = &ls
+			}
 			rc.Observers = append(rc.Observers, tmpl.Observers...)
 			rate := rc.Rate
 			if rate <= 0 && rc.Mission.Profile != nil {
@@ -596,7 +831,14 @@ func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simula
 					d.started++
 					d.mu.Unlock()
 				}
-				for !due.After(t.Start) {
+				// Time may have gone on while the tick was held (a
+				// pause): the next is due after where it stands, as
+				// the run's lockstep has it.
+				from := t.Start
+				if now := conn.Clock().Now(); now.After(from) {
+					from = now
+				}
+				for !due.After(from) {
 					due = due.Add(period)
 				}
 				d.onTick(t, due)
@@ -612,6 +854,14 @@ func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simula
 	d.client, err = ros.NewActionClient(ros.ActionClientConf{Conn: cconn, Name: "/" + r.Name + "/btrobot/execute", Action: &ros.ExecuteMissionAction{}})
 	if err != nil {
 		return nil, err
+	}
+	for _, sc := range []struct {
+		to   **ros.ServiceClient
+		name string
+	}{{&d.pauseSvc, "pause"}, {&d.resumeSvc, "resume"}} {
+		if *sc.to, err = ros.NewServiceClient(ros.ServiceClientConf{Conn: cconn, Name: "/" + r.Name + "/btrobot/" + sc.name, Srv: &std_srvs.Trigger{}}); err != nil {
+			return nil, err
+		}
 	}
 	wctx, wcancel := context.WithTimeout(runCtx, goalPatience)
 	err = d.client.WaitForServer(wctx, nil, 0)
@@ -650,6 +900,9 @@ func checkServedMissions(s *Scenario) error {
 	}
 	var errs runtime.ErrorList
 	for i, g := range s.Goals {
+		if g.Call != "" {
+			continue
+		}
 		if _, err := cat.Lookup(g.Mission); err != nil && g.Expect != nil && g.Expect.Outcome != "REJECTED" {
 			errs = append(errs, &runtime.BuildError{Pos: g.Pos, Path: fmt.Sprintf("goals[%d].mission", i), Msg: err.Error()})
 		}
@@ -674,26 +927,36 @@ func simPeers(s *Scenario) int {
 	return 1
 }
 
-// peerJoins counts the simulator's events that say the server's node
-// joined the lockstep (the events that start with simnode.PeerJoined).
-type peerJoins struct {
-	prefix string
-	n      atomic.Int64
-}
-
-// newPeerJoins watches for the served robot's server; nil for a scenario
-// without a server.
-func newPeerJoins(s *Scenario) *peerJoins {
-	if s.Serve == nil || len(s.Robots) == 0 {
-		return nil
+// restBetween judges a pause's or a cancel's at_rest_within: the robot at
+// rest (restSpeed, on the samples) within `within` of from, and still from
+// then until to (-1: the last sample).
+func (rr *robotRecord) restBetween(from, to, within time.Duration) (bool, string) {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	if to < 0 {
+		to = rr.lastSample()
 	}
-	return &peerJoins{prefix: simnode.PeerJoined("/" + s.Robots[0].Name + "/btrobot")}
-}
-
-func (j *peerJoins) seen(line string) {
-	if j != nil && strings.HasPrefix(line, j.prefix) {
-		j.n.Add(1)
+	rest := time.Duration(-1)
+	for _, m := range rr.moving {
+		if m.at <= from {
+			rest = from
+			if m.moving {
+				rest = -1
+			}
+			continue
+		}
+		if m.at > to {
+			break
+		}
+		switch {
+		case rest < 0 && !m.moving:
+			rest = m.at
+		case rest >= 0 && m.moving:
+			return false, fmt.Sprintf("at rest %v after %v, moving again at %v (before %v)", rest-from, from, m.at, to)
+		}
 	}
+	if rest < 0 {
+		return false, fmt.Sprintf("still moving %v after %v", to-from, from)
+	}
+	return rest-from <= within, fmt.Sprintf("at rest %v after %v and still until %v", rest-from, from, to)
 }
-
-func (j *peerJoins) count() int { return int(j.n.Load()) }

@@ -43,6 +43,22 @@ func (d *decoder) serve(n *yaml.Node, world string) *ServeConf {
 	return c
 }
 
+// The calls an entry of goals: may make instead of a goal, each written
+// {pause: true, at: 30s}.
+const (
+	CallPause  = "pause"
+	CallResume = "resume"
+	CallCancel = "cancel"
+)
+
+var goalCalls = []string{CallPause, CallResume, CallCancel}
+
+var callWords = map[string]string{
+	CallPause:  "the server's ~pause: the running mission held, the robot still",
+	CallResume: "the server's ~resume: the paused mission goes on",
+	CallCancel: "the running goal cancelled: it ends PREEMPTED, the robot stopped",
+}
+
 // goals decodes goals: the goals sent to the mission server, in order.
 func (d *decoder) goals(n *yaml.Node, s *Scenario) []Goal {
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 || len(n.Content) > maxGoals {
@@ -50,14 +66,24 @@ func (d *decoder) goals(n *yaml.Node, s *Scenario) []Goal {
 		return nil
 	}
 	var out []Goal
+	pausedBy := -1 // the pause the server is in, by the goals in order
 	for i, gn := range n.Content {
 		field := fmt.Sprintf("goals[%d]", i)
 		g := Goal{Pos: d.pos(gn)}
-		var at, after *yaml.Node
-		if !d.fields(field, gn, []string{"mission", "payload", "preempt", "at", "after", "expect"}, func(k string, v *yaml.Node) {
+		var at, after, when, callNode *yaml.Node
+		calls := 0
+		if !d.fields(field, gn, append([]string{"mission", "payload", "preempt", "at", "after", "when", "expect"}, goalCalls...), func(k string, v *yaml.Node) {
 			f := join(field, k)
 			switch k {
+			case CallPause, CallResume, CallCancel:
+				calls++
+				callNode = v
+				if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" || v.Value != "true" {
+					d.add(v, f, "want %s: true (%s), got %s", k, callWords[k], input.Describe(v))
+				}
+				g.Call = k
 			case "mission":
+				calls++
 				g.Mission, _ = d.str(f, v)
 			case "payload":
 				switch {
@@ -84,6 +110,9 @@ func (d *decoder) goals(n *yaml.Node, s *Scenario) []Goal {
 					d.add(v, f, "want after: previous (sent once the goal before has its result), got %s", input.Describe(v))
 				}
 				g.AfterPrevious = true
+			case "when":
+				when = v
+				g.When = d.when(f, v, s)
 			case "expect":
 				g.Expect = d.goalExpect(f, v)
 			}
@@ -91,16 +120,34 @@ func (d *decoder) goals(n *yaml.Node, s *Scenario) []Goal {
 			continue
 		}
 		switch {
-		case g.Mission == "" && !hasKey(gn, "mission"):
-			d.add(gn, field, "no mission: want mission: a tree ID of the server's missions")
-		case at != nil && after != nil:
-			d.add(after, join(field, "after"), "give at: or after: previous, not both")
-		case at == nil && after == nil:
-			d.add(gn, field, "no time: want at: a simulated time (30s) or after: previous")
+		case calls > 1:
+			d.add(gn, field, "give one of mission, %s: an entry is a goal or one call on the server", strings.Join(goalCalls, ", "))
+		case g.Call != "" && (hasKey(gn, "payload") || hasKey(gn, "preempt")):
+			d.add(callNode, join(field, g.Call), "%s is a call on the server, not a goal: it takes no payload nor preempt", g.Call)
+		case g.Call != "" && g.Expect != nil && (g.Expect.Outcome != "" || len(g.Expect.Contains) > 0 || g.Expect.ErrorCode != nil):
+			d.add(callNode, join(field, "expect"), "%s has no result: its expect takes at_rest_within only (the goal it acts on has the outcome)", g.Call)
+		case g.Call != CallPause && g.Call != CallCancel && g.Expect != nil && g.Expect.RestWithin != nil:
+			d.add(gn, join(field, "expect.at_rest_within"), "at_rest_within belongs to a pause or a cancel (the robot at rest within that long after it)")
+		case g.Call == "" && g.Mission == "" && !hasKey(gn, "mission"):
+			d.add(gn, field, "no mission: want mission: a tree ID of the server's missions, or one of %s: true", strings.Join(goalCalls, ", "))
+		case at != nil && after != nil, at != nil && when != nil, after != nil && when != nil:
+			d.add(gn, field, "give one of at:, after: previous and when:")
+		case at == nil && after == nil && when == nil:
+			d.add(gn, field, "no time: want at: a simulated time (30s), after: previous, or when: a trigger ({node: to_kitchen, reaches: RUNNING}, {entry: visits, at_least: 2})")
 		case after != nil && i == 0:
 			d.add(after, join(field, "after"), "the first goal has no goal before it: give at: 0s")
+		case when != nil && i == 0:
+			d.add(when, join(field, "when"), "no mission runs before the first goal to trigger it: give at: 0s")
 		case at != nil && s.TimeLimit > 0 && g.At >= s.TimeLimit:
 			d.add(at, join(field, "at"), "at %v is not before the time limit (%v)", g.At, s.TimeLimit)
+		case g.Call == "" && pausedBy >= 0:
+			d.add(gn, field, "sent while the server is paused (goals[%d]): the server would start it paused; give {resume: true, ...} before it", pausedBy)
+		}
+		switch g.Call {
+		case CallPause:
+			pausedBy = i
+		case CallResume:
+			pausedBy = -1
 		}
 		out = append(out, g)
 	}
@@ -110,9 +157,13 @@ func (d *decoder) goals(n *yaml.Node, s *Scenario) []Goal {
 // goalExpect decodes a goal's expect: its result.
 func (d *decoder) goalExpect(field string, n *yaml.Node) *GoalExpect {
 	e := &GoalExpect{Pos: d.pos(n), Text: text(n)}
-	d.fields(field, n, []string{"outcome", "explanation_contains", "error_code"}, func(k string, v *yaml.Node) {
+	d.fields(field, n, []string{"outcome", "explanation_contains", "error_code", "at_rest_within"}, func(k string, v *yaml.Node) {
 		f := join(field, k)
 		switch k {
+		case "at_rest_within":
+			if w, ok := d.duration(f, v, true); ok {
+				e.RestWithin = &w
+			}
 		case "outcome":
 			if s, ok := d.str(f, v); ok {
 				s = strings.ToUpper(s)

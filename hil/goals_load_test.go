@@ -75,7 +75,10 @@ func TestParseErrorsOfServedScenarios(t *testing.T) {
 		{"goals not a list", srv + "goals: {mission: Hello}", []string{":6:8: goals: want a list of 1 to 256 goals"}},
 		{"goal without mission", srv + "goals: [{at: 0s}]", []string{":6:9: goals[0]: no mission:"}},
 		{"goal without time", srv + "goals: [{mission: Hello}]", []string{":6:9: goals[0]: no time: want at:"}},
-		{"goal at and after", srv + "goals: [{mission: Hello, at: 0s}, {mission: Hello, at: 1s, after: previous}]", []string{":6:67: goals[1].after: give at: or after: previous, not both"}},
+		{"goal at and after", srv + "goals: [{mission: Hello, at: 0s}, {mission: Hello, at: 1s, after: previous}]", []string{":6:35: goals[1]: give one of at:, after: previous and when:"}},
+		{"goal at and when", srv + "goals: [{mission: Hello, at: 0s}, {mission: Hello, at: 1s, when: {node: a, reaches: RUNNING}}]", []string{":6:35: goals[1]: give one of at:, after: previous and when:"}},
+		{"first goal on a trigger", srv + "goals: [{mission: Hello, when: {node: a, reaches: RUNNING}}]", []string{":6:32: goals[0].when: no mission runs before the first goal"}},
+		{"goal trigger of a fault's vocabulary", srv + "goals: [{mission: Hello, at: 0s}, {mission: Hello, when: {entry: visits, below: few}}]", []string{`:6:81: goals[1].when.below: want a number to compare with`}},
 		{"first goal after", srv + "goals: [{mission: Hello, after: previous}]", []string{":6:33: goals[0].after: the first goal has no goal before it"}},
 		{"after what", srv + "goals: [{mission: Hello, at: 0s}, {mission: Hello, after: first}]", []string{`:6:59: goals[1].after: want after: previous`}},
 		{"goal past the time limit", srv + "goals: [{mission: Hello, at: 5m}]", []string{":6:30: goals[0].at: at 5m0s is not before the time limit (5m0s)"}},
@@ -84,6 +87,12 @@ func TestParseErrorsOfServedScenarios(t *testing.T) {
 		{"bad outcome", srv + "goals: [{mission: Hello, at: 0s, expect: {outcome: DONE}}]", []string{`:6:52: goals[0].expect.outcome: want SUCCESS, FAILURE, PREEMPTED, ABORTED or REJECTED, got DONE`}},
 		{"unknown goal key", srv + "goals: [{mission: Hello, at: 0s, expct: {}}]", []string{`:6:34: goals[0]: unknown key "expct"; did you mean expect?`}},
 		{"whole-run outcome", "world: ../../worlds/office\ntime_limit: 5m\nrobots: 1\nexpect: [{outcome: done}]\n" + srv + "goals: [{mission: Hello, at: 0s}]", []string{":4:10: expect: outcome: a served run has no one outcome"}},
+		{"pause not true", srv + "goals: [{mission: Hello, at: 0s}, {pause: yes, at: 1s}]", []string{":6:43: goals[1].pause: want pause: true"}},
+		{"a call and a mission", srv + "goals: [{mission: Hello, pause: true, at: 0s}]", []string{":6:9: goals[0]: give one of mission, pause, resume, cancel"}},
+		{"a call with a payload", srv + "goals: [{mission: Hello, at: 0s}, {cancel: true, at: 1s, payload: {a: 1}}]", []string{":6:44: goals[1].cancel: cancel is a call on the server, not a goal"}},
+		{"a call with an outcome", srv + "goals: [{mission: Hello, at: 0s}, {pause: true, at: 1s, expect: {outcome: SUCCESS}}]", []string{":6:43: goals[1].expect: pause has no result"}},
+		{"at_rest_within on a goal", srv + "goals: [{mission: Hello, at: 0s, expect: {at_rest_within: 1s}}]", []string{":6:9: goals[0].expect.at_rest_within: at_rest_within belongs to a pause or a cancel"}},
+		{"a goal while paused", srv + "goals: [{mission: Hello, at: 0s}, {pause: true, at: 1s}, {mission: Hello, at: 2s}]", []string{":6:58: goals[2]: sent while the server is paused (goals[1])"}},
 		{"two robots", "world: ../../worlds/office\ntime_limit: 5m\nrobots: 2\nexpect: [{collisions_at_most: 0}]\n" + srv + "goals: [{mission: Hello, at: 0s}]", []string{":1:1: robots: a served scenario has one robot"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,6 +134,76 @@ func TestGoalResultsAreJudged(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pass, measured := tc.result.judge(&tc.expect)
+			assert.Equal(t, tc.pass, pass, measured)
+			assert.Contains(t, measured, tc.says)
+		})
+	}
+}
+
+// TestParseReadsServerCalls: pause, resume and cancel arrive as calls,
+// with a pause's or a cancel's at_rest_within; a goal after a resume (or
+// a cancel's goal) loads.
+func TestParseReadsServerCalls(t *testing.T) {
+	doc := `world: ../../worlds/office
+time_limit: 5m
+serve: {missions: ../../trees/missions, profile: ../../robots/sim.yaml}
+robots: 1
+expect: [{collisions_at_most: 0}]
+goals:
+  - {mission: Patrol, at: 0s}
+  - {pause: true, at: 3s, expect: {at_rest_within: 1s}}
+  - {resume: true, at: 8s}
+  - {cancel: true, after: previous, expect: {at_rest_within: 500ms}}
+  - {mission: Hello, at: 20s}
+  - {mission: Hello, when: {node: say_hello, reaches: RUNNING}}
+  - {pause: true, when: {entry: visits, at_least: 2}}
+`
+	s, err := Parse(file, []byte(doc))
+	require.NoError(t, err)
+	require.Len(t, s.Goals, 7)
+	for i, want := range []string{"", CallPause, CallResume, CallCancel, "", "", CallPause} {
+		assert.Equal(t, want, s.Goals[i].Call, "goals[%d]", i)
+	}
+	assert.Equal(t, "", s.Goals[1].Mission)
+	assert.Equal(t, 3*time.Second, s.Goals[1].At)
+	require.NotNil(t, s.Goals[1].Expect)
+	require.NotNil(t, s.Goals[1].Expect.RestWithin)
+	assert.Equal(t, time.Second, *s.Goals[1].Expect.RestWithin)
+	assert.Equal(t, "pause at 3s", s.Goals[1].String())
+	assert.True(t, s.Goals[3].AfterPrevious)
+	assert.Equal(t, 500*time.Millisecond, *s.Goals[3].Expect.RestWithin)
+	assert.Nil(t, s.Goals[2].Expect)
+	require.NotNil(t, s.Goals[5].When)
+	assert.Equal(t, "say_hello", s.Goals[5].When.Node)
+	assert.Equal(t, "Hello when say_hello reaches RUNNING", s.Goals[5].String())
+	require.NotNil(t, s.Goals[6].When)
+	require.NotNil(t, s.Goals[6].When.Entry)
+	assert.Equal(t, "pause when visits at_least 2", s.Goals[6].String())
+}
+
+// TestRestAfterACallIsJudged: a pause's (or a cancel's) at_rest_within
+// holds when the robot is at rest within the bound after the call and
+// stays so until the next entry; each way it fails says what was seen.
+func TestRestAfterACallIsJudged(t *testing.T) {
+	s := time.Second
+	for _, tc := range []struct {
+		name           string
+		moving         []motion
+		from, to, with time.Duration
+		pass           bool
+		says           string
+	}{
+		{"brakes in time and stays", []motion{{0, true}, {3500 * time.Millisecond, false}, {8200 * time.Millisecond, true}}, 3 * s, 8 * s, s, true, "at rest 500ms after 3s and still until 8s"},
+		{"already at rest", []motion{{0, false}, {10 * s, true}}, 3 * s, 8 * s, s, true, "at rest 0s after 3s"},
+		{"brakes too late", []motion{{0, true}, {5 * s, false}}, 3 * s, 8 * s, s, false, "at rest 2s after 3s"},
+		{"moves again while paused", []motion{{0, true}, {3500 * time.Millisecond, false}, {6 * s, true}}, 3 * s, 8 * s, s, false, "moving again at 6s (before 8s)"},
+		{"never at rest", []motion{{0, true}}, 3 * s, 8 * s, s, false, "still moving 5s after 3s"},
+		{"at rest only after the next entry", []motion{{0, true}, {9 * s, false}}, 3 * s, 8 * s, s, false, "still moving 5s after 3s"},
+		{"to the last sample", []motion{{0, true}, {3500 * time.Millisecond, false}}, 3 * s, -1, s, true, "still until 20s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rr := &robotRecord{moving: tc.moving, battery: []level{{at: 20 * s, v: 1}}}
+			pass, measured := rr.restBetween(tc.from, tc.to, tc.with)
 			assert.Equal(t, tc.pass, pass, measured)
 			assert.Contains(t, measured, tc.says)
 		})

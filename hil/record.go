@@ -223,7 +223,15 @@ func newRecorder(s *Scenario) *recorder {
 				rr.reached = append(rr.reached, -1)
 			}
 		}
-		for _, f := range s.Faults {
+		triggers := s.Faults
+		for i, g := range s.Goals {
+			if g.When != nil {
+				// A goal's trigger: the faults' own code watches it
+				// (runServed's strike sends it instead of striking).
+				triggers = append(triggers[:len(triggers):len(triggers)], Fault{Pos: g.Pos, When: g.When, Robot: g.When.Robot, Text: g.String(), goal: i + 1})
+			}
+		}
+		for _, f := range triggers {
 			switch {
 			case f.When != nil && f.When.Robot == r.Name && f.When.Entry != nil:
 				rr.entries = append(rr.entries, f)

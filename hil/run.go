@@ -206,7 +206,6 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 		line string
 	}
 	var events []event
-	joins := newPeerJoins(s)
 	simr, err := mission.StartSim(mission.SimConf{
 		WorldDir: s.World, Seed: s.Seed, Robots: robots, Transport: cmp.Or(c.Transport, mission.TransportInproc), Peers: simPeers(s),
 		OnEvent: func(at time.Duration, line string) {
@@ -214,7 +213,6 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 			events = append(events, event{at, line})
 			evMu.Unlock()
 			rec.onEvent(line)
-			joins.seen(line)
 			if c.Log != nil {
 				c.Log(fmt.Sprintf("%v %s", at.Round(time.Millisecond), line))
 			}
@@ -261,7 +259,7 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 	}
 	var reps []mission.Report
 	if s.Serve != nil {
-		res.Goals, err = runServed(ctx, c, s, simr, epoch, horizon, joins, strikeWhen, rec.robots[0], ticked)
+		res.Goals, err = runServed(ctx, c, s, simr, epoch, horizon, strikeWhen, rec.robots[0], ticked)
 		reps = []mission.Report{servedReport(res.Goals)}
 	} else {
 		reps, res.Recordings, err = runRobots(ctx, c, s, missions, simr, rec, epoch, strikeWhen, ticked)
@@ -302,7 +300,11 @@ func Run(ctx context.Context, c RunConf) (Result, error) {
 		}
 	}
 	evMu.Unlock()
-	res.Verdicts = append(rec.judge(reps), goalVerdicts(s, res.Goals)...)
+	var served *robotRecord
+	if s.Serve != nil {
+		served = rec.robots[0]
+	}
+	res.Verdicts = append(rec.judge(reps), goalVerdicts(s, res.Goals, served, res.SimTime)...)
 	rec.markVerdicts(epoch.Add(res.SimTime), res.Verdicts)
 	for _, rr := range rec.robots {
 		rr.mu.Lock()

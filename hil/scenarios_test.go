@@ -127,6 +127,8 @@ func TestEachExpectationCanFail(t *testing.T) {
 		{"battery_never_below", "lowest 2"},
 		{"at_rest", "at rest "},
 		{"node", "never reached FAILURE"},
+		// a served goal's (a pause's at_rest_within)
+		{"goal", "after the pause"},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			t.Parallel()

@@ -40,6 +40,7 @@ func (n *Node) onLockstep(h *std_msgs.Header) {
 	case p == nil:
 		p = &peer{}
 		n.peers[name] = p
+		n.joins[name]++
 		n.event("%s%v", PeerJoined(name), n.w.Now())
 		if !n.started && len(n.peers) >= n.conf.Peers {
 			n.started = true
@@ -67,7 +68,7 @@ func (n *Node) holdReason(now time.Duration) string {
 	reason := ""
 	for name, p := range n.peers {
 		sent += p.sent
-		if p.until <= now {
+		if p.until <= now && !n.excusedAt(name, now) {
 			if p.quiet.IsZero() {
 				p.quiet = time.Now()
 			}

@@ -107,10 +107,12 @@ type Node struct {
 	scheduled []scheduled
 	nextSched int // insertion counter, for a stable order
 	peers     map[string]*peer
-	started   bool      // the awaited peers have joined
-	cmdsIn    uint64    // cmd_vel messages, goals and cancels received
-	countWait time.Time // since when the loop waits for counted messages
-	leftSent  uint64    // cmd_vel messages sent by peers that have left
+	joins     map[string]int           // each peer's joins taken in (Joins)
+	excused   map[string]time.Duration // peers the world need not wait for, until when (Excuse)
+	started   bool                     // the awaited peers have joined
+	cmdsIn    uint64                   // cmd_vel messages, goals and cancels received
+	countWait time.Time                // since when the loop waits for counted messages
+	leftSent  uint64                   // cmd_vel messages sent by peers that have left
 	events    []event
 	stats     Stats
 	closed    bool
@@ -175,6 +177,7 @@ func Start(conf Conf) (*Node, error) {
 		wake:      make(chan struct{}, 1),
 		eventWake: make(chan struct{}, 1),
 		peers:     map[string]*peer{},
+		joins:     map[string]int{},
 		epoch:     time.Unix(0, 0),
 	}
 	if conf.WallTime {
