@@ -24,6 +24,7 @@ import (
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/record"
 	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/ros/inproc"
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/sim"
@@ -409,4 +410,19 @@ func writeIn(t testing.TB, dir, name, content string) string {
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 	return p
+}
+
+// executeClient joins graph as "client" with an action client of the
+// mission server's /btrobot/execute, connected to the server.
+func executeClient(t *testing.T, graph *inproc.Graph) (*ros.Conn, *ros.ActionClient) {
+	t.Helper()
+	cconn, err := ros.Connect(ros.Conf{Graph: graph, Name: "client"})
+	require.NoError(t, err)
+	t.Cleanup(func() { cconn.Close() })
+	client, err := ros.NewActionClient(ros.ActionClientConf{Conn: cconn, Name: "/btrobot/execute", Action: &ros.ExecuteMissionAction{}})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.NoError(t, client.WaitForServer(ctx, nil, 0))
+	return cconn, client
 }

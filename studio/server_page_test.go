@@ -71,14 +71,7 @@ func watchServer(t *testing.T, control bool, recordDir string) *watchedServer {
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
 	require.NoError(t, page.ShowServer(studio.ServerFrom(srv)))
-	cconn, err := ros.Connect(ros.Conf{Graph: graph, Name: "client"})
-	require.NoError(t, err)
-	t.Cleanup(func() { cconn.Close() })
-	client, err := ros.NewActionClient(ros.ActionClientConf{Conn: cconn, Name: "/btrobot/execute", Action: &ros.ExecuteMissionAction{}})
-	require.NoError(t, err)
-	wctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	require.NoError(t, client.WaitForServer(wctx, nil, 0))
+	cconn, client := executeClient(t, graph)
 	goals, stop := context.WithCancel(context.Background())
 	w := &watchedServer{srv: srv, page: page, client: client, cconn: cconn, ended: make(chan error, 16), goals: goals}
 	t.Cleanup(func() {
