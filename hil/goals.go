@@ -296,6 +296,18 @@ func (d *goalDriver) onTick(t runtime.TickReport, next time.Time) {
 		d.mu.Unlock()
 		return
 	}
+	if d.joins() < d.started {
+		// The first tick of a run the simulator has not taken in yet (a
+		// goal that replaced or followed the one before, while the peer
+		// followed that one): letting the world go on from here would run
+		// it a tick without the new run (a preempting Charge's join at
+		// 30.06 s, not 30 s, one run in a few): followRun holds it until
+		// the join.
+		d.follow = false
+		d.mu.Unlock()
+		d.fromTick <- struct{}{}
+		return
+	}
 	if d.next < len(d.goals) {
 		g := d.goals[d.next]
 		due := !g.AfterPrevious && !t.Start.Before(d.epoch.Add(g.At))
