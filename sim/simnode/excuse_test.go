@@ -43,8 +43,14 @@ func TestExcuseLetsTheWorldGoOnWithoutAPeer(t *testing.T) {
 				n.Excuse("/held", tc.excuse)
 			}
 			require.Eventually(t, func() bool { return n.Now() >= tc.want }, 10*time.Second, 5*time.Millisecond, "time at %v", tc.want)
-			time.Sleep(300 * time.Millisecond) // a step past it would come meanwhile
-			assert.Equal(t, tc.want, n.Now(), "held there")
+			// Held there: the step from it waits for a peer (the node's
+			// own rule, asked under its lock — no window of wall time).
+			n.mu.Lock()
+			now := n.w.Now()
+			reason := n.holdReason(now)
+			n.mu.Unlock()
+			assert.Equal(t, tc.want, now, "held there")
+			assert.Contains(t, reason, "waiting for lockstep peer", "the world may step on from %v", now)
 		})
 	}
 	assert.Equal(t, 1, n.Joins("/held"), "an excuse is no second join")
