@@ -67,7 +67,15 @@ func serve(t testing.TB, dir string, mod func(*Conf)) *served {
 	srv, err := New(c)
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
-	cconn, err := ros.Connect(ros.Conf{MasterURI: uri, Host: "127.0.0.1", Name: "client", MasterCheck: -1})
+	cconn, client := executeClient(t, ros.Conf{MasterURI: uri, Host: "127.0.0.1", Name: "client", MasterCheck: -1})
+	return &served{srv: srv, conn: conn, client: client, cconn: cconn}
+}
+
+// executeClient joins the graph as conf says with an action client of the
+// server's /btrobot/execute, connected to the server.
+func executeClient(t testing.TB, conf ros.Conf) (*ros.Conn, *ros.ActionClient) {
+	t.Helper()
+	cconn, err := ros.Connect(conf)
 	require.NoError(t, err)
 	t.Cleanup(func() { cconn.Close() })
 	client, err := ros.NewActionClient(ros.ActionClientConf{Conn: cconn, Name: "/btrobot/execute", Action: &ros.ExecuteMissionAction{}})
@@ -75,7 +83,7 @@ func serve(t testing.TB, dir string, mod func(*Conf)) *served {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	require.NoError(t, client.WaitForServer(ctx, nil, 0))
-	return &served{srv: srv, conn: conn, client: client, cconn: cconn}
+	return cconn, client
 }
 
 // sent is a goal on its way: its outcome arrives on done.

@@ -1,7 +1,6 @@
 package executor
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -34,14 +33,7 @@ func serveInproc(t *testing.T) (*served, *atomic.Int64) {
 	srv, err := New(Conf{Conn: conn, Catalog: cat, Changed: func() { changes.Add(1) }})
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
-	cconn, err := ros.Connect(ros.Conf{Graph: graph, Name: "client"})
-	require.NoError(t, err)
-	t.Cleanup(func() { cconn.Close() })
-	client, err := ros.NewActionClient(ros.ActionClientConf{Conn: cconn, Name: "/btrobot/execute", Action: &ros.ExecuteMissionAction{}})
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	require.NoError(t, client.WaitForServer(ctx, nil, 0))
+	cconn, client := executeClient(t, ros.Conf{Graph: graph, Name: "client"})
 	return &served{srv: srv, conn: conn, client: client, cconn: cconn}, &changes
 }
 
