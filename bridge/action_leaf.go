@@ -30,8 +30,11 @@ type ActionLeafConf struct {
 	// (0: no limit): past it the goal is cancelled and the code is
 	// SERVER_UNREACHABLE.
 	ServerTimeout time.Duration
-	// Timeout bounds the whole goal (0: no limit): past it the goal is
-	// cancelled and the code is TIMEOUT.
+	// Timeout bounds the whole goal (0: no limit), on the tree's clock: the
+	// first tick at or past it cancels the goal and fails with the code
+	// TIMEOUT (a tick decides, as BehaviorTree.ROS2's action nodes do, so
+	// that in lockstep the cancel leaves at the same simulated time on
+	// every run).
 	Timeout time.Duration
 	// Goal makes the goal (a value or pointer of the goal type) on the tick
 	// that starts the leaf, on the tick's goroutine, so that one goal reads
@@ -96,11 +99,13 @@ type actionRun struct {
 
 	mu       sync.Mutex
 	feedback any
-	returned bool     // the work has returned
-	releases []func() // lockstep holds released when the work returns
-	send     func()   // the hold of the goal's send, released once it is out
-	cur      *attempt // the goal being sent or run, if any
-	susp     *hold    // set by Suspend until Resume
+	deadline time.Time               // the goal's Timeout, while a goal runs (zero: none)
+	expire   context.CancelCauseFunc // cancels the goal with errTimeout
+	returned bool                    // the work has returned
+	releases []func()                // lockstep holds released when the work returns
+	send     func()                  // the hold of the goal's send, released once it is out
+	cur      *attempt                // the goal being sent or run, if any
+	susp     *hold                   // set by Suspend until Resume
 }
 
 // attempt is one sending of the run's goal: the first, and one after each
@@ -135,9 +140,31 @@ func (r *actionRun) begin(ctx context.Context) (context.Context, *attempt, <-cha
 	return actx, r.cur, nil
 }
 
+// setDeadline notes when the attempt's goal times out, and how to cancel
+// it then (ActionLeaf.Tick decides).
+func (r *actionRun) setDeadline(at time.Time, expire context.CancelCauseFunc) {
+	r.mu.Lock()
+	r.deadline, r.expire = at, expire
+	r.mu.Unlock()
+}
+
+// expired cancels the goal with errTimeout when the tree's time now has
+// reached its deadline, and reports whether it did.
+func (r *actionRun) expired(now time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.returned || r.deadline.IsZero() || now.Before(r.deadline) {
+		return false
+	}
+	r.deadline = time.Time{}
+	r.expire(errTimeout)
+	return true
+}
+
 // end ends the attempt at, settling the suspension that cancelled it.
 func (r *actionRun) end(at *attempt) {
 	r.mu.Lock()
+	r.deadline = time.Time{} // a paused goal's time does not count
 	s := at.susp
 	if r.cur == at {
 		r.cur = nil
@@ -302,15 +329,7 @@ func runGoal(ctx context.Context, client *ros.ActionClient, clock runtime.Clock,
 		}
 		began := clock.Now()
 		if conf.Timeout > 0 {
-			expired, stop := clock.Timer(began.Add(left))
-			go func() {
-				defer stop()
-				select {
-				case <-expired:
-					cancel(errTimeout)
-				case <-actx.Done():
-				}
-			}()
+			r.setDeadline(began.Add(left), cancel)
 		}
 		// The server's acknowledgement is a matter of the connection,
 		// measured on the wall clock like the other liveness checks —
@@ -408,9 +427,14 @@ func (a *ActionLeaf) Tick() (runtime.Status, error) {
 		r.send = r.held(lockstepOf(a.conf.Conn))
 		r.resume() // the paused goal goes again
 	}
-	if r := a.run; r != nil && !r.halted && r.terminal.Load() {
-		// The goal has ended: let its work return, so that this tick
-		// collects it whatever the scheduling (the lockstep counts on it).
+	if r := a.run; r != nil && !r.halted && (r.terminal.Load() || r.expired(a.conf.Conn.Clock().Now())) {
+		// The goal has ended, or its Timeout has come and this tick
+		// cancels it: let its work return, so that this tick collects it
+		// whatever the scheduling (the lockstep counts on it). The
+		// timeout is the tick's to decide, on the tree's time, not a
+		// timer's: in lockstep a timer's goroutine that a loaded machine
+		// ran late let simulated time run past the timeout before the
+		// cancel went out.
 		awaitEnded(a.conf.Conn, a.Leaf)
 	}
 	st, err := a.Leaf.Tick()
