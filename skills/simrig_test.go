@@ -271,6 +271,12 @@ func buildRig(t testing.TB, w *world, name, xml string, deps Deps) *rig {
 	// the lockstep would wait for them for ever.
 	err = r.conn.WaitSubscribers(ctx, "cmd_vel", 2)
 	require.NoError(t, err)
+	// As the lockstep's start in bridge.Run: the tree's action clients
+	// are connected to the servers on the graph before the first tick, or
+	// a goal waits for the connection while simulated time runs on (a
+	// Dock at a missing dock still RUNNING after 5 s under load).
+	missing := r.conn.AwaitActionServers(ctx)
+	require.Empty(t, missing, "the tree's action clients not connected to these servers")
 	r.peer, err = bridge.NewLockstepPeer(r.conn, "/sim/lockstep")
 	require.NoError(t, err)
 	t.Cleanup(func() {
