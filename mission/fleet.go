@@ -4,9 +4,50 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"path"
 	"strings"
 	"sync"
+
+	"github.com/btrobot/btrobot/internal/cli"
 )
+
+// FleetLines lays a fleet's runs out on one terminal (RunFleetLines).
+type FleetLines struct {
+	Out, Err io.Writer
+	Keys     []string // the blackboard entries each robot's lines show
+	Quiet    bool     // no live lines: each robot's summary at its end
+}
+
+// RunFleetLines runs rc's mission on every robot namespace at once
+// (RunFleet), each robot's lines prefixed with its name ("robot1| "):
+// plain lines, since one terminal cannot hold several live frames; its
+// log on l.Err; its end, once all have ended, on l.Out (Report.WriteEnd)
+// for each robot whose mission started.
+func RunFleetLines(ctx context.Context, rc RunConf, namespaces []string, l FleetLines) ([]Report, error) {
+	var mu sync.Mutex // one line at a time, whole, from every robot
+	confs := make([]RunConf, len(namespaces))
+	outs := make([]io.Writer, len(namespaces))
+	for i, ns := range namespaces {
+		name := path.Base("/" + strings.Trim(ns, "/"))
+		out := &cli.Prefixed{Mu: &mu, W: l.Out, Prefix: name + "| "}
+		errs := &cli.Prefixed{Mu: &mu, W: l.Err, Prefix: name + "| "}
+		c := rc
+		c.ROS.Namespace = ns
+		c.Log = func(line string) { fmt.Fprintln(errs, line) }
+		if !l.Quiet {
+			c.Display = LiveView(LiveViewConf{Out: out, Keys: l.Keys, Headless: true})
+		}
+		confs[i], outs[i] = c, out
+	}
+	reps, err := RunFleet(ctx, confs)
+	for i, rep := range reps {
+		if rep.Tree != nil {
+			rep.WriteEnd(outs[i], l.Quiet)
+		}
+	}
+	return reps, err
+}
 
 // RunFleet runs several missions in one process at once, one per robot:
 // each on its own connection (its own namespace, so its own topics and

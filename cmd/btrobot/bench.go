@@ -9,13 +9,13 @@ import (
 
 func benchCommand() *command {
 	c := &command{
-		name:    "bench",
-		args:    "FILE [--ticks N]",
-		summary: "Load a tree and time its ticks with no robot attached; print one JSON line.",
-		example: "btrobot bench trees/testdata/bench/wide.xml\n" +
+		Name:    "bench",
+		Args:    "FILE [--ticks N]",
+		Summary: "Load a tree and time its ticks with no robot attached; print one JSON line.",
+		Example: "btrobot bench trees/testdata/bench/wide.xml\n" +
 			`{"nodes":1001,"load_ms":1.2,"ns_per_tick":21000,"ns_per_node":21,"allocs_per_tick":0}`,
 	}
-	c.run = func(env *cmdEnv, args []string) int {
+	c.Run = func(env *cmdEnv, args []string) int {
 		fs := newFlags(env, c)
 		n := fs.Int("ticks", 0, "ticks to time (default: as many as fit in about one second)")
 		pos, err := parseArgs(fs, args)
@@ -23,7 +23,7 @@ func benchCommand() *command {
 			return flagExit(err)
 		}
 		if *n < 0 {
-			fmt.Fprintf(env.stderr, "btrobot bench: --ticks %d: want 0 (about a second's worth) or more\n", *n)
+			fmt.Fprintf(env.Stderr, "btrobot bench: --ticks %d: want 0 (about a second's worth) or more\n", *n)
 			return exitUsage
 		}
 		if len(pos) != 1 {
@@ -32,10 +32,10 @@ func benchCommand() *command {
 		}
 		res, err := mission.Bench(pos[0], *n)
 		if err != nil {
-			fmt.Fprintln(env.stderr, err)
+			fmt.Fprintln(env.Stderr, err)
 			return exitUsage
 		}
-		json.NewEncoder(env.stdout).Encode(res)
+		json.NewEncoder(env.Stdout).Encode(res)
 		return exitOK
 	}
 	return c

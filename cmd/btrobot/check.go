@@ -10,13 +10,13 @@ import (
 
 func checkCommand() *command {
 	c := &command{
-		name:    "check",
-		args:    "FILE...",
-		summary: "Validate trees (.xml), robot profiles (.yaml) and scenarios (.scenario.yaml): every error found, each with file:line:col, the node path and what would be right.",
-		example: "btrobot check trees/missions/*.xml robots/sim.yaml\n" +
+		Name:    "check",
+		Args:    "FILE...",
+		Summary: "Validate trees (.xml), robot profiles (.yaml) and scenarios (.scenario.yaml): every error found, each with file:line:col, the node path and what would be right.",
+		Example: "btrobot check trees/missions/*.xml robots/sim.yaml\n" +
 			"patrol.xml:12:7: Main/Patrol/NavigateTo: missing required input port \"goal\" (string)",
 	}
-	c.run = func(env *cmdEnv, args []string) int {
+	c.Run = func(env *cmdEnv, args []string) int {
 		fs := newFlags(env, c)
 		pos, err := parseArgs(fs, args)
 		if err != nil {
@@ -34,10 +34,10 @@ func checkCommand() *command {
 				c = hil.CheckFile(path)
 			}
 			for _, p := range c.Problems {
-				fmt.Fprintln(env.stdout, p)
+				fmt.Fprintln(env.Stdout, p)
 			}
 			for _, w := range c.Warnings { // not well-formed XML, though btrobot reads it
-				fmt.Fprintln(env.stdout, w)
+				fmt.Fprintln(env.Stdout, w)
 			}
 			problems += len(c.Problems)
 			switch {
@@ -48,7 +48,7 @@ func checkCommand() *command {
 			}
 		}
 		if problems > 0 {
-			fmt.Fprintf(env.stderr, "%d %s in %d %s\n", problems, english.Plural(problems, "problem", "problems"), len(pos), english.Plural(len(pos), "file", "files"))
+			fmt.Fprintf(env.Stderr, "%d %s in %d %s\n", problems, english.Plural(problems, "problem", "problems"), len(pos), english.Plural(len(pos), "file", "files"))
 		}
 		return code
 	}

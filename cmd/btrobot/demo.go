@@ -15,15 +15,15 @@ import (
 
 func demoCommand() *command {
 	c := &command{
-		name: "demo",
-		args: "[--rounds N] [--speed X] [--battery F] [--headless] [--picture FILE.png] [--record FILE] [--groot [HOST:]PORT] [--diagnostics=false] [--transitions TOPIC] [--ui [ADDR]] [--allow-control]",
-		summary: "Patrol the simulated office with charging: btrobot's own ROS master, the simulator and the\n" +
+		Name: "demo",
+		Args: "[--rounds N] [--speed X] [--battery F] [--headless] [--picture FILE.png] [--record FILE] [--groot [HOST:]PORT] [--diagnostics=false] [--transitions TOPIC] [--ui [ADDR]] [--allow-control]",
+		Summary: "Patrol the simulated office with charging: btrobot's own ROS master, the simulator and the\n" +
 			"patrol_with_charging mission, shown live at several times real time, until the robot has done its\n" +
 			"rounds; then a summary and a picture of the trajectory. Needs nothing but a checkout of btrobot.",
-		example: "go run ./cmd/btrobot demo\n" +
+		Example: "go run ./cmd/btrobot demo\n" +
 			"btrobot demo --rounds 1 --speed 0 --headless   # as fast as the machine allows, plain lines (CI)",
 	}
-	c.run = func(env *cmdEnv, args []string) int {
+	c.Run = func(env *cmdEnv, args []string) int {
 		fs := newFlags(env, c)
 		rounds := fs.Int("rounds", 2, "patrol rounds to do (each visits the office's six places)")
 		speed := fs.Float64("speed", 10, "simulated seconds per wall second; 0: as fast as the machine allows")
@@ -40,7 +40,7 @@ func demoCommand() *command {
 			return flagExit(err)
 		}
 		if err := ui.Check(); err != nil {
-			fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot demo: %v\n", err)
 			return exitUsage
 		}
 		var problems []string
@@ -49,7 +49,7 @@ func demoCommand() *command {
 		}
 		conf := mission.DemoConf{Rounds: *rounds, Speed: *speed, Battery: *battery, Seed: *seed}
 		if *headless {
-			conf.Progress = env.stderr
+			conf.Progress = env.Stderr
 		}
 		for _, p := range conf.Problems() {
 			problems = append(problems, "--"+p)
@@ -59,11 +59,11 @@ func demoCommand() *command {
 		}
 		if len(problems) > 0 {
 			for _, p := range problems {
-				fmt.Fprintf(env.stderr, "btrobot demo: %s\n", p)
+				fmt.Fprintf(env.Stderr, "btrobot demo: %s\n", p)
 			}
 			return exitUsage
 		}
-		ctx, stopSignals := interruptContext(env.stderr)
+		ctx, stopSignals := interruptContext(env.Stderr)
 		defer stopSignals()
 		var backlog mission.Backlog // the simulator's lines before the view runs
 		conf.OnEvent = func(at time.Duration, line string) { backlog.Println(view.ClockText(at) + " sim: " + line) }
@@ -72,22 +72,22 @@ func demoCommand() *command {
 		var le *mission.LoadError
 		switch {
 		case errors.As(err, &le):
-			fmt.Fprintln(env.stderr, err)
+			fmt.Fprintln(env.Stderr, err)
 			return exitUsage
 		case err != nil:
-			fmt.Fprintf(env.stderr, "btrobot demo: %v\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot demo: %v\n", err)
 			return exitFailed
 		}
 		defer dm.Close()
 		title := dm.Title()
 		rc := dm.Run
-		rc.Log = func(line string) { fmt.Fprintln(env.stderr, line) }
-		rc.Display = backlog.Show(mission.LiveView(mission.LiveViewConf{Out: env.stdout,
+		rc.Log = func(line string) { fmt.Fprintln(env.Stderr, line) }
+		rc.Display = backlog.Show(mission.LiveView(mission.LiveViewConf{Out: env.Stdout,
 			Keys: mission.DemoKeys, Title: title, Headless: *headless}))
 		watch.Apply(&rc)
-		srv, err := ui.Start(env.stderr, title)
+		srv, err := ui.Start(env.Stderr, title)
 		if err != nil {
-			fmt.Fprintf(env.stderr, "btrobot demo: --ui: %v\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot demo: --ui: %v\n", err)
 			return exitUsage
 		}
 		if srv != nil {
@@ -99,10 +99,10 @@ func demoCommand() *command {
 		if rep.Tree == nil {
 			return code // it did not start; the run said why
 		}
-		fmt.Fprintln(env.stdout)
-		dm.Summary(rep, time.Since(wallStart)).Write(env.stdout)
-		if err := dm.Picture(env.stdout, *picture); err != nil {
-			fmt.Fprintf(env.stderr, "btrobot demo: the picture: %v\n", err)
+		fmt.Fprintln(env.Stdout)
+		dm.Summary(rep, time.Since(wallStart)).Write(env.Stdout)
+		if err := dm.Picture(env.Stdout, *picture); err != nil {
+			fmt.Fprintf(env.Stderr, "btrobot demo: the picture: %v\n", err)
 		}
 		return code
 	}

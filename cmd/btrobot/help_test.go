@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/btrobot/btrobot/internal/cli"
 )
 
 // TestHelp: btrobot's help reads like a Unix tool's. `btrobot help` lists
@@ -79,12 +81,13 @@ func TestHelpListsEveryCommandOnOneLine(t *testing.T) {
 	}
 	var want []string
 	for _, c := range commands() {
-		want = append(want, c.name)
-		assert.NotEmpty(t, lines[c.name], "command %s has a line in `btrobot help`", c.name)
+		want = append(want, c.Name)
+		assert.NotEmpty(t, lines[c.Name], "command %s has a line in `btrobot help`", c.Name)
 	}
 	assert.Equal(t, want, names, "every command listed once, in order")
+	all := &cli.Program{Commands: commands()}
 	for name := range lines {
-		assert.NotNil(t, findCommand(name), "lines names a command that does not exist: %s", name)
+		assert.NotNil(t, all.Find(name), "lines names a command that does not exist: %s", name)
 	}
 	for _, l := range strings.Split(stdout, "\n") {
 		assert.LessOrEqual(t, utf8.RuneCountInString(l), 80, "line too long: %q", l)
@@ -98,21 +101,21 @@ func TestHelpListsEveryCommandOnOneLine(t *testing.T) {
 // synopsis and its example, are laid out within 80 columns.
 func TestHelpCommandWrapsTheSummary(t *testing.T) {
 	for _, c := range commands() {
-		t.Run(c.name, func(t *testing.T) {
-			code, stdout, _ := runCLI("help", c.name)
+		t.Run(c.Name, func(t *testing.T) {
+			code, stdout, _ := runCLI("help", c.Name)
 			require.Equal(t, exitOK, code)
 			syn, rest, ok := strings.Cut(stdout, "\n\n")
 			require.True(t, ok, "a blank line after the synopsis:\n%s", stdout)
 			for _, l := range strings.Split(syn, "\n") {
-				assert.LessOrEqual(t, utf8.RuneCountInString(l), helpWidth, "synopsis line too long: %q", l)
+				assert.LessOrEqual(t, utf8.RuneCountInString(l), cli.HelpWidth, "synopsis line too long: %q", l)
 			}
-			assert.Equal(t, strings.Join(strings.Fields("Usage: btrobot "+c.name+" "+c.args), " "), strings.Join(strings.Fields(syn), " "), "wrapping keeps every word of the synopsis")
+			assert.Equal(t, strings.Join(strings.Fields("Usage: btrobot "+c.Name+" "+c.Args), " "), strings.Join(strings.Fields(syn), " "), "wrapping keeps every word of the synopsis")
 			details, _, _ := strings.Cut(rest, "\n\n")
 			require.NotEmpty(t, details)
 			for _, l := range strings.Split(details, "\n") {
-				assert.LessOrEqual(t, utf8.RuneCountInString(l), helpWidth, "line too long: %q", l)
+				assert.LessOrEqual(t, utf8.RuneCountInString(l), cli.HelpWidth, "line too long: %q", l)
 			}
-			assert.Equal(t, strings.Join(strings.Fields(c.summary), " "), strings.Join(strings.Fields(details), " "), "wrapping keeps every word")
+			assert.Equal(t, strings.Join(strings.Fields(c.Summary), " "), strings.Join(strings.Fields(details), " "), "wrapping keeps every word")
 		})
 	}
 }

@@ -14,16 +14,16 @@ import (
 
 func hilCommand() *command {
 	c := &command{
-		name: "hil",
-		args: "SCENARIO|DIR... [-j N] [--seeds A..B] [--only K=V,...] [--shard K/N] [--junit FILE] [--report DIR] [--record DIR|none] [--master URI] [-v] [--ui [ADDR]] [--allow-control]",
-		summary: "Run scenarios (*.scenario.yaml: robots, missions, faults, expectations, a matrix) against the simulator in this process, in lockstep, " +
+		Name: "hil",
+		Args: "SCENARIO|DIR... [-j N] [--seeds A..B] [--only K=V,...] [--shard K/N] [--junit FILE] [--report DIR] [--record DIR|none] [--master URI] [-v] [--ui [ADDR]] [--allow-control]",
+		Summary: "Run scenarios (*.scenario.yaml: robots, missions, faults, expectations, a matrix) against the simulator in this process, in lockstep, " +
 			"or against a running simulator or robot (--master); every run is recorded; exit 1 when an expectation failed (docs/hil.md). " +
 			"A folder's long scenarios (long: true, such as the 24-hour soak) run only with --long; progress shows on stderr. " +
 			"With --ui the studio shows the runs live, faults and verdicts on their timelines, and serves them after the table until interrupted.",
-		example: "btrobot hil scenarios/ -j 2 --junit hil.xml --report hil-report\n" +
+		Example: "btrobot hil scenarios/ -j 2 --junit hil.xml --report hil-report\n" +
 			"patrol happy path  1  pass  0/7  1m27s  1.2s",
 	}
-	c.run = func(env *cmdEnv, args []string) int {
+	c.Run = func(env *cmdEnv, args []string) int {
 		fs := newFlags(env, c)
 		jobs := fs.Int("j", 1, "runs at once (each on its own master)")
 		long := fs.Bool("long", false, "also run the long scenarios (long: true) found in folders; one named as a file always runs")
@@ -46,7 +46,7 @@ func hilCommand() *command {
 			return flagExit(err)
 		}
 		if err := ui.Check(); err != nil {
-			fmt.Fprintf(env.stderr, "btrobot hil: %v\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot hil: %v\n", err)
 			return exitUsage
 		}
 		if len(pos) == 0 || *jobs < 1 {
@@ -65,9 +65,9 @@ func hilCommand() *command {
 			return hilUsage(env, err)
 		}
 		for _, f := range planned.LeftOut {
-			fmt.Fprintf(env.stderr, "btrobot hil: left out %s: a long scenario (--long runs it)\n", f)
+			fmt.Fprintf(env.Stderr, "btrobot hil: left out %s: a long scenario (--long runs it)\n", f)
 		}
-		status := view.NewStatusLine(env.stderr, 10*time.Second)
+		status := view.NewStatusLine(env.Stderr, 10*time.Second)
 		conf := hil.CampaignConf{Scenarios: planned.Runs, Jobs: *jobs, Master: *masterURI, Transport: *transport, Picture: *report != "",
 			Progress: func(p hil.Progress) { status.Update("hil: " + p.String()) }}
 		switch {
@@ -78,18 +78,18 @@ func hilCommand() *command {
 			conf.Record = *report
 		default:
 			if conf.Record, err = os.MkdirTemp("", "btrobot-hil-"); err != nil {
-				fmt.Fprintf(env.stderr, "btrobot hil: %v\n", err)
+				fmt.Fprintf(env.Stderr, "btrobot hil: %v\n", err)
 				return exitFailed
 			}
 		}
-		ctx, stop := interruptContext(env.stderr)
+		ctx, stop := interruptContext(env.Stderr)
 		defer stop()
 		if *verbose {
 			conf.Log = func(s *hil.Scenario, line string) { status.Println(s.Name + ": " + line) }
 		}
-		srv, err := ui.Start(env.stderr, "btrobot hil")
+		srv, err := ui.Start(env.Stderr, "btrobot hil")
 		if err != nil {
-			fmt.Fprintf(env.stderr, "btrobot hil: --ui: %v\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot hil: --ui: %v\n", err)
 			return exitUsage
 		}
 		if srv != nil {
@@ -100,28 +100,28 @@ func hilCommand() *command {
 		}
 		cases := hil.RunCampaign(ctx, conf)
 		status.Done("")
-		err = hil.WriteTable(env.stdout, cases)
+		err = hil.WriteTable(env.Stdout, cases)
 		if err == nil && *junit != "" {
 			err = hil.WriteJUnitFile(*junit, cases)
 		}
 		if err == nil && *report != "" {
 			var index string
 			if index, err = hil.WriteReports(*report, cases); err == nil {
-				fmt.Fprintf(env.stdout, "reports: %s\n", index)
+				fmt.Fprintf(env.Stdout, "reports: %s\n", index)
 			}
 		}
 		if conf.Record != "" {
-			fmt.Fprintf(env.stdout, "recordings: %s\n", conf.Record)
+			fmt.Fprintf(env.Stdout, "recordings: %s\n", conf.Record)
 		}
 		if srv != nil && ctx.Err() == nil {
 			// Runs in lockstep end in seconds: the page is there to look
 			// at them, the failed ones above all, after the table.
-			fmt.Fprintf(env.stderr, "studio: the runs have ended; %s shows them until interrupted (Ctrl-C)\n", srv.URL())
+			fmt.Fprintf(env.Stderr, "studio: the runs have ended; %s shows them until interrupted (Ctrl-C)\n", srv.URL())
 			<-ctx.Done()
 		}
 		switch {
 		case err != nil:
-			fmt.Fprintf(env.stderr, "btrobot hil: %v\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot hil: %v\n", err)
 			return exitFailed
 		case !hil.AllPassed(cases):
 			return exitFailed
@@ -132,6 +132,6 @@ func hilCommand() *command {
 }
 
 func hilUsage(env *cmdEnv, err error) int {
-	fmt.Fprintf(env.stderr, "btrobot hil: %v\n", err)
+	fmt.Fprintf(env.Stderr, "btrobot hil: %v\n", err)
 	return exitUsage
 }

@@ -36,10 +36,10 @@ const goodTree = `<root BTCPP_format="4" main_tree_to_execute="Main">
 
 func TestEveryCommandHasHelpWithAnExample(t *testing.T) {
 	for _, c := range commands() {
-		code, _, stderr := runCLI(c.name, "--help")
-		assert.Equal(t, exitOK, code, "%s --help: exit %d", c.name, code)
-		assert.Contains(t, stderr, "Usage: btrobot "+c.name, "%s --help lacks usage or an example:\n%s", c.name, stderr)
-		assert.Contains(t, stderr, "Example:", "%s --help lacks usage or an example:\n%s", c.name, stderr)
+		code, _, stderr := runCLI(c.Name, "--help")
+		assert.Equal(t, exitOK, code, "%s --help: exit %d", c.Name, code)
+		assert.Contains(t, stderr, "Usage: btrobot "+c.Name, "%s --help lacks usage or an example:\n%s", c.Name, stderr)
+		assert.Contains(t, stderr, "Example:", "%s --help lacks usage or an example:\n%s", c.Name, stderr)
 	}
 	code, _, _ := runCLI()
 	assert.Equal(t, exitUsage, code, "no command: exit %d, want 2", code)

@@ -8,15 +8,15 @@ import (
 
 func masterCommand() *command {
 	c := &command{
-		name: "master",
-		args: "[--port 11311] [--host ADDR] [--request-timeout 30s]",
-		summary: "Run the embedded ROS master (a drop-in for rosmaster) until interrupted.\n" +
+		Name: "master",
+		Args: "[--port 11311] [--host ADDR] [--request-timeout 30s]",
+		Summary: "Run the embedded ROS master (a drop-in for rosmaster) until interrupted.\n" +
 			"It listens on loopback only unless --host says otherwise (--host 0.0.0.0: every interface, as rosmaster).\n" +
 			"A shutdown call from the network is logged with its caller and ends it with exit 1.",
-		example: "btrobot master --port 11311 &\nROS_MASTER_URI=http://localhost:11311 rostopic list\n" +
+		Example: "btrobot master --port 11311 &\nROS_MASTER_URI=http://localhost:11311 rostopic list\n" +
 			"btrobot master --host 0.0.0.0   # for the robots on the network",
 	}
-	c.run = func(env *cmdEnv, args []string) int {
+	c.Run = func(env *cmdEnv, args []string) int {
 		fs := newFlags(env, c)
 		port := fs.Int("port", 11311, "TCP port of the master's XML-RPC API")
 		host := fs.String("host", "127.0.0.1", "address to listen on and to advertise; 0.0.0.0 for every interface")
@@ -33,17 +33,17 @@ func masterCommand() *command {
 			Host:           *host,
 			Port:           *port,
 			RequestTimeout: *reqTimeout,
-			OnLog:          func(msg string) { fmt.Fprintf(env.stderr, "btrobot master: %s\n", msg) },
+			OnLog:          func(msg string) { fmt.Fprintf(env.Stderr, "btrobot master: %s\n", msg) },
 		})
 		if err == nil {
 			err = m.Start()
 		}
 		if err != nil {
-			fmt.Fprintf(env.stderr, "btrobot master: %v\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot master: %v\n", err)
 			return exitFailed
 		}
-		fmt.Fprintf(env.stdout, "ROS master listening at %s\n", m.URI())
-		ctx, stop := interruptContext(env.stderr)
+		fmt.Fprintf(env.Stdout, "ROS master listening at %s\n", m.URI())
+		ctx, stop := interruptContext(env.Stderr)
 		defer stop()
 		select {
 		case <-ctx.Done():
@@ -52,7 +52,7 @@ func masterCommand() *command {
 		m.Close() //nolint:errcheck // always nil
 		if call, ok := m.StoppedBy(); ok {
 			// Not the operator's interrupt: a supervisor should hear of it.
-			fmt.Fprintf(env.stderr, "btrobot master: shut down by %s\n", call)
+			fmt.Fprintf(env.Stderr, "btrobot master: shut down by %s\n", call)
 			return exitFailed
 		}
 		return exitOK

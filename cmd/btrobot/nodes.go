@@ -10,13 +10,13 @@ import (
 
 func nodesCommand() *command {
 	c := &command{
-		name:    "nodes",
-		args:    "[--format text|groot|xsd|markdown]",
-		summary: "Print the node palette: a list, a Groot2 TreeNodesModel, an XSD, or the Markdown reference.",
-		example: "btrobot nodes --format groot > btrobot_nodes.xml   # load into Groot2\n" +
+		Name:    "nodes",
+		Args:    "[--format text|groot|xsd|markdown]",
+		Summary: "Print the node palette: a list, a Groot2 TreeNodesModel, an XSD, or the Markdown reference.",
+		Example: "btrobot nodes --format groot > btrobot_nodes.xml   # load into Groot2\n" +
 			"btrobot nodes --format markdown > docs/nodes.md",
 	}
-	c.run = func(env *cmdEnv, args []string) int {
+	c.Run = func(env *cmdEnv, args []string) int {
 		fs := newFlags(env, c)
 		format := fs.String("format", "text", "text, groot, xsd or markdown")
 		pos, err := parseArgs(fs, args)
@@ -30,23 +30,23 @@ func nodesCommand() *command {
 		reg := mission.Nodes()
 		switch *format {
 		case "text":
-			tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 			for _, t := range reg.Types() {
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", t.ID, t.Kind, t.Summary)
 			}
 			err = tw.Flush()
 		case "groot":
-			err = trees.WriteGrootModel(env.stdout, reg)
+			err = trees.WriteGrootModel(env.Stdout, reg)
 		case "xsd":
-			err = trees.WriteXSD(env.stdout, reg)
+			err = trees.WriteXSD(env.Stdout, reg)
 		case "markdown":
-			err = trees.WriteMarkdown(env.stdout, reg)
+			err = trees.WriteMarkdown(env.Stdout, reg)
 		default:
-			fmt.Fprintf(env.stderr, "unknown format %q: want text, groot, xsd or markdown\n", *format)
+			fmt.Fprintf(env.Stderr, "unknown format %q: want text, groot, xsd or markdown\n", *format)
 			return exitUsage
 		}
 		if err != nil {
-			fmt.Fprintln(env.stderr, err)
+			fmt.Fprintln(env.Stderr, err)
 			return exitFailed
 		}
 		return exitOK

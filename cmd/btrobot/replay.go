@@ -11,17 +11,17 @@ import (
 
 func replayCommand() *command {
 	c := &command{
-		name: "replay",
-		args: "FILE [--speed X] [--from T] [--until T] [--headless] | FILE --ui [ADDR] | FILE --at T --json",
-		summary: "Play a recording (--record FILE of run, demo, tick: .btlog or .db3) through the live view: the tree,\n" +
+		Name: "replay",
+		Args: "FILE [--speed X] [--from T] [--until T] [--headless] | FILE --ui [ADDR] | FILE --at T --json",
+		Summary: "Play a recording (--record FILE of run, demo, tick: .btlog or .db3) through the live view: the tree,\n" +
 			"statuses, reasons and the blackboard as they were. T is seconds since the start (12.5), a duration (1m30s)\n" +
 			"or an RFC 3339 time. With --at T --json, print the state at that instant as one JSON object instead.\n" +
 			"Exit 2 for a file that is not a recording, or is corrupt, or was cut short (after playing or printing\n" +
 			"what comes before the cut); the message on stderr names the file.",
-		example: "btrobot demo --record /tmp/demo.db3 && btrobot replay /tmp/demo.db3 --speed 10\n" +
+		Example: "btrobot demo --record /tmp/demo.db3 && btrobot replay /tmp/demo.db3 --speed 10\n" +
 			"btrobot replay /tmp/demo.db3 --at 42 --json | jq '.nodes[] | select(.status==\"RUNNING\") | .path'",
 	}
-	c.run = func(env *cmdEnv, args []string) int {
+	c.Run = func(env *cmdEnv, args []string) int {
 		fs := newFlags(env, c)
 		rc := mission.ReplayConf{}
 		fs.Float64Var(&rc.Speed, "speed", 1, "recorded seconds per wall second; a negative speed plays as fast as possible")
@@ -37,44 +37,44 @@ func replayCommand() *command {
 			return flagExit(err)
 		}
 		if err := ui.Check(); err != nil {
-			fmt.Fprintf(env.stderr, "btrobot replay: %v\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot replay: %v\n", err)
 			return exitUsage
 		}
 		if len(pos) != 1 || *asJSON != (*at != "") || rc.Speed == 0 {
 			fs.Usage()
 			return exitUsage
 		}
-		ctx, stop := interruptContext(env.stderr)
+		ctx, stop := interruptContext(env.Stderr)
 		defer stop()
 		rc.File = pos[0]
 		if ui.Addr != "" {
 			// The recording in the studio, played from the page, until
 			// interrupted.
-			srv, err := ui.Start(env.stderr, "btrobot replay "+rc.File)
+			srv, err := ui.Start(env.Stderr, "btrobot replay "+rc.File)
 			if err == nil {
 				defer srv.Close()
 				err = srv.AddRecording(rc.File)
 			}
 			if err != nil {
-				fmt.Fprintf(env.stderr, "btrobot replay: %v\n", err)
+				fmt.Fprintf(env.Stderr, "btrobot replay: %v\n", err)
 				return replayExit(err)
 			}
-			srv.ServeUntil(ctx, env.stderr)
+			srv.ServeUntil(ctx, env.Stderr)
 			return exitOK
 		}
 		rc.Display = func(s mission.Shown, title string, keys []string) mission.Display {
-			return mission.LiveView(mission.LiveViewConf{Out: env.stdout, Keys: keys, Title: title, Headless: *headless})(s)
+			return mission.LiveView(mission.LiveViewConf{Out: env.Stdout, Keys: keys, Title: title, Headless: *headless})(s)
 		}
 		if *headless {
-			rc.Progress = env.stderr
+			rc.Progress = env.Stderr
 		}
 		if *asJSON {
-			err = mission.ReplayAt(ctx, env.stdout, pos[0], *at)
+			err = mission.ReplayAt(ctx, env.Stdout, pos[0], *at)
 		} else {
 			err = mission.Replay(ctx, rc)
 		}
 		if err != nil {
-			fmt.Fprintf(env.stderr, "btrobot replay: %v\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot replay: %v\n", err)
 			return replayExit(err)
 		}
 		return exitOK

@@ -15,21 +15,21 @@ import (
 
 func runCommand() *command {
 	c := &command{
-		name: "run",
-		args: "--tree FILE [--robot PROFILE.yaml] [--places FILE|DIR] [--master URI|auto] [--rate HZ] [--ticks N] [--quiet] " +
+		Name: "run",
+		Args: "--tree FILE [--robot PROFILE.yaml] [--places FILE|DIR] [--master URI|auto] [--rate HZ] [--ticks N] [--quiet] " +
 			"[--robot-ns NS]... [--substitute RULES.json] [--record FILE] [--groot [HOST:]PORT] [--diagnostics=false] [--transitions TOPIC] [--ui [ADDR]] [--allow-control] [ROS args: __ns:=/robot1 from:=to _tree:=FILE ...]",
-		summary: "Run a mission on a robot or the simulator until it finishes or is interrupted, showing the tree live.\n" +
+		Summary: "Run a mission on a robot or the simulator until it finishes or is interrupted, showing the tree live.\n" +
 			"Ctrl-C (SIGINT) or SIGTERM halts the tree and stops the robot (zero velocity on the profile's safety topic).\n" +
 			"Without --tree, the files and the rate come from the node's private parameters ~tree, ~robot, ~places and\n" +
 			"~rate (as roslaunch sets them; a flag wins over its parameter).\n" +
 			"When the mission fails, the chain of nodes that decided it is printed, each with its reason.\n" +
 			"With several --robot-ns, the mission runs on a fleet at once, one robot per namespace.\n" +
 			"Exit 0 when the mission succeeds; 1 when it fails, is interrupted or cannot reach ROS; 2 on a bad tree, profile or flag.",
-		example: "btrobot sim --world worlds/office --speed 4 --master auto &\n" +
+		Example: "btrobot sim --world worlds/office --speed 4 --master auto &\n" +
 			"btrobot run --tree trees/missions/patrol.xml --robot robots/sim.yaml --places worlds/office __ns:=/robot1\n" +
 			"btrobot run --tree trees/missions/fleet_patrol.xml --robot robots/sim.yaml --places worlds/office --robot-ns robot1 --robot-ns robot2",
 	}
-	c.run = func(env *cmdEnv, args []string) int {
+	c.Run = func(env *cmdEnv, args []string) int {
 		fs := newFlags(env, c)
 		var s mission.Settings
 		fs.StringVar(&s.Tree, "tree", "", "the mission: a BehaviorTree.CPP v4 XML file (required, unless ~tree is set)")
@@ -61,17 +61,17 @@ func runCommand() *command {
 			return flagExit(err)
 		}
 		if err := ui.Check(); err != nil {
-			fmt.Fprintf(env.stderr, "btrobot run: %v\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot run: %v\n", err)
 			return exitUsage
 		}
 		rateGiven := cli.Given(fs, "rate")
 		rosConf, rest, err := ros.ConfFromArgs("btrobot", pos, nil)
 		if err != nil {
-			fmt.Fprintf(env.stderr, "btrobot run: %v\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot run: %v\n", err)
 			return exitUsage
 		}
 		if *wire != ros.WireGoroslib && *wire != ros.WireTCPROS {
-			fmt.Fprintf(env.stderr, "btrobot run: --transport %q: tcpros or goroslib\n", *wire)
+			fmt.Fprintf(env.Stderr, "btrobot run: --transport %q: tcpros or goroslib\n", *wire)
 			return exitUsage
 		}
 		rosConf.Wire = *wire
@@ -79,30 +79,30 @@ func runCommand() *command {
 			rosConf.Namespace = fleet[0]
 		}
 		if len(rest) > 0 {
-			fmt.Fprintf(env.stderr, "btrobot run: unexpected argument %q (the tree is given with --tree; ROS arguments are written name:=value)\n\n", rest[0])
+			fmt.Fprintf(env.Stderr, "btrobot run: unexpected argument %q (the tree is given with --tree; ROS arguments are written name:=value)\n\n", rest[0])
 			fs.Usage()
 			return exitUsage
 		}
 		if rateGiven {
 			if err := mission.CheckRate(s.Rate); err != nil {
-				fmt.Fprintf(env.stderr, "btrobot run: --rate %v: %v\n", s.Rate, err)
+				fmt.Fprintf(env.Stderr, "btrobot run: --rate %v: %v\n", s.Rate, err)
 				return exitUsage
 			}
 		}
 		bb, err := mission.Entries(sets)
 		if err != nil {
-			fmt.Fprintf(env.stderr, "btrobot run: --set %v\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot run: --set %v\n", err)
 			return exitUsage
 		}
 
-		ctx, stopSignals := interruptContext(env.stderr)
+		ctx, stopSignals := interruptContext(env.Stderr)
 		defer stopSignals()
 		joined := false
 		join := func() (int, func()) {
 			joined = true
 			uri, closeMaster, err := joinMaster(ctx, env, "btrobot", *masterURI, rosConf.MasterURI)
 			if err != nil {
-				fmt.Fprintf(env.stderr, "btrobot run: %v\n", err)
+				fmt.Fprintf(env.Stderr, "btrobot run: %v\n", err)
 				return exitFailed, nil
 			}
 			rosConf.MasterURI = uri
@@ -121,24 +121,24 @@ func runCommand() *command {
 			defer closeMaster()
 			p, err := mission.ReadSettings(rosConf)
 			if err != nil {
-				fmt.Fprintf(env.stderr, "btrobot run: no --tree, and the private parameters could not be read: %v\n\n", err)
+				fmt.Fprintf(env.Stderr, "btrobot run: no --tree, and the private parameters could not be read: %v\n\n", err)
 				fs.Usage()
 				return exitUsage
 			}
 			s = s.Fill(p, rateGiven)
 			if s.Tree == "" {
-				fmt.Fprintf(env.stderr, "btrobot run: no --tree, and no private parameter %s/tree\n\n", p.Node)
+				fmt.Fprintf(env.Stderr, "btrobot run: no --tree, and no private parameter %s/tree\n\n", p.Node)
 				fs.Usage()
 				return exitUsage
 			}
 		}
 		if *lockstep && s.Robot == "" {
-			fmt.Fprintf(env.stderr, "btrobot run: --lockstep needs --robot: the profile says which topic carries the velocity commands\n")
+			fmt.Fprintf(env.Stderr, "btrobot run: --lockstep needs --robot: the profile says which topic carries the velocity commands\n")
 			return exitUsage
 		}
 		m, err := mission.Load(mission.LoadConf{Tree: s.Tree, Profile: s.Robot, Places: s.Places, Main: *mainID, Substitute: *substitute})
 		if err != nil {
-			fmt.Fprintln(env.stderr, err)
+			fmt.Fprintln(env.Stderr, err)
 			return exitUsage
 		}
 		if !joined {
@@ -154,12 +154,12 @@ func runCommand() *command {
 		}
 		rc := mission.RunConf{
 			Mission: m, ROS: rosConf, Rate: s.Rate, Blackboard: bb, Seed: *seed,
-			Log: func(line string) { fmt.Fprintln(env.stderr, line) },
+			Log: func(line string) { fmt.Fprintln(env.Stderr, line) },
 		}
 		watch.Apply(&rc)
-		srv, err := ui.Start(env.stderr, "btrobot run "+s.Tree)
+		srv, err := ui.Start(env.Stderr, "btrobot run "+s.Tree)
 		if err != nil {
-			fmt.Fprintf(env.stderr, "btrobot run: --ui: %v\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot run: --ui: %v\n", err)
 			return exitUsage
 		}
 		if srv != nil {
@@ -181,7 +181,7 @@ func runCommand() *command {
 			return runFleet(ctx, env, rc, fleet, keys, *quiet)
 		}
 		if !*quiet {
-			rc.Display = mission.LiveView(mission.LiveViewConf{Out: env.stdout, Keys: keys})
+			rc.Display = mission.LiveView(mission.LiveViewConf{Out: env.Stdout, Keys: keys})
 		}
 		code, _ := runMission(ctx, env, "btrobot run", rc, *quiet, stopSignals)
 		return code
@@ -199,16 +199,16 @@ func runMission(ctx context.Context, env *cmdEnv, who string, rc mission.RunConf
 	var ce *mission.ConnectError
 	switch {
 	case errors.As(err, &le):
-		fmt.Fprintln(env.stderr, err)
+		fmt.Fprintln(env.Stderr, err)
 		return exitUsage, rep
 	case errors.As(err, &ce):
-		fmt.Fprintf(env.stderr, "%s: %v\n(is a ROS master running there? start one with `btrobot master`, or run with --master auto)\n", who, err)
+		fmt.Fprintf(env.Stderr, "%s: %v\n(is a ROS master running there? start one with `btrobot master`, or run with --master auto)\n", who, err)
 		return exitFailed, rep
 	case err != nil:
-		fmt.Fprintf(env.stderr, "%s: %v\n", who, err)
+		fmt.Fprintf(env.Stderr, "%s: %v\n", who, err)
 		return exitFailed, rep
 	}
-	rep.WriteEnd(env.stdout, quiet)
+	rep.WriteEnd(env.Stdout, quiet)
 	if rep.OK() {
 		return exitOK, rep
 	}

@@ -12,10 +12,10 @@ import (
 
 func serveCommand() *command {
 	c := &command{
-		name: "serve",
-		args: "--missions DIR [--robot PROFILE.yaml] [--places FILE|DIR] [--master URI|auto] [--preempt replace|update|queue|reject] " +
+		Name: "serve",
+		Args: "--missions DIR [--robot PROFILE.yaml] [--places FILE|DIR] [--master URI|auto] [--preempt replace|update|queue|reject] " +
 			"[--rate HZ] [--record-dir DIR] [--watch] [--groot [HOST:]PORT] [--ui [ADDR]] [--allow-control] [ROS args: __ns:=/robot1 __name:=btrobot ...]",
-		summary: "Serve the missions of a directory on a robot: goals of the ExecuteMission action (btrobot_msgs, ~execute) run them\n" +
+		Summary: "Serve the missions of a directory on a robot: goals of the ExecuteMission action (btrobot_msgs, ~execute) run them\n" +
 			"one at a time, with feedback and a result that says why; ~list, ~reload, ~pause and ~resume are services.\n" +
 			"Every tree file of DIR is loaded and validated first: on any problem the server does not start and every problem is\n" +
 			"listed (file:line:col). A goal names a tree ID of DIR (or a file), with a payload: a YAML map written into the\n" +
@@ -29,11 +29,11 @@ func serveCommand() *command {
 			"~record_dir, ~watch (a flag given on the command line wins over its parameter).\n" +
 			"Ctrl-C (SIGINT) or SIGTERM halts the running mission, stops the robot and ends the server.\n" +
 			"Exit 0 when interrupted; 1 when it cannot reach ROS or loses it; 2 on a bad tree, profile or flag.",
-		example: "btrobot sim --world worlds/office --master auto &\n" +
+		Example: "btrobot sim --world worlds/office --master auto &\n" +
 			"btrobot serve --missions trees/missions --robot robots/sim.yaml --places worlds/office __ns:=/robot1\n" +
 			"rosservice call /robot1/btrobot/list",
 	}
-	c.run = func(env *cmdEnv, args []string) int {
+	c.Run = func(env *cmdEnv, args []string) int {
 		fs := newFlags(env, c)
 		var st executor.Settings
 		fs.StringVar(&st.Missions, "missions", "", "the directory of mission trees: every *.xml file in it (required, here or as ~missions)")
@@ -66,16 +66,16 @@ func serveCommand() *command {
 			return flagExit(err)
 		}
 		if err := ui.Check(); err != nil {
-			fmt.Fprintf(env.stderr, "btrobot serve: %v\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot serve: %v\n", err)
 			return exitUsage
 		}
-		fail := func(code int, err error) int { fmt.Fprintf(env.stderr, "btrobot serve: %v\n", err); return code }
+		fail := func(code int, err error) int { fmt.Fprintf(env.Stderr, "btrobot serve: %v\n", err); return code }
 		rosConf, rest, err := ros.ConfFromArgs("btrobot", pos, nil)
 		if err != nil {
 			return fail(exitUsage, err)
 		}
 		if len(rest) > 0 {
-			fmt.Fprintf(env.stderr, "btrobot serve: unexpected argument %q (the missions are given with --missions; ROS arguments are written name:=value)\n\n", rest[0])
+			fmt.Fprintf(env.Stderr, "btrobot serve: unexpected argument %q (the missions are given with --missions; ROS arguments are written name:=value)\n\n", rest[0])
 			fs.Usage()
 			return exitUsage
 		}
@@ -84,23 +84,23 @@ func serveCommand() *command {
 			return exitUsage
 		}
 		if _, err := executor.ParsePreempt(st.Preempt, executor.Replace); err != nil {
-			fmt.Fprintf(env.stderr, "btrobot serve: --preempt: %v\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot serve: --preempt: %v\n", err)
 			return exitUsage
 		}
 		if flagGiven(fs, "rate") {
 			if err := mission.CheckRate(st.Rate); err != nil {
-				fmt.Fprintf(env.stderr, "btrobot serve: --rate %v: %v\n", st.Rate, err)
+				fmt.Fprintf(env.Stderr, "btrobot serve: --rate %v: %v\n", st.Rate, err)
 				return exitUsage
 			}
 		}
 		var cat *executor.Catalog // loaded before joining the graph: a bad tree is found at once
 		if st.Missions != "" {
 			if cat, err = executor.LoadCatalog(executor.CatalogConf{Dir: st.Missions, Profile: st.Robot, Places: st.Places}); err != nil {
-				fmt.Fprintln(env.stderr, err)
+				fmt.Fprintln(env.Stderr, err)
 				return exitUsage
 			}
 		}
-		ctx, stopSignals := interruptContext(env.stderr)
+		ctx, stopSignals := interruptContext(env.Stderr)
 		defer stopSignals()
 		uri, closeMaster, err := joinMaster(ctx, env, "btrobot serve", *masterURI, rosConf.MasterURI)
 		if err != nil {
@@ -108,22 +108,22 @@ func serveCommand() *command {
 		}
 		defer closeMaster()
 		rosConf.MasterURI = uri
-		rosConf.OnLog = ros.LogTo(env.stderr)
+		rosConf.OnLog = ros.LogTo(env.Stderr)
 		conn, err := ros.Connect(rosConf)
 		if err != nil {
-			fmt.Fprintf(env.stderr, "btrobot serve: %v\n(is a ROS master running there? start one with `btrobot master`, or run with --master auto)\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot serve: %v\n(is a ROS master running there? start one with `btrobot master`, or run with --master auto)\n", err)
 			return exitFailed
 		}
 		defer conn.Close()
-		ec := executor.Conf{Conn: conn, Log: func(line string) { fmt.Fprintln(env.stderr, line) }, Groot: grootPort, GrootHost: grootHost}
+		ec := executor.Conf{Conn: conn, Log: func(line string) { fmt.Fprintln(env.Stderr, line) }, Groot: grootPort, GrootHost: grootHost}
 		var page *studio.Server
 		if ui.Addr != "" {
 			// The studio follows the goals: each is a run of its own,
 			// named by its mission and goal, and the page opens the
 			// newest as it comes.
-			page, err = ui.Start(env.stderr, "btrobot serve")
+			page, err = ui.Start(env.Stderr, "btrobot serve")
 			if err != nil {
-				fmt.Fprintf(env.stderr, "btrobot serve: --ui: %v\n", err)
+				fmt.Fprintf(env.Stderr, "btrobot serve: --ui: %v\n", err)
 				return exitUsage
 			}
 			defer page.Close()
@@ -154,16 +154,16 @@ func serveCommand() *command {
 				return fail(exitFailed, err)
 			}
 		}
-		fmt.Fprintln(env.stdout, "btrobot serve: "+srv.Describe())
+		fmt.Fprintln(env.Stdout, "btrobot serve: "+srv.Describe())
 		code := exitOK
 		select {
 		case <-ctx.Done():
 		case <-conn.Lost():
-			fmt.Fprintf(env.stderr, "btrobot serve: lost ROS: %v\n", conn.Err())
+			fmt.Fprintf(env.Stderr, "btrobot serve: lost ROS: %v\n", conn.Err())
 			code = exitFailed
 		}
 		srv.Close()
-		fmt.Fprintln(env.stdout, "btrobot serve: stopped")
+		fmt.Fprintln(env.Stdout, "btrobot serve: stopped")
 		return code
 	}
 	return c

@@ -16,5 +16,5 @@ func interruptContext(stderr io.Writer) (ctx context.Context, stop func()) {
 
 // joinMaster is mission.JoinMaster, saying on stderr what it did.
 func joinMaster(ctx context.Context, env *cmdEnv, who, flagURI, envURI string) (string, func(), error) {
-	return mission.JoinMaster(ctx, env.stderr, who, flagURI, envURI)
+	return mission.JoinMaster(ctx, env.Stderr, who, flagURI, envURI)
 }

@@ -17,16 +17,16 @@ import (
 
 func simCommand() *command {
 	c := &command{
-		name: "sim",
-		args: "[--world worlds/office] [--robots N] [--speed X] [--master URI|auto] [--seed N] [--render FILE.png|.svg]... " +
+		Name: "sim",
+		Args: "[--world worlds/office] [--robots N] [--speed X] [--master URI|auto] [--seed N] [--render FILE.png|.svg]... " +
 			"[--duration D] [--peers N] [--no-namespace] [ROS args: __name:=sim ...]",
-		summary: "Run the simulated world as a ROS node: robots under /robot1.../robotN with odom, scan, battery_state, " +
+		Summary: "Run the simulated world as a ROS node: robots under /robot1.../robotN with odom, scan, battery_state, " +
 			"bumper, tf, move_base, dock and undock, /clock when it owns time, and fault injection under /sim. " +
 			"It renders the run to the --render files at the end, on SIGUSR1 and on the /sim/render service.",
-		example: "btrobot sim --world worlds/office --robots 2 --speed 10 --master auto --render run.png\n" +
+		Example: "btrobot sim --world worlds/office --robots 2 --speed 10 --master auto --render run.png\n" +
 			"rostopic pub -r 10 /robot1/cmd_vel geometry_msgs/Twist '{linear: {x: 0.3}}'",
 	}
-	c.run = func(env *cmdEnv, args []string) int {
+	c.Run = func(env *cmdEnv, args []string) int {
 		fs := newFlags(env, c)
 		worldPath := fs.String("world", "worlds/office", "the world: a directory with places.yaml and its map, or a map_server YAML file")
 		robots := fs.Int("robots", 1, "how many robots, robot1..robotN, each at the spawn pose of its name")
@@ -47,7 +47,7 @@ func simCommand() *command {
 		}
 		rosConf, rest, err := ros.ConfFromArgs("sim", pos, nil)
 		if err != nil {
-			fmt.Fprintf(env.stderr, "btrobot sim: %v\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot sim: %v\n", err)
 			return exitUsage
 		}
 		var problems []string
@@ -73,33 +73,33 @@ func simCommand() *command {
 		}
 		if len(problems) > 0 {
 			for _, p := range problems {
-				fmt.Fprintf(env.stderr, "btrobot sim: %s\n", p)
+				fmt.Fprintf(env.Stderr, "btrobot sim: %s\n", p)
 			}
 			return exitUsage
 		}
 		w, err := sim.LoadWorld(*worldPath, sim.WorldConf{Seed: *seed})
 		if err != nil {
-			fmt.Fprintf(env.stderr, "btrobot sim: %v\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot sim: %v\n", err)
 			return exitUsage
 		}
 		if _, err := simnode.AddRobots(w, *robots, sim.RobotConf{OdomNoise: *odomNoise, WheelSlip: *wheelSlip,
 			Laser: sim.LaserConf{Noise: *laserNoise}}); err != nil {
-			fmt.Fprintf(env.stderr, "btrobot sim: world %s: %v\n", *worldPath, err)
+			fmt.Fprintf(env.Stderr, "btrobot sim: world %s: %v\n", *worldPath, err)
 			return exitUsage
 		}
 
-		ctx, stop := interruptContext(env.stderr)
+		ctx, stop := interruptContext(env.Stderr)
 		defer stop()
 		uri, closeMaster, err := joinMaster(ctx, env, "btrobot sim", *masterURI, rosConf.MasterURI)
 		if err != nil {
-			fmt.Fprintf(env.stderr, "btrobot sim: %v\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot sim: %v\n", err)
 			return exitFailed
 		}
 		defer closeMaster()
 		rosConf.MasterURI = uri
 		conn, err := ros.Connect(rosConf)
 		if err != nil {
-			fmt.Fprintf(env.stderr, "btrobot sim: %v\n(is a ROS master running there? start one with `btrobot master`, or run with --master auto)\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot sim: %v\n(is a ROS master running there? start one with `btrobot master`, or run with --master auto)\n", err)
 			return exitFailed
 		}
 		defer conn.Close()
@@ -109,12 +109,12 @@ func simCommand() *command {
 			Render: renders,
 			OnEvent: func(at time.Duration, line string) {
 				out.Lock()
-				fmt.Fprintf(env.stdout, "%10.3fs  %s\n", at.Seconds(), line)
+				fmt.Fprintf(env.Stdout, "%10.3fs  %s\n", at.Seconds(), line)
 				out.Unlock()
 			},
 		})
 		if err != nil {
-			fmt.Fprintf(env.stderr, "btrobot sim: %v\n", err)
+			fmt.Fprintf(env.Stderr, "btrobot sim: %v\n", err)
 			return exitUsage
 		}
 		pace := fmt.Sprintf("at %g times real time", *speed)
@@ -122,9 +122,9 @@ func simCommand() *command {
 			pace = "as fast as possible"
 		}
 		out.Lock()
-		fmt.Fprintf(env.stdout, "btrobot sim: %d robot(s) in %s, %s, node %s on %s\n", *robots, *worldPath, pace, conn.Name(), uri)
+		fmt.Fprintf(env.Stdout, "btrobot sim: %d robot(s) in %s, %s, node %s on %s\n", *robots, *worldPath, pace, conn.Name(), uri)
 		if len(renders) > 0 {
-			fmt.Fprintf(env.stdout, "btrobot sim: rendering to %s at the end, on %s and on SIGUSR1\n", strings.Join(renders, ", "), conn.Resolve("~render"))
+			fmt.Fprintf(env.Stdout, "btrobot sim: rendering to %s at the end, on %s and on SIGUSR1\n", strings.Join(renders, ", "), conn.Resolve("~render"))
 		}
 		out.Unlock()
 
@@ -152,7 +152,7 @@ func simCommand() *command {
 		node.Close()
 		out.Lock()
 		defer out.Unlock()
-		simnode.WriteSummary(env.stdout, st, w)
+		simnode.WriteSummary(env.Stdout, st, w)
 		return code
 	}
 	return c
@@ -162,7 +162,7 @@ func simCommand() *command {
 func simRender(env *cmdEnv, out *sync.Mutex, node *simnode.Node, files []string) error {
 	if len(files) == 0 {
 		out.Lock()
-		fmt.Fprintln(env.stderr, "btrobot sim: nothing to render to; give --render FILE")
+		fmt.Fprintln(env.Stderr, "btrobot sim: nothing to render to; give --render FILE")
 		out.Unlock()
 		return nil
 	}
@@ -170,9 +170,9 @@ func simRender(env *cmdEnv, out *sync.Mutex, node *simnode.Node, files []string)
 	out.Lock()
 	defer out.Unlock()
 	if err != nil {
-		fmt.Fprintf(env.stderr, "btrobot sim: %v\n", err)
+		fmt.Fprintf(env.Stderr, "btrobot sim: %v\n", err)
 		return err
 	}
-	fmt.Fprintf(env.stdout, "btrobot sim: rendered %s\n", strings.Join(written, ", "))
+	fmt.Fprintf(env.Stdout, "btrobot sim: rendered %s\n", strings.Join(written, ", "))
 	return nil
 }

@@ -48,7 +48,7 @@ func (b *simOutput) String() string {
 func startSimCLI(args ...string) (stdout, stderr *simOutput, code <-chan int) {
 	stdout, stderr = &simOutput{}, &simOutput{}
 	ch := make(chan int, 1)
-	go func() { ch <- simCommand().run(&cmdEnv{stdout: stdout, stderr: stderr}, args) }()
+	go func() { ch <- simCommand().Run(&cmdEnv{Stdout: stdout, Stderr: stderr}, args) }()
 	return stdout, stderr, ch
 }
 

@@ -11,13 +11,13 @@ import (
 
 func tickCommand() *command {
 	c := &command{
-		name:    "tick",
-		args:    "FILE --ticks N [--tree ID] [--set key=value]... [--substitute RULES.json] [--record FILE]",
-		summary: "Tick a tree with no robot attached and print one JSON line per tick, then the blackboard.",
-		example: "btrobot tick trees/missions/hello.xml --ticks 5 --set limit=3\n" +
+		Name:    "tick",
+		Args:    "FILE --ticks N [--tree ID] [--set key=value]... [--substitute RULES.json] [--record FILE]",
+		Summary: "Tick a tree with no robot attached and print one JSON line per tick, then the blackboard.",
+		Example: "btrobot tick trees/missions/hello.xml --ticks 5 --set limit=3\n" +
 			`{"tick":1,"status":"RUNNING"}` + "\n...\n" + `{"blackboard":{"count":3,"limit":3}}`,
 	}
-	c.run = func(env *cmdEnv, args []string) int {
+	c.Run = func(env *cmdEnv, args []string) int {
 		fs := newFlags(env, c)
 		n := fs.Int("ticks", 1, "how many times to tick (each tick is one tick-exactly-once)")
 		treeID := fs.String("tree", "", "the tree to run (default: main_tree_to_execute)")
@@ -32,28 +32,28 @@ func tickCommand() *command {
 			return flagExit(err)
 		}
 		if *n < 0 {
-			fmt.Fprintf(env.stderr, "btrobot tick: --ticks %d: want 0 or more\n", *n)
+			fmt.Fprintf(env.Stderr, "btrobot tick: --ticks %d: want 0 or more\n", *n)
 			return exitUsage
 		}
 		if len(pos) != 1 {
 			fs.Usage()
 			return exitUsage
 		}
-		rep, err := mission.Tick(env.stdout, mission.TickConf{File: pos[0], Main: *treeID, Ticks: *n, Seed: *seed, Set: sets, Record: watch.Record, Substitute: *substitute})
+		rep, err := mission.Tick(env.Stdout, mission.TickConf{File: pos[0], Main: *treeID, Ticks: *n, Seed: *seed, Set: sets, Record: watch.Record, Substitute: *substitute})
 		var le *mission.LoadError
 		switch {
 		case errors.As(err, &le):
-			fmt.Fprintln(env.stderr, err)
+			fmt.Fprintln(env.Stderr, err)
 			return exitUsage
 		case err != nil:
-			fmt.Fprintln(env.stderr, err)
+			fmt.Fprintln(env.Stderr, err)
 			return exitFailed
 		case rep.Err != nil:
 			return exitFailed
 		}
 		if rep.Status == runtime.Failure && len(rep.Explanation) > 0 {
-			fmt.Fprintln(env.stderr, "why:")
-			view.Explanation(env.stderr, rep.Explanation, "  ")
+			fmt.Fprintln(env.Stderr, "why:")
+			view.Explanation(env.Stderr, rep.Explanation, "  ")
 		}
 		return exitOK
 	}

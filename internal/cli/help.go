@@ -1,10 +1,11 @@
 // Package cli is what btrobot's command line is made of beyond its
-// commands: help laid out as a Unix tool's (a synopsis wrapped at the
-// spaces between its bracketed groups, summaries wrapped as paragraphs),
-// flags accepted anywhere among the arguments, repeated flags, and the
-// handling of SIGINT and SIGTERM that never skips the robot's stop. The
-// commands themselves — their flags, help text and exit codes — live in
-// cmd/btrobot.
+// commands: a program of commands (`PROG help [COMMAND]`, an unknown
+// command's did-you-mean, the exit codes), help laid out as a Unix tool's
+// (a synopsis wrapped at the spaces between its bracketed groups,
+// summaries wrapped as paragraphs), flags accepted anywhere among the
+// arguments, repeated flags, and the handling of SIGINT and SIGTERM that
+// never skips the robot's stop. The commands themselves — their flags,
+// help text and exit codes — live in cmd/btrobot.
 package cli
 
 import (
