@@ -435,11 +435,18 @@ func (s *ActionServer) publishStatusPeriodically() {
 }
 
 // Close cancels the running goals, waits for their Execute to return (their
-// results go out), and unadvertises the server.
+// results go out), and unadvertises the server. A goal being accepted as
+// Close is called is let through first, then cancelled like the others:
+// its PENDING has gone out, so its end must go out before the topics do
+// (a wire's subscription may close without waiting for its callbacks).
 func (s *ActionServer) Close() {
 	s.once.Do(func() {
+		s.admit.Lock() // no goal half accepted
 		s.mu.Lock()
 		s.closed = true
+		s.mu.Unlock()
+		s.admit.Unlock()
+		s.mu.Lock()
 		for _, g := range s.list {
 			if g.cancel != nil {
 				g.cancel()

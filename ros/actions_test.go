@@ -244,6 +244,66 @@ func TestCancelWhileTheGoalIsAccepted(t *testing.T) {
 	}
 }
 
+// TestCloseWhileAGoalIsAccepted: a server closed while a goal is being
+// accepted (Accept waits, as the simulator's does for its lock, while a
+// fault stops move_base) lets that goal through before its topics go: its
+// PENDING has gone out, so its end must too. On the in-process graph the
+// close did not wait for the goal's callback, the end went out on closed
+// topics, and the client kept a goal acknowledged and never ended: hil's
+// move_base_dies_on_goal ran to its time limit with NavigateTo RUNNING
+// (1 run in 30-50 under load).
+func TestCloseWhileAGoalIsAccepted(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			g := tr.start(t)
+			sc := g.join(t, "closing_server")
+			accepting, release := make(chan struct{}), make(chan struct{})
+			server, err := NewActionServer(ActionServerConf{
+				Conn: sc, Name: "/closing", Action: actionlib.TwoIntsAction{},
+				Accept: func(any) bool {
+					close(accepting)
+					<-release
+					return true
+				},
+				Execute: func(ctx context.Context, _ any, _ func(any)) (any, error) {
+					<-ctx.Done()
+					return nil, ctx.Err()
+				},
+			})
+			require.NoError(t, err)
+			c := g.join(t, "btrobot")
+			client, err := NewActionClient(ActionClientConf{Conn: c, Name: "/closing", Action: actionlib.TwoIntsAction{}})
+			require.NoError(t, err)
+			require.NoError(t, client.WaitForServer(context.Background(), c.Clock(), 10*time.Second))
+			type ended struct {
+				out GoalOutcome
+				err error
+			}
+			done := make(chan ended, 1)
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				out, err := client.Run(ctx, actionlib.TwoIntsActionGoal{A: 1, B: 2}, GoalConf{})
+				done <- ended{out, err}
+			}()
+			<-accepting
+			closed := make(chan struct{})
+			go func() { server.Close(); close(closed) }()
+			// A Close that does not wait for the goal being accepted
+			// returns at once; one that waits still waits a second later.
+			select {
+			case <-closed:
+			case <-time.After(time.Second):
+			}
+			close(release)
+			e := <-done
+			require.NoError(t, e.err, "the goal accepted as the server closed never ended")
+			assert.Equal(t, GoalPreempted, e.out.State, "the goal ended %v, want PREEMPTED by the close", e.out.State)
+			<-closed
+		})
+	}
+}
+
 // TestAwaitActionServers: AwaitActionServers returns once the clients
 // whose servers are on the graph are connected to them (so that a goal
 // given at once leaves at once), and does not wait for a server that is
