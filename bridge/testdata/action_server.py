@@ -13,6 +13,7 @@ target_pose.header.frame_id selects the behaviour of a goal:
 Every event is printed with the wall time, for the test to measure:
   "goal MODE T", "cancel MODE T", "done MODE STATE".
 """
+import faulthandler
 import sys
 import threading
 import time
@@ -67,6 +68,7 @@ def work(gh):
                 # acknowledged would block the tick this long.
                 time.sleep(0.5)
                 gh.set_canceled(MoveBaseResult(), "cancelled")
+                faulthandler.cancel_dump_traceback_later()
                 say("done", mode, "PREEMPTED")
                 return
             if mode == "slow" and time.time() - start > 2:
@@ -95,6 +97,11 @@ def on_goal(gh):
 
 def on_cancel(gh):
     say("cancel", mode_of(gh), "%.6f" % time.time())
+    # A cancelled goal ends 0.5 s later: if it has not 10 s on, every
+    # thread's stack goes to stderr (from faulthandler's own thread, which
+    # needs neither the GIL nor a lock), so that a test waiting for "done"
+    # shows where the server is stuck.
+    faulthandler.dump_traceback_later(10)
     with lock:
         cancelled.add(gh.get_goal_id().id)
 
