@@ -13,7 +13,8 @@ import (
 	"github.com/btrobot/btrobot/runtime"
 )
 
-// PumpEvery is how often at most a run's changes are sent to its pages.
+// PumpEvery is how often at most a run's changes are sent to its pages
+// (a page's frame at 20 Hz).
 const PumpEvery = 50 * time.Millisecond
 
 // Sizes that bound a live run's memory whatever the tree does.
@@ -583,26 +584,20 @@ func (l *live) shutdown() {
 	<-l.done
 }
 
-// pump sends the run's changes to its pages, at most every period. While
-// no page reads (none connected, and none that left recently enough to
-// resume), it sleeps until one connects, which gets a snapshot: the tick
-// then costs no wake-up of another goroutine.
+// pump sends the run's changes to its pages when something changed (a
+// tick, a mark, the debugger: touch), at once unless the last event left
+// less than every ago, then when it has: at most one event a period
+// whatever the tick rate, and a tick at a lower rate sent as soon as it
+// ends, not at the next beat of a clock of the pump's own. While no page
+// reads (none connected, and none that left recently enough to resume),
+// it sleeps until one connects, which gets a snapshot: the tick then
+// costs no wake-up of another goroutine.
 func (l *live) pump(every time.Duration) {
 	defer close(l.done)
-	t := time.NewTicker(every)
-	defer t.Stop()
+	spacing := time.NewTimer(time.Hour)
+	defer spacing.Stop()
+	last := time.Now() // the first event a period after the start, as a beat would send it
 	for {
-		select {
-		case <-l.stop:
-			l.publish()
-			return
-		case <-t.C:
-		}
-		select {
-		case <-l.wake:
-			l.publish()
-		default:
-		}
 		if l.run.hub.idle(resumeWithin) {
 			l.asleep.Store(true)
 			select {
@@ -613,6 +608,23 @@ func (l *live) pump(every time.Duration) {
 			}
 			l.asleep.Store(false)
 		}
+		select {
+		case <-l.stop:
+			l.publish()
+			return
+		case <-l.wake:
+		}
+		if wait := every - time.Since(last); wait > 0 {
+			spacing.Reset(wait)
+			select {
+			case <-l.stop:
+				l.publish()
+				return
+			case <-spacing.C:
+			}
+		}
+		last = time.Now()
+		l.publish()
 	}
 }
 
