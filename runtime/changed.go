@@ -21,6 +21,32 @@ type ChangesObserver interface {
 	OnChanged(c *Changed)
 }
 
+// ChangesOnDemand is a ChangesObserver that can say it wants no changes
+// for a while (a live view that nobody is looking at): WantsChanges is
+// asked at the start of each tick of the root, on the tick's goroutine,
+// and while every ChangesObserver of the tree is a ChangesOnDemand that
+// says false, the tree notes no changes, not a bit a transition, from
+// that tick's start to the next one's (the tick, and the halts and
+// Base.SetStatus calls after it), and calls no OnChanged. (While one
+// says true, every one is given the sets.)
+//
+// An observer that said false has missed changes: the sets it is given
+// once it says true again hold only what changed from that tick's start
+// on. To show the nodes as they are, it reads them itself, on the tick's
+// goroutine, once that tick has ended (Base.Status, Base.Reason,
+// Base.LastResult), and goes by the sets after that.
+type ChangesOnDemand interface {
+	ChangesObserver
+	WantsChanges() bool
+}
+
+// LastResult returns what the node returned when it last completed,
+// SUCCESS or FAILURE; IDLE when it never completed, or was halted or
+// failed with an error since. An IDLE node that completed before its
+// parent reset it shows it (IDLE after SUCCESS, as Groot2 draws it). Read
+// it on the tick's goroutine or from an observer.
+func (b *Base) LastResult() Status { return b.doneSt }
+
 // Changed is the set of nodes whose status changed in a batch of
 // transitions (ChangesObserver).
 type Changed struct {

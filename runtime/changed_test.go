@@ -209,3 +209,90 @@ func TestTickHooksRunOnlyWhileOneIsArmed(t *testing.T) {
 		})
 	}
 }
+
+// onDemand is a changes observer that says at each tick's start whether
+// it wants the tick's changes (want, read then), counting the askings.
+type onDemand struct {
+	changes
+	want  []bool // by tick, the last repeated
+	asked int
+}
+
+func (o *onDemand) WantsChanges() bool {
+	o.asked++
+	return o.want[min(o.asked, len(o.want))-1]
+}
+
+// TestChangesAreNotedOnlyWhileWanted: a ChangesOnDemand that says at a
+// tick's start that it wants no changes is given no set for that tick
+// nor for what follows it before the next tick (a halt), and the tree
+// notes none (no set to note into); one that wants them again gets the
+// sets from that tick on; beside a ChangesObserver that cannot say, every
+// batch is noted, nobody is asked, and both get the sets.
+func TestChangesAreNotedOnlyWhileWanted(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		want  []bool
+		plain bool // a ChangesObserver that cannot say beside it
+		noted []bool
+		sets  [][]string
+		asked int
+	}{
+		{
+			name:  "wanted: the sets, as a ChangesObserver's",
+			want:  []bool{true},
+			noted: []bool{true, true},
+			sets: [][]string{
+				{"s RUNNING", "a SUCCESS", "b RUNNING"},
+				{"s IDLE after RUNNING", "a IDLE after SUCCESS", "b IDLE after RUNNING"},
+				{"s RUNNING", "a SUCCESS", "b RUNNING"},
+			},
+			asked: 2,
+		},
+		{
+			name:  "not wanted: no set, not even the halt's, and nothing noted",
+			want:  []bool{false},
+			noted: []bool{false, false},
+			asked: 2,
+		},
+		{
+			name:  "wanted again: the sets from that tick on",
+			want:  []bool{false, true},
+			noted: []bool{false, true},
+			sets:  [][]string{{"s RUNNING", "a SUCCESS", "b RUNNING"}},
+			asked: 2,
+		},
+		{
+			name:  "beside a ChangesObserver that cannot say: every set, nobody asked",
+			want:  []bool{false},
+			plain: true,
+			noted: []bool{true, true},
+			sets: [][]string{
+				{"s RUNNING", "a SUCCESS", "b RUNNING"},
+				{"s IDLE after RUNNING", "a IDLE after SUCCESS", "b IDLE after RUNNING"},
+				{"s RUNNING", "a SUCCESS", "b RUNNING"},
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tree, _ := buildTest(t, N("Sequence", A("name", "s"), S("a", "S"), S("b", "R")), &eventLog{})
+			o := &onDemand{changes: changes{t: t}, want: tc.want}
+			defer tree.Observe(o)()
+			if tc.plain {
+				defer tree.Observe(&changes{t: t})()
+			}
+			var noted []bool
+			for range 2 { // a tick and a halt, then a tick
+				_, err := tree.TickExactlyOnce()
+				require.NoError(t, err)
+				noted = append(noted, tree.changed != nil)
+				if len(noted) == 1 {
+					tree.Halt()
+				}
+			}
+			assert.Equal(t, tc.noted, noted, "the tree notes changes, after each tick")
+			assert.Equal(t, tc.sets, o.got, "the sets given")
+			assert.Equal(t, tc.asked, o.asked, "times asked")
+		})
+	}
+}

@@ -91,6 +91,12 @@ type Tree struct {
 	spareChanged *Changed
 	changers     []ChangesObserver
 	changedBases []*Base // the nodes, by uid-1, for both
+	// askChanges says that every changer is a ChangesOnDemand: the tree
+	// asks them at the start of each tick whether they want the tick's
+	// changes, and while none does, changed is nil (nothing noted) and
+	// its set waits in parkedChanged.
+	askChanges    bool
+	parkedChanged *Changed
 	// hooks is what Execute runs: nil unless a hook attached is armed
 	// (see armHooks), or TrackTicking is on; attached is every hook
 	// attached (Hook), and armable says that each of them can say it
@@ -184,17 +190,49 @@ func (t *Tree) Observe(o Observer) (remove func()) {
 	}
 }
 
-// setChanged notes changes while a ChangesObserver is registered.
+// setChanged notes changes while a ChangesObserver is registered (from
+// now to the next tick's start, when each is a ChangesOnDemand: the tick
+// asks them then).
 func (t *Tree) setChanged() {
+	t.askChanges = len(t.changers) > 0
+	for _, c := range t.changers {
+		if _, ok := c.(ChangesOnDemand); !ok {
+			t.askChanges = false
+		}
+	}
 	switch {
 	case len(t.changers) == 0:
-		t.changed, t.spareChanged, t.changedBases = nil, nil, nil
+		t.changed, t.spareChanged, t.parkedChanged, t.changedBases = nil, nil, nil, nil
+	case t.changed == nil && t.parkedChanged != nil:
+		t.changed, t.parkedChanged = t.parkedChanged, nil
 	case t.changed == nil:
 		t.changedBases = make([]*Base, len(t.nodes))
 		for i, n := range t.nodes {
 			t.changedBases[i] = n.base()
 		}
 		t.changed, t.spareChanged = newChanged(t.changedBases), newChanged(t.changedBases)
+	}
+}
+
+// askForChanges notes the coming tick's changes (and what happens until
+// the next tick's start) when a ChangesOnDemand wants them; every one is
+// asked.
+func (t *Tree) askForChanges() {
+	want := false
+	for _, c := range t.changers {
+		if c.(ChangesOnDemand).WantsChanges() {
+			want = true
+		}
+	}
+	switch {
+	case want && t.changed == nil && t.parkedChanged != nil:
+		t.changed, t.parkedChanged = t.parkedChanged, nil
+	case !want && t.changed != nil:
+		// Emptied: what an observer made happen during the last
+		// delivery, if anything, is not handed over later as this
+		// tick's.
+		t.changed.reset()
+		t.changed, t.parkedChanged = nil, t.changed
 	}
 }
 
@@ -365,6 +403,9 @@ func (t *Tree) tickRoot() (Status, error) {
 	t.ticks++
 	if t.armable {
 		t.armHooks()
+	}
+	if t.askChanges {
+		t.askForChanges()
 	}
 	t.haltErr = nil
 	st, err := execute(t.root, t.root.base())

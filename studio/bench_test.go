@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -86,25 +87,28 @@ func BenchmarkTick5000At20Hz(b *testing.B) {
 }
 
 // BenchmarkBusyTreeSideBySide is the busy tree of BenchmarkTick5000At20Hz
-// at 20 Hz three ways in one process, alternated in rounds of b.N ticks so
+// at 20 Hz four ways in one process, alternated in rounds of b.N ticks so
 // that the machine's other work falls on each alike: no studio (the
-// display-like observer only), the studio with no page, and the studio
-// with a page reading its stream (a studio is made for its round and
-// closed after it: only the one measured runs). It reports each one's
-// process CPU time per tick (internal/cputime: the tick, the pump, the
-// encoding, the page's reading, the collector, on any core; other
-// processes' work does not count) over all rounds, and the studio's two
-// as ratios to none.
+// display-like observer only), the studio with no page, the studio with
+// a page reading its stream in this process ("page"), and with curl
+// reading it in its own, as a browser does ("curl"; a studio is made for
+// its round and closed after it: only the one measured runs). It reports
+// each one's process CPU time per tick (internal/cputime: the tick, the
+// pump, the encoding, the page's reading when in-process, the collector,
+// on any core; other processes' work does not count) over all rounds and
+// the tick's own wall time (TickExactlyOnce and the loop's report to the
+// debugger, what the loop waits for), and the studio's as ratios to none.
 //
 //	go test -run '^$' -bench BusyTreeSideBySide -benchtime 100x ./studio/
 func BenchmarkBusyTreeSideBySide(b *testing.B) {
 	type setup struct {
-		name         string
-		studio, page bool
-		tree         *runtime.Tree
-		cpu          time.Duration
+		name               string
+		studio, page, curl bool
+		tree               *runtime.Tree
+		cpu, wall          time.Duration
 	}
-	setups := []*setup{{name: "none"}, {name: "studio", studio: true}, {name: "page", studio: true, page: true}}
+	setups := []*setup{{name: "none"}, {name: "studio", studio: true}, {name: "page", studio: true, page: true},
+		{name: "curl", studio: true, curl: true}}
 	for _, s := range setups {
 		s.tree = bigTree(b, 5000)
 		s.tree.SetExplaining(true)
@@ -125,12 +129,23 @@ func BenchmarkBusyTreeSideBySide(b *testing.B) {
 				defer page.resp.Body.Close()
 				go io.Copy(io.Discard, page.resp.Body)
 			}
+			if s.curl {
+				// The page read in a process of its own, as a
+				// browser reads it: its reading is not the
+				// controller's.
+				cmd := exec.Command("curl", "-sN", "-o", "/dev/null", "http://"+srv.Addr()+"/api/runs/1/events")
+				require.NoError(b, cmd.Start())
+				defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+				require.Eventually(b, func() bool { return studio.Pages(dbg) == 1 }, 30*time.Second, time.Millisecond, "curl reads the events")
+			}
 		}
 		tick(b, s.tree, dbg, 5) // the first ticks size what is reused
 		cpu0 := cputime.Process()
 		next := time.Now()
 		for range b.N {
+			start := time.Now()
 			tick(b, s.tree, dbg, 1)
+			s.wall += time.Since(start)
 			next = next.Add(50 * time.Millisecond)
 			time.Sleep(time.Until(next))
 		}
@@ -144,38 +159,48 @@ func BenchmarkBusyTreeSideBySide(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	perTick := func(s *setup) float64 { return float64(s.cpu.Microseconds()) / float64(rounds*b.N) }
+	perTick := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 / float64(rounds*b.N) }
 	for _, s := range setups {
-		b.ReportMetric(perTick(s), s.name+"-cpu-µs/tick")
+		b.ReportMetric(perTick(s.cpu), s.name+"-cpu-µs/tick")
+		b.ReportMetric(perTick(s.wall), s.name+"-wall-µs/tick")
 	}
-	b.ReportMetric(perTick(setups[1])/perTick(setups[0]), "studio/none")
-	b.ReportMetric(perTick(setups[2])/perTick(setups[0]), "page/none")
+	b.ReportMetric(perTick(setups[1].cpu)/perTick(setups[0].cpu), "studio/none")
+	b.ReportMetric(perTick(setups[2].cpu)/perTick(setups[0].cpu), "page/none")
+	b.ReportMetric(perTick(setups[3].cpu)/perTick(setups[0].cpu), "curl/none")
+	b.ReportMetric(perTick(setups[1].wall)/perTick(setups[0].wall), "studio/none-wall")
+	b.ReportMetric(perTick(setups[2].wall)/perTick(setups[0].wall), "page/none-wall")
+	b.ReportMetric(perTick(setups[3].wall)/perTick(setups[0].wall), "curl/none-wall")
 }
 
 // BenchmarkTick5000BackToBack is the busy tree of
-// BenchmarkTick5000At20Hz ticked back to back, alone and with the studio
-// (no page): the tick's own cost of the studio's observer and hook, with
-// the pump competing for the cores as it does at a high rate.
+// BenchmarkTick5000At20Hz ticked back to back, alone, with the studio
+// and no page, and with a page reading its stream: the tick's own cost of
+// the studio's observer and hook, with the pump competing for the cores
+// as it does at a high rate.
 //
 //	go test -run '^$' -bench Tick5000BackToBack -benchtime 2000x -count 3 ./studio/
 func BenchmarkTick5000BackToBack(b *testing.B) {
-	for _, withStudio := range []bool{false, true} {
-		name := "alone"
-		if withStudio {
-			name = "studio"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, bc := range []struct {
+		name         string
+		studio, page bool
+	}{{name: "alone"}, {name: "studio", studio: true}, {name: "page", studio: true, page: true}} {
+		b.Run(bc.name, func(b *testing.B) {
 			tree := bigTree(b, 5000)
 			tree.SetExplaining(true)
 			tree.Observe(runtime.ObserverFunc(func(runtime.Transition) {})) // the display
 			var dbg mission.Debugger = nopDebugger{}
-			if withStudio {
+			if bc.studio {
 				srv, err := studio.New(studio.Conf{Addr: "127.0.0.1:0"})
 				require.NoError(b, err)
 				defer srv.Close()
 				d, detach := attach(srv, tree)
 				defer detach()
 				dbg = d
+				if bc.page {
+					page := openEvents(b, srv, "")
+					defer page.resp.Body.Close()
+					go io.Copy(io.Discard, page.resp.Body)
+				}
 			}
 			b.ResetTimer()
 			cpu0 := cputime.Process()

@@ -17,10 +17,10 @@ import (
 
 // TestABusyTreeCostsTheTickNoMemory: a tree whose 5,000 nodes all change
 // on every tick (about 10,000 transitions a tick), with the studio
-// attached. However late the pump (here it never runs), the tick writes
-// each changed node's state into the run's state, of the tree's size, and
-// keeps the newest transitions in bounded lists: it allocates nothing,
-// and what a page then gets is the tree as it is.
+// attached. However late the pump (here it never runs), the tick keeps
+// the newest transitions in bounded lists and the run's state in lists of
+// the tree's size: it allocates nothing, and what a page then gets is the
+// tree as it is (here, as the run that ends leaves it).
 func TestABusyTreeCostsTheTickNoMemory(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -57,13 +57,21 @@ func TestABusyTreeCostsTheTickNoMemory(t *testing.T) {
 			page := openEvents(t, srv, "")
 			snap := page.next()
 			require.Equal(t, "snapshot", snap.name)
-			sts := snap.data["statuses"].([]any)
-			require.Len(t, sts, 5000)
-			assert.Equal(t, "RUNNING", sts[0], "the root runs")
-			for i, st := range sts[2:] {
+			require.Len(t, snap.data["statuses"], 5000)
+			assert.Equal(t, float64(made.Load()), snap.data["n"], "every transition counted")
+			// The run ends (whenever the pump would send next): the page
+			// is shown the tree as the ticks left it.
+			var view pageView
+			view.apply(snap)
+			dbg.Close(mission.Report{Status: runtime.Running})
+			want := statuses(tree)
+			assert.Equal(t, "RUNNING", want[0], "the root runs")
+			for i, st := range want[2:] {
 				require.Equal(t, "IDLE", st, "node %d is IDLE between ticks", i+3)
 			}
-			assert.Equal(t, float64(made.Load()), snap.data["n"], "every transition counted")
+			for !assert.ObjectsAreEqual(want, view.status) {
+				view.apply(nextWithin(t, page, 10*time.Second))
+			}
 		})
 	}
 }
@@ -234,4 +242,136 @@ func TestThePumpSleepsWhileNoPageReads(t *testing.T) {
 		}
 	}
 	assert.False(t, studio.PumpAsleep(dbg), "the pump woke for the page")
+}
+
+// pageView is the statuses of a run's nodes as a page has them from its
+// events, applied as the page's monitor applies them: the snapshot's,
+// then each delta's transitions and nodes.
+type pageView struct {
+	status []string
+	n      float64
+}
+
+func (v *pageView) apply(ev sse) {
+	d := ev.data
+	if ev.name == "snapshot" {
+		v.status = v.status[:0]
+		for _, s := range d["statuses"].([]any) {
+			v.status = append(v.status, s.(string))
+		}
+		v.n = d["n"].(float64)
+		return
+	}
+	trs, _ := d["transitions"].([]any)
+	for _, x := range trs {
+		if tr := x.([]any); tr[0].(float64) > v.n {
+			v.status[int(tr[1].(float64))-1] = tr[3].(string)
+		}
+	}
+	nodes, _ := d["nodes"].([]any)
+	for _, x := range nodes {
+		nd := x.([]any)
+		v.status[int(nd[0].(float64))-1] = nd[1].(string)
+	}
+	v.n = max(v.n, d["n"].(float64))
+}
+
+// statuses is the status of each node of tree.
+func statuses(tree *runtime.Tree) []string {
+	var out []string
+	for _, nd := range tree.Nodes() {
+		out = append(out, runtime.NodeOf(nd).Status().String())
+	}
+	return out
+}
+
+// TestAPageSeesWhatTheTreeDidWhileNoPageRead: while no page reads, the
+// tree notes no changes for the studio (and the studio reads no node);
+// a page that connects then is shown every node as the tree is — at
+// once for a quiet tree (its transitions keep the state), or when a
+// busy tree is held at a breakpoint or its run has ended (the nodes read
+// then, on the tick's goroutine), else after the next tick (every node
+// read at its end). Here the root went RUNNING while no page read, and
+// stays so: no later transition shows it. (What an IDLE node left, the
+// page takes from the transitions it is given.)
+func TestAPageSeesWhatTheTreeDidWhileNoPageRead(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		nodes int // 1200: about 2,400 transitions a tick, a busy tree's
+		// run drives the tree while no page reads; then a page
+		// connects and connected (if set) drives it on.
+		run       func(t *testing.T, srv *studio.Server, tree *runtime.Tree, dbg mission.Debugger)
+		connected func(t *testing.T, tree *runtime.Tree, dbg mission.Debugger)
+	}{
+		{
+			name:  "a quiet tree: at once",
+			nodes: 40,
+			run: func(t *testing.T, _ *studio.Server, tree *runtime.Tree, dbg mission.Debugger) {
+				tick(t, tree, dbg, 2)
+			},
+		},
+		{
+			name:  "a busy tree that ticks on: the next tick's end",
+			nodes: 1200,
+			run: func(t *testing.T, _ *studio.Server, tree *runtime.Tree, dbg mission.Debugger) {
+				tick(t, tree, dbg, 2)
+			},
+			connected: func(t *testing.T, tree *runtime.Tree, dbg mission.Debugger) {
+				require.Eventually(t, func() bool { return !studio.PumpAsleep(dbg) }, 10*time.Second, time.Millisecond, "the pump wakes for the page")
+				tick(t, tree, dbg, 1)
+				assert.True(t, studio.NodesNoted(dbg), "a page reads: the tree notes the nodes each tick changed")
+			},
+		},
+		{
+			name:  "a busy tree held at a breakpoint: at once",
+			nodes: 1200,
+			run: func(t *testing.T, srv *studio.Server, tree *runtime.Tree, dbg mission.Debugger) {
+				tick(t, tree, dbg, 1)
+				code, body := post(t, srv.Addr(), "", `{"op":"break","uid":5,"at":"before","on":true}`)
+				require.Equal(t, 200, code, body)
+				held := make(chan struct{})
+				go func() { defer close(held); tick(t, tree, dbg, 1) }()
+				t.Cleanup(func() { dbg.Resume(); <-held })
+				require.Eventually(t, dbg.Paused, 10*time.Second, time.Millisecond, "held before node 5")
+			},
+		},
+		{
+			name:  "a busy tree whose run ended: at once",
+			nodes: 1200,
+			run: func(t *testing.T, _ *studio.Server, tree *runtime.Tree, dbg mission.Debugger) {
+				tick(t, tree, dbg, 2)
+				dbg.Close(mission.Report{Status: runtime.Running})
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t, studio.Conf{PumpEvery: time.Millisecond, AllowControl: true})
+			tree := bigTree(t, tc.nodes)
+			dbg, detach := attach(srv, tree)
+			defer detach()
+			require.Eventually(t, func() bool { return studio.PumpAsleep(dbg) }, 10*time.Second, time.Millisecond, "the pump waits for a page")
+			tc.run(t, srv, tree, dbg)
+			if !dbg.Paused() {
+				assert.False(t, studio.NodesNoted(dbg), "no page reads: the tree notes nothing for the studio")
+			}
+			want := statuses(tree)
+			require.Equal(t, "RUNNING", want[0], "the root runs")
+			page := openEvents(t, srv, "")
+			var view pageView
+			snap := nextWithin(t, page, 10*time.Second)
+			require.Equal(t, "snapshot", snap.name)
+			view.apply(snap)
+			if tc.connected == nil {
+				assert.Equal(t, want, view.status, "the snapshot: each node as the tree is")
+				return
+			}
+			tc.connected(t, tree, dbg)
+			want = statuses(tree)
+			deadline := time.Now().Add(10 * time.Second)
+			for !assert.ObjectsAreEqual(want, view.status) && time.Now().Before(deadline) {
+				view.apply(nextWithin(t, page, 10*time.Second))
+			}
+			assert.Equal(t, want, view.status, "each node as the tree is, after the next tick")
+		})
+	}
 }

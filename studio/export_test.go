@@ -5,3 +5,10 @@ import "github.com/btrobot/btrobot/mission"
 // PumpAsleep reports whether the pump of a live run (a Debugger the
 // server made) waits for a page to connect.
 func PumpAsleep(d mission.Debugger) bool { return d.(*live).asleep.Load() }
+
+// NodesNoted reports whether the tree notes for a live run the nodes its
+// last tick changed (a page reads); call it on the tick's goroutine.
+func NodesNoted(d mission.Debugger) bool { return d.(*live).noting }
+
+// Pages reports how many pages read the events of a live run.
+func Pages(d mission.Debugger) int { return d.(*live).run.hub.count() }

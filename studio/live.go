@@ -13,7 +13,8 @@ import (
 	"github.com/btrobot/btrobot/runtime"
 )
 
-// PumpEvery is how often at most a run's changes are sent to its pages.
+// PumpEvery is how often at most a run's changes are sent to its pages
+// (a page's frame at 20 Hz).
 const PumpEvery = 50 * time.Millisecond
 
 // Sizes that bound a live run's memory whatever the tree does.
@@ -195,8 +196,15 @@ type live struct {
 	once   sync.Once
 
 	// The tick's goroutine's: whether the tree hands over the nodes each
-	// batch changed (OnChanged), and the time of the last batch.
+	// batch changed (OnChanged) when asked (WantsChanges); whether it
+	// notes them for this tick (a page reads: noting); whether the run's
+	// state must be read from every node at this tick's end, because a
+	// busy batch went by unnoted (stale, resync); the time of the last
+	// batch.
 	changed bool
+	noting  bool
+	stale   bool // a busy batch went unnoted: the run's state is not the tree's
+	resync  bool
 	at      time.Duration
 
 	// mu guards what follows: the tick's goroutine writes each batch
@@ -219,6 +227,7 @@ type live struct {
 	marks    []mark
 	marksOut int  // how many marks the pages have
 	dirty    bool // something beside transitions changed
+	reread   bool // every node was read: the next delta sends each that differs from what the pages have
 	seen     map[string]uint64
 }
 
@@ -261,11 +270,18 @@ func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) 
 		run: s, tree: tree, t0: tree.Clock().Now(), scope: scopesOf(tree),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 		now: make([]nodeState, n), since: make([]time.Duration, n), sent: make([]nodeState, n),
-		seen: map[string]uint64{},
+		seen: map[string]uint64{}, noting: true,
 	}
 	l.loop.Target, l.loop.Bounds = rate, histBounds
 	l.loop.Late, l.loop.Dur = make([]uint64, len(histBounds)+1), make([]uint64, len(histBounds)+1)
-	l.dbg = newDebugger(func(bool) { l.debugChanged() })
+	l.dbg = newDebugger(func(paused bool) {
+		if paused && l.stale {
+			// Held (on the tick's goroutine): read as the tick left the
+			// tree, for a page that connects while it waits.
+			l.readAll(l.at)
+		}
+		l.debugChanged()
+	})
 	for i, nd := range tree.Nodes() {
 		b := runtime.NodeOf(nd)
 		l.now[i].status = b.Status()
@@ -285,7 +301,13 @@ func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) 
 // each batch with the nodes it changed (a busy tree's node that went
 // IDLE → SUCCESS → IDLE is read once, not written three times); until it
 // does (the studio behind another observer that hands it batches alone),
-// each transition writes its node's state here.
+// each transition writes its node's state here. While no page reads
+// (WantsChanges said no), the transitions go into the ring for the
+// timeline of a page that connects, and a quiet batch's (no more than a
+// delta carries) write their nodes' states here too, so that the page
+// gets the tree as it is; a busy batch's do not (the nodes are read
+// again at the end of the first tick a page reads, or when the tree is
+// held or the run ends).
 func (l *live) OnTransitions(batch []runtime.Transition) {
 	if len(batch) == 0 {
 		return
@@ -314,13 +336,25 @@ func (l *live) OnTransitions(batch []runtime.Transition) {
 			l.recent[l.recentAt] = tr
 			l.recentAt = (l.recentAt + 1) % recentTransitions
 		}
-		l.pending = append(l.pending, tr)
+		if l.noting {
+			l.pending = append(l.pending, tr)
+		}
 	}
-	if len(l.pending) > maxDeltaTransitions || l.dropped > 0 {
-		l.trimPending()
-	}
-	if l.changed {
-		return
+	if !l.noting {
+		// No page reads: none is sent (a page that connects gets a
+		// snapshot).
+		l.dropped += keep
+		if l.stale || len(batch) > maxDeltaTransitions {
+			l.stale = true
+			return
+		}
+	} else {
+		if len(l.pending) > maxDeltaTransitions || l.dropped > 0 {
+			l.trimPending()
+		}
+		if l.changed {
+			return
+		}
 	}
 	for i := range batch {
 		t := &batch[i]
@@ -342,7 +376,16 @@ func (l *live) OnTransitions(batch []runtime.Transition) {
 // is at the batch's end (runtime.ChangesObserver).
 func (l *live) OnChanged(c *runtime.Changed) {
 	l.changed = true
+	if !l.noting {
+		return // handed for another observer that wanted them
+	}
 	at := l.at
+	if l.resync {
+		// The first batch since the tree noted nothing: every node.
+		l.resync = false
+		l.readAll(at)
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for b, left := range c.All() {
@@ -367,6 +410,52 @@ func (l *live) OnChanged(c *runtime.Changed) {
 			nd.reason = r
 		}
 	}
+}
+
+// WantsChanges says whether the nodes each batch changes are wanted this
+// tick (runtime.ChangesOnDemand, at the start of each tick, on its
+// goroutine): while no page reads (none connected, none that left
+// recently enough to resume: the pump sleeps), they are not, and the
+// tree notes none (OnTransitions keeps the state of a quiet tree). When
+// they are wanted again after a busy batch went by, every node is read
+// at the end of the first tick noted (OnChanged, or OnTick when it
+// changed none): the state a page that connected meanwhile got in its
+// snapshot is set right by the next delta.
+func (l *live) WantsChanges() bool {
+	l.changed = true
+	want := !l.asleep.Load()
+	if want && !l.noting && l.stale {
+		l.resync = true
+	}
+	l.noting = want
+	return want
+}
+
+// readAll reads every node into the run's state, as it is now, and has
+// the next delta send each node that differs from what the pages have.
+// A node whose state changed is stamped at (the nodes' moves were not
+// noted). Call it on the tick's goroutine.
+func (l *live) readAll(at time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, nd := range l.tree.Nodes() {
+		b := runtime.NodeOf(nd)
+		ns := &l.now[i]
+		was := *ns
+		ns.status = b.Status()
+		switch res := b.LastResult(); {
+		case ns.status != runtime.Idle:
+			ns.last, ns.reason = runtime.Idle, b.Reason()
+		case res.Completed():
+			ns.last, ns.reason = res, b.Reason()
+		case was.status != runtime.Idle:
+			ns.last = was.status // halted: the reason it ran with stays
+		}
+		if *ns != was {
+			l.since[i] = at
+		}
+	}
+	l.reread, l.stale = true, false
 }
 
 // Armed reports whether the debugger has a breakpoint, a forced result
@@ -402,6 +491,10 @@ func (l *live) AfterTick(n *runtime.Base, st runtime.Status) runtime.Status {
 
 // OnTick counts the tick in the loop's figures and wakes the pump.
 func (l *live) OnTick(t runtime.TickReport) {
+	if l.resync { // a tick noted that changed nothing
+		l.resync = false
+		l.readAll(max(l.at, t.Start.Sub(l.t0)))
+	}
 	var expl []causeInfo
 	if t.Status.Completed() {
 		expl = causes(l.tree.Explain())
@@ -473,6 +566,11 @@ func (l *live) Resume() { l.dbg.bp.Close() }
 // Close shows how the run ended and stops the pump after its last event.
 func (l *live) Close(rep mission.Report) {
 	l.dbg.bp.Close()
+	if l.stale || l.resync {
+		// The tree as the run left it (no tick follows), for a page
+		// that connects to the ended run.
+		l.readAll(l.at)
+	}
 	l.mu.Lock()
 	l.end = &endInfo{Summary: rep.Summary(), Outcome: rep.Outcome.String(), Explanation: causes(rep.Explanation)}
 	l.dirty = true
@@ -486,26 +584,20 @@ func (l *live) shutdown() {
 	<-l.done
 }
 
-// pump sends the run's changes to its pages, at most every period. While
-// no page reads (none connected, and none that left recently enough to
-// resume), it sleeps until one connects, which gets a snapshot: the tick
-// then costs no wake-up of another goroutine.
+// pump sends the run's changes to its pages when something changed (a
+// tick, a mark, the debugger: touch), at once unless the last event left
+// less than every ago, then when it has: at most one event a period
+// whatever the tick rate, and a tick at a lower rate sent as soon as it
+// ends, not at the next beat of a clock of the pump's own. While no page
+// reads (none connected, and none that left recently enough to resume),
+// it sleeps until one connects, which gets a snapshot: the tick then
+// costs no wake-up of another goroutine.
 func (l *live) pump(every time.Duration) {
 	defer close(l.done)
-	t := time.NewTicker(every)
-	defer t.Stop()
+	spacing := time.NewTimer(time.Hour)
+	defer spacing.Stop()
+	last := time.Now() // the first event a period after the start, as a beat would send it
 	for {
-		select {
-		case <-l.stop:
-			l.publish()
-			return
-		case <-t.C:
-		}
-		select {
-		case <-l.wake:
-			l.publish()
-		default:
-		}
 		if l.run.hub.idle(resumeWithin) {
 			l.asleep.Store(true)
 			select {
@@ -516,6 +608,23 @@ func (l *live) pump(every time.Duration) {
 			}
 			l.asleep.Store(false)
 		}
+		select {
+		case <-l.stop:
+			l.publish()
+			return
+		case <-l.wake:
+		}
+		if wait := every - time.Since(last); wait > 0 {
+			spacing.Reset(wait)
+			select {
+			case <-l.stop:
+				l.publish()
+				return
+			case <-spacing.C:
+			}
+		}
+		last = time.Now()
+		l.publish()
 	}
 }
 
@@ -592,14 +701,14 @@ func (l *live) publish() {
 	bb := readBlackboard(l.scope, l.t0, l.seen)
 	dbg := l.dbg.state()
 	l.mu.Lock()
-	if len(l.pending) == 0 && l.dropped == 0 && len(bb) == 0 && !l.dirty && len(l.marks) == l.marksOut {
+	if len(l.pending) == 0 && l.dropped == 0 && !l.reread && len(bb) == 0 && !l.dirty && len(l.marks) == l.marksOut {
 		l.mu.Unlock()
 		return
 	}
 	if l.run.hub.idle(resumeWithin) {
 		// Under l.mu, as snapshots are taken: a page that connects now
 		// gets a snapshot holding all of this.
-		l.pending, l.dropped, l.dirty, l.marksOut = l.pending[:0], 0, false, len(l.marks)
+		l.pending, l.dropped, l.dirty, l.reread, l.marksOut = l.pending[:0], 0, false, false, len(l.marks)
 		l.mu.Unlock()
 		return
 	}
@@ -607,9 +716,10 @@ func (l *live) publish() {
 	if len(l.marks) != l.marksOut {
 		d.Marks, l.marksOut = slices.Clone(l.marks), len(l.marks)
 	}
-	if l.dropped > 0 {
+	if l.dropped > 0 || l.reread {
 		// A busy tree: the nodes that changed, as they are now, and the
-		// last transitions for the timeline.
+		// last transitions for the timeline (or every node read again:
+		// those that differ from what the pages have).
 		d.Dropped = l.dropped
 		for i := range l.now {
 			if ns := l.now[i]; ns != l.sent[i] {
@@ -629,7 +739,7 @@ func (l *live) publish() {
 		d.Loop = &lp
 	}
 	l.pending, l.spent = l.spent[:0], l.pending
-	l.dropped, l.dirty = 0, false
+	l.dropped, l.dirty, l.reread = 0, false, false
 	l.mu.Unlock()
 	data := encodeDelta(d)
 	// A snapshot taken since holds these transitions already: the page
