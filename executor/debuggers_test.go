@@ -32,6 +32,15 @@ func (changesDebugger) Paused() bool                    { return false }
 func (changesDebugger) Resume()                         {}
 func (d *changesDebugger) OnChanged(c *runtime.Changed) { d.got++ }
 
+// onDemandDebugger wants the changed nodes only while wants, as the
+// studio's live view does only while a page reads.
+type onDemandDebugger struct {
+	changesDebugger
+	wants bool
+}
+
+func (d *onDemandDebugger) WantsChanges() bool { return d.wants }
+
 // TestDebuggersAreArmedOnlyWhenOneIs: the run's combined debugger lets the
 // tree skip its hooks while no member has anything to do (no pause asked,
 // no breakpoint), counts a member that cannot say as armed, and passes the
@@ -45,12 +54,15 @@ func TestDebuggersAreArmedOnlyWhenOneIs(t *testing.T) {
 		list    []mission.Debugger
 		armed   bool
 		changes bool
+		wants   bool // the tick's changed nodes are wanted (runtime.ChangesOnDemand)
 	}{
-		{"the server's holder alone, not paused", []mission.Debugger{idle}, false, false},
-		{"the holder and Groot2, neither asked anything", []mission.Debugger{idle, grootHold{}}, false, false},
-		{"the holder paused", []mission.Debugger{paused, grootHold{}}, true, false},
-		{"a debugger that cannot say", []mission.Debugger{idle, plainDebugger{}}, true, false},
-		{"the studio's live view", []mission.Debugger{idle, cd}, false, true},
+		{"the server's holder alone, not paused", []mission.Debugger{idle}, false, false, false},
+		{"the holder and Groot2, neither asked anything", []mission.Debugger{idle, grootHold{}}, false, false, false},
+		{"the holder paused", []mission.Debugger{paused, grootHold{}}, true, false, false},
+		{"a debugger that cannot say", []mission.Debugger{idle, plainDebugger{}}, true, false, false},
+		{"a view that always wants the changes", []mission.Debugger{idle, cd}, false, true, true},
+		{"the studio's live view, no page reading", []mission.Debugger{idle, &onDemandDebugger{changesDebugger: changesDebugger{}}}, false, true, false},
+		{"the studio's live view, a page reading", []mission.Debugger{idle, &onDemandDebugger{wants: true}}, false, true, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -61,9 +73,19 @@ func TestDebuggersAreArmedOnlyWhenOneIs(t *testing.T) {
 			co, ok := d.(runtime.ChangesObserver)
 			assert.Equal(t, tc.changes, ok, "%T wants the changed nodes", d)
 			if ok {
-				before := cd.got
+				od, ok := d.(runtime.ChangesOnDemand)
+				require.True(t, ok, "%T cannot say whether it wants the changes", d)
+				assert.Equal(t, tc.wants, od.WantsChanges())
+				var got func() int
+				switch m := tc.list[1].(type) {
+				case *changesDebugger:
+					got = func() int { return m.got }
+				case *onDemandDebugger:
+					got = func() int { return m.got }
+				}
+				before := got()
 				co.OnChanged(&runtime.Changed{})
-				assert.Equal(t, before+1, cd.got, "the member's OnChanged was called")
+				assert.Equal(t, before+1, got(), "the member's OnChanged was called")
 			}
 		})
 	}

@@ -136,6 +136,22 @@ func (ds changesDebuggers) OnChanged(c *runtime.Changed) {
 	}
 }
 
+// WantsChanges says whether a member wants this tick's changed nodes
+// (runtime.ChangesOnDemand: the studio's live view with no page reading
+// wants none); a member that cannot say always does.
+func (ds changesDebuggers) WantsChanges() bool {
+	for _, d := range ds.list {
+		if o, ok := d.(runtime.ChangesOnDemand); ok {
+			if o.WantsChanges() {
+				return true
+			}
+		} else if _, ok := d.(runtime.ChangesObserver); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // debugger returns ds as the run's one debugger: its only member itself,
 // or ds, with OnChanged when a member wants it.
 func (ds *debuggers) debugger() mission.Debugger {
