@@ -36,8 +36,12 @@ def mode_of(gh):
 
 
 def is_cancelled(gh):
+    # get_goal_id takes the action server's lock, which on_cancel is called
+    # under: taken inside ours it deadlocked the two threads (the goal
+    # never ended and no goal came in after it).
+    goal_id = gh.get_goal_id().id
     with lock:
-        return gh.get_goal_id().id in cancelled
+        return goal_id in cancelled
 
 
 def feedback(gh, x):
@@ -102,8 +106,9 @@ def on_cancel(gh):
     # needs neither the GIL nor a lock), so that a test waiting for "done"
     # shows where the server is stuck.
     faulthandler.dump_traceback_later(10)
+    goal_id = gh.get_goal_id().id
     with lock:
-        cancelled.add(gh.get_goal_id().id)
+        cancelled.add(goal_id)
 
 
 rospy.init_node("test_action_server", disable_signals=True)

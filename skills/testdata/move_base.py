@@ -28,8 +28,11 @@ def say(*words):
 
 
 def is_cancelled(gh):
+    # get_goal_id takes the action server's lock, which on_cancel is called
+    # under: never take it inside ours (the two threads deadlock).
+    goal_id = gh.get_goal_id().id
     with lock:
-        return gh.get_goal_id().id in cancelled
+        return goal_id in cancelled
 
 
 def feedback(gh, pose, fraction):
@@ -80,8 +83,9 @@ def on_goal(gh):
 
 def on_cancel(gh):
     say("cancel")
+    goal_id = gh.get_goal_id().id
     with lock:
-        cancelled.add(gh.get_goal_id().id)
+        cancelled.add(goal_id)
 
 
 rospy.init_node("move_base", disable_signals=True)
