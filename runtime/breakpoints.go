@@ -331,14 +331,21 @@ func (b *Breakpoints) run(n *Base, at HookAt, justHeld bool) Status {
 // goes on freely; not after a step (the tree is held again at its next
 // tick: its leaves are ticked suspended) nor when the Breakpoints close
 // (the run ends: the halt cancels the goals, nothing is sent again).
+//
+// Held says the tree is held from the moment Paused does, not while the
+// observers are shown the tick or the leaves suspended: a page drawing the
+// hold from what the observers tell it must not show the robot held
+// before it is.
 func (b *Breakpoints) holdLocked(n *Base, at HookAt, done func() bool) {
-	b.held, b.heldAt = n, at
 	b.mu.Unlock()
 	if n.tree != nil {
 		n.tree.Deliver() // the observers show the tick as far as it went
 		n.tree.Suspend()
 	}
+	b.mu.Lock()
+	b.held, b.heldAt = n, at
 	b.paused.Add(1)
+	b.mu.Unlock()
 	if b.conf.OnPause != nil {
 		b.conf.OnPause(n, at, true)
 	}

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -134,6 +136,60 @@ func TestBreakpoints(t *testing.T) {
 				b.Close()
 				<-done
 			}
+		})
+	}
+}
+
+// TestHeldShowsOnlyOnceTheTreeIsHeld: while a hold delivers the tick as
+// far as it went and suspends the tree's leaves, Held does not yet say the
+// tree is held; it does once Paused does, when OnPause says so. A page
+// that drew the hold from what the observers were shown (the studio sends
+// at once) told its user the tree was held, robot still, before it was.
+func TestHeldShowsOnlyOnceTheTreeIsHeld(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(b *Breakpoints)
+	}{
+		{"a breakpoint before a node", func(b *Breakpoints) { b.Set(Hook{UID: 2, Mode: Breakpoint, Enabled: true}) }},
+		{"a breakpoint after a node", func(b *Breakpoints) { b.Set(Hook{UID: 2, At: After, Mode: Breakpoint, Enabled: true}) }},
+		{"a pause", func(b *Breakpoints) { b.Pause() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tree, _ := buildTest(t, N("Sequence", A("name", "seq"), S("a", "S,S"), S("b", "S,S")), &eventLog{})
+			var b *Breakpoints
+			var mu sync.Mutex
+			var early []string // what an observer saw held before the tree was
+			var onPause []bool // Held when OnPause said paused
+			b = NewBreakpoints(BreakpointsConf{OnPause: func(_ *Base, _ HookAt, paused bool) {
+				if paused {
+					_, _, held := b.Held()
+					mu.Lock()
+					onPause = append(onPause, held)
+					mu.Unlock()
+				}
+			}})
+			defer tree.Hook(b)()
+			tree.Observe(ObserverFunc(func(tr Transition) {
+				if n, _, held := b.Held(); held && !b.Paused() {
+					mu.Lock()
+					early = append(early, fmt.Sprintf("held at %s when %s went %v", n.Name(), tr.Node.Name(), tr.To))
+					mu.Unlock()
+				}
+			}))
+			tc.set(b)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_, err := tree.TickExactlyOnce()
+				assert.NoError(t, err)
+			}()
+			require.Eventually(t, b.Paused, 5*time.Second, time.Millisecond, "held")
+			b.Close()
+			<-done
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Empty(t, early, "observers were shown the tree held before it was")
+			assert.Equal(t, []bool{true}, onPause, "Held when OnPause says the tree is held")
 		})
 	}
 }
