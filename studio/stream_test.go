@@ -311,8 +311,10 @@ func TestEveryTransitionReachesThePage(t *testing.T) {
 	// then every Sequence and leaf goes IDLE -> SUCCESS -> IDLE.
 	for n < float64(2+ticks*2*28) {
 		e := page.next()
+		// The pump sends at a tick's end: a delta may carry only the
+		// loop's figures, the tick's transitions having gone in the one
+		// before. Every transition still comes once, in order.
 		trs, _ := e.data["transitions"].([]any)
-		require.NotEmpty(t, trs, "a delta with no transitions: %v", e.data)
 		for _, tr := range trs {
 			got := tr.([]any)[0].(float64)
 			require.Equal(t, n+1, got, "the transitions counted without gaps")
