@@ -297,27 +297,6 @@ func TestLoopWatchdogFiresOnStalledTick(t *testing.T) {
 	close(release)
 }
 
-func TestLoopSkipsMissedPeriods(t *testing.T) {
-	clock := NewManualClock(testEpoch)
-	run := &loopRun{}
-	first := true
-	tree := loopTree(t, clock, func(*funcLeaf) (Status, error) {
-		run.add("tick@" + clock.Now().Sub(testEpoch).String())
-		if first {
-			first = false
-			clock.Advance(250 * time.Millisecond) // a tick that overruns 2.5 periods
-		}
-		return Running, nil
-	})
-	startLoop(t, LoopConf{Tree: tree, Rate: 10}, run)
-	run.expect(t, 1)
-	settle(t, clock)
-	clock.Advance(50 * time.Millisecond)
-	got := append([]string{"first"}, run.expect(t, 1)...)
-	require.Len(t, got, 2, "ticks %v, want the next on the schedule at 300ms, no burst", got)
-	require.Equal(t, "tick@300ms", got[1], "ticks %v, want the next on the schedule at 300ms, no burst", got)
-}
-
 func TestHistogramQuantiles(t *testing.T) {
 	var h Histogram
 	for i := 1; i <= 1000; i++ {
@@ -408,11 +387,12 @@ func TestLoopWatchdogAndAWaitingLatch(t *testing.T) {
 	}
 }
 
-// TestLoopTickEndingOnTheNextDueTimeMissesNone: a tick during which the
-// clock reaches the next period's due time exactly (a simulated clock
-// stepped to it meanwhile) is followed by that period's tick at once,
-// not by the one after.
-func TestLoopTickEndingOnTheNextDueTimeMissesNone(t *testing.T) {
+// TestLoopScheduleAfterALongTick: a tick during which the clock reaches
+// the next period's due time exactly (a simulated clock stepped to it
+// meanwhile) is followed by that period's tick at once, not by the one
+// after; a tick that overruns periods skips them, and the next tick is on
+// the schedule, with no burst to catch up.
+func TestLoopScheduleAfterALongTick(t *testing.T) {
 	cases := []struct {
 		name    string
 		overrun time.Duration // how far the first tick moves the clock
@@ -422,6 +402,7 @@ func TestLoopTickEndingOnTheNextDueTimeMissesNone(t *testing.T) {
 		{"ends before the next due time", 60 * time.Millisecond, 40 * time.Millisecond, "tick@100ms"},
 		{"ends on the next due time", 100 * time.Millisecond, 0, "tick@100ms"},
 		{"ends just past it: that period is skipped", 101 * time.Millisecond, 99 * time.Millisecond, "tick@200ms"},
+		{"overruns 2.5 periods: the next on the schedule, no burst", 250 * time.Millisecond, 50 * time.Millisecond, "tick@300ms"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
