@@ -78,11 +78,10 @@ func executeClient(t testing.TB, conf ros.Conf) (*ros.Conn, *ros.ActionClient) {
 	cconn, err := ros.Connect(conf)
 	require.NoError(t, err)
 	t.Cleanup(func() { cconn.Close() })
-	client, err := ros.NewActionClient(ros.ActionClientConf{Conn: cconn, Name: "/btrobot/execute", Action: &ros.ExecuteMissionAction{}})
-	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	require.NoError(t, client.WaitForServer(ctx, nil, 0))
+	client, err := DialExecute(ctx, cconn, "/btrobot/execute")
+	require.NoError(t, err)
 	return cconn, client
 }
 

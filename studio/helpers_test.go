@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/btrobot/btrobot/executor"
 	"github.com/btrobot/btrobot/mission"
 	"github.com/btrobot/btrobot/record"
 	"github.com/btrobot/btrobot/ros"
@@ -419,10 +420,9 @@ func executeClient(t *testing.T, graph *inproc.Graph) (*ros.Conn, *ros.ActionCli
 	cconn, err := ros.Connect(ros.Conf{Graph: graph, Name: "client"})
 	require.NoError(t, err)
 	t.Cleanup(func() { cconn.Close() })
-	client, err := ros.NewActionClient(ros.ActionClientConf{Conn: cconn, Name: "/btrobot/execute", Action: &ros.ExecuteMissionAction{}})
-	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	require.NoError(t, client.WaitForServer(ctx, nil, 0))
+	client, err := executor.DialExecute(ctx, cconn, "/btrobot/execute")
+	require.NoError(t, err)
 	return cconn, client
 }
