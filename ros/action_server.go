@@ -444,15 +444,13 @@ func (s *ActionServer) Close() {
 		s.admit.Lock() // no goal half accepted
 		s.mu.Lock()
 		s.closed = true
-		s.mu.Unlock()
-		s.admit.Unlock()
-		s.mu.Lock()
 		for _, g := range s.list {
 			if g.cancel != nil {
 				g.cancel()
 			}
 		}
 		s.mu.Unlock()
+		s.admit.Unlock()
 		s.wg.Wait()
 		close(s.quit)
 		<-s.done
