@@ -189,6 +189,54 @@ func (n *Node) awaitPublished() {
 	}
 }
 
+// lockExecuting locks n.mu once every goal accepted and not ended has its
+// Execute started (countPatience at most), so that a step drives a robot
+// only towards goals whose feedback goes out: a client is told where the
+// robot is from the first step it drives, as move_base's feedback does,
+// even when a short goal ends within a few steps of a fast simulation
+// (seen: a 1 m goal ended at speed 0 with no feedback, its Execute's
+// goroutine not yet run). The wait is in wall time: simulated time does
+// not pass.
+func (n *Node) lockExecuting() {
+	deadline := time.Now().Add(countPatience)
+	for {
+		n.mu.Lock()
+		if !n.unexecuted() {
+			return
+		}
+		if time.Now().After(deadline) {
+			n.event("lockstep: a goal's Execute did not start within %v", countPatience)
+			n.forgetUnexecuted()
+			return
+		}
+		n.mu.Unlock()
+		time.Sleep(20 * time.Microsecond)
+	}
+}
+
+// unexecuted reports whether a goal was accepted and has not ended
+// without its Execute having started; under n.mu.
+func (n *Node) unexecuted() bool {
+	for _, f := range n.faces {
+		for _, m := range f.pending {
+			if !m.ended && !m.executing && !m.unwaited {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// forgetUnexecuted stops waiting for the Execute of the goals waited for
+// so far; under n.mu.
+func (n *Node) forgetUnexecuted() {
+	for _, f := range n.faces {
+		for _, m := range f.pending {
+			m.unwaited = true
+		}
+	}
+}
+
 // publishGoalsEnded says, for each robot, how many of its goals have ended
 // by now and the newest values said on its topics that go out on change
 // (bridge.GoalsEndedTopic); the loop calls it where it waits for a peer.

@@ -43,6 +43,9 @@ type mission struct {
 	ended    bool
 	err      error
 	feedback func(fb any) // set once Execute has started
+	// executing is set once Execute has started; unwaited when a step
+	// stopped waiting for it (Node.lockExecuting).
+	executing, unwaited bool
 }
 
 // Lockstep (bridge/lockstep_actions.go): the robot's servers count the goals
@@ -429,7 +432,7 @@ func (f *face) execute(ctx context.Context, goal any, feedback func(any)) (any, 
 	n.mu.Lock()
 	m := f.pending[goal] // published removes it
 	if m != nil {
-		m.feedback = feedback
+		m.feedback, m.executing = feedback, true
 	}
 	n.mu.Unlock()
 	if m == nil {

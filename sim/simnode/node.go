@@ -569,7 +569,7 @@ func (n *Node) loop() {
 			return
 		default:
 		}
-		n.mu.Lock()
+		n.lockExecuting()
 		n.stepLocked(&out)
 		n.mu.Unlock()
 		out.send()
