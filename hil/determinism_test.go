@@ -29,20 +29,13 @@ import (
 // to differ between runs by a step: recoveries that spin
 // (blocked_corridor, from 1 min), and a move_base server stopped under a
 // goal, whose failure is a wall-clock timeout (move_base_dies_on_goal).
+//
+// These runs are the shipped scenarios' in-process runs too: each must
+// hold every expectation (TestShippedScenariosPass does not run them
+// again).
 func TestSameSeedSameRun(t *testing.T) {
 	rostest.VerifyNoLeaks(t)
-	for _, path := range []string{
-		"../scenarios/patrol.scenario.yaml",
-		"../scenarios/battery_drop_docks.scenario.yaml",
-		"../scenarios/blocked_corridor.scenario.yaml",
-		// goals sent to a mission server: a replace at a time, a goal
-		// after the one before it (hil's goals:, goals.go)
-		"../scenarios/patrol_preempted_by_charge.scenario.yaml",
-		// a pause the world goes on through (simnode's Excuse), a
-		// resume, a queued goal and a cancel; an update on a trigger
-		"../scenarios/served_pause_resume_cancel.scenario.yaml",
-		"../scenarios/served_update_changes_the_next_stop.scenario.yaml",
-	} {
+	for _, path := range sameSeedScenarios {
 		t.Run(path, func(t *testing.T) {
 			t.Parallel()
 			s, err := Check(path)
@@ -68,6 +61,12 @@ func TestSameSeedSameRun(t *testing.T) {
 			}
 			wg.Wait()
 			require.NoError(t, errors.Join(errs...))
+			for i, r := range runs {
+				require.NotEmpty(t, r.Verdicts)
+				for _, v := range r.Verdicts {
+					assert.True(t, v.Pass, "run %d: %s\nsimulator:\n%s", i, v, strings.Join(r.Events, "\n"))
+				}
+			}
 			// A lockstep that went on without a message says so; when the
 			// runs part, what it said is the first thing to read.
 			var warned []string
@@ -119,6 +118,21 @@ func TestSameSeedSameRun(t *testing.T) {
 			assert.Equal(t, len(la), len(lb))
 		})
 	}
+}
+
+// sameSeedScenarios are the shipped scenarios TestSameSeedSameRun runs
+// twice.
+var sameSeedScenarios = []string{
+	"../scenarios/patrol.scenario.yaml",
+	"../scenarios/battery_drop_docks.scenario.yaml",
+	"../scenarios/blocked_corridor.scenario.yaml",
+	// goals sent to a mission server: a replace at a time, a goal
+	// after the one before it (hil's goals:, goals.go)
+	"../scenarios/patrol_preempted_by_charge.scenario.yaml",
+	// a pause the world goes on through (simnode's Excuse), a
+	// resume, a queued goal and a cancel; an update on a trigger
+	"../scenarios/served_pause_resume_cancel.scenario.yaml",
+	"../scenarios/served_update_changes_the_next_stop.scenario.yaml",
 }
 
 // requireSameTrack fails at the first sample where two trajectories part

@@ -62,8 +62,9 @@ func runScenarioOn(t *testing.T, s *Scenario, transport string) Result {
 // expectations, as CI runs them — except the long ones (the soak in
 // scenarios/soak/, long: true), which take minutes: `btrobot hil
 // scenarios/` leaves them out as this does, and BenchmarkSoak runs them.
-// Every scenario runs in-process (hil's default); those a transport could
-// change (overTCPROS) run over TCPROS as well.
+// Every scenario runs in-process (hil's default) — those
+// TestSameSeedSameRun runs twice, and checks, there — and those a
+// transport could change (overTCPROS) run over TCPROS as well.
 func TestShippedScenariosPass(t *testing.T) {
 	rostest.VerifyNoLeaks(t)
 	p, err := Plan([]string{"../scenarios"}, Selection{})
@@ -74,10 +75,15 @@ func TestShippedScenariosPass(t *testing.T) {
 		files[r.File] = true
 	}
 	require.GreaterOrEqual(t, len(files), 20)
+	for _, f := range sameSeedScenarios {
+		require.True(t, files[filepath.Clean(f)] || files[f], "TestSameSeedSameRun runs %s, which is not shipped", f)
+	}
 	for _, transport := range []string{mission.TransportInproc, mission.TransportROS} {
 		t.Run(transport, func(t *testing.T) {
 			for _, f := range slices.Sorted(maps.Keys(files)) {
-				if transport == mission.TransportROS && !overTCPROS(t, f) {
+				switch {
+				case transport == mission.TransportROS && !overTCPROS(t, f),
+					transport == mission.TransportInproc && slices.ContainsFunc(sameSeedScenarios, func(s string) bool { return filepath.Clean(s) == filepath.Clean(f) }):
 					continue
 				}
 				t.Run(filepath.Base(f), func(t *testing.T) {
