@@ -196,12 +196,12 @@ func (n *Node) awaitPublished() {
 // even when a short goal ends within a few steps of a fast simulation
 // (seen: a 1 m goal ended at speed 0 with no feedback, its Execute's
 // goroutine not yet run). The wait is in wall time: simulated time does
-// not pass.
+// not pass. A closing node does not wait.
 func (n *Node) lockExecuting() {
 	deadline := time.Now().Add(countPatience)
 	for {
 		n.mu.Lock()
-		if !n.unexecuted() {
+		if !n.unexecuted() || n.ctx.Err() != nil {
 			return
 		}
 		if time.Now().After(deadline) {
