@@ -833,15 +833,20 @@ func runServed(ctx context.Context, c RunConf, s *Scenario, simr *mission.Simula
 			serverTick := rc.OnTick
 			rc.OnTick = func(tree *runtime.Tree, t runtime.TickReport) (string, bool) {
 				ticked(t)
-				why, done := serverTick(tree, t)
-				if why == "" {
-					why, done = tmpl.OnTick(tree, t)
-				}
 				if due.IsZero() {
+					// Counted before the server's hook, which makes the
+					// server Settled: a driver that saw it settled with
+					// the run not yet counted let the world run a step
+					// before the run joined (a preempting Charge's join at
+					// 30.02 s, not 30 s, about one run in twenty).
 					due = t.Start
 					d.mu.Lock()
 					d.started++
 					d.mu.Unlock()
+				}
+				why, done := serverTick(tree, t)
+				if why == "" {
+					why, done = tmpl.OnTick(tree, t)
 				}
 				// Time may have gone on while the tick was held (a
 				// pause): the next is due after where it stands, as
