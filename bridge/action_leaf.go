@@ -23,8 +23,9 @@ type ActionLeafConf struct {
 	// Action is the action type: a value, a pointer or a MessageType.
 	Action any
 	// WaitForServerTimeout bounds the wait for the server to be up (0: no
-	// limit): past it the goal is not sent and the code is
-	// SERVER_UNREACHABLE.
+	// limit), on the tree's clock from the tick that starts the leaf: the
+	// first tick at or past it ends the wait, the goal is not sent and
+	// the code is SERVER_UNREACHABLE.
 	WaitForServerTimeout time.Duration
 	// ServerTimeout bounds the wait for the server to acknowledge the goal
 	// (0: no limit): past it the goal is cancelled and the code is
@@ -99,13 +100,14 @@ type actionRun struct {
 
 	mu       sync.Mutex
 	feedback any
-	deadline time.Time               // the goal's Timeout, while a goal runs (zero: none)
-	expire   context.CancelCauseFunc // cancels the goal with errTimeout
-	returned bool                    // the work has returned
-	releases []func()                // lockstep holds released when the work returns
-	send     func()                  // the hold of the goal's send, released once it is out
-	cur      *attempt                // the goal being sent or run, if any
-	susp     *hold                   // set by Suspend until Resume
+	deadline time.Time // the wait for the server's end, then the goal's Timeout while a goal runs (zero: none)
+	expire   func()    // ends the wait or cancels the goal, at deadline
+	serverBy time.Time // when the wait for the server ends (zero: no bound); set before the work starts
+	returned bool      // the work has returned
+	releases []func()  // lockstep holds released when the work returns
+	send     func()    // the hold of the goal's send, released once it is out
+	cur      *attempt  // the goal being sent or run, if any
+	susp     *hold     // set by Suspend until Resume
 }
 
 // attempt is one sending of the run's goal: the first, and one after each
@@ -140,16 +142,17 @@ func (r *actionRun) begin(ctx context.Context) (context.Context, *attempt, <-cha
 	return actx, r.cur, nil
 }
 
-// setDeadline notes when the attempt's goal times out, and how to cancel
-// it then (ActionLeaf.Tick decides).
-func (r *actionRun) setDeadline(at time.Time, expire context.CancelCauseFunc) {
+// setDeadline notes when the wait for the server or the attempt's goal
+// times out, and how to end it then (ActionLeaf.Tick decides).
+func (r *actionRun) setDeadline(at time.Time, expire func()) {
 	r.mu.Lock()
 	r.deadline, r.expire = at, expire
 	r.mu.Unlock()
 }
 
-// expired cancels the goal with errTimeout when the tree's time now has
-// reached its deadline, and reports whether it did.
+// expired ends the wait for the server, or cancels the goal with
+// errTimeout, when the tree's time now has reached its deadline, and
+// reports whether it did.
 func (r *actionRun) expired(now time.Time) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -157,7 +160,7 @@ func (r *actionRun) expired(now time.Time) bool {
 		return false
 	}
 	r.deadline = time.Time{}
-	r.expire(errTimeout)
+	r.expire()
 	return true
 }
 
@@ -250,6 +253,9 @@ func (r *actionRun) takeFeedback() any {
 
 var errTimeout = errors.New("the goal's timeout expired")
 
+// errNoServer ends the wait for the server at WaitForServerTimeout.
+var errNoServer = errors.New("the wait for the server ended")
+
 // errStalled cancels the goals in flight when the watchdog sees a stuck
 // tick (Conn.CancelGoals).
 var errStalled = errors.New("the goal was cancelled: the controller stalled")
@@ -288,6 +294,9 @@ func (a *ActionLeaf) start(n *runtime.Leaf) (runtime.AsyncWork, error) {
 	r := &actionRun{}
 	a.run, a.resume = r, false
 	client, conf, clock := a.client, a.conf, a.conf.Conn.Clock()
+	if conf.WaitForServerTimeout > 0 {
+		r.serverBy = clock.Now().Add(conf.WaitForServerTimeout)
+	}
 	// In lockstep, the tick's acknowledgement waits for the goal to be
 	// out, when it goes at once (lockstep_actions.go).
 	ls := lockstepOf(conf.Conn)
@@ -306,9 +315,27 @@ func (a *ActionLeaf) start(n *runtime.Leaf) (runtime.AsyncWork, error) {
 // Resume the same goal is sent again. The time suspended does not count
 // against the goal's Timeout.
 func runGoal(ctx context.Context, client *ros.ActionClient, clock runtime.Clock, conf ActionLeafConf, goal any, r *actionRun) ActionOutcome {
-	if err := client.WaitForServer(ctx, clock, conf.WaitForServerTimeout); err != nil {
-		return ActionOutcome{Code: ros.CodeServerUnreachable, Err: err}
+	// The wait for the server ends on the tick that reaches serverBy, as
+	// a goal's Timeout does (ActionLeaf.Tick), not on a timer: in
+	// lockstep, a timer's goroutine that a loaded machine ran late let
+	// simulated time run on (SERVER_UNREACHABLE after 5.4 s of a 5 s
+	// wait).
+	wctx, wcancel := context.WithCancelCause(ctx)
+	if !r.serverBy.IsZero() {
+		r.setDeadline(r.serverBy, func() { wcancel(errNoServer) })
 	}
+	werr := client.WaitForServer(wctx, clock, 0)
+	r.setDeadline(time.Time{}, nil) // no tick ends the wait from here
+	// A tick that ended the wait as the server came up waits for this
+	// work to return: it has decided, so the wait failed.
+	if expired := errors.Is(context.Cause(wctx), errNoServer); expired || werr != nil {
+		if expired && ctx.Err() == nil {
+			werr = fmt.Errorf("action server %s did not come up within %v: %w", client.Name(), conf.WaitForServerTimeout, ros.ErrServerUnreachable)
+		}
+		wcancel(nil)
+		return ActionOutcome{Code: ros.CodeServerUnreachable, Err: werr}
+	}
+	wcancel(nil)
 	gctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	defer conf.Conn.TrackGoal(cancel)()
@@ -329,7 +356,7 @@ func runGoal(ctx context.Context, client *ros.ActionClient, clock runtime.Clock,
 		}
 		began := clock.Now()
 		if conf.Timeout > 0 {
-			r.setDeadline(began.Add(left), cancel)
+			r.setDeadline(began.Add(left), func() { cancel(errTimeout) })
 		}
 		// The server's acknowledgement is a matter of the connection,
 		// measured on the wall clock like the other liveness checks —
