@@ -369,13 +369,15 @@ func runGoal(ctx context.Context, client *ros.ActionClient, clock runtime.Clock,
 		// In lockstep, the cancels of goals halted before this one go first.
 		cancelsFirst(conf.Conn, ros.CancelAckPatience)
 		answered := make(chan struct{})
+		acked := make(chan struct{}) // closed by OnAccepted, called once
 		var sent atomic.Bool
 		var ackClock runtime.Clock // nil: wall time
 		if lockstepOf(conf.Conn).active() {
 			ackClock = clock
 		}
 		out, err = client.Run(actx, goal, ros.GoalConf{Clock: ackClock, AckTimeout: conf.ServerTimeout, OnFeedback: r.setFeedback,
-			OnSent: func() { sent.Store(true); r.finishSend() },
+			OnSent: func() { sent.Store(true); r.finishSendOnAck(actx, acked, ackClock != nil) },
+			OnAccepted: func() { close(acked) },
 			OnTerminal: func() {
 				if errors.Is(context.Cause(actx), errSuspended) {
 					// The end of a goal a pause cancelled: the work goes
@@ -433,6 +435,37 @@ func runGoal(ctx context.Context, client *ros.ActionClient, clock runtime.Clock,
 		o.Err = fmt.Errorf("action %s: the goal ended %s", client.Name(), out.State)
 	}
 	return o
+}
+
+// ackHold bounds how long, in lockstep, a tick's acknowledgement waits for
+// the server's first word on the goal it sent (finishSendOnAck): a few of
+// a server's status periods. A server that says nothing within it is
+// judged by ServerTimeout, on the tree's clock, as the world runs on.
+const ackHold = time.Second
+
+// finishSendOnAck releases the hold of the goal's send once the server has
+// said its first word on the goal (acked closes), ackHold after the send at
+// the latest, or when the attempt ends. The goal's acknowledgement is
+// measured on the tree's clock in lockstep (ServerTimeout): had the hold
+// ended at the send, the world would run on while the server's word was on
+// its way, and on a loaded machine it ran past ServerTimeout before the
+// word came (FollowWaypoints' second goal cancelled as unacknowledged).
+// The simulator does not step while the hold lasts.
+func (r *actionRun) finishSendOnAck(actx context.Context, acked <-chan struct{}, lockstep bool) {
+	if !lockstep {
+		r.finishSend()
+		return
+	}
+	go func() {
+		t := time.NewTimer(ackHold)
+		defer t.Stop()
+		select {
+		case <-acked:
+		case <-t.C:
+		case <-actx.Done():
+		}
+		r.finishSend()
+	}()
 }
 
 // finishSend releases the hold of the goal's send once the goal is out;
