@@ -376,7 +376,7 @@ func runGoal(ctx context.Context, client *ros.ActionClient, clock runtime.Clock,
 			ackClock = clock
 		}
 		out, err = client.Run(actx, goal, ros.GoalConf{Clock: ackClock, AckTimeout: conf.ServerTimeout, OnFeedback: r.setFeedback,
-			OnSent: func() { sent.Store(true); r.finishSendOnAck(actx, acked, ackClock != nil) },
+			OnSent:     func() { sent.Store(true); r.finishSendOnAck(actx, acked, ackClock != nil) },
 			OnAccepted: func() { close(acked) },
 			OnTerminal: func() {
 				if errors.Is(context.Cause(actx), errSuspended) {
