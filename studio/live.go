@@ -191,6 +191,9 @@ type live struct {
 	wake  chan struct{}
 	// asleep: the pump waits for a page to connect (no page reads).
 	asleep atomic.Bool
+	// debugGen counts the debugger's changes (debugChanged): a delta
+	// whose debugger state was read before a change does not clear dirty.
+	debugGen atomic.Uint64
 	stop   chan struct{}
 	done   chan struct{}
 	once   sync.Once
@@ -543,6 +546,7 @@ func bucket(v float64) int {
 // else changed: a breakpoint that holds the tree before its first node
 // leaves no transition to carry it.
 func (l *live) debugChanged() {
+	l.debugGen.Add(1)
 	l.mu.Lock()
 	l.dirty = true
 	l.mu.Unlock()
@@ -699,6 +703,12 @@ type delta struct {
 // state is kept for the snapshot the next page gets.
 func (l *live) publish() {
 	bb := readBlackboard(l.scope, l.t0, l.seen)
+	// The debugger's state is read outside the lock; a change after it
+	// (a breakpoint that held the tree as this delta was made) leaves
+	// dirty set, and its wake-up sends it: clearing it lost the hold,
+	// and the page never showed the tree held (one run in a few hundred
+	// under load).
+	gen := l.debugGen.Load()
 	dbg := l.dbg.state()
 	l.mu.Lock()
 	if len(l.pending) == 0 && l.dropped == 0 && !l.reread && len(bb) == 0 && !l.dirty && len(l.marks) == l.marksOut {
@@ -739,7 +749,7 @@ func (l *live) publish() {
 		d.Loop = &lp
 	}
 	l.pending, l.spent = l.spent[:0], l.pending
-	l.dropped, l.dirty, l.reread = 0, false, false
+	l.dropped, l.dirty, l.reread = 0, l.debugGen.Load() != gen, false
 	l.mu.Unlock()
 	data := encodeDelta(d)
 	// A snapshot taken since holds these transitions already: the page
