@@ -194,9 +194,9 @@ type live struct {
 	// debugGen counts the debugger's changes (debugChanged): a delta
 	// whose debugger state was read before a change does not clear dirty.
 	debugGen atomic.Uint64
-	stop   chan struct{}
-	done   chan struct{}
-	once   sync.Once
+	stop     chan struct{}
+	done     chan struct{}
+	once     sync.Once
 
 	// The tick's goroutine's: whether the tree hands over the nodes each
 	// batch changed (OnChanged) when asked (WantsChanges); whether it
