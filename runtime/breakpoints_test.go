@@ -177,13 +177,7 @@ func TestHeldShowsOnlyOnceTheTreeIsHeld(t *testing.T) {
 				}
 			}))
 			tc.set(b)
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				_, err := tree.TickExactlyOnce()
-				assert.NoError(t, err)
-			}()
-			require.Eventually(t, b.Paused, 5*time.Second, time.Millisecond, "held")
+			done := tickUntilHeld(t, tree, b)
 			b.Close()
 			<-done
 			mu.Lock()
@@ -192,4 +186,18 @@ func TestHeldShowsOnlyOnceTheTreeIsHeld(t *testing.T) {
 			assert.Equal(t, []bool{true}, onPause, "Held when OnPause says the tree is held")
 		})
 	}
+}
+
+// tickUntilHeld ticks tree once on a goroutine of its own and returns
+// once b holds it; the channel closes when the tick returns.
+func tickUntilHeld(t *testing.T, tree *Tree, b *Breakpoints) <-chan struct{} {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, err := tree.TickExactlyOnce()
+		assert.NoError(t, err)
+	}()
+	require.Eventually(t, b.Paused, 5*time.Second, time.Millisecond, "held")
+	return done
 }

@@ -100,13 +100,7 @@ func TestPauseSuspendsRunningLeaves(t *testing.T) {
 				}
 			}
 			tc.hold(b, nav)
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				_, err := tree.TickExactlyOnce()
-				assert.NoError(t, err)
-			}()
-			require.Eventually(t, b.Paused, 5*time.Second, time.Millisecond, "held")
+			done := tickUntilHeld(t, tree, b)
 			assert.Equal(t, "nav~", rec.take(), "suspended before Paused")
 			on, n, ok := tree.Suspended()
 			assert.True(t, on)
