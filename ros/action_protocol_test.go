@@ -308,6 +308,13 @@ func TestServerCancels(t *testing.T) {
 		m, _ := cc.SubscriberConns("/hold/cancel")
 		return n > 0 && m > 0
 	}, 10*time.Second, 10*time.Millisecond, "the server never subscribed")
+	// A result is published once and not latched: the raw client must be
+	// connected to it before a goal ends, or the result is lost.
+	require.Eventually(t, func() bool {
+		n, _ := sc.SubscriberConns("/hold/result")
+		m, _ := sc.SubscriberConns("/hold/status")
+		return n > 0 && m > 0
+	}, 10*time.Second, 10*time.Millisecond, "the raw client never subscribed")
 	base := time.Now()
 	id := func(n int64) actionlib_msgs.GoalID {
 		return actionlib_msgs.GoalID{Id: "/raw_client-" + string(rune('0'+n)), Stamp: base.Add(time.Duration(n) * time.Millisecond)}
