@@ -196,9 +196,8 @@ func TestABusyDeltaShowsEachNodeAsTheTickLeftIt(t *testing.T) {
 				if ev.name != "delta" {
 					continue
 				}
-				for _, x := range ev.data["nodes"].([]any) {
-					nd := x.([]any)
-					got[int(nd[0].(float64))] = fmt.Sprint(nd[1], " ", nd[2], " ", nd[3])
+				for uid, nd := range deltaNodes(t, ev.data) {
+					got[uid] = fmt.Sprint(nd.status, " ", nd.last, " ", nd.reason)
 				}
 				if ev.data["n"].(float64) == float64(made.Load()) {
 					break
@@ -268,12 +267,60 @@ func (v *pageView) apply(ev sse) {
 			v.status[int(tr[1].(float64))-1] = tr[3].(string)
 		}
 	}
+	for uid, nd := range deltaNodes(nil, d) {
+		v.status[uid-1] = nd.status
+	}
+	v.n = max(v.n, d["n"].(float64))
+}
+
+// eventNode is a node as a delta's nodes or packed say it is.
+type eventNode struct {
+	status, last, reason string
+	since                float64
+}
+
+// deltaNodes is the nodes a busy delta says are as they are now, by uid:
+// its nodes ([uid, status, last, reason, since] each), or every node of
+// its packed form, decoded as the page's monitor decodes it. t, when
+// given, fails the test on a malformed packed form.
+func deltaNodes(t testing.TB, d map[string]any) map[int]eventNode {
+	out := map[int]eventNode{}
 	nodes, _ := d["nodes"].([]any)
 	for _, x := range nodes {
 		nd := x.([]any)
-		v.status[int(nd[0].(float64))-1] = nd[1].(string)
+		out[int(nd[0].(float64))] = eventNode{nd[1].(string), nd[2].(string), nd[3].(string), nd[4].(float64)}
 	}
-	v.n = max(v.n, d["n"].(float64))
+	p, ok := d["packed"].(map[string]any)
+	if !ok {
+		return out
+	}
+	names := map[rune]string{'I': "IDLE", 'R': "RUNNING", 'S': "SUCCESS", 'F': "FAILURE", 'K': "SKIPPED"}
+	status, last := []rune(p["status"].(string)), []rune(p["last"].(string))
+	if t != nil {
+		require.Len(t, last, len(status), "a last status a node")
+	}
+	for i, c := range status {
+		out[i+1] = eventNode{status: names[c], last: names[last[i]]}
+	}
+	rs := p["reasons"].([]any)
+	for k := 0; k+1 < len(rs); k += 2 {
+		nd := out[int(rs[k].(float64))]
+		nd.reason = rs[k+1].(string)
+		out[int(rs[k].(float64))] = nd
+	}
+	since, uid := p["since"].([]any), 1
+	for k := 0; k+1 < len(since); k += 2 {
+		for range int(since[k+1].(float64)) {
+			nd := out[uid]
+			nd.since = since[k].(float64)
+			out[uid] = nd
+			uid++
+		}
+	}
+	if t != nil {
+		require.Equal(t, len(status)+1, uid, "a since time a node")
+	}
+	return out
 }
 
 // statuses is the status of each node of tree.
