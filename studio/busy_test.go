@@ -422,3 +422,39 @@ func TestAPageSeesWhatTheTreeDidWhileNoPageRead(t *testing.T) {
 		})
 	}
 }
+
+// TestASnapshotCarriesEachNodesLastResult: a page that connects to a
+// busy tree (its transitions far more than the snapshot's timeline
+// holds) gets the result each IDLE node last left, as the tree has it,
+// not only those of the transitions in the snapshot.
+func TestASnapshotCarriesEachNodesLastResult(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		ticks int
+	}{
+		{name: "one busy tick", ticks: 1},
+		{name: "three busy ticks", ticks: 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t, studio.Conf{PumpEvery: time.Millisecond})
+			tree := variedBusyTree(t)
+			dbg, detach := attach(srv, tree)
+			defer detach()
+			first := openEvents(t, srv, "")
+			require.Equal(t, "snapshot", nextWithin(t, first, 10*time.Second).name)
+			tick(t, tree, dbg, tc.ticks)
+			snap := openEvents(t, srv, "").next()
+			require.Equal(t, "snapshot", snap.name)
+			var want, got []string
+			for _, nd := range tree.Nodes() {
+				want = append(want, runtime.NodeOf(nd).LastResult().String())
+			}
+			last, _ := snap.data["last"].([]any)
+			for _, l := range last {
+				got = append(got, l.(string))
+			}
+			require.Contains(t, want, "FAILURE", "varied results")
+			assert.Equal(t, want, got, "each node's last result")
+		})
+	}
+}
