@@ -302,11 +302,15 @@ func deltaNodes(t testing.TB, d map[string]any) map[int]eventNode {
 	for i, c := range status {
 		out[i+1] = eventNode{status: names[c], last: names[last[i]]}
 	}
-	rs := p["reasons"].([]any)
-	for k := 0; k+1 < len(rs); k += 2 {
-		nd := out[int(rs[k].(float64))]
-		nd.reason = rs[k+1].(string)
-		out[int(rs[k].(float64))] = nd
+	text := ""
+	for _, x := range p["reasons"].([]any) {
+		if s, ok := x.(string); ok {
+			text = s
+			continue
+		}
+		nd := out[int(x.(float64))]
+		nd.reason = text
+		out[int(x.(float64))] = nd
 	}
 	since, uid := p["since"].([]any), 1
 	for k := 0; k+1 < len(since); k += 2 {

@@ -695,10 +695,12 @@ func statusChar(st runtime.Status) byte {
 // packedJSON is every node of a busy tree's event, as the page's monitor
 // decodes it:
 //
-//	{"status": "RISSI…", "last": "ISIIS…", "reasons": [uid, "reason", …], "since": [ms, count, …]}
+//	{"status": "RISSI…", "last": "ISIIS…", "reasons": ["reason", uid, uid, "reason", uid, …], "since": [ms, count, …]}
 //
 // status and last a character a node in uid order (statusChars), the
-// reasons of the nodes that have one (every other node's is empty), and
+// reasons of the nodes that have one (every other node's is empty), each
+// written once for the nodes after it that have it (a busy tree's
+// sequences mostly say the same), and
 // the times each node last moved run-length coded: ms for count nodes in
 // uid order (a busy tick moves most nodes at one time).
 func packedJSON(now []nodeState, since []time.Duration) []byte {
@@ -712,18 +714,21 @@ func packedJSON(now []nodeState, since []time.Duration) []byte {
 		b = append(b, statusChar(now[i].last))
 	}
 	b = append(b, `","reasons":[`...)
-	first := true
+	cur := ""
 	for i := range now {
-		if now[i].reason == "" {
+		r := now[i].reason
+		if r == "" {
 			continue
 		}
-		if !first {
-			b = append(b, ',')
+		if r != cur {
+			if cur != "" {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, r)
+			cur = r
 		}
-		first = false
-		b = strconv.AppendUint(b, uint64(i+1), 10)
 		b = append(b, ',')
-		b = appendJSONString(b, now[i].reason)
+		b = strconv.AppendUint(b, uint64(i+1), 10)
 	}
 	b = append(b, `],"since":[`...)
 	for i := 0; i < len(since); {

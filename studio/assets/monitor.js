@@ -118,14 +118,16 @@ const STATUS_OF = { I: 'IDLE', R: 'RUNNING', S: 'SUCCESS', F: 'FAILURE', K: 'SKI
 
 // unpack applies a busy tree's packed event: every node as it is now,
 // into the same state a node of d.nodes sets. status and last are a
-// character a node in uid order; reasons [uid, reason, …] the nodes that
-// have one (the others' is empty); since [ms, count, …] the times the
+// character a node in uid order; reasons ["reason", uid, uid, "reason",
+// uid, …] the nodes that have one, each text before the nodes that have it
+// (the others' is empty); since [ms, count, …] the times the
 // nodes last moved, run-length coded in uid order. Only the nodes that
 // differ are repainted.
 function unpack(p) {
   const n = Math.min(S.nodes.length, p.status.length);
   const reason = new Array(n).fill('');
-  for (let k = 0; k + 1 < p.reasons.length; k += 2) if (p.reasons[k] >= 1 && p.reasons[k] <= n) reason[p.reasons[k] - 1] = p.reasons[k + 1];
+  let text = '';
+  for (const x of p.reasons) if (typeof x === 'string') text = x; else if (x >= 1 && x <= n) reason[x - 1] = text;
   let i = 0;
   for (let k = 0; k + 1 < p.since.length; k += 2) {
     const at = p.since[k];
