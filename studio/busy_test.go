@@ -462,3 +462,43 @@ func TestASnapshotCarriesEachNodesLastResult(t *testing.T) {
 		})
 	}
 }
+
+// TestAPageThatConnectsLosesNoChangeForAnother: a page reads a busy
+// tree; the tree ticks, and a second page connects (a snapshot) before
+// the pump sends the tick; the first page's next delta still carries
+// every node the tick changed, each page then holding the tree as it is.
+func TestAPageThatConnectsLosesNoChangeForAnother(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		packed bool
+	}{
+		{name: "packed", packed: true},
+		{name: "a node at a time", packed: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The pump sends nothing for an hour after its start: only
+			// the run's end, at Close.
+			srv := newServer(t, studio.Conf{PumpEvery: time.Hour})
+			tree := variedBusyTree(t)
+			dbg, detach := attach(srv, tree)
+			defer detach()
+			studio.SetPacked(dbg, tc.packed)
+			first := openEvents(t, srv, "")
+			var view pageView
+			view.apply(nextWithin(t, first, 10*time.Second))
+			tick(t, tree, dbg, 2)
+			second := openEvents(t, srv, "")
+			snap := nextWithin(t, second, 10*time.Second)
+			require.Equal(t, "snapshot", snap.name)
+			dbg.Close(mission.Report{})
+			for {
+				ev := nextWithin(t, first, 10*time.Second)
+				view.apply(ev)
+				if _, end := ev.data["end"]; end {
+					break
+				}
+			}
+			assert.Equal(t, statuses(tree), view.status, "the first page's nodes")
+		})
+	}
+}

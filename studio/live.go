@@ -873,7 +873,6 @@ func (l *live) snapshotLocked(dbg debugState) []byte {
 	d.Last = make([]string, len(l.now))
 	for i, nd := range l.now {
 		d.Statuses[i], d.Reasons[i], d.Since[i] = nd.status.String(), nd.reason, durMs(l.since[i])
-		l.sent[i], l.sentAt[i] = nd, l.since[i]
 		d.Last[i] = nd.last.String()
 	}
 	d.Transitions = make([]trans, 0, len(l.recent))
