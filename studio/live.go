@@ -704,7 +704,7 @@ func statusChar(st runtime.Status) byte {
 // the times each node last moved run-length coded: ms for count nodes in
 // uid order (a busy tick moves most nodes at one time).
 func packedJSON(now []nodeState, since []time.Duration) []byte {
-	b := make([]byte, 0, 2*len(now)+64)
+	b := make([]byte, 0, 3*len(now)+64) // a reason in ten, as a busy tree of sequences has
 	b = append(b, `{"status":"`...)
 	for i := range now {
 		b = append(b, statusChar(now[i].status))
