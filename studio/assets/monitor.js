@@ -121,8 +121,9 @@ const STATUS_OF = { I: 'IDLE', R: 'RUNNING', S: 'SUCCESS', F: 'FAILURE', K: 'SKI
 // character a node in uid order; reasons ["reason", uid, uid, "reason",
 // uid, …] the nodes that have one, each text before the nodes that have it
 // (the others' is empty); since [ms, count, …] the times the
-// nodes last moved, run-length coded in uid order. Only the nodes that
-// differ are repainted.
+// nodes last moved, run-length coded in uid order. Only the nodes whose
+// status, last result or reason differ are repainted (a busy tree's
+// nodes move every tick and mostly end as they were).
 function unpack(p) {
   const n = Math.min(S.nodes.length, p.status.length);
   const reason = new Array(n).fill('');
@@ -134,8 +135,9 @@ function unpack(p) {
     for (const end = Math.min(n, i + p.since[k + 1]); i < end; i++) {
       const st = STATUS_OF[p.status[i]] || 'IDLE', last = STATUS_OF[p.last[i]] || 'IDLE';
       const l = st === 'IDLE' && last !== 'IDLE' ? last : '';
-      if (S.status[i] !== st || S.last[i] !== l || S.reason[i] !== reason[i] || S.since[i] !== at) {
-        S.status[i] = st; S.last[i] = l; S.reason[i] = reason[i]; S.since[i] = at;
+      S.since[i] = at; // the node panel reads it as it paints: no node to redraw
+      if (S.status[i] !== st || S.last[i] !== l || S.reason[i] !== reason[i]) {
+        S.status[i] = st; S.last[i] = l; S.reason[i] = reason[i];
         S.dirty.add(i + 1);
       }
     }
