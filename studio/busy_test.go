@@ -196,9 +196,8 @@ func TestABusyDeltaShowsEachNodeAsTheTickLeftIt(t *testing.T) {
 				if ev.name != "delta" {
 					continue
 				}
-				for _, x := range ev.data["nodes"].([]any) {
-					nd := x.([]any)
-					got[int(nd[0].(float64))] = fmt.Sprint(nd[1], " ", nd[2], " ", nd[3])
+				for uid, nd := range deltaNodes(t, ev.data) {
+					got[uid] = fmt.Sprint(nd.status, " ", nd.last, " ", nd.reason)
 				}
 				if ev.data["n"].(float64) == float64(made.Load()) {
 					break
@@ -268,12 +267,64 @@ func (v *pageView) apply(ev sse) {
 			v.status[int(tr[1].(float64))-1] = tr[3].(string)
 		}
 	}
+	for uid, nd := range deltaNodes(nil, d) {
+		v.status[uid-1] = nd.status
+	}
+	v.n = max(v.n, d["n"].(float64))
+}
+
+// eventNode is a node as a delta's nodes or packed say it is.
+type eventNode struct {
+	status, last, reason string
+	since                float64
+}
+
+// deltaNodes is the nodes a busy delta says are as they are now, by uid:
+// its nodes ([uid, status, last, reason, since] each), or every node of
+// its packed form, decoded as the page's monitor decodes it. t, when
+// given, fails the test on a malformed packed form.
+func deltaNodes(t testing.TB, d map[string]any) map[int]eventNode {
+	out := map[int]eventNode{}
 	nodes, _ := d["nodes"].([]any)
 	for _, x := range nodes {
 		nd := x.([]any)
-		v.status[int(nd[0].(float64))-1] = nd[1].(string)
+		out[int(nd[0].(float64))] = eventNode{nd[1].(string), nd[2].(string), nd[3].(string), nd[4].(float64)}
 	}
-	v.n = max(v.n, d["n"].(float64))
+	p, ok := d["packed"].(map[string]any)
+	if !ok {
+		return out
+	}
+	names := map[rune]string{'I': "IDLE", 'R': "RUNNING", 'S': "SUCCESS", 'F': "FAILURE", 'K': "SKIPPED"}
+	status, last := []rune(p["status"].(string)), []rune(p["last"].(string))
+	if t != nil {
+		require.Len(t, last, len(status), "a last status a node")
+	}
+	for i, c := range status {
+		out[i+1] = eventNode{status: names[c], last: names[last[i]]}
+	}
+	text := ""
+	for _, x := range p["reasons"].([]any) {
+		if s, ok := x.(string); ok {
+			text = s
+			continue
+		}
+		nd := out[int(x.(float64))]
+		nd.reason = text
+		out[int(x.(float64))] = nd
+	}
+	since, uid := p["since"].([]any), 1
+	for k := 0; k+1 < len(since); k += 2 {
+		for range int(since[k+1].(float64)) {
+			nd := out[uid]
+			nd.since = since[k].(float64)
+			out[uid] = nd
+			uid++
+		}
+	}
+	if t != nil {
+		require.Equal(t, len(status)+1, uid, "a since time a node")
+	}
+	return out
 }
 
 // statuses is the status of each node of tree.
@@ -372,6 +423,82 @@ func TestAPageSeesWhatTheTreeDidWhileNoPageRead(t *testing.T) {
 				view.apply(nextWithin(t, page, 10*time.Second))
 			}
 			assert.Equal(t, want, view.status, "each node as the tree is, after the next tick")
+		})
+	}
+}
+
+// TestASnapshotCarriesEachNodesLastResult: a page that connects to a
+// busy tree (its transitions far more than the snapshot's timeline
+// holds) gets the result each IDLE node last left, as the tree has it,
+// not only those of the transitions in the snapshot.
+func TestASnapshotCarriesEachNodesLastResult(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		ticks int
+	}{
+		{name: "one busy tick", ticks: 1},
+		{name: "three busy ticks", ticks: 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t, studio.Conf{PumpEvery: time.Millisecond})
+			tree := variedBusyTree(t)
+			dbg, detach := attach(srv, tree)
+			defer detach()
+			first := openEvents(t, srv, "")
+			require.Equal(t, "snapshot", nextWithin(t, first, 10*time.Second).name)
+			tick(t, tree, dbg, tc.ticks)
+			snap := openEvents(t, srv, "").next()
+			require.Equal(t, "snapshot", snap.name)
+			var want, got []string
+			for _, nd := range tree.Nodes() {
+				want = append(want, runtime.NodeOf(nd).LastResult().String())
+			}
+			last, _ := snap.data["last"].([]any)
+			for _, l := range last {
+				got = append(got, l.(string))
+			}
+			require.Contains(t, want, "FAILURE", "varied results")
+			assert.Equal(t, want, got, "each node's last result")
+		})
+	}
+}
+
+// TestAPageThatConnectsLosesNoChangeForAnother: a page reads a busy
+// tree; the tree ticks, and a second page connects (a snapshot) before
+// the pump sends the tick; the first page's next delta still carries
+// every node the tick changed, each page then holding the tree as it is.
+func TestAPageThatConnectsLosesNoChangeForAnother(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		packed bool
+	}{
+		{name: "packed", packed: true},
+		{name: "a node at a time", packed: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The pump sends nothing for an hour after its start: only
+			// the run's end, at Close.
+			srv := newServer(t, studio.Conf{PumpEvery: time.Hour})
+			tree := variedBusyTree(t)
+			dbg, detach := attach(srv, tree)
+			defer detach()
+			studio.SetPacked(dbg, tc.packed)
+			first := openEvents(t, srv, "")
+			var view pageView
+			view.apply(nextWithin(t, first, 10*time.Second))
+			tick(t, tree, dbg, 2)
+			second := openEvents(t, srv, "")
+			snap := nextWithin(t, second, 10*time.Second)
+			require.Equal(t, "snapshot", snap.name)
+			dbg.Close(mission.Report{})
+			for {
+				ev := nextWithin(t, first, 10*time.Second)
+				view.apply(ev)
+				if _, end := ev.data["end"]; end {
+					break
+				}
+			}
+			assert.Equal(t, statuses(tree), view.status, "the first page's nodes")
 		})
 	}
 }

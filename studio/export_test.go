@@ -12,3 +12,12 @@ func NodesNoted(d mission.Debugger) bool { return d.(*live).noting }
 
 // Pages reports how many pages read the events of a live run.
 func Pages(d mission.Debugger) int { return d.(*live).run.hub.count() }
+
+// SetPacked says whether a live run's busy events may be packed (more
+// than a quarter of the nodes changed) or list each changed node.
+func SetPacked(d mission.Debugger, on bool) {
+	l := d.(*live)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.unpacked = !on
+}

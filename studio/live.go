@@ -107,7 +107,7 @@ func encodeDelta(d delta) []byte {
 	trs, nodes := d.Transitions, d.Nodes
 	d.Transitions, d.Nodes = nil, nil
 	rest, _ := json.Marshal(d)
-	b := make([]byte, 0, len(rest)+len(trs)*40+len(nodes)*32+48)
+	b := make([]byte, 0, len(rest)+len(trs)*40+len(nodes)*32+len(d.Packed)+64)
 	b = append(b, `{"transitions":[`...)
 	for i, t := range trs {
 		if i > 0 {
@@ -116,6 +116,11 @@ func encodeDelta(d delta) []byte {
 		b = t.appendJSON(b)
 	}
 	b = append(b, "],"...)
+	if len(d.Packed) > 0 {
+		b = append(b, `"packed":`...)
+		b = append(b, d.Packed...)
+		b = append(b, ',')
+	}
 	if len(nodes) > 0 {
 		b = append(b, `"nodes":[`...)
 		for i, n := range nodes {
@@ -217,6 +222,7 @@ type live struct {
 	now      []nodeState     // each node as it is, by uid-1
 	since    []time.Duration // when each node last moved, since the run's start (the tree's clock)
 	sent     []nodeState     // each node as the pages last got it, for compacted deltas
+	sentAt   []time.Duration // and when it last moved, as the pages got it (a busy node moves each tick and ends as it was)
 	n        uint64
 	recent   []trans // ring of recentTransitions, at recentAt
 	recentAt int
@@ -228,9 +234,11 @@ type live struct {
 	lastExpl []causeInfo // the failure explanation of the last completed root
 	end      *endInfo
 	marks    []mark
-	marksOut int  // how many marks the pages have
-	dirty    bool // something beside transitions changed
-	reread   bool // every node was read: the next delta sends each that differs from what the pages have
+	marksOut int     // how many marks the pages have
+	dirty    bool    // something beside transitions changed
+	reread   bool    // every node was read: the next delta sends each that differs from what the pages have
+	differ   []int32 // the nodes that differ from what the pages have, reused by publish
+	unpacked bool    // never pack (tests: the page shows the same either way)
 	seen     map[string]uint64
 }
 
@@ -272,7 +280,7 @@ func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) 
 	l := &live{
 		run: s, tree: tree, t0: tree.Clock().Now(), scope: scopesOf(tree),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		now: make([]nodeState, n), since: make([]time.Duration, n), sent: make([]nodeState, n),
+		now: make([]nodeState, n), since: make([]time.Duration, n), sent: make([]nodeState, n), sentAt: make([]time.Duration, n),
 		seen: map[string]uint64{}, noting: true,
 	}
 	l.loop.Target, l.loop.Bounds = rate, histBounds
@@ -673,6 +681,72 @@ func (n nodeJSON) appendJSON(b []byte) []byte {
 	return append(b, ']')
 }
 
+// statusChars are the statuses' characters in a packed event, by Status.
+const statusChars = "IRSFK"
+
+// statusChar is st's character in a packed event ('?' for none known).
+func statusChar(st runtime.Status) byte {
+	if int(st) < len(statusChars) {
+		return statusChars[st]
+	}
+	return '?'
+}
+
+// packedJSON is every node of a busy tree's event, as the page's monitor
+// decodes it:
+//
+//	{"status": "RISSI…", "last": "ISIIS…", "reasons": ["reason", uid, uid, "reason", uid, …], "since": [ms, count, …]}
+//
+// status and last a character a node in uid order (statusChars), the
+// reasons of the nodes that have one (every other node's is empty), each
+// written once for the nodes after it that have it (a busy tree's
+// sequences mostly say the same), and
+// the times each node last moved run-length coded: ms for count nodes in
+// uid order (a busy tick moves most nodes at one time).
+func packedJSON(now []nodeState, since []time.Duration) []byte {
+	b := make([]byte, 0, 3*len(now)+64) // a reason in ten, as a busy tree of sequences has
+	b = append(b, `{"status":"`...)
+	for i := range now {
+		b = append(b, statusChar(now[i].status))
+	}
+	b = append(b, `","last":"`...)
+	for i := range now {
+		b = append(b, statusChar(now[i].last))
+	}
+	b = append(b, `","reasons":[`...)
+	cur := ""
+	for i := range now {
+		r := now[i].reason
+		if r == "" {
+			continue
+		}
+		if r != cur {
+			if cur != "" {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, r)
+			cur = r
+		}
+		b = append(b, ',')
+		b = strconv.AppendUint(b, uint64(i+1), 10)
+	}
+	b = append(b, `],"since":[`...)
+	for i := 0; i < len(since); {
+		j := i + 1
+		for j < len(since) && since[j] == since[i] {
+			j++
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendMs(b, durMs(since[i]))
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(j-i), 10)
+		i = j
+	}
+	return append(b, "]}"...)
+}
+
 // delta is what changed since the last event.
 type delta struct {
 	Now         float64     `json:"now"`
@@ -685,12 +759,16 @@ type delta struct {
 	Statuses    []string    `json:"statuses,omitempty"` // snapshot only
 	Reasons     []string    `json:"reasons,omitempty"`
 	Since       []float64   `json:"since,omitempty"`
-	N           uint64      `json:"n"` // the transitions counted so far
+	Last        []string    `json:"last,omitempty"` // snapshot only: the result each IDLE node left
+	N           uint64      `json:"n"`              // the transitions counted so far
 	// Dropped transitions of a busy tree are not in Transitions: Nodes
 	// then says how the changed nodes are now.
-	Dropped int            `json:"dropped,omitempty"`
-	Nodes   []nodeJSON     `json:"nodes,omitempty"`
-	Extra   map[string]any `json:"extra,omitempty"`
+	Dropped int        `json:"dropped,omitempty"`
+	Nodes   []nodeJSON `json:"nodes,omitempty"`
+	// Packed is every node, packed, instead of Nodes when more than a
+	// quarter of them changed (packedJSON; encodeDelta writes it).
+	Packed []byte         `json:"-"`
+	Extra  map[string]any `json:"extra,omitempty"`
 	// Marks are the run's marks, all of them: in a snapshot, and in a
 	// delta when one was added.
 	Marks []mark `json:"marks,omitempty"`
@@ -730,17 +808,32 @@ func (l *live) publish() {
 		// A busy tree: the nodes that changed, as they are now, and the
 		// last transitions for the timeline (or every node read again:
 		// those that differ from what the pages have).
+		// When more than a quarter of them changed, every node packed
+		// (packedJSON): a character a status, not an object a node. A
+		// node that moved and ended as it was (IDLE after SUCCESS, tick
+		// after tick) has changed: its since-time.
 		d.Dropped = l.dropped
+		l.differ = l.differ[:0]
 		for i := range l.now {
-			if ns := l.now[i]; ns != l.sent[i] {
-				l.sent[i] = ns
+			if l.now[i] != l.sent[i] || l.since[i] != l.sentAt[i] {
+				l.differ = append(l.differ, int32(i))
+			}
+		}
+		if len(l.differ) > len(l.now)/4 && !l.unpacked {
+			d.Packed = packedJSON(l.now, l.since)
+			copy(l.sent, l.now)
+			copy(l.sentAt, l.since)
+		} else {
+			for _, i := range l.differ {
+				ns := l.now[i]
+				l.sent[i], l.sentAt[i] = ns, l.since[i]
 				d.Nodes = append(d.Nodes, nodeJSON{uint32(i + 1), ns, durMs(l.since[i])})
 			}
 		}
 	} else {
 		for _, tr := range l.pending {
 			i := tr.UID - 1
-			l.sent[i] = l.now[i]
+			l.sent[i], l.sentAt[i] = l.now[i], l.since[i]
 		}
 	}
 	if l.dirty {
@@ -777,9 +870,10 @@ func (l *live) snapshotLocked(dbg debugState) []byte {
 	d.Statuses = make([]string, len(l.now))
 	d.Reasons = make([]string, len(l.now))
 	d.Since = make([]float64, len(l.now))
+	d.Last = make([]string, len(l.now))
 	for i, nd := range l.now {
 		d.Statuses[i], d.Reasons[i], d.Since[i] = nd.status.String(), nd.reason, durMs(l.since[i])
-		l.sent[i] = nd
+		d.Last[i] = nd.last.String()
 	}
 	d.Transitions = make([]trans, 0, len(l.recent))
 	d.Transitions = append(d.Transitions, l.recent[l.recentAt:]...)

@@ -71,7 +71,8 @@ function apply(d, snapshot) {
     S.status = d.statuses; S.reason = d.reasons; S.last = new Array(S.nodes.length).fill(''); S.since = d.since || new Array(S.nodes.length).fill(0);
     S.bb = new Map();
     if (S.run.kind === 'live') S.history = d.transitions.slice();
-    for (const t of d.transitions) S.last[t[1] - 1] = t[3] === 'IDLE' ? t[2] : '';
+    if (d.last) S.last = d.last.map((l, i) => d.statuses[i] === 'IDLE' && l !== 'IDLE' ? l : '');
+    else for (const t of d.transitions) S.last[t[1] - 1] = t[3] === 'IDLE' ? t[2] : '';
     for (let i = 0; i < S.nodes.length; i++) S.dirty.add(i + 1);
   } else {
     for (const t of d.transitions) {
@@ -89,6 +90,7 @@ function apply(d, snapshot) {
       S.reason[uid - 1] = reason; S.since[uid - 1] = since;
       S.dirty.add(uid);
     }
+    if (d.packed) unpack(d.packed);
     if (S.history.length > MAX_HISTORY) S.history.splice(0, S.history.length - MAX_HISTORY);
   }
   S.n = Math.max(S.n, d.n || 0);
@@ -109,6 +111,37 @@ function apply(d, snapshot) {
   S.explanation = (d.end && d.end.explanation && d.end.explanation.length) ? d.end.explanation : (d.explanation || []);
   S.replay = d.extra && d.extra.replay;
   schedule();
+}
+
+// STATUS_OF is a status by its character in a packed event.
+const STATUS_OF = { I: 'IDLE', R: 'RUNNING', S: 'SUCCESS', F: 'FAILURE', K: 'SKIPPED' };
+
+// unpack applies a busy tree's packed event: every node as it is now,
+// into the same state a node of d.nodes sets. status and last are a
+// character a node in uid order; reasons ["reason", uid, uid, "reason",
+// uid, …] the nodes that have one, each text before the nodes that have it
+// (the others' is empty); since [ms, count, …] the times the
+// nodes last moved, run-length coded in uid order. Only the nodes whose
+// status, last result or reason differ are repainted (a busy tree's
+// nodes move every tick and mostly end as they were).
+function unpack(p) {
+  const n = Math.min(S.nodes.length, p.status.length);
+  const reason = new Array(n).fill('');
+  let text = '';
+  for (const x of p.reasons) if (typeof x === 'string') text = x; else if (x >= 1 && x <= n) reason[x - 1] = text;
+  let i = 0;
+  for (let k = 0; k + 1 < p.since.length; k += 2) {
+    const at = p.since[k];
+    for (const end = Math.min(n, i + p.since[k + 1]); i < end; i++) {
+      const st = STATUS_OF[p.status[i]] || 'IDLE', last = STATUS_OF[p.last[i]] || 'IDLE';
+      const l = st === 'IDLE' && last !== 'IDLE' ? last : '';
+      S.since[i] = at; // the node panel reads it as it paints: no node to redraw
+      if (S.status[i] !== st || S.last[i] !== l || S.reason[i] !== reason[i]) {
+        S.status[i] = st; S.last[i] = l; S.reason[i] = reason[i];
+        S.dirty.add(i + 1);
+      }
+    }
+  }
 }
 
 // schedule asks for one repaint at the next frame, however many events
