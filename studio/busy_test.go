@@ -468,13 +468,7 @@ func TestASnapshotCarriesEachNodesLastResult(t *testing.T) {
 // the pump sends the tick; the first page's next delta still carries
 // every node the tick changed, each page then holding the tree as it is.
 func TestAPageThatConnectsLosesNoChangeForAnother(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		packed bool
-	}{
-		{name: "packed", packed: true},
-		{name: "a node at a time", packed: false},
-	} {
+	for _, tc := range busyEventWays {
 		t.Run(tc.name, func(t *testing.T) {
 			// The pump sends nothing for an hour after its start: only
 			// the run's end, at Close.

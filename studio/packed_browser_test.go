@@ -29,6 +29,17 @@ func variedBusyTree(t testing.TB) *runtime.Tree {
 	return buildXML(t, "varied.xml", sb.String())
 }
 
+// busyEventWays are the two ways a busy event carries the nodes (the
+// tests force each with studio.SetPacked): every node packed, or an array
+// a changed node.
+var busyEventWays = []struct {
+	name   string
+	packed bool
+}{
+	{name: "packed", packed: true},
+	{name: "a node at a time", packed: false},
+}
+
 // pageNodes is each node as the page's monitor holds it.
 type pageNodes struct {
 	Status, Last, Reason []string
@@ -42,13 +53,7 @@ type pageNodes struct {
 // them — and the nodes drawn so.
 func TestAPackedEventShowsWhatPerNodeDeltasShow(t *testing.T) {
 	ctx := browser(t)
-	for _, tc := range []struct {
-		name   string
-		packed bool
-	}{
-		{name: "packed", packed: true},
-		{name: "a node at a time", packed: false},
-	} {
+	for _, tc := range busyEventWays {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newServer(t, studio.Conf{PumpEvery: time.Millisecond})
 			tree := variedBusyTree(t)
