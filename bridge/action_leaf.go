@@ -328,14 +328,14 @@ func runGoal(ctx context.Context, client *ros.ActionClient, clock runtime.Clock,
 	r.setDeadline(time.Time{}, nil) // no tick ends the wait from here
 	// A tick that ended the wait as the server came up waits for this
 	// work to return: it has decided, so the wait failed.
-	if expired := errors.Is(context.Cause(wctx), errNoServer); expired || werr != nil {
+	expired := errors.Is(context.Cause(wctx), errNoServer)
+	wcancel(nil)
+	if expired || werr != nil {
 		if expired && ctx.Err() == nil {
 			werr = fmt.Errorf("action server %s did not come up within %v: %w", client.Name(), conf.WaitForServerTimeout, ros.ErrServerUnreachable)
 		}
-		wcancel(nil)
 		return ActionOutcome{Code: ros.CodeServerUnreachable, Err: werr}
 	}
-	wcancel(nil)
 	gctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	defer conf.Conn.TrackGoal(cancel)()

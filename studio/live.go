@@ -776,7 +776,9 @@ type delta struct {
 
 // publish sends one delta. The lock is held to apply the ticks' changes
 // and take what is to be sent; the encoding happens outside it, so the
-// tick never waits for it. With no page to send it to (none connected,
+// tick never waits for it — but for a packed busy event, whose bytes (two
+// a node, run-length since-times) cost about what copying the nodes out
+// would (BenchmarkBusyEvent: 29–63 µs for 5,000 nodes). With no page to send it to (none connected,
 // and none that left recently enough to resume), nothing is encoded: the
 // state is kept for the snapshot the next page gets.
 func (l *live) publish() {
