@@ -293,11 +293,12 @@ const (
 )
 
 // awaitServer closes ready once the server is there, the way actionlib's
-// clients judge it: it publishes a status, and the node that subscribes to
-// goals also subscribes to cancels, both connected to this node's
-// publishers (from the node's own bus information; the result and
-// feedback subscriptions were made before the status one, so a status
-// received means the master has told of their publishers too).
+// clients judge it: it publishes a status, and one node subscribes to
+// goals and cancels through this node's publishers and publishes the
+// results and feedback this node's subscriptions are connected to (from
+// the node's own bus information). A result is published once and not
+// latched: a goal sent before the result connection was made could end
+// unheard.
 func (ac *actionClient) awaitServer() {
 	defer close(ac.waited)
 	select {
@@ -324,25 +325,32 @@ func (ac *actionClient) awaitServer() {
 }
 
 // serverConnected reports whether one node subscribes to both the goal and
-// the cancel topic through this node's publishers.
+// the cancel topic through this node's publishers and publishes the result
+// and feedback topics to this node's subscriptions. A wire that knows a
+// publisher only by its URI names no peer: any connection counts then.
 func (ac *actionClient) serverConnected() bool {
 	conns, err := ac.conn.wire.bus()
 	if err != nil {
 		return false
 	}
 	goal, cancel := ac.goalPub.Topic(), ac.cancelPub.Topic()
-	onGoal := map[string]bool{}
-	var onCancel []string
+	result, feedback := ac.resultSub.Topic(), ac.feedbackSub.Topic()
+	onGoal, onCancel := map[string]bool{}, map[string]bool{}
+	onResult, onFeedback := map[string]bool{}, map[string]bool{}
 	for _, b := range conns {
-		switch b.topic {
-		case goal:
+		switch {
+		case !b.in && b.topic == goal:
 			onGoal[b.peer] = true
-		case cancel:
-			onCancel = append(onCancel, b.peer)
+		case !b.in && b.topic == cancel:
+			onCancel[b.peer] = true
+		case b.in && b.topic == result:
+			onResult[b.peer] = true
+		case b.in && b.topic == feedback:
+			onFeedback[b.peer] = true
 		}
 	}
-	for _, p := range onCancel {
-		if onGoal[p] {
+	for p := range onCancel {
+		if onGoal[p] && (onResult[p] || onResult[""]) && (onFeedback[p] || onFeedback[""]) {
 			return true
 		}
 	}

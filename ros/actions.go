@@ -179,7 +179,8 @@ func (ac *actionClient) closeTopics() {
 func (a *ActionClient) Name() string { return a.ac.name }
 
 // Ready reports whether the server is connected: it publishes its status,
-// and subscribes to this node's goals and cancels.
+// subscribes to this node's goals and cancels, and this node's result and
+// feedback subscriptions are connected to it.
 func (a *ActionClient) Ready() bool {
 	select {
 	case <-a.ac.ready:

@@ -410,7 +410,7 @@ func (c *Conn) SubscriberConns(topic string) (int, error) {
 	}
 	n := 0
 	for _, b := range conns {
-		if b.topic == topic {
+		if b.topic == topic && !b.in {
 			n++
 		}
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/rosgraph_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
@@ -125,6 +127,7 @@ func TestTransportConformance(t *testing.T) {
 		{"parameters", conformParams},
 		{"services: answered, unavailable, failed", conformServices},
 		{"actions: succeeded, rejected, aborted, preempted, cancelled at once", conformActions},
+		{"an action client is ready only once every server topic is connected", conformActionReady},
 		{"/clock drives the SimClock under /use_sim_time", conformClock},
 		{"a second node of the same name shuts the first down", conformSameName},
 		{"the delivery check counts the subscribers connected", conformDelivery},
@@ -357,6 +360,68 @@ func conformActions(t *testing.T, g *graph) {
 		}
 		return true
 	}, 10*time.Second, 5*time.Millisecond, "every goal that reached the server was cancelled there")
+}
+
+// conformActionReady: a client is not ready while the server's result or
+// feedback publisher is not connected to it, however long the server has
+// published its status and taken goals and cancels. A result is published
+// once and not latched: a goal sent then could end unheard (bridge's
+// TestGoActionServer waited 20 s for one under load).
+func conformActionReady(t *testing.T, g *graph) {
+	a := twoInts(t)
+	for _, late := range []string{"result", "feedback"} {
+		t.Run(late+" published late", func(t *testing.T) {
+			name := "/adder_" + late
+			sc, c := g.join(t, "server_"+late), g.join(t, "client_"+late)
+			status, err := sc.publisher(name+"/status", reflect.TypeFor[actionlib_msgs.GoalStatusArray](), false)
+			require.NoError(t, err)
+			for _, topic := range []string{"goal", "cancel"} {
+				typ := a.goalMsg
+				if topic == "cancel" {
+					typ = reflect.TypeFor[actionlib_msgs.GoalID]()
+				}
+				_, err = sc.subscribe(name+"/"+topic, typ, func(any, time.Time) {})
+				require.NoError(t, err)
+			}
+			early, lateType := a.feedbackMsg, a.resultMsg
+			earlyTopic := "feedback"
+			if late == "feedback" {
+				early, lateType, earlyTopic = a.resultMsg, a.feedbackMsg, "result"
+			}
+			_, err = sc.publisher(name+"/"+earlyTopic, early, false)
+			require.NoError(t, err)
+			client, err := NewActionClient(ActionClientConf{Conn: c, Name: name, Action: actionlib.TwoIntsAction{}})
+			require.NoError(t, err)
+			ac := client.ac
+			connected := func(topic string, in bool) bool {
+				conns, err := c.wire.bus()
+				require.NoError(t, err)
+				for _, b := range conns {
+					if b.topic == topic && b.in == in {
+						return true
+					}
+				}
+				return false
+			}
+			require.Eventually(t, func() bool {
+				_ = status.Publish(&actionlib_msgs.GoalStatusArray{})
+				select {
+				case <-ac.statusSeen:
+				default:
+					return false
+				}
+				return connected(name+"/goal", false) && connected(name+"/cancel", false) && connected(name+"/"+earlyTopic, true)
+			}, 10*time.Second, 5*time.Millisecond, "the server's status, goal, cancel and %s connections", earlyTopic)
+			assert.False(t, ac.serverConnected(), "connected without the server's %s publisher", late)
+			assert.False(t, client.Ready(), "ready without the server's %s publisher", late)
+
+			_, err = sc.publisher(name+"/"+late, lateType, false)
+			require.NoError(t, err)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			require.NoError(t, client.WaitForServer(ctx, c.Clock(), 0), "the client never saw the server once its %s publisher came", late)
+		})
+	}
 }
 
 func conformClock(t *testing.T, g *graph) {

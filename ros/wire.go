@@ -48,8 +48,9 @@ type wire interface {
 	services() (map[string]bool, error)
 	// ping says whether the node registered as name answers.
 	ping(node string) error
-	// bus lists the connections of the node's publishers to subscribers,
-	// as the node itself knows them (without the master).
+	// bus lists the node's connections, as the node itself knows them
+	// (without the master): its publishers' to subscribers, and its
+	// subscriptions' to publishers.
 	bus() ([]busConn, error)
 	// unacknowledged waits until what the node wrote to its subscribers'
 	// connections has been acknowledged, or until deadline, and returns
@@ -91,9 +92,13 @@ type wireTopic struct {
 	Publishers, Subscribers map[string]bool
 }
 
-// busConn is one connection of a node's publisher to a subscriber.
+// busConn is one connection of the node's: of a publisher of its to a
+// subscriber (peer is the subscribing node), or, in, of a subscription of
+// its to a publisher (peer is the publishing node, or "" where the wire
+// knows the publisher only by its URI).
 type busConn struct {
 	topic, peer string
+	in          bool
 }
 
 // paramAs reads a parameter through get and asserts its type: a wire's

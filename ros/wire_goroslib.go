@@ -264,8 +264,12 @@ func (w *rosWire) bus() ([]busConn, error) {
 		dir, _ := e[2].(string)
 		t, _ := e[4].(string)
 		connected, _ := e[5].(bool)
-		if dir == "o" && connected {
+		switch {
+		case !connected:
+		case dir == "o":
 			out = append(out, busConn{topic: t, peer: peer})
+		case dir == "i": // goroslib names the publisher by its URI
+			out = append(out, busConn{topic: t, in: true})
 		}
 	}
 	return out, nil

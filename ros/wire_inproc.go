@@ -25,10 +25,11 @@ type inprocWire struct {
 
 	mu   sync.Mutex
 	pubs map[*inproc.Publisher]struct{}
+	subs map[*inproc.Subscriber]struct{}
 }
 
 func newInprocWire(g *inproc.Graph, name string, ev wireEvents) (*inprocWire, error) {
-	w := &inprocWire{g: g, ev: ev, pubs: map[*inproc.Publisher]struct{}{}}
+	w := &inprocWire{g: g, ev: ev, pubs: map[*inproc.Publisher]struct{}{}, subs: map[*inproc.Subscriber]struct{}{}}
 	n, err := g.NewNode(inproc.NodeConf{Name: name, OnShutdown: ev.shutdown})
 	if err != nil {
 		return nil, fmt.Errorf("join the in-process graph as %s: %w", name, err)
@@ -112,7 +113,15 @@ func (w *inprocWire) subscribe(topic string, t reflect.Type, receive func(any)) 
 	if err != nil {
 		return nil, err
 	}
-	return s.Close, nil
+	w.mu.Lock()
+	w.subs[s] = struct{}{}
+	w.mu.Unlock()
+	return func() {
+		w.mu.Lock()
+		delete(w.subs, s)
+		w.mu.Unlock()
+		s.Close()
+	}, nil
 }
 
 type inprocPublisher struct {
@@ -232,11 +241,20 @@ func (w *inprocWire) bus() ([]busConn, error) {
 	for p := range w.pubs {
 		pubs = append(pubs, p)
 	}
+	subs := make([]*inproc.Subscriber, 0, len(w.subs))
+	for s := range w.subs {
+		subs = append(subs, s)
+	}
 	w.mu.Unlock()
 	var out []busConn
 	for _, p := range pubs {
 		for _, peer := range p.Peers() {
 			out = append(out, busConn{topic: p.Topic(), peer: peer})
+		}
+	}
+	for _, s := range subs {
+		for _, peer := range s.Peers() {
+			out = append(out, busConn{topic: s.Topic(), peer: peer, in: true})
 		}
 	}
 	return out, nil

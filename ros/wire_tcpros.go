@@ -899,6 +899,13 @@ func (w *tcprosWire) bus() ([]busConn, error) {
 			out = append(out, busConn{topic: topic, peer: peer})
 		}
 	}
+	for topic, s := range w.subs {
+		for _, l := range s.conns {
+			if l.sub != nil {
+				out = append(out, busConn{topic: topic, peer: l.sub.Header()["callerid"], in: true})
+			}
+		}
+	}
 	return out, nil
 }
 

@@ -294,16 +294,21 @@ func (s *Subscriber) Dropped() uint64 {
 }
 
 // Publishers returns how many live publishers the topic has.
-func (s *Subscriber) Publishers() int {
+func (s *Subscriber) Publishers() int { return len(s.Peers()) }
+
+// Peers returns the names of the nodes of the topic's live publishers, one
+// per publisher: the subscriber's connections, as a node's bus information
+// lists them.
+func (s *Subscriber) Peers() []string {
 	s.t.mu.Lock()
 	defer s.t.mu.Unlock()
-	n := 0
+	var peers []string
 	for _, p := range s.t.pubs {
 		if !p.dead {
-			n++
+			peers = append(peers, p.node.conf.Name)
 		}
 	}
-	return n
+	return peers
 }
 
 // Close unsubscribes. Messages still queued are dropped; a callback under

@@ -136,21 +136,10 @@ func (p *Publisher) serve(c net.Conn, h Header) {
 		WriteHeader(c, Header{"error": fmt.Sprintf("topic %s: %v", p.conf.Topic, err)})
 		return
 	}
-	latching := "0"
-	if p.conf.Latch {
-		latching = "1"
-	}
-	if err := WriteHeader(c, Header{
-		"callerid": s.conf.CallerID, "topic": p.conf.Topic, "type": p.conf.Type, "md5sum": p.conf.MD5,
-		"message_definition": p.conf.Definition, "latching": latching,
-	}); err != nil {
-		return
-	}
-	c.SetDeadline(time.Time{})
-	if tc, ok := c.(*net.TCPConn); ok {
-		tc.SetNoDelay(h["tcp_nodelay"] == "1")
-	}
-
+	// The connection joins the subscribers before the reply: a subscriber
+	// that has the reply gets every message published after it (queued
+	// meanwhile, written after the header), which is what an action
+	// client that waited for its result connection relies on.
 	sc := &subscriberConn{c: c, callerID: h["callerid"], queue: make([][]byte, 0, p.conf.Queue), max: p.conf.Queue, wake: make(chan struct{}, 1)}
 	p.mu.Lock()
 	if p.closed {
@@ -167,6 +156,20 @@ func (p *Publisher) serve(c net.Conn, h Header) {
 		delete(p.subs, sc)
 		p.mu.Unlock()
 	}()
+	latching := "0"
+	if p.conf.Latch {
+		latching = "1"
+	}
+	if err := WriteHeader(c, Header{
+		"callerid": s.conf.CallerID, "topic": p.conf.Topic, "type": p.conf.Type, "md5sum": p.conf.MD5,
+		"message_definition": p.conf.Definition, "latching": latching,
+	}); err != nil {
+		return
+	}
+	c.SetDeadline(time.Time{})
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetNoDelay(h["tcp_nodelay"] == "1")
+	}
 
 	// A subscriber sends nothing after its header: read only to learn
 	// that it has gone, into a small buffer, whatever it sends.
