@@ -106,7 +106,14 @@ func (p *Publisher) Dropped() uint64 {
 	return p.dropped
 }
 
-// Close stops publishing: every subscriber's connection is closed.
+// CloseLinger bounds how long Close waits for the subscribers'
+// connections to take what was queued for them.
+const CloseLinger = time.Second
+
+// Close stops publishing: what was published before it is written to each
+// subscriber's connection (a goodbye published last reaches the peers),
+// for CloseLinger at most, and every connection is closed. It returns
+// when they are.
 func (p *Publisher) Close() {
 	p.srv.mu.Lock()
 	if p.srv.topics[p.conf.Topic] == p {
@@ -115,10 +122,18 @@ func (p *Publisher) Close() {
 	p.srv.mu.Unlock()
 	p.mu.Lock()
 	p.closed = true
+	scs := make([]*subscriberConn, 0, len(p.subs))
 	for sc := range p.subs {
-		sc.c.Close()
+		scs = append(scs, sc)
 	}
 	p.mu.Unlock()
+	until := time.Now().Add(CloseLinger)
+	for _, sc := range scs {
+		sc.close(until)
+	}
+	for _, sc := range scs {
+		<-sc.ended
+	}
 }
 
 // serve answers a subscriber's header and writes its queue until either
@@ -140,7 +155,9 @@ func (p *Publisher) serve(c net.Conn, h Header) {
 	// that has the reply gets every message published after it (queued
 	// meanwhile, written after the header), which is what an action
 	// client that waited for its result connection relies on.
-	sc := &subscriberConn{c: c, callerID: h["callerid"], queue: make([][]byte, 0, p.conf.Queue), max: p.conf.Queue, wake: make(chan struct{}, 1)}
+	sc := &subscriberConn{c: c, callerID: h["callerid"], queue: make([][]byte, 0, p.conf.Queue), max: p.conf.Queue,
+		wake: make(chan struct{}, 1), closing: make(chan struct{}), ended: make(chan struct{})}
+	defer close(sc.ended)
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -181,19 +198,25 @@ func (p *Publisher) serve(c net.Conn, h Header) {
 	}()
 	defer func() { c.Close(); <-gone }()
 	for {
+		closing := false
 		select {
 		case <-gone:
 			return
 		case <-sc.wake:
+		case <-sc.closing:
+			closing = true
 		}
 		q := sc.take()
 		for _, frame := range q {
-			c.SetWriteDeadline(time.Now().Add(s.conf.WriteTimeout))
+			sc.deadline(s.conf.WriteTimeout)
 			if _, err := c.Write(frame); err != nil {
 				return
 			}
 		}
 		sc.giveBack(q)
+		if closing {
+			return // the publisher is closed: nothing more is queued
+		}
 	}
 }
 
@@ -202,11 +225,36 @@ type subscriberConn struct {
 	c        net.Conn
 	callerID string
 	wake     chan struct{}
+	closing  chan struct{} // closed by close: write what is queued and end
+	ended    chan struct{} // closed when the writer has ended
 
 	mu    sync.Mutex
 	queue [][]byte
 	spare [][]byte // the writer's last slice, for the next take
 	max   int
+	until time.Time // set by close: no write goes on past it
+}
+
+// deadline bounds the next write: timeout from now, and never past the
+// publisher's close's linger. Under mu, as close sets it: a write's
+// deadline set just after close's does not lift it.
+func (sc *subscriberConn) deadline(timeout time.Duration) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	d := time.Now().Add(timeout)
+	if !sc.until.IsZero() && sc.until.Before(d) {
+		d = sc.until
+	}
+	sc.c.SetWriteDeadline(d)
+}
+
+// close has the writer write what is queued, until at most, and end.
+func (sc *subscriberConn) close(until time.Time) {
+	sc.mu.Lock()
+	sc.until = until
+	sc.c.SetWriteDeadline(until)
+	sc.mu.Unlock()
+	close(sc.closing)
 }
 
 // push queues frame and reports whether the oldest was dropped for it.

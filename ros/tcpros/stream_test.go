@@ -169,3 +169,61 @@ func TestQueueDropsOldest(t *testing.T) {
 	}
 	assert.Greater(t, p.Dropped(), uint64(0))
 }
+
+// TestCloseWritesWhatWasPublished: what was published before Close reaches
+// a subscriber that reads (a goodbye published last is heard), and a
+// subscriber that reads nothing holds Close for CloseLinger at most.
+func TestCloseWritesWhatWasPublished(t *testing.T) {
+	const published = 50
+	for _, c := range []struct {
+		name  string
+		reads bool
+	}{
+		{"a subscriber that reads gets every message, then the end", true},
+		{"a subscriber that reads nothing does not hold Close", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newServer(t, tcpros.ServerConf{WriteTimeout: time.Minute})
+			name, md5, def := typeOf(t, &std_msgs.String{})
+			p, err := s.Publish(tcpros.PublisherConf{Topic: "/bye", Type: name, MD5: md5, Definition: def, Queue: published})
+			require.NoError(t, err)
+			var sub *tcpros.Subscription
+			var box *inbox
+			if c.reads {
+				sub, box, err = subscribe(t, s, "/bye", &std_msgs.String{}, tcpros.SubscriberConf{})
+				require.NoError(t, err)
+			} else {
+				conn, err := net.Dial("tcp", s.Addr().String())
+				require.NoError(t, err)
+				defer conn.Close()
+				require.NoError(t, tcpros.WriteHeader(conn, tcpros.Header{"callerid": "/deaf", "topic": "/bye", "md5sum": md5, "type": name}))
+				_, err = tcpros.ReadHeader(conn, tcpros.HeaderLimits{})
+				require.NoError(t, err)
+			}
+			require.Eventually(t, func() bool { return len(p.Subscribers()) == 1 }, 10*time.Second, time.Millisecond)
+			data := "goodbye"
+			if !c.reads {
+				data = string(make([]byte, 1<<20)) // more than the socket buffers hold
+			}
+			for range published {
+				require.NoError(t, p.Publish(&std_msgs.String{Data: data}))
+			}
+			closed := make(chan struct{})
+			go func() { p.Close(); close(closed) }()
+			select {
+			case <-closed:
+			case <-time.After(tcpros.CloseLinger + 10*time.Second):
+				require.FailNow(t, "Close never returned")
+			}
+			if !c.reads {
+				return
+			}
+			select {
+			case <-sub.Done():
+			case <-time.After(10 * time.Second):
+				require.FailNow(t, "the subscription never saw the publisher close")
+			}
+			assert.Len(t, box.all(), published, "messages published before Close")
+		})
+	}
+}
