@@ -3,6 +3,7 @@ package studio
 import (
 	"encoding/json"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"sync"
@@ -218,11 +219,16 @@ type live struct {
 	// mu guards what follows: the tick's goroutine writes each batch
 	// into it (a lock a batch, never held while encoding); the pump and
 	// snapshots read it.
-	mu       sync.Mutex
-	now      []nodeState     // each node as it is, by uid-1
-	since    []time.Duration // when each node last moved, since the run's start (the tree's clock)
-	sent     []nodeState     // each node as the pages last got it, for compacted deltas
-	sentAt   []time.Duration // and when it last moved, as the pages got it (a busy node moves each tick and ends as it was)
+	mu    sync.Mutex
+	now   []nodeState     // each node as it is, by uid-1
+	since []time.Duration // when each node last moved, since the run's start (the tree's clock)
+	// moved has bit uid-1 set for each node written (its state or its
+	// since-time) since the pages last got it: what a busy event sends.
+	// A bit a node, not a copy of what was sent: the event reads no more
+	// of the run's state than it sends (at 20 Hz the cores' caches have
+	// moved on between events, and each cache line read costs).
+	moved    []uint64
+	nMoved   int // bits set in moved
 	n        uint64
 	recent   []trans // ring of recentTransitions, at recentAt
 	recentAt int
@@ -234,11 +240,10 @@ type live struct {
 	lastExpl []causeInfo // the failure explanation of the last completed root
 	end      *endInfo
 	marks    []mark
-	marksOut int     // how many marks the pages have
-	dirty    bool    // something beside transitions changed
-	reread   bool    // every node was read: the next delta sends each that differs from what the pages have
-	differ   []int32 // the nodes that differ from what the pages have, reused by publish
-	unpacked bool    // never pack (tests: the page shows the same either way)
+	marksOut int  // how many marks the pages have
+	dirty    bool // something beside transitions changed
+	reread   bool // every node was read: the next delta sends each that differs from what the pages have
+	unpacked bool // never pack (tests: the page shows the same either way)
 	seen     map[string]uint64
 }
 
@@ -280,7 +285,7 @@ func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) 
 	l := &live{
 		run: s, tree: tree, t0: tree.Clock().Now(), scope: scopesOf(tree),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		now: make([]nodeState, n), since: make([]time.Duration, n), sent: make([]nodeState, n), sentAt: make([]time.Duration, n),
+		now: make([]nodeState, n), since: make([]time.Duration, n), moved: make([]uint64, (n+63)/64),
 		seen: map[string]uint64{}, noting: true,
 	}
 	l.loop.Target, l.loop.Bounds = rate, histBounds
@@ -297,6 +302,9 @@ func newLive(s *session, tree *runtime.Tree, rate float64, every time.Duration) 
 		b := runtime.NodeOf(nd)
 		l.now[i].status = b.Status()
 		l.now[i].reason = b.Reason()
+		if l.now[i] != (nodeState{}) {
+			l.move(i) // the pages are taken to start from IDLE, no reason
+		}
 	}
 	go l.pump(every)
 	return l
@@ -375,6 +383,7 @@ func (l *live) OnTransitions(batch []runtime.Transition) {
 		}
 		nd := &l.now[j]
 		nd.status, l.since[j] = t.To, t.Time.Sub(l.t0)
+		l.move(j)
 		if t.To != runtime.Idle {
 			nd.reason, nd.last = t.Reason, runtime.Idle
 		} else {
@@ -406,6 +415,7 @@ func (l *live) OnChanged(c *runtime.Changed) {
 		}
 		nd := &l.now[i]
 		nd.status, l.since[i] = b.Status(), at
+		l.move(i)
 		switch {
 		case nd.status != runtime.Idle:
 			nd.last = runtime.Idle
@@ -464,6 +474,7 @@ func (l *live) readAll(at time.Duration) {
 		}
 		if *ns != was {
 			l.since[i] = at
+			l.move(i)
 		}
 	}
 	l.reread, l.stale = true, false
@@ -807,35 +818,29 @@ func (l *live) publish() {
 		d.Marks, l.marksOut = slices.Clone(l.marks), len(l.marks)
 	}
 	if l.dropped > 0 || l.reread {
-		// A busy tree: the nodes that changed, as they are now, and the
-		// last transitions for the timeline (or every node read again:
-		// those that differ from what the pages have).
-		// When more than a quarter of them changed, every node packed
-		// (packedJSON): a character a status, not an object a node. A
-		// node that moved and ended as it was (IDLE after SUCCESS, tick
-		// after tick) has changed: its since-time.
+		// A busy tree: the nodes written since the pages last got them
+		// (moved), as they are now, and the last transitions for the
+		// timeline. When more than a quarter of them moved, every node
+		// packed (packedJSON): a character a status, not an object a
+		// node. A node that moved and ended as it was (IDLE after
+		// SUCCESS, tick after tick) is sent: its since-time changed.
 		d.Dropped = l.dropped
-		l.differ = l.differ[:0]
-		for i := range l.now {
-			if l.now[i] != l.sent[i] || l.since[i] != l.sentAt[i] {
-				l.differ = append(l.differ, int32(i))
-			}
-		}
-		if len(l.differ) > len(l.now)/4 && !l.unpacked {
+		if l.nMoved > len(l.now)/4 && !l.unpacked {
 			d.Packed = packedJSON(l.now, l.since)
-			copy(l.sent, l.now)
-			copy(l.sentAt, l.since)
 		} else {
-			for _, i := range l.differ {
-				ns := l.now[i]
-				l.sent[i], l.sentAt[i] = ns, l.since[i]
-				d.Nodes = append(d.Nodes, nodeJSON{uint32(i + 1), ns, durMs(l.since[i])})
+			d.Nodes = slices.Grow(d.Nodes, l.nMoved)
+			for w, word := range l.moved {
+				for ; word != 0; word &= word - 1 {
+					i := w<<6 + bits.TrailingZeros64(word)
+					d.Nodes = append(d.Nodes, nodeJSON{uint32(i + 1), l.now[i], durMs(l.since[i])})
+				}
 			}
 		}
+		clear(l.moved)
+		l.nMoved = 0
 	} else {
 		for _, tr := range l.pending {
-			i := tr.UID - 1
-			l.sent[i], l.sentAt[i] = l.now[i], l.since[i]
+			l.unmove(int(tr.UID) - 1)
 		}
 	}
 	if l.dirty {
@@ -850,6 +855,28 @@ func (l *live) publish() {
 	// A snapshot taken since holds these transitions already: the page
 	// skips them by their count (N).
 	l.run.hub.publish("delta", data)
+}
+
+// move marks node i+1 as written since the pages last got it (under
+// l.mu).
+func (l *live) move(i int) {
+	w, bit := &l.moved[i>>6], uint64(1)<<(i&63)
+	if *w&bit == 0 {
+		*w |= bit
+		l.nMoved++
+	}
+}
+
+// unmove marks node i+1 as the pages have it (under l.mu).
+func (l *live) unmove(i int) {
+	if uint(i) >= uint(len(l.now)) {
+		return
+	}
+	w, bit := &l.moved[i>>6], uint64(1)<<(i&63)
+	if *w&bit != 0 {
+		*w &^= bit
+		l.nMoved--
+	}
 }
 
 // snapshot is the whole state now, with the ID of the last event it
