@@ -654,10 +654,12 @@ func (l *live) pump(every time.Duration) {
 // maxDeltaTransitions bounds the transitions of one delta: past it a page
 // draws a busy tree from the nodes' states, and gets the newest
 // busyTransitions for its timeline (a sample: at 10,000 transitions a
-// tick no timeline shows them all).
+// tick no timeline shows them all; 100 an event, 2,000 a second at 20
+// events a second, is ten seconds of the page's 20,000. 500 cost a busy
+// tree's page about a tenth more CPU, BenchmarkBusyTreeSideBySide).
 const (
 	maxDeltaTransitions = 2000
-	busyTransitions     = 500
+	busyTransitions     = 100
 )
 
 // nodeState is a node as the page shows it.
