@@ -113,7 +113,7 @@ const CloseLinger = time.Second
 // Close stops publishing: what was published before it is written to each
 // subscriber's connection (a goodbye published last reaches the peers),
 // for CloseLinger at most, and every connection is closed. It returns
-// when they are.
+// when they are. It may be called more than once, also concurrently.
 func (p *Publisher) Close() {
 	p.srv.mu.Lock()
 	if p.srv.topics[p.conf.Topic] == p {
@@ -228,6 +228,8 @@ type subscriberConn struct {
 	closing  chan struct{} // closed by close: write what is queued and end
 	ended    chan struct{} // closed when the writer has ended
 
+	closeOnce sync.Once
+
 	mu    sync.Mutex
 	queue [][]byte
 	spare [][]byte // the writer's last slice, for the next take
@@ -248,13 +250,17 @@ func (sc *subscriberConn) deadline(timeout time.Duration) {
 	sc.c.SetWriteDeadline(d)
 }
 
-// close has the writer write what is queued, until at most, and end.
+// close has the writer write what is queued, until at most, and end. It
+// may be called more than once (the Publisher's Close may be): the first
+// call's linger holds.
 func (sc *subscriberConn) close(until time.Time) {
-	sc.mu.Lock()
-	sc.until = until
-	sc.c.SetWriteDeadline(until)
-	sc.mu.Unlock()
-	close(sc.closing)
+	sc.closeOnce.Do(func() {
+		sc.mu.Lock()
+		sc.until = until
+		sc.c.SetWriteDeadline(until)
+		sc.mu.Unlock()
+		close(sc.closing)
+	})
 }
 
 // push queues frame and reports whether the oldest was dropped for it.
