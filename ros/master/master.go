@@ -34,8 +34,9 @@
 //
 // Nothing a client sends can hang the master or make its memory grow
 // without bound, which rosmaster does not promise:
-//   - a request must arrive, header and body, and its answer be read within
-//     Conf.RequestTimeout (30 s); a client that stalls is disconnected;
+//   - a request must arrive, header and body, within Conf.RequestTimeout
+//     (30 s), and its answer be read within as long again from when it is
+//     ready; a client that stalls is disconnected;
 //   - a request body may weigh up to Conf.MaxRequestBytes (32 MiB); a larger
 //     one is read through without being kept and answered with a fault
 //     naming the limit;
@@ -98,9 +99,9 @@ type Conf struct {
 	OnLog func(msg string)
 
 	// RequestTimeout bounds the reading of one request, header and body,
-	// and the writing of its response: a client that stalls mid-request,
-	// or stops reading its answer, is disconnected after it. Zero means
-	// DefaultRequestTimeout.
+	// and, from when it is ready, the writing of its response: a client
+	// that stalls mid-request, or stops reading its answer, is
+	// disconnected after it. Zero means DefaultRequestTimeout.
 	RequestTimeout time.Duration
 
 	// MaxRequestBytes bounds the body of one request. A larger request is
@@ -514,6 +515,13 @@ func isTimeout(err error) bool {
 // response. It encodes twice, to count the bytes and then to send them, so
 // that an answer of any size is never held in memory whole.
 func (m *Master) respond(w http.ResponseWriter, res any) {
+	// The answer gets RequestTimeout from when it is ready: the server's
+	// WriteTimeout runs from the request's header, and a large request
+	// that waited for its share of the budget and took its time to
+	// arrive (within its own RequestTimeout) would otherwise have its
+	// answer cut off unwritten — the client saw the connection end with
+	// no answer.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(m.conf.RequestTimeout))
 	encode := func(out xmlWriter) error {
 		if f, ok := res.(*fault); ok {
 			encodeFault(out, f)
