@@ -242,7 +242,7 @@ type live struct {
 	marks    []mark
 	marksOut int  // how many marks the pages have
 	dirty    bool // something beside transitions changed
-	reread   bool // every node was read: the next delta sends each that differs from what the pages have
+	reread   bool // every node was read: the next delta sends the moved ones, as a busy one does
 	unpacked bool // never pack (tests: the page shows the same either way)
 	seen     map[string]uint64
 }

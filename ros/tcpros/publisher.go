@@ -87,7 +87,9 @@ func (p *Publisher) Publish(msg any) error {
 	return nil
 }
 
-// Subscribers returns the caller IDs of the subscribers connected now.
+// Subscribers returns the caller IDs of the subscribers connected now: each
+// from just before its reply header, from when it gets every message
+// published.
 func (p *Publisher) Subscribers() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
