@@ -37,6 +37,12 @@ type Catalog struct {
 	missions map[string]*Mission // by tree ID
 	files    map[string]string   // file name (with and without .xml) -> tree ID
 	ids      []string            // sorted
+	// read is the files the catalog was read from as they were looked at
+	// before they were read (the directory's tree files, the profile,
+	// the places; a file one includes, found while reading, right after):
+	// what a watch started later compares with, so that a file changed
+	// while the catalog was read, or before the watch began, is seen.
+	read files
 }
 
 // Mission is one mission of a catalog.
@@ -66,6 +72,7 @@ type Port struct {
 // file is found in one pass; the error is a *mission.LoadError listing
 // them, each with its file:line:col.
 func LoadCatalog(c CatalogConf) (*Catalog, error) {
+	before := look(c.Dir, c.settings())
 	problems := &mission.LoadError{}
 	fail := func(err error) {
 		var le *mission.LoadError
@@ -141,6 +148,12 @@ func LoadCatalog(c CatalogConf) (*Catalog, error) {
 		cat.ids = append(cat.ids, id)
 	}
 	sort.Strings(cat.ids)
+	cat.read = look(c.Dir, cat.watched())
+	for p, st := range before {
+		if _, ok := cat.read[p]; ok {
+			cat.read[p] = st
+		}
+	}
 	return cat, nil
 }
 

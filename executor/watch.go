@@ -51,12 +51,23 @@ func (c *Catalog) watched() []string {
 			add(t.Pos.File)
 		}
 	}
-	add(c.Conf.Profile)
-	if p := c.Conf.Places; p != "" {
+	for _, p := range c.Conf.settings() {
+		add(p)
+	}
+	return out
+}
+
+// settings returns the profile's and the places' files, those given.
+func (c CatalogConf) settings() []string {
+	var out []string
+	if c.Profile != "" {
+		out = append(out, c.Profile)
+	}
+	if p := c.Places; p != "" {
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 			p = filepath.Join(p, "places.yaml")
 		}
-		add(p)
+		out = append(out, p)
 	}
 	return out
 }
@@ -98,8 +109,14 @@ func (s *Server) watch(ctx context.Context, every, settle time.Duration) {
 		defer s.mu.Unlock()
 		return s.catalog
 	}
+	// The files as the catalog read them, not as they are when this
+	// goroutine first runs: one written since (while the server
+	// started) is a change.
 	cat := current()
-	applied := look(cat.Conf.Dir, cat.watched())
+	applied := cat.read
+	if applied == nil { // a catalog not made by LoadCatalog
+		applied = look(cat.Conf.Dir, cat.watched())
+	}
 	last, lastChange := applied, time.Time{}
 	for {
 		select {

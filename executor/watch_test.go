@@ -111,3 +111,27 @@ func TestWatchSeesAChangeRightAfterAReload(t *testing.T) {
 	write("Second") // reloaded; right after that reload, Third is written
 	require.Eventually(t, func() bool { return has("Third") }, 30*time.Second, 10*time.Millisecond, "the change written right after the reload is reloaded")
 }
+
+// TestWatchSeesAFileWrittenBeforeItBegan: a file written after the
+// catalog was read but before the server (and its watch) started is a
+// change, reloaded as any (the watch took its first look when its
+// goroutine first ran, and took such a file for read: cmd/btrobot
+// TestRoslaunchStartsTheMissionServer waited a minute for a reload in a
+// full run).
+func TestWatchSeesAFileWrittenBeforeItBegan(t *testing.T) {
+	dir := t.TempDir()
+	tree := func(id string) []byte {
+		return []byte(`<root BTCPP_format="4"><BehaviorTree ID="` + id + `"><AlwaysSuccess/></BehaviorTree></root>`)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.xml"), tree("First"), 0o644))
+	s := serve(t, dir, func(c *Conf) {
+		// Between the catalog's reading and the server's start, as a
+		// loaded machine may have it.
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "b.xml"), tree("Second"), 0o644))
+		c.Watch, c.WatchEvery, c.WatchSettle = true, 20*time.Millisecond, 100*time.Millisecond
+	})
+	require.Eventually(t, func() bool {
+		return slices.ContainsFunc(s.srv.List().Missions, func(m ros.Mission) bool { return m.Id == "Second" })
+	}, 30*time.Second, 10*time.Millisecond, "the file written before the watch began is reloaded")
+	assert.Equal(t, 1, s.srv.Status().Reloads, "one reload")
+}
