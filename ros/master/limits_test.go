@@ -143,7 +143,7 @@ func TestClientThatNeverReadsIsCutOff(t *testing.T) {
 	c, err := net.Dial("tcp", hostOf(t, m.URI()))
 	require.NoError(t, err)
 	defer c.Close()
-	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: master\r\nContent-Length: %d\r\n\r\n%s", body.Len(), body.Bytes())
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: master\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", body.Len(), body.Bytes())
 	time.Sleep(3 * timeout) // not reading
 
 	c.SetReadDeadline(time.Now().Add(5 * time.Second)) //nolint:errcheck
@@ -517,6 +517,63 @@ func TestConnectionLimit(t *testing.T) {
 				assert.NoError(t, err, "the oldest stalled connection is still open")
 			}
 			assert.Contains(t, log.all(), tc.log)
+		})
+	}
+}
+
+// TestALargeRequestsBodyIsTimedFromItsShare: a large request that waited
+// for its share of the work budget gets RequestTimeout for its body from
+// when the share came, not from its header: the master did not read it
+// while it waited (ros/master TestMemoryUnderLargeRequests: one of 8
+// setParams of 30 MB at once was cut off, unanswered, on a loaded
+// machine, having waited most of its timeout). A body that stalls once
+// read is still cut off.
+func TestALargeRequestsBodyIsTimedFromItsShare(t *testing.T) {
+	const timeout = 2 * time.Second
+	for _, tc := range []struct {
+		name     string
+		restSent time.Duration // after the share is given, the rest of the body is sent (never: negative)
+		answered bool
+	}{
+		{"its body comes within the timeout of its share", timeout / 2, true},
+		{"its body stalls", -1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, log := startLimitedMaster(t, Conf{RequestTimeout: timeout})
+			// Every byte of the budget taken: the request waits.
+			require.NoError(t, m.work.acquire(context.Background(), m.work.size))
+			var body strings.Builder
+			require.NoError(t, encodeMethodCall(&body, "setParam", "/l", "/big", strings.Repeat("b", 2*smallRequest)))
+			half := body.Len() / 2
+			c, err := net.Dial("tcp", hostOf(t, m.URI()))
+			require.NoError(t, err)
+			defer c.Close()
+			_, err = fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: master\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", body.Len(), body.String()[:half])
+			require.NoError(t, err)
+			// Three quarters of its timeout waited, then the rest sent
+			// half a timeout after the share: after the timeout from
+			// the header, whatever the load.
+			time.Sleep(timeout * 3 / 4)
+			m.work.release(m.work.size)
+			if tc.restSent >= 0 {
+				time.Sleep(tc.restSent)
+				_, err = io.WriteString(c, body.String()[half:])
+				require.NoError(t, err)
+			}
+			c.SetReadDeadline(time.Now().Add(30 * timeout)) //nolint:errcheck
+			got, err := io.ReadAll(c)
+			if errors.Is(err, syscall.ECONNRESET) {
+				err = nil
+			}
+			require.NoError(t, err)
+			if !tc.answered {
+				assert.NotContains(t, string(got), "methodResponse")
+				assert.Eventually(t, func() bool { return strings.Contains(log.all(), "did not arrive within 2s") },
+					10*time.Second, 10*time.Millisecond, "no log line for the cut-off request")
+				return
+			}
+			assert.Contains(t, string(got), "parameter /big set", "the request was not answered:\n%s", log.all())
+			assert.NotContains(t, log.all(), "cut off")
 		})
 	}
 }

@@ -35,8 +35,10 @@
 // Nothing a client sends can hang the master or make its memory grow
 // without bound, which rosmaster does not promise:
 //   - a request must arrive, header and body, within Conf.RequestTimeout
-//     (30 s), and its answer be read within as long again from when it is
-//     ready; a client that stalls is disconnected;
+//     (30 s) — a large one's body within RequestTimeout from when its share
+//     of the work budget comes (below) — and its answer be read within as
+//     long again from when it is ready; a client that stalls is
+//     disconnected;
 //   - a request body may weigh up to Conf.MaxRequestBytes (32 MiB); a larger
 //     one is read through without being kept and answered with a fault
 //     naming the limit;
@@ -49,7 +51,8 @@
 //     refused in the same way;
 //   - request bodies being decoded and copies of parameters being answered
 //     share a budget of 3 × MaxRequestBytes + MaxParamBytes; a large
-//     request waits for its share (within its timeout), and an answer that
+//     request waits for its share (RequestTimeout at most: then it is a
+//     "the master is busy" fault), and an answer that
 //     does not fit now is a "the master is busy" fault. Calls under 64 KiB,
 //     which is every graph call, never wait;
 //   - answers and pushes to nodes are written as they are encoded, never
@@ -98,8 +101,10 @@ type Conf struct {
 	// the goroutine serving the request and must not block for long.
 	OnLog func(msg string)
 
-	// RequestTimeout bounds the reading of one request, header and body,
-	// and, from when it is ready, the writing of its response: a client
+	// RequestTimeout bounds the reading of one request, header and body
+	// (a large request's wait for its share of the work budget, and its
+	// body from when the share comes), and, from when it is ready, the
+	// writing of its response: a client
 	// that stalls mid-request, or stops reading its answer, is
 	// disconnected after it. Zero means DefaultRequestTimeout.
 	RequestTimeout time.Duration
@@ -445,6 +450,11 @@ func (m *Master) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		from.reserved += need
+		// Its body is read from now on, and gets RequestTimeout from
+		// now: its client was not read while the request waited, and a
+		// body that then took its time (30 MB on a loaded machine) was
+		// cut off for the time the master kept it waiting.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(m.conf.RequestTimeout))
 	}
 	body := &cappedReader{r: r.Body, left: limit}
 	call, err := decodeMethodCall(body)
