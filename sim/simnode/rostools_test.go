@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,8 +66,13 @@ func TestMoveBaseWithRospyClient(t *testing.T) {
 }
 
 // TestRostopicPubMovesTheRobot: a single robot served without namespace,
-// driven by "rostopic pub /cmd_vel" and watched with "rostopic echo -n 1
-// /odom", as a user would try it first.
+// driven by "rostopic pub /cmd_vel" and watched with "rostopic echo
+// /odom", as a user would try it first. The odometry reports the commanded
+// twist while the robot drives; a robot whose commands went stale for its
+// CmdTimeout (a python publisher held up on a loaded machine) stops, and
+// its odometry then says 0, as it should: of a few messages, one shows the
+// robot driving (runs 215 and 216 of session 15, beside a second suite,
+// echoed one message, at a moment the robot had stopped).
 func TestRostopicPubMovesTheRobot(t *testing.T) {
 	rostest.Require(t, "rostopic")
 	uri := rostest.StartMaster(t)
@@ -75,25 +81,29 @@ func TestRostopicPubMovesTheRobot(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return robotState(n, "robot1", (*sim.Robot).Twist).Linear > 0.29
 	}, 20*time.Second, 5*time.Millisecond, "robot driving at 0.3 m/s")
-	out := rostest.Run(t, uri, 20*time.Second, "rostopic", "echo", "-n", "1", "/odom")
-	num := func(re string) float64 {
+	out := rostest.Run(t, uri, 20*time.Second, "rostopic", "echo", "-n", "20", "/odom")
+	msgs := strings.Split(out, "\n---")
+	num := func(msg, re string) float64 {
 		t.Helper()
-		m := regexp.MustCompile(re).FindStringSubmatch(out)
-		require.NotNil(t, m, "no %s in:\n%s", re, out)
+		m := regexp.MustCompile(re).FindStringSubmatch(msg)
+		require.NotNil(t, m, "no %s in:\n%s", re, msg)
 		v, err := strconv.ParseFloat(m[1], 64)
 		require.NoError(t, err)
 		return v
 	}
-	f := regexp.MustCompile(`frame_id: "odom"`)
-	assert.True(t, f.MatchString(out), "odom not in frame odom:\n%s", out)
-	x := num(`(?s)pose:\s+pose:\s+position:\s+x: (\S+)`)
-	assert.GreaterOrEqual(t, x, 0.05, "odom x = %v: the robot has not moved", x)
-	v := num(`(?s)twist:\s+twist:\s+linear:\s+x: (\S+)`)
-	assert.GreaterOrEqual(t, v, 0.29, "odom twist linear.x = %v, want 0.3", v)
-	assert.LessOrEqual(t, v, 0.31, "odom twist linear.x = %v, want 0.3", v)
-	w := num(`(?s)angular:\s+x: \S+\s+y: \S+\s+z: (\S+)\s+covariance`)
-	assert.GreaterOrEqual(t, w, 0.09, "odom twist angular.z = %v, want 0.1", w)
-	assert.LessOrEqual(t, w, 0.11, "odom twist angular.z = %v, want 0.1", w)
+	require.GreaterOrEqual(t, len(msgs), 20, "rostopic echo -n 20 printed:\n%s", out)
+	driving := 0
+	for _, msg := range msgs[:20] {
+		assert.Contains(t, msg, `frame_id: "odom"`, "odom not in frame odom:\n%s", msg)
+		x := num(msg, `(?s)pose:\s+pose:\s+position:\s+x: (\S+)`)
+		assert.GreaterOrEqual(t, x, 0.05, "odom x = %v: the robot has not moved", x)
+		v := num(msg, `(?s)twist:\s+twist:\s+linear:\s+x: (\S+)`)
+		w := num(msg, `(?s)angular:\s+x: \S+\s+y: \S+\s+z: (\S+)\s+covariance`)
+		if v >= 0.29 && v <= 0.31 && w >= 0.09 && w <= 0.11 {
+			driving++
+		}
+	}
+	assert.Positive(t, driving, "no odom message shows the commanded twist (0.3, 0.1):\n%s", out)
 }
 
 // TestFaultsWithRosTools: the fault interface as docs/simulator.md shows
