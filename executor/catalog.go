@@ -148,13 +148,34 @@ func LoadCatalog(c CatalogConf) (*Catalog, error) {
 		cat.ids = append(cat.ids, id)
 	}
 	sort.Strings(cat.ids)
-	cat.read = look(c.Dir, cat.watched())
-	for p, st := range before {
-		if _, ok := cat.read[p]; ok {
-			cat.read[p] = st
+	cat.read = readStamps(c.Dir, before, look(c.Dir, cat.watched()))
+	return cat, nil
+}
+
+// unknown is the stamp of a file whose read content is not known: no look
+// sees it, so the watch takes it for changed.
+var unknown = stamp{size: -1}
+
+// readStamps returns the stamps of the files a catalog was read from,
+// given a look taken before the reading and one after it: a file looked
+// at before keeps that look's stamp (a change written during the reading
+// is a change); a tree file of dir that the first look did not see was
+// written during the reading, loaded or not, and is unknown; a file seen
+// only once read (an included one) keeps its stamp from after.
+func readStamps(dir string, before, after files) files {
+	out := files{}
+	for p, st := range after {
+		b, seen := before[p]
+		switch {
+		case seen:
+			out[p] = b
+		case filepath.Dir(p) == filepath.Clean(dir) && strings.HasSuffix(p, ".xml"):
+			out[p] = unknown
+		default:
+			out[p] = st
 		}
 	}
-	return cat, nil
+	return out
 }
 
 // portsOf builds the mission's tree with no robot attached and reads the

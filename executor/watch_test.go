@@ -135,3 +135,36 @@ func TestWatchSeesAFileWrittenBeforeItBegan(t *testing.T) {
 	}, 30*time.Second, 10*time.Millisecond, "the file written before the watch began is reloaded")
 	assert.Equal(t, 1, s.srv.Status().Reloads, "one reload")
 }
+
+// TestReadStamps: what a catalog records of the files it read, from a look
+// before the reading and one after — a tree file that appeared in between
+// (written while the catalog was loading, read or not) is unknown, so that
+// the watch reloads it.
+func TestReadStamps(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)
+	old, changed := stamp{size: 10, modTime: t0}, stamp{size: 12, modTime: t0.Add(time.Second)}
+	for _, tc := range []struct {
+		name          string
+		before, after files
+		want          files
+	}{
+		{"unchanged", files{"/m/a.xml": old}, files{"/m/a.xml": old}, files{"/m/a.xml": old}},
+		{"changed while read: the stamp from before",
+			files{"/m/a.xml": old}, files{"/m/a.xml": changed}, files{"/m/a.xml": old}},
+		{"a tree file written while read: unknown",
+			files{"/m/a.xml": old}, files{"/m/a.xml": old, "/m/b.xml": changed},
+			files{"/m/a.xml": old, "/m/b.xml": unknown}},
+		{"an included file from elsewhere: the stamp from after",
+			files{"/m/a.xml": old}, files{"/m/a.xml": old, "/lib/sub.xml": changed},
+			files{"/m/a.xml": old, "/lib/sub.xml": changed}},
+		{"a file of the directory that is not a tree file: the stamp from after",
+			files{"/m/a.xml": old}, files{"/m/a.xml": old, "/m/profile.yaml": changed},
+			files{"/m/a.xml": old, "/m/profile.yaml": changed}},
+		{"a file removed while read: gone from what was read",
+			files{"/m/a.xml": old, "/m/b.xml": old}, files{"/m/a.xml": old}, files{"/m/a.xml": old}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, readStamps("/m/", tc.before, tc.after))
+		})
+	}
+}
