@@ -137,6 +137,11 @@ type transitionsOnly struct{ o runtime.Observer }
 
 func (w transitionsOnly) OnTransitions(batch []runtime.Transition) { w.o.OnTransitions(batch) }
 
+// batchObserver is an observer of whole batches.
+type batchObserver func([]runtime.Transition)
+
+func (f batchObserver) OnTransitions(batch []runtime.Transition) { f(batch) }
+
 // nextWithin is page.next, failing when no event comes within d.
 func nextWithin(t *testing.T, page *sseReader, d time.Duration) sse {
 	t.Helper()
@@ -164,14 +169,19 @@ func nextWithin(t *testing.T, page *sseReader, d time.Duration) sse {
 // state at the tick's end — the root RUNNING, every other node IDLE
 // after SUCCESS, each with its reason — whether the studio reads the
 // nodes the tree says the tick changed, or (behind an observer that hands
-// it batches alone) each transition.
+// it batches alone) each transition — also when the pump sends an event
+// between the batch and the nodes it changed (a full run had the page
+// keep the nodes as they were: the event carried the batch's count, the
+// next one none of its nodes).
 func TestABusyDeltaShowsEachNodeAsTheTickLeftIt(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		wrap bool
+		name    string
+		wrap    bool
+		between bool // an event sent after the batch, before its changes
 	}{
 		{name: "the nodes the tick changed (runtime.ChangesObserver)"},
 		{name: "each transition, behind another observer", wrap: true},
+		{name: "an event sent between the batch and the nodes it changed", between: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const n = 1200
@@ -189,16 +199,45 @@ func TestABusyDeltaShowsEachNodeAsTheTickLeftIt(t *testing.T) {
 			defer tree.Hook(dbg)()
 			page := openEvents(t, srv, "")
 			require.Equal(t, "snapshot", nextWithin(t, page, 10*time.Second).name)
-			tick(t, tree, dbg, 1)
 			got := map[int]string{}
+			read := func(ev sse) {
+				for uid, nd := range deltaNodes(t, ev.data) {
+					got[uid] = fmt.Sprint(nd.status, " ", nd.last, " ", nd.reason)
+				}
+			}
+			if tc.between {
+				// Observers get the batch in the order they came, then
+				// the changes: this one runs after the debugger's
+				// OnTransitions, before its OnChanged. A mark wakes the
+				// pump; its event is read here.
+				marked := false
+				defer tree.Observe(batchObserver(func([]runtime.Transition) {
+					if marked {
+						return
+					}
+					marked = true
+					dbg.(interface {
+						Mark(at time.Time, kind, label, text string)
+					}).Mark(time.Now(), "fault", "F", "between")
+					for {
+						ev := nextWithin(t, page, 10*time.Second)
+						if ev.name == "delta" {
+							read(ev)
+							if ev.data["marks"] != nil {
+								assert.Equal(t, float64(made.Load()), ev.data["n"], "the batch's count")
+								return
+							}
+						}
+					}
+				}))()
+			}
+			tick(t, tree, dbg, 1)
 			for {
 				ev := nextWithin(t, page, 10*time.Second)
 				if ev.name != "delta" {
 					continue
 				}
-				for uid, nd := range deltaNodes(t, ev.data) {
-					got[uid] = fmt.Sprint(nd.status, " ", nd.last, " ", nd.reason)
-				}
+				read(ev)
 				if ev.data["n"].(float64) == float64(made.Load()) {
 					break
 				}

@@ -804,7 +804,7 @@ func (l *live) publish() {
 	gen := l.debugGen.Load()
 	dbg := l.dbg.state()
 	l.mu.Lock()
-	if len(l.pending) == 0 && l.dropped == 0 && !l.reread && len(bb) == 0 && !l.dirty && len(l.marks) == l.marksOut {
+	if len(l.pending) == 0 && l.dropped == 0 && !l.reread && l.nMoved == 0 && len(bb) == 0 && !l.dirty && len(l.marks) == l.marksOut {
 		l.mu.Unlock()
 		return
 	}
@@ -812,21 +812,32 @@ func (l *live) publish() {
 		// Under l.mu, as snapshots are taken: a page that connects now
 		// gets a snapshot holding all of this.
 		l.pending, l.dropped, l.dirty, l.reread, l.marksOut = l.pending[:0], 0, false, false, len(l.marks)
+		clear(l.moved)
+		l.nMoved = 0
 		l.mu.Unlock()
 		return
 	}
-	d := delta{Now: l.loop.LastTick, Transitions: l.pending, Blackboard: bb, Debug: dbg, End: l.end, Explanation: l.lastExpl, N: l.n}
+	d := delta{Now: l.loop.LastTick, Transitions: l.pending, Blackboard: bb, Debug: dbg, End: l.end, Explanation: l.lastExpl, N: l.n, Dropped: l.dropped}
 	if len(l.marks) != l.marksOut {
 		d.Marks, l.marksOut = slices.Clone(l.marks), len(l.marks)
 	}
-	if l.dropped > 0 || l.reread {
+	if l.dropped == 0 && !l.reread {
+		// Each node the transitions sent wrote, they carry.
+		for _, tr := range l.pending {
+			l.unmove(int(tr.UID) - 1)
+		}
+	}
+	if l.nMoved > 0 {
 		// A busy tree: the nodes written since the pages last got them
 		// (moved), as they are now, and the last transitions for the
 		// timeline. When more than a quarter of them moved, every node
 		// packed (packedJSON): a character a status, not an object a
 		// node. A node that moved and ended as it was (IDLE after
 		// SUCCESS, tick after tick) is sent: its since-time changed.
-		d.Dropped = l.dropped
+		// Nodes written with no transition sent besides are sent so too:
+		// those of a batch's changes (runtime.ChangesObserver) noted
+		// after the event that carried the batch's count (the pump may
+		// publish between a batch and its changes).
 		if l.nMoved > len(l.now)/4 && !l.unpacked {
 			d.Packed = packedJSON(l.now, l.since)
 		} else {
@@ -840,10 +851,6 @@ func (l *live) publish() {
 		}
 		clear(l.moved)
 		l.nMoved = 0
-	} else {
-		for _, tr := range l.pending {
-			l.unmove(int(tr.UID) - 1)
-		}
 	}
 	if l.dirty {
 		lp := l.loop
