@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"time"
 )
@@ -210,8 +211,7 @@ func (p *Publisher) serve(c net.Conn, h Header) {
 		}
 		q := sc.take()
 		for _, frame := range q {
-			sc.deadline(s.conf.WriteTimeout)
-			if _, err := c.Write(frame); err != nil {
+			if !sc.write(frame, s.conf.WriteTimeout) {
 				return
 			}
 		}
@@ -250,6 +250,31 @@ func (sc *subscriberConn) deadline(timeout time.Duration) {
 		d = sc.until
 	}
 	sc.c.SetWriteDeadline(d)
+}
+
+// write writes one frame; it reports false when the subscriber has gone
+// or has taken nothing of it for timeout. A subscriber that reads, however
+// slowly, is not closed for a frame it takes longer than timeout to read
+// (a map of megabytes over a slow link): each timeout in which it took
+// some of the frame gives it another.
+func (sc *subscriberConn) write(frame []byte, timeout time.Duration) bool {
+	for {
+		sc.deadline(timeout)
+		n, err := sc.c.Write(frame)
+		switch {
+		case err == nil:
+			return true
+		case n == 0 || !errors.Is(err, os.ErrDeadlineExceeded):
+			return false
+		}
+		frame = frame[n:]
+		sc.mu.Lock()
+		lingered := !sc.until.IsZero() && !time.Now().Before(sc.until)
+		sc.mu.Unlock()
+		if lingered { // the publisher's close allows no more
+			return false
+		}
+	}
 }
 
 // close has the writer write what is queued, until at most, and end. It

@@ -28,7 +28,8 @@ type ServerConf struct {
 	// (default 5 s).
 	HandshakeTimeout time.Duration
 	// WriteTimeout closes a subscriber that has read nothing for this long
-	// while messages wait for it (default 5 s).
+	// while messages wait for it (default 5 s): one that reads, however
+	// slowly, is not closed, however long a message takes it.
 	WriteTimeout time.Duration
 	// Header bounds the headers peers send.
 	Header HeaderLimits

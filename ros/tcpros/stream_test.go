@@ -114,9 +114,11 @@ func TestTopicRefused(t *testing.T) {
 
 // TestSlowSubscriber: a subscriber that reads nothing loses its oldest
 // messages and is closed after the write timeout, while another one gets
-// every message and the publisher never waits.
+// every message and the publisher never waits. (The one that reads must
+// not be starved of the CPU for a write timeout: half a second, not
+// 300 ms, on a loaded machine.)
 func TestSlowSubscriber(t *testing.T) {
-	s := newServer(t, tcpros.ServerConf{WriteTimeout: 300 * time.Millisecond})
+	s := newServer(t, tcpros.ServerConf{WriteTimeout: 500 * time.Millisecond})
 	name, md5, def := typeOf(t, &std_msgs.String{})
 	p, err := s.Publish(tcpros.PublisherConf{Topic: "/big", Type: name, MD5: md5, Definition: def, Queue: 1000})
 	require.NoError(t, err)
@@ -147,6 +149,44 @@ func TestSlowSubscriber(t *testing.T) {
 	}
 	assert.Equal(t, []string{"/listener"}, p.Subscribers())
 	require.Eventually(t, func() bool { return len(box.all()) == published }, 20*time.Second, time.Millisecond, "the reading subscriber got all %d", published)
+}
+
+// TestASlowReaderOfABigMessageIsNotClosed: a subscriber that reads a
+// message of 16 MB slowly (32 kB every 10 ms, several write timeouts for
+// the message) is not closed: it reads something within each timeout,
+// and gets the message whole.
+func TestASlowReaderOfABigMessageIsNotClosed(t *testing.T) {
+	const timeout = 500 * time.Millisecond
+	s := newServer(t, tcpros.ServerConf{WriteTimeout: timeout})
+	name, md5, def := typeOf(t, &std_msgs.String{})
+	p, err := s.Publish(tcpros.PublisherConf{Topic: "/map", Type: name, MD5: md5, Definition: def, Queue: 1})
+	require.NoError(t, err)
+	c, err := net.Dial("tcp", s.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, tcpros.WriteHeader(c, tcpros.Header{"callerid": "/slow_link", "topic": "/map", "md5sum": md5, "type": name}))
+	_, err = tcpros.ReadHeader(c, tcpros.HeaderLimits{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(p.Subscribers()) == 1 }, 10*time.Second, time.Millisecond)
+
+	const size = 8 << 20
+	require.NoError(t, p.Publish(&std_msgs.String{Data: string(make([]byte, size))}))
+	start := time.Now()
+	want := 4 + 4 + size // the frame's length, the string's, the bytes
+	got := 0
+	buf := make([]byte, 32<<10)
+	for got < want {
+		n, err := c.Read(buf[:min(len(buf), want-got)])
+		got += n
+		if err != nil {
+			require.NoError(t, err, "closed after %d of %d bytes, %v after the publish", got, want, time.Since(start))
+		}
+		time.Sleep(10 * time.Millisecond) // a slow link
+	}
+	took := time.Since(start)
+	t.Logf("read %d bytes in %v", got, took)
+	assert.Greater(t, took, 2*timeout, "the message took longer than the write timeout to read")
+	assert.Equal(t, []string{"/slow_link"}, p.Subscribers())
 }
 
 // TestQueueDropsOldest: messages beyond a subscriber's queue drop the
