@@ -2,6 +2,7 @@ package skills
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -102,14 +103,21 @@ func TestGraphSemaphores(t *testing.T) {
 			_, err := ps[0].table.Request("lift", 1, hs[0])
 			require.NoError(t, err)
 			granted(t, ps[0], "lift", hs[0], 10*time.Second)
-			// robot3 asks before robot2; each waits until the other
-			// participants heard its request.
-			for waiting, i := range []int{2, 1} {
+			// robot3 asks before robot2; each waits until every
+			// participant heard its request, and robot1 hold. (Counting
+			// the waiting requests was not enough: robot1's own, heard
+			// before its slot, counted for robot3's at robot2, which then
+			// asked before it heard robot3 — and came first, rightly.)
+			var asked []string
+			for _, i := range []int{2, 1} {
 				_, err := ps[i].table.Request("lift", 1, hs[i])
 				require.NoError(t, err)
+				asked = append(asked, ps[i].name)
 				for _, p := range ps {
-					require.Eventually(t, func() bool { return countWaiting(p.table, "lift") == waiting+1 },
-						10*time.Second, 10*time.Millisecond, "%s never heard %s ask", p.name, ps[i].name)
+					require.Eventually(t, func() bool {
+						return slices.Equal(holdersOf(p.table, "lift"), []string{"robot1"}) &&
+							slices.Equal(waitingOf(p.table, "lift"), slices.Sorted(slices.Values(asked)))
+					}, 10*time.Second, 10*time.Millisecond, "%s never heard %s ask while robot1 held", p.name, ps[i].name)
 				}
 			}
 			_, before := ps[1].table.State("lift", hs[1])
@@ -206,6 +214,20 @@ func countWaiting(g *GraphSemaphores, res string) int {
 		}
 	}
 	return n
+}
+
+// waitingOf returns who waits for res in g's view, sorted by name.
+func waitingOf(g *GraphSemaphores, res string) []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []string
+	for _, e := range g.entriesLocked(res, g.livePeersLocked(time.Now())) {
+		if !e.Holding {
+			out = append(out, e.Who)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func holdersOf(g *GraphSemaphores, res string) []string {
