@@ -76,7 +76,12 @@ func TestMoveBaseWithRospyClient(t *testing.T) {
 func TestRostopicPubMovesTheRobot(t *testing.T) {
 	rostest.Require(t, "rostopic")
 	uri := rostest.StartMaster(t)
-	n, _ := startSim(t, uri, simSetup{conf: Conf{Speed: 2, RootNamespace: true}})
+	// The robot keeps a command for a minute: rostopic pub, a python
+	// process held up by a loaded machine, let the commands go stale for
+	// the default half second (twice over at speed 2) and the robot stood
+	// still through all twenty messages echoed, in a doubled run.
+	n, _ := startSim(t, uri, simSetup{robots: []sim.RobotConf{{Name: "robot1", CmdTimeout: time.Minute}},
+		conf: Conf{Speed: 2, RootNamespace: true}})
 	rostest.Start(t, uri, "rostopic", "pub", "-r", "10", "/cmd_vel", "geometry_msgs/Twist", "{linear: {x: 0.3}, angular: {z: 0.1}}")
 	require.Eventually(t, func() bool {
 		return robotState(n, "robot1", (*sim.Robot).Twist).Linear > 0.29
