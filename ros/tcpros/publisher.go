@@ -256,7 +256,8 @@ func (sc *subscriberConn) deadline(timeout time.Duration) {
 // or has taken nothing of it for timeout. A subscriber that reads, however
 // slowly, is not closed for a frame it takes longer than timeout to read
 // (a map of megabytes over a slow link): each timeout in which it took
-// some of the frame gives it another.
+// some of the frame gives it another. (The kernel wakes a blocked write
+// once half of the send buffer has drained: "some" is that much.)
 func (sc *subscriberConn) write(frame []byte, timeout time.Duration) bool {
 	for {
 		sc.deadline(timeout)

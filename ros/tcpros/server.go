@@ -28,8 +28,10 @@ type ServerConf struct {
 	// (default 5 s).
 	HandshakeTimeout time.Duration
 	// WriteTimeout closes a subscriber that has read nothing for this long
-	// while messages wait for it (default 5 s): one that reads, however
-	// slowly, is not closed, however long a message takes it.
+	// while messages wait for it (default 5 s): one that keeps reading is
+	// not closed, however long a message takes it. ("Nothing" as the
+	// kernel counts it: a blocked write wakes once half of the
+	// connection's send buffer has drained, a few MB at most.)
 	WriteTimeout time.Duration
 	// Header bounds the headers peers send.
 	Header HeaderLimits
