@@ -161,17 +161,7 @@ func TestSlowSubscriber(t *testing.T) {
 // doubled suite.)
 func TestASlowReaderOfABigMessageIsNotClosed(t *testing.T) {
 	const timeout = 2 * time.Second
-	s := newServer(t, tcpros.ServerConf{WriteTimeout: timeout})
-	name, md5, def := typeOf(t, &std_msgs.String{})
-	p, err := s.Publish(tcpros.PublisherConf{Topic: "/map", Type: name, MD5: md5, Definition: def, Queue: 1})
-	require.NoError(t, err)
-	c, err := net.Dial("tcp", s.Addr().String())
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, tcpros.WriteHeader(c, tcpros.Header{"callerid": "/slow_link", "topic": "/map", "md5sum": md5, "type": name}))
-	_, err = tcpros.ReadHeader(c, tcpros.HeaderLimits{})
-	require.NoError(t, err)
-	require.Eventually(t, func() bool { return len(p.Subscribers()) == 1 }, 10*time.Second, time.Millisecond)
+	p, c := rawSubscriber(t, tcpros.ServerConf{WriteTimeout: timeout}, "/map", 1, "/slow_link")
 
 	const size = 32 << 20
 	require.NoError(t, p.Publish(&std_msgs.String{Data: string(make([]byte, size))}))
@@ -193,20 +183,30 @@ func TestASlowReaderOfABigMessageIsNotClosed(t *testing.T) {
 	assert.Equal(t, []string{"/slow_link"}, p.Subscribers())
 }
 
-// TestQueueDropsOldest: messages beyond a subscriber's queue drop the
-// oldest, counted.
-func TestQueueDropsOldest(t *testing.T) {
-	s := newServer(t, tcpros.ServerConf{WriteTimeout: time.Minute})
+// rawSubscriber starts a server with conf publishing std_msgs/String on
+// topic with a queue of queue messages, and subscribes to it as callerID
+// over a bare connection that reads nothing unless the test does (closed
+// when the test ends).
+func rawSubscriber(t *testing.T, conf tcpros.ServerConf, topic string, queue int, callerID string) (*tcpros.Publisher, net.Conn) {
+	t.Helper()
+	s := newServer(t, conf)
 	name, md5, def := typeOf(t, &std_msgs.String{})
-	p, err := s.Publish(tcpros.PublisherConf{Topic: "/big", Type: name, MD5: md5, Definition: def, Queue: 2})
+	p, err := s.Publish(tcpros.PublisherConf{Topic: topic, Type: name, MD5: md5, Definition: def, Queue: queue})
 	require.NoError(t, err)
 	c, err := net.Dial("tcp", s.Addr().String())
 	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, tcpros.WriteHeader(c, tcpros.Header{"callerid": "/slow", "topic": "/big", "md5sum": md5, "type": name}))
+	t.Cleanup(func() { c.Close() })
+	require.NoError(t, tcpros.WriteHeader(c, tcpros.Header{"callerid": callerID, "topic": topic, "md5sum": md5, "type": name}))
 	_, err = tcpros.ReadHeader(c, tcpros.HeaderLimits{})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return len(p.Subscribers()) == 1 }, 10*time.Second, time.Millisecond)
+	return p, c
+}
+
+// TestQueueDropsOldest: messages beyond a subscriber's queue drop the
+// oldest, counted.
+func TestQueueDropsOldest(t *testing.T) {
+	p, _ := rawSubscriber(t, tcpros.ServerConf{WriteTimeout: time.Minute}, "/big", 2, "/slow")
 	big := string(make([]byte, 1<<20))
 	for range 50 { // 50 MiB: more than loopback's buffers hold
 		require.NoError(t, p.Publish(&std_msgs.String{Data: big}))
