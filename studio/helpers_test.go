@@ -41,9 +41,13 @@ const (
 	chromium    = "/usr/bin/chromium"
 )
 
-// browser starts Debian's chromium, headless, on a fresh profile, with
-// the extra options given, and returns a tab's context. No chromium is a
-// failure under CI=true.
+// browser returns a tab of Debian's chromium, headless, for the test: in
+// a browser context of its own (a fresh profile: storage, cookies and
+// cache, gone when the test ends) of one chromium the package's tests
+// share. A test that needs chromium started with extra options gets a
+// chromium of its own. Starting chromium costs ~3 core-seconds, which a
+// browser per test paid two dozen times a run. No chromium is a failure
+// under CI=true.
 func browser(t testing.TB, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	if _, err := os.Stat(chromium); err != nil {
@@ -53,9 +57,25 @@ func browser(t testing.TB, extra ...chromedp.ExecAllocatorOption) context.Contex
 		}
 		t.Skip(msg)
 	}
+	if len(extra) > 0 {
+		ctx, stop := startChromium(t.TempDir(), extra...)
+		t.Cleanup(stop)
+		require.NoError(t, chromedp.Do(ctx), "chromium did not start")
+		return ctx
+	}
+	parent, err := sharedChromium.get()
+	require.NoError(t, err, "chromium did not start")
+	ctx, cancel := chromedp.NewContext(parent, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	require.NoError(t, chromedp.Do(ctx), "chromium opened no tab")
+	return ctx
+}
+
+// startChromium starts chromium on the profile in dir; stop ends it.
+func startChromium(dir string, extra ...chromedp.ExecAllocatorOption) (ctx context.Context, stop func()) {
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(dir),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.WindowSize(1500, 950),
@@ -63,12 +83,54 @@ func browser(t testing.TB, extra ...chromedp.ExecAllocatorOption) context.Contex
 	opts = append(opts, extra...)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
-	t.Cleanup(func() {
+	return ctx, func() {
 		cancelC()
 		cancelA()
-	})
-	require.NoError(t, chromedp.Do(ctx), "chromium did not start")
-	return ctx
+	}
+}
+
+// sharedChromium is the package's chromium, started by the first test that
+// asks for a browser and ended by TestMain after the last.
+var sharedChromium chromiumOnce
+
+type chromiumOnce struct {
+	mu   sync.Mutex
+	ctx  context.Context // the first tab, which keeps the browser
+	stop func()
+	dir  string
+	err  error
+}
+
+func (c *chromiumOnce) get() (context.Context, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ctx != nil || c.err != nil {
+		return c.ctx, c.err
+	}
+	c.dir, c.err = os.MkdirTemp("", "studio-chromium-")
+	if c.err != nil {
+		return nil, c.err
+	}
+	c.ctx, c.stop = startChromium(c.dir)
+	if c.err = chromedp.Do(c.ctx); c.err != nil {
+		c.close()
+	}
+	return c.ctx, c.err
+}
+
+// close ends the browser, if one was started, and removes its profile.
+func (c *chromiumOnce) close() {
+	if c.stop != nil {
+		c.stop()
+		c.stop = nil
+	}
+	if c.dir != "" {
+		os.RemoveAll(c.dir) //nolint:errcheck
+		c.dir = ""
+	}
+	if c.err == nil {
+		c.ctx = nil
+	}
 }
 
 // within runs chromedp actions with a deadline.

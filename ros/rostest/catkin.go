@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -15,6 +16,12 @@ import (
 // PYTHONPATH and `import btrobot_msgs.msg` gives genpy's classes. The C++
 // headers are under the devel space's include/ (Dir(python)/../../../include).
 // It needs catkin and the message generators (Require "catkin_make").
+//
+// With CatkinWorkspaceEnv set (scripts/test sets it), the workspace is that
+// folder, shared by the test binaries of one run: the first to ask builds
+// it, holding a lock on it that the others wait for, and they use what it
+// built (catkin_make costs ~12 core-seconds; msgs/ does not change during
+// a run).
 func BtrobotMsgs(t testing.TB) string {
 	t.Helper()
 	Require(t, "catkin_make", "genpy", "actionlib_msgs")
@@ -22,7 +29,28 @@ func BtrobotMsgs(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := t.TempDir()
+	ws := os.Getenv(CatkinWorkspaceEnv)
+	if ws == "" {
+		ws = t.TempDir()
+	} else {
+		if err := os.MkdirAll(ws, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		lock, err := os.OpenFile(filepath.Join(ws, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lock.Close() // releases the lock
+		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+			t.Fatalf("locking the shared catkin workspace %s: %v", ws, err)
+		}
+	}
+	py := filepath.Join(ws, "devel", "lib", "python3", "dist-packages")
+	built := filepath.Join(ws, ".built")
+	if _, err := os.Stat(built); err == nil {
+		t.Logf("btrobot_msgs built by another test in %s", ws)
+		return py
+	}
 	if err := os.MkdirAll(filepath.Join(ws, "src"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -40,12 +68,18 @@ func BtrobotMsgs(t testing.TB) string {
 		t.Fatalf("catkin_make of btrobot_msgs: %v\n%s", err, out)
 	}
 	t.Logf("catkin_make built btrobot_msgs in %v", time.Since(start).Round(time.Millisecond))
-	py := filepath.Join(ws, "devel", "lib", "python3", "dist-packages")
 	if _, err := os.Stat(filepath.Join(py, "btrobot_msgs", "msg", "__init__.py")); err != nil {
 		t.Fatalf("catkin_make generated no Python classes: %v", err)
 	}
+	if err := os.WriteFile(built, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return py
 }
+
+// CatkinWorkspaceEnv names the environment variable that gives the
+// workspace BtrobotMsgs builds in, shared by the tests of a run.
+const CatkinWorkspaceEnv = "BTROBOT_TEST_CATKIN_WS"
 
 // repoPath returns rel under the repository's root: the first folder up
 // from the test's working directory that holds go.mod.

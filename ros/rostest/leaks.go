@@ -17,10 +17,11 @@ import (
 // is still there after LeakSettle is a leak.
 const LeakSettle = 10 * time.Second
 
-// VerifyTestMain runs a package's tests, then fails the package if a
+// VerifyTestMain runs a package's tests (m is a *testing.M, or what wraps
+// one to end what the tests shared), then fails the package if a
 // goroutine they started is still running LeakSettle later (goleak's
 // VerifyTestMain, patient for what Conn.Close leaves to finish).
-func VerifyTestMain(m *testing.M, opts ...goleak.Option) {
+func VerifyTestMain(m interface{ Run() int }, opts ...goleak.Option) {
 	code := m.Run()
 	if code == 0 {
 		if err := settled(opts...); err != nil {
