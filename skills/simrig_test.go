@@ -42,8 +42,9 @@ type world struct {
 	node   *simnode.Node
 	places *sim.Places
 
-	mu     sync.Mutex
-	events []string
+	mu      sync.Mutex
+	events  []string
+	evented chan struct{} // closed, and replaced, at each event
 }
 
 // worldSetup says what startWorld builds.
@@ -132,22 +133,47 @@ func (w *world) connect(t testing.TB, ns, name string) *ros.Conn {
 	return connectAs(t, w.uri, ns, name)
 }
 
+// event is the simulator's OnEvent.
 func (w *world) event(_ time.Duration, line string) {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.events = append(w.events, line)
-	w.mu.Unlock()
+	if w.evented != nil {
+		close(w.evented)
+		w.evented = nil
+	}
 }
 
-// hasEvent reports whether the simulator announced an event containing s.
-func (w *world) hasEvent(s string) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, e := range w.events {
-		if strings.Contains(e, s) {
-			return true
+// eventWait is how long hasEvent waits for an event: the simulator
+// delivers its events on a goroutine of its own, after the step that made
+// them (simnode.Conf.OnEvent), which a loaded machine may hold up.
+const eventWait = 10 * time.Second
+
+// hasEvent reports whether the simulator announced an event containing
+// one of subs, waiting up to eventWait for it.
+func (w *world) hasEvent(subs ...string) bool {
+	deadline := time.After(eventWait)
+	for {
+		w.mu.Lock()
+		for _, e := range w.events {
+			for _, s := range subs {
+				if strings.Contains(e, s) {
+					w.mu.Unlock()
+					return true
+				}
+			}
+		}
+		if w.evented == nil {
+			w.evented = make(chan struct{})
+		}
+		evented := w.evented
+		w.mu.Unlock()
+		select {
+		case <-evented:
+		case <-deadline:
+			return false
 		}
 	}
-	return false
 }
 
 func (w *world) eventList() []string {
