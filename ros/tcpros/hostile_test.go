@@ -189,7 +189,12 @@ func TestHostileSubscribers(t *testing.T) {
 	})
 
 	t.Run("2,000 connections", func(t *testing.T) {
-		s := newServer(t, tcpros.ServerConf{HandshakeTimeout: 2 * time.Second})
+		// The handshakes time out after all 2,000 have connected: one
+		// that timed out while the test still dialled made room for a
+		// later one, which then was not refused (a doubled suite took
+		// longer than the 2 s this was).
+		const handshake = 10 * time.Second
+		s := newServer(t, tcpros.ServerConf{HandshakeTimeout: handshake})
 		p := publish(t, s, "/cmd_vel", &geometry_msgs.Twist{}, false)
 		before := heap()
 		var conns []net.Conn
@@ -198,6 +203,7 @@ func TestHostileSubscribers(t *testing.T) {
 				c.Close()
 			}
 		}()
+		dialled := time.Now()
 		for i := range 2000 {
 			c, err := net.Dial("tcp", s.Addr().String())
 			require.NoError(t, err, "connection %d", i)
@@ -206,6 +212,8 @@ func TestHostileSubscribers(t *testing.T) {
 			require.NoError(t, err)
 			conns = append(conns, c)
 		}
+		took := time.Since(dialled)
+		require.Less(t, took, handshake, "dialling 2,000 connections took %v: the first handshakes timed out meanwhile", took)
 		require.Eventually(t, func() bool { _, refused := s.Conns(); return refused >= 2000-tcpros.DefaultMaxConns }, 10*time.Second, time.Millisecond)
 		open, refused := s.Conns()
 		assert.LessOrEqual(t, open, tcpros.DefaultMaxConns)
@@ -214,7 +222,7 @@ func TestHostileSubscribers(t *testing.T) {
 		assert.Less(t, grown, int64(tcpros.DefaultMaxConns*(64<<10)+8<<20), "bounded by MaxConns headers of 64 KiB")
 
 		// When their handshakes time out, a real subscriber gets through.
-		require.Eventually(t, func() bool { open, _ := s.Conns(); return open == 0 }, 20*time.Second, 10*time.Millisecond)
+		require.Eventually(t, func() bool { open, _ := s.Conns(); return open == 0 }, handshake+20*time.Second, 10*time.Millisecond)
 		_, _, err := subscribe(t, s, "/cmd_vel", &geometry_msgs.Twist{}, tcpros.SubscriberConf{})
 		require.NoError(t, err)
 		require.Eventually(t, func() bool { return len(p.Subscribers()) == 1 }, 10*time.Second, time.Millisecond)
