@@ -110,9 +110,9 @@ func TestNavigationOnSim(t *testing.T) {
 				assert.InDelta(t, 4.0, el, 1e-6, "timed out after %v s, want 4 s: the tick at 4 s decides", el)
 				r.idle()
 				// The simulator announces its events on a goroutine of its
-				// own, after the step: wait for it. (When it takes the
-				// cancel is not checked: measured at 4.1 to 5.1 s of
-				// simulated time, see session 17's note.)
+				// own, after the step: wait for it. (It takes the cancel
+				// at the step of the tick that timed out: its event's time
+				// is that tick's, which this does not check.)
 				assert.True(t, w.hasEvent("robot1: move_base goal cancelled"), "the server did not take the cancel: %q", w.eventList())
 			}},
 		{name: "NavigateTo a blocked room aborts", xml: `<NavigateTo goal="kitchen" error_code="{code}"/>`,
