@@ -42,7 +42,7 @@ func startRealtimeWorld(t *testing.T, before func(w *sim.World)) *world {
 		before(w)
 	}
 	wd := &world{t: t, uri: uri, places: w.Places()}
-	n, err := simnode.Start(simnode.Conf{World: w, Conn: connectAs(t, uri, "/", "sim"), Speed: 1, OnEvent: wd.event})
+	n, err := simnode.Start(simnode.Conf{World: w, Conn: connectAs(t, uri, "/", "sim"), Speed: 1, OnEvent: wd.events.Add})
 	require.NoError(t, err)
 	t.Cleanup(func() { n.Close() })
 	wd.node = n

@@ -158,7 +158,7 @@ func TestGraphSemaphores(t *testing.T) {
 			a, _ := holder("robot1: Main/Dock")
 			_, err := ps[0].table.Request("dock", 1, a)
 			require.NoError(t, err)
-			require.Eventually(t, func() bool { return countWaiting(ps[1].table, "dock")+len(holdersOf(ps[1].table, "dock")) == 1 },
+			require.Eventually(t, func() bool { return len(waitingOf(ps[1].table, "dock"))+len(holdersOf(ps[1].table, "dock")) == 1 },
 				10*time.Second, 10*time.Millisecond)
 			b, _ := holder("robot2: Main/Dock")
 			_, err = ps[1].table.Request("dock", 2, b)
@@ -202,18 +202,6 @@ func TestGraphSemaphores(t *testing.T) {
 			tc.run(t, ps)
 		})
 	}
-}
-
-func countWaiting(g *GraphSemaphores, res string) int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	n := 0
-	for _, e := range g.entriesLocked(res, g.livePeersLocked(time.Now())) {
-		if !e.Holding {
-			n++
-		}
-	}
-	return n
 }
 
 // waitingOf returns who waits for res in g's view, sorted by name.

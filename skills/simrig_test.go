@@ -18,6 +18,7 @@ import (
 	"github.com/btrobot/btrobot/bridge"
 	"github.com/btrobot/btrobot/ros"
 	"github.com/btrobot/btrobot/ros/inproc"
+	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/sim"
 	"github.com/btrobot/btrobot/sim/simnode"
@@ -42,9 +43,7 @@ type world struct {
 	node   *simnode.Node
 	places *sim.Places
 
-	mu      sync.Mutex
-	events  []string
-	evented chan struct{} // closed, and replaced, at each event
+	events rostest.EventLog
 }
 
 // worldSetup says what startWorld builds.
@@ -80,7 +79,7 @@ func startWorld(t testing.TB, s worldSetup) *world {
 	conf := s.conf
 	conf.World = w
 	conf.Conn = wd.connect(t, "/", "sim")
-	conf.OnEvent = wd.event
+	conf.OnEvent = wd.events.Add
 	if s.peers == 0 {
 		s.peers = 1
 	}
@@ -133,17 +132,6 @@ func (w *world) connect(t testing.TB, ns, name string) *ros.Conn {
 	return connectAs(t, w.uri, ns, name)
 }
 
-// event is the simulator's OnEvent.
-func (w *world) event(_ time.Duration, line string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.events = append(w.events, line)
-	if w.evented != nil {
-		close(w.evented)
-		w.evented = nil
-	}
-}
-
 // eventWait is how long hasEvent waits for an event: the simulator
 // delivers its events on a goroutine of its own, after the step that made
 // them (simnode.Conf.OnEvent), which a loaded machine may hold up.
@@ -152,35 +140,11 @@ const eventWait = 10 * time.Second
 // hasEvent reports whether the simulator announced an event containing
 // one of subs, waiting up to eventWait for it.
 func (w *world) hasEvent(subs ...string) bool {
-	deadline := time.After(eventWait)
-	for {
-		w.mu.Lock()
-		for _, e := range w.events {
-			for _, s := range subs {
-				if strings.Contains(e, s) {
-					w.mu.Unlock()
-					return true
-				}
-			}
-		}
-		if w.evented == nil {
-			w.evented = make(chan struct{})
-		}
-		evented := w.evented
-		w.mu.Unlock()
-		select {
-		case <-evented:
-		case <-deadline:
-			return false
-		}
-	}
+	_, _, ok := w.events.Await(eventWait, subs...)
+	return ok
 }
 
-func (w *world) eventList() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]string(nil), w.events...)
-}
+func (w *world) eventList() []string { return w.events.Lines() }
 
 // robot reads a robot's state inside the simulator.
 func (w *world) robot(name string) (pose sim.Pose, twist sim.Twist, battery sim.BatteryState, docked sim.DockState) {

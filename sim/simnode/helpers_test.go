@@ -3,14 +3,13 @@ package simnode
 import (
 	"context"
 	"fmt"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/btrobot/btrobot/ros"
+	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/sim"
 )
 
@@ -59,7 +58,7 @@ func startSim(t testing.TB, uri string, s simSetup) (*Node, *eventLog) {
 	conf := s.conf
 	conf.World = w
 	conf.Conn = connect(t, uri, "sim")
-	conf.OnEvent = log.add
+	conf.OnEvent = log.Add
 	n, err := Start(conf)
 	require.NoError(t, err)
 	t.Cleanup(func() { n.Close() })
@@ -67,61 +66,19 @@ func startSim(t testing.TB, uri string, s simSetup) (*Node, *eventLog) {
 }
 
 // eventLog keeps a node's events for tests to wait on.
-type eventLog struct {
-	mu     sync.Mutex
-	lines  []string
-	times  []time.Duration // each line's simulated time
-	change chan struct{}
-}
-
-func (l *eventLog) add(at time.Duration, line string) {
-	l.mu.Lock()
-	l.lines = append(l.lines, line)
-	l.times = append(l.times, at)
-	if l.change != nil {
-		close(l.change)
-		l.change = nil
-	}
-	l.mu.Unlock()
-}
+type eventLog struct{ rostest.EventLog }
 
 // timeOf returns the simulated time of the first event containing substr.
-func (l *eventLog) timeOf(substr string) (time.Duration, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for i, line := range l.lines {
-		if strings.Contains(line, substr) {
-			return l.times[i], true
-		}
-	}
-	return 0, false
-}
+func (l *eventLog) timeOf(substr string) (time.Duration, bool) { return l.TimeOf(substr) }
 
 // wait waits for an event containing substr and returns it.
 func (l *eventLog) wait(t testing.TB, substr string, timeout time.Duration) string {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		l.mu.Lock()
-		for _, line := range l.lines {
-			if strings.Contains(line, substr) {
-				l.mu.Unlock()
-				return line
-			}
-		}
-		if l.change == nil {
-			l.change = make(chan struct{})
-		}
-		ch := l.change
-		l.mu.Unlock()
-		select {
-		case <-ch:
-		case <-time.After(time.Until(deadline)):
-			l.mu.Lock()
-			defer l.mu.Unlock()
-			require.Fail(t, fmt.Sprintf("no event containing %q within %v; events: %q", substr, timeout, l.lines))
-		}
+	line, _, ok := l.Await(timeout, substr)
+	if !ok {
+		require.Fail(t, fmt.Sprintf("no event containing %q within %v; events: %q", substr, timeout, l.Lines()))
 	}
+	return line
 }
 
 // robotState reads a robot's state inside the node.
@@ -142,8 +99,4 @@ func ctxTimeout(t testing.TB, d time.Duration) context.Context {
 }
 
 // clear forgets the events so far.
-func (l *eventLog) clear() {
-	l.mu.Lock()
-	l.lines, l.times = nil, nil
-	l.mu.Unlock()
-}
+func (l *eventLog) clear() { l.Clear() }
