@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/xml"
 	"maps"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,16 +20,12 @@ import (
 )
 
 // runParallelUnlessRealTime loads and runs one scenario file, beside
-// others (t.Parallel) unless it has a fault of the controller's world:
-// while the controller meets it the simulator runs at real time, and how
-// soon the robot is at rest is then measured on the wall clock, which a
-// scenario running beside it would slow. Those run one at a time, before
-// the parallel ones.
+// others (t.Parallel) unless it runs at real time (realTime).
 func runParallelUnlessRealTime(t *testing.T, path, transport string) Result {
 	t.Helper()
 	s, err := Check(path)
 	require.NoError(t, err)
-	if !slices.ContainsFunc(s.Faults, func(f Fault) bool { return f.ctl != nil }) {
+	if !realTime(s) {
 		t.Parallel()
 	}
 	return runScenarioOn(t, s, transport)
@@ -59,14 +57,46 @@ func runScenarioOn(t *testing.T, s *Scenario, transport string) Result {
 }
 
 // TestShippedScenariosPass: every scenario in scenarios/ holds all its
-// expectations, as CI runs them — except the long ones (the soak in
-// scenarios/soak/, long: true), which take minutes: `btrobot hil
-// scenarios/` leaves them out as this does, and BenchmarkSoak runs them.
-// Every scenario runs in-process (hil's default) — those
-// TestSameSeedSameRun runs twice, and checks, there — and those a
-// transport could change (overTCPROS) run over TCPROS as well.
+// expectations, run as CI runs them: `btrobot hil FILE`, the program, one
+// file at a time — except the long ones (the soak in scenarios/soak/,
+// long: true), which take minutes: `btrobot hil scenarios/` leaves them
+// out as this does, and BenchmarkSoak runs them. Every scenario runs
+// in-process (hil's default), and those a transport could change
+// (overTCPROS) run over TCPROS as well.
+//
+// The program is the one the test run built (rostest.Btrobot), without
+// the race detector: the sweep costs three and a half times the CPU under
+// it (measured: 43 → 12.5 core-s for the same runs), and what it runs is
+// under the race detector elsewhere — every kind of expectation in
+// TestEachKindPassesAndFails, runs on both transports in
+// TestSameRunOnBothTransports and TestSameSeedSameRun, and each fault on
+// the ROS graph over TCPROS in this process in
+// TestGraphFaultsOverTCPROSUnderRace.
 func TestShippedScenariosPass(t *testing.T) {
-	rostest.VerifyNoLeaks(t)
+	bin := rostest.Btrobot(t)
+	files := shippedScenarios(t)
+	for _, transport := range []string{mission.TransportInproc, mission.TransportROS} {
+		t.Run(transport, func(t *testing.T) {
+			for _, f := range files {
+				if transport == mission.TransportROS && !overTCPROS(t, f) {
+					continue
+				}
+				t.Run(filepath.Base(f), func(t *testing.T) {
+					s, err := Check(f)
+					require.NoError(t, err)
+					if !realTime(s) {
+						t.Parallel()
+					}
+					hilPasses(t, bin, f, transport)
+				})
+			}
+		})
+	}
+}
+
+// shippedScenarios are the files `btrobot hil ../scenarios` runs (the long
+// ones left out), sorted.
+func shippedScenarios(t *testing.T) []string {
 	p, err := Plan([]string{"../scenarios"}, Selection{})
 	require.NoError(t, err)
 	require.Equal(t, []string{"../scenarios/soak/patrol_with_charging_24h.scenario.yaml"}, p.LeftOut)
@@ -78,33 +108,104 @@ func TestShippedScenariosPass(t *testing.T) {
 	for _, f := range sameSeedScenarios {
 		require.True(t, files[filepath.Clean(f)] || files[f], "TestSameSeedSameRun runs %s, which is not shipped", f)
 	}
-	for _, transport := range []string{mission.TransportInproc, mission.TransportROS} {
-		t.Run(transport, func(t *testing.T) {
-			for _, f := range slices.Sorted(maps.Keys(files)) {
-				switch {
-				case transport == mission.TransportROS && !overTCPROS(t, f),
-					transport == mission.TransportInproc && slices.ContainsFunc(sameSeedScenarios, func(s string) bool { return filepath.Clean(s) == filepath.Clean(f) }):
-					continue
-				}
-				t.Run(filepath.Base(f), func(t *testing.T) {
-					res := runParallelUnlessRealTime(t, f, transport)
-					require.NotEmpty(t, res.Verdicts)
-					for _, v := range res.Verdicts {
-						assert.True(t, v.Pass, "%s\nsimulator:\n%s", v, strings.Join(res.Events, "\n"))
-					}
-				})
-			}
-		})
+	return slices.Sorted(maps.Keys(files))
+}
+
+// realTime reports whether a scenario has a fault of the controller's
+// world: while the controller meets it the simulator runs at real time,
+// and how soon the robot is at rest is then measured on the wall clock,
+// which a scenario running beside it would slow. Those run one at a time,
+// before the parallel ones.
+func realTime(s *Scenario) bool {
+	return slices.ContainsFunc(s.Faults, func(f Fault) bool { return f.ctl != nil })
+}
+
+// hilPasses runs `btrobot hil FILE --transport T` and fails the test
+// unless the program exits 0 and its JUnit report has verdicts, every one
+// passed; a failure shows the report's failures and the simulator's events.
+func hilPasses(t *testing.T, bin, file, transport string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	junit := filepath.Join(t.TempDir(), "hil.xml")
+	cmd := exec.CommandContext(ctx, bin, "hil", file, "--transport", transport, "--record", "none", "--junit", junit)
+	out, err := cmd.CombinedOutput()
+	report, _ := os.ReadFile(junit)
+	require.NoError(t, err, "btrobot hil %s --transport %s:\n%s\nJUnit:\n%s", file, transport, out, report)
+	var suites struct {
+		Suites []struct {
+			Name      string `xml:"name,attr"`
+			SystemOut string `xml:"system-out"`
+			Cases     []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Text string `xml:",chardata"`
+				} `xml:"failure"`
+				Error *struct {
+					Text string `xml:",chardata"`
+				} `xml:"error"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	require.NoError(t, xml.Unmarshal(report, &suites), "%s", report)
+	require.Len(t, suites.Suites, 1, "%s", report)
+	suite := suites.Suites[0]
+	require.NotEmpty(t, suite.Cases, "%s: no verdicts", suite.Name)
+	for _, c := range suite.Cases {
+		assert.Nil(t, c.Failure, "%s: %s\nsimulator:\n%s", suite.Name, c.Name, suite.SystemOut)
+		assert.Nil(t, c.Error, "%s: %s\nsimulator:\n%s", suite.Name, c.Name, suite.SystemOut)
 	}
 }
 
-// graphFaults are the faults that act on the ROS graph (a server, a node,
-// the master, the clock, a topic's messages): what a transport could
-// change. A stalled controller (stall) stops the robot through the
+// TestGraphFaultsOverTCPROSUnderRace runs, in this process and so under
+// the race detector when the tests have it, a shipped scenario for each
+// fault on the ROS graph that TCPROS carries differently from the
+// in-process graph (a server, the master, one robot's nodes the master
+// shuts down in a fleet, the clock going away): the concurrency a
+// transport adds to a fault. TestShippedScenariosPass runs them all
+// through the program.
+func TestGraphFaultsOverTCPROSUnderRace(t *testing.T) {
+	rostest.VerifyNoLeaks(t)
+	kinds := map[string]bool{}
+	for _, f := range []string{
+		"../scenarios/dead_move_base.scenario.yaml",           // move_base
+		"../scenarios/master_shuts_down_patrol.scenario.yaml", // master
+		"../scenarios/fleet_robot_shut_down.scenario.yaml",    // master, of one robot in a fleet
+		"../scenarios/dead_clock_on_delivery.scenario.yaml",   // clock
+	} {
+		s, err := Check(f)
+		require.NoError(t, err)
+		for _, fault := range s.Faults {
+			kinds[fault.Kind] = true
+		}
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			if !realTime(s) {
+				t.Parallel()
+			}
+			res := runScenarioOn(t, s, mission.TransportROS)
+			require.NotEmpty(t, res.Verdicts)
+			for _, v := range res.Verdicts {
+				assert.True(t, v.Pass, "%s\nsimulator:\n%s", v, strings.Join(res.Events, "\n"))
+			}
+		})
+	}
+	for kind := range graphFaults {
+		if !transportNeutral[kind] {
+			assert.True(t, kinds[kind], "no scenario here has a %s fault", kind)
+		}
+	}
+}
+
+// transportNeutral are the graph faults the simulator applies to its own
+// messages (delayed, frozen) before any transport sees them.
+var transportNeutral = map[string]bool{"delay": true, "freeze": true}
+
+// graphFaults are the faults that act on the ROS graph (a server, the
+// master or a node it shuts down, the clock, a topic's messages): what a
+// transport could change. A stalled controller (stall) stops the robot through the
 // watchdog, which bridge's failsafe tests and cmd/btrobot's fault tests
 // prove over TCPROS.
-var graphFaults = map[string]bool{"move_base": true, "robot": true, "master": true, "clock": true,
-	"delay": true, "freeze": true}
+var graphFaults = map[string]bool{"move_base": true, "master": true, "clock": true, "delay": true, "freeze": true}
 
 // overTCPROS reports whether the shipped scenario in file runs over TCPROS
 // too: those with a fault on the graph (among them a fleet's,
