@@ -22,6 +22,7 @@ package rostest
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -94,8 +95,38 @@ func Require(t testing.TB, names ...string) {
 	t.Skip(msg)
 }
 
+// modulesOnce imports every Python module of tools in one Python start,
+// the first time a test asks for a module: a package's tests ask for
+// several, and each start costs a third of a core-second. When they all
+// import, each is known to be available; otherwise lookup tries the one
+// asked for alone, to say which is missing.
+var modulesOnce sync.Once
+
+func importAllModules() {
+	var modules []string
+	for _, tl := range tools {
+		if tl.module != "" {
+			modules = append(modules, tl.module)
+		}
+	}
+	slices.Sort(modules)
+	cmd := exec.Command(PythonPath, "-c", "import "+strings.Join(modules, ", "))
+	cmd.Env = os.Environ()
+	if cmd.Run() != nil {
+		return
+	}
+	for name, tl := range tools {
+		if tl.module != "" {
+			availability.Store(name, "")
+		}
+	}
+}
+
 // lookup returns "" when name is available, else what is missing.
 func lookup(name string) string {
+	if tl, known := tools[name]; !known || tl.module != "" {
+		modulesOnce.Do(importAllModules)
+	}
 	if v, ok := availability.Load(name); ok {
 		return v.(string)
 	}

@@ -41,6 +41,9 @@ func TestRequire(t *testing.T) {
 		{"an unknown name is a Python module", "true", []string{"nav2_not_in_ros1"},
 			"nav2_not_in_ros1 (apt-get install python3-nav2-not-in-ros1): ModuleNotFoundError", ""},
 		{"present tools pass", "true", []string{"python3"}, "", ""},
+		{"present modules pass", "true", []string{"rospy", "actionlib", "std_msgs"}, "", ""},
+		{"a missing module beside present ones is named alone", "true", []string{"rospy", "no_such_robot_pkg", "geometry_msgs"},
+			"missing ROS tools: no_such_robot_pkg (apt-get install python3-no-such-robot-pkg)", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
