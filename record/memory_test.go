@@ -92,7 +92,7 @@ func writeLongBTLog(t *testing.T, n int) string {
 }
 
 // A .btlog replays and seeks in memory that does not grow with its size:
-// a recording eight times longer peaks higher by less than the bytes it
+// a recording sixteen times longer peaks higher by less than the bytes it
 // adds, so it is not held (the collector's timing moves the peak by a few
 // MB either way). It used to be read whole: a 600 MB file peaked at
 // 632 MB, and here the longer file peaked 71 MB higher for its 31 MB.
@@ -122,9 +122,20 @@ func TestBTLogReplaysInBoundedMemory(t *testing.T) {
 		require.FailNow(t, "the child said no peak:\n"+string(out))
 		return 0
 	}
-	const short = 500_000 // 4.5 MB
-	small, large := peak(short), peak(8*short)
-	t.Logf("peak resident size: %d kB for %d transitions, %d kB for %d", small, short, large, 8*short)
-	require.Less(t, large, small+int64(7*short*btlogRecord/1024),
-		"a recording 8 times as long (%d more MB) peaks %d kB higher", 7*short*btlogRecord>>20, large-small)
+	// The sizes are what the property needs, no more: every transition
+	// played costs ~4 µs of CPU under -race, so the longer file sets the
+	// test's cost. The shorter one already holds all that replay keeps
+	// whatever the size (FirstTransitions' 20000, a window of 10000 a
+	// second): from 62500 transitions on, the peak stays near 45 MB, the
+	// collector's timing moving it by a few MB (10 MB at most seen, at
+	// any size). The longer adds 15*125000*9 B = 16.9 MB (16479 kB), the
+	// bound: a reader that held the file peaks at least that much higher
+	// (the old one held 2.3 times the file, ~39 MB; a reader that only
+	// kept the file's bytes, tried, peaked 66 MB higher under -race),
+	// while the collector's few MB stay well under it.
+	const short, long = 125_000, 16 * 125_000 // 1.1 MB, 18 MB
+	small, large := peak(short), peak(long)
+	t.Logf("peak resident size: %d kB for %d transitions, %d kB for %d", small, short, large, long)
+	require.Less(t, large, small+int64((long-short)*btlogRecord/1024),
+		"a recording %d times as long (%d more MB) peaks %d kB higher", long/short, (long-short)*btlogRecord>>20, large-small)
 }
