@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -29,9 +28,10 @@ import (
 // grootClient is record/groot2's test client: Groot2's side of the
 // protocol over Debian's python3-zmq (libzmq, as Groot2 links).
 type grootClient struct {
-	t   *testing.T
-	in  interface{ Write([]byte) (int, error) }
-	out *bufio.Scanner
+	t       *testing.T
+	in      interface{ Write([]byte) (int, error) }
+	out     *bufio.Scanner
+	session int // client.py's session for the server on the port
 }
 
 func startGrootClient(t *testing.T, port int) *grootClient {
@@ -43,7 +43,7 @@ func startGrootClient(t *testing.T, port int) *grootClient {
 		}
 		t.Skip(msg)
 	}
-	cmd := exec.Command(rostest.PythonPath, "../record/groot2/testdata/client.py", strconv.Itoa(port))
+	cmd := exec.Command(rostest.PythonPath, "../record/groot2/testdata/client.py")
 	in, err := cmd.StdinPipe()
 	require.NoError(t, err)
 	out, err := cmd.StdoutPipe()
@@ -53,7 +53,28 @@ func startGrootClient(t *testing.T, port int) *grootClient {
 	t.Cleanup(func() { in.Close(); cmd.Process.Kill(); cmd.Wait() })
 	c := &grootClient{t: t, in: in, out: bufio.NewScanner(out)}
 	require.True(t, c.out.Scan(), "the client did not start")
+	c.session = c.ask(map[string]any{"op": "open", "port": port}).Session
+	require.NotZero(t, c.session, "the client opened no session")
 	return c
+}
+
+// answer is a line client.py printed for a command.
+type answer struct {
+	Session int
+	Frames  []string
+	Error   string
+}
+
+// ask sends a command to client.py and returns its answer.
+func (c *grootClient) ask(cmd map[string]any) answer {
+	c.t.Helper()
+	line, _ := json.Marshal(cmd)
+	_, err := c.in.Write(append(line, '\n'))
+	require.NoError(c.t, err)
+	require.True(c.t, c.out.Scan(), "the client died")
+	var ans answer
+	require.NoError(c.t, json.Unmarshal(c.out.Bytes(), &ans))
+	return ans
 }
 
 // request sends request typ with its argument; the reply's frames.
@@ -63,17 +84,11 @@ func (c *grootClient) request(typ byte, id uint32, arg string) [][]byte {
 	return c.do(map[string]any{"op": "req", "frames": []string{hex.EncodeToString(h), hex.EncodeToString([]byte(arg))}})
 }
 
+// do sends a command on the client's session; the answer's frames.
 func (c *grootClient) do(cmd map[string]any) [][]byte {
 	c.t.Helper()
-	line, _ := json.Marshal(cmd)
-	_, err := c.in.Write(append(line, '\n'))
-	require.NoError(c.t, err)
-	require.True(c.t, c.out.Scan(), "the client died")
-	var ans struct {
-		Frames []string
-		Error  string
-	}
-	require.NoError(c.t, json.Unmarshal(c.out.Bytes(), &ans))
+	cmd["session"] = c.session
+	ans := c.ask(cmd)
 	require.Empty(c.t, ans.Error)
 	var frames [][]byte
 	for _, f := range ans.Frames {

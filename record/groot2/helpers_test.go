@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,11 +22,14 @@ import (
 
 const pythonPath = "/usr/bin/python3"
 
+// pyZMQ is whether Debian's python3-zmq imports, asked once per run.
+var pyZMQ = sync.OnceValue(func() error { return exec.Command(pythonPath, "-c", "import zmq").Run() })
+
 // requirePyZMQ stops the test unless Debian's python3-zmq is there: it
 // fails under CI=true, skips otherwise.
 func requirePyZMQ(t *testing.T) {
 	t.Helper()
-	if err := exec.Command(pythonPath, "-c", "import zmq").Run(); err != nil {
+	if err := pyZMQ(); err != nil {
 		msg := "needs libzmq's Python binding (apt-get install python3-zmq): " + err.Error()
 		if os.Getenv("CI") == "true" {
 			require.FailNow(t, msg+" (CI=true, so this fails instead of skipping)")
@@ -33,56 +38,116 @@ func requirePyZMQ(t *testing.T) {
 	}
 }
 
-// client is testdata/client.py: Groot2's side of the protocol over libzmq.
-type client struct {
-	t   *testing.T
+// groot2Process is testdata/client.py: Groot2's side of the protocol over
+// libzmq, one process for the whole run (started by the first test that
+// needs it, ended by TestMain), since starting a Python that imports zmq
+// costs more CPU than a test's requests. Each test has a session of its
+// own in it: a REQ and a SUB on that test's server.
+type groot2Process struct {
+	mu  sync.Mutex // one command and its answer at a time
+	cmd *exec.Cmd
 	in  io.WriteCloser
 	out *bufio.Scanner
 }
 
-func startClient(t *testing.T, port int) *client {
+var (
+	sharedMu sync.Mutex
+	shared   *groot2Process
+)
+
+// groot2Client returns the running client.py, starting it if need be.
+func groot2Client(t *testing.T) *groot2Process {
 	t.Helper()
-	requirePyZMQ(t)
-	cmd := exec.Command(pythonPath, "testdata/client.py", itoa(port))
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	if shared != nil {
+		return shared
+	}
+	cmd := exec.Command(pythonPath, "testdata/client.py")
 	in, err := cmd.StdinPipe()
 	require.NoError(t, err)
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	cmd.Stderr = os.Stderr
 	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		in.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	c := &client{t: t, in: in, out: bufio.NewScanner(out)}
-	c.out.Buffer(make([]byte, 1<<20), 16<<20)
-	require.True(t, c.out.Scan(), "the client did not start")
-	return c
+	p := &groot2Process{cmd: cmd, in: in, out: bufio.NewScanner(out)}
+	p.out.Buffer(make([]byte, 1<<20), 16<<20)
+	if !p.out.Scan() {
+		p.stop()
+		require.FailNow(t, "the client did not start")
+	}
+	shared = p
+	return p
+}
+
+// stopGroot2Client ends client.py, if it was started: it exits when its
+// stdin closes.
+func stopGroot2Client() {
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	if shared != nil {
+		shared.stop()
+		shared = nil
+	}
+}
+
+func (p *groot2Process) stop() {
+	p.in.Close()
+	done := make(chan struct{})
+	go func() { p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		p.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// call sends one command and returns its answer's line.
+func (p *groot2Process) call(t *testing.T, cmd map[string]any) []byte {
+	t.Helper()
+	line, _ := json.Marshal(cmd)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, err := p.in.Write(append(line, '\n'))
+	require.NoError(t, err)
+	require.True(t, p.out.Scan(), "the client died")
+	return slices.Clone(p.out.Bytes())
+}
+
+// client is one test's Groot2: a session of client.py connected to the
+// server on port (REQ) and port+1 (SUB), closed when the test ends.
+type client struct {
+	t       *testing.T
+	p       *groot2Process
+	session int
+}
+
+func startClient(t *testing.T, port int) *client {
+	t.Helper()
+	requirePyZMQ(t)
+	p := groot2Client(t)
+	var opened struct{ Session int }
+	require.NoError(t, json.Unmarshal(p.call(t, map[string]any{"op": "open", "port": port}), &opened))
+	require.NotZero(t, opened.Session, "the client opened no session")
+	t.Cleanup(func() { p.call(t, map[string]any{"op": "close", "session": opened.Session}) })
+	return &client{t: t, p: p, session: opened.Session}
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func (c *client) do(cmd map[string]any) [][]byte {
 	c.t.Helper()
-	line, _ := json.Marshal(cmd)
-	_, err := c.in.Write(append(line, '\n'))
-	require.NoError(c.t, err)
-	require.True(c.t, c.out.Scan(), "the client died")
+	cmd["session"] = c.session
 	var ans struct {
 		Frames []string
 		Error  string
 	}
-	require.NoError(c.t, json.Unmarshal(c.out.Bytes(), &ans))
+	require.NoError(c.t, json.Unmarshal(c.p.call(c.t, cmd), &ans))
 	require.Empty(c.t, ans.Error, "client: %s", ans.Error)
 	frames := make([][]byte, len(ans.Frames))
 	for i, f := range ans.Frames {
+		var err error
 		frames[i], err = hex.DecodeString(f)
 		require.NoError(c.t, err)
 	}

@@ -22,7 +22,16 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(endsGroot2Client{m})
+}
+
+// endsGroot2Client runs the tests, then ends the client.py they shared,
+// so that no Python outlives the run.
+type endsGroot2Client struct{ m *testing.M }
+
+func (e endsGroot2Client) Run() int {
+	defer stopGroot2Client()
+	return e.m.Run()
 }
 
 // served is a patrol tree behind a Server, with a libzmq client.
