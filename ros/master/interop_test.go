@@ -1,6 +1,7 @@
 package master_test
 
 import (
+	"encoding/json"
 	"net/url"
 	"strconv"
 	"strings"
@@ -54,19 +55,20 @@ var interopCases = []interopCase{
 		},
 	},
 	{
-		name:      "rostopic list and info show a rospy publisher and subscriber",
+		name:      "rostopic and rosnode list and info show a rospy publisher and subscriber",
 		rosmaster: true,
-		tools:     []string{"rostopic", "rospy", "std_msgs"},
+		tools:     []string{"rostopic", "rosnode", "rospy", "std_msgs"},
 		run: func(t *testing.T, uri string) {
 			rostest.Python(t, uri, "testdata/talker.py", "/chatter").WaitLine(t, "ready", nodeTimeout)
 			rostest.Python(t, uri, "testdata/listener.py", "/chatter").WaitLine(t, "heard hello", nodeTimeout)
 
-			list := rostest.Run(t, uri, toolTimeout, "rostopic", "list")
-			requireLines(t, list, "/chatter", "/rosout")
-
-			info := rostest.Run(t, uri, toolTimeout, "rostopic", "info", "/chatter")
-			requireContains(t, info, "Type: std_msgs/String", "Publishers:", " * /talker (http://127.0.0.1:",
+			runs := runTools(t, uri, []string{"rostopic", "list"}, []string{"rostopic", "info", "/chatter"},
+				[]string{"rosnode", "list"}, []string{"rosnode", "info", "/talker"})
+			requireLines(t, runs[0].ok(t), "/chatter", "/rosout")
+			requireContains(t, runs[1].ok(t), "Type: std_msgs/String", "Publishers:", " * /talker (http://127.0.0.1:",
 				"Subscribers:", " * /listener (http://127.0.0.1:")
+			requireLines(t, runs[2].ok(t), "/talker", "/listener")
+			requireContains(t, runs[3].ok(t), "Node [/talker]", "Publications:", " * /chatter [std_msgs/String]", "Pid:")
 		},
 	},
 	{
@@ -89,30 +91,48 @@ var interopCases = []interopCase{
 		rosmaster: true,
 		tools:     []string{"rosparam"},
 		run: func(t *testing.T, uri string) {
-			rostest.Run(t, uri, toolTimeout, "rosparam", "set", "/robot/max_speed", "0.5")
-			rostest.Run(t, uri, toolTimeout, "rosparam", "set", "/robot/name", "turtle & co <1>")
-			rostest.Run(t, uri, toolTimeout, "rosparam", "set", "/robot/base", "{radius: 0.2, wheels: [left, right], lidar: {hz: 10}}")
-
-			got := strings.TrimSpace(rostest.Run(t, uri, toolTimeout, "rosparam", "get", "/robot/max_speed"))
-			assert.Equal(t, "0.5", got, "rosparam get /robot/max_speed = %q, want 0.5", got)
-			got = strings.TrimSpace(rostest.Run(t, uri, toolTimeout, "rosparam", "get", "/robot/name"))
-			assert.Equal(t, "turtle & co <1>", got, "rosparam get /robot/name = %q, want %q", got, "turtle & co <1>")
-			requireContains(t, rostest.Run(t, uri, toolTimeout, "rosparam", "get", "/robot/base"),
-				"radius: 0.2", "hz: 10", "- left", "- right")
-
-			list := rostest.Run(t, uri, toolTimeout, "rosparam", "list")
-			requireLines(t, list, "/robot/max_speed", "/robot/name", "/robot/base/radius",
-				"/robot/base/wheels", "/robot/base/lidar/hz")
-
-			// rosparam merges a dictionary into the namespace key by key
-			// (the Master API's setParam replaces it: see the API tests).
-			rostest.Run(t, uri, toolTimeout, "rosparam", "set", "/robot/base", "{radius: 0.3}")
-			dump := rostest.Run(t, uri, toolTimeout, "rosparam", "dump")
-			requireContains(t, dump, "radius: 0.3", "max_speed: 0.5", "hz: 10")
-
-			rostest.Run(t, uri, toolTimeout, "rosparam", "delete", "/robot/name")
-			_, err := rostest.RunErr(t, uri, toolTimeout, "rosparam", "get", "/robot/name")
-			assert.Error(t, err, "rosparam get of a deleted parameter succeeded")
+			// One process runs the eleven command lines (see runTools);
+			// rosparam's own process sets parameters in the next case.
+			steps := []struct {
+				argv     []string
+				equal    string   // the whole output, trimmed, if not ""
+				contains []string // in the output
+				lines    []string // lines of the output
+				fails    bool
+			}{
+				{argv: []string{"rosparam", "set", "/robot/max_speed", "0.5"}},
+				{argv: []string{"rosparam", "set", "/robot/name", "turtle & co <1>"}},
+				{argv: []string{"rosparam", "set", "/robot/base", "{radius: 0.2, wheels: [left, right], lidar: {hz: 10}}"}},
+				{argv: []string{"rosparam", "get", "/robot/max_speed"}, equal: "0.5"},
+				{argv: []string{"rosparam", "get", "/robot/name"}, equal: "turtle & co <1>"},
+				{argv: []string{"rosparam", "get", "/robot/base"}, contains: []string{"radius: 0.2", "hz: 10", "- left", "- right"}},
+				{argv: []string{"rosparam", "list"}, lines: []string{"/robot/max_speed", "/robot/name",
+					"/robot/base/radius", "/robot/base/wheels", "/robot/base/lidar/hz"}},
+				// rosparam merges a dictionary into the namespace key by
+				// key (the Master API's setParam replaces it: see the API
+				// tests).
+				{argv: []string{"rosparam", "set", "/robot/base", "{radius: 0.3}"}},
+				{argv: []string{"rosparam", "dump"}, contains: []string{"radius: 0.3", "max_speed: 0.5", "hz: 10"}},
+				{argv: []string{"rosparam", "delete", "/robot/name"}},
+				{argv: []string{"rosparam", "get", "/robot/name"}, fails: true},
+			}
+			argvs := make([][]string, len(steps))
+			for i, step := range steps {
+				argvs[i] = step.argv
+			}
+			for i, run := range runTools(t, uri, argvs...) {
+				step := steps[i]
+				if step.fails {
+					assert.NotEqual(t, 0, run.Code, "%q succeeded:\n%s", step.argv, run.Out)
+					continue
+				}
+				out := run.ok(t)
+				if step.equal != "" {
+					assert.Equal(t, step.equal, strings.TrimSpace(out), "%q", step.argv)
+				}
+				requireContains(t, out, step.contains...)
+				requireLines(t, out, step.lines...)
+			}
 		},
 	},
 	{
@@ -132,25 +152,14 @@ var interopCases = []interopCase{
 		},
 	},
 	{
-		name:  "rosnode list and info show a rospy node",
-		tools: []string{"rosnode", "rospy", "std_msgs"},
-		run: func(t *testing.T, uri string) {
-			rostest.Python(t, uri, "testdata/talker.py", "/chatter").WaitLine(t, "ready", nodeTimeout)
-			requireLines(t, rostest.Run(t, uri, toolTimeout, "rosnode", "list"), "/talker")
-			requireContains(t, rostest.Run(t, uri, toolTimeout, "rosnode", "info", "/talker"),
-				"Node [/talker]", "Publications:", " * /chatter [std_msgs/String]", "Pid:")
-		},
-	},
-	{
 		name:  "rosservice list and call reach a rospy service",
 		tools: []string{"rosservice", "rospy"},
 		run: func(t *testing.T, uri string) {
 			server := rostest.Python(t, uri, "testdata/service_server.py")
 			server.WaitLine(t, "ready", nodeTimeout)
-			requireLines(t, rostest.Run(t, uri, toolTimeout, "rosservice", "list"),
-				"/reset_odometry", "/odometry/get_loggers")
-			requireContains(t, rostest.Run(t, uri, toolTimeout, "rosservice", "info", "/reset_odometry"),
-				"Node: /odometry", "Type: roscpp/Empty")
+			runs := runTools(t, uri, []string{"rosservice", "list"}, []string{"rosservice", "info", "/reset_odometry"})
+			requireLines(t, runs[0].ok(t), "/reset_odometry", "/odometry/get_loggers")
+			requireContains(t, runs[1].ok(t), "Node: /odometry", "Type: roscpp/Empty")
 			rostest.Run(t, uri, toolTimeout, "rosservice", "call", "/reset_odometry")
 			server.WaitLine(t, "called", nodeTimeout)
 		},
@@ -241,9 +250,9 @@ var interopCases = []interopCase{
 			// rospy unregisters in one system.multicall on SIGINT.
 			talker.Interrupt()
 			talker.WaitExit(t, nodeTimeout)
-			list := rostest.Run(t, uri, toolTimeout, "rosnode", "list")
+			runs := runTools(t, uri, []string{"rosnode", "list"}, []string{"rostopic", "list"})
+			list, topics := runs[0].ok(t), runs[1].ok(t)
 			assert.False(t, hasLine(list, "/talker"), "rosnode list still shows /talker after it shut down:\n%s", list)
-			topics := rostest.Run(t, uri, toolTimeout, "rostopic", "list")
 			assert.False(t, hasLine(topics, "/chatter"), "rostopic list still shows /chatter after its publisher shut down:\n%s", topics)
 		},
 	},
@@ -284,6 +293,45 @@ func TestInteropWithDebianTools(t *testing.T) {
 			}
 		})
 	}
+}
+
+// toolRun is what one command line run by runTools printed, and the
+// status the tool would have exited with.
+type toolRun struct {
+	Argv []string `json:"argv"`
+	Out  string   `json:"out"`
+	Err  string   `json:"err"`
+	Code int      `json:"code"`
+}
+
+// ok returns what the command line printed, failing the test unless it
+// succeeded.
+func (r toolRun) ok(t *testing.T) string {
+	t.Helper()
+	require.Equal(t, 0, r.Code, "%q exited with %d:\n%s%s", r.Argv, r.Code, r.Out, r.Err)
+	return r.Out
+}
+
+// runTools runs command lines of rosparam, rosnode, rostopic and
+// rosservice one after another in one Python process, by the main
+// functions their scripts call (testdata/ros_cli.py), and returns what
+// each printed: the tools' own code against the master, without a Python
+// start and the tools' imports for each command (a third of a core-second
+// each). Each tool still runs as a process of its own somewhere here
+// (rostopic echo, pub and hz; rosparam set; rosnode list; rosservice call).
+func runTools(t *testing.T, uri string, argvs ...[]string) []toolRun {
+	t.Helper()
+	arg, err := json.Marshal(argvs)
+	require.NoError(t, err)
+	out := rostest.Run(t, uri, toolTimeout, rostest.PythonPath, "testdata/ros_cli.py", string(arg))
+	var runs []toolRun
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r toolRun
+		require.NoError(t, json.Unmarshal([]byte(line), &r), "ros_cli.py printed %q", line)
+		runs = append(runs, r)
+	}
+	require.Len(t, runs, len(argvs), "ros_cli.py ran %d of %d command lines", len(runs), len(argvs))
+	return runs
 }
 
 // newGoroslibNode starts a goroslib node on the master at uri, closed when
