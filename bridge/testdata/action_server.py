@@ -1,7 +1,11 @@
 #!/usr/bin/python3
 """A move_base-like actionlib server whose goals behave as their frame_id says.
 
-Usage: action_server.py [NAME]   (default: move_base)
+Usage: action_server.py [NAME [PLAN]]   (default: move_base)
+
+With PLAN, the node also serves plan_server.py's nav_msgs/GetPlan service
+under that name (its lines, "call X Y T" and "abandoned", mixed with
+these): one rospy process for tests of both (a start costs ~0.4 core-s).
 
 target_pose.header.frame_id selects the behaviour of a goal:
   succeed  feedback twice, then succeed (result empty, as move_base's)
@@ -23,6 +27,7 @@ import rospy
 from move_base_msgs.msg import MoveBaseAction, MoveBaseFeedback, MoveBaseResult
 
 NAME = sys.argv[1] if len(sys.argv) > 1 else "move_base"
+PLAN = sys.argv[2] if len(sys.argv) > 2 else ""
 cancelled = set()
 lock = threading.Lock()
 
@@ -117,5 +122,9 @@ rospy.init_node("test_action_server", disable_signals=True)
 rospy.core.add_preshutdown_hook(lambda reason: say("rospy shut down:", reason))
 server = actionlib.ActionServer(NAME, MoveBaseAction, on_goal, on_cancel, auto_start=False)
 server.start()
+if PLAN:
+    import plan_server
+
+    plan_server.serve(PLAN)
 say("ready")
 rospy.spin()

@@ -3,6 +3,8 @@
 
 Usage: plan_server.py [NAME]   (default: make_plan)
 
+action_server.py serves it too, in its node, with serve(NAME).
+
 The plan goes straight from start to goal in two poses. A goal with a
 negative x makes the call fail; a goal at x = 99 answers after ten seconds.
 Prints "ready", then "call X Y" for every request and "abandoned" when a
@@ -31,7 +33,12 @@ def handle(req):
     return res
 
 
-rospy.init_node("test_plan_server", disable_signals=True)
-rospy.Service(NAME, GetPlan, handle)
-print("ready", flush=True)
-rospy.spin()
+def serve(name):
+    rospy.Service(name, GetPlan, handle)
+
+
+if __name__ == "__main__":
+    rospy.init_node("test_plan_server", disable_signals=True)
+    serve(NAME)
+    print("ready", flush=True)
+    rospy.spin()

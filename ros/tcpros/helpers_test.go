@@ -29,8 +29,16 @@ func typeOf(t testing.TB, m any) (name, md5, def string) {
 func newServer(t *testing.T, conf tcpros.ServerConf) *tcpros.Server {
 	t.Helper()
 	// The embedded master of interop tests serves the ROS tools' HTTP
-	// connections as long as they last; this package has no HTTP.
-	opts := []goleak.Option{goleak.IgnoreCurrent(), goleak.IgnoreAnyFunction("net/http.(*conn).serve")}
+	// connections as long as they last, and keeps its connections to the
+	// rospy peer's slave API (publisherUpdate) as long as it lives, past a
+	// subtest (TestInteropRospy checks they end with it); this package has
+	// no HTTP.
+	opts := []goleak.Option{
+		goleak.IgnoreCurrent(),
+		goleak.IgnoreAnyFunction("net/http.(*conn).serve"),
+		goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
+		goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"),
+	}
 	if conf.CallerID == "" {
 		conf.CallerID = "/btrobot_test"
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/serviceproc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/ros/tcpros"
@@ -111,11 +112,23 @@ func (n *testNode) publisherAddr(t *testing.T, topic string) string {
 func TestInteropRospy(t *testing.T) {
 	rostest.Require(t, "rospy", "rostopic", "rosservice", "std_srvs", "sensor_msgs", "geometry_msgs")
 	for _, m := range rostest.Masters() {
-		t.Run(m.Name, func(t *testing.T) { interopRospy(t, m.Start(t)) })
+		t.Run(m.Name, func(t *testing.T) {
+			// Registered first, so run last: once the master is closed and
+			// the peer killed, no goroutine of theirs (the master's
+			// connections to the peer, which newServer lets outlive a
+			// subtest) is left.
+			ignore := goleak.IgnoreCurrent()
+			t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
+			interopRospy(t, m.Start(t))
+		})
 	}
 }
 
 func interopRospy(t *testing.T, uri string) {
+	// One rospy node plays every role of the subtests (see peer.py): a
+	// rospy start costs ~0.3 core-s, and no subtest needs a fresh node.
+	peer := rostest.Python(t, uri, "testdata/peer.py")
+	peer.WaitLine(t, "ready", 20*time.Second)
 
 	t.Run("rostopic pub to our subscriber", func(t *testing.T) {
 		rostest.Start(t, uri, "rostopic", "pub", "-r", "20", "/cmd", "geometry_msgs/Twist", "{linear: {x: 1.5}, angular: {z: -0.25}}")
@@ -143,8 +156,6 @@ func interopRospy(t *testing.T, uri string) {
 	})
 
 	t.Run("rospy LaserScan to our subscriber", func(t *testing.T) {
-		talker := rostest.Python(t, uri, "testdata/peer.py", "talk")
-		talker.WaitLine(t, "ready", 20*time.Second)
 		n := newTestNode(t, uri, "/btrobot_scan")
 		got := make(chan *sensor_msgs.LaserScan, 100)
 		name, md5, def := typeOf(t, &sensor_msgs.LaserScan{})
@@ -181,13 +192,20 @@ func interopRospy(t *testing.T, uri string) {
 		assert.Contains(t, out, "x: 2.5")
 		assert.Contains(t, out, "z: 0.75")
 
-		listener := rostest.Python(t, uri, "testdata/peer.py", "listen")
-		listener.WaitLine(t, "twist 2.50 0.75", 20*time.Second) // the latched one
+		// The peer subscribed before we registered, but after we
+		// published: it gets the message only because it is latched.
+		peer.WaitLine(t, "twist 2.50 0.75", 20*time.Second)
 		require.NoError(t, p.Publish(&geometry_msgs.Twist{Linear: geometry_msgs.Vector3{X: -1}}))
-		listener.WaitLine(t, "twist -1.00 0.00", 20*time.Second)
+		peer.WaitLine(t, "twist -1.00 0.00", 20*time.Second)
 
-		anyMsg := rostest.Python(t, uri, "testdata/peer.py", "any")
-		anyMsg.WaitLine(t, "any 48 geometry_msgs/Twist", 20*time.Second) // the latched one, as raw bytes
+		// The peer's rospy.AnyMsg subscriber is on a topic of its own (one
+		// subscription per topic in a rospy node), published only now, so
+		// that its line comes after the twists WaitLine passed.
+		pa := publish(t, n.tcp, "/out_any", &geometry_msgs.Twist{}, true)
+		require.NoError(t, pa.Publish(&geometry_msgs.Twist{Linear: geometry_msgs.Vector3{X: 2.5}}))
+		_, err = n.master.RegisterPublisher("/out_any", "geometry_msgs/Twist", n.slave.URL())
+		require.NoError(t, err)
+		peer.WaitLine(t, "any 48 geometry_msgs/Twist", 20*time.Second) // the latched one, as raw bytes
 	})
 
 	t.Run("rosservice call and rospy to our service", func(t *testing.T) {
@@ -213,15 +231,15 @@ func interopRospy(t *testing.T, uri string) {
 		assert.Contains(t, out, "success: True")
 		assert.Contains(t, out, `message: "btrobot got it"`)
 
-		caller := rostest.Python(t, uri, "testdata/peer.py", "call")
-		caller.WaitLine(t, "done", 30*time.Second)
-		assert.Contains(t, caller.Stdout(), "reply True btrobot got it\nreply True btrobot got it\n")
-		assert.Contains(t, caller.Stdout(), "error service [/btrobot_set] responded with an error: b'"+assert.AnError.Error())
+		// The peer calls as soon as the master lists /btrobot_set.
+		for range 2 {
+			assert.Equal(t, "reply True btrobot got it", peer.WaitLine(t, "reply ", 30*time.Second))
+		}
+		assert.Contains(t, peer.WaitLine(t, "error ", 30*time.Second), "error service [/btrobot_set] responded with an error: b'"+assert.AnError.Error())
+		peer.WaitLine(t, "done", 30*time.Second)
 	})
 
 	t.Run("our client to rospy's service", func(t *testing.T) {
-		server := rostest.Python(t, uri, "testdata/peer.py", "serve")
-		server.WaitLine(t, "ready", 20*time.Second)
 		n := newTestNode(t, uri, "/btrobot_client")
 		rosrpc, err := n.master.LookupService("/rospy_set")
 		require.NoError(t, err)

@@ -26,7 +26,7 @@ func TestMoveBaseWithRospyClient(t *testing.T) {
 		t.Run(m.Name, func(t *testing.T) {
 			uri := m.Start(t)
 			n, _ := startSim(t, uri, simSetup{conf: Conf{Speed: 10}})
-			for _, tc := range []struct {
+			cases := []struct {
 				name, mode string
 				x, y, yaw  float64
 				state      string
@@ -34,15 +34,24 @@ func TestMoveBaseWithRospyClient(t *testing.T) {
 				{"reaches the goal", "wait", -5, 0, 0, "SUCCEEDED"},
 				{"no path into a wall", "wait", 0, 1.2, 0, "ABORTED"},
 				{"cancelled on the way", "cancel", 6.5, -3.5, 0, "PREEMPTED"},
-			} {
+			}
+			// One client for the cases (a rospy and actionlib start costs
+			// ~0.4 core-s), each sending its goal once the parameter says
+			// so, after the previous case's checks.
+			args := []string{"/robot1/move_base"}
+			for _, tc := range cases {
+				args = append(args, fmt.Sprintf("%s:%v:%v:%v", tc.mode, tc.x, tc.y, tc.yaw))
+			}
+			client := rostest.Python(t, uri, "testdata/move_base_client.py", args...)
+			client.WaitLine(t, "ready", 30*time.Second)
+			params := connect(t, uri, "move_base_test")
+			for i, tc := range cases {
 				t.Run(tc.name, func(t *testing.T) {
-					client := rostest.Python(t, uri, "testdata/move_base_client.py", "/robot1/move_base", tc.mode,
-						fmt.Sprint(tc.x), fmt.Sprint(tc.y), fmt.Sprint(tc.yaw))
-					client.WaitLine(t, "ready", 30*time.Second)
+					require.NoError(t, params.SetParam("/move_base_client/go", i))
 					if tc.state != "ABORTED" {
-						client.WaitLine(t, "feedback map", 30*time.Second)
+						client.WaitLine(t, fmt.Sprintf("goal %d feedback map", i), 30*time.Second)
 					}
-					client.WaitLine(t, "state "+tc.state, 60*time.Second)
+					client.WaitLine(t, fmt.Sprintf("goal %d state %s", i, tc.state), 60*time.Second)
 					switch tc.state {
 					case "SUCCEEDED":
 						p := robotState(n, "robot1", (*sim.Robot).Pose)
