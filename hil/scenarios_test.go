@@ -132,21 +132,7 @@ func hilPasses(t *testing.T, bin, file, transport string) {
 	out, err := cmd.CombinedOutput()
 	report, _ := os.ReadFile(junit)
 	require.NoError(t, err, "btrobot hil %s --transport %s:\n%s\nJUnit:\n%s", file, transport, out, report)
-	var suites struct {
-		Suites []struct {
-			Name      string `xml:"name,attr"`
-			SystemOut string `xml:"system-out"`
-			Cases     []struct {
-				Name    string `xml:"name,attr"`
-				Failure *struct {
-					Text string `xml:",chardata"`
-				} `xml:"failure"`
-				Error *struct {
-					Text string `xml:",chardata"`
-				} `xml:"error"`
-			} `xml:"testcase"`
-		} `xml:"testsuite"`
-	}
+	var suites junitSuites // the shape WriteJUnit writes
 	require.NoError(t, xml.Unmarshal(report, &suites), "%s", report)
 	require.Len(t, suites.Suites, 1, "%s", report)
 	suite := suites.Suites[0]
