@@ -60,6 +60,8 @@ var tools = map[string]tool{
 	// generators and the packages it depends on as CMake packages.
 	"catkin_make": {executable: "catkin_make", debian: "catkin ros-message-generation python3-gencpp libstd-msgs-dev libactionlib-msgs-dev g++"},
 	"genpy":       {module: "genpy", debian: "python3-genpy"},
+	// libzmq's Python binding: a Groot2 client (Groot2 links libzmq).
+	"zmq": {module: "zmq", debian: "python3-zmq"},
 }
 
 // PythonPath is the interpreter that runs rospy scripts: Debian's, which
