@@ -49,7 +49,7 @@ func loadSession(t *testing.T, path string) session {
 // the tree's XML compared element by element (the node models differ: each
 // has its own palette).
 func TestSameRepliesAsBTCPP(t *testing.T) {
-	requirePyZMQ(t)
+	rostest.Require(t, "zmq") // libzmq's Python binding, as Groot2 links libzmq
 	want := loadSession(t, "testdata/bt.cpp/groot2_session.json")
 
 	src, err := os.ReadFile("testdata/bt.cpp/counter.xml")

@@ -16,27 +16,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/btrobot/btrobot/ros/rostest"
 	"github.com/btrobot/btrobot/runtime"
 	"github.com/btrobot/btrobot/trees"
 )
 
 const pythonPath = "/usr/bin/python3"
-
-// pyZMQ is whether Debian's python3-zmq imports, asked once per run.
-var pyZMQ = sync.OnceValue(func() error { return exec.Command(pythonPath, "-c", "import zmq").Run() })
-
-// requirePyZMQ stops the test unless Debian's python3-zmq is there: it
-// fails under CI=true, skips otherwise.
-func requirePyZMQ(t *testing.T) {
-	t.Helper()
-	if err := pyZMQ(); err != nil {
-		msg := "needs libzmq's Python binding (apt-get install python3-zmq): " + err.Error()
-		if os.Getenv("CI") == "true" {
-			require.FailNow(t, msg+" (CI=true, so this fails instead of skipping)")
-		}
-		t.Skip(msg)
-	}
-}
 
 // groot2Process is testdata/client.py: Groot2's side of the protocol over
 // libzmq, one process for the whole run (started by the first test that
@@ -125,7 +110,7 @@ type client struct {
 
 func startClient(t *testing.T, port int) *client {
 	t.Helper()
-	requirePyZMQ(t)
+	rostest.Require(t, "zmq") // libzmq's Python binding, as Groot2 links libzmq
 	p := groot2Client(t)
 	var opened struct{ Session int }
 	require.NoError(t, json.Unmarshal(p.call(t, map[string]any{"op": "open", "port": port}), &opened))

@@ -46,7 +46,7 @@ type served struct {
 
 func serve(t *testing.T, heartbeat time.Duration) *served {
 	t.Helper()
-	requirePyZMQ(t)
+	rostest.Require(t, "zmq") // libzmq's Python binding, as Groot2 links libzmq
 	tree, doc, clock := patrol(t)
 	port := rostest.FreePortPair(t)
 	s := &served{tree: tree, clock: clock, id: uuid.New(), pauses: make(chan bool, 16)}
