@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/bluenviron/goroslib/v2 v2.1.5
+	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/google/uuid v1.6.0
 	github.com/stretchr/testify v1.12.1
@@ -15,7 +16,6 @@ require (
 )
 
 require (
-	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/gookit/color v1.5.4 // indirect

@@ -17,6 +17,10 @@ import (
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/css"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -61,6 +65,7 @@ func browser(t testing.TB, extra ...chromedp.ExecAllocatorOption) context.Contex
 		ctx, stop := startChromium(t.TempDir(), extra...)
 		t.Cleanup(stop)
 		require.NoError(t, chromedp.Do(ctx), "chromium did not start")
+		require.NoError(t, quiet(ctx))
 		return ctx
 	}
 	parent, err := sharedChromium.get()
@@ -68,7 +73,23 @@ func browser(t testing.TB, extra ...chromedp.ExecAllocatorOption) context.Contex
 	ctx, cancel := chromedp.NewContext(parent, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
 	require.NoError(t, chromedp.Do(ctx), "chromium opened no tab")
+	require.NoError(t, quiet(ctx))
 	return ctx
+}
+
+// quiet turns off the DevTools domains that chromedp enables on every tab
+// and no test reads: Network (an event per request and response, each
+// encoded by chromium and decoded by the test under the race detector),
+// CSS (a stylesheet event per sheet, and the style tracking behind it)
+// and Log. Runtime, Page and DOM stay: evaluating, navigating and the
+// selector queries need them.
+func quiet(ctx context.Context) error {
+	for _, off := range []cdp.Command[cdp.Empty, cdp.Empty]{network.Disable, css.Disable, cdplog.Disable} {
+		if _, err := chromedp.Call(ctx, off, cdp.Empty{}); err != nil {
+			return fmt.Errorf("%s: %w", off.Method, err)
+		}
+	}
+	return nil
 }
 
 // startChromium starts chromium on the profile in dir; stop ends it.
