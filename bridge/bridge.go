@@ -468,14 +468,30 @@ const catchUpPoll = time.Millisecond
 // catchUp waits, up to patience on the wall clock, until every input whose
 // newest message is older than its max_age has received another, and
 // returns the topics still stale then. After the process was stalled
-// (SIGSTOP) the messages that queued meanwhile are read by the
-// connection's goroutines, which may run after the loop's: catching up
+// (SIGSTOP) for stalled, the messages that queued meanwhile are read by
+// the connection's goroutines, which may run after the loop's: catching up
 // before the next Latch judges the inputs on what arrived rather than on
 // the stall.
-func (b *Bridge) catchUp(patience time.Duration) []string {
+//
+// On simulated time the clock is such an input: its /clock messages queued
+// too. It is caught up first, to the simulated time it would read by now
+// at its pace before the stall; judged against a clock still at the
+// stall's start every input looked fresh, and the next tick, on the clock
+// caught up, found one stale (cmd/btrobot's TestFailsafeStalledControllerResumes:
+// the battery, published at 1 Hz with a max_age of 5 s, after a 5 s stop).
+func (b *Bridge) catchUp(stalled, patience time.Duration) []string {
 	type waiting struct {
 		in    *bridgeInput
 		count uint64
+	}
+	start := time.Now()
+	deadline := start.Add(patience)
+	if sc := b.conn.SimClock(); sc != nil {
+		if want, ok := sc.Projected(start.Add(-stalled), start); ok {
+			for sc.Now().Before(want) && time.Now().Before(deadline) {
+				time.Sleep(catchUpPoll)
+			}
+		}
 	}
 	var wait []waiting
 	now := b.conn.Clock().Now()
@@ -485,7 +501,6 @@ func (b *Bridge) catchUp(patience time.Duration) []string {
 			wait = append(wait, waiting{in, count})
 		}
 	}
-	deadline := time.Now().Add(patience)
 	for len(wait) > 0 && time.Now().Before(deadline) {
 		kept := wait[:0]
 		for _, w := range wait {

@@ -81,8 +81,11 @@ type RunReport struct {
 // stall, so that a busy machine's scheduling does not stop the robot.
 const minStallLimit = 250 * time.Millisecond
 
-// catchUpPatience bounds the wait for fresh inputs after a stall.
-const catchUpPatience = 500 * time.Millisecond
+// catchUpPatience bounds the wait for fresh inputs after a stall, the
+// robot stopped meanwhile: long enough for an input published at 1 Hz
+// (the simulator's battery) whose newest message was read before the
+// clock caught up (and so looks as old as the stall) to send the next.
+const catchUpPatience = 1500 * time.Millisecond
 
 // lostGrace is how long a run that lost ROS keeps the master's shutdown
 // call waiting after the robot was stopped, for the goal cancels the halt
@@ -181,7 +184,7 @@ func Run(ctx context.Context, conf RunConf) (RunReport, error) {
 		lc.OnResume = func(d time.Duration) {
 			conn.Logf(ros.LogWarn, "the controller did not run for %.1f s (stopped or starved): stopping the robot and reading its inputs again", d.Seconds())
 			r.stop()
-			if stale := r.bridge.catchUp(catchUpPatience); len(stale) > 0 {
+			if stale := r.bridge.catchUp(d, catchUpPatience); len(stale) > 0 {
 				conn.Logf(ros.LogWarn, "after the stall, still no fresh message on %v", stale)
 			}
 		}

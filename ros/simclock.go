@@ -52,9 +52,12 @@ func (c *SimClock) Timer(at time.Time) (<-chan struct{}, func()) { return c.cloc
 
 // set moves the clock to t, as a /clock message does, and fires the timers it
 // passes.
-func (c *SimClock) set(t time.Time) {
+func (c *SimClock) set(t time.Time) { c.setAt(t, time.Now()) }
+
+// setAt is set with the wall time of the message given.
+func (c *SimClock) setAt(t, wall time.Time) {
 	c.mu.Lock()
-	c.steps[c.next] = simStep{sim: t, wall: time.Now()}
+	c.steps[c.next] = simStep{sim: t, wall: wall}
 	c.next = (c.next + 1) % simSteps
 	c.n = min(c.n+1, simSteps)
 	c.mu.Unlock()
@@ -92,6 +95,35 @@ func (c *SimClock) ReachedAt(at time.Time) (time.Time, bool) {
 		return time.Time{}, false // every remembered step is past at: the first is forgotten
 	}
 	return found, ok
+}
+
+// Projected returns the simulated time the clock would read at wall time
+// at, had /clock gone on at the pace of the steps it remembers from before
+// wall time before; false without two such steps a moment apart. After the
+// process was stopped, the /clock messages of the stop are still to be
+// read: the clock has caught up once it reads Projected(stop, now).
+func (c *SimClock) Projected(before, at time.Time) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var newest, oldest simStep
+	n := 0
+	for i := 1; i <= c.n; i++ { // newest first
+		s := c.steps[(c.next+simSteps-i)%simSteps]
+		if !s.wall.Before(before) {
+			continue
+		}
+		if n == 0 {
+			newest = s
+		}
+		oldest = s
+		n++
+	}
+	span := newest.wall.Sub(oldest.wall)
+	if n < 2 || span <= 0 {
+		return time.Time{}, false
+	}
+	rate := float64(newest.sim.Sub(oldest.sim)) / float64(span)
+	return newest.sim.Add(time.Duration(rate * float64(at.Sub(newest.wall)))), true
 }
 
 // Started is closed once the clock has been set, by the first /clock message.
