@@ -189,10 +189,6 @@ func (w *World) castScan(r *Robot) *LaserScan {
 // never skip an occupied cell; near them it walks cell by cell, so the range
 // is the one the cell walk alone would give.
 //
-// The kernels read +Inf from posInf, not math.Inf: math.Inf goes through
-// an unsafe conversion, which the race detector's pointer checks
-// (checkptr, on with -race) instrument even here.
-//
 // The grid's numeric kernels — traceRay, walkCells, the planner's astar,
 // distanceTransform and dt1 — are left out of the race detector's
 // instrumentation (go:norace): they only read and write memory their caller
@@ -200,7 +196,10 @@ func (w *World) castScan(r *Robot) *LaserScan {
 // arrays), and instrumenting each cell access made every simulated test run
 // a quarter slower under -race (hil's TestEachKindPassesAndFails: 24 → 17
 // CPU-s). The code around them stays instrumented, so a grid shared without
-// the lock is still seen where the other code touches it.
+// the lock is still seen where the other code touches it. They read +Inf
+// from posInf, not math.Inf, and take no math.Abs: those go through an
+// unsafe conversion, which the race detector's pointer checks (checkptr,
+// on with -race) instrument even in a norace function.
 //
 //go:norace
 func (g *Grid) traceRay(gx, gy, dx, dy, maxCells float64, field []float32) float64 {
