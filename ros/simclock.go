@@ -105,21 +105,19 @@ func (c *SimClock) ReachedAt(at time.Time) (time.Time, bool) {
 func (c *SimClock) Projected(before, at time.Time) (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var newest, oldest simStep
-	n := 0
+	var newest, oldest simStep  // zero until a step before before is found
 	for i := 1; i <= c.n; i++ { // newest first
 		s := c.steps[(c.next+simSteps-i)%simSteps]
 		if !s.wall.Before(before) {
 			continue
 		}
-		if n == 0 {
+		if newest.wall.IsZero() {
 			newest = s
 		}
 		oldest = s
-		n++
 	}
-	span := newest.wall.Sub(oldest.wall)
-	if n < 2 || span <= 0 {
+	span := newest.wall.Sub(oldest.wall) // 0 with fewer than two such steps
+	if span <= 0 {
 		return time.Time{}, false
 	}
 	rate := float64(newest.sim.Sub(oldest.sim)) / float64(span)
