@@ -139,17 +139,16 @@ func (s *Server) watch(ctx context.Context, every, settle time.Duration) {
 			s.conf.watchReloaded()
 		}
 		// What the reload read (a refused one keeps the old catalog: the
-		// same files are looked at again, and the next change reloads):
-		// the files looked at before it keep the stamps that made it, so
-		// that a change written while it ran, or just after, is seen
-		// (looked at after the reload, such a change passed for read);
-		// files the new catalog reads besides take theirs from now.
-		applied = look(cat.Conf.Dir, current().watched())
-		for p, st := range now {
-			if _, ok := applied[p]; ok {
-				applied[p] = st
-			}
-		}
+		// same files are looked at again, and the next change reloads),
+		// by readStamps' rules with the look that made the reload for
+		// "before": the files it saw keep their stamps, so that a change
+		// written while the reload ran, or just after, is seen (looked at
+		// after the reload, such a change passed for read); a tree file
+		// of the directory it did not see was written since, read or not,
+		// and is unknown (looked at after, a file added right after the
+		// reload passed for read); files the new catalog reads besides
+		// take theirs from now.
+		applied = readStamps(cat.Conf.Dir, now, look(cat.Conf.Dir, current().watched()))
 		last = applied
 	}
 }

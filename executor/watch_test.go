@@ -90,26 +90,37 @@ func TestWatchReloads(t *testing.T) {
 }
 
 // TestWatchSeesAChangeRightAfterAReload: a file written while a reload
-// runs, or just after it, before the watch looks again, is reloaded too
-// (the watch looked at the files after its reload and took such a change
-// for read: executor TestWatchReloads missed one in a full run).
+// runs, or just after it, before the watch looks again, is reloaded too:
+// a tree file changed (the watch looked at the files after its reload and
+// took such a change for read: executor TestWatchReloads missed one in a
+// full run) and a tree file added (the watch took the new file's stamp
+// from its look after the reload: TestWatchReloads' burst, written right
+// after the reload of the step before, was never loaded in a full run).
 func TestWatchSeesAChangeRightAfterAReload(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "a.xml")
-	write := func(id string) {
-		require.NoError(t, os.WriteFile(file, []byte(`<root BTCPP_format="4"><BehaviorTree ID="`+id+`"><AlwaysSuccess/></BehaviorTree></root>`), 0o644))
+	for _, tc := range []struct {
+		name, file string
+	}{
+		{"the tree file changed", "a.xml"},
+		{"a tree file added", "b.xml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write := func(name, id string) {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(`<root BTCPP_format="4"><BehaviorTree ID="`+id+`"><AlwaysSuccess/></BehaviorTree></root>`), 0o644))
+			}
+			write("a.xml", "First")
+			var once sync.Once
+			s := serve(t, dir, func(c *Conf) {
+				c.Watch, c.WatchEvery, c.WatchSettle = true, 20*time.Millisecond, 200*time.Millisecond
+				c.watchReloaded = func() { once.Do(func() { write(tc.file, "Third") }) }
+			})
+			has := func(id string) bool {
+				return slices.ContainsFunc(s.srv.List().Missions, func(m ros.Mission) bool { return m.Id == id })
+			}
+			write("a.xml", "Second") // reloaded; right after that reload, Third is written
+			require.Eventually(t, func() bool { return has("Third") }, 30*time.Second, 10*time.Millisecond, "the change written right after the reload is reloaded")
+		})
 	}
-	write("First")
-	var once sync.Once
-	s := serve(t, dir, func(c *Conf) {
-		c.Watch, c.WatchEvery, c.WatchSettle = true, 20*time.Millisecond, 200*time.Millisecond
-		c.watchReloaded = func() { once.Do(func() { write("Third") }) }
-	})
-	has := func(id string) bool {
-		return slices.ContainsFunc(s.srv.List().Missions, func(m ros.Mission) bool { return m.Id == id })
-	}
-	write("Second") // reloaded; right after that reload, Third is written
-	require.Eventually(t, func() bool { return has("Third") }, 30*time.Second, 10*time.Millisecond, "the change written right after the reload is reloaded")
 }
 
 // TestWatchSeesAFileWrittenBeforeItBegan: a file written after the
