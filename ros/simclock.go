@@ -28,11 +28,24 @@ type SimClock struct {
 	steps [simSteps]simStep // a ring of the newest steps
 	next  int
 	n     int
+	// pace is a ring of steps at least paceEvery apart on the wall
+	// clock, for Projected: the /clock messages of a stop, read at once
+	// when the process resumes, fill steps many times over, but add a
+	// sample or two here.
+	pace     [paceSamples]simStep
+	paceNext int
+	paceN    int
 }
 
 // simSteps is how many steps SimClock remembers for ReachedAt: a tick is due
 // within a few steps of the newest.
 const simSteps = 64
+
+// paceSamples steps paceEvery apart: the pace of the last 1.6 s.
+const (
+	paceSamples = 32
+	paceEvery   = 50 * time.Millisecond
+)
 
 type simStep struct {
 	sim, wall time.Time
@@ -60,6 +73,11 @@ func (c *SimClock) setAt(t, wall time.Time) {
 	c.steps[c.next] = simStep{sim: t, wall: wall}
 	c.next = (c.next + 1) % simSteps
 	c.n = min(c.n+1, simSteps)
+	if c.paceN == 0 || wall.Sub(c.pace[(c.paceNext+paceSamples-1)%paceSamples].wall) >= paceEvery {
+		c.pace[c.paceNext] = simStep{sim: t, wall: wall}
+		c.paceNext = (c.paceNext + 1) % paceSamples
+		c.paceN = min(c.paceN+1, paceSamples)
+	}
 	c.mu.Unlock()
 	c.clock.Set(t)
 	c.once.Do(func() { close(c.started) })
@@ -99,15 +117,20 @@ func (c *SimClock) ReachedAt(at time.Time) (time.Time, bool) {
 
 // Projected returns the simulated time the clock would read at wall time
 // at, had /clock gone on at the pace of the steps it remembers from before
-// wall time before; false without two such steps a moment apart. After the
-// process was stopped, the /clock messages of the stop are still to be
-// read: the clock has caught up once it reads Projected(stop, now).
+// wall time before (up to 1.6 s of them, sampled every 50 ms of the wall
+// clock); false without two such steps a moment apart. After the process
+// was stopped, the /clock messages of the stop are still to be read: the
+// clock has caught up once it reads Projected(stop, now). Those messages,
+// however many were read by then, do not make it forget the steps before
+// the stop (when the newest 64 steps were all it had, a stop's backlog
+// read before the question left it none: cmd/btrobot's
+// TestFailsafeStalledControllerResumes failed on that).
 func (c *SimClock) Projected(before, at time.Time) (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var newest, oldest simStep  // zero until a step before before is found
-	for i := 1; i <= c.n; i++ { // newest first
-		s := c.steps[(c.next+simSteps-i)%simSteps]
+	var newest, oldest simStep      // zero until a step before before is found
+	for i := 1; i <= c.paceN; i++ { // newest first
+		s := c.pace[(c.paceNext+paceSamples-i)%paceSamples]
 		if !s.wall.Before(before) {
 			continue
 		}
