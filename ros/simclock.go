@@ -122,9 +122,10 @@ func (c *SimClock) ReachedAt(at time.Time) (time.Time, bool) {
 // was stopped, the /clock messages of the stop are still to be read: the
 // clock has caught up once it reads Projected(stop, now). Those messages,
 // however many were read by then, do not make it forget the steps before
-// the stop (when the newest 64 steps were all it had, a stop's backlog
-// read before the question left it none: cmd/btrobot's
-// TestFailsafeStalledControllerResumes failed on that).
+// the stop, unless reading them took over a second and a half (when the
+// newest 64 steps were all it had, a stop's backlog read before the
+// question left it none: cmd/btrobot's TestFailsafeStalledControllerResumes
+// failed on that).
 func (c *SimClock) Projected(before, at time.Time) (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -101,11 +101,12 @@ func lockstepRun(t testing.TB, seed uint64, cmds []sim.Twist, period time.Durati
 	until := time.Duration(len(cmds)) * period
 	n, _ := startSim(t, uri, simSetup{seed: seed, robots: []sim.RobotConf{noisyRobot}, conf: Conf{Peers: 1, Until: until}})
 	if load {
-		// One core kept busy with something else the whole run: the
-		// simulator's and the peer's goroutines share the other with it
-		// and are preempted for it. (Three such loops, before, kept both
-		// cores of a 2-core machine busy, and in the full suite took
-		// their share of the CPU from every package running beside.)
+		// One goroutine spins the whole run: the simulator's and the
+		// peer's goroutines get the other core, and the scheduler's time
+		// slices of this one when they want both. (Three such loops,
+		// before, kept both cores of a 2-core machine busy, and in the
+		// full suite took their share of the CPU from every package
+		// running beside.)
 		ctx, cancel := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
 		wg.Add(1)
