@@ -488,9 +488,14 @@ func (b *Bridge) catchUp(stalled, patience time.Duration) []string {
 	deadline := start.Add(patience)
 	if sc := b.conn.SimClock(); sc != nil {
 		if want, ok := sc.Projected(start.Add(-stalled), start); ok {
-			for sc.Now().Before(want) && time.Now().Before(deadline) {
-				time.Sleep(catchUpPoll)
+			caught, stop := sc.Timer(want)
+			patient := time.NewTimer(patience)
+			select {
+			case <-caught:
+			case <-patient.C:
 			}
+			patient.Stop()
+			stop()
 		}
 	}
 	var wait []waiting
