@@ -25,16 +25,12 @@ type SimClock struct {
 	started chan struct{}
 
 	mu    sync.Mutex
-	steps [simSteps]simStep // a ring of the newest steps
-	next  int
-	n     int
-	// pace is a ring of steps at least paceEvery apart on the wall
-	// clock, for Projected: the /clock messages of a stop, read at once
-	// when the process resumes, fill steps many times over, but add a
-	// sample or two here.
-	pace     [paceSamples]simStep
-	paceNext int
-	paceN    int
+	steps stepRing // the newest simSteps steps
+	// pace holds steps at least paceEvery apart on the wall clock, for
+	// Projected: the /clock messages of a stop, read at once when the
+	// process resumes, fill steps many times over, but add a sample or
+	// two here.
+	pace stepRing
 }
 
 // simSteps is how many steps SimClock remembers for ReachedAt: a tick is due
@@ -51,10 +47,35 @@ type simStep struct {
 	sim, wall time.Time
 }
 
+// stepRing remembers the newest steps pushed, up to its size.
+type stepRing struct {
+	s       []simStep
+	next, n int
+}
+
+func newStepRing(size int) stepRing { return stepRing{s: make([]simStep, size)} }
+
+func (r *stepRing) push(s simStep) {
+	r.s[r.next] = s
+	r.next = (r.next + 1) % len(r.s)
+	r.n = min(r.n+1, len(r.s))
+}
+
+// newest returns the i-th newest step, i from 1 to r.n.
+func (r *stepRing) newest(i int) simStep { return r.s[(r.next+len(r.s)-i)%len(r.s)] }
+
+// full reports whether the ring has forgotten a step.
+func (r *stepRing) full() bool { return r.n == len(r.s) }
+
 // newSimClock returns a clock at time zero that moves only through set: a
 // Conn feeds it from /clock, and tests drive one directly.
 func newSimClock() *SimClock {
-	return &SimClock{clock: runtime.NewManualClock(time.Unix(0, 0)), started: make(chan struct{})}
+	return &SimClock{
+		clock:   runtime.NewManualClock(time.Unix(0, 0)),
+		started: make(chan struct{}),
+		steps:   newStepRing(simSteps),
+		pace:    newStepRing(paceSamples),
+	}
 }
 
 // Now returns the newest simulated time.
@@ -70,13 +91,9 @@ func (c *SimClock) set(t time.Time) { c.setAt(t, time.Now()) }
 // setAt is set with the wall time of the message given.
 func (c *SimClock) setAt(t, wall time.Time) {
 	c.mu.Lock()
-	c.steps[c.next] = simStep{sim: t, wall: wall}
-	c.next = (c.next + 1) % simSteps
-	c.n = min(c.n+1, simSteps)
-	if c.paceN == 0 || wall.Sub(c.pace[(c.paceNext+paceSamples-1)%paceSamples].wall) >= paceEvery {
-		c.pace[c.paceNext] = simStep{sim: t, wall: wall}
-		c.paceNext = (c.paceNext + 1) % paceSamples
-		c.paceN = min(c.paceN+1, paceSamples)
+	c.steps.push(simStep{sim: t, wall: wall})
+	if c.pace.n == 0 || wall.Sub(c.pace.newest(1).wall) >= paceEvery {
+		c.pace.push(simStep{sim: t, wall: wall})
 	}
 	c.mu.Unlock()
 	c.clock.Set(t)
@@ -88,10 +105,10 @@ func (c *SimClock) setAt(t, wall time.Time) {
 func (c *SimClock) LastSet() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.n == 0 {
+	if c.steps.n == 0 {
 		return time.Time{}
 	}
-	return c.steps[(c.next+simSteps-1)%simSteps].wall
+	return c.steps.newest(1).wall
 }
 
 // ReachedAt returns the wall time of the first remembered set that took the
@@ -102,14 +119,14 @@ func (c *SimClock) ReachedAt(at time.Time) (time.Time, bool) {
 	defer c.mu.Unlock()
 	var found time.Time
 	ok := false
-	for i := 1; i <= c.n; i++ { // newest first
-		s := c.steps[(c.next+simSteps-i)%simSteps]
+	for i := 1; i <= c.steps.n; i++ { // newest first
+		s := c.steps.newest(i)
 		if s.sim.Before(at) {
 			break
 		}
 		found, ok = s.wall, true
 	}
-	if ok && c.n == simSteps && !c.steps[c.next].sim.Before(at) {
+	if ok && c.steps.full() && !c.steps.newest(c.steps.n).sim.Before(at) {
 		return time.Time{}, false // every remembered step is past at: the first is forgotten
 	}
 	return found, ok
@@ -129,9 +146,9 @@ func (c *SimClock) ReachedAt(at time.Time) (time.Time, bool) {
 func (c *SimClock) Projected(before, at time.Time) (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var newest, oldest simStep      // zero until a step before before is found
-	for i := 1; i <= c.paceN; i++ { // newest first
-		s := c.pace[(c.paceNext+paceSamples-i)%paceSamples]
+	var newest, oldest simStep       // zero until a step before before is found
+	for i := 1; i <= c.pace.n; i++ { // newest first
+		s := c.pace.newest(i)
 		if !s.wall.Before(before) {
 			continue
 		}
