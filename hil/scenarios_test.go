@@ -61,8 +61,9 @@ func runScenarioOn(t *testing.T, s *Scenario, transport string) Result {
 // file at a time — except the long ones (the soak in scenarios/soak/,
 // long: true), which take minutes: `btrobot hil scenarios/` leaves them
 // out as this does, and BenchmarkSoak runs them. Every scenario runs
-// in-process (hil's default), and those a transport could change
-// (overTCPROS) run over TCPROS as well.
+// in-process (hil's default) — but those TestSameSeedSameRun runs twice
+// in-process, under the race detector, holding every expectation — and
+// those a transport could change (overTCPROS) run over TCPROS as well.
 //
 // The program is the one the test run built (rostest.Btrobot), without
 // the race detector: the sweep costs three and a half times the CPU under
@@ -75,12 +76,19 @@ func runScenarioOn(t *testing.T, s *Scenario, transport string) Result {
 func TestShippedScenariosPass(t *testing.T) {
 	bin := rostest.Btrobot(t)
 	files := shippedScenarios(t)
+	sameSeed := map[string]bool{}
+	for _, f := range sameSeedScenarios {
+		sameSeed[filepath.Clean(f)] = true
+	}
 	for _, transport := range []string{mission.TransportInproc, mission.TransportROS} {
 		t.Run(transport, func(t *testing.T) {
+			ran := 0
 			for _, f := range files {
-				if transport == mission.TransportROS && !overTCPROS(t, f) {
+				if transport == mission.TransportROS && !overTCPROS(t, f) ||
+					transport == mission.TransportInproc && sameSeed[filepath.Clean(f)] {
 					continue
 				}
+				ran++
 				t.Run(filepath.Base(f), func(t *testing.T) {
 					s, err := Check(f)
 					require.NoError(t, err)
@@ -89,6 +97,9 @@ func TestShippedScenariosPass(t *testing.T) {
 					}
 					hilPasses(t, bin, f, transport)
 				})
+			}
+			if transport == mission.TransportInproc {
+				assert.Equal(t, len(files)-len(sameSeed), ran, "shipped scenarios run in-process here")
 			}
 		})
 	}
