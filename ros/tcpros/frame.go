@@ -4,7 +4,7 @@ package tcpros
 // little-endian length and that many bytes.
 
 import (
-	"bytes"
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -58,15 +58,19 @@ func ReadFrame(r io.Reader, max int) ([]byte, error) {
 
 // readBegunFrame waits as long as it takes for a frame's first byte, then
 // reads the frame whole within timeout of it: a peer may be quiet between
-// frames, but not trickle one.
-func readBegunFrame(c net.Conn, max int, timeout time.Duration) ([]byte, error) {
-	var first [1]byte
-	c.SetReadDeadline(time.Time{})
-	if _, err := io.ReadFull(c, first[:]); err != nil {
-		return nil, err
+// frames, but not trickle one. r buffers c: a read takes what has arrived,
+// often the whole frame and the next, where reading the length and then the
+// body cost three reads of the connection a frame (and a wait for the first
+// byte although the rest was there).
+func readBegunFrame(c net.Conn, r *bufio.Reader, max int, timeout time.Duration) ([]byte, error) {
+	if r.Buffered() == 0 {
+		c.SetReadDeadline(time.Time{})
+		if _, err := r.Peek(1); err != nil {
+			return nil, err
+		}
 	}
 	c.SetReadDeadline(time.Now().Add(timeout))
-	frame, err := ReadFrame(io.MultiReader(bytes.NewReader(first[:]), c), max)
+	frame, err := ReadFrame(r, max)
 	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
 		err = fmt.Errorf("a frame begun did not arrive whole within %v: %w", timeout, err)
 	}

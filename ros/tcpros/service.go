@@ -6,6 +6,7 @@ package tcpros
 // request after request; otherwise the server closes it after one.
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -136,6 +137,7 @@ func (svc *Service) serve(c net.Conn, h Header) {
 		return
 	}
 	persistent := h["persistent"] == "1"
+	r := bufio.NewReader(c) // the header was read exactly: what follows is requests
 	for {
 		// A persistent client may stay idle between requests (it holds
 		// one of MaxConns); a request that has begun arrives whole within
@@ -144,10 +146,10 @@ func (svc *Service) serve(c net.Conn, h Header) {
 		var frame []byte
 		var err error
 		if persistent {
-			frame, err = readBegunFrame(c, svc.conf.MaxRequest, s.conf.HandshakeTimeout)
+			frame, err = readBegunFrame(c, r, svc.conf.MaxRequest, s.conf.HandshakeTimeout)
 		} else {
 			c.SetReadDeadline(time.Now().Add(s.conf.HandshakeTimeout))
-			frame, err = ReadFrame(c, svc.conf.MaxRequest)
+			frame, err = ReadFrame(r, svc.conf.MaxRequest)
 		}
 		if err != nil {
 			return

@@ -4,6 +4,7 @@ package tcpros
 // port, exchange headers, then read framed messages, each bounded.
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -131,8 +132,10 @@ func boolField(b bool) string {
 
 func (s *Subscription) read(t reflect.Type, conf SubscriberConf) {
 	defer close(s.done)
+	// The handshake read exactly the header: what follows is frames.
+	r := bufio.NewReader(s.conn)
 	for {
-		frame, err := readBegunFrame(s.conn, conf.MaxFrame, conf.FrameTimeout)
+		frame, err := readBegunFrame(s.conn, r, conf.MaxFrame, conf.FrameTimeout)
 		if err != nil {
 			s.fail(fmt.Errorf("tcpros: topic %s from %s: %w", conf.Topic, conf.Addr, err))
 			return
