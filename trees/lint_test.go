@@ -43,6 +43,9 @@ func xmllintEach(t *testing.T, lint string, args []string, files []string) map[s
 	said := map[string]*strings.Builder{}
 	current := ""
 	for _, line := range strings.SplitAfter(string(out), "\n") {
+		if line == "" {
+			continue // after the last newline; a well-formed file gets no line at all
+		}
 		if name, _, ok := strings.Cut(line, ":"); ok && known[name] {
 			current = name
 		} else if name, _, ok := strings.Cut(line, " "); ok && known[name] {
@@ -59,6 +62,35 @@ func xmllintEach(t *testing.T, lint string, args []string, files []string) map[s
 		each[f] = strings.TrimSpace(b.String())
 	}
 	return each
+}
+
+// TestXmllintEach: what xmllint says of many files goes to each file,
+// and a well-formed file gets nothing.
+func TestXmllintEach(t *testing.T) {
+	xl := xmllint(t)
+	const good, bad1, bad2 = "missions/delivery.xml", "testdata/broken/entity_bomb.xml", "testdata/broken/malformed.xml"
+	for _, tc := range []struct {
+		files  []string
+		errors []string // the files said to have an error
+	}{
+		{[]string{good}, nil},
+		{[]string{bad1, good, bad2}, []string{bad1, bad2}},
+		{[]string{bad2, bad1}, []string{bad1, bad2}},
+	} {
+		said := xmllintEach(t, xl, []string{"--noout"}, tc.files)
+		var errs []string
+		for f, text := range said {
+			require.Contains(t, tc.files, f)
+			assert.Contains(t, text, "error")
+			for _, other := range tc.files {
+				if other != f {
+					assert.NotContains(t, text, other, "what xmllint said of %s", f)
+				}
+			}
+			errs = append(errs, f)
+		}
+		assert.ElementsMatch(t, tc.errors, errs, "%v", tc.files)
+	}
 }
 
 // TestLint: each place that the loader reads but XML does not allow gets a
