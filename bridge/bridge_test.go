@@ -301,6 +301,14 @@ inputs:
 	})
 	tree := buildTree(t, Deps{Conn: c, Profile: p}, `<root BTCPP_format="4"><BehaviorTree ID="Main"><Record/></BehaviorTree></root>`, record)
 	stop, _ := runInBackground(t, RunConf{Conn: c, Tree: tree, Profile: p})
+	// The first tick before the first heartbeat: the publisher starts
+	// once a tick is recorded (on a loaded machine the loop's first tick
+	// once came after a heartbeat had arrived: proof run 411).
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(samples) > 0
+	}, 10*time.Second, time.Millisecond, "a first tick")
 	pub, err := ros.NewPublisher(ros.PublisherConf{Conn: pubConn, Topic: "heartbeat", Msg: std_msgs.Int32{}})
 	require.NoError(t, err)
 	waitSubscribers(t, pubConn, "heartbeat", 1)
