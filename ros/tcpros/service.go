@@ -224,6 +224,7 @@ type ServiceClient struct {
 	conf ServiceClientConf
 	mu   sync.Mutex
 	conn net.Conn
+	r    *bufio.Reader // conn's, made with it: a response's ok byte, length and body in one read
 }
 
 // NewServiceClient returns a client; it connects on the first call.
@@ -270,9 +271,9 @@ func (sc *ServiceClient) call(ctx context.Context, req, res any) error {
 			c.Close()
 			return err
 		}
-		sc.conn = c
+		sc.conn, sc.r = c, bufio.NewReader(c)
 	}
-	c := sc.conn
+	c, r := sc.conn, sc.r
 	if !sc.conf.Persistent {
 		defer func() { c.Close(); sc.conn = nil }()
 	}
@@ -291,10 +292,10 @@ func (sc *ServiceClient) call(ctx context.Context, req, res any) error {
 		return err
 	}
 	var ok [1]byte
-	if _, err := io.ReadFull(c, ok[:]); err != nil {
+	if _, err := io.ReadFull(r, ok[:]); err != nil {
 		return err
 	}
-	body, err := ReadFrame(c, sc.conf.MaxResponse)
+	body, err := ReadFrame(r, sc.conf.MaxResponse)
 	if err != nil {
 		return err
 	}
