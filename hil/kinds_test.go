@@ -30,12 +30,14 @@ func TestEachKindPassesAndFails(t *testing.T) {
 		// fail-safe; with the default 2 s clock_timeout, later than 1 s.
 		{"master", "pass_master", true, "", "at rest "},
 		// The simulator runs at real time while the controller meets its
-		// fault, so when after 5 s it aborts is the machine's business.
-		{"master", "fail_master", false, "outcome", "aborted at 5"},
+		// fault, so when after 5 s it aborts is the machine's business; why
+		// is not. A failed or aborted outcome's verdict says why (the
+		// explanation's leaf, or the error).
+		{"master", "fail_master", false, "outcome", "s: shut down by the master"},
 		{"clock", "pass_clock", true, "", "at rest "},
 		{"clock", "fail_clock", false, "at_rest", "at rest "},
 		{"stall", "pass_stall", true, "", "reached FAILURE at "},
-		{"stall", "fail_stall", false, "outcome", "failed at "},
+		{"stall", "fail_stall", false, "outcome", "FAILURE: going to kitchen: the goal of /robot1/move_base was cancelled: the controller stalled (the watchdog)"},
 		// The simulator's faults.
 		{"battery", "pass_battery", true, "", "lowest 2"},
 		{"battery", "fail_battery_never_below", false, "battery_never_below", "lowest 2"},
@@ -44,7 +46,7 @@ func TestEachKindPassesAndFails(t *testing.T) {
 		{"clear_obstacle", "pass_clear_obstacle", true, "", "kitchen at "},
 		{"clear_obstacle", "fail_clear_obstacle", false, "node", "never reached FAILURE"},
 		{"move_base stop", "pass_move_base", true, "", "failed at "},
-		{"move_base stop", "fail_move_base", false, "outcome", "failed at "},
+		{"move_base stop", "fail_move_base", false, "outcome", "s: Errand/errand/to_kitchen (NavigateTo) FAILURE: /robot1/move_base aborted the goal to kitchen"},
 		{"move_base restart", "pass_restart", true, "", "visits reached 2"},
 		{"move_base restart", "fail_restart", false, "outcome", "visits reached 2"},
 		{"freeze", "pass_freeze", true, "", "at rest "},
@@ -61,9 +63,9 @@ func TestEachKindPassesAndFails(t *testing.T) {
 		{"near", "pass_near", true, "", "lowest 9"},
 		{"near", "fail_near", false, "battery_never_below", "lowest 9"},
 		{"when node", "pass_when_node", true, "", "failed at "},
-		{"when node", "fail_when_node", false, "outcome", "failed at "},
+		{"when node", "fail_when_node", false, "outcome", "s: Errand/errand/to_kitchen (NavigateTo) FAILURE: "},
 		{"when entry", "pass_when_entry", true, "", "failed at "},
-		{"when entry", "fail_when_entry", false, "outcome", "failed at "},
+		{"when entry", "fail_when_entry", false, "outcome", "s: Errand/errand/to_kitchen (NavigateTo) FAILURE: "},
 		// A mission with BehaviorTree.CPP substitution rules: the
 		// navigation a test node, the robot still.
 		{"substitute", "pass_substitute", true, "", "robot1 at "},

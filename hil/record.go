@@ -467,6 +467,21 @@ func (rec *recorder) judge(reps []mission.Report) []Verdict {
 	return out
 }
 
+// why says why a mission failed or aborted, after a colon, for a verdict
+// that reads on one line: the deepest node of its explanation (the leaf
+// whose result decided the outcome, with its reason) or the error that
+// aborted it. Nothing for a mission that succeeded or was stopped (its
+// outcome already says by what), nor for a failure with no explanation.
+func why(rep mission.Report) string {
+	switch {
+	case rep.Outcome == mission.Failed && len(rep.Explanation) > 0:
+		return ": " + rep.Explanation[len(rep.Explanation)-1].String()
+	case rep.Outcome == mission.Aborted && rep.Err != nil:
+		return ": " + rep.Err.Error()
+	}
+	return ""
+}
+
 func (rr *robotRecord) judge(e Expectation, rep mission.Report) (bool, string) {
 	rr.mu.Lock()
 	defer rr.mu.Unlock()
@@ -477,12 +492,12 @@ func (rr *robotRecord) judge(e Expectation, rep mission.Report) (bool, string) {
 	switch e.Kind {
 	case "outcome":
 		ok := e.Outcome == rep.Outcome.String() || e.Outcome == "done" && rep.OK()
-		return ok, fmt.Sprintf("%s at %v", outcome, rr.end)
+		return ok, fmt.Sprintf("%s at %v", outcome, rr.end) + why(rep)
 	case "ends_within":
 		if rep.Outcome == mission.Stopped && !rep.Done {
 			return false, outcome + ", still running at " + rr.end.String()
 		}
-		return rr.end <= e.Within, fmt.Sprintf("%s at %v", outcome, rr.end)
+		return rr.end <= e.Within, fmt.Sprintf("%s at %v", outcome, rr.end) + why(rep)
 	case "visits", "visits_in_order":
 		return rr.judgeVisits(e)
 	case "collisions_at_most":

@@ -2,7 +2,9 @@ package hil
 
 import (
 	"bytes"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -34,5 +36,46 @@ func TestHTMLReportShowsEveryFailedAlternative(t *testing.T) {
 		"  MainTree/get_power/dock_west (Dock) FAILURE: dock_west is occupied\n",
 	} {
 		assert.Contains(t, html, want)
+	}
+}
+
+// TestOutcomeVerdictSaysWhy: the verdict on a mission's outcome says when
+// it ended and, for a failed or aborted one, why — the leaf of its
+// explanation or the error — so that a failing scenario reads from the
+// console or the JUnit message without opening its report.
+func TestOutcomeVerdictSaysWhy(t *testing.T) {
+	chain := []runtime.Cause{
+		{Path: "MainTree/errand", Type: "Sequence", Status: runtime.Failure},
+		{Path: "MainTree/errand/go", Type: "NavigateTo", Status: runtime.Failure, Reason: "move_base did not acknowledge the goal within 2s"},
+	}
+	failed := mission.Report{Outcome: mission.Failed, Status: runtime.Failure, Explanation: chain}
+	outcome := func(want string) Expectation { return Expectation{Kind: "outcome", Outcome: want} }
+	within := Expectation{Kind: "ends_within", Within: time.Minute}
+	for _, tc := range []struct {
+		name     string
+		expect   Expectation
+		report   mission.Report
+		pass     bool
+		measured string
+	}{
+		{"failed, done wanted", outcome("done"), failed, false,
+			"failed at 10.5s: MainTree/errand/go (NavigateTo) FAILURE: move_base did not acknowledge the goal within 2s"},
+		{"failed, failure wanted", outcome("failed"), failed, true,
+			"failed at 10.5s: MainTree/errand/go (NavigateTo) FAILURE: move_base did not acknowledge the goal within 2s"},
+		{"failed with no explanation", outcome("done"), mission.Report{Outcome: mission.Failed}, false, "failed at 10.5s"},
+		{"aborted", outcome("done"), mission.Report{Outcome: mission.Aborted, Err: errors.New("lost the master")}, false,
+			"aborted at 10.5s: lost the master"},
+		{"succeeded", outcome("done"), mission.Report{Outcome: mission.Succeeded, Explanation: chain[:1]}, true, "succeeded at 10.5s"},
+		{"stopped", outcome("done"), mission.Report{Outcome: mission.Stopped, Why: "interrupted by SIGINT"}, false,
+			"stopped (interrupted by SIGINT) at 10.5s"},
+		{"ends within, failed", within, failed, true,
+			"failed at 10.5s: MainTree/errand/go (NavigateTo) FAILURE: move_base did not acknowledge the goal within 2s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rr := &robotRecord{name: "robot1", end: 10500 * time.Millisecond}
+			pass, measured := rr.judge(tc.expect, tc.report)
+			assert.Equal(t, tc.pass, pass, measured)
+			assert.Equal(t, tc.measured, measured)
+		})
 	}
 }
