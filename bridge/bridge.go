@@ -489,7 +489,7 @@ func (b *Bridge) catchUp(stalled, patience time.Duration) []string {
 	if sc := b.conn.SimClock(); sc != nil {
 		if want, ok := sc.Projected(start.Add(-stalled), start); ok {
 			caught, stop := sc.Timer(want)
-			patient := time.NewTimer(patience)
+			patient := time.NewTimer(time.Until(deadline)) // one patience for the clock and the inputs
 			select {
 			case <-caught:
 			case <-patient.C:

@@ -242,9 +242,8 @@ func (sc *ServiceClient) Call(ctx context.Context, req, res any) error {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	if err := sc.call(ctx, req, res); err != nil {
-		if sc.conn != nil && !errors.Is(err, ErrServiceFailed) {
-			sc.conn.Close()
-			sc.conn = nil
+		if !errors.Is(err, ErrServiceFailed) {
+			sc.disconnect()
 		}
 		return fmt.Errorf("tcpros: service %s: %w", sc.conf.Service, err)
 	}
@@ -275,7 +274,7 @@ func (sc *ServiceClient) call(ctx context.Context, req, res any) error {
 	}
 	c, r := sc.conn, sc.r
 	if !sc.conf.Persistent {
-		defer func() { c.Close(); sc.conn = nil }()
+		defer sc.disconnect()
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		c.SetDeadline(dl)
@@ -309,8 +308,14 @@ func (sc *ServiceClient) call(ctx context.Context, req, res any) error {
 func (sc *ServiceClient) Close() {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
+	sc.disconnect()
+}
+
+// disconnect closes the connection, if there is one, and forgets it with
+// its buffer; the next call connects anew. sc.mu is held.
+func (sc *ServiceClient) disconnect() {
 	if sc.conn != nil {
 		sc.conn.Close()
-		sc.conn = nil
+		sc.conn, sc.r = nil, nil
 	}
 }
