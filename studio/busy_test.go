@@ -231,7 +231,12 @@ func TestABusyDeltaShowsEachNodeAsTheTickLeftIt(t *testing.T) {
 					}
 				}))()
 			}
+			// The page connected before the tick: the tick is noted for
+			// it, however late the pump wakes (a tick begun before the
+			// pump had woken for the page once went unnoted under load,
+			// proof run 452: no event carried a node).
 			tick(t, tree, dbg, 1)
+			require.True(t, studio.NodesNoted(dbg), "a page read: the tick noted the nodes it changed")
 			for {
 				ev := nextWithin(t, page, 10*time.Second)
 				if ev.name != "delta" {
@@ -272,7 +277,11 @@ func TestThePumpSleepsWhileNoPageReads(t *testing.T) {
 	snap := nextWithin(t, page, 10*time.Second)
 	require.Equal(t, "snapshot", snap.name)
 	assert.Equal(t, float64(made.Load()), snap.data["n"], "the snapshot counts the ticks made while no page read")
+	// Read for from the moment it connected, not from when the pump
+	// woke for it.
+	assert.False(t, studio.PumpAsleep(dbg), "a page reads")
 	tick(t, tree, dbg, 1)
+	assert.True(t, studio.NodesNoted(dbg), "the tick after a page connected is noted for it")
 	for {
 		ev := nextWithin(t, page, 10*time.Second)
 		if ev.name == "delta" && ev.data["n"].(float64) == float64(made.Load()) {

@@ -2,9 +2,11 @@ package studio
 
 import "github.com/btrobot/btrobot/mission"
 
-// PumpAsleep reports whether the pump of a live run (a Debugger the
-// server made) waits for a page to connect.
-func PumpAsleep(d mission.Debugger) bool { return d.(*live).asleep.Load() }
+// PumpAsleep reports whether no page reads a live run's events (a
+// Debugger the server made): its hub found none, and none has connected
+// since. The pump then waits for a page, and the tree notes nothing for
+// pages.
+func PumpAsleep(d mission.Debugger) bool { return d.(*live).run.hub.unread.Load() }
 
 // NodesNoted reports whether the tree notes for a live run the nodes its
 // last tick changed (a page reads); call it on the tick's goroutine.

@@ -195,8 +195,6 @@ type live struct {
 	dbg   *debugger
 	scope []scope
 	wake  chan struct{}
-	// asleep: the pump waits for a page to connect (no page reads).
-	asleep atomic.Bool
 	// debugGen counts the debugger's changes (debugChanged): a delta
 	// whose debugger state was read before a change does not clear dirty.
 	debugGen atomic.Uint64
@@ -444,7 +442,7 @@ func (l *live) OnChanged(c *runtime.Changed) {
 // snapshot is set right by the next delta.
 func (l *live) WantsChanges() bool {
 	l.changed = true
-	want := !l.asleep.Load()
+	want := !l.run.hub.unread.Load()
 	if want && !l.noting && l.stale {
 		l.resync = true
 	}
@@ -622,14 +620,12 @@ func (l *live) pump(every time.Duration) {
 	last := time.Now() // the first event a period after the start, as a beat would send it
 	for {
 		if l.run.hub.idle(resumeWithin) {
-			l.asleep.Store(true)
 			select {
 			case <-l.stop:
 				l.publish()
 				return
 			case <-l.run.hub.joined:
 			}
-			l.asleep.Store(false)
 		}
 		select {
 		case <-l.stop:

@@ -41,6 +41,12 @@ type hub struct {
 	// joined receives when a page connects: a pump that sleeps while no
 	// page reads wakes.
 	joined chan struct{}
+	// unread: idle found that no page reads, and none has connected
+	// since. Set and cleared under mu, with the clients it is about, so
+	// that a page that connects is read for from the next tick on,
+	// however late the pump wakes for it (a flag of the pump's own,
+	// cleared when it woke, let a tick begun meanwhile go unnoted).
+	unread atomic.Bool
 }
 
 type client struct {
@@ -113,6 +119,7 @@ func (h *hub) subscribe() *client {
 	if !h.closed {
 		h.clients[c] = struct{}{}
 		h.had = true
+		h.unread.Store(false)
 		select {
 		case h.joined <- struct{}{}:
 		default:
@@ -146,6 +153,7 @@ func (h *hub) idle(grace time.Duration) bool {
 	if len(h.clients) > 0 || h.had && time.Since(h.left) <= grace {
 		return false
 	}
+	h.unread.Store(true)
 	h.seq++
 	clear(h.history)
 	h.history, h.bytes = h.history[:0], 0
